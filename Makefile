@@ -1,0 +1,122 @@
+# Vivarium — plain Makefile (Redis/Box2D style). `make help` lists the targets.
+#
+#   make                 build everything (bin/viv)
+#   make run             install missing Debian packages, build, start the demo
+#   make test            install missing packages, build, run every test (incl. test-cross)
+#   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu
+#   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
+#   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
+
+CC       ?= cc
+OPT      ?= -O2 -g
+SANITIZE ?=
+DEPS_SCRIPT := scripts/deps.sh
+
+WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wno-unused-parameter -Werror
+# Determinism rules for every file that links sim/: no FMA contraction, no fast-math, and sqrt
+# inlined as the (correctly rounded) hardware instruction.
+DET      := -ffp-contract=off -fno-math-errno
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isim -Ireplay -MMD -MP
+
+ifeq ($(SANITIZE),)
+  BUILD  := build/default
+  BIN    := bin
+  SAN    :=
+else
+  BUILD  := build/san
+  BIN    := build/san/bin
+  SAN    := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+CFLAGS   := $(OPT) $(WARN) $(DET) $(SAN)
+LDFLAGS  := $(SAN)
+
+PNG_CFLAGS   := $(shell pkg-config --cflags libpng 2>/dev/null)
+PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+SIM_SRC     := $(sort $(wildcard sim/*.c))
+REPLAY_SRC  := $(sort $(wildcard replay/*.c))
+CLIENT_SRC  := $(sort $(wildcard clients/*.c))
+TEST_SRC    := $(sort $(wildcard tests/check_*.c))
+
+SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
+REPLAY_OBJ  := $(REPLAY_SRC:%.c=$(BUILD)/%.o)
+CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+LIBSIM      := $(BUILD)/libsim.a
+LIBREPLAY   := $(BUILD)/libreplay.a
+
+.PHONY: all deps run test check test-unit test-cli test-nm test-cross bench golden clean help
+all: $(BIN)/viv
+
+deps:
+	@sh $(DEPS_SCRIPT)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
+
+EXTRA_CFLAGS_replay  = $(PNG_CFLAGS)
+EXTRA_CFLAGS_tests   = $(CHECK_CFLAGS)
+
+$(LIBSIM): $(SIM_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBREPLAY): $(REPLAY_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/viv: $(CLIENT_OBJ) $(LIBREPLAY) $(LIBSIM)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS)
+
+$(BUILD)/check_all: $(TEST_OBJ) $(LIBREPLAY) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) -lm
+
+# ---- tests ------------------------------------------------------------------------------------
+# CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
+test: deps
+	$(MAKE) --no-print-directory all $(BUILD)/check_all
+	$(MAKE) --no-print-directory test-nm check test-cli
+	$(MAKE) --no-print-directory test-cross
+	@echo "make test: all passed"
+
+check: $(BUILD)/check_all
+	cd tests && CK_DEFAULT_TIMEOUT=600 VIV_BIN=../$(BIN) ../$(BUILD)/check_all
+
+test-unit: check
+
+test-nm: $(LIBSIM)
+	sh tests/nm_libm.sh $(LIBSIM)
+
+test-cli: $(BIN)/viv
+	sh tests/cli.sh $(BIN)/viv
+
+test-cross:
+	sh tests/cross.sh
+
+golden: $(BIN)/viv
+	sh tests/golden.sh $(BIN)/viv
+
+# ---- benchmarks ---------------------------------------------------------------------------------
+bench: deps
+	$(MAKE) --no-print-directory all
+	sh bench/run.sh $(BIN)/viv
+
+# ---- run ----------------------------------------------------------------------------------------
+run: deps
+	$(MAKE) --no-print-directory all
+	sh scripts/run.sh $(BIN)
+
+clean:
+	rm -rf build bin
+
+help:
+	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(SIM_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

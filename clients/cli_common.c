@@ -1,0 +1,109 @@
+/* cli_common.c — flag parsing and the inputs-file reader shared by viv's subcommands. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+int cli_parse_u64(const char *flag, const char *s, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-') goto bad;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end) goto bad;
+    *out = v;
+    return 0;
+bad:
+    fprintf(stderr, "viv: %s needs a non-negative integer, got '%s'\n", flag, s ? s : "");
+    return -1;
+}
+
+int cli_parse_int(const char *flag, const char *s, long min, long max, long *out)
+{
+    char *end;
+    if (!s || !*s) goto bad;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max) goto bad;
+    *out = v;
+    return 0;
+bad:
+    fprintf(stderr, "viv: %s needs an integer in %ld..%ld, got '%s'\n", flag, min, max,
+            s ? s : "");
+    return -1;
+}
+
+static int cmp_tick(const void *a, const void *b)
+{
+    const sim_input *x = a, *y = b;
+    if (x->tick != y->tick) return x->tick < y->tick ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int cli_inputs_load(const char *path, const sim_world *w, cli_inputs *out)
+{
+    const sim_kind *k = sim_world_kind(w);
+    memset(out, 0, sizeof *out);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "%s: cannot open inputs file: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[1024], err[256];
+    unsigned lineno = 0;
+    int rc = 0;
+    while (fgets(line, sizeof line, fp)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(fp)) {
+            fprintf(stderr, "%s:%u: line is longer than %zu bytes\n", path, lineno,
+                    sizeof line - 2);
+            rc = -1;
+            break;
+        }
+        sim_input in;
+        int r = sim_input_parse_line(k, line, &in, err, sizeof err);
+        if (r == 1) continue;
+        if (r == 0) {
+            in.client = 0;
+            in.seq = lineno;
+            r = sim_world_check_input(w, &in);
+            if (r) snprintf(err, sizeof err, "%s", sim_world_error(w));
+        }
+        if (r) {
+            fprintf(stderr, "%s:%u: %s\n", path, lineno, err);
+            rc = -1;
+            break;
+        }
+        if (out->n == out->cap) {
+            size_t nc = out->cap ? out->cap * 2 : 64;
+            sim_input *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv) {
+                fprintf(stderr, "%s: out of memory\n", path);
+                rc = -1;
+                break;
+            }
+            out->v = nv;
+            out->cap = nc;
+        }
+        out->v[out->n++] = in;
+    }
+    if (rc == 0 && ferror(fp)) {
+        fprintf(stderr, "%s: read error: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    fclose(fp);
+    if (rc) {
+        cli_inputs_free(out);
+        return rc;
+    }
+    if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_tick);
+    return 0;
+}
+
+void cli_inputs_free(cli_inputs *in)
+{
+    free(in->v);
+    memset(in, 0, sizeof *in);
+}

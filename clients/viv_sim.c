@@ -1,0 +1,199 @@
+/* viv_sim.c — `viv sim`: run a world headless, print its hash chain, optionally write a PNG.
+ * This is the binary of the determinism matrix, so it also builds with VIV_NO_IMAGE (no libpng)
+ * for the aarch64 cross build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#ifndef VIV_NO_IMAGE
+#include "replay.h"
+#endif
+
+static void sim_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
+        "               [--every K] [--render-all] [--view NAME] [--png OUT] [--scale S]\n"
+        "\n"
+        "Runs a world with no server. After every K ticks, and after the last tick, prints\n"
+        "  <tick> <state-hash, 16 hex> <frame-hash, 16 hex>\n"
+        "where <tick> is the number of ticks stepped so far.\n"
+        "\n"
+        "  --world KIND     world kind:");
+    for (int i = 0; i < sim_kind_count(); i++) fprintf(out, " %s", sim_kind_at(i)->name);
+    fprintf(out, "\n"
+        "  --seed N         world seed (default 1)\n"
+        "  --ticks T        ticks to run (default 600)\n"
+        "  --params P       key=value,... world params (see below)\n"
+        "  --inputs FILE    one input per line: <tick> <input> <args...>, e.g.\n"
+        "                   `120 paint 160 20 5 sand`; '#' starts a comment. The whole file is\n"
+        "                   checked before tick 0; a bad line is reported as FILE:LINE: reason.\n"
+        "  --every K        print every K ticks (default 0: only after the last tick)\n"
+        "  --render-all     render every tick, as the server does (default: printed ticks only)\n"
+        "  --view NAME      render layer (default: the normal picture)\n"
+#ifndef VIV_NO_IMAGE
+        "  --png OUT        write the last frame as an indexed PNG\n"
+        "  --scale S        PNG pixel scale, 1..16 (default 1)\n"
+#endif
+        "\n");
+    for (int i = 0; i < sim_kind_count(); i++) {
+        const sim_kind *k = sim_kind_at(i);
+        fprintf(out, "%s (%u Hz) params:", k->name, (unsigned)k->hz);
+        for (int p = 0; p < k->nparams; p++) {
+            const sim_param_desc *d = &k->params[p];
+            if (d->type == SIM_PARAM_INT)
+                fprintf(out, " %s=%lld..%lld", d->name, (long long)d->min, (long long)d->max);
+            else if (d->type == SIM_PARAM_ENUM) {
+                fprintf(out, " %s=", d->name);
+                for (int c = 0; d->choices[c]; c++) fprintf(out, "%s%s", c ? "|" : "", d->choices[c]);
+            } else
+                fprintf(out, " %s=TEXT", d->name);
+        }
+        fprintf(out, "\n  inputs:");
+        for (int n = 0; n < k->ninputs; n++) {
+            fprintf(out, " %s", k->inputs[n].name);
+            for (int a = 0; a < k->inputs[n].nargs; a++) fprintf(out, " %s", k->inputs[n].args[a].name);
+            fprintf(out, n + 1 < k->ninputs ? ";" : "\n");
+        }
+    }
+}
+
+int cli_sim_main(int argc, char **argv)
+{
+    const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
+    uint64_t seed = 1, ticks = 600, every = 0;
+    long scale = 1;
+    int render_all = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            sim_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--render-all") == 0) {
+            render_all = 1;
+            takes = 0;
+        } else if (!v && (strcmp(a, "--world") == 0 || strcmp(a, "--seed") == 0 ||
+                          strcmp(a, "--ticks") == 0 || strcmp(a, "--params") == 0 ||
+                          strcmp(a, "--inputs") == 0 || strcmp(a, "--every") == 0 ||
+                          strcmp(a, "--png") == 0 || strcmp(a, "--view") == 0 ||
+                          strcmp(a, "--scale") == 0)) {
+            fprintf(stderr, "viv sim: %s needs a value\n", a);
+            return 2;
+        } else if (strcmp(a, "--world") == 0) {
+            kind = v;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_parse_u64(a, v, &seed)) return 2;
+        } else if (strcmp(a, "--ticks") == 0) {
+            if (cli_parse_u64(a, v, &ticks)) return 2;
+        } else if (strcmp(a, "--params") == 0) {
+            params = v;
+        } else if (strcmp(a, "--inputs") == 0) {
+            inputs_path = v;
+        } else if (strcmp(a, "--every") == 0) {
+            if (cli_parse_u64(a, v, &every)) return 2;
+        } else if (strcmp(a, "--view") == 0) {
+            view_name = v;
+#ifndef VIV_NO_IMAGE
+        } else if (strcmp(a, "--png") == 0) {
+            png = v;
+        } else if (strcmp(a, "--scale") == 0) {
+            if (cli_parse_int(a, v, 1, 16, &scale)) return 2;
+#endif
+        } else {
+            fprintf(stderr, "viv sim: unknown option '%s' (see viv sim --help)\n", a);
+            return 2;
+        }
+        i += takes;
+    }
+    if (!kind) {
+        fprintf(stderr, "viv sim: --world KIND is required (see viv sim --help)\n");
+        return 2;
+    }
+    char err[256];
+    sim_config cfg = sim_config_default();
+    cfg.kind = kind;
+    cfg.seed = seed;
+    cfg.params = params;
+    cfg.err = err;
+    cfg.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&cfg, &rc);
+    if (!w) {
+        fprintf(stderr, "viv sim: %s\n", err[0] ? err : sim_strerror(rc));
+        return 2;
+    }
+    int view = 0;
+    if (view_name) {
+        view = sim_kind_view_find(sim_world_kind(w), view_name);
+        if (view < 0) {
+            const sim_kind *k = sim_world_kind(w);
+            fprintf(stderr, "viv sim: %s has no view '%s' (views:", k->name, view_name);
+            for (int i = 0; i < k->nviews; i++) fprintf(stderr, " %s", k->views[i]);
+            fprintf(stderr, ")\n");
+            sim_world_destroy(w);
+            return 2;
+        }
+    }
+    cli_inputs in = { 0 };
+    if (inputs_path && cli_inputs_load(inputs_path, w, &in) != 0) {
+        sim_world_destroy(w);
+        return 2;
+    }
+    sim_frame frame;
+    if (sim_world_frame_init(w, &frame) != 0) {
+        fprintf(stderr, "viv sim: out of memory for the frame\n");
+        cli_inputs_free(&in);
+        sim_world_destroy(w);
+        return 1;
+    }
+    size_t next = 0;
+    int status = 0;
+    for (uint64_t t = 0; t < ticks; t++) {
+        for (; next < in.n && in.v[next].tick == t; next++) {
+            if (sim_world_input(w, &in.v[next]) != 0) {
+                fprintf(stderr, "%s:%u: %s\n", inputs_path, (unsigned)in.v[next].seq,
+                        sim_world_error(w));
+                status = 1;
+                goto out;
+            }
+        }
+        sim_world_step(w);
+        uint64_t done = t + 1;
+        int print = (every && done % every == 0) || done == ticks;
+        if (print || render_all) sim_world_render(w, view, &frame);
+        if (print) {
+            printf("%llu %016llx %016llx\n", (unsigned long long)done,
+                   (unsigned long long)sim_world_hash(w),
+                   (unsigned long long)sim_frame_hash(&frame));
+        }
+    }
+    if (ticks == 0) {
+        sim_world_render(w, view, &frame);
+        printf("0 %016llx %016llx\n", (unsigned long long)sim_world_hash(w),
+               (unsigned long long)sim_frame_hash(&frame));
+    }
+    if (next < in.n)
+        fprintf(stderr, "viv sim: %zu input(s) at tick %llu or later were not applied (--ticks %llu)\n",
+                in.n - next, (unsigned long long)in.v[next].tick, (unsigned long long)ticks);
+    if (fflush(stdout) != 0) {
+        perror("viv sim: stdout");
+        status = 1;
+    }
+#ifndef VIV_NO_IMAGE
+    if (png) {
+        if (rpl_png_write(png, &frame, (int)scale, err, sizeof err) != 0) {
+            fprintf(stderr, "viv sim: %s\n", err);
+            status = 1;
+        }
+    }
+#else
+    (void)png; (void)scale;
+#endif
+out:
+    sim_frame_free(&frame);
+    cli_inputs_free(&in);
+    sim_world_destroy(w);
+    return status;
+}

@@ -1,0 +1,42 @@
+/* frame.c — palette-index frames and the frame hash. */
+#include "sim_internal.h"
+#include <stdlib.h>
+#define XXH_INLINE_ALL      /* header-only: the cross build needs no arm64 libxxhash */
+#include <xxhash.h>
+
+int sim_frame_init(sim_frame *f, int w, int h)
+{
+    if (!f || w <= 0 || h <= 0 || w > 4096 || h > 4096) return SIM_EINVAL;
+    memset(f, 0, sizeof *f);
+    f->px = calloc((size_t)w * (size_t)h, 1);
+    if (!f->px) return SIM_ENOMEM;
+    f->w = (uint16_t)w;
+    f->h = (uint16_t)h;
+    f->pal.count = 1;
+    return 0;
+}
+
+void sim_frame_free(sim_frame *f)
+{
+    if (!f) return;
+    free(f->px);
+    f->px = NULL;
+    f->w = f->h = 0;
+}
+
+/* The contract of docs/PROTOCOL.md: XXH3-64 over w, h, palette count (u16 LE each), the
+ * 3·count palette bytes, then w·h pixels. Thin clients recompute it to prove their rebuild. */
+uint64_t sim_frame_hash(const sim_frame *f)
+{
+    uint8_t head[6];
+    unsigned n = f->pal.count;
+    head[0] = (uint8_t)f->w; head[1] = (uint8_t)(f->w >> 8);
+    head[2] = (uint8_t)f->h; head[3] = (uint8_t)(f->h >> 8);
+    head[4] = (uint8_t)n;    head[5] = (uint8_t)(n >> 8);
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, head, sizeof head);
+    XXH3_64bits_update(&st, f->pal.rgb, (size_t)n * 3);
+    XXH3_64bits_update(&st, f->px, (size_t)f->w * f->h);
+    return XXH3_64bits_digest(&st);
+}

@@ -1,0 +1,272 @@
+/* sim.h — the deterministic core of Vivarium.
+ *
+ * A world is a pure function of (kind, seed, params, input log). Everything in sim/ is C11 + libc
+ * + xxhash: no clock, no stdio, no threads, no globals, no libm transcendentals. State is data:
+ * sim_world_save() writes every field little-endian with no padding, and the state hash is
+ * XXH3-64 over exactly those bytes. Frames are data too: sim_world_render() fills a palette-index
+ * frame whose hash covers (w, h, palette, pixels).
+ *
+ * Errors: functions return 0 or a negative SIM_E… code; sim_strerror() names it, and the world
+ * (or the caller's error buffer) holds a sentence saying what was wrong. */
+#ifndef VIVARIUM_SIM_H
+#define VIVARIUM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_VERSION "0.1.0"  /* recorded in replay files; bump when any world's behaviour changes */
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+enum {
+    SIM_OK = 0,
+    SIM_EINVAL = -1,      /* bad argument from the caller */
+    SIM_ENOMEM = -2,      /* allocation failed at create/load time */
+    SIM_EKIND = -3,       /* unknown world kind */
+    SIM_EPARAM = -4,      /* bad params text */
+    SIM_EINPUT = -5,      /* bad input: unknown kind, wrong argument count or range */
+    SIM_ETICK = -6,       /* input addressed to a tick other than the next one */
+    SIM_EFULL = -7,       /* the per-tick input queue is full */
+    SIM_EMAGIC = -8,      /* not a saved Vivarium world */
+    SIM_EVERSION = -9,    /* saved by an unsupported format or state version */
+    SIM_EWRONGKIND = -10, /* saved state belongs to another world kind */
+    SIM_ETRUNC = -11,     /* truncated, or length does not match */
+    SIM_ECORRUPT = -12,   /* the bytes decode but describe an impossible state */
+    SIM_ENOSPC = -13,     /* output buffer too small */
+    SIM_EDUP = -14        /* an input with the same (client, seq) is already queued */
+};
+const char *sim_strerror(int err);
+
+/* ---- frames and palettes --------------------------------------------------------------------- */
+#define SIM_PALETTE_MAX 256
+typedef struct sim_palette {
+    uint32_t version;                  /* changes whenever the colours change */
+    uint16_t count;                    /* entries in use, 1..256 */
+    uint8_t rgb[SIM_PALETTE_MAX * 3];
+} sim_palette;
+
+typedef struct sim_frame {
+    uint16_t w, h;
+    uint8_t *px;                       /* w*h palette indexes, row-major, owned by the frame */
+    sim_palette pal;
+} sim_frame;
+
+int sim_frame_init(sim_frame *f, int w, int h);   /* allocates; 0 or SIM_EINVAL/SIM_ENOMEM */
+void sim_frame_free(sim_frame *f);
+/* XXH3-64 over w, h, palette count (each u16 LE), the 3·count palette bytes, then the pixels. */
+uint64_t sim_frame_hash(const sim_frame *f);
+
+/* Raster primitives. All take integer pixel coordinates (snap with sim_snap first), clip to the
+ * frame, write exactly one palette index per covered pixel, and never anti-alias. */
+int sim_snap(double v);                                   /* round half up: floor(v + 0.5) */
+void sim_raster_clear(sim_frame *f, uint8_t c);
+void sim_raster_rect(sim_frame *f, int x, int y, int w, int h, uint8_t c);
+void sim_raster_line(sim_frame *f, int x0, int y0, int x1, int y1, uint8_t c);
+void sim_raster_circle(sim_frame *f, int cx, int cy, int r, uint8_t c);      /* filled disc */
+void sim_raster_ring(sim_frame *f, int cx, int cy, int r, uint8_t c);        /* outline */
+/* Tapered capsule: every pixel centre within r0→r1 (interpolated along the segment) of a–b. */
+void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
+                        uint8_t c);
+/* Polygon fill, even-odd rule, sampled at pixel centres. n ≥ 3, xy holds n (x, y) pairs. */
+void sim_raster_polygon(sim_frame *f, const int *xy, int n, uint8_t c);
+
+typedef struct sim_sprite {
+    uint16_t w, h;
+    const uint8_t *px;                 /* w*h indexes */
+    int16_t key;                       /* transparent index, or -1 for none */
+} sim_sprite;
+enum { SIM_BLIT_FLIPX = 1, SIM_BLIT_FLIPY = 2 };
+void sim_raster_blit(sim_frame *f, const sim_sprite *s, int x, int y, unsigned flags);
+
+/* ---- randomness ------------------------------------------------------------------------------ */
+typedef struct sim_rng { uint64_t state, inc; } sim_rng;       /* PCG32 (XSH-RR 64/32) */
+uint64_t sim_splitmix64(uint64_t *x);
+void sim_rng_seed(sim_rng *r, uint64_t initstate, uint64_t initseq);    /* pcg32_srandom_r */
+void sim_rng_stream(sim_rng *r, uint64_t seed, const char *name);       /* (seed, name) stream */
+uint32_t sim_rng_next(sim_rng *r);
+uint32_t sim_rng_below(sim_rng *r, uint32_t bound);                    /* uniform in [0, bound) */
+int32_t sim_rng_range(sim_rng *r, int32_t lo, int32_t hi);              /* uniform in [lo, hi] */
+double sim_rng_unit(sim_rng *r);                                        /* [0, 1), 32-bit steps */
+/* Counter-based hash for per-cell decisions: a pure function of (seed, tick, x, y, salt), so a
+ * result never depends on scan order or thread count. sim_hash_tick() is the per-tick part, so a
+ * hot loop pays for it once: sim_hash_cell(s,t,x,y,k) == sim_hash_at(sim_hash_tick(s,t),x,y,k). */
+static inline uint64_t sim_mix64(uint64_t k)          /* MurmurHash3's fmix64 finaliser */
+{
+    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+static inline uint64_t sim_hash_tick(uint64_t seed, uint64_t tick)
+{
+    return sim_mix64(seed ^ sim_mix64(tick + 0x9e3779b97f4a7c15ULL));
+}
+static inline uint32_t sim_hash_at(uint64_t tickbase, int32_t x, int32_t y, uint32_t salt)
+{
+    uint64_t key = (uint64_t)(uint32_t)x | ((uint64_t)(uint32_t)y << 32);
+    return (uint32_t)(sim_mix64(tickbase + key * 0x9e3779b97f4a7c15ULL
+                                + (uint64_t)salt * 0xc2b2ae3d27d4eb4fULL) >> 32);
+}
+uint32_t sim_hash_cell(uint64_t seed, uint64_t tick, int32_t x, int32_t y, uint32_t salt);
+
+/* ---- deterministic math (dmath.c) ------------------------------------------------------------ */
+/* Built only from + − × ÷ and sqrt, so results are bit-identical on every IEEE 754 machine. */
+#define SIM_PI 3.14159265358979323846
+double sim_sin(double x);
+double sim_cos(double x);
+double sim_atan2(double y, double x);
+double sim_acos(double x);
+double sim_exp(double x);
+double sim_sqrt(double x);
+double sim_floor(double x);
+int sim_isfinite(double x);
+
+/* ---- worlds ---------------------------------------------------------------------------------- */
+#define SIM_INPUT_MAX_ARGS 8
+#define SIM_PARAMS_MAX 256            /* canonical params text, including the NUL */
+
+/* One input: a fixed-size record of integers. It is applied before tick `tick` is stepped, in
+ * (client, seq) order among the inputs of that tick. Floats never come in: quantise at the edge. */
+typedef struct sim_input {
+    uint64_t tick;
+    uint32_t client;
+    uint32_t seq;
+    uint16_t kind;                    /* index into the world kind's input table */
+    uint16_t nargs;
+    int32_t args[SIM_INPUT_MAX_ARGS];
+} sim_input;
+
+typedef struct sim_arg_desc {
+    const char *name;
+    int32_t min, max;                 /* inclusive range checked before the world sees it */
+    const char *enum_name;            /* names map for this argument (e.g. "element"), or NULL */
+} sim_arg_desc;
+
+typedef struct sim_input_desc {
+    const char *name;
+    int nargs;
+    sim_arg_desc args[SIM_INPUT_MAX_ARGS];
+    const char *help;
+} sim_input_desc;
+
+typedef struct sim_enum_desc {
+    const char *name;                 /* "element" */
+    int count;
+    const char *const *values;        /* value i is named values[i] */
+} sim_enum_desc;
+
+enum { SIM_PARAM_INT, SIM_PARAM_ENUM, SIM_PARAM_STR };
+typedef struct sim_param_desc {
+    const char *name;
+    int type;
+    int64_t def, min, max;            /* INT: default and range; ENUM: default index */
+    const char *const *choices;       /* ENUM: NULL-terminated */
+    const char *def_str;              /* STR: default */
+    const char *help;
+} sim_param_desc;
+
+#define SIM_MAX_PARAMS 16
+#define SIM_PARAM_STR_MAX 200
+typedef struct sim_params {
+    int64_t ival[SIM_MAX_PARAMS];                   /* INT value, or ENUM index */
+    char sval[SIM_MAX_PARAMS][SIM_PARAM_STR_MAX];   /* STR value (and the text of every param) */
+} sim_params;
+
+typedef struct sim_writer sim_writer;
+typedef struct sim_reader sim_reader;
+typedef struct sim_kind sim_kind;
+
+/* What a kind sees of the world around it while stepping or applying an input. */
+typedef struct sim_ctx {
+    uint64_t seed;
+    uint64_t tick;                    /* the tick being stepped (inputs: the tick they apply at) */
+} sim_ctx;
+
+/* The world vtable. One per kind, registered in world.c's table. Capacities are fixed at create;
+ * step, apply_input, render and save never allocate. */
+struct sim_kind {
+    const char *name;
+    uint16_t id;                      /* stable: stored in saved states and replay files */
+    uint16_t hz;                      /* ticks per second */
+    uint32_t state_version;           /* bump when the saved layout changes */
+    const sim_param_desc *params;
+    int nparams;
+    const sim_input_desc *inputs;
+    int ninputs;
+    const sim_enum_desc *enums;
+    int nenums;
+    const char *const *views;         /* views[0] is the normal picture */
+    int nviews;
+    /* bare != 0: allocate for these params but do not build a scene (a load follows). */
+    int (*create)(const sim_params *p, uint64_t seed, int bare, void **impl, char *err,
+                  size_t errlen);
+    void (*destroy)(void *impl);
+    /* Range and sanity checks beyond the table's; must not change anything. */
+    int (*check_input)(const void *impl, const sim_input *in, char *err, size_t errlen);
+    void (*apply_input)(void *impl, const sim_ctx *ctx, const sim_input *in);
+    void (*step)(void *impl, const sim_ctx *ctx);
+    void (*frame_size)(const void *impl, int *w, int *h);
+    void (*render)(const void *impl, const sim_ctx *ctx, int view, sim_frame *out);
+    size_t (*save_max)(const void *impl);
+    void (*save)(const void *impl, sim_writer *wr);
+    int (*load)(void *impl, sim_reader *rd);        /* into a bare impl; errors leave it junk */
+};
+
+int sim_kind_count(void);
+const sim_kind *sim_kind_at(int i);
+const sim_kind *sim_kind_find(const char *name);
+const sim_kind *sim_kind_by_id(uint16_t id);
+int sim_kind_input_find(const sim_kind *k, const char *name);            /* index or -1 */
+const sim_enum_desc *sim_kind_enum_find(const sim_kind *k, const char *name);
+int sim_kind_view_find(const sim_kind *k, const char *name);             /* index or -1 */
+/* Parse `key=value,…` against the kind's table and write the canonical text (every param, in
+ * table order). 0, or SIM_EPARAM with a sentence in err. */
+int sim_params_parse(const sim_kind *k, const char *text, sim_params *out, char *canon,
+                     size_t canonlen, char *err, size_t errlen);
+
+typedef struct sim_config {
+    const char *kind;                 /* "sand", … */
+    uint64_t seed;
+    const char *params;               /* key=value text, NULL or "" for defaults */
+    char *err;                        /* optional: receives a sentence when create fails */
+    size_t errlen;
+} sim_config;
+sim_config sim_config_default(void);
+
+typedef struct sim_world sim_world;
+
+sim_world *sim_world_create(const sim_config *cfg, int *err);
+void sim_world_destroy(sim_world *w);
+const sim_kind *sim_world_kind(const sim_world *w);
+uint64_t sim_world_seed(const sim_world *w);
+const char *sim_world_params(const sim_world *w);   /* canonical text */
+uint64_t sim_world_tick(const sim_world *w);        /* ticks stepped so far = the next tick */
+/* Validate and queue an input for tick sim_world_tick(w). Nothing is applied until step. */
+int sim_world_input(sim_world *w, const sim_input *in);
+/* Validation only: what sim_world_input would say about the input's kind and arguments, for any
+ * tick, with no change to the world. */
+int sim_world_check_input(const sim_world *w, const sim_input *in);
+const char *sim_world_error(const sim_world *w);   /* sentence for the last failed call */
+void sim_world_step(sim_world *w);
+void sim_world_frame_size(const sim_world *w, int *fw, int *fh);
+int sim_world_frame_init(const sim_world *w, sim_frame *f);       /* sized for this world */
+void sim_world_render(const sim_world *w, int view, sim_frame *out);
+size_t sim_world_save_max(const sim_world *w);
+size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap);   /* bytes, or 0 if cap short */
+/* Replace w's whole state (seed, params and tick included) from a saved blob of the same kind.
+ * On any error w is left exactly as it was. */
+int sim_world_load(sim_world *w, const uint8_t *buf, size_t len);
+uint64_t sim_world_hash(const sim_world *w);       /* XXH3-64 of the saved bytes */
+/* Peek at a saved blob's header without a world: kind id, seed, tick, params. */
+int sim_state_peek(const uint8_t *buf, size_t len, uint16_t *kind_id, uint64_t *seed,
+                   uint64_t *tick, char *params, size_t paramslen);
+
+/* Build an input from words: kind name then integer (or enum-name) args. 0, or SIM_EINPUT with a
+ * sentence in err. Used by the inputs-file parser and the wire decoder alike. */
+int sim_input_from_words(const sim_kind *k, const char *const *words, int nwords, sim_input *out,
+                         char *err, size_t errlen);
+/* Parse one inputs-file line: `<tick> <kind> <args…>`. Blank lines and `#` comments give 1 (no
+ * input); 0 on success; SIM_EINPUT with a sentence on error. */
+int sim_input_parse_line(const sim_kind *k, const char *line, sim_input *out, char *err,
+                         size_t errlen);
+
+#endif

@@ -1,0 +1,68 @@
+/* sim_internal.h — shared by every file in sim/: compile-time determinism checks, the little-endian
+ * state writer/reader, and small helpers. Not part of the public API (tests may use it). */
+#ifndef VIVARIUM_SIM_INTERNAL_H
+#define VIVARIUM_SIM_INTERNAL_H
+
+#include "sim.h"
+#include <float.h>
+#include <string.h>
+
+/* Floating point is allowed in the core only under rules that make it reproducible. */
+#ifdef __FAST_MATH__
+#error "sim/ must not be built with -ffast-math: it breaks bit-exact determinism"
+#endif
+_Static_assert(FLT_EVAL_METHOD == 0, "sim/ needs FLT_EVAL_METHOD == 0 (no excess precision)");
+_Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "IEEE 754 binary32/binary64 expected");
+
+/* ---- state writer: little-endian, no padding. Stops writing (and flags) when full. ---------- */
+struct sim_writer {
+    uint8_t *buf;
+    size_t cap, len;
+    int overflow;
+};
+static inline void sim__w_init(sim_writer *w, uint8_t *buf, size_t cap)
+{
+    w->buf = buf; w->cap = cap; w->len = 0; w->overflow = 0;
+}
+void sim__w_bytes(sim_writer *w, const void *p, size_t n);
+void sim__w_u8(sim_writer *w, uint8_t v);
+void sim__w_u16(sim_writer *w, uint16_t v);
+void sim__w_u32(sim_writer *w, uint32_t v);
+void sim__w_u64(sim_writer *w, uint64_t v);
+void sim__w_i32(sim_writer *w, int32_t v);
+void sim__w_f64(sim_writer *w, double v);     /* asserts finite: NaN never enters a hash */
+void sim__w_f32(sim_writer *w, float v);
+
+/* ---- state reader: bounds-checked; any short read sets err and returns zeros. -------------- */
+struct sim_reader {
+    const uint8_t *buf;
+    size_t len, pos;
+    int err;                          /* 0, or the first SIM_E… met */
+};
+static inline void sim__r_init(sim_reader *r, const uint8_t *buf, size_t len)
+{
+    r->buf = buf; r->len = len; r->pos = 0; r->err = 0;
+}
+int sim__r_bytes(sim_reader *r, void *p, size_t n);
+uint8_t sim__r_u8(sim_reader *r);
+uint16_t sim__r_u16(sim_reader *r);
+uint32_t sim__r_u32(sim_reader *r);
+uint64_t sim__r_u64(sim_reader *r);
+int32_t sim__r_i32(sim_reader *r);
+double sim__r_f64(sim_reader *r);             /* non-finite values set SIM_ECORRUPT */
+float sim__r_f32(sim_reader *r);
+static inline void sim__r_fail(sim_reader *r, int err)
+{
+    if (!r->err) r->err = err;
+}
+
+/* snprintf-free message formatting for the core (no stdio in sim/): %s, %d, %u, %lld only. */
+void sim__fmt(char *dst, size_t cap, const char *fmt, ...);
+
+/* The kind's own state, for tests that inspect a world from inside. */
+void *sim__world_impl(sim_world *w);
+
+/* The registered kinds. */
+extern const sim_kind sim__kind_sand;
+
+#endif

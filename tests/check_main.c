@@ -1,0 +1,23 @@
+/* check_main.c — the one test runner. Every suite is listed here; CK_RUN_SUITE=<name> (Check's
+ * own filter) or a first argument runs just one: `build/default/check_all sand`. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_suites.h"
+
+int main(int argc, char **argv)
+{
+    Suite *(*const makers[])(void) = {
+        suite_rng, suite_dmath, suite_raster, suite_world, suite_sand,
+    };
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
+        Suite *s = makers[i]();
+        srunner_add_suite(sr, s);
+    }
+    const char *only = argc > 1 ? argv[1] : NULL;
+    srunner_run(sr, only, NULL, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,472 @@
+/* check_sand.c — the falling-sand world: the golden hash chain, the sync test, behaviours a
+ * player would notice, sleeping chunks, and the demo's long run. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_suites.h"
+#include "sand.h"
+
+static sim_world *mk(uint64_t seed, const char *params)
+{
+    char err[256];
+    sim_config c = sim_config_default();
+    c.kind = "sand";
+    c.seed = seed;
+    c.params = params;
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    ck_assert_msg(w != NULL, "create failed: %s", err);
+    return w;
+}
+
+static int el_id(const char *name)
+{
+    const sim_enum_desc *e = sim_kind_enum_find(sim_kind_find("sand"), "element");
+    for (int i = 0; i < e->count; i++)
+        if (strcmp(e->values[i], name) == 0) return i;
+    ck_abort_msg("no element %s", name);
+    return -1;
+}
+
+/* Queue one input by its text, for the world's next tick. */
+static void in(sim_world *w, const char *text)
+{
+    char line[128], err[256];
+    sim_input x;
+    snprintf(line, sizeof line, "%llu %s", (unsigned long long)sim_world_tick(w), text);
+    ck_assert_msg(sim_input_parse_line(sim_world_kind(w), line, &x, err, sizeof err) == 0, "%s", err);
+    static uint32_t seq;
+    x.seq = ++seq;
+    ck_assert_msg(sim_world_input(w, &x) == 0, "%s", sim_world_error(w));
+}
+
+static void run(sim_world *w, int ticks)
+{
+    for (int t = 0; t < ticks; t++) sim_world_step(w);
+}
+
+static int at(sim_world *w, int x, int y) { return sand__element(sim__world_impl(w), x, y); }
+static int count(sim_world *w, const char *el) { return sand__count(sim__world_impl(w), el_id(el)); }
+
+/* ---- golden and sync --------------------------------------------------------------------------- */
+typedef struct script {
+    sim_input *v;
+    size_t n;
+} script;
+
+static script load_script(const char *path)
+{
+    script s = { 0 };
+    FILE *fp = fopen(path, "r");
+    ck_assert_msg(fp != NULL, "cannot open %s (tests run from tests/)", path);
+    char line[512], err[256];
+    s.v = calloc(4096, sizeof *s.v);
+    unsigned lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        lineno++;
+        sim_input x;
+        int rc = sim_input_parse_line(sim_kind_find("sand"), line, &x, err, sizeof err);
+        ck_assert_msg(rc >= 0, "%s:%u: %s", path, lineno, err);
+        if (rc == 1) continue;
+        x.seq = lineno;
+        ck_assert_uint_lt(s.n, 4096);
+        s.v[s.n++] = x;
+    }
+    fclose(fp);
+    return s;
+}
+
+static void feed(sim_world *w, const script *s, size_t *next)
+{
+    while (*next < s->n && s->v[*next].tick == sim_world_tick(w)) {
+        ck_assert_msg(sim_world_input(w, &s->v[*next]) == 0, "%s", sim_world_error(w));
+        (*next)++;
+    }
+}
+
+/* The golden chain: seed 42, default demo, tests/golden/sand.inputs, state and frame hashes every
+ * 100 ticks for 3,000 ticks, against tests/golden/sand.chain (written by `make golden`, which is
+ * only ever run on purpose: a changed chain means every recorded replay changed too). */
+START_TEST(golden_chain)
+{
+    script s = load_script("golden/sand.inputs");
+    ck_assert_uint_gt(s.n, 10);
+    FILE *fp = fopen("golden/sand.chain", "r");
+    ck_assert_msg(fp != NULL, "missing tests/golden/sand.chain");
+    sim_world *w = mk(42, "");
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    size_t next = 0;
+    int lines = 0;
+    for (int t = 1; t <= 3000; t++) {
+        feed(w, &s, &next);
+        sim_world_step(w);
+        if (t % 100) continue;
+        sim_world_render(w, 0, &f);
+        unsigned long long gt, gsh, gfh;
+        ck_assert_msg(fscanf(fp, "%llu %llx %llx", &gt, &gsh, &gfh) == 3, "chain ends early at %d", t);
+        ck_assert_uint_eq(gt, (unsigned long long)t);
+        ck_assert_msg(gsh == sim_world_hash(w), "state hash differs at tick %d", t);
+        ck_assert_msg(gfh == sim_frame_hash(&f), "frame hash differs at tick %d", t);
+        lines++;
+    }
+    ck_assert_int_eq(lines, 30);
+    ck_assert_uint_eq(next, s.n);                     /* every scripted input was applied */
+    fclose(fp);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+    free(s.v);
+}
+END_TEST
+
+/* GGPO's sync test: at every tick, save A, load the bytes into B (a world with another history),
+ * step both with the same inputs; states and frames must agree, every tick, for 500 ticks. */
+START_TEST(sync_test_every_tick)
+{
+    script s = load_script("golden/sand.inputs");
+    sim_world *a = mk(42, "");
+    sim_world *b = mk(7, "w=40,h=30,scene=bench");
+    run(b, 5);
+    size_t cap = sim_world_save_max(a);
+    uint8_t *buf = malloc(cap);
+    sim_frame fa, fb;
+    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
+    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
+    size_t na = 0, nb = 0;
+    for (int t = 0; t < 500; t++) {
+        size_t n = sim_world_save(a, buf, cap);
+        ck_assert_uint_gt(n, 0);
+        ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+        nb = na;
+        feed(a, &s, &na);
+        feed(b, &s, &nb);
+        sim_world_step(a);
+        sim_world_step(b);
+        ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
+        sim_world_render(a, 0, &fa);
+        sim_world_render(b, 0, &fb);
+        ck_assert_uint_eq(sim_frame_hash(&fa), sim_frame_hash(&fb));
+    }
+    ck_assert_uint_gt(na, 0);                          /* inputs happened inside the window */
+    sim_frame_free(&fa);
+    sim_frame_free(&fb);
+    free(buf);
+    free(s.v);
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+}
+END_TEST
+
+START_TEST(same_inputs_same_hash_other_seed_differs)
+{
+    sim_world *a = mk(1, "scene=bench"), *b = mk(1, "scene=bench"), *c = mk(2, "scene=bench");
+    run(a, 200); run(b, 200); run(c, 200);
+    ck_assert_uint_eq(sim_world_hash(a), sim_world_hash(b));
+    ck_assert_uint_ne(sim_world_hash(a), sim_world_hash(c));
+    sim_world_destroy(a); sim_world_destroy(b); sim_world_destroy(c);
+}
+END_TEST
+
+/* ---- behaviour ----------------------------------------------------------------------------------- */
+#define TINY "w=32,h=32,scene=empty"
+
+/* Lowest row (largest y) holding `el` in column x, and the highest. */
+static void span(sim_world *w, int x, int el, int *top, int *bottom)
+{
+    *top = 99; *bottom = -1;
+    for (int y = 0; y < 32; y++)
+        if (at(w, x, y) == el) {
+            if (y < *top) *top = y;
+            if (y > *bottom) *bottom = y;
+        }
+}
+
+START_TEST(sand_sinks_below_water)
+{
+    sim_world *w = mk(3, TINY);
+    in(w, "paint 16 26 6 water");
+    run(w, 60);
+    in(w, "paint 16 6 4 sand");
+    run(w, 600);
+    int sand = count(w, "sand"), water = count(w, "water");
+    ck_assert_int_gt(sand, 30);
+    ck_assert_int_gt(water, 60);
+    /* In every column, no water lies below sand. */
+    for (int x = 0; x < 32; x++) {
+        int st, sb, wt, wb;
+        span(w, x, el_id("sand"), &st, &sb);
+        span(w, x, el_id("water"), &wt, &wb);
+        if (sb >= 0 && wb >= 0) ck_assert_msg(wb < st, "column %d: water at %d below sand at %d", x, wb, st);
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(oil_ends_above_water)
+{
+    sim_world *w = mk(4, TINY);
+    in(w, "paint 16 26 6 oil");
+    run(w, 60);
+    in(w, "paint 16 8 6 water");
+    run(w, 900);
+    ck_assert_int_gt(count(w, "oil"), 40);
+    for (int x = 0; x < 32; x++) {
+        int ot, ob, wt, wb;
+        span(w, x, el_id("oil"), &ot, &ob);
+        span(w, x, el_id("water"), &wt, &wb);
+        if (ob >= 0 && wb >= 0) ck_assert_msg(ob < wt, "column %d: oil at %d below water at %d", x, ob, wt);
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(burning_wood_burns_away_and_smokes)
+{
+    sim_world *w = mk(5, TINY);
+    in(w, "paint 16 20 5 wood");
+    run(w, 1);
+    int wood0 = count(w, "wood");
+    ck_assert_int_gt(wood0, 50);
+    in(w, "paint 16 13 1 fire");
+    int max_smoke = 0;
+    for (int t = 0; t < 3000 && count(w, "wood") > 0; t++) {
+        sim_world_step(w);
+        int sm = count(w, "smoke");
+        if (sm > max_smoke) max_smoke = sm;
+    }
+    ck_assert_int_eq(count(w, "wood"), 0);
+    ck_assert_int_gt(max_smoke, 5);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(water_on_lava_makes_stone_and_steam)
+{
+    sim_world *w = mk(6, TINY);
+    in(w, "paint 16 28 5 lava");
+    run(w, 30);
+    in(w, "paint 16 8 4 water");
+    int max_steam = 0;
+    for (int t = 0; t < 400; t++) {
+        sim_world_step(w);
+        int st = count(w, "steam");
+        if (st > max_steam) max_steam = st;
+    }
+    ck_assert_int_gt(count(w, "stone"), 3);
+    ck_assert_int_gt(max_steam, 3);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(acid_eats_stone_not_wall)
+{
+    sim_world *w = mk(7, TINY);
+    /* A wall cup holding a stone block, acid poured on top. */
+    in(w, "paint 16 28 12 wall");
+    run(w, 1);
+    in(w, "erase 16 22 8");
+    run(w, 1);
+    int walls = count(w, "wall");
+    in(w, "paint 16 26 3 stone");
+    run(w, 1);
+    int stone0 = count(w, "stone");
+    ck_assert_int_gt(stone0, 10);
+    for (int k = 0; k < 8; k++) {
+        in(w, "paint 16 10 3 acid");
+        run(w, 150);
+    }
+    ck_assert_int_lt(count(w, "stone"), stone0 / 2);
+    ck_assert_int_eq(count(w, "wall"), walls);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(ice_melts_near_fire)
+{
+    sim_world *w = mk(8, TINY);
+    in(w, "paint 16 20 3 ice");
+    run(w, 1);
+    int ice0 = count(w, "ice");
+    for (int k = 0; k < 10; k++) {
+        in(w, "paint 21 20 1 fire");
+        run(w, 30);
+    }
+    ck_assert_int_lt(count(w, "ice"), ice0);
+    ck_assert_int_gt(count(w, "water") + count(w, "steam"), 0);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(gas_rises_and_fire_has_a_lifetime)
+{
+    sim_world *w = mk(9, TINY);
+    in(w, "paint 16 28 2 smoke");
+    run(w, 25);
+    int top, bottom;
+    int found = 0;
+    for (int x = 0; x < 32; x++) {
+        span(w, x, el_id("smoke"), &top, &bottom);
+        if (bottom >= 0) { found = 1; ck_assert_int_lt(top, 20); }
+    }
+    ck_assert(found);
+    run(w, 300);
+    ck_assert_int_eq(count(w, "smoke"), 0);             /* thinned to nothing */
+    in(w, "paint 16 16 2 fire");
+    run(w, 200);
+    ck_assert_int_eq(count(w, "fire"), 0);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(erase_and_explode)
+{
+    sim_world *w = mk(10, TINY);
+    in(w, "paint 16 16 6 stone");
+    run(w, 1);
+    int stone0 = count(w, "stone");
+    in(w, "erase 16 16 2");
+    run(w, 1);
+    ck_assert_int_eq(at(w, 16, 16), el_id("empty"));
+    ck_assert_int_lt(count(w, "stone"), stone0);
+    /* Static stone hangs in the air until a blast loosens it; then it falls to the floor. */
+    ck_assert_int_eq(at(w, 16, 31), el_id("empty"));
+    in(w, "explode 16 16 8");
+    run(w, 200);
+    int floor = 0;
+    for (int x = 0; x < 32; x++) floor += at(w, x, 31) == el_id("stone");
+    ck_assert_int_gt(floor, 4);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(paint_clips_out_of_frame_discs)
+{
+    sim_world *w = mk(11, TINY);
+    in(w, "paint -5 -5 10 stone");
+    in(w, "paint 100000 100000 64 stone");
+    run(w, 1);
+    ck_assert_int_eq(at(w, 0, 0), el_id("stone"));
+    ck_assert_int_gt(count(w, "stone"), 5);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* A chunk that has settled sleeps; a change at its neighbour's edge wakes it. A sand grain in
+ * chunk (1,1) rests on stone; its one way down is diagonal, through a stone in chunk (0,1). Acid
+ * in chunk (0,1) eats that stone; the grain's chunk is asleep and must wake to let it fall. */
+START_TEST(sleeping_chunk_wakes_for_its_neighbour)
+{
+    sim_world *w = mk(12, "w=64,h=64,scene=empty");
+    void *s = sim__world_impl(w);
+    in(w, "paint 31 41 0 stone");                        /* left chunk, at its right edge */
+    in(w, "paint 32 41 0 stone");                        /* right chunk: the grain's floor */
+    in(w, "paint 33 41 0 stone");
+    in(w, "paint 29 41 0 wall");                         /* a wall cup to hold the acid */
+    in(w, "paint 29 42 0 wall");
+    in(w, "paint 30 42 0 wall");
+    in(w, "paint 31 42 0 wall");
+    run(w, 1);
+    in(w, "paint 32 40 0 sand");
+    run(w, 5);
+    ck_assert_int_eq(at(w, 32, 40), el_id("sand"));
+    ck_assert(!sand__chunk_awake(s, 1, 1));             /* settled: the right chunk sleeps */
+    in(w, "paint 30 41 0 acid");
+    run(w, 1);
+    ck_assert(!sand__chunk_awake(s, 1, 1));             /* the acid alone does not wake it */
+    int fell = 0;
+    for (int t = 0; t < 2000 && !fell; t++) {
+        sim_world_step(w);
+        fell = at(w, 32, 40) != el_id("sand");
+    }
+    ck_assert_msg(fell, "the grain never noticed its support was eaten");
+    ck_assert_int_ne(at(w, 31, 41), el_id("stone"));
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(settled_world_sleeps)
+{
+    sim_world *w = mk(13, "w=64,h=64,scene=empty");
+    in(w, "paint 32 50 10 sand");
+    run(w, 300);
+    void *s = sim__world_impl(w);
+    for (int cy = 0; cy < 2; cy++)
+        for (int cx = 0; cx < 2; cx++) ck_assert(!sand__chunk_awake(s, cx, cy));
+    uint64_t h = sim_world_hash(w);
+    run(w, 10);
+    /* Nothing moved; only the tick counter in the header changed. */
+    ck_assert_uint_ne(h, sim_world_hash(w));
+    for (int cy = 0; cy < 2; cy++)
+        for (int cx = 0; cx < 2; cx++) ck_assert(!sand__chunk_awake(s, cx, cy));
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The demo runs for hours: after 100,000 ticks it still changes every second, and it has neither
+ * filled up nor emptied (matter stays between 1% and 60% of the non-wall cells at every check). */
+START_TEST(demo_long_run_stays_alive)
+{
+    sim_world *w = mk(1, "");
+    void *s = sim__world_impl(w);
+    int W, H;
+    sand__size(s, &W, &H);
+    uint32_t *prev = malloc((size_t)W * H * 4);
+    for (int sec = 0; sec < 100000 / 60 + 1; sec++) {
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) prev[y * W + x] = sand__cell(s, x, y);
+        run(w, 60);
+        int changed = 0, matter = 0, open = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                uint32_t c = sand__cell(s, x, y);
+                changed += c != prev[y * W + x];
+                int e = (int)(c & 0xFF);
+                if (e != SAND_WALL) {
+                    open++;
+                    matter += e != SAND_EMPTY;
+                }
+            }
+        ck_assert_msg(changed > 50, "second %d: only %d cells changed", sec, changed);
+        if (sec % 50 == 0 || sec == 100000 / 60) {
+            ck_assert_msg(matter * 100 > open, "second %d: emptied (%d of %d)", sec, matter, open);
+            ck_assert_msg(matter * 100 < open * 60, "second %d: filled (%d of %d)", sec, matter, open);
+        }
+    }
+    ck_assert_uint_ge(sim_world_tick(w), 100000);
+    free(prev);
+    sim_world_destroy(w);
+}
+END_TEST
+
+Suite *suite_sand(void)
+{
+    Suite *s = suite_create("sand");
+    TCase *det = tcase_create("determinism");
+    tcase_set_timeout(det, 600);
+    tcase_add_test(det, golden_chain);
+    tcase_add_test(det, sync_test_every_tick);
+    tcase_add_test(det, same_inputs_same_hash_other_seed_differs);
+    suite_add_tcase(s, det);
+    TCase *beh = tcase_create("behaviour");
+    tcase_set_timeout(beh, 600);
+    tcase_add_test(beh, sand_sinks_below_water);
+    tcase_add_test(beh, oil_ends_above_water);
+    tcase_add_test(beh, burning_wood_burns_away_and_smokes);
+    tcase_add_test(beh, water_on_lava_makes_stone_and_steam);
+    tcase_add_test(beh, acid_eats_stone_not_wall);
+    tcase_add_test(beh, ice_melts_near_fire);
+    tcase_add_test(beh, gas_rises_and_fire_has_a_lifetime);
+    tcase_add_test(beh, erase_and_explode);
+    tcase_add_test(beh, paint_clips_out_of_frame_discs);
+    tcase_add_test(beh, sleeping_chunk_wakes_for_its_neighbour);
+    tcase_add_test(beh, settled_world_sleeps);
+    suite_add_tcase(s, beh);
+    TCase *lr = tcase_create("long_run");
+    tcase_set_timeout(lr, 900);
+    tcase_add_test(lr, demo_long_run_stays_alive);
+    suite_add_tcase(s, lr);
+    return s;
+}

@@ -1,0 +1,10 @@
+/* check_suites.h — one Suite maker per module; tests/check_<module>.c defines suite_<module>. */
+#ifndef VIVARIUM_CHECK_SUITES_H
+#define VIVARIUM_CHECK_SUITES_H
+#include <check.h>
+Suite *suite_rng(void);
+Suite *suite_dmath(void);
+Suite *suite_raster(void);
+Suite *suite_world(void);
+Suite *suite_sand(void);
+#endif

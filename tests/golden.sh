@@ -1,0 +1,8 @@
+#!/bin/sh
+# Re-baseline the golden hash chains. Run only on purpose (`make golden`), and say why in the
+# commit message: a changed chain means every recorded replay of that world changed too.
+set -eu
+viv=${1:?usage: golden.sh bin/viv}
+cd "$(dirname "$0")/golden"
+"../../$viv" sim --world sand --seed 42 --ticks 3000 --every 100 --inputs sand.inputs > sand.chain
+echo "golden: wrote tests/golden/sand.chain ($(wc -l < sand.chain) lines)"
