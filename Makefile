@@ -105,8 +105,11 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all
-	sh bench/run.sh $(BIN)/viv
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand
+	BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- run ----------------------------------------------------------------------------------------
 run: deps

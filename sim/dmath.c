@@ -82,10 +82,11 @@ static void dm_sub_kpio2(double *hi, double *lo, double k)
 }
 
 /* Cody–Waite reduction: returns q and sets hi + lo ≈ x − q·π/2 with |hi| ≲ π/4, for finite x.
- * For |x| < 2^20·π/2 one step does it, accurate to ~2^-140 absolute. Larger x is peeled 19 bits at
- * a time with k truncated to 20 significant bits; the double-double carries ~2^-105 relative to
- * each intermediate, so the reduced angle is off by ~|x|·2^-125 (measured): below an ulp of 1 up
- * to |x| ≈ 2^70, noise (but still an angle) past 2^120. At most ~55 steps, for DBL_MAX. */
+ * For |x| < 2^20·π/2 one step does it, and the reduced angle keeps ~100 good bits even next to a
+ * multiple of π/2. Larger x is peeled 19 bits at a time with k truncated to 20 significant bits;
+ * the double-double carries ~2^-105 relative to each intermediate, so the reduced angle is off by
+ * ~|x|·2^-125 (measured): below an ulp of 1 up to |x| ≈ 2^70, noise (but still an angle) past
+ * 2^120. At most ~55 steps, for DBL_MAX. */
 static unsigned dm_reduce(double x, double *rhi, double *rlo)
 {
     double hi = x, lo = 0.0;

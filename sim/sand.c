@@ -124,6 +124,7 @@ struct sand_world {
     int ndrain;
     uint8_t lut[SAND_NELEMENTS][256];   /* element × noise → palette index */
     sim_palette pal;
+    uint64_t stat_active;           /* cells inside the rectangles processed last step (bench) */
 };
 
 enum { SCENE_DEMO, SCENE_EMPTY, SCENE_BENCH };
@@ -645,10 +646,15 @@ static void sand_step(void *impl, const sim_ctx *ctx)
     s->cur = s->nxt;
     s->nxt = t;
     int awake = 0;
+    uint64_t active = 0;
     for (int k = 0; k < nch; k++) {
         rect_clear(&s->nxt[k]);
-        awake |= !rect_empty(&s->cur[k]);
+        if (!rect_empty(&s->cur[k])) {
+            awake = 1;
+            active += (uint64_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
+        }
     }
+    s->stat_active = active;
     if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
     run_emitters(s);
     if (!awake) return;
@@ -1122,6 +1128,11 @@ int sand__chunk_awake(const void *impl, int cx, int cy)
     const sand_world *s = impl;
     if (cx < 0 || cy < 0 || cx >= s->ncx || cy >= s->ncy) return 0;
     return !rect_empty(&s->nxt[cy * s->ncx + cx]);
+}
+
+uint64_t sand__active_cells(const void *impl)
+{
+    return ((const sand_world *)impl)->stat_active;
 }
 
 int sand__count(const void *impl, int element)

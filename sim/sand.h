@@ -20,6 +20,7 @@ int sand__element(const void *impl, int x, int y);
 uint32_t sand__cell(const void *impl, int x, int y);
 int sand__chunk_awake(const void *impl, int cx, int cy);   /* due to be processed next tick */
 int sand__count(const void *impl, int element);
+uint64_t sand__active_cells(const void *impl);   /* cells in the rectangles of the last step */
 void sand__size(const void *impl, int *w, int *h);
 void *sim__world_impl(sim_world *w);
 

@@ -1,0 +1,89 @@
+#!/bin/sh
+# End-to-end tests of the `viv` command line: help, errors, the inputs file, PNG output.
+set -u
+viv=${1:?usage: cli.sh bin/viv}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "cli: ok: $1"; }
+fail() { echo "cli: FAIL: $1" >&2; fails=$((fails + 1)); }
+
+# expect <name> <want-status> <stderr-substring or -> -- command...
+expect() {
+    name=$1; want=$2; msg=$3; shift 4
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then fail "$name: exit $got, wanted $want ($(head -c 300 "$tmp/err"))"; return; fi
+    if [ "$msg" != "-" ] && ! grep -qF -- "$msg" "$tmp/err"; then
+        fail "$name: stderr lacks '$msg': $(head -c 300 "$tmp/err")"; return
+    fi
+    ok "$name"
+}
+
+expect "viv --help" 0 - -- "$viv" --help
+grep -q "sim" "$tmp/out" || fail "viv --help lists no commands"
+expect "viv with no command" 2 "usage: viv" -- "$viv"
+expect "unknown command" 2 "unknown command 'frobnicate'" -- "$viv" frobnicate
+expect "viv sim --help" 0 - -- "$viv" sim --help
+grep -q "paint x y r element" "$tmp/out" || fail "sim --help does not list the sand inputs"
+expect "missing --world" 2 "--world KIND is required" -- "$viv" sim --ticks 5
+expect "unknown kind" 2 "unknown world kind 'marble' (kinds: sand" -- "$viv" sim --world marble
+expect "bad params" 2 "sand params: unknown key 'depth'" -- "$viv" sim --world sand --params depth=2
+expect "bad --ticks" 2 "--ticks needs a non-negative integer, got 'ten'" -- "$viv" sim --world sand --ticks ten
+expect "negative --seed" 2 "--seed needs a non-negative integer" -- "$viv" sim --world sand --seed -3
+expect "unknown option" 2 "unknown option '--fast'" -- "$viv" sim --world sand --fast
+expect "flag without value" 2 "--ticks needs a value" -- "$viv" sim --world sand --ticks
+expect "unknown view" 2 "sand has no view 'xray'" -- "$viv" sim --world sand --view xray
+expect "missing inputs file" 2 "cannot open inputs file" -- "$viv" sim --world sand --inputs "$tmp/nope"
+
+# A malformed inputs file is reported as file:line: reason, and nothing runs (no hash lines).
+printf '# comment\n10 paint 5 5 3 sand\n\n20 paint 5 5 99 sand\n' > "$tmp/bad1"
+expect "inputs: radius out of range" 2 "$tmp/bad1:4: paint: r=99 is out of range 0..64" -- \
+    "$viv" sim --world sand --ticks 50 --inputs "$tmp/bad1"
+[ -s "$tmp/out" ] && fail "a bad inputs file still ran ticks"
+printf '10 paint 5 5 3 marble\n' > "$tmp/bad2"
+expect "inputs: unknown element" 2 "$tmp/bad2:1: paint: unknown element 'marble'" -- \
+    "$viv" sim --world sand --inputs "$tmp/bad2"
+printf '10 paint 5 5\n' > "$tmp/bad3"
+expect "inputs: argument count" 2 "$tmp/bad3:1: paint takes 4 arguments (x y r element), got 2" -- \
+    "$viv" sim --world sand --inputs "$tmp/bad3"
+printf 'soon erase 1 1 1\n' > "$tmp/bad4"
+expect "inputs: bad tick" 2 "$tmp/bad4:1: expected '<tick> <input> <args…>'" -- \
+    "$viv" sim --world sand --inputs "$tmp/bad4"
+
+# Output lines: every K ticks and after the last; render-all changes no hash.
+expect "hash chain" 0 - -- "$viv" sim --world sand --ticks 250 --every 100
+[ "$(wc -l < "$tmp/out")" = 3 ] || fail "--every 100 over 250 ticks should print 3 lines, got $(wc -l < "$tmp/out")"
+grep -Eq '^250 [0-9a-f]{16} [0-9a-f]{16}$' "$tmp/out" || fail "last line format: $(tail -1 "$tmp/out")"
+cp "$tmp/out" "$tmp/chain1"
+"$viv" sim --world sand --ticks 250 --every 100 --render-all > "$tmp/chain2"
+cmp -s "$tmp/chain1" "$tmp/chain2" && ok "--render-all gives the same chain" || fail "--render-all changed the chain"
+"$viv" sim --world sand --ticks 250 --every 100 --seed 2 > "$tmp/chain3"
+cmp -s "$tmp/chain1" "$tmp/chain3" && fail "another seed gave the same chain" || ok "seeds differ"
+# Inputs given with names and with numbers are the same input.
+printf '5 paint 100 50 10 sand\n' > "$tmp/in-name"
+printf '5 paint 100 50 10 3\n' > "$tmp/in-num"
+a=$("$viv" sim --world sand --ticks 30 --inputs "$tmp/in-name")
+b=$("$viv" sim --world sand --ticks 30 --inputs "$tmp/in-num")
+c=$("$viv" sim --world sand --ticks 30)
+[ "$a" = "$b" ] && ok "element names equal element ids" || fail "name and id inputs differ"
+[ "$a" != "$c" ] && ok "an input changes the chain" || fail "the input had no effect"
+printf '500 paint 100 50 10 sand\n' > "$tmp/late"
+expect "late inputs are reported" 0 "1 input(s) at tick 500 or later were not applied" -- \
+    "$viv" sim --world sand --ticks 30 --inputs "$tmp/late"
+
+# PNG output that ordinary tools open (netpbm's pngtopnm), with the right size.
+expect "png" 0 - -- "$viv" sim --world sand --ticks 120 --png "$tmp/f.png" --scale 2
+if command -v pngtopnm >/dev/null 2>&1; then
+    hdr=$(pngtopnm "$tmp/f.png" 2>/dev/null | head -c 20 | tr '\n' ' ')
+    case "$hdr" in "P6 640 360 255"*) ok "png opens in pngtopnm at 640x360" ;;
+        *) fail "pngtopnm read '$hdr'" ;; esac
+else
+    fail "pngtopnm (netpbm) missing: scripts/deps.sh should install it"
+fi
+expect "png into a missing directory" 1 "png: cannot create" -- \
+    "$viv" sim --world sand --ticks 1 --png "$tmp/no/such/dir/f.png"
+expect "bad scale" 2 "--scale needs an integer in 1..16" -- "$viv" sim --world sand --png "$tmp/x.png" --scale 40
+
+if [ $fails -ne 0 ]; then echo "cli: $fails failure(s)" >&2; exit 1; fi
+echo "cli: all passed"
