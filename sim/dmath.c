@@ -69,7 +69,7 @@ static const double TWO_OVER_PI = 0x1.45f306dc9c883p-1;
 static const double PIO4 = 0x1.921fb54442d18p-1;
 
 /* (hi, lo) −= k·π/2, with hi + lo kept as an unevaluated double-double. k must have at most 20
- * significant bits and k·π/2 must lie within a factor of two of hi, so that hi − k·P1 is exact
+ * significant bits and be 0 or put k·π/2 within a factor of two of hi, so that hi − k·P1 is exact
  * (Sterbenz) and only the far-below-ulp tail is ever rounded. */
 static void dm_sub_kpio2(double *hi, double *lo, double k)
 {

@@ -809,7 +809,7 @@ static void scene_demo(sand_world *s, int build)
         fill_rect(s, X(116), Y(90), X(30), 2, SAND_WALL);
         /* Right: a V-shaped lava pool draining at its point. */
         wall_line(s, X(228), Y(138), X(266), Y(168), 2);
-        wall_line(s, X(312), Y(138), X(272), Y(168), 2);
+        wall_line(s, X(312), Y(138), X(268) + 1, Y(168), 2);
         /* The wooden deck and its shelf; the ice block on its ledge. */
         fill_rect(s, X(262), Y(104), X(40), 2, SAND_WALL);
         fill_rect(s, X(262), Y(100), X(40), Y(4), SAND_WOOD);
@@ -820,14 +820,13 @@ static void scene_demo(sand_world *s, int build)
     add_emitter(s, X(44), 2, X(6), 2, SAND_SAND, 150, 600, 420, 0);          /* hourglass */
     add_emitter(s, X(150), 2, X(4), 2, SAND_WATER, 200, 900, 600, 100);      /* water tap */
     add_emitter(s, X(178), 2, X(3), 2, SAND_OIL, 120, 1100, 300, 500);       /* oil tap */
-    add_emitter(s, X(196), 2, X(3), 2, SAND_SAND, 90, 1300, 200, 800);       /* sand into basin */
     add_emitter(s, X(130), 2, X(2), 2, SAND_ACID, 100, 700, 70, 300);        /* acid drip */
-    add_emitter(s, X(236), Y(140), X(6), Y(4), SAND_LAVA, 170, 400, 220, 0); /* lava vent */
-    add_emitter(s, X(280), 2, X(3), 2, SAND_WATER, 110, 500, 90, 250);       /* rain on lava */
+    add_emitter(s, X(240), Y(128), X(40), 2, SAND_LAVA, 90, 600, 420, 0);   /* lava fall */
+    add_emitter(s, X(252), 2, X(2), 2, SAND_WATER, 60, 700, 60, 250);        /* rain on lava */
     add_emitter(s, X(300), Y(160), X(6), 2, SAND_GAS, 90, 1000, 160, 0);     /* gas vent */
     add_emitter(s, X(296), Y(70), 1, 1, SAND_FIRE, 256, 1000, 4, 600);       /* spark */
-    add_emitter(s, X(258), Y(98), 1, Y(6), SAND_FIRE, 256, 2400, 12, 1500);  /* torch: deck */
-    add_emitter(s, X(230), Y(122), 1, Y(8), SAND_FIRE, 256, 1800, 25, 900);  /* torch: ice */
+    add_emitter(s, X(262) - 1, Y(99), 1, Y(4), SAND_FIRE, 256, 2400, 30, 1500); /* torch: deck */
+    add_emitter(s, X(234) - 1, Y(122), 1, Y(8), SAND_FIRE, 256, 1800, 40, 900); /* torch: ice */
     /* What burns, melts or dissolves grows back. */
     add_emitter(s, X(262), Y(100), X(40), Y(4), SAND_WOOD, 256, 2400, 1, 2300);
     add_emitter(s, X(234), Y(118), X(12), Y(14), SAND_ICE, 256, 1800, 1, 1700);
@@ -835,7 +834,7 @@ static void scene_demo(sand_world *s, int build)
     /* Sinks. */
     add_drain(s, 0, s->h - 1, s->w, 1);                              /* the floor */
     add_drain(s, X(158), Y(150), X(3), 3);                           /* basin plughole */
-    add_drain(s, X(266), Y(168), X(8), 3);                           /* lava outlet */
+    add_drain(s, X(268), Y(168), 1, 2);                              /* lava outlet */
     add_drain(s, X(250), 0, s->w - X(250), 1);                       /* roof vent */
 #undef X
 #undef Y
@@ -884,7 +883,7 @@ static const ramp RAMPS[SAND_NELEMENTS] = {
                          { 140, 34, 24 } } },
     [SAND_SMOKE] = { 3, { { 58, 56, 62 }, { 70, 68, 74 }, { 84, 82, 88 } } },
     [SAND_STEAM] = { 3, { { 180, 188, 200 }, { 200, 206, 216 }, { 160, 168, 184 } } },
-    [SAND_GAS] = { 2, { { 54, 62, 40 }, { 64, 74, 46 } } },
+    [SAND_GAS] = { 2, { { 72, 92, 52 }, { 86, 108, 60 } } },
 };
 static const uint8_t EMBERS[4][3] = { { 255, 120, 40 }, { 200, 70, 30 }, { 150, 50, 26 },
                                       { 255, 180, 70 } };

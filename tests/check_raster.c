@@ -419,6 +419,12 @@ START_TEST(test_capsule)
     EXPECT(&g.f, "capsule tapered 3->0",
            ".............", ".###.........", "######.......", "#########....", "###########..",
            "#########....", "######.......", ".###.........", ".............");
+    gf_zero(&g);   /* a radius that turns negative covers nothing from there on */
+    sim_raster_capsule(&g.f, 1, 4, 11, 4, 2.0, -3.0, 1);
+    sim_raster_capsule(&g.f, 1, 4, 11, 4, -3.0, 2.0, 2);
+    EXPECT(&g.f, "capsule tapering through zero",
+           ".............", ".............", "##.........22", "####.....2222", "######.222222",
+           "####.....2222", "##.........22", ".............", ".............");
     gf_zero(&g);   /* negative radii draw nothing; a NaN radius draws nothing */
     sim_raster_capsule(&g.f, 2, 4, 10, 4, -1.0, -3.0, 1);
     sim_raster_capsule(&g.f, 2, 4, 10, 4, NAN, 2.0, 1);
@@ -445,6 +451,11 @@ START_TEST(test_capsule)
     EXPECT(&g.f, "capsule degenerate r=max(1,3)",
            ".........", "...###...", "..#####..", ".#######.", ".#######.",
            ".#######.", "..#####..", "...###...", ".........");
+    gf_zero(&g);   /* r² + r = 9.99 reaches (±3, 0) although the radius is under 3 */
+    sim_raster_capsule(&g.f, 4, 4, 4, 4, 2.7, 0.0, 1);
+    EXPECT(&g.f, "capsule point r=2.7",
+           ".........", "....#....", "..#####..", "..#####..", ".#######.",
+           "..#####..", "..#####..", "....#....", ".........");
     gf_zero(&g);
     sim_raster_capsule(&g.f, 6, 2, 6, 2, 0.0, 0.0, 1);
     EXPECT(&g.f, "capsule point r=0",
