@@ -17,15 +17,15 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 # Determinism rules for every file that links sim/: no FMA contraction, no fast-math, and sqrt
 # inlined as the (correctly rounded) hardware instruction.
 DET      := -ffp-contract=off -fno-math-errno
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isim -Ireplay -MMD -MP
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isim -Ireplay -Iserver -Iclients -MMD -MP
 
 ifeq ($(SANITIZE),)
-  BUILD  := build/default
-  BIN    := bin
+  BUILD  ?= build/default
+  BIN    ?= bin
   SAN    :=
 else
-  BUILD  := build/san
-  BIN    := build/san/bin
+  BUILD  ?= build/san
+  BIN    ?= $(BUILD)/bin
   SAN    := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
@@ -36,22 +36,33 @@ PNG_CFLAGS   := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)
+UV_LIBS      := $(shell pkg-config --libs libuv 2>/dev/null)
+MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null)
 
 SIM_SRC     := $(sort $(wildcard sim/*.c))
+WIRE_SRC    := server/wire.c server/codec.c
+VIVD_SRC    := $(filter-out $(WIRE_SRC),$(sort $(wildcard server/*.c)))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
-CLIENT_SRC  := $(sort $(wildcard clients/*.c))
+CLILIB_SRC  := clients/net.c
+CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/check_*.c))
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
+WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
+VIVD_OBJ    := $(VIVD_SRC:%.c=$(BUILD)/%.o)
 REPLAY_OBJ  := $(REPLAY_SRC:%.c=$(BUILD)/%.o)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
+CLILIB_OBJ  := $(CLILIB_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 LIBSIM      := $(BUILD)/libsim.a
 LIBREPLAY   := $(BUILD)/libreplay.a
+LIBWIRE     := $(BUILD)/libwire.a
+LIBCLI      := $(BUILD)/libcli.a
 
 .PHONY: all deps run test check test-unit test-cli test-nm test-cross bench golden clean help
-all: $(BIN)/viv
+all: $(BIN)/viv $(BIN)/vivd
 
 deps:
 	@sh $(DEPS_SCRIPT)
@@ -71,12 +82,24 @@ $(LIBREPLAY): $(REPLAY_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/viv: $(CLIENT_OBJ) $(LIBREPLAY) $(LIBSIM)
+$(LIBWIRE): $(WIRE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/check_all: $(TEST_OBJ) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) -lm
+$(LIBCLI): $(CLILIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS)
+
+$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBSIM)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBSIM) $(UV_LIBS) $(ZSTD_LIBS)
+
+$(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
@@ -122,4 +145,4 @@ clean:
 help:
 	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
 
--include $(SIM_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,34 @@
+/* codec.h — frame encoding for the wire (docs/PROTOCOL.md, "Frame data").
+ *
+ * "tile" (the default): the frame is cut into 16×16 tiles (edge tiles smaller). A delta names the
+ * tiles that differ from the previous frame of the same stream and encodes each in the cheapest
+ * of four modes, as RFB's Hextile/ZRLE do: SOLID (one index), PACKED (a 2–16 entry local palette
+ * and 1/2/4-bit indexes), RLE (index, run-length pairs) or RAW. A keyframe carries every tile. A
+ * frame whose pixels did not change (a palette-only change) carries no tile data at all.
+ * "raw": the w·h index bytes, always a keyframe.
+ *
+ * Encoding is a pure function of (cur, prev, w, h): identical input, identical bytes. Decoding
+ * never reads or writes outside its buffers, whatever the bytes: it is a fuzz target. */
+#ifndef VIVARIUM_CODEC_H
+#define VIVARIUM_CODEC_H
+#include <stddef.h>
+#include <stdint.h>
+#include "wire.h"
+
+#define CODEC_TILE 16
+
+enum { CODEC_OK = 0, CODEC_EDATA = -1, CODEC_ESIZE = -2, CODEC_ENOMEM = -3 };
+
+/* Append the tile encoding of cur (w·h indexes) to out: a delta against prev, or a keyframe when
+ * prev is NULL. Returns the number of bytes appended, or CODEC_ENOMEM. 1 ≤ w, h ≤ 4096. */
+long codec_encode(wire_buf *out, const uint8_t *cur, const uint8_t *prev, int w, int h);
+
+/* Decode tile data into px (w·h). For a delta px must hold the previous frame; tiles not named
+ * are left as they are. key: the message's "key" flag; a keyframe must cover every tile.
+ * Returns CODEC_OK, or CODEC_EDATA for malformed or truncated data (px may be partly written). */
+int codec_decode(const uint8_t *data, size_t len, uint8_t *px, int w, int h, int key);
+
+/* Upper bound on codec_encode's output for a w×h frame. */
+size_t codec_bound(int w, int h);
+
+#endif

@@ -1,0 +1,270 @@
+/* vivd.c — the Vivarium server: options, start-up, signals, shutdown. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include "srv.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]...\n"
+        "            [--admin-token T] [--player-token T] [--max-clients N]\n"
+        "            [--port-file FILE] [--quiet | --verbose]\n"
+        "\n"
+        "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
+        "\n"
+        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7400; port 0 picks one)\n"
+        "  --world SPEC         host a world: KIND, then optional :seed=N and :key=value,... params,\n"
+        "                       e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
+        "                       world of every kind (the demo set).\n"
+        "  --admin-token T      token for the admin role (create/close worlds). Default:\n"
+        "                       $VIVD_ADMIN_TOKEN, else a random one printed at start-up.\n"
+        "  --player-token T     token for the player role (send inputs). Default:\n"
+        "                       $VIVD_PLAYER_TOKEN, else a random one printed at start-up.\n"
+        "  --max-clients N      connections beyond N are refused (default 1024)\n"
+        "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
+        "  --quiet              log warnings and errors only\n"
+        "  --verbose            log every connection and error reply too\n"
+        "\n"
+        "Stop with SIGINT or SIGTERM: the current tick finishes, then vivd exits 0.\n"
+        "Watch with: viv view --host 127.0.0.1:7400\n");
+}
+
+static int random_token(char *out, size_t cap)
+{
+    uint8_t b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return -1;
+    for (size_t i = 0; i < sizeof b && 2 * i + 2 < cap; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+/* --world KIND[:seed=N][:PARAMS] */
+static int parse_world(srv *s, const char *spec)
+{
+    char buf[512], kind[64] = "", params[SIM_PARAMS_MAX] = "", err[256] = "";
+    uint64_t seed = 1;
+    if (strlen(spec) >= sizeof buf) {
+        fprintf(stderr, "vivd: --world spec is too long: %.40s...\n", spec);
+        return -1;
+    }
+    strcpy(buf, spec);
+    char *save = NULL;
+    int first = 1;
+    for (char *part = strtok_r(buf, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
+        if (first) {
+            snprintf(kind, sizeof kind, "%s", part);
+            first = 0;
+        } else if (strncmp(part, "seed=", 5) == 0) {
+            char *end;
+            errno = 0;
+            seed = strtoull(part + 5, &end, 0);
+            if (errno || *end || part[5] == '\0' || part[5] == '-') {
+                fprintf(stderr, "vivd: --world %s: seed must be a non-negative integer\n", spec);
+                return -1;
+            }
+        } else {
+            if (params[0]) {
+                fprintf(stderr, "vivd: --world %s: give params once, as key=value,key=value\n", spec);
+                return -1;
+            }
+            snprintf(params, sizeof params, "%s", part);
+        }
+    }
+    if (!kind[0]) {
+        fprintf(stderr, "vivd: --world needs a kind, e.g. --world sand:seed=7\n");
+        return -1;
+    }
+    if (srv_world_add(s, kind, seed, params, err, sizeof err) < 0) {
+        fprintf(stderr, "vivd: --world %s: %s\n", spec, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_walk_close(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+static void on_signal(uv_signal_t *sig, int signum)
+{
+    srv *s = sig->data;
+    if (s->stopping) return;
+    s->stopping = 1;
+    srv_log(s, SRV_LOG_INFO, "%s: finishing the current tick and shutting down",
+            signum == SIGINT ? "SIGINT" : "SIGTERM");
+    srv_world_stats_log(s, SRV_LOG_INFO);
+    uv_timer_stop(&s->tick_timer);
+    uv_timer_stop(&s->sweep_timer);
+    /* Clients close through their own path (their handles free their memory). */
+    while (s->clients) srv_client_close(s->clients, "server shutting down");
+    uv_walk(s->loop, on_walk_close, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    srv s;
+    memset(&s, 0, sizeof s);
+    s.cfg.listen_host = "127.0.0.1";
+    s.cfg.listen_port = 7400;
+    s.cfg.max_clients = 1024;
+    s.cfg.log_level = SRV_LOG_INFO;
+    s.next_world_id = 1;
+    s.next_client_id = 1;
+    const char *worlds[SRV_MAX_WORLDS];
+    int nworlds = 0;
+    const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
+    static char host[256];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("vivd %s\n", SRV_VERSION);
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            s.cfg.log_level = SRV_LOG_WARN;
+            continue;
+        } else if (strcmp(a, "--verbose") == 0) {
+            s.cfg.log_level = SRV_LOG_DEBUG;
+            continue;
+        }
+        static const char *const with_value[] = { "--listen", "--world", "--admin-token",
+                                                  "--player-token", "--max-clients", "--port-file" };
+        int known = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            known |= strcmp(a, with_value[k]) == 0;
+        if (!known) {
+            fprintf(stderr, "vivd: unknown option '%s' (see vivd --help)\n", a);
+            return 2;
+        }
+        if (!v) {
+            fprintf(stderr, "vivd: %s needs a value (see vivd --help)\n", a);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--listen") == 0) {
+            const char *colon = strrchr(v, ':');
+            char *end;
+            long port = colon ? strtol(colon + 1, &end, 10) : -1;
+            if (!colon || colon == v || (size_t)(colon - v) >= sizeof host || *end || port < 0 ||
+                port > 65535 || colon[1] == '\0') {
+                fprintf(stderr, "vivd: --listen wants HOST:PORT (e.g. 127.0.0.1:7400), got '%s'\n", v);
+                return 2;
+            }
+            memcpy(host, v, (size_t)(colon - v));
+            host[colon - v] = '\0';
+            s.cfg.listen_host = host;
+            s.cfg.listen_port = (int)port;
+        } else if (strcmp(a, "--world") == 0) {
+            if (nworlds == SRV_MAX_WORLDS) {
+                fprintf(stderr, "vivd: at most %d --world options\n", SRV_MAX_WORLDS);
+                return 2;
+            }
+            worlds[nworlds++] = v;
+        } else if (strcmp(a, "--admin-token") == 0) {
+            admin = v;
+        } else if (strcmp(a, "--player-token") == 0) {
+            player = v;
+        } else if (strcmp(a, "--max-clients") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1000000) {
+                fprintf(stderr, "vivd: --max-clients wants an integer in 1..1000000, got '%s'\n", v);
+                return 2;
+            }
+            s.cfg.max_clients = (int)n;
+        } else if (strcmp(a, "--port-file") == 0) {
+            s.cfg.port_file = v;
+        } else {
+            fprintf(stderr, "vivd: unknown option '%s' (see vivd --help)\n", a);
+            return 2;
+        }
+    }
+    int gen_admin = !admin || !*admin, gen_player = !player || !*player;
+    if (gen_admin ? random_token(s.cfg.admin_token, sizeof s.cfg.admin_token)
+                  : (snprintf(s.cfg.admin_token, sizeof s.cfg.admin_token, "%s", admin), 0)) {
+        fprintf(stderr, "vivd: cannot generate a random token: %s\n", strerror(errno));
+        return 1;
+    }
+    if (gen_player ? random_token(s.cfg.player_token, sizeof s.cfg.player_token)
+                   : (snprintf(s.cfg.player_token, sizeof s.cfg.player_token, "%s", player), 0)) {
+        fprintf(stderr, "vivd: cannot generate a random token: %s\n", strerror(errno));
+        return 1;
+    }
+    if (strcmp(s.cfg.admin_token, s.cfg.player_token) == 0) {
+        fprintf(stderr, "vivd: the admin and player tokens must differ\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    s.loop = uv_default_loop();
+    for (int i = 0; i < nworlds; i++)
+        if (parse_world(&s, worlds[i]) != 0) return 2;
+    if (nworlds == 0) {
+        for (int k = 0; k < sim_kind_count(); k++) {
+            char err[256] = "";
+            if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
+                fprintf(stderr, "vivd: demo world %s: %s\n", sim_kind_at(k)->name, err);
+                return 1;
+            }
+        }
+    }
+    struct sockaddr_storage addr;
+    int rc = uv_ip4_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in *)&addr);
+    if (rc) rc = uv_ip6_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in6 *)&addr);
+    if (rc) {
+        fprintf(stderr, "vivd: --listen: '%s' is not an IPv4 or IPv6 address\n", s.cfg.listen_host);
+        return 2;
+    }
+    uv_tcp_init(s.loop, &s.listener);
+    s.listener.data = &s;
+    rc = uv_tcp_bind(&s.listener, (const struct sockaddr *)&addr, 0);
+    if (!rc) rc = uv_listen((uv_stream_t *)&s.listener, 511, srv_on_connection);
+    if (rc) {
+        fprintf(stderr, "vivd: cannot listen on %s:%d: %s\n", s.cfg.listen_host, s.cfg.listen_port,
+                uv_strerror(rc));
+        return 1;
+    }
+    struct sockaddr_storage bound;
+    int blen = sizeof bound;
+    int port = s.cfg.listen_port;
+    if (uv_tcp_getsockname(&s.listener, (struct sockaddr *)&bound, &blen) == 0)
+        port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                 : ((struct sockaddr_in *)&bound)->sin_port);
+    srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
+            s.cfg.listen_host, port, s.nworlds);
+    if (gen_admin) srv_log(&s, SRV_LOG_INFO, "admin token (generated): %s", s.cfg.admin_token);
+    if (gen_player) srv_log(&s, SRV_LOG_INFO, "player token (generated): %s", s.cfg.player_token);
+    if (s.cfg.port_file) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s.tmp", s.cfg.port_file);
+        FILE *fp = fopen(tmp, "w");
+        if (!fp || fprintf(fp, "%d\n", port) < 0 || fclose(fp) != 0 || rename(tmp, s.cfg.port_file) != 0) {
+            fprintf(stderr, "vivd: cannot write --port-file %s: %s\n", s.cfg.port_file, strerror(errno));
+            return 1;
+        }
+    }
+    uv_timer_init(s.loop, &s.tick_timer);
+    uv_timer_init(s.loop, &s.sweep_timer);
+    s.sweep_timer.data = &s;
+    uv_timer_start(&s.sweep_timer, srv_sweep, 1000, 1000);
+    uv_signal_init(s.loop, &s.sig_int);
+    uv_signal_init(s.loop, &s.sig_term);
+    s.sig_int.data = s.sig_term.data = &s;
+    uv_signal_start(&s.sig_int, on_signal, SIGINT);
+    uv_signal_start(&s.sig_term, on_signal, SIGTERM);
+    srv_tick_start(&s);
+    uv_run(s.loop, UV_RUN_DEFAULT);
+    for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
+    s.nworlds = 0;
+    wire_buf_free(&s.scratch);
+    rc = uv_loop_close(s.loop);
+    if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
+    srv_log(&s, SRV_LOG_INFO, "stopped");
+    return 0;
+}

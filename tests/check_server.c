@@ -1,0 +1,780 @@
+/* check_server.c — end-to-end tests: a real vivd on 127.0.0.1 with a free port, real clients.
+ * Frames rebuilt from deltas match their hashes; malformed messages get their codes while a
+ * well-behaved client keeps every frame; a client that never reads costs bounded memory; inputs
+ * are acknowledged with ticks and applied in (client, seq) order; SIGTERM shuts down cleanly. */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "check_suites.h"
+#include "net.h"
+
+#define ADMIN "admin-token-for-tests"
+#define PLAYER "player-token-for-tests"
+
+typedef struct server {
+    pid_t pid;
+    char addr[64];
+    char dir[64];
+} server;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Start bin/vivd with extra args (NULL-terminated); wait for its port file. */
+static void server_start(server *sv, const char *const *extra)
+{
+    const char *bin = getenv("VIV_BIN");
+    char vivd[512], portfile[128];
+    snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
+    snprintf(sv->dir, sizeof sv->dir, "/tmp/vivtest.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(sv->dir));
+    snprintf(portfile, sizeof portfile, "%s/port", sv->dir);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = vivd;
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--admin-token";
+    argv[n++] = ADMIN;
+    argv[n++] = "--player-token";
+    argv[n++] = PLAYER;
+    argv[n++] = "--quiet";
+    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    sv->pid = fork();
+    ck_assert_int_ge(sv->pid, 0);
+    if (sv->pid == 0) {
+        execv(vivd, (char *const *)argv);
+        fprintf(stderr, "exec %s: %s\n", vivd, strerror(errno));
+        _exit(127);
+    }
+    for (int i = 0; i < 1000; i++) {
+        FILE *fp = fopen(portfile, "r");
+        int port = 0;
+        if (fp) {
+            int ok = fscanf(fp, "%d", &port);
+            fclose(fp);
+            if (ok == 1 && port > 0) {
+                snprintf(sv->addr, sizeof sv->addr, "127.0.0.1:%d", port);
+                return;
+            }
+        }
+        int st;
+        if (waitpid(sv->pid, &st, WNOHANG) == sv->pid) ck_abort_msg("vivd exited at start-up");
+        usleep(10000);
+    }
+    ck_abort_msg("vivd did not write its port file");
+}
+
+/* SIGTERM and wait (at most 10 s); returns the exit status, or -1 if it had to be killed. */
+static int server_stop(server *sv)
+{
+    kill(sv->pid, SIGTERM);
+    int st = 0;
+    for (int i = 0; i < 1000; i++) {
+        pid_t r = waitpid(sv->pid, &st, WNOHANG);
+        if (r == sv->pid) {
+            char cmd[128];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", sv->dir);
+            if (system(cmd) != 0) { /* leftover temp dir: harmless */ }
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(10000);
+    }
+    kill(sv->pid, SIGKILL);
+    waitpid(sv->pid, &st, 0);
+    return -1;
+}
+
+static void connect_hello(cli_conn *c, const server *sv, const char *name, const char *token,
+                          wire_msg *welcome)
+{
+    char err[256];
+    ck_assert_msg(cli_connect(c, sv->addr, err, sizeof err) == 0, "%s", err);
+    wire_msg tmp;
+    ck_assert_msg(cli_hello(c, name, token, welcome ? welcome : &tmp, err, sizeof err) == 0, "%s", err);
+}
+
+/* The world ids and kinds listed in a welcome. */
+static int welcome_worlds(const wire_msg *welcome, uint32_t *ids, char kinds[][16], int max)
+{
+    const wire_val *ws = wire_msg_get(welcome, "worlds");
+    ck_assert_ptr_nonnull(ws);
+    ck_assert_int_eq(ws->type, WIRE_ARRAY);
+    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
+    int n = 0;
+    wire_val w;
+    while (n < max && it < end && wire_next(&it, end, &w) == 0) {
+        ck_assert_int_eq(w.type, WIRE_MAP);
+        wire_msg wm;
+        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), 0);
+        uint64_t id;
+        const char *k;
+        size_t kl;
+        ck_assert_int_eq(wire_get_u64(&wm, "id", &id), 0);
+        ck_assert_int_eq(wire_get_str(&wm, "kind", &k, &kl), 0);
+        ids[n] = (uint32_t)id;
+        snprintf(kinds[n], 16, "%.*s", (int)kl, k);
+        n++;
+    }
+    return n;
+}
+
+static void send_msg(cli_conn *c, wire_buf *b)
+{
+    ck_assert_int_eq(cli_send(c, b), 0);
+    wire_buf_reset(b);
+}
+
+static void sub(cli_conn *c, uint32_t world, uint32_t every, const char *enc, const char *view)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    cli_put_sub(&b, world, every, enc, view);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+}
+
+/* Read messages until one that is not a frame (returned), or timeout (returns 0). Frames are
+ * applied to `frames` (indexed by world id) and checked. */
+typedef struct tracker {
+    cli_frame f[16];
+    uint64_t last_tick[16];
+    int count[16], keys[16];
+    uint32_t every[16];
+    int gaps;
+} tracker;
+
+static void track_frame(tracker *t, const wire_msg *m)
+{
+    char err[256];
+    uint64_t world, tick;
+    ck_assert_int_eq(wire_get_u64(m, "world", &world), 0);
+    ck_assert_int_eq(wire_get_u64(m, "tick", &tick), 0);
+    ck_assert_uint_lt(world, 16);
+    int rc = cli_frame_apply(&t->f[world], m, err, sizeof err);
+    ck_assert_msg(rc == 0, "world %llu tick %llu: %s", (unsigned long long)world,
+                  (unsigned long long)tick, err);
+    int key;
+    wire_get_bool(m, "key", &key);
+    if (t->count[world] == 0) ck_assert_msg(key, "the first frame of a subscription must be a keyframe");
+    else if (tick != t->last_tick[world] + (t->every[world] ? t->every[world] : 1)) t->gaps++;
+    if (t->every[world] > 1) ck_assert_uint_eq(tick % t->every[world], 0);
+    t->keys[world] += key;
+    t->count[world]++;
+    t->last_tick[world] = tick;
+}
+
+/* Receive for at most timeout_ms in all, applying frames; returns 1 at the first message that is
+ * not a frame (in *m), 0 when the time is up. */
+static int recv_until_not_frame(cli_conn *c, tracker *t, wire_msg *m, int timeout_ms)
+{
+    char err[256];
+    double end = now_s() + timeout_ms / 1000.0;
+    for (;;) {
+        int left = (int)((end - now_s()) * 1000.0);
+        int rc = cli_recv_msg(c, left > 0 ? left : 0, m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "receive: %s", err);
+        if (rc == 0) return 0;
+        if (!cli_msg_is(m, "frame")) return 1;
+        track_frame(t, m);
+    }
+}
+
+/* ---- frames ------------------------------------------------------------------------------------ */
+/* Every world kind, both encodings, 600 ticks: each frame rebuilt from keyframe + deltas matches
+ * its frame hash, with no gap in the ticks. A third client takes every third tick. */
+START_TEST(frames_rebuild_and_match_their_hash)
+{
+    server sv;
+    const char *const extra[] = { NULL };
+    server_start(&sv, extra);          /* the demo set: one world of every kind */
+    cli_conn a, b, c3;
+    wire_msg welcome;
+    connect_hello(&a, &sv, "tile-viewer", NULL, &welcome);
+    uint32_t ids[16];
+    char kinds[16][16];
+    int nw = welcome_worlds(&welcome, ids, kinds, 16);
+    ck_assert_int_eq(nw, sim_kind_count());
+    connect_hello(&b, &sv, "raw-viewer", NULL, NULL);
+    connect_hello(&c3, &sv, "every-3", NULL, NULL);
+    static tracker ta, tb, tc;
+    memset(&ta, 0, sizeof ta); memset(&tb, 0, sizeof tb); memset(&tc, 0, sizeof tc);
+    for (int i = 0; i < nw; i++) {
+        sub(&a, ids[i], 1, NULL, NULL);
+        sub(&b, ids[i], 1, "raw", NULL);
+        sub(&c3, ids[i], 3, NULL, NULL);
+        tc.every[ids[i]] = 3;
+    }
+    wire_msg m;
+    double t0 = now_s();
+    for (;;) {
+        int done = 1;
+        for (int i = 0; i < nw; i++)
+            if (ta.count[ids[i]] < 600 || tb.count[ids[i]] < 600) done = 0;
+        if (done) break;
+        ck_assert_msg(now_s() - t0 < 60, "600 frames per world took over 60 s");
+        ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 20), 0);
+        ck_assert_int_eq(recv_until_not_frame(&b, &tb, &m, 0), 0);
+        ck_assert_int_eq(recv_until_not_frame(&c3, &tc, &m, 0), 0);
+    }
+    ck_assert_int_eq(recv_until_not_frame(&c3, &tc, &m, 100), 0);
+    for (int i = 0; i < nw; i++) {
+        uint32_t id = ids[i];
+        ck_assert_msg(ta.keys[id] < ta.count[id] / 10, "%s: tile stream is mostly keyframes", kinds[i]);
+        ck_assert_int_eq(tb.keys[id], tb.count[id]);          /* raw: every frame whole */
+        ck_assert_int_ge(tc.count[id], 150);
+        /* The tile and raw rebuilds of the same tick are the same picture. */
+        ck_assert_int_eq(ta.gaps + tb.gaps + tc.gaps, 0);
+    }
+    cli_close(&a); cli_close(&b); cli_close(&c3);
+    for (int i = 0; i < 16; i++) { cli_frame_free(&ta.f[i]); cli_frame_free(&tb.f[i]); cli_frame_free(&tc.f[i]); }
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* ---- bad input ---------------------------------------------------------------------------------- */
+static void put_kv_str(wire_buf *b, const char *k, const char *v) { wire_put_str(b, k); wire_put_str(b, v); }
+
+/* Send raw body bytes (framed) and expect an error with `code` (and optionally a disconnect). */
+static void expect_error(cli_conn *c, tracker *t, const uint8_t *body, size_t len, const char *code)
+{
+    uint8_t hdr[4] = { (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len };
+    ck_assert_int_eq(cli_send_raw(c, hdr, 4), 0);
+    ck_assert_int_eq(cli_send_raw(c, body, len), 0);
+    wire_msg m;
+    ck_assert_msg(recv_until_not_frame(c, t, &m, 5000) == 1, "no reply; wanted %s", code);
+    ck_assert_msg(cli_msg_is(&m, "error"), "wanted error %s", code);
+    const char *got;
+    size_t gl;
+    ck_assert_int_eq(wire_get_str(&m, "code", &got, &gl), 0);
+    ck_assert_msg(wire_str_eq((const uint8_t *)got, gl, code), "wanted %s, got %.*s", code, (int)gl, got);
+    const char *msg;
+    size_t ml;
+    ck_assert_int_eq(wire_get_str(&m, "msg", &msg, &ml), 0);
+    ck_assert_uint_gt(ml, 5);                             /* a sentence, not just a code */
+}
+
+static void expect_error_msg(cli_conn *c, tracker *t, wire_buf *b, const char *code)
+{
+    ck_assert(!b->oom);
+    expect_error(c, t, b->p + 4, b->len - 4, code);
+    wire_buf_reset(b);
+}
+
+static void expect_closed(cli_conn *c)
+{
+    char err[256];
+    wire_msg m;
+    for (int i = 0; i < 100000; i++) {
+        int rc = cli_recv_msg(c, 5000, &m, err, sizeof err);
+        if (rc < 0) return;
+        ck_assert_msg(rc != 0, "the server did not disconnect");
+    }
+}
+
+START_TEST(malformed_messages_get_error_codes)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:seed=2:w=64,h=64,scene=bench", NULL };
+    server_start(&sv, extra);
+    cli_conn good, bad;
+    static tracker tg, tbad;
+    memset(&tg, 0, sizeof tg); memset(&tbad, 0, sizeof tbad);
+    connect_hello(&good, &sv, "good", NULL, NULL);
+    sub(&good, 1, 1, NULL, NULL);
+    wire_msg m;
+    char err[256];
+    ck_assert_msg(cli_connect(&bad, sv.addr, err, sizeof err) == 0, "%s", err);
+    wire_buf b;
+    wire_buf_init(&b);
+
+    /* Before hello. */
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "hello_first");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "hello"); wire_put_str(&b, "v"); wire_put_uint(&b, 2); put_kv_str(&b, "name", "x"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_version");
+    wire_msg_begin(&b); wire_put_map(&b, 4); put_kv_str(&b, "t", "hello"); wire_put_str(&b, "v"); wire_put_uint(&b, 1); put_kv_str(&b, "name", "x"); put_kv_str(&b, "token", "guess"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_token");
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "hello"); wire_put_str(&b, "v"); wire_put_uint(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "missing_field");
+    /* Malformed bytes. */
+    const uint8_t garbage[] = { 0xc1 };
+    expect_error(&bad, &tbad, garbage, 1, "bad_msgpack");
+    const uint8_t array[] = { 0x92, 0x01, 0x02 };
+    expect_error(&bad, &tbad, array, sizeof array, "not_map");
+    const uint8_t huge_map[] = { 0xdf, 0x00, 0x0f, 0x42, 0x40, 0xa1, 0x74 };   /* 1,000,000 pairs */
+    expect_error(&bad, &tbad, huge_map, sizeof huge_map, "bad_msgpack");
+    const uint8_t trailing[] = { 0x80, 0x01 };
+    expect_error(&bad, &tbad, trailing, sizeof trailing, "bad_msgpack");
+    /* Now a proper hello, as a viewer, on a fresh connection (the error budget is 16). */
+    cli_close(&bad);
+    wire_msg hello;
+    ck_assert_msg(cli_connect(&bad, sv.addr, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cli_hello(&bad, "bad", NULL, &hello, err, sizeof err) == 0, "%s", err);
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "hello"); wire_put_str(&b, "v"); wire_put_uint(&b, 1); put_kv_str(&b, "name", "x"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "hello_twice");
+    wire_msg_begin(&b); wire_put_map(&b, 1); wire_put_str(&b, "x"); wire_put_uint(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "missing_field");
+    wire_msg_begin(&b); wire_put_map(&b, 1); wire_put_str(&b, "t"); wire_put_uint(&b, 7); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_field");
+    wire_msg_begin(&b); wire_put_map(&b, 1); put_kv_str(&b, "t", "dance"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "unknown_type");
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, 99); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "unknown_world");
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "sub"); put_kv_str(&b, "world", "one"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_field");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, 1); wire_put_str(&b, "every"); wire_put_uint(&b, 0); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_field");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, 1); put_kv_str(&b, "view", "nope"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_field");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, 1); put_kv_str(&b, "enc", "jpeg"); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "bad_field");
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "unsub"); wire_put_str(&b, "world"); wire_put_uint(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "not_subscribed");
+    wire_msg_begin(&b); wire_put_map(&b, 5); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    wire_put_str(&b, "seq"); wire_put_uint(&b, 5); put_kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 3);
+    wire_put_int(&b, 1); wire_put_int(&b, 1); wire_put_int(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "forbidden");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "sand"); wire_put_str(&b, "seed"); wire_put_uint(&b, 1); wire_msg_end(&b);
+    expect_error_msg(&bad, &tbad, &b, "forbidden");
+    /* Oversized length: an error, then a disconnect (the stream cannot be resynchronised). */
+    const uint8_t big[4] = { 0x00, 0x01, 0x00, 0x01 };    /* 65,537 bytes */
+    ck_assert_int_eq(cli_send_raw(&bad, big, 4), 0);
+    ck_assert_int_eq(recv_until_not_frame(&bad, &tbad, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    const char *code;
+    size_t cl;
+    wire_get_str(&m, "code", &code, &cl);
+    ck_assert(wire_str_eq((const uint8_t *)code, cl, "too_large"));
+    expect_closed(&bad);
+    cli_close(&bad);
+
+    /* A player's mistakes: unknown input, bad args, a missing seq — errors carry the seq. */
+    cli_conn p;
+    connect_hello(&p, &sv, "player", PLAYER, NULL);
+    wire_msg_begin(&b); wire_put_map(&b, 5); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    wire_put_str(&b, "seq"); wire_put_uint(&b, 9); put_kv_str(&b, "kind", "dig"); wire_put_str(&b, "args"); wire_put_array(&b, 0); wire_msg_end(&b);
+    expect_error_msg(&p, &tbad, &b, "unknown_input");
+    wire_msg_begin(&b); wire_put_map(&b, 5); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    wire_put_str(&b, "seq"); wire_put_uint(&b, 10); put_kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 3);
+    wire_put_int(&b, 1); wire_put_int(&b, 1); wire_put_int(&b, 999); wire_msg_end(&b);
+    ck_assert(!b.oom);
+    uint8_t hdr[4];
+    (void)hdr;
+    expect_error(&p, &tbad, b.p + 4, b.len - 4, "bad_input");
+    wire_buf_reset(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 4); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    put_kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 0); wire_msg_end(&b);
+    expect_error_msg(&p, &tbad, &b, "missing_field");
+    /* A zero length: error, disconnect. */
+    const uint8_t zero[4] = { 0, 0, 0, 0 };
+    ck_assert_int_eq(cli_send_raw(&p, zero, 4), 0);
+    ck_assert_int_eq(recv_until_not_frame(&p, &tbad, &m, 5000), 1);
+    wire_get_str(&m, "code", &code, &cl);
+    ck_assert(wire_str_eq((const uint8_t *)code, cl, "bad_length"));
+    expect_closed(&p);
+    cli_close(&p);
+
+    /* Repeated errors end in a disconnect. */
+    cli_conn r;
+    connect_hello(&r, &sv, "repeat", NULL, NULL);
+    int disconnected = 0, errors = 0;
+    for (int i = 0; i < 40 && !disconnected; i++) {
+        wire_msg_begin(&b); wire_put_map(&b, 1); put_kv_str(&b, "t", "dance"); wire_msg_end(&b);
+        if (cli_send(&r, &b) != 0) disconnected = 1;
+        wire_buf_reset(&b);
+        int rc = cli_recv_msg(&r, 5000, &m, err, sizeof err);
+        if (rc < 0) disconnected = 1;
+        else if (rc == 1) {
+            errors++;
+            wire_get_str(&m, "code", &code, &cl);
+            if (wire_str_eq((const uint8_t *)code, cl, "too_many_errors")) {
+                expect_closed(&r);
+                disconnected = 1;
+            }
+        }
+    }
+    ck_assert(disconnected);
+    ck_assert_int_le(errors, 20);
+    cli_close(&r);
+
+    /* Meanwhile the good client has had every frame, in order. */
+    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 200), 0);
+    ck_assert_int_gt(tg.count[1], 10);
+    ck_assert_int_eq(tg.gaps, 0);
+    wire_buf_free(&b);
+    cli_close(&good);
+    cli_frame_free(&tg.f[1]);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* A connection that sends half a length prefix, then nothing, is timed out. */
+START_TEST(half_message_times_out)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:w=32,h=32,scene=empty", NULL };
+    server_start(&sv, extra);
+    cli_conn c;
+    char err[256];
+    ck_assert_msg(cli_connect(&c, sv.addr, err, sizeof err) == 0, "%s", err);
+    const uint8_t half[2] = { 0, 0 };
+    ck_assert_int_eq(cli_send_raw(&c, half, 2), 0);
+    wire_msg m;
+    double t0 = now_s();
+    int rc = cli_recv_msg(&c, 20000, &m, err, sizeof err);
+    ck_assert_int_eq(rc, 1);
+    const char *code;
+    size_t cl;
+    ck_assert(cli_msg_is(&m, "error"));
+    wire_get_str(&m, "code", &code, &cl);
+    ck_assert(wire_str_eq((const uint8_t *)code, cl, "timeout"));
+    ck_assert_double_lt(now_s() - t0, 15.0);
+    expect_closed(&c);
+    cli_close(&c);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* ---- slow clients ------------------------------------------------------------------------------- */
+static long rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *fp = fopen(path, "r");
+    long kb = -1;
+    while (fp && fgets(line, sizeof line, fp))
+        if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
+    if (fp) fclose(fp);
+    return kb;
+}
+
+START_TEST(client_that_never_reads_costs_bounded_memory)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:seed=4", NULL };
+    server_start(&sv, extra);
+    cli_conn good, slow;
+    static tracker tg, ts;
+    memset(&tg, 0, sizeof tg); memset(&ts, 0, sizeof ts);
+    connect_hello(&good, &sv, "good", NULL, NULL);
+    connect_hello(&slow, &sv, "never-reads", NULL, NULL);
+    /* Shrink the slow client's receive buffer so the server's queue is what fills. */
+    int small = 4096;
+    setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    sub(&good, 1, 1, NULL, NULL);
+    sub(&slow, 1, 1, "raw", NULL);          /* 57.6 KB a frame, 3.5 MB/s it never reads */
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 500), 0);
+    long rss0 = rss_kb(sv.pid);
+    ck_assert_int_gt(rss0, 0);
+    double t0 = now_s();
+    while (now_s() - t0 < 8.0) ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 50), 0);
+    long rss1 = rss_kb(sv.pid);
+    /* 8 s of raw frames is 28 MB; the server may hold at most the hard limit (4 MiB) for it. */
+    ck_assert_msg(rss1 - rss0 < 8 * 1024, "vivd grew by %ld KB for a client that never reads", rss1 - rss0);
+    ck_assert_int_eq(tg.gaps, 0);
+    ck_assert_int_gt(tg.count[1], 400);
+    /* The server knows it skipped frames for the slow one. */
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 1); put_kv_str(&b, "t", "stats"); wire_msg_end(&b);
+    send_msg(&good, &b);
+    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "stats"));
+    uint64_t skipped;
+    ck_assert_int_eq(wire_get_u64(&m, "frames_skipped", &skipped), 0);
+    ck_assert_uint_gt(skipped, 100);
+    wire_buf_free(&b);
+    cli_close(&slow);
+    cli_close(&good);
+    cli_frame_free(&tg.f[1]);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* ---- inputs -------------------------------------------------------------------------------------- */
+typedef struct acked {
+    uint32_t client, seq;
+    uint64_t tick;
+    sim_input in;
+} acked;
+
+static void send_paint(cli_conn *c, uint32_t seq, int x, int y, int r, int el, acked *log, uint32_t client)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    wire_put_map(&b, 5);
+    put_kv_str(&b, "t", "input");
+    wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    wire_put_str(&b, "seq"); wire_put_uint(&b, seq);
+    put_kv_str(&b, "kind", "paint");
+    wire_put_str(&b, "args"); wire_put_array(&b, 4);
+    wire_put_int(&b, x); wire_put_int(&b, y); wire_put_int(&b, r); wire_put_int(&b, el);
+    wire_msg_end(&b);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+    memset(log, 0, sizeof *log);
+    log->client = client;
+    log->seq = seq;
+    log->in.client = client;
+    log->in.seq = seq;
+    log->in.kind = 0;
+    log->in.nargs = 4;
+    log->in.args[0] = x; log->in.args[1] = y; log->in.args[2] = r; log->in.args[3] = el;
+}
+
+static uint32_t welcome_client(const wire_msg *w)
+{
+    uint64_t id;
+    ck_assert_int_eq(wire_get_u64(w, "client", &id), 0);
+    return (uint32_t)id;
+}
+
+/* Wait for the ack of (conn, seq); record its tick. */
+static void wait_ack(cli_conn *c, tracker *t, acked *a)
+{
+    wire_msg m;
+    ck_assert_msg(recv_until_not_frame(c, t, &m, 5000) == 1, "no ack for seq %u", a->seq);
+    ck_assert_msg(cli_msg_is(&m, "ack"), "expected an ack");
+    uint64_t seq, tick;
+    ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+    ck_assert_int_eq(wire_get_u64(&m, "tick", &tick), 0);
+    ck_assert_uint_eq(seq, a->seq);
+    a->tick = tick;
+    a->in.tick = tick;
+}
+
+START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:seed=5:w=64,h=64,scene=empty", NULL };
+    server_start(&sv, extra);
+    cli_conn p1, p2, v, watch;
+    wire_msg w1, w2;
+    static tracker t1, t2, tv, tw;
+    memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2); memset(&tv, 0, sizeof tv); memset(&tw, 0, sizeof tw);
+    connect_hello(&watch, &sv, "watcher", NULL, NULL);
+    sub(&watch, 1, 1, NULL, NULL);
+    connect_hello(&p1, &sv, "p1", PLAYER, &w1);
+    uint32_t c1 = welcome_client(&w1);
+    connect_hello(&p2, &sv, "p2", ADMIN, &w2);           /* admins may play too */
+    uint32_t c2 = welcome_client(&w2);
+    ck_assert_uint_lt(c1, c2);
+    connect_hello(&v, &sv, "viewer", NULL, NULL);
+    /* Bursts from both players at the same spot with different elements: the order decides. */
+    enum { N = 12 };
+    acked log[2 * N];
+    int same_tick = 0;
+    for (int k = 0; k < N; k++) {
+        send_paint(&p2, 100 + k, 32, 20 + k, 6, 4 + (k % 3), &log[2 * k + 1], c2);     /* first on the wire */
+        send_paint(&p1, 1 + k, 32, 20 + k, 6, 3, &log[2 * k], c1);
+        wait_ack(&p2, &t2, &log[2 * k + 1]);
+        wait_ack(&p1, &t1, &log[2 * k]);
+        same_tick += log[2 * k].tick == log[2 * k + 1].tick;
+        usleep(3000 * (k % 4));
+    }
+    ck_assert_msg(same_tick > 0, "no two inputs landed on the same tick");
+    /* A viewer's input is refused. */
+    acked dummy;
+    send_paint(&v, 1, 1, 1, 1, 3, &dummy, 0);
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    const char *code;
+    size_t cl;
+    wire_get_str(&m, "code", &code, &cl);
+    ck_assert(wire_str_eq((const uint8_t *)code, cl, "forbidden"));
+    uint64_t seq;
+    ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+    ck_assert_uint_eq(seq, 1);
+    /* A headless replica fed the acked inputs at their ticks, in (client, seq) order, reaches the
+     * state hash the server streamed. */
+    uint64_t last = 0;
+    for (int i = 0; i < 2 * N; i++) last = log[i].tick > last ? log[i].tick : last;
+    uint64_t target = last + 30;
+    while (tw.last_tick[1] < target) ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 2000), 0);
+    /* The watcher's frame at `target` carries sh; find it by stepping a replica to it. */
+    char err[256];
+    sim_config cfg = sim_config_default();
+    cfg.kind = "sand"; cfg.seed = 5; cfg.params = "w=64,h=64,scene=empty"; cfg.err = err; cfg.errlen = sizeof err;
+    int rc;
+    sim_world *rep = sim_world_create(&cfg, &rc);
+    ck_assert_ptr_nonnull(rep);
+    while (sim_world_tick(rep) < tw.last_tick[1]) {
+        for (int i = 0; i < 2 * N; i++)
+            if (log[i].tick == sim_world_tick(rep)) ck_assert_int_eq(sim_world_input(rep, &log[i].in), 0);
+        sim_world_step(rep);
+    }
+    ck_assert_msg(sim_world_hash(rep) == tw.f[1].sh, "the server's state differs from the replica's");
+    /* And the opposite order would not have matched: the test can fail. */
+    sim_world *alt = sim_world_create(&cfg, &rc);
+    while (sim_world_tick(alt) < tw.last_tick[1]) {
+        for (int i = 0; i < 2 * N; i++)
+            if (log[i].tick == sim_world_tick(alt)) {
+                sim_input x = log[i].in;
+                x.client = x.client == c1 ? c2 : c1;          /* swap the players' order */
+                ck_assert_int_eq(sim_world_input(alt, &x), 0);
+            }
+        sim_world_step(alt);
+    }
+    ck_assert_uint_ne(sim_world_hash(alt), tw.f[1].sh);
+    sim_world_destroy(rep);
+    sim_world_destroy(alt);
+    cli_close(&p1); cli_close(&p2); cli_close(&v); cli_close(&watch);
+    cli_frame_free(&tw.f[1]);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* ---- admin, ping, shutdown -------------------------------------------------------------------- */
+START_TEST(admin_creates_and_closes_worlds_ping_echoes)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:w=32,h=32,scene=empty", NULL };
+    server_start(&sv, extra);
+    cli_conn a, v;
+    static tracker ta, tv;
+    memset(&ta, 0, sizeof ta); memset(&tv, 0, sizeof tv);
+    connect_hello(&a, &sv, "admin", ADMIN, NULL);
+    connect_hello(&v, &sv, "viewer", NULL, NULL);
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg m;
+    /* ping echoes any value verbatim */
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "ping"); wire_put_str(&b, "n");
+    wire_put_array(&b, 3); wire_put_int(&b, -5); wire_put_str(&b, "x"); wire_put_nil(&b); wire_msg_end(&b);
+    send_msg(&v, &b);
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "pong"));
+    const wire_val *n = wire_msg_get(&m, "n");
+    ck_assert_ptr_nonnull(n);
+    ck_assert_int_eq(n->type, WIRE_ARRAY);
+    ck_assert_int_eq(n->rawlen, 5);
+    ck_assert_int_eq(memcmp(n->raw, "\x93\xfb\xa1x\xc0", 5), 0);
+    /* create */
+    wire_msg_begin(&b); wire_put_map(&b, 4); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "sand");
+    wire_put_str(&b, "seed"); wire_put_uint(&b, 8); put_kv_str(&b, "params", "w=48,h=40,scene=bench"); wire_msg_end(&b);
+    send_msg(&a, &b);
+    ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "created"));
+    const wire_val *wv = wire_msg_get(&m, "world");
+    ck_assert_ptr_nonnull(wv);
+    wire_msg wm;
+    ck_assert_int_eq(wire_msg_decode(wv->raw, wv->rawlen, &wm), 0);
+    uint64_t id, w, h;
+    ck_assert_int_eq(wire_get_u64(&wm, "id", &id), 0);
+    ck_assert_int_eq(wire_get_u64(&wm, "w", &w), 0);
+    ck_assert_int_eq(wire_get_u64(&wm, "h", &h), 0);
+    ck_assert_uint_eq(w, 48);
+    ck_assert_uint_eq(h, 40);
+    /* bad creates */
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "marble"); wire_msg_end(&b);
+    expect_error_msg(&a, &ta, &b, "bad_kind");
+    wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "sand"); put_kv_str(&b, "params", "w=5"); wire_msg_end(&b);
+    expect_error_msg(&a, &ta, &b, "bad_params");
+    /* the viewer watches the new world, then the admin closes it */
+    sub(&v, (uint32_t)id, 1, NULL, NULL);
+    while (tv.count[id] < 30) ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 2000), 0);
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "close"); wire_put_str(&b, "world"); wire_put_uint(&b, id); wire_msg_end(&b);
+    send_msg(&a, &b);
+    ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "closed"));
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "closed"));
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);   /* no more frames */
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, id); wire_msg_end(&b);
+    expect_error_msg(&v, &tv, &b, "unknown_world");
+    wire_buf_free(&b);
+    cli_close(&a);
+    cli_close(&v);
+    for (int i = 0; i < 16; i++) cli_frame_free(&tv.f[i]);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+START_TEST(sigterm_shuts_down_cleanly_with_clients_attached)
+{
+    server sv;
+    const char *const extra[] = { NULL };
+    server_start(&sv, extra);
+    cli_conn c[5];
+    for (int i = 0; i < 5; i++) {
+        connect_hello(&c[i], &sv, "w", NULL, NULL);
+        sub(&c[i], 1, 1, i % 2 ? "raw" : NULL, NULL);
+    }
+    usleep(300000);
+    /* Exit status 0 — and under the sanitizer build, LeakSanitizer would make it non-zero. */
+    ck_assert_int_eq(server_stop(&sv), 0);
+    for (int i = 0; i < 5; i++) {
+        expect_closed(&c[i]);
+        cli_close(&c[i]);
+    }
+}
+END_TEST
+
+START_TEST(bad_command_lines_are_refused)
+{
+    const char *bin = getenv("VIV_BIN");
+    char cmd[1024];
+    struct { const char *args; const char *msg; } cases[] = {
+        { "--listen nowhere", "--listen wants HOST:PORT" },
+        { "--world marble", "unknown world kind 'marble'" },
+        { "--world sand:seed=x", "seed must be a non-negative integer" },
+        { "--world sand:w=1", "sand params: w=1 must be an integer" },
+        { "--max-clients 0", "--max-clients wants an integer" },
+        { "--bogus", "unknown option '--bogus'" },
+        { "--listen 999.1.1.1:80", "is not an IPv4 or IPv6 address" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "%s/vivd %s 2>&1", bin ? bin : "../bin", cases[i].args);
+        FILE *fp = popen(cmd, "r");
+        char out[2048] = "";
+        size_t n = fread(out, 1, sizeof out - 1, fp);
+        out[n] = '\0';
+        int st = pclose(fp);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: exit %d", cases[i].args, st);
+        ck_assert_msg(strstr(out, cases[i].msg) != NULL, "%s: said '%s'", cases[i].args, out);
+    }
+    snprintf(cmd, sizeof cmd, "%s/vivd --help", bin ? bin : "../bin");
+    FILE *fp = popen(cmd, "r");
+    char out[4096] = "";
+    size_t n = fread(out, 1, sizeof out - 1, fp);
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(fp), 0);
+    ck_assert_ptr_nonnull(strstr(out, "--player-token"));
+}
+END_TEST
+
+Suite *suite_server(void)
+{
+    Suite *s = suite_create("server");
+    TCase *tc = tcase_create("e2e");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, frames_rebuild_and_match_their_hash);
+    tcase_add_test(tc, malformed_messages_get_error_codes);
+    tcase_add_test(tc, half_message_times_out);
+    tcase_add_test(tc, client_that_never_reads_costs_bounded_memory);
+    tcase_add_test(tc, inputs_are_acked_and_applied_in_client_seq_order);
+    tcase_add_test(tc, admin_creates_and_closes_worlds_ping_echoes);
+    tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
+    tcase_add_test(tc, bad_command_lines_are_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
