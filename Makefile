@@ -33,7 +33,7 @@ CFLAGS   := $(OPT) $(WARN) $(DET) $(SAN)
 LDFLAGS  := $(SAN)
 
 PNG_CFLAGS   := $(shell pkg-config --cflags libpng 2>/dev/null)
-PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null)
+PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null) -lgif
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)
@@ -61,7 +61,7 @@ LIBREPLAY   := $(BUILD)/libreplay.a
 LIBWIRE     := $(BUILD)/libwire.a
 LIBCLI      := $(BUILD)/libcli.a
 
-.PHONY: all deps run test check test-unit test-cli test-nm test-cross bench golden clean help
+.PHONY: all deps run test check test-unit test-cli test-view test-nm test-cross bench golden clean help
 all: $(BIN)/viv $(BIN)/vivd
 
 deps:
@@ -105,7 +105,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory test-nm check test-cli
+	$(MAKE) --no-print-directory test-nm check test-cli test-view
 	$(MAKE) --no-print-directory test-cross
 	@echo "make test: all passed"
 
@@ -119,6 +119,9 @@ test-nm: $(LIBSIM)
 
 test-cli: $(BIN)/viv
 	sh tests/cli.sh $(BIN)/viv
+
+test-view: $(BIN)/viv $(BIN)/vivd
+	sh tests/view.sh $(BIN)
 
 test-cross:
 	sh tests/cross.sh

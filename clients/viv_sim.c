@@ -33,7 +33,10 @@ static void sim_usage(FILE *out)
         "  --view NAME      render layer (default: the normal picture)\n"
 #ifndef VIV_NO_IMAGE
         "  --png OUT        write the last frame as an indexed PNG\n"
-        "  --scale S        PNG pixel scale, 1..16 (default 1)\n"
+        "  --gif OUT        write an animated GIF of the run (the world's own palette, real delays)\n"
+        "  --gif-every K    one GIF frame every K ticks (default: the fewest ticks that are at least\n"
+        "                   2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)\n"
+        "  --scale S        PNG/GIF pixel scale, 1..16 (default 1)\n"
 #endif
         "\n");
     for (int i = 0; i < sim_kind_count(); i++) {
@@ -61,7 +64,8 @@ static void sim_usage(FILE *out)
 int cli_sim_main(int argc, char **argv)
 {
     const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
-    uint64_t seed = 1, ticks = 600, every = 0;
+    const char *gif_path = NULL;
+    uint64_t seed = 1, ticks = 600, every = 0, gif_every = 0;
     long scale = 1;
     int render_all = 0;
     for (int i = 1; i < argc; i++) {
@@ -78,7 +82,8 @@ int cli_sim_main(int argc, char **argv)
                           strcmp(a, "--ticks") == 0 || strcmp(a, "--params") == 0 ||
                           strcmp(a, "--inputs") == 0 || strcmp(a, "--every") == 0 ||
                           strcmp(a, "--png") == 0 || strcmp(a, "--view") == 0 ||
-                          strcmp(a, "--scale") == 0)) {
+                          strcmp(a, "--scale") == 0 || strcmp(a, "--gif") == 0 ||
+                          strcmp(a, "--gif-every") == 0)) {
             fprintf(stderr, "viv sim: %s needs a value\n", a);
             return 2;
         } else if (strcmp(a, "--world") == 0) {
@@ -100,6 +105,13 @@ int cli_sim_main(int argc, char **argv)
             png = v;
         } else if (strcmp(a, "--scale") == 0) {
             if (cli_parse_int(a, v, 1, 16, &scale)) return 2;
+        } else if (strcmp(a, "--gif") == 0) {
+            gif_path = v;
+        } else if (strcmp(a, "--gif-every") == 0) {
+            if (cli_parse_u64(a, v, &gif_every) || gif_every == 0 || gif_every > 100000) {
+                fprintf(stderr, "viv sim: --gif-every needs an integer in 1..100000\n");
+                return 2;
+            }
 #endif
         } else {
             fprintf(stderr, "viv sim: unknown option '%s' (see viv sim --help)\n", a);
@@ -150,6 +162,22 @@ int cli_sim_main(int argc, char **argv)
     }
     size_t next = 0;
     int status = 0;
+#ifndef VIV_NO_IMAGE
+    rpl_gif *gif = NULL;
+    if (gif_path) {
+        const sim_kind *k = sim_world_kind(w);
+        if (!gif_every) gif_every = (2u * k->hz + 99u) / 100u;
+        gif = rpl_gif_open(gif_path, frame.w, frame.h, (int)scale, k->hz, (unsigned)gif_every, err,
+                           sizeof err);
+        if (!gif) {
+            fprintf(stderr, "viv sim: %s\n", err);
+            status = 1;
+            goto out;
+        }
+    }
+#else
+    (void)gif_path; (void)gif_every;
+#endif
     for (uint64_t t = 0; t < ticks; t++) {
         for (; next < in.n && in.v[next].tick == t; next++) {
             if (sim_world_input(w, &in.v[next]) != 0) {
@@ -162,7 +190,20 @@ int cli_sim_main(int argc, char **argv)
         sim_world_step(w);
         uint64_t done = t + 1;
         int print = (every && done % every == 0) || done == ticks;
-        if (print || render_all) sim_world_render(w, view, &frame);
+        int gif_now = 0;
+#ifndef VIV_NO_IMAGE
+        gif_now = gif && (done - 1) % gif_every == 0;
+#endif
+        if (print || render_all || gif_now) sim_world_render(w, view, &frame);
+#ifndef VIV_NO_IMAGE
+        if (gif_now && rpl_gif_frame(gif, &frame) != 0) {
+            fprintf(stderr, "viv sim: %s\n", rpl_gif_error(gif));
+            rpl_gif_abort(gif);
+            gif = NULL;
+            status = 1;
+            goto out;
+        }
+#endif
         if (print) {
             printf("%llu %016llx %016llx\n", (unsigned long long)done,
                    (unsigned long long)sim_world_hash(w),
@@ -188,10 +229,20 @@ int cli_sim_main(int argc, char **argv)
             status = 1;
         }
     }
+    if (gif) {
+        if (rpl_gif_close(gif, err, sizeof err) != 0) {
+            fprintf(stderr, "viv sim: %s\n", err);
+            status = 1;
+        }
+        gif = NULL;
+    }
 #else
     (void)png; (void)scale;
 #endif
 out:
+#ifndef VIV_NO_IMAGE
+    if (gif) rpl_gif_abort(gif);
+#endif
     sim_frame_free(&frame);
     cli_inputs_free(&in);
     sim_world_destroy(w);

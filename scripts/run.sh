@@ -1,10 +1,13 @@
 #!/bin/sh
-# make run: until vivd exists, run the headless demo sand world for 20 s of simulated time, print
-# its hash chain, and write a PNG of the last frame.
+# make run: start vivd with its demo worlds (one of every kind) on 127.0.0.1:7400, in the
+# foreground. Ctrl-C stops it cleanly.
 set -eu
 bin=${1:-bin}
-out=vivarium-demo.png
-echo "run: the demo sand world, 1,200 ticks (20 s at 60 Hz), seed 1"
-"$bin/viv" sim --world sand --seed 1 --ticks 1200 --every 300 --png "$out" --scale 3
-echo "run: wrote $out (960x540, the last frame at 3x). Open it with any image viewer."
-echo "run: try other seeds and inputs: $bin/viv sim --help"
+listen=${VIVD_LISTEN:-127.0.0.1:7400}
+cat <<MSG
+run: starting vivd on $listen with the demo worlds. Stop it with Ctrl-C.
+run: watch in another terminal:    $bin/viv view --host $listen
+run: paint as a player:            VIVD_PLAYER_TOKEN=<the player token below> $bin/viv view --host $listen
+run: load test:                    $bin/viv bot --host $listen --clients 100 --seconds 10
+MSG
+exec "$bin/vivd" --listen "$listen"

@@ -102,43 +102,55 @@ static int bits_for(int n)
 
 /* ---- encoder ----------------------------------------------------------------------------------- */
 
-/* Per-call scratch. tab[v] == gen | k marks v as seen in the current tile with local index k (a
- * new gen per tile, so the table is cleared once per call, not once per tile). */
+/* Per-call scratch. While a tile is analysed, tab[v] = 0x100 | k for each index v seen so far in
+ * it, k its local number; the tile's entries are cleared when it is done (only those: a tile
+ * has few distinct indexes, and the table starts zeroed once per call). */
 typedef struct enc_scratch {
-    uint32_t gen;                  /* the current tile's generation, in bits 8 and up */
-    uint32_t tab[256];
+    uint16_t tab[256];
     uint8_t pal[256];              /* the tile's distinct indexes in order of first appearance */
     uint8_t nib[CODEC_TILE * CODEC_TILE / 2];   /* a full-width tile packed 4 bits a pixel */
 } enc_scratch;
 
-static uint64_t load64(const uint8_t *p)
+static inline uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
     return v;
 }
 
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+    p[0] = (uint8_t)(v >> 56);
+    p[1] = (uint8_t)(v >> 48);
+    p[2] = (uint8_t)(v >> 40);
+    p[3] = (uint8_t)(v >> 32);
+    p[4] = (uint8_t)(v >> 24);
+    p[5] = (uint8_t)(v >> 16);
+    p[6] = (uint8_t)(v >> 8);
+    p[7] = (uint8_t)v;
+}
+
 /* Write the low 8·n bits of v, most significant byte first. */
-static void put_be(uint8_t *p, uint64_t v, int n)
+static inline void put_be(uint8_t *p, uint64_t v, int n)
 {
     for (int i = n - 1; i >= 0; i--, v >>= 8) p[i] = (uint8_t)v;
 }
 
 /* Little-endian whatever the host: byte 0 is the low byte (compilers make this one load). */
-static uint64_t load_le64(const uint8_t *p)
+static inline uint64_t load_le64(const uint8_t *p)
 {
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
-static uint64_t load_be64(const uint8_t *p)
+static inline uint64_t load_be64(const uint8_t *p)
 {
     return (uint64_t)p[7] | (uint64_t)p[6] << 8 | (uint64_t)p[5] << 16 | (uint64_t)p[4] << 24 |
            (uint64_t)p[3] << 32 | (uint64_t)p[2] << 40 | (uint64_t)p[1] << 48 | (uint64_t)p[0] << 56;
 }
 
 /* How many of the 8 bytes of x are not zero. */
-static size_t nonzero_bytes(uint64_t x)
+static inline size_t nonzero_bytes(uint64_t x)
 {
     const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
     uint64_t hi = (((x & lo7) + lo7) | x) & ~lo7;           /* bit 7 of each nonzero byte */
@@ -146,12 +158,12 @@ static size_t nonzero_bytes(uint64_t x)
 }
 
 /* The table entry of index v in the current tile, numbering v if it is new. */
-static inline uint32_t see(enc_scratch *s, uint32_t gen, uint32_t *n, unsigned v)
+static inline unsigned see(enc_scratch *s, unsigned *n, unsigned v)
 {
-    uint32_t e = s->tab[v];
-    if ((e & ~0xffu) != gen) {                    /* first appearance; *n ≤ 255 here */
-        e = gen | *n;
-        s->tab[v] = e;
+    unsigned e = s->tab[v];
+    if (!e) {                                      /* first appearance; *n ≤ 255 here */
+        e = 0x100u | *n;
+        s->tab[v] = (uint16_t)e;
         s->pal[(*n)++] = (uint8_t)v;
     }
     return e;
@@ -240,14 +252,18 @@ static uint8_t *put_packed(uint8_t *o, const uint8_t *src, size_t stride, int tw
                 x = (x | (x >> 4)) & 0x00ff00ff00ff00ffULL;
                 x = (x | (x >> 8)) & 0x0000ffff0000ffffULL;
                 x = (x | (x >> 16)) & 0x00000000ffffffffULL;
-                put_be(o, x, 4);
+                o[0] = (uint8_t)(x >> 24);
+                o[1] = (uint8_t)(x >> 16);
+                o[2] = (uint8_t)(x >> 8);
+                o[3] = (uint8_t)x;
                 o += 4;
             } else {
                 x = (x | (x >> 3)) & 0x0303030303030303ULL;
                 x = (x | (x >> 6)) & 0x000f000f000f000fULL;
                 x = (x | (x >> 12)) & 0x000000ff000000ffULL;
                 x = (x | (x >> 24)) & 0x000000000000ffffULL;
-                put_be(o, x, 2);
+                o[0] = (uint8_t)(x >> 8);
+                o[1] = (uint8_t)x;
                 o += 2;
             }
         }
@@ -272,18 +288,20 @@ static uint8_t *put_tile(uint8_t *o, const uint8_t *src, size_t stride, int tw, 
         return o + 2;
     }
     /* One pass: distinct indexes with their local numbers, the number of runs and, for a
-     * full-width tile, its pixels packed 4 bits each in case PACKED with 5..16 entries wins. */
-    const uint32_t gen = (s->gen += 0x100);
-    uint32_t n = 0;
+     * full-width tile, its pixels packed 4 bits each, ready if PACKED wins. */
+    unsigned n = 0;
     size_t runs = 1;
     const uint8_t *row = src;
     if (tw == CODEC_TILE) {
         uint64_t last = src[0];
         uint8_t *nib = s->nib;
-        for (int y = 0; y < th; y++, row += stride) {
-            for (int x = 0; x < CODEC_TILE; x += 2) {
-                uint32_t e0 = see(s, gen, &n, row[x]), e1 = see(s, gen, &n, row[x + 1]);
-                *nib++ = (uint8_t)(((e0 & 15u) << 4) | (e1 & 15u));
+        for (int y = 0; y < th; y++, row += stride, nib += 8) {
+            for (int x = 0; x < CODEC_TILE; x += 4) {
+                /* (e << 4) keeps k's low nibble on top and drops the 0x100 flag with the cast */
+                unsigned e0 = see(s, &n, row[x]), e1 = see(s, &n, row[x + 1]);
+                unsigned e2 = see(s, &n, row[x + 2]), e3 = see(s, &n, row[x + 3]);
+                nib[x / 2] = (uint8_t)((e0 << 4) | (e1 & 15u));
+                nib[x / 2 + 1] = (uint8_t)((e2 << 4) | (e3 & 15u));
             }
             /* Runs: count the bytes that differ from their left neighbour, 8 at a time. */
             uint64_t a = load_le64(row), b = load_le64(row + 8);
@@ -294,7 +312,7 @@ static uint8_t *put_tile(uint8_t *o, const uint8_t *src, size_t stride, int tw, 
         unsigned last = src[0];
         for (int y = 0; y < th; y++, row += stride)
             for (int x = 0; x < tw; x++) {
-                see(s, gen, &n, row[x]);
+                see(s, &n, row[x]);
                 runs += row[x] != last;
                 last = row[x];
             }
@@ -316,14 +334,17 @@ static uint8_t *put_tile(uint8_t *o, const uint8_t *src, size_t stride, int tw, 
     }
     switch (mode) {
     case MODE_PACKED:
-        return put_packed(o, src, stride, tw, th, (int)n, s);
+        o = put_packed(o, src, stride, tw, th, (int)n, s);
+        break;
     case MODE_RLE:
-        return put_rle(o, src, stride, tw, th);
+        o = put_rle(o, src, stride, tw, th);
+        break;
     default:
         *o++ = MODE_RAW;
         for (int y = 0; y < th; y++, src += stride, o += tw) memcpy(o, src, (size_t)tw);
-        return o;
     }
+    for (unsigned k = 0; k < n; k++) s->tab[s->pal[k]] = 0;
+    return o;
 }
 
 /* Does the tw-byte segment differ? Full tiles compare as two words. */
@@ -340,7 +361,6 @@ long codec_encode(wire_buf *out, const uint8_t *cur, const uint8_t *prev, int w,
     size_t bound = codec_bound(w, h);
     if (out->oom || wire_buf_reserve(out, bound) != 0) return CODEC_ENOMEM;
     enc_scratch s;
-    s.gen = 0;
     memset(s.tab, 0, sizeof s.tab);
 
     const size_t stride = (size_t)w;
@@ -430,30 +450,51 @@ static int get_tile(const uint8_t **pp, const uint8_t *end, uint8_t *dst, size_t
         int b = bits_for(n);
         size_t rowbytes = ((size_t)tw * (size_t)b + 7) / 8;
         if ((size_t)(end - p) < (size_t)n + (size_t)th * rowbytes) return CODEC_EDATA;
-        /* Entries past n carry bit 8, so one OR over the tile detects any k ≥ n. */
-        uint16_t lp[16];
-        for (int k = 0; k < 16; k++) lp[k] = k < n ? p[k] : 0x100;
+        uint8_t lp[16] = { 0 };
+        memcpy(lp, p, (size_t)n);
         p += n;
-        unsigned bad = 0;
-        if (b == 4 && tw == CODEC_TILE) {
-            for (int y = 0; y < th; y++, dst += stride)
-                for (int x = 0; x < CODEC_TILE; x += 2, p++) {
-                    unsigned hi = lp[*p >> 4], lo = lp[*p & 15];
-                    bad |= hi | lo;
-                    dst[x] = (uint8_t)hi;
-                    dst[x + 1] = (uint8_t)lo;
+        if (tw == CODEC_TILE) {
+            /* Each row as 16 nibbles, pixel 0 on top (1- and 2-bit fields widened to 4 bits);
+             * a nibble k ≥ n is caught 8 at a time: k + (16 − n) carries into bit 4 of its byte. */
+            const uint64_t lo4 = 0x0f0f0f0f0f0f0f0fULL, bit4 = 0x1010101010101010ULL;
+            const uint64_t lift = 0x0101010101010101ULL * (uint64_t)(16 - n);
+            uint64_t bad = 0;
+            for (int y = 0; y < th; y++, dst += stride, p += rowbytes) {
+                uint64_t x;
+                if (b == 4) {
+                    x = load_be64(p);
+                } else if (b == 2) {
+                    x = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+                    x = (x | (x << 16)) & 0x0000ffff0000ffffULL;
+                    x = (x | (x << 8)) & 0x00ff00ff00ff00ffULL;
+                    x = (x | (x << 4)) & lo4;
+                    x = (x | (x << 2)) & 0x3333333333333333ULL;
+                } else {
+                    x = (uint64_t)p[0] << 8 | p[1];
+                    x = (x | (x << 24)) & 0x000000ff000000ffULL;
+                    x = (x | (x << 12)) & 0x000f000f000f000fULL;
+                    x = (x | (x << 6)) & 0x0303030303030303ULL;
+                    x = (x | (x << 3)) & 0x1111111111111111ULL;
                 }
+                bad |= (((x & lo4) + lift) | (((x >> 4) & lo4) + lift)) & bit4;
+                uint8_t nib[8];
+                put_be64(nib, x);
+                for (int i = 0; i < 8; i++) {
+                    dst[2 * i] = lp[nib[i] >> 4];
+                    dst[2 * i + 1] = lp[nib[i] & 15];
+                }
+            }
+            if (bad) return CODEC_EDATA;
         } else {
             const unsigned mask = (1u << b) - 1;
             for (int y = 0; y < th; y++, dst += stride, p += rowbytes)
                 for (int x = 0; x < tw; x++) {
                     int bit = x * b;                    /* from the MSB of the row's first byte */
                     unsigned k = (p[bit >> 3] >> (8 - b - (bit & 7))) & mask;
-                    bad |= lp[k];
-                    dst[x] = (uint8_t)lp[k];
+                    if ((int)k >= n) return CODEC_EDATA;
+                    dst[x] = lp[k];
                 }
         }
-        if (bad & 0x100) return CODEC_EDATA;
         break;
     }
     case MODE_RLE: {

@@ -322,6 +322,24 @@ START_TEST(exact_bytes_hand_checked)
     static const uint8_t three_want[] = { 2, 1, 3, 10, 20, 30, 0x18, 0x61, 0xAA, 0x55 };
     assert_bytes(&b, three_want, sizeof three_want);
 
+    static const uint8_t wide3_want[] = { 2, 1, 3, 10, 20, 30, 0x18, 0x61, 0x86, 0x18 };
+    uint8_t wide[16];                              /* 16×1, 3 colours: PACKED, 2 bits, full width */
+    for (int i = 0; i < 16; i++) wide[i] = (uint8_t)(10 + 10 * (i % 3));
+    enc(&b, wide, NULL, 16, 1);
+    assert_bytes(&b, wide3_want, sizeof wide3_want);
+    ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, wide, 16, 1, 1), CODEC_OK);
+    static const uint8_t wide5_want[] = { 2, 1, 5, 100, 101, 102, 103, 104,  /* 16×1, 4 bits */
+                                          0x01, 0x23, 0x40, 0x12, 0x34, 0x01, 0x23, 0x40 };
+    for (int i = 0; i < 16; i++) wide[i] = (uint8_t)(100 + i % 5);
+    enc(&b, wide, NULL, 16, 1);
+    assert_bytes(&b, wide5_want, sizeof wide5_want);
+    ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, wide, 16, 1, 1), CODEC_OK);
+    static const uint8_t wide2_want[] = { 2, 1, 2, 7, 9, 0x4C, 0x71 };   /* 16×1, 1 bit */
+    static const uint8_t wide2[16] = { 7, 9, 7, 7, 9, 9, 7, 7, 7, 9, 9, 9, 7, 7, 7, 9 };
+    enc(&b, wide2, NULL, 16, 1);
+    assert_bytes(&b, wide2_want, sizeof wide2_want);
+    ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, wide2, 16, 1, 1), CODEC_OK);
+
     uint8_t five[5 * 16];                          /* 5×16, 5 colours: PACKED, 4 bits, padded */
     for (int i = 0; i < 5 * 16; i++) five[i] = (uint8_t)(100 + i % 5);
     enc(&b, five, NULL, 5, 16);

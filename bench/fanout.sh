@@ -1,0 +1,212 @@
+#!/bin/sh
+# bench/fanout.sh [BIN] — the fan-out benchmark: 1,000 viewers of one world at its rate on
+# loopback (viv bot), with 100 viewers for comparison, and 1,000 inputs/s on top (from one player,
+# the default, and from four).
+# Records vivd's CPU time per viewer-frame, tick lateness p50/p99/max and overruns. Goal: every
+# tick on time, and at most 2 µs of server CPU per viewer-frame.
+#
+# vivd runs pinned to CPU 0 and the bot to CPU 1 (taskset, when there is one). Each run gets a
+# fresh vivd, so lateness (cumulative in vivd's stats) covers that run's ramp-up and window only.
+# Prints a Markdown block for bench/RESULTS.md; the block is also kept in bench/out/fanout.md.
+#   BIN       directory holding viv and vivd (default bin)
+#   FANOUT_SECONDS  measured seconds per run (default 20)
+set -eu
+bin=${1:-}
+case $bin in
+    "") ;;
+    /*) ;;
+    *) bin="$(pwd)/$bin" ;;         # relative to where the script was started
+esac
+cd "$(dirname "$0")/.."
+bin=${bin:-bin}
+secs=${FANOUT_SECONDS:-20}
+for exe in "$bin/viv" "$bin/vivd"; do
+    if [ ! -x "$exe" ]; then
+        echo "fanout.sh: $exe not found; build with: make bin/viv bin/vivd" >&2
+        exit 1
+    fi
+done
+server_pin="" bot_pin=""
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+    server_pin="taskset -c 0"
+    bot_pin="taskset -c 1"
+fi
+token="fanout-bench-player"
+tmp=$(mktemp -d /tmp/vivfanout.XXXXXX)
+vivd_pid=""
+stop_vivd() {
+    if [ -n "$vivd_pid" ]; then
+        kill -TERM "$vivd_pid" 2>/dev/null || true
+        wait "$vivd_pid" 2>/dev/null || true
+        vivd_pid=""
+    fi
+}
+trap 'stop_vivd; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000"
+
+start_vivd() {
+    rm -f "$tmp/port"
+    # shellcheck disable=SC2086
+    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd 2>>"$tmp/vivd.log" &
+    vivd_pid=$!
+    i=0
+    while [ ! -s "$tmp/port" ]; do
+        i=$((i + 1))
+        if [ $i -gt 500 ] || ! kill -0 "$vivd_pid" 2>/dev/null; then
+            echo "fanout.sh: vivd did not start; its log:" >&2
+            cat "$tmp/vivd.log" >&2
+            exit 1
+        fi
+        sleep 0.01
+    done
+    port=$(cat "$tmp/port")
+}
+
+# One run: a fresh vivd, the bot with the given flags (its JSON report kept in $tmp/$1.json).
+run() {
+    name=$1
+    shift
+    start_vivd
+    # shellcheck disable=SC2086
+    if ! $bot_pin "$bin/viv" bot --host "127.0.0.1:$port" --seconds "$secs" --json "$@" \
+            >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+        echo "fanout.sh: viv bot $* failed:" >&2
+        cat "$tmp/$name.err" >&2
+        stop_vivd
+        exit 1
+    fi
+    stop_vivd
+}
+
+# A value of a run's one-line JSON report by its key path: field RUN server world overruns.
+# A small JSON walker in awk (objects, strings, numbers, true/false/null: all viv bot writes).
+# shellcheck disable=SC2016  # awk code, not shell
+json_awk='
+function skipstr(   c) {            # at an opening quote; returns the string, i after it
+    out = ""; i++
+    while (i <= n) {
+        c = substr(s, i, 1)
+        if (c == "\\") { out = out substr(s, i, 2); i += 2; continue }
+        i++
+        if (c == "\"") return out
+        out = out c
+    }
+    return out
+}
+{
+    s = $0; n = length(s); i = 1; d = 0
+    while (i <= n) {
+        c = substr(s, i, 1)
+        if (c == "{") { d++; i++; continue }
+        if (c == "}") { d--; i++; continue }
+        if (c == "," || c == " ") { i++; continue }
+        if (c != "\"") { i++; continue }
+        key[d] = skipstr()
+        i++                                    # the colon
+        path = key[1]
+        for (k = 2; k <= d; k++) path = path "." key[k]
+        c = substr(s, i, 1)
+        if (c == "{") continue
+        if (c == "\"") v = skipstr()
+        else { v = ""; while (i <= n && substr(s, i, 1) !~ /[,}]/) { v = v substr(s, i, 1); i++ } }
+        if (path == want) { print (v == "null" ? "-" : v); exit }
+    }
+}'
+field() {
+    f="$tmp/$1.json"
+    shift
+    want=$1
+    shift
+    for k in "$@"; do want="$want.$k"; done
+    awk -v want="$want" "$json_awk" "$f"
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+run v1000 --clients 1000
+run v100 --clients 100
+run v1000in --clients 1000 --inputs-per-sec 1000 --token "$token"
+run v1000in4 --clients 1000 --inputs-per-sec 1000 --players 4 --token "$token"
+
+per_frame() {    # per_frame RUN cpu_user_us: that CPU counter over the frames sent, in µs
+    awk -v c="$(field "$1" server "$2")" -v f="$(field "$1" server frames_sent)" \
+        'BEGIN { if (f > 0) printf "%.3f\n", c / f; else print "-" }'
+}
+
+row() {
+    name=$1
+    label=$2
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+        "$(field "$name" connections viewers ok)" \
+        "$(field "$name" frames per_second)" \
+        "$(field "$name" frames gaps)" \
+        "$(field "$name" frames lag_p99_ticks)" \
+        "$(field "$name" server cpu_us_per_viewer_frame)" \
+        "$(per_frame "$name" cpu_user_us)" \
+        "$(per_frame "$name" cpu_sys_us)" \
+        "$(field "$name" server cpu_percent)" \
+        "$(field "$name" server world late_p50_us)" \
+        "$(field "$name" server world late_p99_us)" \
+        "$(field "$name" server world late_max_us)" \
+        "$(field "$name" server world overruns)"
+}
+
+irow() {
+    name=$1
+    label=$2
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+        "$(field "$name" inputs sent)" \
+        "$(field "$name" inputs acks)" \
+        "$(field "$name" inputs refused) $(sed -n 's/.*"inputs":{[^}]*"errors":\({[^}]*}\).*/\1/p' "$tmp/$name.json")" \
+        "$(field "$name" connections players closed_by_server)" \
+        "$(field "$name" inputs ack_latency_us p50)" \
+        "$(field "$name" inputs ack_latency_us p99)" \
+        "$(field "$name" inputs ack_latency_us max)"
+}
+
+# Marginal cost of a viewer-frame: the difference between the 1,000- and 100-viewer runs divided
+# by the difference in frames, which removes the per-tick simulation cost both runs share.
+marginal() {
+    awk -v c1="$(field v1000 server cpu_us)" -v f1="$(field v1000 server frames_sent)" \
+        -v c0="$(field v100 server cpu_us)" -v f0="$(field v100 server frames_sent)" \
+        'BEGIN { if (f1 - f0 > 0) printf "%.3f\n", (c1 - c0) / (f1 - f0); else print "-" }'
+}
+
+bytes_per_frame() {
+    awk -v b="$(field "$1" server bytes_sent)" -v f="$(field "$1" server frames_sent)" \
+        'BEGIN { if (f > 0) printf "%.0f\n", b / f; else print "-" }'
+}
+
+mkdir -p bench/out
+{
+    echo "### $(date -u +%Y-%m-%d) — fan-out: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
+    echo
+    echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ). Server: \`${server_pin:+$server_pin }$vivd_cmd\` (a fresh one per run)."
+    echo "Bot: \`${bot_pin:+$bot_pin }$bin/viv bot --host 127.0.0.1:PORT --seconds $secs --json\` plus the flags in the first column."
+    echo "CPU per viewer-frame is Δ(vivd user+sys CPU) / Δ(frames sent) over the measured window;"
+    echo "lateness is from vivd's stats (cumulative since that vivd started: ramp-up included)."
+    echo "Load average before the runs: $load_before (other work on the machine skews every number)."
+    echo
+    echo "| bot flags | viewers ok | frames/s received | gaps | viewer lag p99 (ticks) | vivd µs CPU / viewer-frame | of it user | of it sys | vivd CPU % of a core | lateness p50 µs | p99 µs | max µs | overruns |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    row v1000 "--clients 1000"
+    row v100 "--clients 100"
+    row v1000in "--clients 1000 --inputs-per-sec 1000"
+    row v1000in4 "--clients 1000 --inputs-per-sec 1000 --players 4"
+    echo
+    echo "| bot flags | inputs sent | acked | refused | players closed by vivd | ack latency p50 µs | p99 µs | max µs |"
+    echo "|---|---|---|---|---|---|---|---|"
+    irow v1000in "--clients 1000 --inputs-per-sec 1000"
+    irow v1000in4 "--clients 1000 --inputs-per-sec 1000 --players 4"
+    echo
+    echo "Per viewer-frame at 1,000 vs 100 viewers: $(field v1000 server cpu_us_per_viewer_frame) / $(field v100 server cpu_us_per_viewer_frame) µs;"
+    echo "marginal cost of a viewer-frame (Δ CPU / Δ frames between the two runs): $(marginal) µs."
+    echo "Bytes sent per viewer-frame: $(bytes_per_frame v1000) at 1,000 viewers, $(bytes_per_frame v100) at 100."
+    echo "Bot CPU (% of a core), by row: $(field v1000 bot_cpu_percent), $(field v100 bot_cpu_percent), $(field v1000in bot_cpu_percent), $(field v1000in4 bot_cpu_percent)."
+    echo "Stats round trip on the control connection (vivd's responsiveness), mean/max µs, by row: $(field v1000 stats_rtt_us mean)/$(field v1000 stats_rtt_us max), $(field v100 stats_rtt_us mean)/$(field v100 stats_rtt_us max), $(field v1000in stats_rtt_us mean)/$(field v1000in stats_rtt_us max), $(field v1000in4 stats_rtt_us mean)/$(field v1000in4 stats_rtt_us max)."
+    if [ -s "$tmp/vivd.log" ]; then
+        echo
+        echo "vivd warnings: $(grep -c . "$tmp/vivd.log") line(s), e.g. \`$(head -n 1 "$tmp/vivd.log" | sed 's/`//g')\`"
+    fi
+} | tee bench/out/fanout.md

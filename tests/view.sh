@@ -1,0 +1,363 @@
+#!/bin/sh
+# End-to-end tests of `viv view` against a real vivd on 127.0.0.1: the non-interactive --frames
+# mode (truecolor half-blocks, a status line, only changed cells after the first frame, and a
+# picture equal to the world's own frame at that tick), the error messages, and — when tmux is
+# installed — interactive runs in a detached tmux session of a fixed size: keys, a mouse stroke,
+# switching worlds, and then q, SIGTERM and a lost server must each leave the terminal restored.
+#
+#   sh tests/view.sh bin        (the directory that holds viv and vivd)
+set -u
+bin=${1:?usage: view.sh BIN_DIR (the directory holding viv and vivd)}
+viv=$bin/viv
+vivd=$bin/vivd
+ADMIN=admin-token-for-view
+PLAYER=player-token-for-view
+tmp=$(mktemp -d /tmp/viewtest.XXXXXX)
+vivd_pid=""
+fails=0
+
+tm() { tmux -S "$tmp/tmux.sock" "$@"; }
+cleanup() {
+    if [ -n "$vivd_pid" ]; then
+        kill "$vivd_pid" 2>/dev/null
+        wait "$vivd_pid" 2>/dev/null
+    fi
+    if command -v tmux >/dev/null 2>&1 && [ -S "$tmp/tmux.sock" ]; then
+        tm kill-server 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ok() { echo "view: ok: $1"; }
+fail() { echo "view: FAIL: $1" >&2; fails=$((fails + 1)); }
+
+for f in "$viv" "$vivd"; do
+    [ -x "$f" ] || { echo "view: $f is missing (build it first: make $f)" >&2; exit 1; }
+done
+
+# Poll (every 0.1 s, at most $1 times) until the rest of the arguments succeed as a command.
+wait_until() {
+    tries=$1
+    shift
+    while [ "$tries" -gt 0 ]; do
+        "$@" && return 0
+        tries=$((tries - 1))
+        sleep 0.1
+    done
+    return 1
+}
+
+# Start vivd on a free port with two worlds: sand seed 7 (320x180, shrunk to fit) and a small
+# sand seed 3 (64x32, enlarged). Sets $host.
+start_vivd() {
+    rm -f "$tmp/port"
+    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --admin-token "$ADMIN" \
+        --player-token "$PLAYER" --quiet --world sand:seed=7 --world sand:seed=3:w=64,h=32 \
+        > "$tmp/vivd.log" 2>&1 &
+    vivd_pid=$!
+    if ! wait_until 100 grep -Eq '^[0-9]+' "$tmp/port" 2>/dev/null; then
+        echo "view: vivd did not start: $(cat "$tmp/vivd.log")" >&2
+        exit 1
+    fi
+    host=127.0.0.1:$(cat "$tmp/port")
+}
+stop_vivd() {
+    kill "$vivd_pid"
+    wait "$vivd_pid" 2>/dev/null
+    vivd_pid=""
+}
+
+# expect <name> <want-status: 0, or "fail" for any non-zero> <stderr substring or -> -- cmd...
+expect() {
+    name=$1; want=$2; msg=$3; shift 4
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    got=$?
+    if [ "$want" = fail ] && [ "$got" = 0 ]; then
+        fail "$name: exit 0, wanted a failure"; return
+    elif [ "$want" != fail ] && [ "$got" != "$want" ]; then
+        fail "$name: exit $got, wanted $want ($(head -c 300 "$tmp/err"))"; return
+    fi
+    if [ "$msg" != "-" ] && ! grep -qF -- "$msg" "$tmp/err"; then
+        fail "$name: stderr lacks '$msg': $(head -c 300 "$tmp/err")"; return
+    fi
+    ok "$name"
+}
+
+esc=$(printf '\033')
+upper=$(printf '\342\226\200')        # U+2580 UPPER HALF BLOCK
+
+# ---- a dead port: start a server, note its port, stop it ------------------------------------------
+start_vivd
+dead=$host
+stop_vivd
+expect "dead port" fail "viv view: cannot connect to $dead: Connection refused (is vivd running?)" -- \
+    "$viv" view --host "$dead" --frames 1
+
+start_vivd
+
+# ---- --frames: the non-interactive mode ---------------------------------------------------------
+expect "--help" 0 - -- "$viv" view --help
+for word in "--frames N" "--size COLSxROWS" "Tab" "Ctrl-C" "drag" "VIVD_PLAYER_TOKEN"; do
+    grep -qF -- "$word" "$tmp/out" || fail "--help does not mention $word"
+done
+
+expect "30 frames at 80x24" 0 - -- "$viv" view --host "$host" --frames 30 --size 80x24
+cp "$tmp/out" "$tmp/frames30"
+grep -qF "${esc}[38;2;" "$tmp/frames30" && ok "truecolor foreground (ESC[38;2;r;g;bm)" ||
+    fail "no ESC[38;2;…m in the output"
+grep -qF "${esc}[48;2;" "$tmp/frames30" && ok "truecolor background (ESC[48;2;r;g;bm)" ||
+    fail "no ESC[48;2;…m in the output"
+grep -qF "$upper" "$tmp/frames30" && ok "upper half-blocks" || fail "no ▀ in the output"
+grep -aq "world 1 sand  tick [0-9]" "$tmp/frames30" && ok "status line: world, kind, tick" ||
+    fail "no status line with 'world 1 sand  tick N'"
+grep -aq " fps " "$tmp/frames30" && grep -aq "B/s  viewer" "$tmp/frames30" &&
+    ok "status line: frames/s, bytes/s, role" || fail "status line lacks fps, B/s or the role"
+grep -aF "${esc}[?1049h" "$tmp/frames30" > /dev/null && fail "--frames used the alternate screen"
+
+# Only changed cells are drawn after the first frame: 30 frames cost far less than 30 first ones.
+"$viv" view --host "$host" --frames 1 --size 80x24 > "$tmp/frames1" 2> "$tmp/err"
+one=$(wc -c < "$tmp/frames1")
+thirty=$(wc -c < "$tmp/frames30")
+if [ "$one" -gt 1000 ] && [ "$thirty" -lt $((one * 10)) ]; then
+    ok "30 frames take $thirty bytes, one whole frame $one"
+else
+    fail "30 frames took $thirty bytes against $one for the first: are unchanged cells redrawn?"
+fi
+
+# The picture left on the screen after 30 frames (each drawn as the changes to the one before)
+# is the world's own frame of that tick, fitted: checked cell by cell against `viv sim --png`.
+# Three sizes: shrunk by a fraction (80x24), shrunk to fit the height (200x20), and the small
+# world enlarged by a whole factor (150x50).
+if command -v python3 > /dev/null 2>&1; then
+    cat > "$tmp/picture.py" <<'EOF'
+import re, sys, zlib, struct
+# picture.py OUT COLS ROWS PNG: replay OUT (`viv view --frames` bytes) on a COLSxROWS screen and
+# compare the picture left there with PNG, fitted as viv view fits it: nearest sampling at
+# (2i+1)·num/(2·den), one ratio for both axes, a whole factor up when the frame fits; centred.
+out, cols, rows, png = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+text = open(out, 'rb').read().decode('utf-8')
+grid = [[(None, None)] * cols for _ in range(rows)]
+fg = bg = None
+r = c = pos = 0
+seq = re.compile(r'\x1b\[([0-9;?]*)([A-Za-z])')
+while pos < len(text):
+    ch = text[pos]
+    if ch == '\x1b':
+        m = seq.match(text, pos)
+        if not m: sys.exit('unknown escape at byte %d: %r' % (pos, text[pos:pos + 12]))
+        p, f = m.group(1), m.group(2)
+        pos = m.end()
+        n = [int(x) for x in p.split(';') if x] if p else []
+        if f == 'H': r, c = (n[0] - 1, n[1] - 1) if n else (0, 0)
+        elif f == 'C': c += n[0] if n else 1
+        elif f == 'J': grid = [[(None, None)] * cols for _ in range(rows)]
+        elif f == 'm':
+            k, n = 0, n or [0]
+            while k < len(n):
+                if n[k] == 0: fg = bg = None
+                elif n[k] == 38: fg = tuple(n[k + 2:k + 5]); k += 4
+                elif n[k] == 48: bg = tuple(n[k + 2:k + 5]); k += 4
+                elif n[k] == 49: bg = None
+                k += 1
+        elif f != 'K': sys.exit('unexpected sequence ESC[%s%s' % (p, f))
+        continue
+    pos += 1
+    if ch == '\n': r += 1; c = 0; continue
+    if r < rows - 1 and c < cols:
+        grid[r][c] = {'\u2580': (fg, bg), '\u2584': (bg, fg), '\u2588': (fg, fg),
+                      ' ': (bg, bg)}.get(ch, ('?', '?'))
+    c += 1
+b = open(png, 'rb').read()            # 8-bit indexed, not interlaced (replay/image.c)
+i, idat, pal = 8, b'', []
+while i < len(b):
+    ln, t = struct.unpack('>I4s', b[i:i + 8]); d = b[i + 8:i + 8 + ln]; i += 12 + ln
+    if t == b'IHDR': fw, fh = struct.unpack('>II', d[:8])
+    elif t == b'PLTE': pal = [tuple(d[j:j + 3]) for j in range(0, len(d), 3)]
+    elif t == b'IDAT': idat += d
+raw, px, prev = zlib.decompress(idat), [], bytearray(fw)
+for y in range(fh):
+    ft, line = raw[y * (fw + 1)], bytearray(raw[y * (fw + 1) + 1:(y + 1) * (fw + 1)])
+    for x in range(fw):
+        a = line[x - 1] if x else 0; u = prev[x]; ul = prev[x - 1] if x else 0
+        if ft == 1: line[x] = (line[x] + a) & 255
+        elif ft == 2: line[x] = (line[x] + u) & 255
+        elif ft == 3: line[x] = (line[x] + (a + u) // 2) & 255
+        elif ft == 4:
+            pa, pb, pc = abs(u - ul), abs(a - ul), abs(a + u - 2 * ul)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else u if pb <= pc else ul)) & 255
+    px.append(line); prev = line
+W, H = cols, 2 * (rows - 1)
+if fw <= W and fh <= H: num, den = 1, min(W // fw, H // fh); ow, oh = fw * den, fh * den
+elif fw * H >= fh * W: num, den, ow, oh = fw, W, W, fh * W // fw
+else: num, den, ow, oh = fh, H, fw * H // fh, H
+ox, oy = (W - ow) // 2, (H - oh) // 2
+def colour(sx, sy):
+    if not (0 <= sx < ow and 0 <= sy < oh): return None
+    return pal[px[min(fh - 1, (2 * sy + 1) * num // (2 * den))]
+                 [min(fw - 1, (2 * sx + 1) * num // (2 * den))]]
+want = lambda rr, cc: (colour(cc - ox, 2 * rr - oy), colour(cc - ox, 2 * rr + 1 - oy))
+bad = [(rr, cc) for rr in range(rows - 1) for cc in range(cols) if grid[rr][cc] != want(rr, cc)]
+if bad:
+    rr, cc = bad[0]
+    sys.exit('%d of %d cells differ from the frame; first at row %d col %d: drawn %s, want %s'
+             % (len(bad), (rows - 1) * cols, rr + 1, cc + 1, grid[rr][cc], want(rr, cc)))
+EOF
+    # picture <name> <cols> <rows> <viv sim args for that world> -- <viv view args>
+    picture() {
+        pname=$1; pc=$2; pr=$3; shift 3
+        simargs=""
+        while [ "$1" != "--" ]; do simargs="$simargs $1"; shift; done
+        shift
+        "$viv" view --host "$host" --frames 30 --size "${pc}x$pr" "$@" > "$tmp/pic.out" 2> "$tmp/err" ||
+            { fail "$pname: viv view failed: $(cat "$tmp/err")"; return; }
+        tick=$(grep -ao 'tick [0-9]*' "$tmp/pic.out" | tail -1 | cut -d' ' -f2)
+        [ -n "$tick" ] || { fail "$pname: no tick in the status line"; return; }
+        # shellcheck disable=SC2086
+        "$viv" sim $simargs --ticks "$tick" --png "$tmp/pic.png" > /dev/null 2> "$tmp/err" ||
+            { fail "$pname: viv sim failed: $(cat "$tmp/err")"; return; }
+        if python3 "$tmp/picture.py" "$tmp/pic.out" "$pc" "$pr" "$tmp/pic.png" 2> "$tmp/err"; then
+            ok "$pname: the screen shows the frame of tick $tick"
+        else
+            fail "$pname: $(cat "$tmp/err")"
+        fi
+    }
+    picture "picture 80x24" 80 24 --world sand --seed 7 --
+    picture "picture 200x20" 200 20 --world sand --seed 7 --
+    picture "picture 150x50, enlarged" 150 50 --world sand --seed 3 --params w=64,h=32 -- --world 2
+else
+    echo "view: skipped: the picture check needs python3"
+fi
+
+# ---- options and errors ------------------------------------------------------------------------
+expect "--world by id" 0 - -- "$viv" view --host "$host" --world 2 --frames 3 --size 40x12
+grep -aq "world 2 sand" "$tmp/out" || fail "--world 2 does not show world 2 in the status line"
+expect "--world by kind" 0 - -- "$viv" view --host "$host" --world sand --frames 2 --view normal
+expect "--every 5" 0 - -- "$viv" view --host "$host" --every 5 --frames 3
+ticks=$(grep -ao 'tick [0-9]*' "$tmp/out" | cut -d' ' -f2 | sort -un)
+for t in $ticks; do [ $((t % 5)) = 0 ] || fail "--every 5 drew tick $t"; done
+expect "player token" 0 - -- "$viv" view --host "$host" --token "$PLAYER" --frames 2 --size 120x30
+grep -aq "player  element sand" "$tmp/out" || fail "a player's status line lacks 'player  element sand'"
+expect "token from VIVD_PLAYER_TOKEN" 0 - -- env VIVD_PLAYER_TOKEN="$PLAYER" \
+    "$viv" view --host "$host" --frames 1 --size 120x30
+grep -aq "player" "$tmp/out" || fail "VIVD_PLAYER_TOKEN did not make a player"
+expect "unknown world" 2 "viv view: no world 'marble' (worlds: 1 sand, 2 sand)" -- \
+    "$viv" view --host "$host" --world marble --frames 1
+expect "unknown world id" 2 "viv view: no world '9' (worlds: 1 sand, 2 sand)" -- \
+    "$viv" view --host "$host" --world 9 --frames 1
+expect "unknown view" 2 "world 1 (sand) has no view 'xray' (views: normal)" -- \
+    "$viv" view --host "$host" --view xray --frames 1
+expect "bad --every" 2 "--every needs an integer in 1..3600, got '0'" -- \
+    "$viv" view --host "$host" --every 0 --frames 1
+expect "bad --size" 2 "--size needs COLSxROWS" -- "$viv" view --host "$host" --frames 1 --size 80
+expect "--size without --frames" 2 "--size goes with --frames" -- \
+    "$viv" view --host "$host" --size 80x24
+expect "flag without a value" 2 "--frames needs a value" -- "$viv" view --frames
+expect "unknown option" 2 "unknown option '--colour'" -- "$viv" view --colour
+expect "wrong token" 1 "bad_token" -- "$viv" view --host "$host" --token nope --frames 1
+expect "stdout not a terminal" 2 "stdout is not a terminal; use --frames N" -- \
+    "$viv" view --host "$host"
+expect "bad host" 1 "is not HOST:PORT" -- "$viv" view --host nowhere --frames 1
+
+# ---- interactive, in tmux -----------------------------------------------------------------------
+# run_in_tmux NAME ARGS...: `viv view --host $host ARGS` in a detached 100x30 tmux session. Its pid
+# goes to NAME.pid, its exit status to NAME.rc and the terminal settings after it to NAME.stty.
+run_in_tmux() {
+    name=$1
+    shift
+    {
+        echo "sh -c 'echo \$\$ > $tmp/$name.pid; exec \"\$@\"' sh $viv view --host $host $*"
+        echo "echo \$? > $tmp/$name.rc"
+        echo "stty -a > $tmp/$name.stty 2>&1"
+        echo "sleep 600"
+    } > "$tmp/$name.sh"
+    tm new-session -d -s "$name" -x 100 -y 30 "sh $tmp/$name.sh"
+}
+pane_has() { tm capture-pane -p -t "$1" | grep -qF -- "$2"; }
+pane_flag() { tm display -p -t "$1" "#{$2}"; }
+is_file() { [ -s "$1" ]; }
+
+# After viv view has exited: its status, and every piece of terminal state put back.
+check_restored() {
+    name=$1; want=$2
+    if ! wait_until 50 is_file "$tmp/$name.rc"; then
+        fail "$name: viv view did not exit"
+        return
+    fi
+    [ "$(cat "$tmp/$name.rc")" = "$want" ] && ok "$name: exit status $want" ||
+        fail "$name: exit status $(cat "$tmp/$name.rc"), wanted $want"
+    pid=$(cat "$tmp/$name.pid")
+    kill -0 "$pid" 2>/dev/null && fail "$name: process $pid is still there"
+    [ "$(pane_flag "$name" alternate_on)" = 0 ] || fail "$name: still on the alternate screen"
+    [ "$(pane_flag "$name" cursor_flag)" = 1 ] || fail "$name: the cursor is still hidden"
+    [ "$(pane_flag "$name" mouse_any_flag)" = 0 ] || fail "$name: mouse reporting is still on"
+    [ "$(pane_flag "$name" mouse_sgr_flag)" = 0 ] || fail "$name: SGR mouse mode is still on"
+    grep -Eq '(^|[ ;])icanon( |;|$)' "$tmp/$name.stty" &&
+        grep -Eq '(^|[ ;])echo( |;|$)' "$tmp/$name.stty" ||
+        fail "$name: the terminal is still raw: $(cat "$tmp/$name.stty")"
+    pane_has "$name" "$upper" && fail "$name: the picture is left on the normal screen"
+    ok "$name: terminal restored"
+}
+
+if command -v tmux > /dev/null 2>&1; then
+    unset TMUX
+    run_in_tmux keys --token "$PLAYER"
+    if wait_until 50 pane_has keys "world 1 sand  tick"; then
+        ok "tmux: drawing, with a status line"
+        [ "$(pane_flag keys alternate_on)" = 1 ] || fail "tmux: not on the alternate screen"
+        [ "$(pane_flag keys mouse_sgr_flag)" = 1 ] || fail "tmux: a player gets no SGR mouse"
+        [ "$(pane_flag keys cursor_flag)" = 0 ] || fail "tmux: the cursor is not hidden"
+        tm capture-pane -p -t keys | grep -qF "$upper" || fail "tmux: no half-blocks on screen"
+        tm send-keys -t keys 4
+        wait_until 30 pane_has keys "element water" && ok "tmux: key 4 chooses water" ||
+            fail "tmux: key 4 did not choose water: $(tm capture-pane -p -t keys | tail -1)"
+        # A left-button stroke across the middle, as SGR mouse reports: press, motion, release.
+        tm send-keys -t keys -l "${esc}[<0;40;12M"
+        for x in 42 44 46 48 50 52 54 56 58 60; do tm send-keys -t keys -l "${esc}[<32;$x;12M"; done
+        tm send-keys -t keys -l "${esc}[<0;60;12m"
+        wait_until 30 pane_has keys "acks " && ok "tmux: a mouse stroke paints (acks counted)" ||
+            fail "tmux: no acks after a stroke: $(tm capture-pane -p -t keys | tail -1)"
+        pane_has keys "err " && fail "tmux: the stroke got errors: $(tm capture-pane -p -t keys | tail -1)"
+        tm send-keys -t keys Tab
+        wait_until 30 pane_has keys "world 2 sand  tick" && ok "tmux: Tab switches to world 2" ||
+            fail "tmux: Tab did not switch: $(tm capture-pane -p -t keys | tail -1)"
+        tm send-keys -t keys p
+        wait_until 30 pane_has keys "world 1 sand  tick" && ok "tmux: p switches back" ||
+            fail "tmux: p did not switch back"
+        tm resize-window -t keys -x 60 -y 20 2> /dev/null
+        wait_until 30 sh -c "tmux -S '$tmp/tmux.sock' capture-pane -p -t keys | sed -n 20p | grep -q 'world 1'" &&
+            ok "tmux: re-fits after a resize" || fail "tmux: no status line on row 20 after a resize"
+        tm send-keys -t keys q
+        check_restored keys 0
+    else
+        fail "tmux: no status line within 5 s: $(tm capture-pane -p -t keys)"
+    fi
+
+    run_in_tmux sigterm
+    if wait_until 50 pane_has sigterm "world 1 sand"; then
+        kill -TERM "$(cat "$tmp/sigterm.pid")"
+        check_restored sigterm 143
+    else
+        fail "sigterm: viv view did not start"
+    fi
+
+    run_in_tmux lost --token "$PLAYER"
+    if wait_until 50 pane_has lost "world 1 sand"; then
+        stop_vivd
+        check_restored lost 1
+        pane_has lost "viv view: the server closed the connection" &&
+            ok "lost: says the server closed the connection" ||
+            fail "lost: no message: $(tm capture-pane -p -t lost)"
+    else
+        fail "lost: viv view did not start"
+    fi
+else
+    echo "view: skipped: the interactive tests need tmux"
+fi
+
+if [ "$fails" -ne 0 ]; then
+    echo "view: $fails failed" >&2
+    exit 1
+fi
+echo "view: all passed"
