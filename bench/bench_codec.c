@@ -12,12 +12,13 @@
  *   zstd -3 raw    each raw frame compressed alone.
  * Sizes are the codec's bytes only (no msgpack or length framing). Times are per frame, one core,
  * the fastest of 3 runs of each operation, averaged over the run; an encoding's time includes
- * the tile codec under it. Every decode is
- * checked against the frame, so a wrong codec cannot post a good number.
+ * the tile codec under it. Every decode is checked against the frame, so a wrong codec cannot
+ * post a good number.
  *
- * Build (from the top directory, after `make`'s libraries exist in $(BUILD)):
- *   cc -O2 -std=c11 -Isim -Iserver bench/bench_codec.c build/default/libwire.a \
- *      build/default/libsim.a $(pkg-config --libs libzstd) -o build/default/bench_codec */
+ * Build by hand (from the top directory, once `make` has built the libraries):
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Isim -Iserver bench/bench_codec.c \
+ *      build/default/libwire.a build/default/libsim.a $(pkg-config --libs libzstd) \
+ *      -o build/default/bench_codec */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -278,15 +278,16 @@ static int conn_send(bot_conn *c, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Send the message built in wb and empty it. wb is emptied first: a failed send can cascade
+ * (connection lost → ramp done → a stats request) into building another message in the same
+ * buffer, and conn_send no longer needs the bytes by then. */
 static int conn_send_buf(bot_conn *c, wire_buf *wb)
 {
-    if (wb->oom) {
-        wire_buf_reset(wb);
-        return -1;
-    }
-    int rc = conn_send(c, wb->p, wb->len);
+    const uint8_t *p = wb->p;
+    size_t n = wb->len;
+    int oom = wb->oom;
     wire_buf_reset(wb);
-    return rc;
+    return oom ? -1 : conn_send(c, p, n);
 }
 
 static void send_stats(bot *b, int slot)
@@ -1221,7 +1222,7 @@ static void summarise(const bot *b, bot_summary *s)
     s->fps = s->secs > 0 ? (double)b->frames / s->secs : 0;
     s->per_viewer = b->ok[ROLE_VIEWER] ? s->fps / (double)b->ok[ROLE_VIEWER] : 0;
     s->expect_per_viewer = (double)b->hz / (double)b->o.every;
-    if (s->secs > 0 && b->ru_end.ru_utime.tv_sec + b->ru_end.ru_utime.tv_usec > 0)
+    if (s->secs >= 0.05 && b->ru_end.ru_utime.tv_sec + b->ru_end.ru_utime.tv_usec > 0)
         s->bot_cpu_pct = (double)(ru_us(&b->ru_end) - ru_us(&b->ru_start)) / (s->secs * 1e4);
     const bot_stats *a = &b->snap[1], *z = &b->snap[2];
     s->have_srv = a->have && z->have;
@@ -1233,7 +1234,7 @@ static void summarise(const bot *b, bot_summary *s)
         s->d_bytes = z->bytes_sent - a->bytes_sent;
         s->d_skipped = z->frames_skipped - a->frames_skipped;
         s->cpu_per_frame = s->d_frames ? (double)s->d_cpu / (double)s->d_frames : 0;
-        s->srv_cpu_pct = s->secs > 0 ? (double)s->d_cpu / (s->secs * 1e4) : 0;
+        s->srv_cpu_pct = s->secs >= 0.05 ? (double)s->d_cpu / (s->secs * 1e4) : 0;
         s->have_world = a->have_world && z->have_world;
         if (s->have_world) {
             s->d_ticks = z->ticks - a->ticks;
@@ -1410,7 +1411,12 @@ static void report_text(const bot *b, const bot_summary *s)
         return;
     }
     const bot_stats *z = &b->snap[2];
-    double df = s->d_frames ? (double)s->d_frames : 1.0;
+    if (!s->d_frames) {
+        fprintf(o, "server        no frames sent in the window (%.3f s CPU); %" PRIu64 " clients at the end\n",
+                (double)s->d_cpu / 1e6, z->clients);
+        return;
+    }
+    double df = (double)s->d_frames;
     fprintf(o, "server        %.3f µs CPU per viewer-frame (user %.3f + sys %.3f; %.3f s CPU for %" PRIu64
             " frames sent = %.1f%% of a core)\n"
             "              %" PRIu64 " frames skipped; %.1f MB sent (%.0f bytes a frame); %" PRIu64
@@ -1431,7 +1437,7 @@ static void bot_usage(FILE *out)
     fprintf(out,
         "usage: viv bot [--host H:P] [--clients N] [--world ID|KIND] [--seconds S]\n"
         "               [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
-        "               [--every E] [--enc tile|raw] [--verify M] [--json]\n"
+        "               [--every E] [--enc ENC] [--verify M] [--json]\n"
         "\n"
         "Load generator for vivd: many viewers of one world, optional players sending random\n"
         "valid inputs, optional slow clients that never read. Connects at most %d at a time\n"
@@ -1456,7 +1462,8 @@ static void bot_usage(FILE *out)
         "                       for a moment to see whether the server dropped them (vivd drops a\n"
         "                       client after 30 s over its output limit)\n"
         "  --every E            subscribe to every E-th tick, 1..3600 (default 1)\n"
-        "  --enc tile|raw       frame encoding for the viewers (default tile)\n"
+        "  --enc ENC            frame encoding the viewers ask for: tile (default), raw, or\n"
+        "                       another the server offers; a refusal is reported per viewer\n"
         "  --verify M           M of the N viewers rebuild every frame and check its hash\n"
         "                       (default 0; the others decode only the header)\n"
         "  --json               print the report as one JSON object on stdout\n"
@@ -1468,8 +1475,9 @@ static void bot_usage(FILE *out)
         "ack latency (send to ack: min/p50/p99/max), slow clients dropped or not, the stats\n"
         "round trip (how quickly the server answers under load), the bot's own CPU, and from\n"
         "the server's stats over the window: CPU time per viewer-frame = Δ(user+sys CPU) /\n"
-        "Δframes_sent (split into user and sys), ticks run, overruns, and tick lateness\n"
-        "p50/p99/max (cumulative since the server started, as vivd reports them).\n"
+        "Δframes_sent (split into user and sys; server-wide, so host one world to measure\n"
+        "one), ticks run, overruns, and tick lateness p50/p99/max (cumulative since the\n"
+        "server started, as vivd reports them).\n"
         "Progress goes to stderr. ^C ends the window early and reports; a second ^C stops.\n"
         "\n"
         "Exit status: 0 a completed run; 1 the run could not be done (cannot connect, no\n"
@@ -1523,8 +1531,9 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         else if (strcmp(a, "--every") == 0) rc = cli_parse_int(a, v, 1, 3600, &o->every);
         else if (strcmp(a, "--verify") == 0) rc = cli_parse_int(a, v, 0, 100000, &o->verify);
         else if (strcmp(a, "--enc") == 0) {
-            if (strcmp(v, "tile") && strcmp(v, "raw")) {
-                fprintf(stderr, "viv bot: --enc is tile or raw, got '%s'\n", v);
+            /* Passed through: the server says which encodings it knows. */
+            if (!*v || strlen(v) > 32) {
+                fprintf(stderr, "viv bot: --enc wants an encoding name such as tile or raw, got '%s'\n", v);
                 return -1;
             }
             o->enc = v;

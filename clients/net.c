@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "codec.h"
 #include "net.h"
 
@@ -221,6 +222,7 @@ void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, c
 void cli_frame_free(cli_frame *cf)
 {
     sim_frame_free(&cf->f);
+    free(cf->zbuf);
     memset(cf, 0, sizeof *cf);
 }
 
@@ -280,6 +282,30 @@ int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
             return -1;
         }
         memcpy(cf->f.px, data->p, data->n);
+    } else if (wire_str_eq((const uint8_t *)enc, encl, "tile.zst")) {
+        /* One stateless zstd frame around tile data, never larger than codec_bound. */
+        size_t bound = codec_bound((int)w, (int)h);
+        unsigned long long content = ZSTD_getFrameContentSize(data->p, data->n);
+        if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+            content > bound) {
+            snprintf(err, errlen, "tile.zst data is not one zstd frame of at most %zu bytes", bound);
+            return -1;
+        }
+        if (cf->zcap < bound) {
+            uint8_t *p = realloc(cf->zbuf, bound);
+            if (!p) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            cf->zbuf = p;
+            cf->zcap = bound;
+        }
+        size_t n = ZSTD_decompress(cf->zbuf, cf->zcap, data->p, data->n);
+        if (ZSTD_isError(n) || codec_decode(cf->zbuf, n, cf->f.px, (int)w, (int)h, key) != CODEC_OK) {
+            snprintf(err, errlen, "tile.zst data does not decode");
+            cf->have_key = 0;
+            return -1;
+        }
     } else if (wire_str_eq((const uint8_t *)enc, encl, "tile")) {
         if (codec_decode(data->p, data->n, cf->f.px, (int)w, (int)h, key) != CODEC_OK) {
             snprintf(err, errlen, "tile data does not decode");

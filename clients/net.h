@@ -42,6 +42,8 @@ typedef struct cli_frame {
     int have_key;
     uint64_t tick;
     uint64_t sh;
+    uint8_t *zbuf;         /* decompressed tile data of a "tile.zst" frame */
+    size_t zcap;
 } cli_frame;
 
 /* Apply a "frame" message: keyframes replace, deltas patch; palette when sent. Then the frame

@@ -482,7 +482,7 @@ static int view_put_sub(vw_view *v)
 {
     const vw_world *w = &v->worlds[v->cur];
     const char *view = v->o.view && world_has_view(w, v->o.view) ? v->o.view : NULL;
-    cli_put_sub(&v->b, w->id, v->o.every, "tile", view);
+    cli_put_sub(&v->b, w->id, v->o.every, NULL, view);   /* default: tile.zst */
     return view_send(v);
 }
 

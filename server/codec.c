@@ -53,9 +53,14 @@
  *   3  RAW     tw·th bytes: the pixels in tile order.
  *   4..255     Invalid.
  *
+ * Errors. Anything else is malformed: the decoder refuses it (CODEC_EDATA) and may already have
+ * written some tiles, so a client must drop its picture and wait for the next keyframe. A frame
+ * size outside 1..4096 is CODEC_ESIZE.
+ *
  * Examples. A 16×16 keyframe of index 7: 02 00 07. A 3×2 keyframe with rows (5 5 6), (6 5 5):
- * 02 01 02 05 06 20 80 (PACKED, n = 2, b = 1, each 3-pixel row padded to a byte). A 32×16 delta
- * where only the right tile changed, to index 9: 01 02 00 09.
+ * 02 01 02 05 06 20 80 (PACKED, n = 2, b = 1, each 3-pixel row padded to a byte). A 16×16
+ * keyframe whose top 8 rows are index 1 and bottom 8 rows index 2: 02 02 01 80 01 02 80 01 (RLE,
+ * two runs of 128). A 32×16 delta where only the right tile changed, to index 9: 01 02 00 09.
  *
  * ---- Encoder (this file) ------------------------------------------------------------------------
  *
@@ -100,17 +105,9 @@ static int bits_for(int n)
     return n == 2 ? 1 : n <= 4 ? 2 : 4;
 }
 
-/* ---- encoder ----------------------------------------------------------------------------------- */
+/* ---- bytes ------------------------------------------------------------------------------------- */
 
-/* Per-call scratch. While a tile is analysed, tab[v] = 0x100 | k for each index v seen so far in
- * it, k its local number; the tile's entries are cleared when it is done (only those: a tile
- * has few distinct indexes, and the table starts zeroed once per call). */
-typedef struct enc_scratch {
-    uint16_t tab[256];
-    uint8_t pal[256];              /* the tile's distinct indexes in order of first appearance */
-    uint8_t nib[CODEC_TILE * CODEC_TILE / 2];   /* a full-width tile packed 4 bits a pixel */
-} enc_scratch;
-
+/* Host order: for comparisons only, where byte order does not matter. */
 static inline uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
@@ -118,6 +115,7 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 
+/* PACKED rows are most significant bit first, so they are handled as big-endian words. */
 static inline void put_be64(uint8_t *p, uint64_t v)
 {
     p[0] = (uint8_t)(v >> 56);
@@ -156,6 +154,17 @@ static inline size_t nonzero_bytes(uint64_t x)
     uint64_t hi = (((x & lo7) + lo7) | x) & ~lo7;           /* bit 7 of each nonzero byte */
     return (size_t)(((hi >> 7) * 0x0101010101010101ULL) >> 56);
 }
+
+/* ---- encoder ----------------------------------------------------------------------------------- */
+
+/* Per-call scratch. While a tile is analysed, tab[v] = 0x100 | k for each index v seen so far in
+ * it, k its local number; the tile's entries are cleared when it is done (only those: a tile
+ * has few distinct indexes, and the table starts zeroed once per call). */
+typedef struct enc_scratch {
+    uint16_t tab[256];
+    uint8_t pal[256];              /* the tile's distinct indexes in order of first appearance */
+    uint8_t nib[CODEC_TILE * CODEC_TILE / 2];   /* a full-width tile packed 4 bits a pixel */
+} enc_scratch;
 
 /* The table entry of index v in the current tile, numbering v if it is new. */
 static inline unsigned see(enc_scratch *s, unsigned *n, unsigned v)

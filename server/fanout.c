@@ -7,6 +7,7 @@
  * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include "codec.h"
 #include "srv.h"
 
@@ -78,14 +79,25 @@ void srv_stream_detach(srv_world *w, srv_sub *sub)
     }
 }
 
-/* Build one frame message. data: the tile encoding (delta when prev != NULL) or the raw pixels. */
-static srv_msg *build_frame(srv_world *w, const srv_stream *st, uint64_t tick, const sim_frame *f,
-                            uint64_t fh, uint64_t sh, int key, int with_pal)
+/* Build one frame message. data: the tile encoding (a delta when not key), zstd-compressed as one
+ * stateless frame when the stream asks for it and it is smaller, or the raw pixels. */
+static srv_msg *build_frame(srv *s, srv_world *w, const srv_stream *st, uint64_t tick,
+                            const sim_frame *f, uint64_t fh, uint64_t sh, int key, int with_pal)
 {
     wire_buf b;
     wire_buf_init(&b);
     size_t pixels = (size_t)w->fw * (size_t)w->fh;
-    if (wire_buf_reserve(&b, codec_bound(w->fw, w->fh) + pixels / 64 + 1024) != 0) goto oom;
+    const uint8_t *data = f->px;
+    size_t dlen = pixels;
+    const char *enc = "raw";
+    if (st->enc != SRV_ENC_RAW) {
+        wire_buf_reset(&s->scratch);
+        if (codec_encode(&s->scratch, f->px, key ? NULL : st->prev, f->w, f->h) < 0) goto oom;
+        data = s->scratch.p;
+        dlen = s->scratch.len;
+        enc = "tile";
+    }
+    if (wire_buf_reserve(&b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) goto oom;
     wire_msg_begin(&b);
     wire_put_map(&b, with_pal ? 12 : 11);
     wire_put_str(&b, "t"); wire_put_str(&b, "frame");
@@ -99,19 +111,25 @@ static srv_msg *build_frame(srv_world *w, const srv_stream *st, uint64_t tick, c
         wire_put_str(&b, "pal");
         wire_put_bin(&b, f->pal.rgb, (size_t)f->pal.count * 3);
     }
-    wire_put_str(&b, "enc"); wire_put_str(&b, st->enc == SRV_ENC_RAW ? "raw" : "tile");
+    size_t zlen = 0;
+    uint8_t *z = NULL;
+    /* Tiny messages (a palette-only change is one byte) are not worth a zstd frame header. */
+    if (st->enc == SRV_ENC_TILEZ && dlen > 32) {
+        z = b.p + b.cap - ZSTD_compressBound(dlen);      /* compress into the reserve's tail */
+        size_t r = ZSTD_compressCCtx(s->zctx, z, ZSTD_compressBound(dlen), data, dlen, 1);
+        if (!ZSTD_isError(r) && r < dlen) zlen = r;
+    }
+    wire_put_str(&b, "enc"); wire_put_str(&b, zlen ? "tile.zst" : enc);
     wire_put_str(&b, "data");
-    if (st->enc == SRV_ENC_RAW) {
-        wire_put_bin(&b, f->px, pixels);
+    if (zlen) {
+        /* The compressed bytes sit in the buffer's tail, beyond anything written so far. */
+        uint8_t tmp[5] = { 0xc6, (uint8_t)(zlen >> 24), (uint8_t)(zlen >> 16), (uint8_t)(zlen >> 8),
+                           (uint8_t)zlen };
+        wire_put_raw(&b, tmp, 5);
+        memmove(b.p + b.len, z, zlen);
+        b.len += zlen;
     } else {
-        /* bin32 header patched after encoding: the size is known only then. */
-        size_t at = b.len;
-        uint8_t hdr[5] = { 0xc6, 0, 0, 0, 0 };
-        wire_put_raw(&b, hdr, 5);
-        long n = codec_encode(&b, f->px, key ? NULL : st->prev, f->w, f->h);
-        if (n < 0 || b.oom) goto oom;
-        b.p[at + 1] = (uint8_t)(n >> 24); b.p[at + 2] = (uint8_t)(n >> 16);
-        b.p[at + 3] = (uint8_t)(n >> 8); b.p[at + 4] = (uint8_t)n;
+        wire_put_bin(&b, data, dlen);
     }
     wire_put_str(&b, "fh"); wire_put_uint(&b, fh);
     wire_put_str(&b, "sh"); wire_put_uint(&b, sh);
@@ -162,8 +180,8 @@ void srv_fanout_tick(srv *s, srv_world *w)
             w->sh_tick = tick;
         }
         int pal_changed = !st->have_prev || st->prev_pv != f->pal.version;
-        srv_msg *key = want_key ? build_frame(w, st, tick, f, w->frame_fh[st->view], w->sh, 1, 1) : NULL;
-        srv_msg *delta = want_delta ? build_frame(w, st, tick, f, w->frame_fh[st->view], w->sh, 0,
+        srv_msg *key = want_key ? build_frame(s, w, st, tick, f, w->frame_fh[st->view], w->sh, 1, 1) : NULL;
+        srv_msg *delta = want_delta ? build_frame(s, w, st, tick, f, w->frame_fh[st->view], w->sh, 0,
                                                   pal_changed) : NULL;
         if ((want_key && !key) || (want_delta && !delta)) {
             srv_log(s, SRV_LOG_ERROR, "world %u: out of memory building frame %llu", w->id,

@@ -124,15 +124,16 @@ static void on_sub(srv_client *c, const wire_msg *m)
     uint64_t every = 1;
     int rc = wire_get_u64(m, "every", &every);
     if (rc == -2 || every < 1 || every > 3600) { field_error(c, -2, "every", "an integer in 1..3600", NULL); return; }
-    int enc = SRV_ENC_TILE;
+    int enc = SRV_ENC_TILEZ;
     const char *s;
     size_t n;
     rc = wire_get_str(m, "enc", &s, &n);
-    if (rc == -2) { field_error(c, rc, "enc", "\"raw\" or \"tile\"", NULL); return; }
+    if (rc == -2) { field_error(c, rc, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return; }
     if (rc == 0) {
         if (wire_str_eq((const uint8_t *)s, n, "raw")) enc = SRV_ENC_RAW;
-        else if (!wire_str_eq((const uint8_t *)s, n, "tile"))
-            { field_error(c, -2, "enc", "\"raw\" or \"tile\"", NULL); return; }
+        else if (wire_str_eq((const uint8_t *)s, n, "tile")) enc = SRV_ENC_TILE;
+        else if (!wire_str_eq((const uint8_t *)s, n, "tile.zst"))
+            { field_error(c, -2, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return; }
     }
     int view = 0;
     rc = wire_get_str(m, "view", &s, &n);

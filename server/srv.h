@@ -45,7 +45,7 @@ typedef struct srv_client srv_client;
 typedef struct srv_world srv_world;
 
 /* ---- streams and subscriptions ----------------------------------------------------------------- */
-enum { SRV_ENC_TILE, SRV_ENC_RAW };
+enum { SRV_ENC_TILE, SRV_ENC_RAW, SRV_ENC_TILEZ };   /* "tile", "raw", "tile.zst" */
 
 typedef struct srv_sub srv_sub;
 
@@ -154,6 +154,7 @@ struct srv {
     uint32_t next_client_id;
     int stopping;
     wire_buf scratch;      /* message building */
+    void *zctx;            /* ZSTD_CCtx, reused for every stateless compression */
     uint64_t frames_sent, bytes_sent, msgs_dropped;
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <zstd.h>
 #include "srv.h"
 
 static void usage(FILE *out)
@@ -202,6 +203,11 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    s.zctx = ZSTD_createCCtx();
+    if (!s.zctx) {
+        fprintf(stderr, "vivd: out of memory (zstd context)\n");
+        return 1;
+    }
     s.loop = uv_default_loop();
     for (int i = 0; i < nworlds; i++)
         if (parse_world(&s, worlds[i]) != 0) return 2;
@@ -263,6 +269,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;
     wire_buf_free(&s.scratch);
+    ZSTD_freeCCtx(s.zctx);
     rc = uv_loop_close(s.loop);
     if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
     srv_log(&s, SRV_LOG_INFO, "stopped");

@@ -150,11 +150,34 @@ static void put_i(char *dst, size_t cap, size_t *n, long long v)
     }
 }
 
+static void vfmt(char *dst, size_t cap, const char *fmt, va_list ap);
+
 void sim__fmt(char *dst, size_t cap, const char *fmt, ...)
 {
-    if (!dst || cap == 0) return;
     va_list ap;
     va_start(ap, fmt);
+    vfmt(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
+void sim_diff_line(sim_diff_out *o, const char *fmt, ...)
+{
+    o->lines++;
+    if (o->lines > o->max_lines || !o->buf || o->len + 2 >= o->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfmt(o->buf + o->len, o->cap - o->len, fmt, ap);
+    va_end(ap);
+    o->len += strlen(o->buf + o->len);
+    if (o->len + 1 < o->cap) {
+        o->buf[o->len++] = '\n';
+        o->buf[o->len] = '\0';
+    }
+}
+
+static void vfmt(char *dst, size_t cap, const char *fmt, va_list ap)
+{
+    if (!dst || cap == 0) return;
     size_t n = 0;
     for (const char *p = fmt; *p; p++) {
         if (*p != '%') {
@@ -186,5 +209,4 @@ void sim__fmt(char *dst, size_t cap, const char *fmt, ...)
         }
     }
     dst[n < cap ? n : cap - 1] = '\0';
-    va_end(ap);
 }

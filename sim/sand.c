@@ -1090,6 +1090,43 @@ static int sand_check_input(const void *impl, const sim_input *in, char *err, si
     return 0;       /* the table's ranges say it all: radius ≤ 64, a known element */
 }
 
+/* Desync report: every differing cell (element, life, flags, velocity) and dirty rectangle. */
+static void describe_cell(uint32_t c, char *out, size_t cap)
+{
+    int fl = CELL_FLAGS(c);
+    sim__fmt(out, cap, "%s%s%s life %d v(%d,%d)", element_names[CELL_EL(c) < SAND_NELEMENTS ? CELL_EL(c) : 0],
+             (fl & SAND_F_LOOSE) ? " loose" : "", (fl & SAND_F_BURNING) ? " burning" : "",
+             CELL_LIFE(c), CELL_VX(c), CELL_VY(c));
+}
+
+static long sand_diff(const void *ia, const void *ib, sim_diff_out *o)
+{
+    const sand_world *a = ia, *b = ib;
+    long n = 0;
+    if (a->w != b->w || a->h != b->h) {
+        sim_diff_line(o, "size: %dx%d → %dx%d", a->w, a->h, b->w, b->h);
+        return 1;
+    }
+    char da[64], db[64];
+    for (int y = 0; y < a->h; y++)
+        for (int x = 0; x < a->w; x++) {
+            uint32_t ca = a->cells[y * a->w + x], cb = b->cells[y * b->w + x];
+            if (ca == cb) continue;
+            describe_cell(ca, da, sizeof da);
+            describe_cell(cb, db, sizeof db);
+            sim_diff_line(o, "cell (%d,%d): %s → %s", x, y, da, db);
+            n++;
+        }
+    for (int k = 0; k < a->ncx * a->ncy; k++) {
+        const rect16 *ra = &a->nxt[k], *rb = &b->nxt[k];
+        if (memcmp(ra, rb, sizeof *ra) == 0) continue;
+        sim_diff_line(o, "chunk (%d,%d) dirty rect: %d,%d..%d,%d → %d,%d..%d,%d", k % a->ncx, k / a->ncx,
+                      ra->x0, ra->y0, ra->x1, ra->y1, rb->x0, rb->y0, rb->x1, rb->y1);
+        n++;
+    }
+    return n;
+}
+
 static const char *const sand_views[] = { "normal" };
 
 const sim_kind sim__kind_sand = {
@@ -1115,6 +1152,7 @@ const sim_kind sim__kind_sand = {
     .save_max = sand_save_max,
     .save = sand_save,
     .load = sand_load,
+    .diff = sand_diff,
 };
 
 /* ---- inspection for tests ------------------------------------------------------------------- */

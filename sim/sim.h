@@ -172,6 +172,13 @@ typedef struct sim_params {
 } sim_params;
 
 typedef struct sim_writer sim_writer;
+/* A desync report under construction: text lines, capped. */
+typedef struct sim_diff_out {
+    char *buf;
+    size_t cap, len;
+    long lines, max_lines;            /* lines past max_lines are counted, not written */
+} sim_diff_out;
+void sim_diff_line(sim_diff_out *o, const char *fmt, ...);   /* %s %d %u %lld %llu %c */
 typedef struct sim_reader sim_reader;
 typedef struct sim_kind sim_kind;
 
@@ -209,6 +216,9 @@ struct sim_kind {
     size_t (*save_max)(const void *impl);
     void (*save)(const void *impl, sim_writer *wr);
     int (*load)(void *impl, sim_reader *rd);        /* into a bare impl; errors leave it junk */
+    /* Describe how two loaded states of this kind differ, field by field, appending lines to out
+     * (sim_diff_line). Returns the number of differing fields found. For desync reports. */
+    long (*diff)(const void *a, const void *b, sim_diff_out *out);
 };
 
 int sim_kind_count(void);
@@ -256,6 +266,12 @@ size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap);   /* bytes,
  * On any error w is left exactly as it was. */
 int sim_world_load(sim_world *w, const uint8_t *buf, size_t len);
 uint64_t sim_world_hash(const sim_world *w);       /* XXH3-64 of the saved bytes */
+/* Field-by-field comparison of two saved states of the same kind (a desync report): writes up to
+ * max_lines lines such as `cell (12,40): sand → water` into out (NUL-terminated, truncated to
+ * cap) and returns the number of differences, 0 if the states are equal, or a negative SIM_E…
+ * if either blob does not load. */
+long sim_state_diff(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, char *out,
+                    size_t cap, long max_lines);
 /* Peek at a saved blob's header without a world: kind id, seed, tick, params. */
 int sim_state_peek(const uint8_t *buf, size_t len, uint16_t *kind_id, uint64_t *seed,
                    uint64_t *tick, char *params, size_t paramslen);

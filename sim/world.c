@@ -743,3 +743,83 @@ done:
 }
 
 void *sim__world_impl(sim_world *w) { return w->impl; }
+
+/* ---- desync reports ------------------------------------------------------------------------------ */
+static sim_world *world_from_blob(const uint8_t *buf, size_t len, int *rc)
+{
+    uint16_t kid;
+    uint64_t seed, tick;
+    char params[SIM_PARAMS_MAX];
+    *rc = sim_state_peek(buf, len, &kid, &seed, &tick, params, sizeof params);
+    if (*rc) return NULL;
+    const sim_kind *k = sim_kind_by_id(kid);
+    if (!k) {
+        *rc = SIM_EWRONGKIND;
+        return NULL;
+    }
+    sim_config cfg = sim_config_default();
+    cfg.kind = k->name;
+    cfg.seed = seed;
+    cfg.params = params;
+    sim_world *w = sim_world_create(&cfg, rc);
+    if (!w) return NULL;
+    *rc = sim_world_load(w, buf, len);
+    if (*rc) {
+        sim_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+long sim_state_diff(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, char *out,
+                    size_t cap, long max_lines)
+{
+    sim_diff_out o = { out, cap, 0, 0, max_lines };
+    if (out && cap) out[0] = '\0';
+    int rc;
+    sim_world *wa = world_from_blob(a, alen, &rc);
+    if (!wa) return rc;
+    sim_world *wb = world_from_blob(b, blen, &rc);
+    if (!wb) {
+        sim_world_destroy(wa);
+        return rc;
+    }
+    long before;
+    if (wa->kind != wb->kind) {
+        sim_diff_line(&o, "kind: %s → %s", wa->kind->name, wb->kind->name);
+        goto done;
+    }
+    if (wa->seed != wb->seed)
+        sim_diff_line(&o, "seed: %llu → %llu", (unsigned long long)wa->seed, (unsigned long long)wb->seed);
+    if (wa->tick != wb->tick)
+        sim_diff_line(&o, "tick: %llu → %llu", (unsigned long long)wa->tick, (unsigned long long)wb->tick);
+    if (strcmp(wa->params, wb->params) != 0) {
+        sim_diff_line(&o, "params: %s → %s", wa->params, wb->params);
+        goto done;                    /* different shapes: a payload diff would be noise */
+    }
+    for (uint32_t i = 0; i < wa->nqueue || i < wb->nqueue; i++) {
+        const sim_input *x = i < wa->nqueue ? &wa->queue[i] : NULL, *y = i < wb->nqueue ? &wb->queue[i] : NULL;
+        if (x && y && memcmp(x, y, sizeof *x) == 0) continue;
+        sim_diff_line(&o, "queued input %u: %s → %s", (unsigned)i,
+                      x ? wa->kind->inputs[x->kind].name : "(none)",
+                      y ? wb->kind->inputs[y->kind].name : "(none)");
+    }
+    before = o.lines;
+    if (wa->kind->diff) wa->kind->diff(wa->impl, wb->impl, &o);
+    if (o.lines == before && sim_world_hash(wa) != sim_world_hash(wb))
+        sim_diff_line(&o, "%s state differs (no field-level description available)", wa->kind->name);
+done:
+    if (o.lines > max_lines && out && cap > 1) {
+        char tail[64];
+        sim__fmt(tail, sizeof tail, "… and %lld more", (long long)(o.lines - max_lines));
+        size_t l = strlen(out), t = strlen(tail);
+        if (l + t + 2 < cap) {
+            memcpy(out + l, tail, t);
+            out[l + t] = '\n';
+            out[l + t + 1] = '\0';
+        }
+    }
+    sim_world_destroy(wa);
+    sim_world_destroy(wb);
+    return o.lines;
+}

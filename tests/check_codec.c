@@ -48,7 +48,8 @@ static int dec_cmp(const uint8_t *data, size_t len, const uint8_t *into, const u
     if (into) memcpy(px, into, n);
     else memset(px, 0xA5, n);
     int rc = codec_decode(data, len, px, w, h, key);
-    if (rc == CODEC_OK && want) ck_assert_msg(memcmp(px, want, n) == 0, "%dx%d: decoded frame differs", w, h);
+    if (rc == CODEC_OK && want)
+        ck_assert_msg(memcmp(px, want, n) == 0, "%dx%d: decoded frame differs", w, h);
     free(px);
     return rc;
 }
@@ -76,8 +77,10 @@ static void fill_k_colours(uint8_t *px, int w, int h, int k, sim_rng *r)
             }
             int i = 0;
             for (int y = y0; y < y0 + T && y < h; y++)
-                for (int x = x0; x < x0 + T && x < w; x++, i++)
-                    px[(size_t)y * (size_t)w + (size_t)x] = i < k ? set[i] : set[sim_rng_below(r, (uint32_t)k)];
+                for (int x = x0; x < x0 + T && x < w; x++, i++) {
+                    uint8_t c = i < k ? set[i] : set[sim_rng_below(r, (uint32_t)k)];
+                    px[(size_t)y * (size_t)w + (size_t)x] = c;
+                }
         }
 }
 
@@ -136,12 +139,14 @@ START_TEST(keyframe_round_trip_random_frames)
         int style = (int)sim_rng_below(&r, 3), ncol = 1 + (int)sim_rng_below(&r, 20);
         for (size_t i = 0; i < n; i++) {
             if (style == 0) px[i] = (uint8_t)sim_rng_below(&r, (uint32_t)ncol);
-            else if (style == 1) px[i] = i && sim_rng_below(&r, 8) ? px[i - 1] : (uint8_t)sim_rng_next(&r);
+            else if (style == 1)
+                px[i] = i && sim_rng_below(&r, 8) ? px[i - 1] : (uint8_t)sim_rng_next(&r);
             else px[i] = (uint8_t)(((i % (size_t)w) / 5 + (i / (size_t)w) / 7) * 37);
         }
         enc(&b, px, NULL, w, h);
         ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, px, w, h, 1), CODEC_OK);
-        ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, px, w, h, 0), CODEC_OK);   /* 2 is valid in a delta */
+        /* header 2 is also valid in a delta message */
+        ck_assert_int_eq(dec_cmp(b.p, b.len, NULL, px, w, h, 0), CODEC_OK);
         free(px);
     }
     wire_buf_free(&b);
@@ -171,7 +176,8 @@ static void delta_step(wire_buf *b, uint8_t *client, const uint8_t *prev, const 
             nchanged += ch;
             if (b->p[0] == 1) {
                 int i = ty * tilesx + tx;
-                ck_assert_msg(((b->p[1 + i / 8] >> (i % 8)) & 1) == ch, "tile %d: bitmap says %d", i, !ch);
+                int bit = (b->p[1 + i / 8] >> (i % 8)) & 1;
+                ck_assert_msg(bit == ch, "tile %d: bitmap says %d", i, bit);
             }
         }
     if (nchanged == 0) {
@@ -210,7 +216,8 @@ START_TEST(delta_round_trip_random_sparse)
                 int rw = 1 + (int)sim_rng_below(&r, 40), rh = 1 + (int)sim_rng_below(&r, 40);
                 uint8_t c = (uint8_t)sim_rng_below(&r, 8);
                 for (int y = y0; y < y0 + rh && y < h; y++)
-                    for (int x = x0; x < x0 + rw && x < w; x++) cur[(size_t)y * (size_t)w + (size_t)x] = c;
+                    for (int x = x0; x < x0 + rw && x < w; x++)
+                        cur[(size_t)y * (size_t)w + (size_t)x] = c;
             } else if (kind == 3) {                /* a pixel rewritten with its own value */
                 size_t i = sim_rng_below(&r, (uint32_t)n);
                 cur[i] = prev[i];
@@ -434,7 +441,8 @@ static void ref_sizes(const uint8_t *t, int tw, int th, size_t sz[4])
     }
     int bits = n == 2 ? 1 : n <= 4 ? 2 : 4;
     sz[0] = n == 1 ? 2 : SIZE_MAX;
-    sz[1] = n >= 2 && n <= 16 ? 2 + (size_t)n + (size_t)th * (((size_t)tw * (size_t)bits + 7) / 8) : SIZE_MAX;
+    size_t rowbytes = ((size_t)tw * (size_t)bits + 7) / 8;
+    sz[1] = n >= 2 && n <= 16 ? 2 + (size_t)n + (size_t)th * rowbytes : SIZE_MAX;
     sz[2] = rle;
     sz[3] = 1 + npx;
 }
@@ -451,8 +459,10 @@ START_TEST(mode_is_the_smallest_lowest_on_ties)
         size_t npx = (size_t)tw * (size_t)th;
         uint8_t t[T * T];
         int ncol = 1 + (int)sim_rng_below(&r, 24), runny = (int)sim_rng_below(&r, 40);
-        for (size_t i = 0; i < npx; i++)
-            t[i] = i && (int)sim_rng_below(&r, 40) < runny ? t[i - 1] : (uint8_t)(sim_rng_below(&r, (uint32_t)ncol) * 11);
+        for (size_t i = 0; i < npx; i++) {
+            uint8_t fresh = (uint8_t)(sim_rng_below(&r, (uint32_t)ncol) * 11);
+            t[i] = i && (int)sim_rng_below(&r, 40) < runny ? t[i - 1] : fresh;
+        }
         if (it % 3 == 0) {                         /* one long run (2-byte varints) among the rest */
             size_t len = sim_rng_below(&r, (uint32_t)npx + 1);
             memset(t + (npx - len) / 2, t[0], len);
@@ -607,7 +617,8 @@ START_TEST(trailing_bytes_are_refused)
         uint8_t *d = xmalloc(s[i].len + 1);
         memcpy(d, s[i].data, s[i].len);
         d[s[i].len] = 0;
-        ck_assert_int_eq(dec_cmp(d, s[i].len + 1, s[i].prev, NULL, s[i].w, s[i].h, s[i].key), CODEC_EDATA);
+        int rc = dec_cmp(d, s[i].len + 1, s[i].prev, NULL, s[i].w, s[i].h, s[i].key);
+        ck_assert_int_eq(rc, CODEC_EDATA);
         free(d);
     }
     free_samples(s);
@@ -625,8 +636,10 @@ START_TEST(bad_headers_are_refused)
         uint8_t *d = dup_bytes(s[i].data, s[i].len);
         for (int v = 3; v < 256; v++) {
             d[0] = (uint8_t)v;
-            for (int key = 0; key < 2; key++)
-                ck_assert_int_eq(dec_cmp(d, s[i].len, s[i].prev, NULL, s[i].w, s[i].h, key), CODEC_EDATA);
+            for (int key = 0; key < 2; key++) {
+                int rc = dec_cmp(d, s[i].len, s[i].prev, NULL, s[i].w, s[i].h, key);
+                ck_assert_int_eq(rc, CODEC_EDATA);
+            }
         }
         if (s[i].key) {                            /* a keyframe must say "all tiles" */
             d[0] = 1;

@@ -196,8 +196,9 @@ static int recv_until_not_frame(cli_conn *c, tracker *t, wire_msg *m, int timeou
 }
 
 /* ---- frames ------------------------------------------------------------------------------------ */
-/* Every world kind, both encodings, 600 ticks: each frame rebuilt from keyframe + deltas matches
- * its frame hash, with no gap in the ticks. A third client takes every third tick. */
+/* Every world kind, 600 ticks, the default encoding (tile.zst) and raw: each frame rebuilt from
+ * keyframe + deltas matches its frame hash, with no gap in the ticks. A third client takes
+ * uncompressed tiles every third tick. */
 START_TEST(frames_rebuild_and_match_their_hash)
 {
     server sv;
@@ -217,7 +218,7 @@ START_TEST(frames_rebuild_and_match_their_hash)
     for (int i = 0; i < nw; i++) {
         sub(&a, ids[i], 1, NULL, NULL);
         sub(&b, ids[i], 1, "raw", NULL);
-        sub(&c3, ids[i], 3, NULL, NULL);
+        sub(&c3, ids[i], 3, "tile", NULL);            /* uncompressed tiles, every third tick */
         tc.every[ids[i]] = 3;
     }
     wire_msg m;
