@@ -131,8 +131,14 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes
 	BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/bench_codec: $(BUILD)/bench/bench_codec.o $(LIBWIRE) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
+
+$(BUILD)/bench_bytes: $(BUILD)/bench/bench_bytes.o $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS)
 
 $(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
