@@ -131,8 +131,11 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor
 	BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/floor: bench/floor.c
+	$(CC) -O2 -std=c11 -D_GNU_SOURCE -o $@ $<
 
 $(BUILD)/bench_codec: $(BUILD)/bench/bench_codec.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)

@@ -178,6 +178,15 @@ bytes_per_frame() {
         'BEGIN { if (f > 0) printf "%.0f\n", b / f; else print "-" }'
 }
 
+# The loopback TCP floor, measured now: the kernel's cost to a sender of one message of the same
+# size to each of 1,000 connections at 60 Hz with a reader draining them (bench/floor.c).
+floor_line="(bench/floor not built)"
+if [ -x "${FLOOR:-build/default/floor}" ]; then
+    fb=$(bytes_per_frame v1000)
+    floor_line=$("${FLOOR:-build/default/floor}" 1000 "${fb:-5000}" 60 10 2>&1 || true)
+fi
+floor_us=$(printf '%s\n' "$floor_line" | sed -n 's/.*per message \([0-9.]*\) µs.*/\1/p')
+
 mkdir -p bench/out
 {
     echo "### $(date -u +%Y-%m-%d) — fan-out: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
@@ -203,6 +212,10 @@ mkdir -p bench/out
     echo "Per viewer-frame at 1,000 vs 100 viewers: $(field v1000 server cpu_us_per_viewer_frame) / $(field v100 server cpu_us_per_viewer_frame) µs;"
     echo "marginal cost of a viewer-frame (Δ CPU / Δ frames between the two runs): $(marginal) µs."
     echo "Bytes sent per viewer-frame: $(bytes_per_frame v1000) at 1,000 viewers, $(bytes_per_frame v100) at 100."
+    echo "Loopback TCP floor in the same run: $floor_line."
+    if [ -n "$floor_us" ]; then
+        echo "vivd at 1,000 viewers over the floor: $(awk -v v="$(field v1000 server cpu_us_per_viewer_frame)" -v f="$floor_us" 'BEGIN { printf "%.2fx, i.e. %.2f µs per viewer-frame of vivd'"'"'s own\n", v / f, v - f }')"
+    fi
     echo "Bot CPU (% of a core), by row: $(field v1000 bot_cpu_percent), $(field v100 bot_cpu_percent), $(field v1000in bot_cpu_percent), $(field v1000in4 bot_cpu_percent)."
     echo "Stats round trip on the control connection (vivd's responsiveness), mean/max µs, by row: $(field v1000 stats_rtt_us mean)/$(field v1000 stats_rtt_us max), $(field v100 stats_rtt_us mean)/$(field v100 stats_rtt_us max), $(field v1000in stats_rtt_us mean)/$(field v1000in stats_rtt_us max), $(field v1000in4 stats_rtt_us mean)/$(field v1000in4 stats_rtt_us max)."
     if [ -s "$tmp/vivd.log" ]; then

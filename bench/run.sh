@@ -1,16 +1,36 @@
 #!/bin/sh
-# make bench: run every benchmark on one core and print a Markdown block for bench/RESULTS.md
-# (machine, command, date, numbers). The block is also kept in bench/out/latest.md.
+# make bench: run every benchmark and print Markdown blocks for bench/RESULTS.md (machine, command,
+# date, numbers). Each block is also kept in bench/out/.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build/default}
+BIN=${BIN:-bin}
 mkdir -p bench/out
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
+machine="$(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
 {
-    echo "### $(date -u +%Y-%m-%d) — $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
+    echo "### $(date -u +%Y-%m-%d) — sand world ticks/s: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_sand\`), compiler: $(${CC:-cc} --version | head -1)"
     echo
-    $pin "$BUILD/bench_sand" "$@"
-} | tee bench/out/latest.md
+    $pin "$BUILD/bench_sand"
+} | tee bench/out/sand.md
+echo
+{
+    echo "### $(date -u +%Y-%m-%d) — bytes per frame, 60 s of each demo world: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_bytes --seconds 60\`)"
+    echo
+    $pin "$BUILD/bench_bytes" --seconds 60
+} | tee bench/out/bytes.md
+echo
+{
+    echo "### $(date -u +%Y-%m-%d) — tile codec: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_codec --quick\`)"
+    echo
+    $pin "$BUILD/bench_codec" --quick
+} | tee bench/out/codec.md
+echo
+FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"

@@ -1268,7 +1268,7 @@ static void report_json(const bot *b, const bot_summary *s)
     fprintf(o, ",\"world\":{\"id\":%u,\"kind\":", b->world);
     json_str(o, b->kind);
     fprintf(o, ",\"w\":%d,\"h\":%d,\"hz\":%d},\"every\":%ld,\"enc\":\"%s\",\"seconds\":%.3f,",
-            b->fw, b->fh, b->hz, b->o.every, b->o.enc, s->secs);
+            b->fw, b->fh, b->hz, b->o.every, b->o.enc ? b->o.enc : "tile.zst", s->secs);
     fprintf(o, "\"ramp_seconds\":%.3f,\"connections\":{",
             b->t_window_start ? (double)(b->t_window_start - b->t_ramp_start) / 1e9 : 0.0);
     for (int r = ROLE_VIEWER; r < ROLE_COUNT; r++)
@@ -1332,7 +1332,7 @@ static void report_text(const bot *b, const bot_summary *s)
 {
     FILE *o = stdout;
     fprintf(o, "viv bot: world %u (%s, %dx%d at %d Hz) on %s, every %ld, %s encoding; measured %.2f s%s\n",
-            b->world, b->kind, b->fw, b->fh, b->hz, b->o.host, b->o.every, b->o.enc, s->secs,
+            b->world, b->kind, b->fw, b->fh, b->hz, b->o.host, b->o.every, b->o.enc ? b->o.enc : "tile.zst", s->secs,
             b->interrupted ? " (interrupted)" : "");
     fprintf(o, "connections   ");
     for (int r = ROLE_VIEWER; r < ROLE_COUNT; r++)
@@ -1462,8 +1462,9 @@ static void bot_usage(FILE *out)
         "                       for a moment to see whether the server dropped them (vivd drops a\n"
         "                       client after 30 s over its output limit)\n"
         "  --every E            subscribe to every E-th tick, 1..3600 (default 1)\n"
-        "  --enc ENC            frame encoding the viewers ask for: tile (default), raw, or\n"
-        "                       another the server offers; a refusal is reported per viewer\n"
+        "  --enc ENC            frame encoding the viewers ask for: tile.zst (the server's default,\n"
+        "                       used when --enc is not given), tile or raw; a refusal is\n"
+        "                       reported per viewer\n"
         "  --verify M           M of the N viewers rebuild every frame and check its hash\n"
         "                       (default 0; the others decode only the header)\n"
         "  --json               print the report as one JSON object on stdout\n"
@@ -1489,7 +1490,7 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->host = "127.0.0.1:7400";
-    o->enc = "tile";
+    o->enc = NULL;             /* the server's default (tile.zst) */
     o->clients = 10;
     o->seconds = 10;
     o->every = 1;

@@ -60,7 +60,24 @@ static void on_write(uv_write_t *req, int status)
 
 void srv_client_send(srv_client *c, srv_msg *m)
 {
-    if (c->closing) return;
+    if (c->closing || c->draining) return;
+    uv_buf_t buf = uv_buf_init((char *)m->data, (unsigned)m->len);
+    /* The common case: nothing queued and the socket has room. Write now — no request, no
+     * callback, no reference — and queue only what the kernel did not take. */
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0) {
+        int n = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
+        if (n == (int)m->len) {
+            c->bytes_out += m->len;
+            return;
+        }
+        if (n > 0) {
+            buf.base += n;
+            buf.len -= (size_t)n;
+        } else if (n != UV_EAGAIN) {
+            srv_client_close(c, uv_strerror(n));
+            return;
+        }
+    }
     srv_write *w = malloc(sizeof *w);
     if (!w) {
         srv_client_close(c, "out of memory queueing a write");
@@ -69,7 +86,6 @@ void srv_client_send(srv_client *c, srv_msg *m)
     w->m = m;
     srv_msg_ref(m);
     w->req.data = c;
-    uv_buf_t buf = uv_buf_init((char *)m->data, (unsigned)m->len);
     int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_write);
     if (rc < 0) {
         srv_msg_unref(m);
@@ -91,9 +107,24 @@ void srv_client_send_buf(srv_client *c, wire_buf *b)
     srv_msg_unref(m);
 }
 
+static void send_error(srv_client *c, const char *code, const char *msg, const int64_t *seq);
+
 void srv_client_error(srv_client *c, const char *code, const char *msg, const int64_t *seq)
 {
-    if (c->closing) return;
+    if (c->closing || c->draining) return;
+    send_error(c, code, msg, seq);
+    if (++c->errors >= SRV_MAX_ERRORS)
+        srv_client_error_final(c, "too_many_errors", "too many bad messages; disconnecting");
+}
+
+void srv_client_notice(srv_client *c, const char *code, const char *msg, const int64_t *seq)
+{
+    if (c->closing || c->draining) return;
+    send_error(c, code, msg, seq);
+}
+
+static void send_error(srv_client *c, const char *code, const char *msg, const int64_t *seq)
+{
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_begin(&b);
@@ -109,16 +140,21 @@ void srv_client_error(srv_client *c, const char *code, const char *msg, const in
     srv_client_send_buf(c, &b);
     wire_buf_free(&b);
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: error %s: %s", c->id, code, msg);
-    if (++c->errors >= SRV_MAX_ERRORS && !c->closing) {
-        srv_client_error_final(c, "too_many_errors", "too many bad messages; disconnecting");
-    }
 }
 
-/* The last word before a disconnect: sent, then the connection closes once it is written. */
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    srv_client *c = req->data;
+    if (status < 0 && !c->closing) srv_client_close(c, "shutdown failed");
+}
+
+/* The last word before a disconnect. Closing at once would make the kernel answer unread input
+ * with a reset, and the client would never see the message: so send it, shut down our side
+ * (FIN after the queued bytes), keep reading and discarding until the client closes, and close
+ * then — or after SRV_DRAIN_MS (the sweep). */
 void srv_client_error_final(srv_client *c, const char *code, const char *msg)
 {
-    if (c->closing) return;
-    c->errors = -1000000;          /* no recursion through srv_client_error */
+    if (c->closing || c->draining) return;
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_begin(&b);
@@ -129,7 +165,15 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg)
     wire_msg_end(&b);
     srv_client_send_buf(c, &b);
     wire_buf_free(&b);
-    srv_client_close(c, msg);
+    srv_log(c->s, SRV_LOG_DEBUG, "client %u: final error %s: %s", c->id, code, msg);
+    if (c->closing) return;              /* the send itself failed */
+    for (int i = 0; i < SRV_MAX_SUBS; i++) srv_sub_drop(c, &c->subs[i]);
+    c->draining = 1;
+    c->drain_since = uv_now(c->s->loop);
+    snprintf(c->drain_why, sizeof c->drain_why, "%s", msg);
+    c->shutdown_req.data = c;
+    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) != 0)
+        srv_client_close(c, msg);
 }
 
 /* ---- reading ------------------------------------------------------------------------------------ */
@@ -155,10 +199,15 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     srv_client *c = st->data;
     (void)buf;
     if (nread < 0) {
-        srv_client_close(c, nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
+        srv_client_close(c, c->draining ? c->drain_why
+                            : nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
         return;
     }
     if (nread == 0 || c->closing) return;
+    if (c->draining) {                   /* discard: the conversation is over */
+        c->inlen = 0;
+        return;
+    }
     c->inlen += (size_t)nread;
     size_t off = 0;
     while (!c->closing && c->inlen - off >= 4) {
@@ -226,13 +275,13 @@ void srv_on_connection(uv_stream_t *server, int status)
     if (s->clients) s->clients->prev = c;
     s->clients = c;
     s->nclients++;
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (s->stopping || s->nclients > s->cfg.max_clients) {
         srv_client_error_final(c, "server_full", s->stopping ? "the server is shutting down"
                                                              : "too many clients; try later");
         return;
     }
     srv_log(s, SRV_LOG_DEBUG, "client %u connected from %s", c->id, c->peer);
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
 /* Once a second: hello deadlines, unfinished messages, idle connections, stalled readers. */
@@ -244,7 +293,9 @@ void srv_sweep(uv_timer_t *t)
         nx = c->next;
         int nsubs = 0;
         for (int i = 0; i < SRV_MAX_SUBS; i++) nsubs += c->subs[i].world != NULL;
-        if (c->role == SRV_ROLE_NONE && now - c->connected_at > SRV_HELLO_MS)
+        if (c->draining) {
+            if (now - c->drain_since > SRV_DRAIN_MS) srv_client_close(c, c->drain_why);
+        } else if (c->role == SRV_ROLE_NONE && now - c->connected_at > SRV_HELLO_MS)
             srv_client_error_final(c, "timeout", "no hello within 10 s");
         else if (c->partial_since && now - c->partial_since > SRV_PARTIAL_MS)
             srv_client_error_final(c, "timeout", "a message was started but not finished within 10 s");

@@ -225,8 +225,14 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     int nargs = 0;
     rc = wire_get_i32_array(m, "args", in.args, SIM_INPUT_MAX_ARGS, &nargs);
     if (rc) { field_error(c, rc, "args", "an array of at most 8 32-bit integers", seqp); return; }
+    /* The limit is per tick of the world addressed: inputs queued for its next tick. */
+    if (c->input_world != w->id || c->input_tick != sim_world_tick(w->w)) {
+        c->input_world = w->id;
+        c->input_tick = sim_world_tick(w->w);
+        c->inputs_this_tick = 0;
+    }
     if (c->inputs_this_tick >= SRV_INPUTS_PER_TICK) {
-        srv_client_error(c, "rate_limited", "more than 32 inputs in one tick; slow down", seqp);
+        srv_client_notice(c, "rate_limited", "more than 32 inputs for one tick; slow down", seqp);
         return;
     }
     in.kind = (uint16_t)ki;
@@ -236,8 +242,8 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     in.seq = (uint32_t)*seqp;
     rc = sim_world_input(w->w, &in);
     if (rc) {
-        const char *code = rc == SIM_EDUP ? "dup_seq" : rc == SIM_EFULL ? "world_busy" : "bad_input";
-        srv_client_error(c, code, sim_world_error(w->w), seqp);
+        if (rc == SIM_EFULL) srv_client_notice(c, "world_busy", sim_world_error(w->w), seqp);
+        else srv_client_error(c, rc == SIM_EDUP ? "dup_seq" : "bad_input", sim_world_error(w->w), seqp);
         return;
     }
     c->inputs_this_tick++;
@@ -245,7 +251,7 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
         size_t nc = w->capacks ? w->capacks * 2 : 64;
         srv_ack *na = realloc(w->acks, nc * sizeof *na);
         if (!na) {
-            srv_client_error(c, "world_busy", "out of memory queueing the acknowledgement", seqp);
+            srv_client_notice(c, "world_busy", "out of memory queueing the acknowledgement", seqp);
             return;        /* the input is applied; only its ack is lost (logged as an error) */
         }
         w->acks = na;

@@ -18,6 +18,7 @@
 #define SRV_PARTIAL_MS 10000u               /* time to finish a message once started */
 #define SRV_IDLE_MS 300000u                 /* no message and no subscription: disconnect */
 #define SRV_MAX_ERRORS 16                   /* error replies before a disconnect */
+#define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
 #define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
 #define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
 #define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
@@ -89,8 +90,14 @@ struct srv_client {
     uint64_t connected_at, last_msg;
     uint64_t over_soft_since;   /* ms when the queue went over the soft limit, or 0 */
     int errors;
-    int inputs_this_tick;
+    int inputs_this_tick;      /* inputs queued for (input_world, input_tick) */
+    uint32_t input_world;
+    uint64_t input_tick;
     int closing;
+    int draining;              /* said its last word: reading and discarding until EOF */
+    uint64_t drain_since;
+    uv_shutdown_t shutdown_req;
+    char drain_why[96];
     srv_sub subs[SRV_MAX_SUBS];
     srv_client *next, *prev;    /* all clients */
     uint64_t bytes_out, frames_out;
@@ -122,7 +129,8 @@ struct srv_world {
     int nsubs;
     int closed;
     /* statistics */
-    uint64_t ticks, overruns, late_max_us;
+    uint64_t ticks, overruns, skipped, late_max_us;
+    uint64_t warned_at;    /* uv_now of the last falling-behind warning */
     uint32_t lat_hist[SRV_LAT_BUCKETS + 1];
     uint64_t lat_count;
     uint64_t msgs_built, bytes_built;
@@ -181,6 +189,9 @@ void srv_on_connection(uv_stream_t *server, int status);
 void srv_client_send(srv_client *c, srv_msg *m);           /* takes a new reference */
 void srv_client_send_buf(srv_client *c, wire_buf *b);      /* a one-off reply */
 void srv_client_error(srv_client *c, const char *code, const char *msg, const int64_t *seq);
+/* An error reply that does not count toward the client's error budget (the server's doing, or a
+ * flood being throttled: rate_limited, world_busy). */
+void srv_client_notice(srv_client *c, const char *code, const char *msg, const int64_t *seq);
 void srv_client_close(srv_client *c, const char *why);
 void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);

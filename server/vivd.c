@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <zstd.h>
 #include "srv.h"
 
@@ -203,6 +204,22 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* Each client is a descriptor: raise the soft limit to the hard one, and keep max-clients
+     * under it, or accepts would fail with nothing to show for it. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)s.cfg.max_clients + 64 > rl.rlim_cur) {
+            int cap = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 64;
+            srv_log(&s, SRV_LOG_WARN, "--max-clients %d lowered to %d: the open-file limit is %llu",
+                    s.cfg.max_clients, cap, (unsigned long long)rl.rlim_cur);
+            s.cfg.max_clients = cap;
+        }
+    }
     s.zctx = ZSTD_createCCtx();
     if (!s.zctx) {
         fprintf(stderr, "vivd: out of memory (zstd context)\n");

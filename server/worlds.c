@@ -132,7 +132,6 @@ static void record_lateness(srv_world *w, uint64_t late_ns)
     w->lat_hist[b < SRV_LAT_BUCKETS ? b : SRV_LAT_BUCKETS]++;
     w->lat_count++;
     if (us > w->late_max_us) w->late_max_us = us;
-    if (late_ns > w->period_ns) w->overruns++;  /* it ran after the next tick was due */
 }
 
 /* Lateness percentile in microseconds (bucket upper bound). */
@@ -143,9 +142,12 @@ static uint64_t lateness_pct(const srv_world *w, double pct)
     uint64_t seen = 0;
     for (int b = 0; b <= SRV_LAT_BUCKETS; b++) {
         seen += w->lat_hist[b];
-        if (seen > want) return (uint64_t)(b + 1) * 100;
+        if (seen > want) {
+            uint64_t edge = (uint64_t)(b + 1) * 100;      /* the bucket's upper edge, capped */
+            return edge < w->late_max_us ? edge : w->late_max_us;
+        }
     }
-    return (uint64_t)(SRV_LAT_BUCKETS + 1) * 100;
+    return w->late_max_us;
 }
 
 void srv_world_stats_log(srv *s, int level)
@@ -154,16 +156,16 @@ void srv_world_stats_log(srv *s, int level)
         srv_world *w = s->worlds[i];
         srv_log(s, level,
                 "world %u %s: tick %" PRIu64 ", lateness p50 %.1f ms p99 %.1f ms max %.1f ms, "
-                "overruns %" PRIu64 ", %d subscriber(s)",
+                "overruns %" PRIu64 ", skipped %" PRIu64 ", %d subscriber(s)",
                 w->id, w->kind->name, sim_world_tick(w->w), (double)lateness_pct(w, 50) / 1000.0,
                 (double)lateness_pct(w, 99) / 1000.0, (double)w->late_max_us / 1000.0,
-                w->overruns, w->nsubs);
+                w->overruns, w->skipped, w->nsubs);
     }
 }
 
 void srv_world_stats_put(const srv_world *w, wire_buf *b)
 {
-    wire_put_map(b, 8);
+    wire_put_map(b, 9);
     wire_put_str(b, "id"); wire_put_uint(b, w->id);
     wire_put_str(b, "tick"); wire_put_uint(b, sim_world_tick(w->w));
     wire_put_str(b, "ticks"); wire_put_uint(b, w->ticks);
@@ -171,6 +173,7 @@ void srv_world_stats_put(const srv_world *w, wire_buf *b)
     wire_put_str(b, "late_p99_us"); wire_put_uint(b, lateness_pct(w, 99));
     wire_put_str(b, "late_max_us"); wire_put_uint(b, w->late_max_us);
     wire_put_str(b, "overruns"); wire_put_uint(b, w->overruns);
+    wire_put_str(b, "skipped"); wire_put_uint(b, w->skipped);
     wire_put_str(b, "subs"); wire_put_uint(b, (uint64_t)w->nsubs);
 }
 
@@ -190,7 +193,6 @@ static void on_tick_timer(uv_timer_t *t)
 {
     srv *s = t->data;
     if (s->stopping) return;
-    for (srv_client *c = s->clients; c; c = c->next) c->inputs_this_tick = 0;
     uint64_t next = UINT64_MAX;
     for (int i = 0; i < s->nworlds; i++) {
         srv_world *w = s->worlds[i];
@@ -202,15 +204,22 @@ static void on_tick_timer(uv_timer_t *t)
             if (ran == SRV_MAX_CATCHUP) {
                 /* Still behind: skip ahead instead of running a backlog. */
                 uint64_t behind = (now - due) / w->period_ns + 1;
-                w->overruns += behind;
-                srv_log(s, SRV_LOG_WARN, "world %u fell %" PRIu64 " tick(s) behind; skipping ahead",
-                        w->id, behind);
+                w->skipped += behind;
+                /* One warning per 10 s per world at most: a log that floods helps nobody. */
+                uint64_t now_ms = uv_now(s->loop);
+                if (!w->warned_at || now_ms - w->warned_at >= 10000) {
+                    srv_log(s, SRV_LOG_WARN, "world %u is falling behind: %" PRIu64 " tick(s) skipped "
+                            "so far (the server is overloaded)", w->id, w->skipped);
+                    w->warned_at = now_ms;
+                }
                 w->t0 = now;
                 w->tick_base = sim_world_tick(w->w);
                 break;
             }
             record_lateness(w, now - due);
             run_tick(s, w);
+            /* An overrun: the tick (fan-out included) finished after the next one was due. */
+            if (uv_hrtime() > deadline(w, sim_world_tick(w->w))) w->overruns++;
             ran++;
         }
         uint64_t d = deadline(w, sim_world_tick(w->w));
@@ -218,7 +227,9 @@ static void on_tick_timer(uv_timer_t *t)
     }
     if (next == UINT64_MAX) return;          /* no worlds: a create will restart the timer */
     uint64_t now = uv_hrtime();
-    uint64_t delay_ms = next > now ? (next - now + 999999) / 1000000 : 0;
+    /* At least 1 ms: a 0 ms timer re-armed from its own callback runs again in the same timer
+     * pass (libuv < 1.48), and the loop would never poll the network while a world is behind. */
+    uint64_t delay_ms = next > now ? (next - now + 999999) / 1000000 : 1;
     uv_update_time(s->loop);
     uv_timer_start(&s->tick_timer, on_tick_timer, delay_ms, 0);
 }
