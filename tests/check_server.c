@@ -644,6 +644,70 @@ START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
 }
 END_TEST
 
+/* A flood of inputs gets rate_limited replies (not a stalled server, not a disconnect). */
+START_TEST(input_flood_is_rate_limited_not_disconnected)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:seed=5:w=64,h=64,scene=empty", NULL };
+    server_start(&sv, extra);
+    cli_conn p, watch;
+    static tracker tp, tw;
+    memset(&tp, 0, sizeof tp); memset(&tw, 0, sizeof tw);
+    connect_hello(&watch, &sv, "watcher", NULL, NULL);
+    sub(&watch, 1, 1, NULL, NULL);
+    connect_hello(&p, &sv, "flood", PLAYER, NULL);
+    /* 200 inputs in one write: far more than 32 can land on one tick. */
+    wire_buf b;
+    wire_buf_init(&b);
+    for (int k = 0; k < 200; k++) {
+        wire_msg_begin(&b);
+        wire_put_map(&b, 5);
+        put_kv_str(&b, "t", "input");
+        wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+        wire_put_str(&b, "seq"); wire_put_uint(&b, (uint64_t)k + 1);
+        put_kv_str(&b, "kind", "paint");
+        wire_put_str(&b, "args"); wire_put_array(&b, 4);
+        wire_put_int(&b, k % 64); wire_put_int(&b, 10); wire_put_int(&b, 1); wire_put_int(&b, 3);
+        wire_msg_end(&b);
+    }
+    ck_assert_int_eq(cli_send(&p, &b), 0);
+    wire_buf_free(&b);
+    int acks = 0, limited = 0;
+    wire_msg m;
+    while (acks + limited < 200) {
+        ck_assert_msg(recv_until_not_frame(&p, &tp, &m, 5000) == 1, "replies stopped at %d", acks + limited);
+        if (cli_msg_is(&m, "ack")) {
+            acks++;
+            continue;
+        }
+        ck_assert(cli_msg_is(&m, "error"));
+        const char *code;
+        size_t cl;
+        uint64_t seq;
+        wire_get_str(&m, "code", &code, &cl);
+        ck_assert(wire_str_eq((const uint8_t *)code, cl, "rate_limited"));
+        ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+        limited++;
+    }
+    ck_assert_int_ge(acks, 32);
+    ck_assert_int_gt(limited, 0);
+    /* Still connected, still answered; the watcher never missed a frame. */
+    wire_buf_init(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "ping"); wire_put_str(&b, "n"); wire_put_uint(&b, 7); wire_msg_end(&b);
+    send_msg(&p, &b);
+    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 5000), 1);
+    ck_assert(cli_msg_is(&m, "pong"));
+    wire_buf_free(&b);
+    ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 300), 0);
+    ck_assert_int_eq(tw.gaps, 0);
+    ck_assert_int_gt(tw.count[1], 5);
+    cli_close(&p);
+    cli_close(&watch);
+    cli_frame_free(&tw.f[1]);
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
 /* ---- admin, ping, shutdown -------------------------------------------------------------------- */
 START_TEST(admin_creates_and_closes_worlds_ping_echoes)
 {
@@ -773,6 +837,7 @@ Suite *suite_server(void)
     tcase_add_test(tc, half_message_times_out);
     tcase_add_test(tc, client_that_never_reads_costs_bounded_memory);
     tcase_add_test(tc, inputs_are_acked_and_applied_in_client_seq_order);
+    tcase_add_test(tc, input_flood_is_rate_limited_not_disconnected);
     tcase_add_test(tc, admin_creates_and_closes_worlds_ping_echoes);
     tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
     tcase_add_test(tc, bad_command_lines_are_refused);
