@@ -344,9 +344,17 @@ static void on_stats(srv_client *c)
     srv *s = c->s;
     uv_rusage_t ru;
     uv_getrusage(&ru);
+    size_t qsum = 0, qmax = 0;
+    for (srv_client *k = s->clients; k; k = k->next) {
+        size_t q = srv_client_queued(k);
+        qsum += q;
+        if (q > qmax) qmax = q;
+    }
     wire_buf b;
-    reply_begin(&b, "stats", 7);
+    reply_begin(&b, "stats", 9);
     wire_put_str(&b, "clients"); wire_put_uint(&b, (uint64_t)s->nclients);
+    wire_put_str(&b, "queued_bytes"); wire_put_uint(&b, qsum);
+    wire_put_str(&b, "queued_max"); wire_put_uint(&b, qmax);
     wire_put_str(&b, "frames_sent"); wire_put_uint(&b, s->frames_sent);
     wire_put_str(&b, "bytes_sent"); wire_put_uint(&b, s->bytes_sent);
     wire_put_str(&b, "frames_skipped"); wire_put_uint(&b, s->msgs_dropped);

@@ -220,20 +220,26 @@ int main(int argc, char **argv)
             s.cfg.max_clients = cap;
         }
     }
+    int status = 0;
     s.zctx = ZSTD_createCCtx();
     if (!s.zctx) {
         fprintf(stderr, "vivd: out of memory (zstd context)\n");
-        return 1;
+        status = 1;
+        goto done;
     }
     s.loop = uv_default_loop();
     for (int i = 0; i < nworlds; i++)
-        if (parse_world(&s, worlds[i]) != 0) return 2;
+        if (parse_world(&s, worlds[i]) != 0) {
+            status = 2;
+            goto done;
+        }
     if (nworlds == 0) {
         for (int k = 0; k < sim_kind_count(); k++) {
             char err[256] = "";
             if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
                 fprintf(stderr, "vivd: demo world %s: %s\n", sim_kind_at(k)->name, err);
-                return 1;
+                status = 1;
+                goto done;
             }
         }
     }
@@ -242,7 +248,8 @@ int main(int argc, char **argv)
     if (rc) rc = uv_ip6_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in6 *)&addr);
     if (rc) {
         fprintf(stderr, "vivd: --listen: '%s' is not an IPv4 or IPv6 address\n", s.cfg.listen_host);
-        return 2;
+        status = 2;
+        goto done;
     }
     uv_tcp_init(s.loop, &s.listener);
     s.listener.data = &s;
@@ -251,7 +258,8 @@ int main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "vivd: cannot listen on %s:%d: %s\n", s.cfg.listen_host, s.cfg.listen_port,
                 uv_strerror(rc));
-        return 1;
+        status = 1;
+        goto close_loop;
     }
     struct sockaddr_storage bound;
     int blen = sizeof bound;
@@ -269,7 +277,8 @@ int main(int argc, char **argv)
         FILE *fp = fopen(tmp, "w");
         if (!fp || fprintf(fp, "%d\n", port) < 0 || fclose(fp) != 0 || rename(tmp, s.cfg.port_file) != 0) {
             fprintf(stderr, "vivd: cannot write --port-file %s: %s\n", s.cfg.port_file, strerror(errno));
-            return 1;
+            status = 1;
+            goto close_loop;
         }
     }
     uv_timer_init(s.loop, &s.tick_timer);
@@ -283,12 +292,18 @@ int main(int argc, char **argv)
     uv_signal_start(&s.sig_term, on_signal, SIGTERM);
     srv_tick_start(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
+    rc = uv_loop_close(s.loop);
+    if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
+    srv_log(&s, SRV_LOG_INFO, "stopped");
+    goto done;
+close_loop:
+    uv_walk(s.loop, on_walk_close, NULL);
+    uv_run(s.loop, UV_RUN_DEFAULT);
+    uv_loop_close(s.loop);
+done:
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;
     wire_buf_free(&s.scratch);
     ZSTD_freeCCtx(s.zctx);
-    rc = uv_loop_close(s.loop);
-    if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
-    srv_log(&s, SRV_LOG_INFO, "stopped");
-    return 0;
+    return status;
 }
