@@ -39,6 +39,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)
 UV_LIBS      := $(shell pkg-config --libs libuv 2>/dev/null)
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null)
+SQLITE_LIBS  := $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 
 SIM_SRC     := $(sort $(wildcard sim/*.c))
 WIRE_SRC    := server/wire.c server/codec.c
@@ -92,14 +93,14 @@ $(LIBCLI): $(CLILIB_OBJ)
 
 $(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
 
-$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBSIM)
+$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBSIM) $(UV_LIBS) $(ZSTD_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
 $(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
@@ -141,7 +142,7 @@ $(BUILD)/bench_codec: $(BUILD)/bench/bench_codec.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
 $(BUILD)/bench_bytes: $(BUILD)/bench/bench_bytes.o $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
 $(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -37,6 +37,9 @@ static void sim_usage(FILE *out)
         "  --gif-every K    one GIF frame every K ticks (default: the fewest ticks that are at least\n"
         "                   2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)\n"
         "  --scale S        PNG/GIF pixel scale, 1..16 (default 1)\n"
+        "  --record FILE    record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
+        "                   and frame hash every tick, a checkpoint every 10 s of world time;\n"
+        "                   check it with `viv replay verify FILE`\n"
 #endif
         "\n");
     for (int i = 0; i < sim_kind_count(); i++) {
@@ -64,10 +67,17 @@ static void sim_usage(FILE *out)
 int cli_sim_main(int argc, char **argv)
 {
     const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
-    const char *gif_path = NULL;
+    const char *gif_path = NULL, *record_path = NULL;
     uint64_t seed = 1, ticks = 600, every = 0, gif_every = 0;
     long scale = 1;
     int render_all = 0;
+#ifndef VIV_NO_IMAGE
+    rpl_recorder *rec = NULL;
+    int64_t session = -1;
+    uint64_t cp_every = 600;
+    uint8_t *cpbuf = NULL;
+    size_t cpcap = 0;
+#endif
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -83,7 +93,7 @@ int cli_sim_main(int argc, char **argv)
                           strcmp(a, "--inputs") == 0 || strcmp(a, "--every") == 0 ||
                           strcmp(a, "--png") == 0 || strcmp(a, "--view") == 0 ||
                           strcmp(a, "--scale") == 0 || strcmp(a, "--gif") == 0 ||
-                          strcmp(a, "--gif-every") == 0)) {
+                          strcmp(a, "--gif-every") == 0 || strcmp(a, "--record") == 0)) {
             fprintf(stderr, "viv sim: %s needs a value\n", a);
             return 2;
         } else if (strcmp(a, "--world") == 0) {
@@ -107,6 +117,8 @@ int cli_sim_main(int argc, char **argv)
             if (cli_parse_int(a, v, 1, 16, &scale)) return 2;
         } else if (strcmp(a, "--gif") == 0) {
             gif_path = v;
+        } else if (strcmp(a, "--record") == 0) {
+            record_path = v;
         } else if (strcmp(a, "--gif-every") == 0) {
             if (cli_parse_u64(a, v, &gif_every) || gif_every == 0 || gif_every > 100000) {
                 fprintf(stderr, "viv sim: --gif-every needs an integer in 1..100000\n");
@@ -175,10 +187,27 @@ int cli_sim_main(int argc, char **argv)
             goto out;
         }
     }
+    cp_every = 10u * sim_world_kind(w)->hz;
+    if (record_path) {
+        rpl_rec_config rc_cfg;
+        memset(&rc_cfg, 0, sizeof rc_cfg);
+        rc_cfg.path = record_path;
+        rec = rpl_recorder_open(&rc_cfg, err, sizeof err);
+        if (rec) session = rpl_recorder_begin(rec, w, "viv sim", -1, cp_every, err, sizeof err);
+        cpcap = sim_world_save_max(w);
+        cpbuf = malloc(cpcap);
+        if (!rec || session < 0 || !cpbuf) {
+            fprintf(stderr, "viv sim: --record %s: %s\n", record_path, cpbuf ? err : "out of memory");
+            status = 2;
+            goto out;
+        }
+        render_all = 1;                      /* every tick's frame hash goes into the log */
+    }
 #else
-    (void)gif_path; (void)gif_every;
+    (void)gif_path; (void)gif_every; (void)record_path;
 #endif
     for (uint64_t t = 0; t < ticks; t++) {
+        size_t first = next;
         for (; next < in.n && in.v[next].tick == t; next++) {
             if (sim_world_input(w, &in.v[next]) != 0) {
                 fprintf(stderr, "%s:%u: %s\n", inputs_path, (unsigned)in.v[next].seq,
@@ -204,11 +233,28 @@ int cli_sim_main(int argc, char **argv)
             goto out;
         }
 #endif
-        if (print) {
-            printf("%llu %016llx %016llx\n", (unsigned long long)done,
-                   (unsigned long long)sim_world_hash(w),
-                   (unsigned long long)sim_frame_hash(&frame));
+        uint64_t sh = 0, fh = 0;
+        if (print || record_path) {
+            sh = sim_world_hash(w);
+            fh = sim_frame_hash(&frame);
         }
+        if (print) printf("%llu %016llx %016llx\n", (unsigned long long)done, (unsigned long long)sh,
+                          (unsigned long long)fh);
+#ifndef VIV_NO_IMAGE
+        if (rec) {
+            size_t cplen = done % cp_every == 0 ? sim_world_save(w, cpbuf, cpcap) : 0;
+            /* The inputs applied at t, in application order: the queue sorts (client, seq); a
+             * file's inputs have client 0 and seq = line number, so file order within a tick. */
+            if (rpl_recorder_tick(rec, session, t, in.v + first, next - first, sh, fh,
+                                  cplen ? cpbuf : NULL, cplen) != 0) {
+                char why[256] = "";
+                rpl_recorder_failing(rec, why, sizeof why);
+                fprintf(stderr, "viv sim: --record %s: %s\n", record_path, why[0] ? why : "cannot queue the tick");
+                status = 1;
+                goto out;
+            }
+        }
+#endif
     }
     if (ticks == 0) {
         sim_world_render(w, view, &frame);
@@ -242,6 +288,17 @@ int cli_sim_main(int argc, char **argv)
 out:
 #ifndef VIV_NO_IMAGE
     if (gif) rpl_gif_abort(gif);
+    if (rec) {
+        rpl_recorder_end(rec, session);
+        if (rpl_recorder_close(rec) != 0) {
+            fprintf(stderr, "viv sim: --record %s: some ticks could not be written (see the gap table)\n",
+                    record_path);
+            if (!status) status = 1;
+        } else if (!status) {
+            fprintf(stderr, "viv sim: recorded session %lld in %s\n", (long long)session, record_path);
+        }
+    }
+    free(cpbuf);
 #endif
     sim_frame_free(&frame);
     cli_inputs_free(&in);

@@ -1,7 +1,9 @@
-/* replay.h — recording, verification and export. For now: image export of index frames. */
+/* replay.h — the replay file (docs/REPLAY.md): recording, reading, verification and export.
+ * replay/ depends on sim/ and SQLite only (never on server/): the verifier runs without a network. */
 #ifndef VIVARIUM_REPLAY_H
 #define VIVARIUM_REPLAY_H
 #include <stddef.h>
+#include <stdint.h>
 #include "sim.h"
 
 /* Write frame f as an indexed-colour PNG (its palette, no quantisation), each pixel scaled to
@@ -19,5 +21,87 @@ const char *rpl_gif_error(const rpl_gif *g);
 uint64_t rpl_gif_frames(const rpl_gif *g);
 int rpl_gif_close(rpl_gif *g, char *err, size_t errlen);  /* finishes and renames; frees g */
 void rpl_gif_abort(rpl_gif *g);                           /* removes the partial file; frees g */
+
+/* ---- the file ------------------------------------------------------------------------------------ */
+#define RPL_APP_ID 0x56495652          /* "VIVR" */
+#define RPL_SCHEMA 1
+
+typedef struct rpl_file rpl_file;
+typedef struct sqlite3 sqlite3;
+enum { RPL_READ = 0, RPL_WRITE = 1 };
+enum { RPL_DUR_NORMAL = 0, RPL_DUR_FULL = 1 };
+
+/* Open a replay file. RPL_READ: it must exist and be a valid replay file (read-only; the file is
+ * never changed). RPL_WRITE: created with the schema if missing or empty; WAL mode; durability as
+ * given. Refused with a sentence in err: a missing file, a file that is not SQLite, a truncated
+ * or damaged database, another application id, a newer schema, a missing table. 0 or -1. */
+int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *err, size_t errlen);
+void rpl_close(rpl_file *f);
+sqlite3 *rpl_db(rpl_file *f);
+const char *rpl_path(const rpl_file *f);
+
+/* ---- sessions ------------------------------------------------------------------------------------ */
+typedef struct rpl_session {
+    int64_t id;
+    char kind[32];
+    uint16_t kind_id;
+    uint64_t seed;
+    char params[SIM_PARAMS_MAX];
+    char sim_version[32];
+    uint32_t hz;
+    uint64_t start_tick, end_tick;
+    int running;                       /* status 'running' (1) or 'closed' (0) */
+    char source[16];
+    int64_t world;
+    uint64_t checkpoint_every;
+    char created_at[40], closed_at[40];
+} rpl_session;
+
+/* ---- the recorder: a writer thread with its own connection ----------------------------------------
+ * The caller (vivd's loop, or viv sim) hands it each tick's inputs and hashes; it copies them into a
+ * queue and returns at once — it never waits on the disk. The thread writes batches in
+ * transactions (group commit) and reports, through poll, which ticks are committed (acks may be
+ * sent) or failed. While writes fail it drops batches, says so (rpl_recorder_failing), and resumes
+ * at the next batch that carries a checkpoint, recording the gap honestly. */
+typedef struct rpl_recorder rpl_recorder;
+
+typedef struct rpl_rec_config {
+    const char *path;
+    int durability;                    /* RPL_DUR_NORMAL (default) or RPL_DUR_FULL */
+    size_t max_queue_bytes;            /* 0: 256 MiB. Beyond it batches are refused (failing). */
+    void (*wake)(void *ud);            /* called from the writer thread after each commit/failure */
+    void *ud;
+} rpl_rec_config;
+
+typedef struct rpl_commit {
+    int64_t session;
+    uint64_t tick;                     /* batches for ticks < tick are settled */
+    int ok;                            /* 1 committed; 0 failed (not logged: a gap) */
+} rpl_commit;
+
+rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t errlen);
+/* A new session for world w as it is now (its state is the initial checkpoint). Returns the
+ * session id (assigned at once), or -1 with err if the file cannot be used. */
+int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
+                           uint64_t checkpoint_every, char *err, size_t errlen);
+/* Continue an interrupted session whose world (rebuilt by replaying the log) is now at
+ * sim_world_tick(w): records a checkpoint there and carries on. */
+int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);
+/* One stepped tick. in[0..nin): the inputs applied at `tick` (before stepping it); sh/fh: the
+ * hashes after stepping (the state at tick + 1); cp: optionally the saved state at tick + 1 (a
+ * checkpoint). Copies everything. 0, or -1 if nothing was queued (the recorder is failing and
+ * this batch has no checkpoint to resume from, or the queue is full). */
+int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
+                      size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
+/* The session ends (status 'closed', end tick as committed). */
+void rpl_recorder_end(rpl_recorder *r, int64_t session);
+/* Settled batches since the last call, in order per session. Returns how many were written. */
+size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max);
+/* 1 while writes are failing (msg says why), else 0. */
+int rpl_recorder_failing(rpl_recorder *r, char *msg, size_t len);
+/* Wait until everything queued is settled. 0 if all of it was written, -1 otherwise. */
+int rpl_recorder_flush(rpl_recorder *r);
+/* Flush, stop the thread, close the file. Returns rpl_recorder_flush's result. */
+int rpl_recorder_close(rpl_recorder *r);
 
 #endif

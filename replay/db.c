@@ -1,0 +1,217 @@
+/* db.c — opening a replay file: identify it, refuse anything else with a clear sentence, create
+ * the schema of docs/REPLAY.md in a new file. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "replay.h"
+
+struct rpl_file {
+    sqlite3 *db;
+    char path[4096];
+    int mode;
+};
+
+static const char *const schema_sql =
+    "CREATE TABLE session ("
+    " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, kind_id INTEGER NOT NULL,"
+    " seed INTEGER NOT NULL, params TEXT NOT NULL, sim_version TEXT NOT NULL,"
+    " hz INTEGER NOT NULL, start_tick INTEGER NOT NULL, end_tick INTEGER NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','closed')), source TEXT NOT NULL,"
+    " world INTEGER, checkpoint_every INTEGER NOT NULL, created_at TEXT NOT NULL, closed_at TEXT);"
+    "CREATE TABLE input ("
+    " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"
+    " client INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, args BLOB NOT NULL,"
+    " PRIMARY KEY (session, tick, client, seq)) WITHOUT ROWID;"
+    "CREATE TABLE tick ("
+    " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"
+    " state_hash INTEGER NOT NULL, frame_hash INTEGER NOT NULL,"
+    " PRIMARY KEY (session, tick)) WITHOUT ROWID;"
+    "CREATE TABLE checkpoint ("
+    " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"
+    " state BLOB NOT NULL, state_hash INTEGER NOT NULL,"
+    " PRIMARY KEY (session, tick)) WITHOUT ROWID;"
+    "CREATE TABLE gap ("
+    " session INTEGER NOT NULL REFERENCES session(id), from_tick INTEGER NOT NULL,"
+    " to_tick INTEGER NOT NULL, reason TEXT NOT NULL,"
+    " PRIMARY KEY (session, from_tick)) WITHOUT ROWID;";
+
+static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap" };
+
+sqlite3 *rpl_db(rpl_file *f) { return f->db; }
+const char *rpl_path(const rpl_file *f) { return f->path; }
+
+/* One integer from a pragma or query; -1 with err set on failure. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static const char *sqlite_reason(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOTADB: return "it is not an SQLite database";
+    case SQLITE_CORRUPT: return "the database is damaged (truncated or corrupted)";
+    case SQLITE_CANTOPEN: return "it cannot be opened";
+    case SQLITE_PERM:
+    case SQLITE_READONLY: return "permission denied";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return "it is locked by another process";
+    case SQLITE_FULL: return "the disk is full";
+    case SQLITE_IOERR: return "an I/O error occurred";
+    default: return sqlite3_errstr(rc);
+    }
+}
+
+/* Identify an opened database as a replay file of a schema we read. */
+static int check_identity(rpl_file *f, char *err, size_t errlen)
+{
+    int64_t app = 0, ver = 0, pages = 0, psize = 0;
+    int rc = query_int(f->db, "PRAGMA application_id", &app);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s is not a Vivarium replay file: %s", f->path, sqlite_reason(rc));
+        return -1;
+    }
+    if ((uint32_t)app != RPL_APP_ID) {
+        snprintf(err, errlen, "%s is not a Vivarium replay file (its SQLite application_id is 0x%08x, "
+                 "a replay file has 0x%08x)", f->path, (unsigned)app, (unsigned)RPL_APP_ID);
+        return -1;
+    }
+    rc = query_int(f->db, "PRAGMA user_version", &ver);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot read its schema version: %s", f->path, sqlite_reason(rc));
+        return -1;
+    }
+    if (ver > RPL_SCHEMA) {
+        snprintf(err, errlen, "%s has replay schema version %lld; this build of Vivarium reads up to "
+                 "version %d: use a newer Vivarium", f->path, (long long)ver, RPL_SCHEMA);
+        return -1;
+    }
+    if (ver < 1) {
+        snprintf(err, errlen, "%s has replay schema version %lld, which no Vivarium wrote", f->path,
+                 (long long)ver);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[128];
+        int64_t n = 0;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='%s'",
+                 tables[i]);
+        rc = query_int(f->db, sql, &n);
+        if (rc != SQLITE_OK || n != 1) {
+            snprintf(err, errlen, "%s is damaged: its '%s' table is missing%s%s", f->path, tables[i],
+                     rc != SQLITE_OK ? ": " : "", rc != SQLITE_OK ? sqlite_reason(rc) : "");
+            return -1;
+        }
+    }
+    /* A file cut short: the header promises more pages than the file holds. (Pages still in the
+     * WAL are not counted against it.) */
+    struct stat stt;
+    if (query_int(f->db, "PRAGMA page_count", &pages) == SQLITE_OK &&
+        query_int(f->db, "PRAGMA page_size", &psize) == SQLITE_OK && stat(f->path, &stt) == 0) {
+        char wal[4200];
+        struct stat sw;
+        snprintf(wal, sizeof wal, "%s-wal", f->path);
+        int has_wal = stat(wal, &sw) == 0 && sw.st_size > 0;
+        if (!has_wal && (int64_t)stt.st_size < pages * psize) {
+            snprintf(err, errlen, "%s is truncated: %lld bytes, but its header describes %lld",
+                     f->path, (long long)stt.st_size, (long long)(pages * psize));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct stat stt;
+    int exists = stat(path, &stt) == 0;
+    if (!exists && mode == RPL_READ) {
+        snprintf(err, errlen, "%s: no such file", path);
+        return -1;
+    }
+    if (exists && S_ISDIR(stt.st_mode)) {
+        snprintf(err, errlen, "%s is a directory, not a replay file", path);
+        return -1;
+    }
+    rpl_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->mode = mode;
+    int flags = mode == RPL_READ ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    int rc = sqlite3_open_v2(path, &f->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, sqlite_reason(rc));
+        goto fail;
+    }
+    sqlite3_extended_result_codes(f->db, 1);
+    sqlite3_busy_timeout(f->db, 5000);
+    if (mode == RPL_WRITE) {
+        int64_t app = 0, ntab = 0;
+        rc = query_int(f->db, "PRAGMA application_id", &app);
+        if (rc == SQLITE_OK) rc = query_int(f->db, "SELECT count(*) FROM sqlite_schema", &ntab);
+        if (rc != SQLITE_OK) {
+            snprintf(err, errlen, "%s is not a Vivarium replay file: %s", path, sqlite_reason(rc));
+            goto fail;
+        }
+        if (app == 0 && ntab == 0) {               /* new or empty: make it a replay file */
+            char sql[128];
+            char *msg = NULL;
+            rc = sqlite3_exec(f->db, "PRAGMA journal_mode=WAL", NULL, NULL, &msg);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(f->db, "BEGIN", NULL, NULL, &msg);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(f->db, schema_sql, NULL, NULL, &msg);
+            snprintf(sql, sizeof sql, "PRAGMA application_id=%d", (int)RPL_APP_ID);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(f->db, sql, NULL, NULL, &msg);
+            snprintf(sql, sizeof sql, "PRAGMA user_version=%d", RPL_SCHEMA);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(f->db, sql, NULL, NULL, &msg);
+            if (rc == SQLITE_OK) rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, &msg);
+            if (rc != SQLITE_OK) {
+                snprintf(err, errlen, "%s: cannot create the replay schema: %s", path,
+                         msg ? msg : sqlite_reason(rc));
+                sqlite3_free(msg);
+                goto fail;
+            }
+        }
+    }
+    if (check_identity(f, err, errlen) != 0) goto fail;
+    if (mode == RPL_WRITE) {
+        char *msg = NULL;
+        rc = sqlite3_exec(f->db, "PRAGMA journal_mode=WAL", NULL, NULL, &msg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(f->db, durability == RPL_DUR_FULL ? "PRAGMA synchronous=FULL"
+                                                                : "PRAGMA synchronous=NORMAL",
+                              NULL, NULL, &msg);
+        if (rc != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot set WAL mode: %s", path, msg ? msg : sqlite_reason(rc));
+            sqlite3_free(msg);
+            goto fail;
+        }
+    }
+    *out = f;
+    return 0;
+fail:
+    if (f->db) sqlite3_close(f->db);
+    free(f);
+    return -1;
+}
+
+void rpl_close(rpl_file *f)
+{
+    if (!f) return;
+    sqlite3_close(f->db);
+    free(f);
+}

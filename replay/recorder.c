@@ -1,0 +1,551 @@
+/* recorder.c — the replay log's writer: one thread, one connection, a queue.
+ *
+ * The caller (vivd's loop; viv sim) hands over each tick — the inputs applied at it, the hashes
+ * after it, now and then a checkpoint — and returns at once: everything is copied into a queue.
+ * The thread takes whatever has accumulated and writes it in one transaction (group commit), then
+ * reports the settled ticks through rpl_recorder_poll and wakes the caller. Acks wait for that.
+ *
+ * When a write fails (disk full, I/O error) the transaction is rolled back, the affected ticks are
+ * reported as not logged, and the session enters a gap: further ticks are refused until one
+ * arrives with a checkpoint. If that one can be written, the gap is recorded honestly in the `gap`
+ * table — [first tick lost, checkpoint tick) — and recording carries on from the checkpoint. */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include "replay.h"
+
+enum { B_BEGIN, B_TICK, B_RESUME, B_END };
+
+typedef struct batch {
+    struct batch *next;
+    int type;
+    int64_t session;
+    uint64_t tick;             /* TICK: the tick stepped; BEGIN/RESUME: the checkpoint's tick */
+    uint64_t sh, fh;
+    size_t nin;
+    sim_input *in;
+    uint8_t *cp;
+    size_t cplen;
+    rpl_session meta;          /* BEGIN */
+    size_t bytes;
+} batch;
+
+#define MAX_GAPS 64            /* sessions in a gap at once */
+
+struct rpl_recorder {
+    rpl_file *f;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    batch *head, *tail;
+    size_t queued_bytes, max_bytes;
+    int busy;                  /* the thread holds batches */
+    int stop;
+    rpl_commit *res;
+    size_t nres, capres;
+    int failing;
+    char failmsg[256];
+    int64_t next_session;
+    int all_ok;                /* everything since the last flush was written */
+    void (*wake)(void *);
+    void *ud;
+    /* Thread-only: sessions in a gap and the first tick they lost. */
+    struct { int64_t session; uint64_t from; char reason[128]; } gaps[MAX_GAPS];
+    int ngaps;
+    batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
+    sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run;
+};
+
+static void now_iso(char *out, size_t cap)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    snprintf(out, cap, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static void batch_free(batch *b)
+{
+    if (!b) return;
+    free(b->in);
+    free(b->cp);
+    free(b);
+}
+
+/* ---- the writer thread ---------------------------------------------------------------------- */
+static int gap_find(rpl_recorder *r, int64_t session)
+{
+    for (int i = 0; i < r->ngaps; i++)
+        if (r->gaps[i].session == session) return i;
+    return -1;
+}
+
+static int step_done(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const uint8_t *cp,
+                          size_t len)
+{
+    sqlite3_bind_int64(r->st_cp, 1, session);
+    sqlite3_bind_int64(r->st_cp, 2, (int64_t)tick);
+    sqlite3_bind_blob(r->st_cp, 3, cp, (int)len, SQLITE_STATIC);
+    sqlite3_bind_int64(r->st_cp, 4, (int64_t)XXH3_64bits(cp, len));
+    return step_done(r->st_cp);
+}
+
+static int write_batch(rpl_recorder *r, batch *b)
+{
+    int rc = SQLITE_OK;
+    switch (b->type) {
+    case B_BEGIN: {
+        const rpl_session *m = &b->meta;
+        sqlite3_stmt *st = r->st_session;
+        sqlite3_bind_int64(st, 1, m->id);
+        sqlite3_bind_text(st, 2, m->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, m->kind_id);
+        sqlite3_bind_int64(st, 4, (int64_t)m->seed);
+        sqlite3_bind_text(st, 5, m->params, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, m->sim_version, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 7, (int)m->hz);
+        sqlite3_bind_int64(st, 8, (int64_t)m->start_tick);
+        sqlite3_bind_int64(st, 9, (int64_t)m->start_tick);
+        sqlite3_bind_text(st, 10, m->source, -1, SQLITE_STATIC);
+        if (m->world >= 0) sqlite3_bind_int64(st, 11, m->world);
+        sqlite3_bind_int64(st, 12, (int64_t)m->checkpoint_every);
+        sqlite3_bind_text(st, 13, m->created_at, -1, SQLITE_STATIC);
+        rc = step_done(st);
+        if (rc == SQLITE_OK) rc = put_checkpoint(r, m->id, m->start_tick, b->cp, b->cplen);
+        break;
+    }
+    case B_RESUME:
+        sqlite3_bind_int64(r->st_run, 1, b->session);
+        rc = step_done(r->st_run);
+        if (rc == SQLITE_OK) rc = put_checkpoint(r, b->session, b->tick, b->cp, b->cplen);
+        break;
+    case B_END:
+        sqlite3_bind_text(r->st_close, 1, b->meta.closed_at, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(r->st_close, 2, b->session);
+        rc = step_done(r->st_close);
+        break;
+    case B_TICK: {
+        int g = gap_find(r, b->session);
+        if (g >= 0) {
+            /* Resuming after a gap: the checkpoint makes the following ticks verifiable again. */
+            sqlite3_bind_int64(r->st_gap, 1, b->session);
+            sqlite3_bind_int64(r->st_gap, 2, (int64_t)r->gaps[g].from);
+            sqlite3_bind_int64(r->st_gap, 3, (int64_t)(b->tick + 1));
+            sqlite3_bind_text(r->st_gap, 4, r->gaps[g].reason, -1, SQLITE_TRANSIENT);
+            rc = step_done(r->st_gap);
+            if (rc != SQLITE_OK) break;
+        }
+        for (size_t i = 0; i < b->nin && rc == SQLITE_OK; i++) {
+            const sim_input *in = &b->in[i];
+            uint8_t args[4 * SIM_INPUT_MAX_ARGS];
+            for (int a = 0; a < in->nargs; a++) {
+                uint32_t v = (uint32_t)in->args[a];
+                args[4 * a] = (uint8_t)v; args[4 * a + 1] = (uint8_t)(v >> 8);
+                args[4 * a + 2] = (uint8_t)(v >> 16); args[4 * a + 3] = (uint8_t)(v >> 24);
+            }
+            sqlite3_bind_int64(r->st_input, 1, b->session);
+            sqlite3_bind_int64(r->st_input, 2, (int64_t)b->tick);
+            sqlite3_bind_int64(r->st_input, 3, in->client);
+            sqlite3_bind_int64(r->st_input, 4, in->seq);
+            sqlite3_bind_int(r->st_input, 5, in->kind);
+            sqlite3_bind_blob(r->st_input, 6, args, 4 * in->nargs, SQLITE_TRANSIENT);
+            rc = step_done(r->st_input);
+        }
+        if (rc != SQLITE_OK) break;
+        sqlite3_bind_int64(r->st_tick, 1, b->session);
+        sqlite3_bind_int64(r->st_tick, 2, (int64_t)(b->tick + 1));
+        sqlite3_bind_int64(r->st_tick, 3, (int64_t)b->sh);
+        sqlite3_bind_int64(r->st_tick, 4, (int64_t)b->fh);
+        rc = step_done(r->st_tick);
+        if (rc == SQLITE_OK && b->cp) rc = put_checkpoint(r, b->session, b->tick + 1, b->cp, b->cplen);
+        if (rc != SQLITE_OK) break;
+        sqlite3_bind_int64(r->st_end, 1, (int64_t)(b->tick + 1));
+        sqlite3_bind_int64(r->st_end, 2, b->session);
+        rc = step_done(r->st_end);
+        break;
+    }
+    }
+    return rc;
+}
+
+static void add_result(rpl_recorder *r, int64_t session, uint64_t tick, int ok)
+{
+    /* Coalesce: the caller needs only the latest settled tick of each outcome run. */
+    if (r->nres && r->res[r->nres - 1].session == session && r->res[r->nres - 1].ok == ok) {
+        r->res[r->nres - 1].tick = tick;
+        return;
+    }
+    if (r->nres == r->capres) {
+        size_t nc = r->capres ? r->capres * 2 : 64;
+        rpl_commit *p = realloc(r->res, nc * sizeof *p);
+        if (!p) return;          /* the caller will see the next result instead */
+        r->res = p;
+        r->capres = nc;
+    }
+    r->res[r->nres++] = (rpl_commit){ session, tick, ok };
+}
+
+/* Write one group of batches in one transaction. */
+static void write_group(rpl_recorder *r, batch *list)
+{
+    sqlite3 *db = rpl_db(r->f);
+    /* Batches of a session in a gap are dropped until one carries a checkpoint. */
+    batch *keep = NULL, **kt = &keep, *dropped = NULL;
+    for (batch *b = list, *nx; b; b = nx) {
+        nx = b->next;
+        b->next = NULL;
+        if (b->type == B_TICK && gap_find(r, b->session) >= 0 && !b->cp) {
+            b->next = dropped;
+            dropped = b;
+        } else {
+            *kt = b;
+            kt = &b->next;
+        }
+    }
+    int rc = SQLITE_OK;
+    if (keep) {
+        rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        for (batch *b = keep; b && rc == SQLITE_OK; b = b->next) rc = write_batch(r, b);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        if (rc != SQLITE_OK) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    pthread_mutex_lock(&r->mu);
+    for (batch *b = dropped; b; b = b->next)
+        if (b->type == B_TICK) add_result(r, b->session, b->tick + 1, 0);
+    if (dropped) r->all_ok = 0;
+    if (rc == SQLITE_OK) {
+        for (batch *b = keep; b; b = b->next) {
+            if (b->type != B_TICK) continue;
+            int g = gap_find(r, b->session);
+            if (g >= 0) r->gaps[g] = r->gaps[--r->ngaps];     /* resumed */
+            add_result(r, b->session, b->tick + 1, 1);
+        }
+        if (keep && r->ngaps == 0) r->failing = 0;
+    } else {
+        snprintf(r->failmsg, sizeof r->failmsg, "writing %s failed: %s", rpl_path(r->f),
+                 sqlite3_errstr(rc));
+        r->failing = 1;
+        r->all_ok = 0;
+        for (batch *b = keep; b; b = b->next) {
+            if (b->type != B_TICK) continue;
+            add_result(r, b->session, b->tick + 1, 0);
+            if (gap_find(r, b->session) < 0 && r->ngaps < MAX_GAPS) {
+                r->gaps[r->ngaps].session = b->session;
+                r->gaps[r->ngaps].from = b->tick;
+                snprintf(r->gaps[r->ngaps].reason, sizeof r->gaps[r->ngaps].reason, "%s",
+                         sqlite3_errstr(rc));
+                r->ngaps++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    /* Session rows (begin, resume, end) must not be lost: keep them for the next attempt. */
+    for (batch *b = keep, *nx; b; b = nx) {
+        nx = b->next;
+        if (rc != SQLITE_OK && b->type != B_TICK) {
+            b->next = r->retry;
+            r->retry = b;
+        } else {
+            batch_free(b);
+        }
+    }
+    for (batch *b = dropped, *nx; b; b = nx) {
+        nx = b->next;
+        batch_free(b);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    rpl_recorder *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->head && !r->stop) pthread_cond_wait(&r->work, &r->mu);
+        if (!r->head && r->stop) break;
+        batch *list = r->head;
+        r->head = r->tail = NULL;
+        r->queued_bytes = 0;
+        r->busy = 1;
+        pthread_mutex_unlock(&r->mu);
+        /* Retried session rows go first, in their original order. */
+        if (r->retry) {
+            batch *rev = NULL;
+            while (r->retry) {
+                batch *b = r->retry;
+                r->retry = b->next;
+                b->next = rev;
+                rev = b;
+            }
+            batch *t = rev;
+            while (t->next) t = t->next;
+            t->next = list;
+            list = rev;
+        }
+        write_group(r, list);
+        if (r->wake) r->wake(r->ud);
+        pthread_mutex_lock(&r->mu);
+        r->busy = 0;
+        pthread_cond_broadcast(&r->idle);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* ---- the caller's side ------------------------------------------------------------------------------ */
+static int enqueue(rpl_recorder *r, batch *b, int force)
+{
+    pthread_mutex_lock(&r->mu);
+    if (!force && r->queued_bytes + b->bytes > r->max_bytes) {
+        if (!r->failing) {
+            snprintf(r->failmsg, sizeof r->failmsg, "the log is behind: over %zu MiB waiting to be written",
+                     r->max_bytes >> 20);
+        }
+        r->failing = 1;
+        pthread_mutex_unlock(&r->mu);
+        return -1;
+    }
+    if (r->tail) r->tail->next = b;
+    else r->head = b;
+    r->tail = b;
+    r->queued_bytes += b->bytes;
+    pthread_cond_signal(&r->work);
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
+rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t errlen)
+{
+    rpl_recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (rpl_open(cfg->path, RPL_WRITE, cfg->durability, &r->f, err, errlen) != 0) {
+        free(r);
+        return NULL;
+    }
+    sqlite3 *db = rpl_db(r->f);
+    static const char *const sql[] = {
+        "INSERT INTO input (session, tick, client, seq, kind, args) VALUES (?,?,?,?,?,?)",
+        "INSERT INTO tick (session, tick, state_hash, frame_hash) VALUES (?,?,?,?)",
+        "INSERT OR REPLACE INTO checkpoint (session, tick, state, state_hash) VALUES (?,?,?,?)",
+        "UPDATE session SET end_tick = ? WHERE id = ?",
+        "INSERT OR REPLACE INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
+        "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
+        " status, source, world, checkpoint_every, created_at) VALUES (?,?,?,?,?,?,?,?,?,'running',?,?,?,?)",
+        "UPDATE session SET status = 'closed', closed_at = ? WHERE id = ?",
+        "UPDATE session SET status = 'running', closed_at = NULL WHERE id = ?",
+    };
+    sqlite3_stmt **st[] = { &r->st_input, &r->st_tick, &r->st_cp, &r->st_end, &r->st_gap,
+                            &r->st_session, &r->st_close, &r->st_run };
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        if (sqlite3_prepare_v2(db, sql[i], -1, st[i], NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: %s", cfg->path, sqlite3_errmsg(db));
+            goto fail;
+        }
+    }
+    sqlite3_stmt *mx = NULL;
+    r->next_session = 1;
+    if (sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM session", -1, &mx, NULL) == SQLITE_OK &&
+        sqlite3_step(mx) == SQLITE_ROW)
+        r->next_session = sqlite3_column_int64(mx, 0) + 1;
+    sqlite3_finalize(mx);
+    r->max_bytes = cfg->max_queue_bytes ? cfg->max_queue_bytes : (size_t)256 << 20;
+    r->wake = cfg->wake;
+    r->ud = cfg->ud;
+    r->all_ok = 1;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->work, NULL);
+    pthread_cond_init(&r->idle, NULL);
+    if (pthread_create(&r->th, NULL, writer_main, r) != 0) {
+        snprintf(err, errlen, "cannot start the replay writer thread");
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work);
+        pthread_cond_destroy(&r->idle);
+        goto fail;
+    }
+    return r;
+fail:
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(*st[i]);
+    rpl_close(r->f);
+    free(r);
+    return NULL;
+}
+
+static batch *new_batch(int type, int64_t session, uint64_t tick)
+{
+    batch *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->type = type;
+    b->session = session;
+    b->tick = tick;
+    b->bytes = sizeof *b;
+    return b;
+}
+
+static int save_into(batch *b, const sim_world *w)
+{
+    size_t cap = sim_world_save_max(w);
+    b->cp = malloc(cap);
+    if (!b->cp) return -1;
+    b->cplen = sim_world_save(w, b->cp, cap);
+    if (!b->cplen) return -1;
+    b->bytes += b->cplen;
+    return 0;
+}
+
+int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
+                           uint64_t checkpoint_every, char *err, size_t errlen)
+{
+    batch *b = new_batch(B_BEGIN, 0, sim_world_tick(w));
+    if (!b || save_into(b, w) != 0) {
+        batch_free(b);
+        snprintf(err, errlen, "out of memory saving the initial state");
+        return -1;
+    }
+    const sim_kind *k = sim_world_kind(w);
+    rpl_session *m = &b->meta;
+    pthread_mutex_lock(&r->mu);
+    m->id = r->next_session++;
+    pthread_mutex_unlock(&r->mu);
+    b->session = m->id;
+    snprintf(m->kind, sizeof m->kind, "%s", k->name);
+    m->kind_id = k->id;
+    m->seed = sim_world_seed(w);
+    snprintf(m->params, sizeof m->params, "%s", sim_world_params(w));
+    snprintf(m->sim_version, sizeof m->sim_version, "%s", SIM_VERSION);
+    m->hz = k->hz;
+    m->start_tick = sim_world_tick(w);
+    snprintf(m->source, sizeof m->source, "%s", source);
+    m->world = world_id;
+    m->checkpoint_every = checkpoint_every;
+    now_iso(m->created_at, sizeof m->created_at);
+    enqueue(r, b, 1);
+    return m->id;
+}
+
+int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w)
+{
+    batch *b = new_batch(B_RESUME, session, sim_world_tick(w));
+    if (!b || save_into(b, w) != 0) {
+        batch_free(b);
+        return -1;
+    }
+    return enqueue(r, b, 1);
+}
+
+int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
+                      size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen)
+{
+    pthread_mutex_lock(&r->mu);
+    int failing = r->failing;
+    pthread_mutex_unlock(&r->mu);
+    if (failing && !cp) return -1;         /* only a checkpoint can end a gap */
+    batch *b = new_batch(B_TICK, session, tick);
+    if (!b) return -1;
+    b->sh = sh;
+    b->fh = fh;
+    if (nin) {
+        b->in = malloc(nin * sizeof *in);
+        if (!b->in) {
+            batch_free(b);
+            return -1;
+        }
+        memcpy(b->in, in, nin * sizeof *in);
+        b->nin = nin;
+        b->bytes += nin * sizeof *in;
+    }
+    if (cp) {
+        b->cp = malloc(cplen);
+        if (!b->cp) {
+            batch_free(b);
+            return -1;
+        }
+        memcpy(b->cp, cp, cplen);
+        b->cplen = cplen;
+        b->bytes += cplen;
+    }
+    if (enqueue(r, b, 0) != 0) {
+        batch_free(b);
+        return -1;
+    }
+    return 0;
+}
+
+void rpl_recorder_end(rpl_recorder *r, int64_t session)
+{
+    batch *b = new_batch(B_END, session, 0);
+    if (!b) return;
+    now_iso(b->meta.closed_at, sizeof b->meta.closed_at);
+    enqueue(r, b, 1);
+}
+
+size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max)
+{
+    pthread_mutex_lock(&r->mu);
+    size_t n = r->nres < max ? r->nres : max;
+    memcpy(out, r->res, n * sizeof *out);
+    memmove(r->res, r->res + n, (r->nres - n) * sizeof *out);
+    r->nres -= n;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+int rpl_recorder_failing(rpl_recorder *r, char *msg, size_t len)
+{
+    pthread_mutex_lock(&r->mu);
+    int f = r->failing;
+    if (f && msg) snprintf(msg, len, "%s", r->failmsg);
+    pthread_mutex_unlock(&r->mu);
+    return f;
+}
+
+int rpl_recorder_flush(rpl_recorder *r)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->head || r->busy) pthread_cond_wait(&r->idle, &r->mu);
+    int ok = r->all_ok && !r->retry;
+    r->all_ok = 1;
+    pthread_mutex_unlock(&r->mu);
+    return ok ? 0 : -1;
+}
+
+int rpl_recorder_close(rpl_recorder *r)
+{
+    if (!r) return 0;
+    int rc = rpl_recorder_flush(r);
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_signal(&r->work);
+    pthread_mutex_unlock(&r->mu);
+    pthread_join(r->th, NULL);
+    for (batch *b = r->retry, *nx; b; b = nx) {
+        nx = b->next;
+        batch_free(b);
+    }
+    sqlite3_stmt *st[] = { r->st_input, r->st_tick, r->st_cp, r->st_end, r->st_gap,
+                           r->st_session, r->st_close, r->st_run };
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(st[i]);
+    rpl_close(r->f);
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->work);
+    pthread_cond_destroy(&r->idle);
+    free(r->res);
+    free(r);
+    return rc;
+}
