@@ -37,7 +37,7 @@ void srv_client_close(srv_client *c, const char *why)
     srv *s = c->s;
     for (int i = 0; i < SRV_MAX_SUBS; i++) srv_sub_drop(c, &c->subs[i]);
     for (int i = 0; i < s->nworlds; i++)            /* its inputs still apply; no ack is owed */
-        for (size_t k = 0; k < s->worlds[i]->nacks; k++)
+        for (size_t k = s->worlds[i]->ackhead; k < s->worlds[i]->nacks; k++)
             if (s->worlds[i]->acks[k].client == c) s->worlds[i]->acks[k].client = NULL;
     if (c->prev) c->prev->next = c->next;
     else s->clients = c->next;

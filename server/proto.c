@@ -231,9 +231,30 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
         c->input_tick = sim_world_tick(w->w);
         c->inputs_this_tick = 0;
     }
+    if (srv_record_failing(c->s)) {
+        srv_client_notice(c, "log_unavailable", "the replay log cannot be written (disk full or I/O "
+                          "error); inputs are refused until it can, so nothing unlogged is applied", seqp);
+        return;
+    }
     if (c->inputs_this_tick >= SRV_INPUTS_PER_TICK) {
         srv_client_notice(c, "rate_limited", "more than 32 inputs for one tick; slow down", seqp);
         return;
+    }
+    /* Room for its ack first: an input is applied only if it can also be logged. */
+    if (w->ackhead > 0 && w->nacks == w->capacks) {
+        memmove(w->acks, w->acks + w->ackhead, (w->nacks - w->ackhead) * sizeof *w->acks);
+        w->nacks -= w->ackhead;
+        w->ackhead = 0;
+    }
+    if (w->nacks == w->capacks) {
+        size_t nc = w->capacks ? w->capacks * 2 : 64;
+        srv_ack *na = realloc(w->acks, nc * sizeof *na);
+        if (!na) {
+            srv_client_notice(c, "world_busy", "out of memory queueing the input; nothing was applied", seqp);
+            return;
+        }
+        w->acks = na;
+        w->capacks = nc;
     }
     in.kind = (uint16_t)ki;
     in.nargs = (uint16_t)nargs;
@@ -247,18 +268,10 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
         return;
     }
     c->inputs_this_tick++;
-    if (w->nacks == w->capacks) {
-        size_t nc = w->capacks ? w->capacks * 2 : 64;
-        srv_ack *na = realloc(w->acks, nc * sizeof *na);
-        if (!na) {
-            srv_client_notice(c, "world_busy", "out of memory queueing the acknowledgement", seqp);
-            return;        /* the input is applied; only its ack is lost (logged as an error) */
-        }
-        w->acks = na;
-        w->capacks = nc;
-    }
     w->acks[w->nacks].client = c;
     w->acks[w->nacks].seq = in.seq;
+    w->acks[w->nacks].stepped = 0;
+    w->acks[w->nacks].in = in;
     w->nacks++;
 }
 

@@ -106,9 +106,13 @@ struct srv_client {
 /* ---- hosted worlds ------------------------------------------------------------------------------- */
 #define SRV_LAT_BUCKETS 1001   /* lateness histogram: 0.1 ms buckets up to 100 ms, then overflow */
 
+/* An input queued or applied, waiting for its acknowledgement. Acks are sent once the tick is
+ * committed to the replay log (immediately after the tick when not recording). */
 typedef struct srv_ack {
-    srv_client *client;    /* NULLed if the client closes before the tick */
+    srv_client *client;    /* NULLed if the client closes first (the input still counts) */
     uint32_t seq;
+    int stepped;           /* its tick has been stepped */
+    sim_input in;          /* exactly what the world consumed (for the log) */
 } srv_ack;
 
 struct srv_world {
@@ -124,8 +128,13 @@ struct srv_world {
     uint64_t *frame_tick;  /* tick each view's frame was rendered at (UINT64_MAX: never) */
     uint64_t *frame_fh;
     uint64_t sh, sh_tick;
-    srv_ack *acks;         /* inputs queued for the next tick, to acknowledge after it */
-    size_t nacks, capacks;
+    srv_ack *acks;         /* FIFO: acks[ackhead..nacks) wait; stepped ones first, by tick */
+    size_t ackhead, nacks, capacks;
+    int64_t session;       /* replay session, or -1 when not recording */
+    uint64_t cp_every;     /* ticks between checkpoints */
+    uint8_t *cpbuf;
+    size_t cpcap;
+    uint64_t not_logged;   /* ticks the recorder could not take */
     int nsubs;
     int closed;
     /* statistics */
@@ -164,6 +173,13 @@ struct srv {
     wire_buf scratch;      /* message building */
     void *zctx;            /* ZSTD_CCtx, reused for every stateless compression */
     uint64_t frames_sent, bytes_sent, msgs_dropped;
+    /* recording (server/record.c) */
+    const char *db_path;   /* NULL: --no-record */
+    int durability;
+    struct rpl_recorder *rec;
+    uv_async_t rec_async;
+    int rec_failing;
+    int lock_fd;
 };
 
 /* server/worlds.c */
@@ -197,6 +213,15 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);
 void srv_sweep(uv_timer_t *t);
 void srv_sub_drop(srv_client *c, srv_sub *sub);
+
+/* server/record.c */
+int srv_record_open(srv *s, char *err, size_t errlen);      /* lock, open, start the writer */
+void srv_record_begin(srv *s, srv_world *w);               /* a new session for a new world */
+void srv_record_tick(srv *s, srv_world *w, uint64_t tick); /* after stepping `tick` */
+void srv_record_end(srv *s, srv_world *w);
+void srv_record_close(srv *s);                             /* flush, settle, close */
+int srv_record_failing(srv *s);
+void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
 
 /* server/proto.c */
 void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <zstd.h>
+#include "replay.h"
 #include "srv.h"
 
 static void usage(FILE *out)
@@ -14,6 +15,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N]\n"
+        "            [--db FILE | --no-record] [--durability normal|full]\n"
         "            [--port-file FILE] [--quiet | --verbose]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
@@ -27,6 +29,11 @@ static void usage(FILE *out)
         "  --player-token T     token for the player role (send inputs). Default:\n"
         "                       $VIVD_PLAYER_TOKEN, else a random one printed at start-up.\n"
         "  --max-clients N      connections beyond N are refused (default 1024)\n"
+        "  --db FILE            record every world in this replay file (default ./vivarium.db);\n"
+        "                       sessions left running by a crash are resumed from it at start-up\n"
+        "  --no-record          record nothing\n"
+        "  --durability MODE    normal (default: survives a crash of vivd) or full (also a power\n"
+        "                       cut: every commit is synced to disk)\n"
         "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
         "  --quiet              log warnings and errors only\n"
         "  --verbose            log every connection and error reply too\n"
@@ -102,6 +109,9 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     uv_timer_stop(&s->tick_timer);
     uv_timer_stop(&s->sweep_timer);
+    /* Every session ends closed, and everything queued reaches the disk before we go. */
+    for (int i = 0; i < s->nworlds; i++) srv_record_end(s, s->worlds[i]);
+    srv_record_close(s);
     /* Clients close through their own path (their handles free their memory). */
     while (s->clients) srv_client_close(s->clients, "server shutting down");
     uv_walk(s->loop, on_walk_close, NULL);
@@ -121,6 +131,8 @@ int main(int argc, char **argv)
     int nworlds = 0;
     const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
     static char host[256];
+    const char *db = "vivarium.db";
+    int no_record = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -135,9 +147,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--verbose") == 0) {
             s.cfg.log_level = SRV_LOG_DEBUG;
             continue;
+        } else if (strcmp(a, "--no-record") == 0) {
+            s.db_path = NULL;
+            no_record = 1;
+            continue;
         }
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
-                                                  "--player-token", "--max-clients", "--port-file" };
+                                                  "--player-token", "--max-clients", "--port-file",
+                                                  "--db", "--durability" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -183,6 +200,15 @@ int main(int argc, char **argv)
             s.cfg.max_clients = (int)n;
         } else if (strcmp(a, "--port-file") == 0) {
             s.cfg.port_file = v;
+        } else if (strcmp(a, "--db") == 0) {
+            db = v;
+        } else if (strcmp(a, "--durability") == 0) {
+            if (strcmp(v, "normal") == 0) s.durability = RPL_DUR_NORMAL;
+            else if (strcmp(v, "full") == 0) s.durability = RPL_DUR_FULL;
+            else {
+                fprintf(stderr, "vivd: --durability is normal or full, got '%s'\n", v);
+                return 2;
+            }
         } else {
             fprintf(stderr, "vivd: unknown option '%s' (see vivd --help)\n", a);
             return 2;
@@ -228,6 +254,21 @@ int main(int argc, char **argv)
         goto done;
     }
     s.loop = uv_default_loop();
+    s.lock_fd = -1;
+    if (no_record && db && strcmp(db, "vivarium.db") != 0) {
+        fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
+        status = 2;
+        goto done;
+    }
+    s.db_path = no_record ? NULL : db;
+    if (s.db_path) {
+        char err[512];
+        if (srv_record_open(&s, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: --db %s: %s\n", s.db_path, err);
+            status = 1;
+            goto done;
+        }
+    }
     for (int i = 0; i < nworlds; i++)
         if (parse_world(&s, worlds[i]) != 0) {
             status = 2;
@@ -297,10 +338,19 @@ int main(int argc, char **argv)
     srv_log(&s, SRV_LOG_INFO, "stopped");
     goto done;
 close_loop:
+    for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
+    srv_record_close(&s);
     uv_walk(s.loop, on_walk_close, NULL);
     uv_run(s.loop, UV_RUN_DEFAULT);
     uv_loop_close(s.loop);
 done:
+    if (s.rec) {                           /* an early exit: leave nothing half-written */
+        for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
+        srv_record_close(&s);
+        uv_close((uv_handle_t *)&s.rec_async, NULL);
+        uv_run(s.loop, UV_RUN_DEFAULT);
+        uv_loop_close(s.loop);
+    }
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;
     wire_buf_free(&s.scratch);

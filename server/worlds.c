@@ -51,11 +51,13 @@ int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, c
         w->frame_tick[v] = UINT64_MAX;
     }
     w->sh_tick = UINT64_MAX;
+    w->session = -1;
     w->period_ns = 1000000000ull / k->hz;
     w->t0 = uv_hrtime();
     w->tick_base = sim_world_tick(sw);
     w->id = s->next_world_id++;
     s->worlds[s->nworlds++] = w;
+    srv_record_begin(s, w);
     srv_log(s, SRV_LOG_INFO, "world %u: %s seed=%" PRIu64 " %s (%dx%d, %u Hz)", w->id, k->name,
             seed, sim_world_params(sw), w->fw, w->fh, (unsigned)k->hz);
     return (int)w->id;
@@ -80,6 +82,7 @@ void srv_world_free(srv_world *w)
     free(w->frame_tick);
     free(w->frame_fh);
     free(w->acks);
+    free(w->cpbuf);
     sim_world_destroy(w->w);
     free(w);
 }
@@ -109,11 +112,12 @@ void srv_world_close(srv *s, srv_world *w)
             wire_buf_free(&b);
         }
     }
-    for (size_t i = 0; i < w->nacks; i++) {
+    srv_record_end(s, w);
+    for (size_t i = w->ackhead; i < w->nacks; i++) {
         if (!w->acks[i].client) continue;
         int64_t seq = w->acks[i].seq;
-        srv_client_error(w->acks[i].client, "unknown_world",
-                         "the world was closed before the input's tick", &seq);
+        srv_client_notice(w->acks[i].client, "unknown_world",
+                          "the world was closed before the input's tick was committed", &seq);
     }
     for (int i = 0; i < s->nworlds; i++)
         if (s->worlds[i] == w) {
@@ -183,9 +187,7 @@ static void run_tick(srv *s, srv_world *w)
     uint64_t tick = sim_world_tick(w->w);
     sim_world_step(w->w);
     w->ticks++;
-    for (size_t i = 0; i < w->nacks; i++)
-        if (w->acks[i].client) srv_send_ack(w->acks[i].client, w->acks[i].seq, tick);
-    w->nacks = 0;
+    srv_record_tick(s, w, tick);          /* acks now, or when the log has committed the tick */
     if (w->nsubs) srv_fanout_tick(s, w);
 }
 

@@ -36,11 +36,12 @@ static double now_s(void)
 static void server_start(server *sv, const char *const *extra)
 {
     const char *bin = getenv("VIV_BIN");
-    char vivd[512], portfile[128];
+    char vivd[512], portfile[128], dbfile[128];
     snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
     snprintf(sv->dir, sizeof sv->dir, "/tmp/vivtest.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(sv->dir));
     snprintf(portfile, sizeof portfile, "%s/port", sv->dir);
+    snprintf(dbfile, sizeof dbfile, "%s/replay.db", sv->dir);
     const char *argv[64];
     int n = 0;
     argv[n++] = vivd;
@@ -53,6 +54,12 @@ static void server_start(server *sv, const char *const *extra)
     argv[n++] = "--player-token";
     argv[n++] = PLAYER;
     argv[n++] = "--quiet";
+    int has_db = 0;
+    for (int i = 0; extra && extra[i]; i++) has_db |= strcmp(extra[i], "--db") == 0 || strcmp(extra[i], "--no-record") == 0;
+    if (!has_db) {                     /* record into the test's own directory, never ./vivarium.db */
+        argv[n++] = "--db";
+        argv[n++] = dbfile;
+    }
     for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
     argv[n] = NULL;
     sv->pid = fork();

@@ -1,0 +1,123 @@
+/* read.h — reading a replay file (docs/REPLAY.md): sessions, checkpoints, the input log, the
+ * recorded hashes and gaps, and the plan a replay follows through them. Everything here reads;
+ * nothing writes to the file. Bad rows are a -1 and a sentence naming the session, the tick and
+ * what is wrong, never a crash.
+ *
+ * An rpl_file's connection is single-threaded: callers that share one between threads hold their
+ * own lock around every call here (verify.c does). */
+#ifndef VIVARIUM_REPLAY_READ_H
+#define VIVARIUM_REPLAY_READ_H
+#include "replay.h"
+
+/* ---- sessions ------------------------------------------------------------------------------------ */
+typedef struct rpl_session_info {
+    rpl_session s;
+    uint64_t inputs;                   /* rows in `input` */
+    uint64_t ticks;                    /* rows in `tick` */
+    uint64_t checkpoints;
+    uint64_t gaps, gap_ticks;          /* gap rows, and the ticks they cover */
+} rpl_session_info;
+
+/* Every session, in id order, with its counts. *out is malloc'd (free it); *n may be 0. */
+int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err, size_t errlen);
+/* One session. -1 with "session 3 not found in run.db (sessions: 1, 2)" if there is none. */
+int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen);
+int rpl_session_info_get(rpl_file *f, int64_t id, rpl_session_info *out, char *err, size_t errlen);
+/* The one session of a file that has exactly one; otherwise -1 with a sentence listing them. */
+int rpl_session_only(rpl_file *f, int64_t *id, char *err, size_t errlen);
+
+/* The world kind a session needs, from this build's registry. NULL with a sentence if the kind id
+ * is unknown here, names another kind, or the row is unusable (tick rate, tick range). When the
+ * session was recorded by another sim version or at another tick rate, warn (if not NULL) gets a
+ * sentence; otherwise warn is set to "". */
+const sim_kind *rpl_session_kind(const rpl_file *f, const rpl_session *s, char *warn,
+                                 size_t warnlen, char *err, size_t errlen);
+
+/* ---- checkpoints --------------------------------------------------------------------------------- */
+typedef struct rpl_checkpoint {
+    uint64_t tick;
+    uint8_t *state;                    /* a saved world (docs/STATE.md), malloc'd */
+    size_t len;
+    uint64_t hash;                     /* XXH3-64 of state, checked against the recorded one */
+} rpl_checkpoint;
+
+enum { RPL_AT_OR_BEFORE = -1, RPL_AT_OR_AFTER = 1 };
+/* The checkpoint of session s nearest `tick` in direction dir. 0 found; 1 there is none; -1 with
+ * a sentence: "checkpoint at tick T of session N is corrupted (…)" when its bytes do not match
+ * their recorded hash or do not hold this session's world at that tick. */
+int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                        rpl_checkpoint *out, char *err, size_t errlen);
+void rpl_checkpoint_free(rpl_checkpoint *c);
+/* The ticks of session s's checkpoints within [from, to], ascending. *out malloc'd. */
+int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                         uint64_t **out, size_t *n, char *err, size_t errlen);
+
+/* A world for session s (its kind, seed and params) holding checkpoint c's state. *w is reused
+ * when not NULL (it must be of the session's kind), else created. 0, or -1 with a sentence. */
+int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
+                   size_t errlen);
+
+/* ---- the input log ------------------------------------------------------------------------------- */
+/* A cursor over session inputs with from <= tick < to, in (tick, client, seq) order. Each row is
+ * rebuilt as a sim_input (args: nargs × i32 LE, nargs <= 8) and checked with
+ * sim_world_check_input(check, …) when check is not NULL. */
+typedef struct rpl_inputs rpl_inputs;
+int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                    const sim_world *check, rpl_inputs **out, char *err, size_t errlen);
+/* 1 and *in filled; 0 at the end; -1 on a bad row or a read error (rpl_inputs_error). */
+int rpl_inputs_next(rpl_inputs *it, sim_input *in);
+/* Queue into w every input logged for tick sim_world_tick(w) (skipping any still before it).
+ * Returns how many, or -1 (rpl_inputs_error says why: a bad row, or the world refused one). */
+int rpl_inputs_feed(rpl_inputs *it, sim_world *w);
+const char *rpl_inputs_error(const rpl_inputs *it);
+void rpl_inputs_close(rpl_inputs *it);
+/* All of them at once, for callers that cannot keep a cursor open. *v malloc'd. */
+int rpl_inputs_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                    const sim_world *check, sim_input **v, size_t *n, char *err, size_t errlen);
+/* "paint x=12 y=40 r=3 element=sand" (enum arguments by name). */
+void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_t cap);
+
+/* ---- recorded hashes ------------------------------------------------------------------------------ */
+typedef struct rpl_tick_row {
+    uint64_t tick;                     /* the state after stepping tick - 1 */
+    uint64_t state_hash, frame_hash;
+} rpl_tick_row;
+/* Rows of session s with from <= tick <= to, ascending. *v malloc'd. */
+int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
+                   size_t *n, char *err, size_t errlen);
+/* One row: 0 found, 1 none, -1 error. */
+int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
+                 size_t errlen);
+
+/* ---- gaps ----------------------------------------------------------------------------------------- */
+typedef struct rpl_gap {
+    uint64_t from, to;                 /* [from, to): not recorded; a checkpoint is at to */
+    char reason[128];
+} rpl_gap;
+/* Session s's gaps, ascending. A row with to <= from is refused with a sentence. */
+int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *err,
+                  size_t errlen);
+
+/* ---- the plan of a replay ------------------------------------------------------------------------- *
+ * A replay of [from, to] walks spans: each starts at a checkpoint (`start`) and steps the world
+ * to `end`, feeding the logged inputs; the tick rows (start, end] can be checked on the way. The
+ * first span starts at the checkpoint at or before `from`. A gap ends a span at its from tick;
+ * the next span starts at the checkpoint at its to tick (or the first one after), and the ticks
+ * in between are listed in skipped. split != 0 also cuts spans at every checkpoint, so they can be
+ * replayed independently. */
+typedef struct rpl_span {
+    uint64_t start, end;
+} rpl_span;
+typedef struct rpl_plan {
+    rpl_span *spans;
+    size_t nspans;
+    rpl_gap *skipped;                  /* [from, to) that no span covers, with the gap's reason */
+    size_t nskipped;
+    uint64_t from, to;                 /* the range asked for, clamped to the session */
+    uint64_t ticks;                    /* ticks stepped by all spans */
+} rpl_plan;
+int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to, int split,
+                  rpl_plan *out, char *err, size_t errlen);
+void rpl_plan_free(rpl_plan *p);
+
+#endif
