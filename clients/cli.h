@@ -8,6 +8,7 @@
 int cli_sim_main(int argc, char **argv);
 int cli_view_main(int argc, char **argv);   /* clients/view.c */
 int cli_bot_main(int argc, char **argv);    /* clients/bot.c */
+int cli_replay_main(int argc, char **argv); /* clients/viv_replay.c */
 
 /* Strict number parsing for flags: 0 on success, -1 (with a message on stderr) otherwise. */
 int cli_parse_u64(const char *flag, const char *s, uint64_t *out);

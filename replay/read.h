@@ -1,6 +1,7 @@
-/* read.h — reading a replay file (docs/REPLAY.md): sessions, checkpoints, the input log, the
- * recorded hashes and gaps, and the plan a replay follows through them. Everything here reads;
- * nothing writes to the file. Bad rows are a -1 and a sentence naming the session, the tick and
+/* read.h — reading and replaying a replay file (docs/REPLAY.md): sessions, checkpoints, the input
+ * log, the recorded hashes and gaps, the plan a replay follows through them (read.c); verifying a
+ * session bit-exactly (verify.c); exporting its frames as GIF or PNG (export.c). Nothing here
+ * writes to the replay file. Bad rows are a -1 and a sentence naming the session, the tick and
  * what is wrong, never a crash.
  *
  * An rpl_file's connection is single-threaded: callers that share one between threads hold their
@@ -119,5 +120,71 @@ typedef struct rpl_plan {
 int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to, int split,
                   rpl_plan *out, char *err, size_t errlen);
 void rpl_plan_free(rpl_plan *p);
+
+/* ---- verify (verify.c) ---------------------------------------------------------------------------- */
+typedef struct rpl_verify_opts {
+    int64_t session;
+    uint64_t from, to;                 /* ticks; 0 and UINT64_MAX: the whole session */
+    int sync_test;                     /* also save → load → continue at every tick (GGPO) */
+    int threads;                       /* 0: one per CPU, at most 8; 1: no extra threads */
+    int skip_frames;                   /* benchmarks only: no render, frame hashes unchecked */
+    /* Called from the calling thread, at most every 50 ms or so, and once at the end. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} rpl_verify_opts;
+rpl_verify_opts rpl_verify_defaults(void);
+
+typedef struct rpl_verify_result {
+    uint64_t first, last;              /* the replay went from tick first to tick last */
+    uint64_t ticks;                    /* ticks stepped and checked */
+    uint64_t skipped;                  /* ticks in gaps, which nothing can verify */
+    uint64_t diverged_at;              /* status 1: the first tick whose check failed */
+    uint32_t hz;
+    int threads;                       /* threads used */
+    double seconds;
+    char warning[320];                 /* "" or a sentence for stderr (another sim version…) */
+} rpl_verify_result;
+
+/* Replay session o->session of f from its checkpoint at or before o->from, feeding the logged
+ * inputs, and compare the state hash and the frame hash (view 0) of every tick with the recorded
+ * row; independent checkpoint-to-checkpoint spans run on several threads (each with its own
+ * worlds; the file is read under a lock). Gaps are skipped honestly: replay restarts from the
+ * checkpoint at a gap's end and the report names the range that could not be verified.
+ * Returns 0 bit-exact, 1 diverged or failed (report: the tick, the hashes, the inputs of that
+ * step and a field-level diff against the next recorded checkpoint), -1 the file or session is
+ * unusable (report: the sentence). report is always NUL-terminated text, lines ending in '\n'. */
+int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
+               size_t cap);
+
+/* ---- export (export.c) ---------------------------------------------------------------------------- */
+typedef struct rpl_export_opts {
+    int64_t session;
+    uint64_t from, to;                 /* frames of ticks from..to; 0 and UINT64_MAX: all */
+    uint64_t every;                    /* a frame every K ticks; 0: GIF 2/100 s, PNG every tick */
+    int scale;                         /* 1..16 */
+    int view;                          /* the kind's view index, 0 the normal picture */
+    const char *gif;                   /* animated GIF path, or NULL */
+    const char *png_dir;               /* directory for frame-TICK.png files, or NULL */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} rpl_export_opts;
+rpl_export_opts rpl_export_defaults(void);
+
+typedef struct rpl_export_result {
+    uint64_t frames, first, last;      /* frames written; ticks of the first and last */
+    uint64_t every;
+    uint64_t skipped;                  /* ticks in gaps with no frame */
+    uint64_t mismatched;               /* exported frames whose hash differs from the recording */
+    char warning[320];
+} rpl_export_result;
+
+/* Replay the session (seeking through the checkpoint at or before from) and write a frame of
+ * every `every`-th tick from `from` to `to`: an animated GIF whose delays follow the session's
+ * tick rate, and/or indexed PNGs named frame-TICK.png (TICK zero-padded to the width of the
+ * largest tick, at least 6 digits). A frame whose hash differs from the recorded one is still
+ * written and counted in mismatched. 0, or -1 with a sentence in err (a partial GIF is removed;
+ * PNGs already written stay). */
+int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, char *err,
+               size_t errlen);
 
 #endif

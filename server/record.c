@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include "read.h"
 #include "replay.h"
 #include "srv.h"
 
@@ -212,4 +213,113 @@ void srv_record_close(srv *s)
         close(s->lock_fd);
         s->lock_fd = -1;
     }
+}
+
+/* ---- resume after a crash ------------------------------------------------------------------------ */
+/* Rebuild one interrupted session: its last checkpoint, then every logged input up to the last
+ * committed tick, checking each tick's recorded state and frame hash on the way. */
+static sim_world *rebuild(rpl_file *f, const rpl_session *ss, char *err, size_t errlen)
+{
+    char warn[320];
+    if (!rpl_session_kind(f, ss, warn, sizeof warn, err, errlen)) return NULL;
+    rpl_checkpoint cp;
+    int rc = rpl_checkpoint_find(f, ss, ss->end_tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
+    if (rc != 0) {
+        if (rc == 1) snprintf(err, errlen, "it has no checkpoint at or before tick %" PRIu64, ss->end_tick);
+        return NULL;
+    }
+    sim_world *w = NULL;
+    rpl_inputs *it = NULL;
+    rpl_tick_row *rows = NULL;
+    size_t nrows = 0, r = 0;
+    sim_frame fr;
+    memset(&fr, 0, sizeof fr);
+    if (rpl_world_load(ss, &cp, &w, err, errlen) != 0) goto fail;
+    if (rpl_ticks_load(f, ss->id, cp.tick + 1, ss->end_tick, &rows, &nrows, err, errlen) != 0) goto fail;
+    if (rpl_inputs_open(f, ss->id, cp.tick, ss->end_tick, w, &it, err, errlen) != 0) goto fail;
+    if (sim_world_frame_init(w, &fr) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    while (sim_world_tick(w) < ss->end_tick) {
+        if (rpl_inputs_feed(it, w) < 0) {
+            snprintf(err, errlen, "%s", rpl_inputs_error(it));
+            goto fail;
+        }
+        sim_world_step(w);
+        uint64_t t = sim_world_tick(w);
+        while (r < nrows && rows[r].tick < t) r++;
+        if (r < nrows && rows[r].tick == t) {
+            sim_world_render(w, 0, &fr);
+            if (rows[r].state_hash != sim_world_hash(w) || rows[r].frame_hash != sim_frame_hash(&fr)) {
+                snprintf(err, errlen, "replaying it diverged from the recording at tick %" PRIu64
+                         " (run `viv replay verify` for a report)", t);
+                goto fail;
+            }
+        }
+    }
+    sim_frame_free(&fr);
+    rpl_inputs_close(it);
+    free(rows);
+    rpl_checkpoint_free(&cp);
+    return w;
+fail:
+    sim_frame_free(&fr);
+    if (it) rpl_inputs_close(it);
+    free(rows);
+    rpl_checkpoint_free(&cp);
+    sim_world_destroy(w);
+    return NULL;
+}
+
+int srv_record_resume_all(srv *s)
+{
+    if (!s->rec) return 0;
+    rpl_file *f;
+    char err[512];
+    if (rpl_open(s->db_path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) != 0) {
+        srv_log(s, SRV_LOG_ERROR, "cannot read %s to resume sessions: %s", s->db_path, err);
+        return 0;
+    }
+    rpl_session_info *list = NULL;
+    size_t n = 0;
+    int resumed = 0;
+    if (rpl_sessions_list(f, &list, &n, err, sizeof err) != 0) {
+        srv_log(s, SRV_LOG_ERROR, "cannot list the sessions of %s: %s", s->db_path, err);
+        rpl_close(f);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rpl_session *ss = &list[i].s;
+        if (!ss->running) continue;
+        uint64_t t0 = uv_hrtime();
+        sim_world *sw = rebuild(f, ss, err, sizeof err);
+        if (!sw) {
+            srv_log(s, SRV_LOG_ERROR, "session %" PRId64 " (%s) was left running but cannot be "
+                    "resumed: %s; it is closed as it stands", ss->id, ss->kind, err);
+            rpl_recorder_end(s->rec, ss->id);
+            continue;
+        }
+        srv_world *w = srv_world_adopt(s, sw, err, sizeof err);
+        if (!w) {
+            srv_log(s, SRV_LOG_ERROR, "session %" PRId64 ": %s", ss->id, err);
+            continue;
+        }
+        w->session = ss->id;
+        w->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * 10;
+        w->cpcap = sim_world_save_max(w->w);
+        w->cpbuf = malloc(w->cpcap);
+        if (!w->cpbuf || rpl_recorder_resume(s->rec, ss->id, w->w) != 0) {
+            srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, ss->id);
+            w->session = -1;
+        }
+        srv_log(s, SRV_LOG_INFO, "resumed session %" PRId64 " (%s seed=%" PRIu64 " %s) at tick %" PRIu64
+                " as world %u: rebuilt from its last checkpoint and checked in %.1f ms",
+                ss->id, ss->kind, ss->seed, ss->params, ss->end_tick, w->id,
+                (double)(uv_hrtime() - t0) / 1e6);
+        resumed++;
+    }
+    free(list);
+    rpl_close(f);
+    return resumed;
 }

@@ -187,6 +187,8 @@ struct srv {
 int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                   size_t errlen);
 srv_world *srv_world_find(srv *s, uint32_t id);
+/* Host an existing sim world (a resumed session): no new session is begun. Takes sw. */
+srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);
 void srv_world_close(srv *s, srv_world *w);
 void srv_world_free(srv_world *w);
 void srv_tick_start(srv *s);
@@ -220,6 +222,9 @@ void srv_record_begin(srv *s, srv_world *w);               /* a new session for 
 void srv_record_tick(srv *s, srv_world *w, uint64_t tick); /* after stepping `tick` */
 void srv_record_end(srv *s, srv_world *w);
 void srv_record_close(srv *s);                             /* flush, settle, close */
+/* Resume every session a crash left running: replay each to its last committed tick, checking
+ * the recorded hashes, and host it live. Returns how many were resumed. */
+int srv_record_resume_all(srv *s);
 int srv_record_failing(srv *s);
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
 

@@ -31,6 +31,7 @@ static void usage(FILE *out)
         "  --max-clients N      connections beyond N are refused (default 1024)\n"
         "  --db FILE            record every world in this replay file (default ./vivarium.db);\n"
         "                       sessions left running by a crash are resumed from it at start-up\n"
+        "                       (then the demo set is not added; --world adds worlds as usual)\n"
         "  --no-record          record nothing\n"
         "  --durability MODE    normal (default: survives a crash of vivd) or full (also a power\n"
         "                       cut: every commit is synced to disk)\n"
@@ -50,11 +51,14 @@ static int random_token(char *out, size_t cap)
     return 0;
 }
 
-/* --world KIND[:seed=N][:PARAMS] */
-static int parse_world(srv *s, const char *spec)
+/* --world KIND[:seed=N][:PARAMS]: parsed and checked against the kind's params before anything
+ * is opened, so a typo costs nothing. */
+static int parse_world_spec(const char *spec, char *kind, size_t kindlen, uint64_t *seed,
+                            char *params, size_t paramslen)
 {
-    char buf[512], kind[64] = "", params[SIM_PARAMS_MAX] = "", err[256] = "";
-    uint64_t seed = 1;
+    char buf[512], err[256] = "";
+    *seed = 1;
+    kind[0] = params[0] = '\0';
     if (strlen(spec) >= sizeof buf) {
         fprintf(stderr, "vivd: --world spec is too long: %.40s...\n", spec);
         return -1;
@@ -64,12 +68,12 @@ static int parse_world(srv *s, const char *spec)
     int first = 1;
     for (char *part = strtok_r(buf, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
         if (first) {
-            snprintf(kind, sizeof kind, "%s", part);
+            snprintf(kind, kindlen, "%s", part);
             first = 0;
         } else if (strncmp(part, "seed=", 5) == 0) {
             char *end;
             errno = 0;
-            seed = strtoull(part + 5, &end, 0);
+            *seed = strtoull(part + 5, &end, 0);
             if (errno || *end || part[5] == '\0' || part[5] == '-') {
                 fprintf(stderr, "vivd: --world %s: seed must be a non-negative integer\n", spec);
                 return -1;
@@ -79,13 +83,33 @@ static int parse_world(srv *s, const char *spec)
                 fprintf(stderr, "vivd: --world %s: give params once, as key=value,key=value\n", spec);
                 return -1;
             }
-            snprintf(params, sizeof params, "%s", part);
+            snprintf(params, paramslen, "%s", part);
         }
     }
     if (!kind[0]) {
         fprintf(stderr, "vivd: --world needs a kind, e.g. --world sand:seed=7\n");
         return -1;
     }
+    const sim_kind *k = sim_kind_find(kind);
+    if (!k) {
+        fprintf(stderr, "vivd: --world %s: unknown world kind '%s' (kinds:", spec, kind);
+        for (int i = 0; i < sim_kind_count(); i++) fprintf(stderr, " %s", sim_kind_at(i)->name);
+        fprintf(stderr, ")\n");
+        return -1;
+    }
+    sim_params p;
+    if (sim_params_parse(k, params, &p, NULL, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --world %s: %s\n", spec, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_world(srv *s, const char *spec)
+{
+    char kind[64], params[SIM_PARAMS_MAX], err[256] = "";
+    uint64_t seed;
+    if (parse_world_spec(spec, kind, sizeof kind, &seed, params, sizeof params) != 0) return -1;
     if (srv_world_add(s, kind, seed, params, err, sizeof err) < 0) {
         fprintf(stderr, "vivd: --world %s: %s\n", spec, err);
         return -1;
@@ -185,6 +209,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "vivd: at most %d --world options\n", SRV_MAX_WORLDS);
                 return 2;
             }
+            char k[64], p[SIM_PARAMS_MAX];
+            uint64_t sd;
+            if (parse_world_spec(v, k, sizeof k, &sd, p, sizeof p) != 0) return 2;
             worlds[nworlds++] = v;
         } else if (strcmp(a, "--admin-token") == 0) {
             admin = v;
@@ -269,12 +296,13 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    int resumed = srv_record_resume_all(&s);
     for (int i = 0; i < nworlds; i++)
         if (parse_world(&s, worlds[i]) != 0) {
             status = 2;
             goto done;
         }
-    if (nworlds == 0) {
+    if (nworlds == 0 && resumed == 0) {        /* the demo set, unless sessions were resumed */
         for (int k = 0; k < sim_kind_count(); k++) {
             char err[256] = "";
             if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {

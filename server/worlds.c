@@ -17,6 +17,38 @@ static uint64_t deadline(const srv_world *w, uint64_t tick)
     return w->t0 + (k * 1000000000ull) / w->kind->hz;
 }
 
+/* Host a sim world: the common part of a new world and a resumed one. Takes sw. */
+static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
+{
+    srv_world *w = calloc(1, sizeof *w);
+    const sim_kind *k = sim_world_kind(sw);
+    if (!w) goto oom;
+    w->w = sw;
+    w->kind = k;
+    w->session = -1;
+    sim_world_frame_size(sw, &w->fw, &w->fh);
+    w->frames = calloc((size_t)k->nviews, sizeof *w->frames);
+    w->frame_tick = calloc((size_t)k->nviews, sizeof *w->frame_tick);
+    w->frame_fh = calloc((size_t)k->nviews, sizeof *w->frame_fh);
+    if (!w->frames || !w->frame_tick || !w->frame_fh) goto oom;
+    for (int v = 0; v < k->nviews; v++) {
+        if (sim_frame_init(&w->frames[v], w->fw, w->fh) != 0) goto oom;
+        w->frame_tick[v] = UINT64_MAX;
+    }
+    w->sh_tick = UINT64_MAX;
+    w->period_ns = 1000000000ull / k->hz;
+    w->t0 = uv_hrtime();
+    w->tick_base = sim_world_tick(sw);
+    w->id = s->next_world_id++;
+    s->worlds[s->nworlds++] = w;
+    return w;
+oom:
+    snprintf(err, errlen, "out of memory hosting the world");
+    if (w) srv_world_free(w);
+    else sim_world_destroy(sw);
+    return NULL;
+}
+
 int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                   size_t errlen)
 {
@@ -36,40 +68,22 @@ int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, c
         if (!err[0]) snprintf(err, errlen, "%s", sim_strerror(rc));
         return rc;
     }
-    srv_world *w = calloc(1, sizeof *w);
-    const sim_kind *k = sim_world_kind(sw);
-    if (!w) goto oom;
-    w->w = sw;
-    w->kind = k;
-    sim_world_frame_size(sw, &w->fw, &w->fh);
-    w->frames = calloc((size_t)k->nviews, sizeof *w->frames);
-    w->frame_tick = calloc((size_t)k->nviews, sizeof *w->frame_tick);
-    w->frame_fh = calloc((size_t)k->nviews, sizeof *w->frame_fh);
-    if (!w->frames || !w->frame_tick || !w->frame_fh) goto oom;
-    for (int v = 0; v < k->nviews; v++) {
-        if (sim_frame_init(&w->frames[v], w->fw, w->fh) != 0) goto oom;
-        w->frame_tick[v] = UINT64_MAX;
-    }
-    w->sh_tick = UINT64_MAX;
-    w->session = -1;
-    w->period_ns = 1000000000ull / k->hz;
-    w->t0 = uv_hrtime();
-    w->tick_base = sim_world_tick(sw);
-    w->id = s->next_world_id++;
-    s->worlds[s->nworlds++] = w;
+    srv_world *w = host(s, sw, err, errlen);
+    if (!w) return SIM_ENOMEM;
+    srv_log(s, SRV_LOG_INFO, "world %u: %s seed=%" PRIu64 " %s (%dx%d, %u Hz)", w->id, w->kind->name,
+            seed, sim_world_params(sw), w->fw, w->fh, (unsigned)w->kind->hz);
     srv_record_begin(s, w);
-    srv_log(s, SRV_LOG_INFO, "world %u: %s seed=%" PRIu64 " %s (%dx%d, %u Hz)", w->id, k->name,
-            seed, sim_world_params(sw), w->fw, w->fh, (unsigned)k->hz);
     return (int)w->id;
-oom:
-    snprintf(err, errlen, "out of memory creating the world");
-    if (w) {
-        w->w = sw;
-        srv_world_free(w);
-    } else {
+}
+
+srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen)
+{
+    if (s->nworlds >= SRV_MAX_WORLDS) {
+        snprintf(err, errlen, "the server already hosts %d worlds (the limit)", SRV_MAX_WORLDS);
         sim_world_destroy(sw);
+        return NULL;
     }
-    return SIM_ENOMEM;
+    return host(s, sw, err, errlen);
 }
 
 void srv_world_free(srv_world *w)

@@ -2,12 +2,14 @@
  * Frames rebuilt from deltas match their hashes; malformed messages get their codes while a
  * well-behaved client keeps every frame; a client that never reads costs bounded memory; inputs
  * are acknowledged with ticks and applied in (client, seq) order; SIGTERM shuts down cleanly. */
+#define _GNU_SOURCE 1
 #include <check.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,8 +34,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Start bin/vivd with extra args (NULL-terminated); wait for its port file. */
-static void server_start(server *sv, const char *const *extra)
+/* Start bin/vivd with extra args (NULL-terminated); wait for its port file. fsize > 0 limits the
+ * size of files it may write (RLIMIT_FSIZE: a full disk); log != 0 sends its stderr to
+ * <dir>/vivd.log. */
+static void server_start_opts(server *sv, const char *const *extra, long fsize, int log)
 {
     const char *bin = getenv("VIV_BIN");
     char vivd[512], portfile[128], dbfile[128];
@@ -65,6 +69,16 @@ static void server_start(server *sv, const char *const *extra)
     sv->pid = fork();
     ck_assert_int_ge(sv->pid, 0);
     if (sv->pid == 0) {
+        if (fsize > 0) {
+            struct rlimit rl = { (rlim_t)fsize, (rlim_t)RLIM_INFINITY };
+            signal(SIGXFSZ, SIG_IGN);             /* writes past the limit fail with EFBIG */
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
+        if (log) {
+            char lp[160];
+            snprintf(lp, sizeof lp, "%s/vivd.log", sv->dir);
+            if (!freopen(lp, "w", stderr)) _exit(126);
+        }
         execv(vivd, (char *const *)argv);
         fprintf(stderr, "exec %s: %s\n", vivd, strerror(errno));
         _exit(127);
@@ -85,6 +99,11 @@ static void server_start(server *sv, const char *const *extra)
         usleep(10000);
     }
     ck_abort_msg("vivd did not write its port file");
+}
+
+static void server_start(server *sv, const char *const *extra)
+{
+    server_start_opts(sv, extra, 0, 0);
 }
 
 /* SIGTERM and wait (at most 10 s); returns the exit status, or -1 if it had to be killed. */
@@ -725,6 +744,120 @@ START_TEST(input_flood_is_rate_limited_not_disconnected)
 }
 END_TEST
 
+/* ---- the replay log -------------------------------------------------------------------------------- */
+static int count_rows(const char *db, const char *sql)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sqlite3 -readonly '%s' \"%s\"", db, sql);
+    FILE *fp = popen(cmd, "r");
+    int n = -1;
+    if (fp && fscanf(fp, "%d", &n) != 1) n = -1;
+    if (fp) pclose(fp);
+    return n;
+}
+
+static int file_contains(const char *path, const char *needle)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 0;
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, fp)) found = strstr(line, needle) != NULL;
+    fclose(fp);
+    return found;
+}
+
+/* The disk fills while players play: vivd says so loudly, refuses inputs (applies nothing it
+ * cannot log), keeps ticking for viewers, and when space returns it resumes the log and records
+ * the gap. Every acknowledged input is in the log. */
+START_TEST(recording_survives_a_full_disk)
+{
+    server sv;
+    const char *const extra[] = { "--world", "sand:seed=3:w=64,h=64,scene=bench", NULL };
+    server_start_opts(&sv, extra, 1536 * 1024, 1);        /* a 1.5 MB "disk" */
+    char db[128], log[128];
+    snprintf(db, sizeof db, "%s/replay.db", sv.dir);
+    snprintf(log, sizeof log, "%s/vivd.log", sv.dir);
+    cli_conn p, watch;
+    static tracker tp, tw;
+    memset(&tp, 0, sizeof tp); memset(&tw, 0, sizeof tw);
+    connect_hello(&watch, &sv, "watcher", NULL, NULL);
+    sub(&watch, 1, 1, NULL, NULL);
+    connect_hello(&p, &sv, "player", PLAYER, NULL);
+    enum { MAXIN = 4000 };
+    static uint32_t acked_seq[MAXIN];
+    int nacked = 0, refused = 0, phase = 0;            /* 0 filling, 1 full, 2 space back, 3 resumed */
+    uint32_t seq = 0;
+    double t0 = now_s(), tfull = 0;
+    wire_msg m;
+    while (phase < 3) {
+        ck_assert_msg(now_s() - t0 < 90, "phase %d did not end (acked %d, refused %d)", phase, nacked, refused);
+        acked a;
+        seq++;
+        send_paint(&p, seq, (int)(seq % 60), 5, 2, 3, &a, 0);
+        double until = now_s() + 0.03;
+        while (now_s() < until) {
+            int rc = recv_until_not_frame(&p, &tp, &m, 10);
+            if (rc == 0) continue;
+            uint64_t s64;
+            if (cli_msg_is(&m, "ack")) {
+                ck_assert_int_eq(wire_get_u64(&m, "seq", &s64), 0);
+                ck_assert_int_lt(nacked, MAXIN);
+                acked_seq[nacked++] = (uint32_t)s64;
+                if (phase == 2) phase = 3;             /* acks again: the log resumed */
+            } else {
+                ck_assert(cli_msg_is(&m, "error"));
+                const char *code;
+                size_t cl;
+                wire_get_str(&m, "code", &code, &cl);
+                ck_assert_msg(wire_str_eq((const uint8_t *)code, cl, "log_unavailable") ||
+                              wire_str_eq((const uint8_t *)code, cl, "not_logged"),
+                              "unexpected error %.*s", (int)cl, code);
+                refused++;
+                if (phase == 0) {
+                    phase = 1;
+                    tfull = now_s();
+                }
+            }
+        }
+        (void)recv_until_not_frame(&watch, &tw, &m, 0);
+        if (phase == 1 && now_s() - tfull > 2.0) {
+            /* Make room: lift the limit on the running server. */
+            struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+            ck_assert_int_eq(prlimit(sv.pid, RLIMIT_FSIZE, &rl, NULL), 0);
+            phase = 2;
+        }
+    }
+    ck_assert_int_gt(refused, 0);
+    ck_assert_int_gt(nacked, 10);
+    /* Viewers never noticed. */
+    ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 300), 0);
+    ck_assert_int_eq(tw.gaps, 0);
+    ck_assert_msg(file_contains(log, "RECORDING FAILED"), "vivd did not say so loudly");
+    ck_assert_msg(file_contains(log, "recording resumed"), "vivd did not say it resumed");
+    cli_close(&p);
+    cli_close(&watch);
+    cli_frame_free(&tw.f[1]);
+    char dir[64];
+    snprintf(dir, sizeof dir, "%s", sv.dir);
+    /* Stop without deleting the directory: inspect the log. */
+    kill(sv.pid, SIGTERM);
+    int st;
+    waitpid(sv.pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_ge(count_rows(db, "SELECT count(*) FROM gap WHERE session=1"), 1);
+    for (int i = 0; i < nacked; i++) {
+        char q[160];
+        snprintf(q, sizeof q, "SELECT count(*) FROM input WHERE session=1 AND seq=%u", acked_seq[i]);
+        ck_assert_msg(count_rows(db, q) == 1, "acked input seq %u is not in the log", acked_seq[i]);
+    }
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), 1);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) { /* harmless */ }
+}
+END_TEST
+
 /* ---- admin, ping, shutdown -------------------------------------------------------------------- */
 START_TEST(admin_creates_and_closes_worlds_ping_echoes)
 {
@@ -856,6 +989,7 @@ Suite *suite_server(void)
     tcase_add_test(tc, inputs_are_acked_and_applied_in_client_seq_order);
     tcase_add_test(tc, input_flood_is_rate_limited_not_disconnected);
     tcase_add_test(tc, admin_creates_and_closes_worlds_ping_echoes);
+    tcase_add_test(tc, recording_survives_a_full_disk);
     tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
     tcase_add_test(tc, bad_command_lines_are_refused);
     suite_add_tcase(s, tc);

@@ -1,0 +1,214 @@
+/* bench_verify.c — verify speed (`viv replay verify`) in ticks/s for every world kind.
+ *
+ *   bench_verify [--seconds S] [--quick]
+ *
+ * For each kind: record (in a temporary directory under /tmp) a session of S seconds of world
+ * time (default 60) with default params, seed 1 and a scripted input every half second, through
+ * the real recorder; then time rpl_verify on it — one thread and one per CPU, both hashes checked
+ * at every tick as `viv replay verify` does — and, to show where the time goes, the world's bare
+ * step rate and verify without frame hashes. Prints a Markdown table; the goal is ≥ 200× real
+ * time. Best of 3 repetitions (1 with --quick). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "read.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static sim_world *mk(const sim_kind *k)
+{
+    char err[256];
+    sim_config c = sim_config_default();
+    c.kind = k->name;
+    c.seed = 1;
+    c.params = "";
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    if (!w) {
+        fprintf(stderr, "bench_verify: %s: %s\n", k->name, err);
+        exit(1);
+    }
+    return w;
+}
+
+/* The scripted input of tick t, if any: every half second, the kind's inputs in turn, with
+ * arguments inside the picture (x, y), small radii, and any other argument spread over its range. */
+static int script(const sim_world *w, uint64_t t, uint32_t seq, sim_input *in)
+{
+    const sim_kind *k = sim_world_kind(w);
+    uint64_t every = k->hz / 2 ? k->hz / 2 : 1;
+    if (t == 0 || t % every != 0 || k->ninputs == 0) return 0;
+    uint64_t n = t / every;
+    const sim_input_desc *d = &k->inputs[n % (uint64_t)k->ninputs];
+    int fw, fh;
+    sim_world_frame_size(w, &fw, &fh);
+    memset(in, 0, sizeof *in);
+    in->tick = t;
+    in->client = 1;
+    in->seq = seq;
+    in->kind = (uint16_t)(n % (uint64_t)k->ninputs);
+    in->nargs = (uint16_t)d->nargs;
+    uint64_t x = sim_mix64(n * 0x9e3779b97f4a7c15ULL + 1);
+    for (int a = 0; a < d->nargs; a++) {
+        const sim_arg_desc *ad = &d->args[a];
+        int64_t lo = ad->min, hi = ad->max;
+        if (strcmp(ad->name, "x") == 0) { lo = 0; hi = fw - 1; }
+        else if (strcmp(ad->name, "y") == 0) { lo = 0; hi = fh / 2; }
+        else if (strcmp(ad->name, "r") == 0) { lo = lo > 3 ? lo : 3; hi = hi < 8 ? hi : 8; }
+        if (lo < ad->min) lo = ad->min;
+        if (hi > ad->max) hi = ad->max;
+        if (hi < lo) hi = lo;
+        x = sim_mix64(x + (uint64_t)a);
+        in->args[a] = (int32_t)(lo + (int64_t)(x % (uint64_t)(hi - lo + 1)));
+    }
+    return sim_world_check_input(w, in) == 0;
+}
+
+/* Record a session of `ticks` ticks into path. Returns the bare step time of the same run. */
+static double record(const sim_kind *k, const char *path, uint64_t ticks)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "bench_verify: %s\n", err);
+        exit(1);
+    }
+    sim_world *w = mk(k);
+    sim_frame f;
+    sim_world_frame_init(w, &f);
+    uint64_t every = 10ull * k->hz;
+    int64_t id = rpl_recorder_begin(r, w, "bench", -1, every, err, sizeof err);
+    if (id < 0) {
+        fprintf(stderr, "bench_verify: %s\n", err);
+        exit(1);
+    }
+    size_t cap = sim_world_save_max(w);
+    uint8_t *cp = malloc(cap);
+    uint32_t seq = 0;
+    for (uint64_t t = 0; t < ticks; t++) {
+        sim_input in;
+        size_t nin = 0;
+        if (script(w, t, seq + 1, &in) && sim_world_input(w, &in) == 0) {
+            nin = 1;
+            seq++;
+        }
+        sim_world_step(w);
+        sim_world_render(w, 0, &f);
+        size_t len = 0;
+        if ((t + 1) % every == 0) len = sim_world_save(w, cp, cap);
+        while (rpl_recorder_tick(r, id, t, nin ? &in : NULL, nin, sim_world_hash(w), sim_frame_hash(&f),
+                                 len ? cp : NULL, len) != 0)
+            rpl_recorder_flush(r);        /* the queue is full: let the writer catch up */
+    }
+    rpl_recorder_end(r, id);
+    if (rpl_recorder_close(r) != 0) {
+        fprintf(stderr, "bench_verify: recording %s failed\n", path);
+        exit(1);
+    }
+    free(cp);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+
+    /* The same run again, stepping only: the ceiling of any verifier on one core. */
+    w = mk(k);
+    seq = 0;
+    double t0 = now();
+    for (uint64_t t = 0; t < ticks; t++) {
+        sim_input in;
+        if (script(w, t, seq + 1, &in) && sim_world_input(w, &in) == 0) seq++;
+        sim_world_step(w);
+    }
+    double dt = now() - t0;
+    sim_world_destroy(w);
+    return dt;
+}
+
+static double verify(const char *path, int threads, int skip_frames, int reps, uint64_t *ticks)
+{
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        rpl_file *f;
+        char err[512], report[8192];
+        if (rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) != 0) {
+            fprintf(stderr, "bench_verify: %s\n", err);
+            exit(1);
+        }
+        rpl_verify_opts o = rpl_verify_defaults();
+        o.session = 1;
+        o.threads = threads;
+        o.skip_frames = skip_frames;
+        rpl_verify_result r;
+        int rc = rpl_verify(f, &o, &r, report, sizeof report);
+        rpl_close(f);
+        if (rc != 0) {
+            fprintf(stderr, "bench_verify: verify of %s did not pass:\n%s", path, report);
+            exit(1);
+        }
+        *ticks = r.ticks;
+        if (r.seconds < best) best = r.seconds;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = 60;
+    int reps = 3;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            reps = 1;
+            seconds = 20;
+        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+            seconds = atof(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: bench_verify [--seconds S] [--quick]\n");
+            return 2;
+        }
+    }
+    char dir[] = "/tmp/vivbench.XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("bench_verify: mkdtemp");
+        return 1;
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("| world | ticks | verify ticks/s, 1 thread | × real time | verify ticks/s, %ld threads "
+           "| × real time | goal 200× | step only, ticks/s | verify without frame hash, 1 thread |\n",
+           ncpu);
+    printf("|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
+    for (int i = 0; i < sim_kind_count(); i++) {
+        const sim_kind *k = sim_kind_at(i);
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.db", dir, k->name);
+        uint64_t ticks = (uint64_t)(seconds * k->hz);
+        double step = record(k, path, ticks);
+        uint64_t n1 = 0, nn = 0, nf = 0;
+        double t1 = verify(path, 1, 0, reps, &n1);
+        double tn = verify(path, 0, 0, reps, &nn);
+        double tf = verify(path, 1, 1, reps, &nf);
+        double r1 = (double)n1 / t1, rn = (double)nn / tn;
+        double best = r1 > rn ? r1 : rn;
+        printf("| %s %s @%u Hz | %llu | %.0f | %.0f× | %.0f | %.0f× | %s (%.2f×) | %.0f | %.0f |\n",
+               k->name, "default params", (unsigned)k->hz, (unsigned long long)n1, r1, r1 / k->hz, rn,
+               rn / k->hz, best / k->hz >= 200 ? "met" : "MISSED", best / k->hz / 200,
+               (double)ticks / step, (double)nf / tf);
+        char wal[160];
+        unlink(path);
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        unlink(wal);
+        snprintf(wal, sizeof wal, "%s-shm", path);
+        unlink(wal);
+    }
+    rmdir(dir);
+    return 0;
+}

@@ -1,0 +1,584 @@
+/* viv_replay.c — `viv replay list|info|verify|export FILE …`: look into a replay file, prove a
+ * session bit-exact (or print its desync report), export its frames as GIF or PNG.
+ *
+ * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable file.
+ * The file is opened read-only and never changed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "read.h"
+
+/* ---- the progress bar: stderr, only on a terminal, at most ~10 redraws a second ---------------- */
+typedef struct progress {
+    const char *what;
+    int tty;
+    double t0, last;
+    int drawn;
+} progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress_init(progress *p, const char *what, int quiet)
+{
+    memset(p, 0, sizeof *p);
+    p->what = what;
+    p->tty = !quiet && isatty(STDERR_FILENO);
+    p->t0 = now_s();
+}
+
+static void progress_cb(void *ud, uint64_t done, uint64_t total)
+{
+    progress *p = ud;
+    if (!p->tty) return;
+    double t = now_s();
+    if (p->drawn && t - p->last < 0.1 && done < total) return;
+    p->last = t;
+    p->drawn = 1;
+    double frac = total ? (double)done / (double)total : 1.0;
+    if (frac > 1) frac = 1;
+    double el = t - p->t0, rate = el > 0 ? (double)done / el : 0;
+    char bar[31];
+    int fill = (int)(frac * 30);
+    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
+    bar[30] = '\0';
+    char eta[32] = "--:--";
+    if (rate > 0 && done < total) {
+        long s = (long)((double)(total - done) / rate + 0.5);
+        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+    } else if (done >= total) {
+        snprintf(eta, sizeof eta, "0:00");
+    }
+    fprintf(stderr, "\r%s [%s] %3d%%  %llu/%llu ticks  %.0f ticks/s  ETA %s\033[K", p->what, bar,
+            (int)(frac * 100), (unsigned long long)done, (unsigned long long)total, rate, eta);
+    fflush(stderr);
+}
+
+static void progress_end(progress *p)
+{
+    if (p->tty && p->drawn) fprintf(stderr, "\r\033[K");
+    p->drawn = 0;
+}
+
+/* ---- shared bits -------------------------------------------------------------------------------- */
+static void usage_list(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay list FILE\n"
+        "\n"
+        "One line per recorded session: id, world kind, seed, ticks (first..last), world-time\n"
+        "duration, inputs, gaps (ticks not recorded), status, the sim version that recorded it,\n"
+        "and where it came from.\n");
+}
+
+static void usage_info(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay info FILE [--session N]\n"
+        "\n"
+        "Everything about one session: kind, seed, params, versions, tick range, checkpoints,\n"
+        "inputs by kind and client, and every gap. --session may be left out when the file holds\n"
+        "one session.\n");
+}
+
+static void usage_verify(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay verify FILE [--session N | --all] [--from TICK] [--to TICK]\n"
+        "                              [--sync-test] [--threads N] [--quiet]\n"
+        "\n"
+        "Replays a session from its checkpoints, feeding the logged inputs, and compares the\n"
+        "state hash and the frame hash of every tick with the recording. Exit 0 only when every\n"
+        "one matches (bit-exact); exit 1 at the first divergence, with a desync report on stdout:\n"
+        "the tick, both hashes, the inputs of that step and a field-by-field diff of the recorded\n"
+        "checkpoint at or after it against the replayed state. Ticks lost in a recorded gap are\n"
+        "named as not verified.\n"
+        "\n"
+        "  --session N   the session (default: the only one in the file)\n"
+        "  --all         every session in the file\n"
+        "  --from TICK   start at the checkpoint at or before TICK\n"
+        "  --to TICK     stop after checking TICK\n"
+        "  --sync-test   also save, load into a second world and continue from it at every tick\n"
+        "  --threads N   verify checkpoint-to-checkpoint spans on N threads (default: one per CPU)\n"
+        "  --quiet       no progress bar (there is none when stderr is not a terminal)\n"
+        "\n"
+        "Exit status: 0 bit-exact, 1 diverged, 2 bad usage or an unusable file or session.\n");
+}
+
+static void usage_export(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay export FILE [--session N] (--gif OUT.gif | --png-dir DIR)\n"
+        "                              [--from TICK] [--to TICK] [--every K] [--scale S]\n"
+        "                              [--view NAME] [--quiet]\n"
+        "\n"
+        "Replays a session and writes its frames, in the world's own palette (no quantising):\n"
+        "  --gif OUT.gif   an animated GIF; frame delays follow the session's tick rate and --every\n"
+        "  --png-dir DIR   one indexed PNG per frame, DIR/frame-TICK.png, TICK zero-padded to the\n"
+        "                  width of the last tick (at least 6 digits); DIR is created if missing\n"
+        "  --from, --to    the ticks of the first and last frame (default: the whole session)\n"
+        "  --every K       a frame every K ticks (default: --gif the fewest ticks lasting 2/100 s,\n"
+        "                  since browsers slow faster GIFs down: 2 at 60 Hz; --png-dir 1)\n"
+        "  --scale S       pixel scale 1..16 (default 1)\n"
+        "  --view NAME     a render layer of the world (default: the normal picture)\n");
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay <command> FILE [options]    (viv replay <command> --help)\n"
+        "\n"
+        "  list     the sessions in a replay file\n"
+        "  info     one session in detail\n"
+        "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
+        "  export   a session's frames as an animated GIF or a directory of PNGs\n");
+}
+
+/* Parsed options of any subcommand. */
+typedef struct opts {
+    const char *file;
+    int64_t session;                   /* 0: not given */
+    int all, sync_test, quiet;
+    uint64_t from, to, every;
+    long threads, scale;
+    const char *gif, *png_dir, *view;
+} opts;
+
+/* 0 parsed, 1 --help shown, 2 bad usage (message printed). `allowed` lists the accepted flags. */
+static int parse(const char *cmd, int argc, char **argv, const char *allowed, void (*help)(FILE *),
+                 opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->to = UINT64_MAX;
+    o->scale = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help(stdout);
+            return 1;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            if (o->file) {
+                fprintf(stderr, "viv replay %s: one file only ('%s' and '%s')\n", cmd, o->file, a);
+                return 2;
+            }
+            o->file = a;
+            continue;
+        }
+        char flag[40];
+        snprintf(flag, sizeof flag, " %s ", a);
+        if (strlen(a) > 30 || !strstr(allowed, flag)) {
+            fprintf(stderr, "viv replay %s: unknown option '%s' (see viv replay %s --help)\n", cmd, a,
+                    cmd);
+            return 2;
+        }
+        if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
+        if (strcmp(a, "--sync-test") == 0) { o->sync_test = 1; continue; }
+        if (strcmp(a, "--quiet") == 0) { o->quiet = 1; continue; }
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (!v) {
+            fprintf(stderr, "viv replay %s: %s needs a value\n", cmd, a);
+            return 2;
+        }
+        uint64_t u = 0;
+        long l;
+        if (strcmp(a, "--session") == 0) {
+            if (cli_parse_u64(a, v, &u)) return 2;
+            if (u == 0 || u > INT64_MAX) {
+                fprintf(stderr, "viv replay %s: --session needs a session id (1, 2, …), got '%s'\n",
+                        cmd, v);
+                return 2;
+            }
+            o->session = (int64_t)u;
+        } else if (strcmp(a, "--from") == 0) {
+            if (cli_parse_u64(a, v, &o->from)) return 2;
+        } else if (strcmp(a, "--to") == 0) {
+            if (cli_parse_u64(a, v, &o->to)) return 2;
+        } else if (strcmp(a, "--every") == 0) {
+            if (cli_parse_u64(a, v, &o->every)) return 2;
+            if (o->every == 0 || o->every > 1000000) {
+                fprintf(stderr, "viv replay %s: --every needs an integer in 1..1000000\n", cmd);
+                return 2;
+            }
+        } else if (strcmp(a, "--threads") == 0) {
+            if (cli_parse_int(a, v, 1, 64, &l)) return 2;
+            o->threads = l;
+        } else if (strcmp(a, "--scale") == 0) {
+            if (cli_parse_int(a, v, 1, 16, &l)) return 2;
+            o->scale = l;
+        } else if (strcmp(a, "--gif") == 0) {
+            o->gif = v;
+        } else if (strcmp(a, "--png-dir") == 0) {
+            o->png_dir = v;
+        } else if (strcmp(a, "--view") == 0) {
+            o->view = v;
+        }
+    }
+    if (!o->file) {
+        fprintf(stderr, "viv replay %s: which replay file? (see viv replay %s --help)\n", cmd, cmd);
+        return 2;
+    }
+    if (o->from > o->to) {
+        fprintf(stderr, "viv replay %s: --from %llu is after --to %llu\n", cmd,
+                (unsigned long long)o->from, (unsigned long long)o->to);
+        return 2;
+    }
+    return 0;
+}
+
+static rpl_file *open_file(const char *cmd, const char *path)
+{
+    rpl_file *f;
+    char err[512];
+    if (rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay %s: %s\n", cmd, err);
+        return NULL;
+    }
+    return f;
+}
+
+/* The session asked for, or the only one. 0, or -1 after printing why. */
+static int pick_session(const char *cmd, rpl_file *f, opts *o)
+{
+    char err[512];
+    if (o->session) return 0;
+    if (rpl_session_only(f, &o->session, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay %s: %s\n", cmd, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void fmt_duration(uint64_t ticks, uint32_t hz, char *out, size_t cap)
+{
+    if (!hz) {
+        snprintf(out, cap, "?");
+        return;
+    }
+    uint64_t cs = ticks * 100 / hz;
+    uint64_t s = cs / 100;
+    if (s >= 3600)
+        snprintf(out, cap, "%llu:%02llu:%02llu.%02llu", (unsigned long long)(s / 3600),
+                 (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60),
+                 (unsigned long long)(cs % 100));
+    else
+        snprintf(out, cap, "%llu:%02llu.%02llu", (unsigned long long)(s / 60),
+                 (unsigned long long)(s % 60), (unsigned long long)(cs % 100));
+}
+
+/* ---- list ---------------------------------------------------------------------------------------- */
+static int cmd_list(int argc, char **argv)
+{
+    opts o;
+    int rc = parse("list", argc, argv, " ", usage_list, &o);
+    if (rc) return rc == 1 ? 0 : 2;
+    rpl_file *f = open_file("list", o.file);
+    if (!f) return 2;
+    rpl_session_info *v;
+    size_t n;
+    char err[512];
+    if (rpl_sessions_list(f, &v, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay list: %s\n", err);
+        rpl_close(f);
+        return 2;
+    }
+    if (n == 0) printf("%s holds no sessions\n", o.file);
+    else
+        printf("%7s  %-10s %20s  %-19s %12s %8s %8s  %-7s  %-8s %s\n", "session", "kind", "seed",
+               "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
+    for (size_t i = 0; i < n; i++) {
+        const rpl_session *s = &v[i].s;
+        char ticks[48], dur[32], gaps[32];
+        snprintf(ticks, sizeof ticks, "%llu..%llu", (unsigned long long)s->start_tick,
+                 (unsigned long long)s->end_tick);
+        fmt_duration(s->end_tick - s->start_tick, s->hz, dur, sizeof dur);
+        if (v[i].gaps)
+            snprintf(gaps, sizeof gaps, "%llu/%llu", (unsigned long long)v[i].gaps,
+                     (unsigned long long)v[i].gap_ticks);
+        else
+            snprintf(gaps, sizeof gaps, "0");
+        printf("%7lld  %-10s %20llu  %-19s %12s %8llu %8s  %-7s  %-8s %s\n", (long long)s->id, s->kind,
+               (unsigned long long)s->seed, ticks, dur, (unsigned long long)v[i].inputs, gaps,
+               s->running ? "running" : "closed", s->sim_version, s->source);
+    }
+    if (n) {
+        int gaps = 0;
+        for (size_t i = 0; i < n; i++) gaps |= v[i].gaps != 0;
+        if (gaps) printf("(gaps: gap rows/ticks not recorded)\n");
+    }
+    free(v);
+    rpl_close(f);
+    return 0;
+}
+
+/* ---- info ---------------------------------------------------------------------------------------- */
+static int cmd_info(int argc, char **argv)
+{
+    opts o;
+    int rc = parse("info", argc, argv, " --session ", usage_info, &o);
+    if (rc) return rc == 1 ? 0 : 2;
+    rpl_file *f = open_file("info", o.file);
+    if (!f) return 2;
+    char err[512], warn[320], dur[32];
+    rpl_session_info si;
+    rpl_gap *gaps = NULL;
+    sim_input *in = NULL;
+    size_t ngaps = 0, nin = 0;
+    int status = 2;
+    if (pick_session("info", f, &o) != 0) goto done;
+    if (rpl_session_info_get(f, o.session, &si, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay info: %s\n", err);
+        goto done;
+    }
+    const rpl_session *s = &si.s;
+    const sim_kind *k = rpl_session_kind(f, s, warn, sizeof warn, err, sizeof err);
+    fmt_duration(s->end_tick - s->start_tick, s->hz, dur, sizeof dur);
+    printf("session %lld of %s\n", (long long)s->id, o.file);
+    printf("  kind          %s (id %u), %u Hz%s\n", s->kind, (unsigned)s->kind_id, (unsigned)s->hz,
+           k ? "" : " — not replayable by this build");
+    printf("  seed          %llu\n", (unsigned long long)s->seed);
+    printf("  params        %s\n", s->params);
+    printf("  sim version   %s (this build: %s)\n", s->sim_version, SIM_VERSION);
+    if (s->world >= 0) printf("  source        %s (world %lld)\n", s->source, (long long)s->world);
+    else printf("  source        %s\n", s->source);
+    printf("  status        %s%s\n", s->running ? "running" : "closed",
+           s->running ? " (unfinished: a server still has it open, or was interrupted)" : "");
+    printf("  created       %s\n", s->created_at);
+    if (s->closed_at[0]) printf("  closed        %s\n", s->closed_at);
+    printf("  ticks         %llu..%llu (%llu ticks, %s of world time); %llu hash rows\n",
+           (unsigned long long)s->start_tick, (unsigned long long)s->end_tick,
+           (unsigned long long)(s->end_tick - s->start_tick), dur, (unsigned long long)si.ticks);
+    printf("  checkpoints   %llu (every %llu ticks)\n", (unsigned long long)si.checkpoints,
+           (unsigned long long)s->checkpoint_every);
+    printf("  inputs        %llu", (unsigned long long)si.inputs);
+    if (k && si.inputs) {
+        if (rpl_inputs_load(f, s->id, 0, UINT64_MAX, NULL, &in, &nin, err, sizeof err) != 0) {
+            printf("\n");
+            fprintf(stderr, "viv replay info: %s\n", err);
+            goto done;
+        }
+        const char *sep = " (";
+        for (int kind = 0; kind < k->ninputs; kind++) {
+            size_t c = 0;
+            for (size_t i = 0; i < nin; i++) c += in[i].kind == kind;
+            if (c) {
+                printf("%s%s %zu", sep, k->inputs[kind].name, c);
+                sep = ", ";
+            }
+        }
+        size_t other = 0, clients = 0;
+        for (size_t i = 0; i < nin; i++) {
+            other += in[i].kind >= k->ninputs;
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++) seen = in[j].client == in[i].client;
+            clients += !seen && i < 4096;
+        }
+        if (other) printf("%sunknown %zu", sep, other);
+        printf(") from %zu client%s%s", clients, clients == 1 ? "" : "s", nin > 4096 ? " or more" : "");
+    }
+    printf("\n");
+    if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay info: %s\n", err);
+        goto done;
+    }
+    if (!ngaps) printf("  gaps          none\n");
+    for (size_t i = 0; i < ngaps; i++)
+        printf("  gap           ticks [%llu, %llu) not recorded: %s\n", (unsigned long long)gaps[i].from,
+               (unsigned long long)gaps[i].to, gaps[i].reason);
+    if (!k) fprintf(stderr, "viv replay info: %s\n", err);
+    else if (warn[0]) fprintf(stderr, "viv replay info: warning: %s\n", warn);
+    status = 0;
+done:
+    free(gaps);
+    free(in);
+    rpl_close(f);
+    return status;
+}
+
+/* ---- verify -------------------------------------------------------------------------------------- */
+static int verify_one(rpl_file *f, const opts *o, int64_t id)
+{
+    rpl_verify_opts vo = rpl_verify_defaults();
+    rpl_verify_result r;
+    progress p;
+    char label[64];
+    snprintf(label, sizeof label, "verify %lld", (long long)id);
+    progress_init(&p, label, o->quiet);
+    vo.session = id;
+    vo.from = o->from;
+    vo.to = o->to;
+    vo.sync_test = o->sync_test;
+    vo.threads = (int)o->threads;
+    vo.progress = progress_cb;
+    vo.ud = &p;
+    size_t cap = 64 * 1024;
+    char *report = malloc(cap);
+    if (!report) {
+        fprintf(stderr, "viv replay verify: out of memory\n");
+        return 2;
+    }
+    /* Said before the replay: the warning explains a divergence that may follow. */
+    rpl_session s;
+    char err[512], warn[320];
+    if (rpl_session_get(f, id, &s, err, sizeof err) == 0 &&
+        rpl_session_kind(f, &s, warn, sizeof warn, err, sizeof err) && warn[0])
+        fprintf(stderr, "viv replay verify: warning: %s\n", warn);
+    int rc = rpl_verify(f, &vo, &r, report, cap);
+    progress_end(&p);
+    if (rc < 0) {
+        fprintf(stderr, "viv replay verify: %s", report);
+        free(report);
+        return 2;
+    }
+    fputs(report, stdout);
+    if (r.ticks && r.seconds > 0) {
+        double tps = (double)r.ticks / r.seconds;
+        printf("  %llu ticks in %.2f s: %.0f ticks/s, %.0fx real time at %u Hz (%d thread%s)\n",
+               (unsigned long long)r.ticks, r.seconds, tps, r.hz ? tps / r.hz : 0.0, (unsigned)r.hz,
+               r.threads, r.threads == 1 ? "" : "s");
+    }
+    fflush(stdout);
+    free(report);
+    return rc == 0 ? 0 : 1;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    opts o;
+    int rc = parse("verify", argc, argv, " --session --all --from --to --sync-test --threads --quiet ",
+                   usage_verify, &o);
+    if (rc) return rc == 1 ? 0 : 2;
+    if (o.all && o.session) {
+        fprintf(stderr, "viv replay verify: --session and --all do not go together\n");
+        return 2;
+    }
+    rpl_file *f = open_file("verify", o.file);
+    if (!f) return 2;
+    int status = 0;
+    if (o.all) {
+        rpl_session_info *v;
+        size_t n;
+        char err[512];
+        if (rpl_sessions_list(f, &v, &n, err, sizeof err) != 0) {
+            fprintf(stderr, "viv replay verify: %s\n", err);
+            rpl_close(f);
+            return 2;
+        }
+        if (n == 0) {
+            fprintf(stderr, "viv replay verify: %s holds no sessions\n", o.file);
+            status = 2;
+        }
+        int diverged = 0, bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            int r = verify_one(f, &o, v[i].s.id);
+            diverged += r == 1;
+            bad += r == 2;
+        }
+        if (n > 1)
+            printf("%zu sessions: %zu bit-exact, %d diverged, %d not verifiable\n", n,
+                   n - (size_t)diverged - (size_t)bad, diverged, bad);
+        if (n) status = bad ? 2 : diverged ? 1 : 0;
+        free(v);
+    } else if (pick_session("verify", f, &o) != 0) {
+        status = 2;
+    } else {
+        status = verify_one(f, &o, o.session);
+    }
+    rpl_close(f);
+    return status;
+}
+
+/* ---- export -------------------------------------------------------------------------------------- */
+static int cmd_export(int argc, char **argv)
+{
+    opts o;
+    int rc = parse("export", argc, argv,
+                   " --session --gif --png-dir --from --to --every --scale --view --quiet ",
+                   usage_export, &o);
+    if (rc) return rc == 1 ? 0 : 2;
+    if (!o.gif && !o.png_dir) {
+        fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif or --png-dir DIR\n");
+        return 2;
+    }
+    rpl_file *f = open_file("export", o.file);
+    if (!f) return 2;
+    int status = 2;
+    char err[512];
+    rpl_export_opts eo = rpl_export_defaults();
+    rpl_export_result r;
+    progress p;
+    if (pick_session("export", f, &o) != 0) goto done;
+    if (o.view) {
+        rpl_session s;
+        const sim_kind *k;
+        if (rpl_session_get(f, o.session, &s, err, sizeof err) != 0 ||
+            !(k = rpl_session_kind(f, &s, NULL, 0, err, sizeof err))) {
+            fprintf(stderr, "viv replay export: %s\n", err);
+            goto done;
+        }
+        eo.view = sim_kind_view_find(k, o.view);
+        if (eo.view < 0) {
+            fprintf(stderr, "viv replay export: %s has no view '%s' (views:", k->name, o.view);
+            for (int i = 0; i < k->nviews; i++) fprintf(stderr, " %s", k->views[i]);
+            fprintf(stderr, ")\n");
+            goto done;
+        }
+    }
+    progress_init(&p, "export", o.quiet);
+    eo.session = o.session;
+    eo.from = o.from;
+    eo.to = o.to;
+    eo.every = o.every;
+    eo.scale = (int)o.scale;
+    eo.gif = o.gif;
+    eo.png_dir = o.png_dir;
+    eo.progress = progress_cb;
+    eo.ud = &p;
+    rc = rpl_export(f, &eo, &r, err, sizeof err);
+    progress_end(&p);
+    if (r.warning[0]) fprintf(stderr, "viv replay export: warning: %s\n", r.warning);
+    if (rc != 0) {
+        fprintf(stderr, "viv replay export: %s\n", err);
+        status = r.frames ? 1 : 2;
+        goto done;
+    }
+    printf("%llu frame%s of session %lld (ticks %llu..%llu, one every %llu tick%s) written to",
+           (unsigned long long)r.frames, r.frames == 1 ? "" : "s", (long long)o.session,
+           (unsigned long long)r.first, (unsigned long long)r.last, (unsigned long long)r.every,
+           r.every == 1 ? "" : "s");
+    if (o.gif) printf(" %s", o.gif);
+    if (o.gif && o.png_dir) printf(" and");
+    if (o.png_dir) printf(" %s/", o.png_dir);
+    printf("\n");
+    status = r.mismatched ? 1 : 0;
+done:
+    rpl_close(f);
+    return status;
+}
+
+int cli_replay_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *c = argv[1];
+    if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 || strcmp(c, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(c, "list") == 0) return cmd_list(argc - 1, argv + 1);
+    if (strcmp(c, "info") == 0) return cmd_info(argc - 1, argv + 1);
+    if (strcmp(c, "verify") == 0) return cmd_verify(argc - 1, argv + 1);
+    if (strcmp(c, "export") == 0) return cmd_export(argc - 1, argv + 1);
+    fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
+    usage(stderr);
+    return 2;
+}

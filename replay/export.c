@@ -1,0 +1,186 @@
+/* export.c — a recorded session's frames as an animated GIF (gif.c) and/or a directory of indexed
+ * PNGs (image.c). Frames are already palette-indexed: both use the world's own palette, with no
+ * quantising. The replay seeks through the checkpoint at or before the first frame, and each
+ * exported frame of view 0 is checked against the recorded frame hash on the way. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "read.h"
+
+rpl_export_opts rpl_export_defaults(void)
+{
+    rpl_export_opts o;
+    memset(&o, 0, sizeof o);
+    o.to = UINT64_MAX;
+    o.scale = 1;
+    return o;
+}
+
+static int digits(uint64_t v)
+{
+    int n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+typedef struct exporter {
+    const rpl_export_opts *o;
+    rpl_export_result *res;
+    rpl_gif *gif;
+    int width;                         /* digits of the tick in PNG names */
+    const rpl_tick_row *rows;          /* the span's recorded hashes */
+    size_t nrows, r;
+} exporter;
+
+/* Write the frame of tick t. 0, or -1 with err. */
+static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t errlen)
+{
+    const rpl_export_opts *o = x->o;
+    if (o->view == 0) {
+        while (x->r < x->nrows && x->rows[x->r].tick < t) x->r++;
+        if (x->r < x->nrows && x->rows[x->r].tick == t && x->rows[x->r].frame_hash != sim_frame_hash(fr)) {
+            if (x->res->mismatched++ == 0)
+                snprintf(x->res->warning, sizeof x->res->warning, "the frame of tick %llu (and maybe "
+                         "later ones) differs from the recording: the export does not show what was "
+                         "recorded; run `viv replay verify` on this session",
+                         (unsigned long long)t);
+        }
+    }
+    if (x->gif && rpl_gif_frame(x->gif, fr) != 0) {
+        snprintf(err, errlen, "%s", rpl_gif_error(x->gif));
+        return -1;
+    }
+    if (o->png_dir) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/frame-%0*llu.png", o->png_dir, x->width, (unsigned long long)t);
+        if (rpl_png_write(path, fr, o->scale, err, errlen) != 0) return -1;
+    }
+    if (x->res->frames++ == 0) x->res->first = t;
+    x->res->last = t;
+    return 0;
+}
+
+int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, char *err,
+               size_t errlen)
+{
+    rpl_session s;
+    rpl_plan plan = { 0 };
+    sim_world *w = NULL;
+    sim_frame fr = { 0 };
+    rpl_checkpoint cp = { 0 };
+    rpl_inputs *it = NULL;
+    rpl_tick_row *rows = NULL;
+    size_t nrows = 0;
+    exporter x;
+    int status = -1;
+    memset(res, 0, sizeof *res);
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.res = res;
+    if (!o->gif && !o->png_dir) {
+        snprintf(err, errlen, "export needs a GIF path or a PNG directory");
+        return -1;
+    }
+    if (o->scale < 1 || o->scale > 16) {
+        snprintf(err, errlen, "scale %d is out of range 1..16", o->scale);
+        return -1;
+    }
+    if (rpl_session_get(f, o->session, &s, err, errlen)) return -1;
+    const sim_kind *k = rpl_session_kind(f, &s, res->warning, sizeof res->warning, err, errlen);
+    if (!k) return -1;
+    if (o->view < 0 || o->view >= k->nviews) {
+        snprintf(err, errlen, "%s has no view %d (it has %d)", k->name, o->view, k->nviews);
+        return -1;
+    }
+    uint64_t every = o->every;
+    if (every == 0) every = o->gif ? (2u * s.hz + 99u) / 100u : 1;   /* browsers slow < 2/100 s */
+    res->every = every;
+    if (rpl_plan_make(f, &s, o->from, o->to, 0, &plan, err, errlen)) return -1;
+    for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
+    if (res->skipped && !res->warning[0])
+        snprintf(res->warning, sizeof res->warning, "%llu tick%s in gaps were not recorded and have "
+                 "no frames (the first: [%llu, %llu), %s)", (unsigned long long)res->skipped,
+                 res->skipped == 1 ? "" : "s", (unsigned long long)plan.skipped[0].from,
+                 (unsigned long long)plan.skipped[0].to, plan.skipped[0].reason);
+    x.width = digits(plan.to) > 6 ? digits(plan.to) : 6;
+    if (o->png_dir && mkdir(o->png_dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create the directory %s: %s", o->png_dir, strerror(errno));
+        goto done;
+    }
+    if (o->png_dir) {
+        struct stat st;
+        if (stat(o->png_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s is not a directory", o->png_dir);
+            goto done;
+        }
+    }
+    uint64_t stepped = 0, last_emitted = UINT64_MAX;
+    for (size_t i = 0; i < plan.nspans; i++) {
+        const rpl_span *sp = &plan.spans[i];
+        int rc = rpl_checkpoint_find(f, &s, sp->start, RPL_AT_OR_BEFORE, &cp, err, errlen);
+        if (rc > 0) snprintf(err, errlen, "session %lld: no checkpoint at tick %llu",
+                             (long long)s.id, (unsigned long long)sp->start);
+        if (rc) goto done;
+        if (rpl_world_load(&s, &cp, &w, err, errlen)) goto done;
+        rpl_checkpoint_free(&cp);
+        if (!fr.px) {
+            if (sim_world_frame_init(w, &fr) != 0) {
+                snprintf(err, errlen, "out of memory for a frame");
+                goto done;
+            }
+            if (o->gif) {
+                x.gif = rpl_gif_open(o->gif, fr.w, fr.h, o->scale, s.hz, (unsigned)every, err, errlen);
+                if (!x.gif) goto done;
+            }
+        }
+        if (rpl_inputs_open(f, s.id, sp->start, sp->end, w, &it, err, errlen)) goto done;
+        if (rpl_ticks_load(f, s.id, sp->start, sp->end, &rows, &nrows, err, errlen)) goto done;
+        x.rows = rows;
+        x.nrows = nrows;
+        x.r = 0;
+        for (uint64_t t = sp->start;; t++) {
+            if (t >= plan.from && (t - plan.from) % every == 0 && t != last_emitted) {
+                sim_world_render(w, o->view, &fr);
+                if (emit(&x, t, &fr, err, errlen)) goto done;
+                last_emitted = t;
+            }
+            if (t == sp->end) break;
+            if (rpl_inputs_feed(it, w) < 0) {
+                snprintf(err, errlen, "%s", rpl_inputs_error(it));
+                goto done;
+            }
+            sim_world_step(w);
+            if (o->progress && (++stepped & 63) == 0) o->progress(o->ud, stepped, plan.ticks);
+        }
+        rpl_inputs_close(it);
+        it = NULL;
+        free(rows);
+        rows = NULL;
+    }
+    if (o->progress) o->progress(o->ud, plan.ticks, plan.ticks);
+    if (res->frames == 0) {
+        snprintf(err, errlen, "no frames: session %lld has no recorded tick from %llu to %llu",
+                 (long long)s.id, (unsigned long long)plan.from, (unsigned long long)plan.to);
+        goto done;
+    }
+    if (x.gif) {
+        rpl_gif *g = x.gif;
+        x.gif = NULL;
+        if (rpl_gif_close(g, err, errlen) != 0) goto done;
+    }
+    status = 0;
+done:
+    if (x.gif) rpl_gif_abort(x.gif);
+    rpl_inputs_close(it);
+    free(rows);
+    rpl_checkpoint_free(&cp);
+    if (fr.px) sim_frame_free(&fr);
+    sim_world_destroy(w);
+    rpl_plan_free(&plan);
+    return status;
+}

@@ -1,0 +1,797 @@
+/* read.c — reading a replay file: sessions, checkpoints (checked against their recorded hash),
+ * the input log (rebuilt and validated row by row), recorded hashes, gaps, and the plan of spans
+ * a replay follows. All SQL is prepared with bound parameters; u64 values are stored as the i64
+ * with the same bits (docs/REPLAY.md). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include "read.h"
+
+/* ---- small helpers ------------------------------------------------------------------------------- */
+static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
+{
+    sqlite3 *db = rpl_db(f);
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot read it: %s", rpl_path(f), sqlite3_errmsg(db));
+        *st = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int read_failed(rpl_file *f, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: reading %s failed: %s", rpl_path(f), what, sqlite3_errmsg(rpl_db(f)));
+    return -1;
+}
+
+static void copy_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *p = realloc(*v, nc * size);
+    if (!p) return -1;
+    *v = p;
+    *cap = nc;
+    return 0;
+}
+
+/* ---- sessions ------------------------------------------------------------------------------------ */
+#define SESSION_COLS                                                                                \
+    "id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick, status, source, world, " \
+    "checkpoint_every, created_at, closed_at"
+
+static void session_from_row(sqlite3_stmt *st, rpl_session *s)
+{
+    memset(s, 0, sizeof *s);
+    s->id = sqlite3_column_int64(st, 0);
+    copy_text(st, 1, s->kind, sizeof s->kind);
+    int64_t kid = sqlite3_column_int64(st, 2);
+    s->kind_id = (kid >= 0 && kid <= UINT16_MAX) ? (uint16_t)kid : UINT16_MAX;
+    s->seed = (uint64_t)sqlite3_column_int64(st, 3);
+    copy_text(st, 4, s->params, sizeof s->params);
+    copy_text(st, 5, s->sim_version, sizeof s->sim_version);
+    int64_t hz = sqlite3_column_int64(st, 6);
+    s->hz = (hz > 0 && hz <= 100000) ? (uint32_t)hz : 0;
+    s->start_tick = (uint64_t)sqlite3_column_int64(st, 7);
+    s->end_tick = (uint64_t)sqlite3_column_int64(st, 8);
+    const unsigned char *status = sqlite3_column_text(st, 9);
+    s->running = status && strcmp((const char *)status, "running") == 0;
+    copy_text(st, 10, s->source, sizeof s->source);
+    s->world = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
+    s->checkpoint_every = (uint64_t)sqlite3_column_int64(st, 12);
+    copy_text(st, 13, s->created_at, sizeof s->created_at);
+    copy_text(st, 14, s->closed_at, sizeof s->closed_at);
+}
+
+static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t errlen)
+{
+    static const char *const sql[] = {
+        "SELECT count(*), 0 FROM input WHERE session = ?",
+        "SELECT count(*), 0 FROM tick WHERE session = ?",
+        "SELECT count(*), 0 FROM checkpoint WHERE session = ?",
+        "SELECT count(*), coalesce(sum(to_tick - from_tick), 0) FROM gap WHERE session = ?",
+    };
+    uint64_t *dst[] = { &info->inputs, &info->ticks, &info->checkpoints, &info->gaps };
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *st;
+        if (prepare(f, sql[i], &st, err, errlen)) return -1;
+        sqlite3_bind_int64(st, 1, info->s.id);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *dst[i] = (uint64_t)sqlite3_column_int64(st, 0);
+            if (i == 3) info->gap_ticks = (uint64_t)sqlite3_column_int64(st, 1);
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW) return read_failed(f, "session counts", err, errlen);
+    }
+    return 0;
+}
+
+int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    rpl_session_info *v = NULL;
+    size_t nv = 0, cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id", &st, err, errlen)) return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+            snprintf(err, errlen, "out of memory listing sessions");
+            goto fail;
+        }
+        memset(&v[nv], 0, sizeof v[nv]);
+        session_from_row(st, &v[nv].s);
+        nv++;
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(f, "sessions", err, errlen);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    for (size_t i = 0; i < nv; i++)
+        if (session_counts(f, &v[i], err, errlen)) goto fail;
+    *out = v;
+    *n = nv;
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    free(v);
+    return -1;
+}
+
+/* "1, 2, 5" (at most 20 ids), or "" when there is no session. */
+static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t *count)
+{
+    sqlite3_stmt *st;
+    char e[8];
+    size_t len = 0;
+    *count = 0;
+    out[0] = '\0';
+    if (prepare(f, "SELECT id FROM session ORDER BY id", &st, e, sizeof e)) return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (*count == 0 && only) *only = id;
+        if (*count < 20 && len < cap)
+            len += (size_t)snprintf(out + len, cap - len, "%s%lld", *count ? ", " : "", (long long)id);
+        else if (*count == 20 && len < cap)
+            len += (size_t)snprintf(out + len, cap - len, ", …");
+        (*count)++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(f, "SELECT " SESSION_COLS " FROM session WHERE id = ?", &st, err, errlen)) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) session_from_row(st, out);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc != SQLITE_DONE) return read_failed(f, "sessions", err, errlen);
+    char ids[256];
+    size_t count;
+    session_ids(f, ids, sizeof ids, NULL, &count);
+    if (count == 0)
+        snprintf(err, errlen, "session %lld not found in %s (it holds no sessions)", (long long)id,
+                 rpl_path(f));
+    else
+        snprintf(err, errlen, "session %lld not found in %s (sessions: %s)", (long long)id,
+                 rpl_path(f), ids);
+    return -1;
+}
+
+int rpl_session_info_get(rpl_file *f, int64_t id, rpl_session_info *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (rpl_session_get(f, id, &out->s, err, errlen)) return -1;
+    return session_counts(f, out, err, errlen);
+}
+
+int rpl_session_only(rpl_file *f, int64_t *id, char *err, size_t errlen)
+{
+    char ids[256];
+    size_t count;
+    if (session_ids(f, ids, sizeof ids, id, &count)) return read_failed(f, "sessions", err, errlen);
+    if (count == 1) return 0;
+    if (count == 0)
+        snprintf(err, errlen, "%s holds no sessions", rpl_path(f));
+    else
+        snprintf(err, errlen, "%s holds %zu sessions (%s): pick one with --session N", rpl_path(f),
+                 count, ids);
+    return -1;
+}
+
+const sim_kind *rpl_session_kind(const rpl_file *f, const rpl_session *s, char *warn,
+                                 size_t warnlen, char *err, size_t errlen)
+{
+    if (warn && warnlen) warn[0] = '\0';
+    const sim_kind *k = sim_kind_by_id(s->kind_id);
+    if (!k) {
+        char kinds[160] = "";
+        size_t len = 0;
+        for (int i = 0; i < sim_kind_count() && len < sizeof kinds; i++)
+            len += (size_t)snprintf(kinds + len, sizeof kinds - len, "%s%s (%u)", i ? ", " : "",
+                                    sim_kind_at(i)->name, (unsigned)sim_kind_at(i)->id);
+        snprintf(err, errlen, "session %lld of %s is a '%s' world (kind id %u), which this build of "
+                 "Vivarium %s does not have (kinds: %s); replay it with the Vivarium that recorded it "
+                 "(sim version %s)", (long long)s->id, rpl_path(f), s->kind, (unsigned)s->kind_id,
+                 SIM_VERSION, kinds, s->sim_version);
+        return NULL;
+    }
+    if (strcmp(k->name, s->kind) != 0) {
+        snprintf(err, errlen, "session %lld of %s says kind '%s' with kind id %u, but id %u is '%s' "
+                 "in this build: the file is damaged or from an incompatible Vivarium",
+                 (long long)s->id, rpl_path(f), s->kind, (unsigned)s->kind_id, (unsigned)s->kind_id,
+                 k->name);
+        return NULL;
+    }
+    if (s->hz == 0) {
+        snprintf(err, errlen, "session %lld of %s has no usable tick rate (hz must be 1..100000)",
+                 (long long)s->id, rpl_path(f));
+        return NULL;
+    }
+    if (s->end_tick < s->start_tick || s->start_tick > INT64_MAX || s->end_tick > INT64_MAX) {
+        snprintf(err, errlen, "session %lld of %s has an impossible tick range %llu..%llu",
+                 (long long)s->id, rpl_path(f), (unsigned long long)s->start_tick,
+                 (unsigned long long)s->end_tick);
+        return NULL;
+    }
+    if (warn && strcmp(s->sim_version, SIM_VERSION) != 0)
+        snprintf(warn, warnlen, "session %lld was recorded by sim version %s, this is %s: a "
+                 "divergence may be a change of behaviour between versions, not a bug",
+                 (long long)s->id, s->sim_version, SIM_VERSION);
+    else if (warn && s->hz != k->hz)
+        snprintf(warn, warnlen, "session %lld was recorded at %u Hz, this build runs %s at %u Hz",
+                 (long long)s->id, (unsigned)s->hz, k->name, (unsigned)k->hz);
+    return k;
+}
+
+/* ---- checkpoints --------------------------------------------------------------------------------- */
+void rpl_checkpoint_free(rpl_checkpoint *c)
+{
+    if (!c) return;
+    free(c->state);
+    memset(c, 0, sizeof *c);
+}
+
+/* The blob must be this session's world at this tick, byte for byte as recorded. */
+static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t recorded,
+                            char *err, size_t errlen)
+{
+    c->hash = XXH3_64bits(c->state, c->len);
+    if (c->hash != recorded) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its %zu bytes "
+                 "do not match the hash recorded with them)", (unsigned long long)c->tick,
+                 (long long)s->id, c->len);
+        return -1;
+    }
+    uint16_t kid;
+    uint64_t seed, tick;
+    char params[SIM_PARAMS_MAX];
+    int rc = sim_state_peek(c->state, c->len, &kid, &seed, &tick, params, sizeof params);
+    if (rc) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (%s)",
+                 (unsigned long long)c->tick, (long long)s->id, sim_strerror(rc));
+        return -1;
+    }
+    if (kid != s->kind_id || seed != s->seed || tick != c->tick || strcmp(params, s->params) != 0) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (it holds a world "
+                 "of kind id %u, seed %llu, params '%s' at tick %llu; the session is kind id %u, "
+                 "seed %llu, params '%s')", (unsigned long long)c->tick, (long long)s->id,
+                 (unsigned)kid, (unsigned long long)seed, params, (unsigned long long)tick,
+                 (unsigned)s->kind_id, (unsigned long long)s->seed, s->params);
+        return -1;
+    }
+    return 0;
+}
+
+int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                        rpl_checkpoint *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    const char *sql = dir == RPL_AT_OR_BEFORE
+        ? "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick <= ? "
+          "ORDER BY tick DESC LIMIT 1"
+        : "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick >= ? "
+          "ORDER BY tick ASC LIMIT 1";
+    memset(out, 0, sizeof *out);
+    if (tick > INT64_MAX) tick = INT64_MAX;
+    if (prepare(f, sql, &st, err, errlen)) return -1;
+    sqlite3_bind_int64(st, 1, s->id);
+    sqlite3_bind_int64(st, 2, (int64_t)tick);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return 1;
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return read_failed(f, "a checkpoint", err, errlen);
+    }
+    out->tick = (uint64_t)sqlite3_column_int64(st, 0);
+    uint64_t recorded = (uint64_t)sqlite3_column_int64(st, 2);
+    const void *blob = sqlite3_column_blob(st, 1);
+    int len = sqlite3_column_bytes(st, 1);
+    if (sqlite3_column_type(st, 1) != SQLITE_BLOB || len <= 0 || !blob) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state is "
+                 "not a blob)", (unsigned long long)out->tick, (long long)s->id);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    out->state = malloc((size_t)len);
+    if (!out->state) {
+        snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
+                 (unsigned long long)out->tick, len);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    memcpy(out->state, blob, (size_t)len);
+    out->len = (size_t)len;
+    sqlite3_finalize(st);
+    if (checkpoint_check(s, out, recorded, err, errlen)) {
+        rpl_checkpoint_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                         uint64_t **out, size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    uint64_t *v = NULL;
+    size_t nv = 0, cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (prepare(f, "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
+                   "ORDER BY tick", &st, err, errlen))
+        return -1;
+    sqlite3_bind_int64(st, 1, session);
+    sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
+    sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+            snprintf(err, errlen, "out of memory listing checkpoints");
+            goto fail;
+        }
+        v[nv++] = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(f, "checkpoints", err, errlen);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    *n = nv;
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    free(v);
+    return -1;
+}
+
+int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
+                   size_t errlen)
+{
+    const sim_kind *k = sim_kind_by_id(s->kind_id);
+    if (!k) {
+        snprintf(err, errlen, "session %lld: kind id %u is unknown in this build", (long long)s->id,
+                 (unsigned)s->kind_id);
+        return -1;
+    }
+    int created = 0;
+    if (!*w) {
+        char cerr[256] = "";
+        sim_config cfg = sim_config_default();
+        cfg.kind = k->name;
+        cfg.seed = s->seed;
+        cfg.params = s->params;
+        cfg.err = cerr;
+        cfg.errlen = sizeof cerr;
+        int rc;
+        *w = sim_world_create(&cfg, &rc);
+        if (!*w) {
+            snprintf(err, errlen, "session %lld: cannot create its %s world: %s", (long long)s->id,
+                     k->name, cerr[0] ? cerr : sim_strerror(rc));
+            return -1;
+        }
+        created = 1;
+    }
+    int rc = sim_world_load(*w, c->state, c->len);
+    if (rc) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld does not load: %s",
+                 (unsigned long long)c->tick, (long long)s->id, sim_world_error(*w));
+        if (created) {
+            sim_world_destroy(*w);
+            *w = NULL;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the input log ------------------------------------------------------------------------------- */
+struct rpl_inputs {
+    rpl_file *f;
+    sqlite3_stmt *st;
+    int64_t session;
+    const sim_world *check;
+    int have;                          /* next holds a row read ahead */
+    int done;
+    sim_input next;
+    char err[384];
+};
+
+int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                    const sim_world *check, rpl_inputs **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    rpl_inputs *it = calloc(1, sizeof *it);
+    if (!it) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (prepare(f, "SELECT tick, client, seq, kind, args FROM input WHERE session = ? AND "
+                   "tick >= ? AND tick < ? ORDER BY tick, client, seq", &it->st, err, errlen)) {
+        free(it);
+        return -1;
+    }
+    it->f = f;
+    it->session = session;
+    it->check = check;
+    sqlite3_bind_int64(it->st, 1, session);
+    sqlite3_bind_int64(it->st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
+    sqlite3_bind_int64(it->st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
+    *out = it;
+    return 0;
+}
+
+/* One row → one sim_input; -1 with it->err on anything a world could not have consumed. */
+static int input_from_row(rpl_inputs *it, sim_input *in)
+{
+    sqlite3_stmt *st = it->st;
+    int64_t tick = sqlite3_column_int64(st, 0), client = sqlite3_column_int64(st, 1);
+    int64_t seq = sqlite3_column_int64(st, 2), kind = sqlite3_column_int64(st, 3);
+    const uint8_t *args = sqlite3_column_blob(st, 4);
+    int len = sqlite3_column_bytes(st, 4);
+    memset(in, 0, sizeof *in);
+    const char *why = NULL;
+    char whybuf[300];
+    if (tick < 0 || client < 0 || client > UINT32_MAX || seq < 0 || seq > UINT32_MAX)
+        why = "its tick, client or seq is out of range";
+    else if (kind < 0 || kind > UINT16_MAX)
+        why = "its input kind is out of range";
+    else if (len % 4 != 0)
+        why = "its args blob is not a whole number of 32-bit integers";
+    else if (len / 4 > SIM_INPUT_MAX_ARGS)
+        why = "it has more than 8 arguments";
+    if (!why) {
+        in->tick = (uint64_t)tick;
+        in->client = (uint32_t)client;
+        in->seq = (uint32_t)seq;
+        in->kind = (uint16_t)kind;
+        in->nargs = (uint16_t)(len / 4);
+        for (int a = 0; a < in->nargs; a++)
+            in->args[a] = (int32_t)((uint32_t)args[4 * a] | (uint32_t)args[4 * a + 1] << 8 |
+                                    (uint32_t)args[4 * a + 2] << 16 | (uint32_t)args[4 * a + 3] << 24);
+        if (it->check && sim_world_check_input(it->check, in) != 0) {
+            snprintf(whybuf, sizeof whybuf, "the world refuses it: %s", sim_world_error(it->check));
+            why = whybuf;
+        }
+    }
+    if (why) {
+        snprintf(it->err, sizeof it->err, "session %lld, input at tick %lld (client %lld, seq %lld) "
+                 "is damaged: %s", (long long)it->session, (long long)tick, (long long)client,
+                 (long long)seq, why);
+        return -1;
+    }
+    return 0;
+}
+
+int rpl_inputs_next(rpl_inputs *it, sim_input *in)
+{
+    if (it->have) {
+        *in = it->next;
+        it->have = 0;
+        return 1;
+    }
+    if (it->done) return it->err[0] ? -1 : 0;
+    int rc = sqlite3_step(it->st);
+    if (rc == SQLITE_ROW) {
+        if (input_from_row(it, in) == 0) return 1;
+    } else if (rc != SQLITE_DONE) {
+        snprintf(it->err, sizeof it->err, "%s: reading the input log failed: %s", rpl_path(it->f),
+                 sqlite3_errmsg(rpl_db(it->f)));
+    }
+    it->done = 1;
+    return it->err[0] ? -1 : 0;
+}
+
+int rpl_inputs_feed(rpl_inputs *it, sim_world *w)
+{
+    uint64_t t = sim_world_tick(w);
+    int fed = 0;
+    for (;;) {
+        sim_input in;
+        int rc = rpl_inputs_next(it, &in);
+        if (rc < 0) return -1;
+        if (rc == 0) return fed;
+        if (in.tick < t) continue;
+        if (in.tick > t) {
+            it->next = in;
+            it->have = 1;
+            return fed;
+        }
+        rc = sim_world_input(w, &in);
+        /* A checkpoint saved with inputs already queued for its tick holds them twice over:
+         * in its queue and in the log. The queued copy is the same input. */
+        if (rc == SIM_EDUP) continue;
+        if (rc) {
+            snprintf(it->err, sizeof it->err, "session %lld, input at tick %llu (client %u, seq %u): "
+                     "the world refuses it: %s", (long long)it->session, (unsigned long long)in.tick,
+                     (unsigned)in.client, (unsigned)in.seq, sim_world_error(w));
+            it->done = 1;
+            return -1;
+        }
+        fed++;
+    }
+}
+
+const char *rpl_inputs_error(const rpl_inputs *it) { return it->err; }
+
+void rpl_inputs_close(rpl_inputs *it)
+{
+    if (!it) return;
+    sqlite3_finalize(it->st);
+    free(it);
+}
+
+int rpl_inputs_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
+                    const sim_world *check, sim_input **v, size_t *n, char *err, size_t errlen)
+{
+    rpl_inputs *it;
+    sim_input *a = NULL;
+    size_t na = 0, cap = 0;
+    *v = NULL;
+    *n = 0;
+    if (rpl_inputs_open(f, session, from, to, check, &it, err, errlen)) return -1;
+    sim_input in;
+    int rc;
+    while ((rc = rpl_inputs_next(it, &in)) == 1) {
+        if (grow((void **)&a, &cap, na, sizeof *a)) {
+            snprintf(err, errlen, "out of memory reading the input log");
+            rc = -2;
+            break;
+        }
+        a[na++] = in;
+    }
+    if (rc == -1) snprintf(err, errlen, "%s", rpl_inputs_error(it));
+    rpl_inputs_close(it);
+    if (rc < 0) {
+        free(a);
+        return -1;
+    }
+    *v = a;
+    *n = na;
+    return 0;
+}
+
+void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_t cap)
+{
+    if (in->kind >= k->ninputs) {
+        snprintf(out, cap, "input kind %u (unknown to %s)", (unsigned)in->kind, k->name);
+        return;
+    }
+    const sim_input_desc *d = &k->inputs[in->kind];
+    size_t len = (size_t)snprintf(out, cap, "%s", d->name);
+    for (int a = 0; a < in->nargs && a < SIM_INPUT_MAX_ARGS && len < cap; a++) {
+        const char *name = a < d->nargs ? d->args[a].name : "?";
+        const sim_enum_desc *e = a < d->nargs && d->args[a].enum_name
+                                     ? sim_kind_enum_find(k, d->args[a].enum_name) : NULL;
+        if (e && in->args[a] >= 0 && in->args[a] < e->count)
+            len += (size_t)snprintf(out + len, cap - len, " %s=%s", name, e->values[in->args[a]]);
+        else
+            len += (size_t)snprintf(out + len, cap - len, " %s=%d", name, (int)in->args[a]);
+    }
+}
+
+/* ---- recorded hashes ------------------------------------------------------------------------------ */
+int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
+                   size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    rpl_tick_row *a = NULL;
+    size_t na = 0, cap = 0;
+    *v = NULL;
+    *n = 0;
+    if (prepare(f, "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
+                   "tick BETWEEN ? AND ? ORDER BY tick", &st, err, errlen))
+        return -1;
+    sqlite3_bind_int64(st, 1, session);
+    sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
+    sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&a, &cap, na, sizeof *a)) {
+            snprintf(err, errlen, "out of memory reading the recorded hashes");
+            goto fail;
+        }
+        a[na].tick = (uint64_t)sqlite3_column_int64(st, 0);
+        a[na].state_hash = (uint64_t)sqlite3_column_int64(st, 1);
+        a[na].frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
+        na++;
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(f, "the recorded hashes", err, errlen);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    *v = a;
+    *n = na;
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    free(a);
+    return -1;
+}
+
+int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
+                 size_t errlen)
+{
+    rpl_tick_row *v;
+    size_t n;
+    if (rpl_ticks_load(f, session, tick, tick, &v, &n, err, errlen)) return -1;
+    if (n) *out = v[0];
+    free(v);
+    return n ? 0 : 1;
+}
+
+/* ---- gaps ----------------------------------------------------------------------------------------- */
+int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    rpl_gap *v = NULL;
+    size_t nv = 0, cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (prepare(f, "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY from_tick",
+                &st, err, errlen))
+        return -1;
+    sqlite3_bind_int64(st, 1, session);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
+        if (from < 0 || to <= from) {
+            snprintf(err, errlen, "session %lld has a damaged gap row: [%lld, %lld) is not a range of "
+                     "ticks", (long long)session, (long long)from, (long long)to);
+            goto fail;
+        }
+        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+            snprintf(err, errlen, "out of memory listing gaps");
+            goto fail;
+        }
+        v[nv].from = (uint64_t)from;
+        v[nv].to = (uint64_t)to;
+        copy_text(st, 2, v[nv].reason, sizeof v[nv].reason);
+        nv++;
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(f, "gaps", err, errlen);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    *n = nv;
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    free(v);
+    return -1;
+}
+
+/* ---- the plan ------------------------------------------------------------------------------------- */
+void rpl_plan_free(rpl_plan *p)
+{
+    if (!p) return;
+    free(p->spans);
+    free(p->skipped);
+    memset(p, 0, sizeof *p);
+}
+
+static int plan_skip(rpl_plan *p, size_t *cap, uint64_t from, uint64_t to, const char *reason)
+{
+    if (from < p->from) from = p->from;
+    if (to > p->to) to = p->to;
+    if (from >= to) return 0;
+    if (grow((void **)&p->skipped, cap, p->nskipped, sizeof *p->skipped)) return -1;
+    rpl_gap *g = &p->skipped[p->nskipped++];
+    g->from = from;
+    g->to = to;
+    snprintf(g->reason, sizeof g->reason, "%.127s", reason);
+    return 0;
+}
+
+/* First checkpoint tick >= t in cps (ascending), or UINT64_MAX. */
+static uint64_t cp_at_or_after(const uint64_t *cps, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cps[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n ? cps[lo] : UINT64_MAX;
+}
+
+int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to, int split,
+                  rpl_plan *out, char *err, size_t errlen)
+{
+    uint64_t *cps = NULL;
+    size_t ncps = 0, ngaps = 0, capspan = 0, capskip = 0;
+    rpl_gap *gaps = NULL;
+    memset(out, 0, sizeof *out);
+    if (from < s->start_tick) from = s->start_tick;
+    if (to > s->end_tick) to = s->end_tick;
+    if (from > to) {
+        snprintf(err, errlen, "session %lld covers ticks %llu..%llu: nothing to replay from tick %llu "
+                 "to %llu", (long long)s->id, (unsigned long long)s->start_tick,
+                 (unsigned long long)s->end_tick, (unsigned long long)from, (unsigned long long)to);
+        return -1;
+    }
+    out->from = from;
+    out->to = to;
+    if (rpl_checkpoint_ticks(f, s->id, 0, UINT64_MAX, &cps, &ncps, err, errlen)) goto fail;
+    if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, errlen)) goto fail;
+    /* The checkpoint at or before `from`. */
+    uint64_t pos = UINT64_MAX;
+    for (size_t i = 0; i < ncps && cps[i] <= from; i++) pos = cps[i];
+    if (pos == UINT64_MAX) {
+        snprintf(err, errlen, "session %lld has no checkpoint at or before tick %llu (every session "
+                 "has one at its start tick %llu): the file is damaged", (long long)s->id,
+                 (unsigned long long)from, (unsigned long long)s->start_tick);
+        goto fail;
+    }
+    while (pos < to) {
+        /* A gap holding pos, or the next one to start after it. */
+        const rpl_gap *in = NULL, *next = NULL;
+        for (size_t i = 0; i < ngaps; i++) {
+            if (gaps[i].from <= pos && pos < gaps[i].to) {
+                in = &gaps[i];
+                break;
+            }
+            if (gaps[i].from > pos && (!next || gaps[i].from < next->from)) next = &gaps[i];
+        }
+        if (in) {
+            uint64_t resume = cp_at_or_after(cps, ncps, in->to);
+            char why[200];
+            if (resume == in->to)
+                snprintf(why, sizeof why, "%s", in->reason);
+            else
+                snprintf(why, sizeof why, "%s; no checkpoint at its end tick %llu", in->reason,
+                         (unsigned long long)in->to);
+            if (plan_skip(out, &capskip, pos > in->from ? pos : in->from,
+                          resume == UINT64_MAX ? to : resume, why))
+                goto oom;
+            if (resume == UINT64_MAX) break;
+            pos = resume;
+            continue;
+        }
+        uint64_t end = to;
+        if (next && next->from < end) end = next->from;
+        if (split) {
+            uint64_t c = cp_at_or_after(cps, ncps, pos + 1);
+            if (c < end) end = c;
+        }
+        if (grow((void **)&out->spans, &capspan, out->nspans, sizeof *out->spans)) goto oom;
+        out->spans[out->nspans++] = (rpl_span){ pos, end };
+        out->ticks += end - pos;
+        pos = end;
+    }
+    free(cps);
+    free(gaps);
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory planning the replay");
+fail:
+    free(cps);
+    free(gaps);
+    rpl_plan_free(out);
+    return -1;
+}

@@ -1,0 +1,752 @@
+/* verify.c — replay a recorded session and compare every recorded hash: bit-exact or a desync
+ * report.
+ *
+ * The replay is cut at every checkpoint into spans that are verified independently, on as many
+ * threads as there are CPUs (sim/ has no globals: separate worlds never interact). That is the
+ * same proof as one continuous replay: each span starts from a checkpoint whose bytes hash to the
+ * recorded state hash of its tick, which the previous span has just matched with its own replayed
+ * state. The result never depends on the thread count: the earliest failing span wins, and later
+ * spans stop as soon as an earlier one has failed.
+ *
+ * On the first divergence the report says what GGPO's and Factorio's desync logs say: the tick,
+ * the expected and replayed hashes, the inputs of the step that produced that tick, and a
+ * field-by-field diff (sim_state_diff) of the recorded checkpoint at or after it against the
+ * replayed state at the same tick. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include "read.h"
+
+#define MAX_THREADS 8
+#define DIFF_LINES 40                  /* a desync report shows this many differing fields */
+#define DIFF_REACH 1000000             /* ticks we are willing to replay past a divergence */
+#define PROGRESS_EVERY 64              /* ticks between a worker's progress updates */
+#define FAIL_MSG 4096
+
+enum { F_NONE, F_HASH, F_MISSING, F_SYNC, F_ERROR };
+
+typedef struct failure {
+    size_t span;                       /* index in the plan; SIZE_MAX: none */
+    int kind;
+    uint64_t tick;
+    uint64_t want_sh, want_fh, got_sh, got_fh;
+    char msg[FAIL_MSG];                /* F_ERROR: the sentence; F_SYNC: the diff */
+} failure;
+
+typedef struct verifier {
+    rpl_file *f;
+    const rpl_session *s;
+    const rpl_verify_opts *o;
+    const rpl_plan *plan;
+    pthread_mutex_t db;                /* the file's connection is single-threaded */
+    pthread_mutex_t mu;                /* guards everything below */
+    pthread_cond_t cv;
+    size_t next;                       /* the next span to take */
+    uint64_t done;                     /* ticks verified so far, for progress */
+    int running;                       /* workers not yet finished */
+    failure fail;                      /* the earliest failure, by span */
+    int inline_progress;               /* no threads: span_run reports progress itself */
+    double last_progress;
+} verifier;
+
+typedef struct worker {
+    verifier *v;
+    pthread_t th;
+    sim_world *a, *b;                  /* b: the sync test's second world */
+    uint8_t *buf, *buf2;
+    size_t cap;
+    sim_frame fa, fb;
+    int frames;
+    failure fl;                        /* this worker's failure, copied out if it is the earliest */
+} worker;
+
+rpl_verify_opts rpl_verify_defaults(void)
+{
+    rpl_verify_opts o;
+    memset(&o, 0, sizeof o);
+    o.to = UINT64_MAX;
+    return o;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Append to a report; never overflows, always NUL-terminated. */
+static void say(char *out, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (!out || cap == 0 || *len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* Append text, each line prefixed by indent. */
+static void say_indented(char *out, size_t cap, size_t *len, const char *indent, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        say(out, cap, len, "%s%.*s\n", indent, (int)l, p);
+        p += l + (nl ? 1 : 0);
+    }
+}
+
+/* ---- one span ------------------------------------------------------------------------------------- */
+static void fail_set(worker *w, int kind, uint64_t tick, const char *fmt, ...)
+{
+    w->fl.kind = kind;
+    w->fl.tick = tick;
+    w->fl.msg[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->fl.msg, sizeof w->fl.msg, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static int buffers_fit(worker *w, size_t need)
+{
+    if (need <= w->cap) return 0;
+    uint8_t *a = realloc(w->buf, need), *b = a ? realloc(w->buf2, need) : NULL;
+    if (a) w->buf = a;
+    if (b) w->buf2 = b;
+    if (!a || !b) return -1;
+    w->cap = need;
+    return 0;
+}
+
+/* Both hashes of world x now: the state hash from a save into buf (kept, for the sync test) or
+ * straight from the world, and the frame hash of view 0. */
+static void hashes(worker *w, sim_world *x, sim_frame *fr, int keep, size_t *saved, uint64_t *sh,
+                   uint64_t *fh)
+{
+    if (keep) {
+        *saved = sim_world_save(x, w->buf, w->cap);
+        /* A failed save is a non-finite value in the state: hash it as sim_world_hash does. */
+        *sh = *saved ? XXH3_64bits(w->buf, *saved) : 0;
+    } else {
+        *sh = sim_world_hash(x);
+    }
+    *fh = 0;
+    if (w->frames) {
+        sim_world_render(x, 0, fr);
+        *fh = sim_frame_hash(fr);
+    }
+}
+
+/* Verify span i. Returns 0 when it matched, else fills w->fl. */
+static int span_run(worker *w, size_t i)
+{
+    verifier *v = w->v;
+    const rpl_session *s = v->s;
+    const rpl_span *sp = &v->plan->spans[i];
+    rpl_checkpoint cp = { 0 };
+    sim_input *in = NULL;
+    rpl_tick_row *rows = NULL;
+    size_t nin = 0, nrows = 0, k = 0, r = 0;
+    uint64_t pending = 0;
+    char err[512];
+    int rc;
+
+    memset(&w->fl, 0, sizeof w->fl);
+    w->fl.span = i;
+    pthread_mutex_lock(&v->db);
+    rc = rpl_checkpoint_find(v->f, s, sp->start, RPL_AT_OR_BEFORE, &cp, err, sizeof err);
+    pthread_mutex_unlock(&v->db);
+    if (rc != 0 || cp.tick != sp->start) {
+        if (rc >= 0)
+            snprintf(err, sizeof err, "session %lld: the checkpoint at tick %llu is gone",
+                     (long long)s->id, (unsigned long long)sp->start);
+        fail_set(w, F_ERROR, sp->start, "%s", err);
+        goto done;
+    }
+    if (rpl_world_load(s, &cp, &w->a, err, sizeof err) ||
+        (v->o->sync_test && rpl_world_load(s, &cp, &w->b, err, sizeof err))) {
+        fail_set(w, F_ERROR, sp->start, "%s", err);
+        goto done;
+    }
+    if (w->frames && !w->fa.px &&
+        (sim_world_frame_init(w->a, &w->fa) || sim_world_frame_init(w->a, &w->fb))) {
+        fail_set(w, F_ERROR, sp->start, "out of memory for frames");
+        goto done;
+    }
+    if (buffers_fit(w, sim_world_save_max(w->a))) {
+        fail_set(w, F_ERROR, sp->start, "out of memory for a %zu-byte state buffer",
+                 sim_world_save_max(w->a));
+        goto done;
+    }
+    pthread_mutex_lock(&v->db);
+    rc = rpl_inputs_load(v->f, s->id, sp->start, sp->end, w->a, &in, &nin, err, sizeof err);
+    if (rc == 0) rc = rpl_ticks_load(v->f, s->id, sp->start, sp->end, &rows, &nrows, err, sizeof err);
+    pthread_mutex_unlock(&v->db);
+    if (rc) {
+        fail_set(w, F_ERROR, sp->start, "%s", err);
+        goto done;
+    }
+    size_t saved = 0;
+    uint64_t sh, fh;
+    if (nrows && rows[0].tick == sp->start) {
+        /* The checkpoint must be the state this tick's row describes (a gap's end, or the link
+         * between two spans). */
+        if (rows[0].state_hash != cp.hash) {
+            fail_set(w, F_ERROR, sp->start, "checkpoint at tick %llu of session %lld is corrupted (its "
+                     "state hash %016llx differs from the hash %016llx recorded for that tick)",
+                     (unsigned long long)sp->start, (long long)s->id, (unsigned long long)cp.hash,
+                     (unsigned long long)rows[0].state_hash);
+            goto done;
+        }
+        hashes(w, w->a, &w->fa, 0, &saved, &sh, &fh);
+        if (w->frames && fh != rows[0].frame_hash) {
+            w->fl.want_sh = rows[0].state_hash;
+            w->fl.want_fh = rows[0].frame_hash;
+            w->fl.got_sh = sh;
+            w->fl.got_fh = fh;
+            fail_set(w, F_HASH, sp->start, NULL);
+            goto done;
+        }
+        r = 1;
+    }
+    for (uint64_t t = sp->start; t < sp->end; t++) {
+        for (; k < nin && in[k].tick == t; k++) {
+            rc = sim_world_input(w->a, &in[k]);
+            if (rc && rc != SIM_EDUP) {     /* EDUP: the checkpoint already holds it queued */
+                fail_set(w, F_ERROR, t, "session %lld, input at tick %llu (client %u, seq %u): the "
+                         "world refuses it: %s", (long long)s->id, (unsigned long long)t,
+                         (unsigned)in[k].client, (unsigned)in[k].seq, sim_world_error(w->a));
+                goto done;
+            }
+        }
+        sim_world_step(w->a);
+        uint64_t tick = t + 1;
+        hashes(w, w->a, &w->fa, v->o->sync_test, &saved, &sh, &fh);
+        while (r < nrows && rows[r].tick < tick) r++;
+        if (r == nrows || rows[r].tick != tick) {
+            fail_set(w, F_MISSING, tick, NULL);
+            goto done;
+        }
+        const rpl_tick_row *row = &rows[r];
+        if (sh != row->state_hash || (w->frames && fh != row->frame_hash)) {
+            w->fl.want_sh = row->state_hash;
+            w->fl.want_fh = row->frame_hash;
+            w->fl.got_sh = sh;
+            w->fl.got_fh = fh;
+            fail_set(w, F_HASH, tick, NULL);
+            goto done;
+        }
+        if (v->o->sync_test) {
+            /* GGPO's sync test: the saved bytes, loaded into another world, must be the same
+             * world; the replay carries on from the loaded one. */
+            uint64_t sh2 = 0, fh2 = 0;
+            size_t saved2 = 0;
+            rc = saved ? sim_world_load(w->b, w->buf, saved) : SIM_ENOSPC;
+            if (rc == 0) {
+                uint8_t *keep = w->buf;
+                w->buf = w->buf2;              /* save B into the second buffer */
+                hashes(w, w->b, &w->fb, 1, &saved2, &sh2, &fh2);
+                w->buf = keep;
+            }
+            if (rc || sh2 != sh || (w->frames && fh2 != fh)) {
+                w->fl.want_sh = sh;
+                w->fl.want_fh = fh;
+                w->fl.got_sh = sh2;
+                w->fl.got_fh = fh2;
+                fail_set(w, F_SYNC, tick, NULL);
+                if (rc)
+                    snprintf(w->fl.msg, sizeof w->fl.msg, "loading the saved state failed: %s\n",
+                             rc == SIM_ENOSPC ? "the world could not be saved" : sim_world_error(w->b));
+                else if (sh2 != sh)
+                    sim_state_diff(w->buf, saved, w->buf2, saved2, w->fl.msg, sizeof w->fl.msg,
+                                   DIFF_LINES);
+                goto done;
+            }
+            sim_world *x = w->a;
+            w->a = w->b;
+            w->b = x;
+            sim_frame fx = w->fa;
+            w->fa = w->fb;
+            w->fb = fx;
+        }
+        if (++pending == PROGRESS_EVERY) {
+            pthread_mutex_lock(&v->mu);
+            v->done += pending;
+            int stop = v->fail.span < i;
+            pthread_mutex_unlock(&v->mu);
+            pending = 0;
+            if (stop) break;                /* an earlier span failed: this one cannot matter */
+            if (v->inline_progress && v->o->progress) {
+                double now = now_s();
+                if (now - v->last_progress >= 0.05) {
+                    v->o->progress(v->o->ud, v->done, v->plan->ticks);
+                    v->last_progress = now;
+                }
+            }
+        }
+    }
+done:
+    pthread_mutex_lock(&v->mu);
+    v->done += pending;
+    if (w->fl.kind != F_NONE && i < v->fail.span) v->fail = w->fl;
+    pthread_mutex_unlock(&v->mu);
+    rpl_checkpoint_free(&cp);
+    free(in);
+    free(rows);
+    return w->fl.kind == F_NONE ? 0 : -1;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    verifier *v = w->v;
+    for (;;) {
+        pthread_mutex_lock(&v->mu);
+        size_t i = v->next;
+        int go = i < v->plan->nspans && i < v->fail.span;
+        if (go) v->next++;
+        pthread_mutex_unlock(&v->mu);
+        if (!go) break;
+        span_run(w, i);
+    }
+    pthread_mutex_lock(&v->mu);
+    v->running--;
+    pthread_cond_signal(&v->cv);
+    pthread_mutex_unlock(&v->mu);
+    return NULL;
+}
+
+static void worker_free(worker *w)
+{
+    sim_world_destroy(w->a);
+    sim_world_destroy(w->b);
+    if (w->fa.px) sim_frame_free(&w->fa);
+    if (w->fb.px) sim_frame_free(&w->fb);
+    free(w->buf);
+    free(w->buf2);
+}
+
+/* ---- the report ----------------------------------------------------------------------------------- */
+/* A world of session s replayed from the checkpoint at `start` to tick `target` (no checks). */
+static sim_world *replay_to(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t target,
+                            char *err, size_t errlen)
+{
+    rpl_checkpoint cp;
+    sim_world *w = NULL;
+    rpl_inputs *it = NULL;
+    int rc = rpl_checkpoint_find(f, s, start, RPL_AT_OR_BEFORE, &cp, err, errlen);
+    if (rc) {
+        if (rc > 0) snprintf(err, errlen, "no checkpoint at or before tick %llu", (unsigned long long)start);
+        return NULL;
+    }
+    if (rpl_world_load(s, &cp, &w, err, errlen)) goto fail;
+    if (rpl_inputs_open(f, s->id, cp.tick, target, w, &it, err, errlen)) goto fail;
+    while (sim_world_tick(w) < target) {
+        if (rpl_inputs_feed(it, w) < 0) {
+            snprintf(err, errlen, "%s", rpl_inputs_error(it));
+            goto fail;
+        }
+        sim_world_step(w);
+    }
+    rpl_inputs_close(it);
+    rpl_checkpoint_free(&cp);
+    return w;
+fail:
+    rpl_inputs_close(it);
+    rpl_checkpoint_free(&cp);
+    sim_world_destroy(w);
+    return NULL;
+}
+
+static uint8_t *save_alloc(const sim_world *w, size_t *len)
+{
+    size_t cap = sim_world_save_max(w);
+    uint8_t *b = malloc(cap);
+    *len = b ? sim_world_save(w, b, cap) : 0;
+    if (b && !*len) {
+        free(b);
+        b = NULL;
+    }
+    return b;
+}
+
+static void say_diff(char *out, size_t cap, size_t *len, const uint8_t *a, size_t alen,
+                     const uint8_t *b, size_t blen)
+{
+    char *d = malloc(16384);
+    if (!d) {
+        say(out, cap, len, "    (out of memory for the diff)\n");
+        return;
+    }
+    long n = sim_state_diff(a, alen, b, blen, d, 16384, DIFF_LINES);
+    if (n < 0)
+        say(out, cap, len, "    (no diff: %s)\n", sim_strerror((int)n));
+    else if (n == 0)
+        say(out, cap, len, "    (no field differs)\n");
+    else {
+        say(out, cap, len, "    %ld field%s differ%s:\n", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+        say_indented(out, cap, len, "    ", d);
+    }
+    free(d);
+}
+
+static void say_inputs_at(rpl_file *f, const rpl_session *s, const sim_kind *k, uint64_t t,
+                          char *out, size_t cap, size_t *len)
+{
+    sim_input *in;
+    size_t n;
+    char err[256], desc[256];
+    if (rpl_inputs_load(f, s->id, t, t + 1, NULL, &in, &n, err, sizeof err)) {
+        say(out, cap, len, "  inputs applied at tick %llu: cannot read them: %s\n",
+            (unsigned long long)t, err);
+        return;
+    }
+    if (n == 0)
+        say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): none\n",
+            (unsigned long long)t, (unsigned long long)(t + 1));
+    else
+        say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): %zu\n",
+            (unsigned long long)t, (unsigned long long)(t + 1), n);
+    for (size_t i = 0; i < n && i < 20; i++) {
+        rpl_input_describe(k, &in[i], desc, sizeof desc);
+        say(out, cap, len, "    client %u seq %u: %s\n", (unsigned)in[i].client, (unsigned)in[i].seq,
+            desc);
+    }
+    if (n > 20) say(out, cap, len, "    … and %zu more\n", n - 20);
+    free(in);
+}
+
+/* The first gap of session s that starts in [a, b), or NULL. */
+static const rpl_gap *gap_between(const rpl_gap *g, size_t n, uint64_t a, uint64_t b)
+{
+    for (size_t i = 0; i < n; i++)
+        if (g[i].from >= a && g[i].from < b) return &g[i];
+    return NULL;
+}
+
+/* The field-level part of a hash divergence at tick t, found by span `start`. */
+static void say_field_diff(rpl_file *f, const rpl_session *s, uint64_t start, const failure *fl,
+                           char *out, size_t cap, size_t *len)
+{
+    char err[512];
+    uint64_t t = fl->tick;
+    rpl_checkpoint cp = { 0 };
+    rpl_gap *gaps = NULL;
+    size_t ngaps = 0;
+    sim_world *w = NULL, *w2 = NULL;
+    uint8_t *blob = NULL, *blob2 = NULL;
+    size_t blen = 0, blen2 = 0;
+    if (fl->want_sh == fl->got_sh) {
+        say(out, cap, len, "  the states are equal at tick %llu; only the picture differs: the "
+            "renderer or the palette changed, or rendering is not deterministic\n",
+            (unsigned long long)t);
+        return;
+    }
+    if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, sizeof err)) ngaps = 0;
+    int rc = rpl_checkpoint_find(f, s, t, RPL_AT_OR_AFTER, &cp, err, sizeof err);
+    const rpl_gap *g = rc == 0 ? gap_between(gaps, ngaps, t, cp.tick) : NULL;
+    if (rc == 0 && !g && cp.tick - t <= DIFF_REACH) {
+        w = replay_to(f, s, start, cp.tick, err, sizeof err);
+        blob = w ? save_alloc(w, &blen) : NULL;
+        if (!blob) {
+            say(out, cap, len, "  no field-level diff: replaying to the checkpoint at tick %llu "
+                "failed: %s\n", (unsigned long long)cp.tick, w ? "the world could not be saved" : err);
+            goto done;
+        }
+        if (cp.tick == t)
+            say(out, cap, len, "  field-level diff at tick %llu, recorded checkpoint → replayed state:\n",
+                (unsigned long long)t);
+        else
+            say(out, cap, len, "  field-level diff at tick %llu (the first recorded checkpoint after "
+                "the divergence, %llu tick%s later; the log's inputs applied to both), recorded → "
+                "replayed:\n", (unsigned long long)cp.tick, (unsigned long long)(cp.tick - t),
+                cp.tick - t == 1 ? "" : "s");
+        say_diff(out, cap, len, cp.state, cp.len, blob, blen);
+        goto done;
+    }
+    if (rc < 0) {
+        say(out, cap, len, "  no field-level diff: %s\n", err);
+        goto done;
+    }
+    /* No recorded state to compare with: recompute live instead. A second, independent replay to
+     * the same tick tells a recording made by other behaviour from a build that is not
+     * deterministic. */
+    if (rc == 0)
+        say(out, cap, len, "  no recorded checkpoint within reach after tick %llu (the next is at "
+            "%llu%s)\n", (unsigned long long)t, (unsigned long long)cp.tick,
+            g ? ", beyond a gap" : "");
+    else
+        say(out, cap, len, "  no recorded checkpoint at or after tick %llu to diff fields against\n",
+            (unsigned long long)t);
+    w = replay_to(f, s, start, t, err, sizeof err);
+    w2 = w ? replay_to(f, s, start, t, err, sizeof err) : NULL;
+    blob = w ? save_alloc(w, &blen) : NULL;
+    blob2 = w2 ? save_alloc(w2, &blen2) : NULL;
+    if (!blob || !blob2) {
+        say(out, cap, len, "  live recomputation failed: %s\n", err);
+        goto done;
+    }
+    if (blen == blen2 && memcmp(blob, blob2, blen) == 0)
+        say(out, cap, len, "  live recomputation: a second replay from the checkpoint at tick %llu "
+            "reaches the same state (%016llx), so this build is self-consistent and the recording "
+            "was made by different behaviour\n", (unsigned long long)start,
+            (unsigned long long)XXH3_64bits(blob, blen));
+    else {
+        say(out, cap, len, "  live recomputation: two replays of this build from the checkpoint at "
+            "tick %llu disagree at tick %llu: this build is not deterministic. first → second:\n",
+            (unsigned long long)start, (unsigned long long)t);
+        say_diff(out, cap, len, blob, blen, blob2, blen2);
+    }
+done:
+    free(blob);
+    free(blob2);
+    sim_world_destroy(w);
+    sim_world_destroy(w2);
+    rpl_checkpoint_free(&cp);
+    free(gaps);
+}
+
+static const char *same(uint64_t a, uint64_t b) { return a == b ? "same" : "DIFFERENT"; }
+
+static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, const rpl_plan *plan,
+                        const rpl_verify_opts *o, const failure *fl, char *out, size_t cap,
+                        size_t *len)
+{
+    uint64_t start = plan->spans[fl->span].start, t = fl->tick;
+    say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim %s, "
+        "replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind, (unsigned long long)s->seed,
+        s->params, s->sim_version, SIM_VERSION);
+    if (fl->kind == F_MISSING) {
+        say(out, cap, len, "  tick %llu: its recorded hashes are missing (no row in the tick table, "
+            "and no gap covers it): the file is damaged; every tick before it matched\n",
+            (unsigned long long)t);
+        return;
+    }
+    if (fl->kind == F_SYNC) {
+        say(out, cap, len, "  sync test failed at tick %llu: the state saved there and loaded into "
+            "another world is not the same world\n", (unsigned long long)t);
+        say(out, cap, len, "    state hash  saved %016llx  after load %016llx  %s\n",
+            (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh,
+            same(fl->want_sh, fl->got_sh));
+        if (!o->skip_frames)
+            say(out, cap, len, "    frame hash  saved %016llx  after load %016llx  %s\n",
+                (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
+                same(fl->want_fh, fl->got_fh));
+        if (fl->msg[0]) {
+            say(out, cap, len, "  saved → loaded:\n");
+            say_indented(out, cap, len, "    ", fl->msg);
+        }
+        return;
+    }
+    say(out, cap, len, "  first divergent tick: %llu (replayed from the checkpoint at tick %llu; "
+        "every tick before %llu matched)\n", (unsigned long long)t, (unsigned long long)start,
+        (unsigned long long)t);
+    say(out, cap, len, "    state hash  recorded %016llx  replayed %016llx  %s\n",
+        (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh, same(fl->want_sh, fl->got_sh));
+    if (!o->skip_frames)
+        say(out, cap, len, "    frame hash  recorded %016llx  replayed %016llx  %s\n",
+            (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
+            same(fl->want_fh, fl->got_fh));
+    if (t > start) say_inputs_at(f, s, k, t - 1, out, cap, len);
+    say_field_diff(f, s, start, fl, out, cap, len);
+}
+
+/* At tick 0 the recorded initial state must be what this build creates from (kind, seed,
+ * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), -1. */
+static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, char *out,
+                         size_t cap, size_t *len, char *err, size_t errlen)
+{
+    rpl_checkpoint cp;
+    int rc = rpl_checkpoint_find(f, s, s->start_tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
+    if (rc) return rc < 0 ? -1 : 0;    /* no checkpoint: the plan has already said so */
+    char cerr[256] = "";
+    sim_config cfg = sim_config_default();
+    cfg.kind = k->name;
+    cfg.seed = s->seed;
+    cfg.params = s->params;
+    cfg.err = cerr;
+    cfg.errlen = sizeof cerr;
+    sim_world *w = sim_world_create(&cfg, &rc);
+    if (!w) {
+        snprintf(err, errlen, "session %lld: cannot create its %s world: %s", (long long)s->id,
+                 k->name, cerr[0] ? cerr : sim_strerror(rc));
+        rpl_checkpoint_free(&cp);
+        return -1;
+    }
+    int result = 0;
+    if (sim_world_hash(w) != cp.hash) {
+        size_t blen;
+        uint8_t *blob = save_alloc(w, &blen);
+        say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim "
+            "%s, replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind,
+            (unsigned long long)s->seed, s->params, s->sim_version, SIM_VERSION);
+        say(out, cap, len, "  tick 0: the recorded initial state is not what this build creates for "
+            "this kind, seed and params\n");
+        say(out, cap, len, "    state hash  recorded %016llx  new world %016llx  DIFFERENT\n",
+            (unsigned long long)cp.hash, (unsigned long long)sim_world_hash(w));
+        say(out, cap, len, "  recorded → new world:\n");
+        if (blob) say_diff(out, cap, len, cp.state, cp.len, blob, blen);
+        free(blob);
+        result = 1;
+    }
+    sim_world_destroy(w);
+    rpl_checkpoint_free(&cp);
+    return result;
+}
+
+/* ---- rpl_verify ------------------------------------------------------------------------------------ */
+int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
+               size_t cap)
+{
+    rpl_session s;
+    rpl_plan plan = { 0 };
+    worker *ws = NULL;
+    size_t len = 0, nw = 0;
+    char err[FAIL_MSG];
+    int status = -1;
+    verifier v;
+    memset(res, 0, sizeof *res);
+    if (cap) report[0] = '\0';
+    memset(&v, 0, sizeof v);
+    v.fail.span = SIZE_MAX;
+    if (rpl_session_get(f, o->session, &s, err, sizeof err)) goto error;
+    const sim_kind *k = rpl_session_kind(f, &s, res->warning, sizeof res->warning, err, sizeof err);
+    if (!k) goto error;
+    res->hz = s.hz;
+    if (rpl_plan_make(f, &s, o->from, o->to, 1, &plan, err, sizeof err)) goto error;
+    res->first = plan.nspans ? plan.spans[0].start : plan.from;
+    res->last = plan.to;
+    for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
+    double t0 = now_s();
+    if (s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0) {
+        int rc = check_initial(f, &s, k, report, cap, &len, err, sizeof err);
+        if (rc < 0) goto error;
+        if (rc > 0) {
+            res->diverged_at = 0;
+            res->seconds = now_s() - t0;
+            status = 1;
+            goto out;
+        }
+    }
+
+    v.f = f;
+    v.s = &s;
+    v.o = o;
+    v.plan = &plan;
+    pthread_mutex_init(&v.db, NULL);
+    pthread_mutex_init(&v.mu, NULL);
+    pthread_cond_init(&v.cv, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t want = o->threads > 0 ? (size_t)o->threads : (size_t)(ncpu > 0 ? ncpu : 1);
+    if (want > MAX_THREADS) want = MAX_THREADS;
+    if (want > plan.nspans) want = plan.nspans ? plan.nspans : 1;
+    ws = calloc(want, sizeof *ws);
+    if (!ws) {
+        snprintf(err, sizeof err, "out of memory");
+        goto error_locks;
+    }
+    for (size_t i = 0; i < want; i++) {
+        ws[i].v = &v;
+        ws[i].frames = !o->skip_frames;
+    }
+    if (want == 1) {
+        /* No thread: span_run reports progress itself. */
+        nw = 1;
+        res->threads = 1;
+        v.inline_progress = 1;
+        for (size_t i = 0; i < plan.nspans && v.fail.span == SIZE_MAX; i++) span_run(&ws[0], i);
+    } else {
+        pthread_mutex_lock(&v.mu);
+        for (size_t i = 0; i < want; i++) {
+            if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0) break;
+            nw++;
+            v.running++;
+        }
+        pthread_mutex_unlock(&v.mu);
+        res->threads = (int)nw;
+        if (nw == 0) {
+            nw = 1;
+            res->threads = 1;
+            worker_main(&ws[0]);
+        } else {
+            pthread_mutex_lock(&v.mu);
+            while (v.running > 0) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 50 * 1000000L;
+                if (ts.tv_nsec >= 1000000000L) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000L;
+                }
+                pthread_cond_timedwait(&v.cv, &v.mu, &ts);
+                uint64_t done = v.done;
+                if (o->progress && v.running > 0) {
+                    pthread_mutex_unlock(&v.mu);
+                    o->progress(o->ud, done, plan.ticks);
+                    pthread_mutex_lock(&v.mu);
+                }
+            }
+            pthread_mutex_unlock(&v.mu);
+            for (size_t i = 0; i < nw; i++) pthread_join(ws[i].th, NULL);
+        }
+    }
+    res->seconds = now_s() - t0;
+    res->ticks = v.done;
+    if (o->progress) o->progress(o->ud, v.done, plan.ticks);
+
+    if (v.fail.span != SIZE_MAX && v.fail.kind == F_ERROR) {
+        snprintf(err, sizeof err, "%s", v.fail.msg);
+        goto error_locks;
+    }
+    if (v.fail.span != SIZE_MAX) {
+        res->diverged_at = v.fail.tick;
+        say_failure(f, &s, k, &plan, o, &v.fail, report, cap, &len);
+        status = 1;
+    } else {
+        say(report, cap, &len, "session %lld (%s, seed %llu): bit-exact: %llu tick%s replayed from "
+            "tick %llu to %llu, the state hash%s of every tick matching the recording\n",
+            (long long)s.id, s.kind, (unsigned long long)s.seed, (unsigned long long)plan.ticks,
+            plan.ticks == 1 ? "" : "s", (unsigned long long)res->first, (unsigned long long)res->last,
+            o->skip_frames ? " (frame hashes NOT checked)" : " and frame hash");
+        if (o->sync_test)
+            say(report, cap, &len, "  sync test passed: saved, loaded into another world and "
+                "continued from it at every tick\n");
+        status = 0;
+    }
+    for (size_t i = 0; i < plan.nskipped; i++) {
+        const rpl_gap *g = &plan.skipped[i];
+        int resumed = 0;
+        for (size_t j = 0; j < plan.nspans; j++) resumed |= plan.spans[j].start == g->to;
+        say(report, cap, &len, "  NOT VERIFIED: ticks [%llu, %llu) (%llu tick%s) were not recorded "
+            "(%s)%s", (unsigned long long)g->from, (unsigned long long)g->to,
+            (unsigned long long)(g->to - g->from), g->to - g->from == 1 ? "" : "s", g->reason,
+            resumed ? "; the replay restarted from the checkpoint at tick " : "\n");
+        if (resumed) say(report, cap, &len, "%llu\n", (unsigned long long)g->to);
+    }
+error_locks:
+    for (size_t i = 0; ws && i < want; i++) worker_free(&ws[i]);
+    free(ws);
+    pthread_mutex_destroy(&v.db);
+    pthread_mutex_destroy(&v.mu);
+    pthread_cond_destroy(&v.cv);
+    if (status >= 0) goto out;
+error:
+    len = 0;
+    if (cap) report[0] = '\0';
+    say(report, cap, &len, "%s\n", err);
+    status = -1;
+out:
+    rpl_plan_free(&plan);
+    return status;
+}
