@@ -47,7 +47,7 @@ VIVD_SRC    := $(filter-out $(WIRE_SRC),$(sort $(wildcard server/*.c)))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
-TEST_SRC    := $(sort $(wildcard tests/check_*.c))
+TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)

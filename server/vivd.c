@@ -241,6 +241,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* The address is checked before anything is opened or created. */
+    struct sockaddr_storage addr;
+    int rc = uv_ip4_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in *)&addr);
+    if (rc) rc = uv_ip6_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in6 *)&addr);
+    if (rc) {
+        fprintf(stderr, "vivd: --listen: '%s' is not an IPv4 or IPv6 address\n", s.cfg.listen_host);
+        return 2;
+    }
     int gen_admin = !admin || !*admin, gen_player = !player || !*player;
     if (gen_admin ? random_token(s.cfg.admin_token, sizeof s.cfg.admin_token)
                   : (snprintf(s.cfg.admin_token, sizeof s.cfg.admin_token, "%s", admin), 0)) {
@@ -311,14 +319,6 @@ int main(int argc, char **argv)
                 goto done;
             }
         }
-    }
-    struct sockaddr_storage addr;
-    int rc = uv_ip4_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in *)&addr);
-    if (rc) rc = uv_ip6_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in6 *)&addr);
-    if (rc) {
-        fprintf(stderr, "vivd: --listen: '%s' is not an IPv4 or IPv6 address\n", s.cfg.listen_host);
-        status = 2;
-        goto done;
     }
     uv_tcp_init(s.loop, &s.listener);
     s.listener.data = &s;

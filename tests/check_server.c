@@ -16,210 +16,22 @@
 #include <time.h>
 #include <unistd.h>
 #include "check_suites.h"
-#include "net.h"
+#include "e2e.h"
 
-#define ADMIN "admin-token-for-tests"
-#define PLAYER "player-token-for-tests"
 
-typedef struct server {
-    pid_t pid;
-    char addr[64];
-    char dir[64];
-} server;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-/* Start bin/vivd with extra args (NULL-terminated); wait for its port file. fsize > 0 limits the
- * size of files it may write (RLIMIT_FSIZE: a full disk); log != 0 sends its stderr to
- * <dir>/vivd.log. */
-static void server_start_opts(server *sv, const char *const *extra, long fsize, int log)
-{
-    const char *bin = getenv("VIV_BIN");
-    char vivd[512], portfile[128], dbfile[128];
-    snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
-    snprintf(sv->dir, sizeof sv->dir, "/tmp/vivtest.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(sv->dir));
-    snprintf(portfile, sizeof portfile, "%s/port", sv->dir);
-    snprintf(dbfile, sizeof dbfile, "%s/replay.db", sv->dir);
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = vivd;
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--port-file";
-    argv[n++] = portfile;
-    argv[n++] = "--admin-token";
-    argv[n++] = ADMIN;
-    argv[n++] = "--player-token";
-    argv[n++] = PLAYER;
-    argv[n++] = "--quiet";
-    int has_db = 0;
-    for (int i = 0; extra && extra[i]; i++) has_db |= strcmp(extra[i], "--db") == 0 || strcmp(extra[i], "--no-record") == 0;
-    if (!has_db) {                     /* record into the test's own directory, never ./vivarium.db */
-        argv[n++] = "--db";
-        argv[n++] = dbfile;
-    }
-    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
-    argv[n] = NULL;
-    sv->pid = fork();
-    ck_assert_int_ge(sv->pid, 0);
-    if (sv->pid == 0) {
-        if (fsize > 0) {
-            struct rlimit rl = { (rlim_t)fsize, (rlim_t)RLIM_INFINITY };
-            signal(SIGXFSZ, SIG_IGN);             /* writes past the limit fail with EFBIG */
-            setrlimit(RLIMIT_FSIZE, &rl);
-        }
-        if (log) {
-            char lp[160];
-            snprintf(lp, sizeof lp, "%s/vivd.log", sv->dir);
-            if (!freopen(lp, "w", stderr)) _exit(126);
-        }
-        execv(vivd, (char *const *)argv);
-        fprintf(stderr, "exec %s: %s\n", vivd, strerror(errno));
-        _exit(127);
-    }
-    for (int i = 0; i < 1000; i++) {
-        FILE *fp = fopen(portfile, "r");
-        int port = 0;
-        if (fp) {
-            int ok = fscanf(fp, "%d", &port);
-            fclose(fp);
-            if (ok == 1 && port > 0) {
-                snprintf(sv->addr, sizeof sv->addr, "127.0.0.1:%d", port);
-                return;
-            }
-        }
-        int st;
-        if (waitpid(sv->pid, &st, WNOHANG) == sv->pid) ck_abort_msg("vivd exited at start-up");
-        usleep(10000);
-    }
-    ck_abort_msg("vivd did not write its port file");
-}
 
-static void server_start(server *sv, const char *const *extra)
-{
-    server_start_opts(sv, extra, 0, 0);
-}
 
-/* SIGTERM and wait (at most 10 s); returns the exit status, or -1 if it had to be killed. */
-static int server_stop(server *sv)
-{
-    kill(sv->pid, SIGTERM);
-    int st = 0;
-    for (int i = 0; i < 1000; i++) {
-        pid_t r = waitpid(sv->pid, &st, WNOHANG);
-        if (r == sv->pid) {
-            char cmd[128];
-            snprintf(cmd, sizeof cmd, "rm -rf %s", sv->dir);
-            if (system(cmd) != 0) { /* leftover temp dir: harmless */ }
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        usleep(10000);
-    }
-    kill(sv->pid, SIGKILL);
-    waitpid(sv->pid, &st, 0);
-    return -1;
-}
 
-static void connect_hello(cli_conn *c, const server *sv, const char *name, const char *token,
-                          wire_msg *welcome)
-{
-    char err[256];
-    ck_assert_msg(cli_connect(c, sv->addr, err, sizeof err) == 0, "%s", err);
-    wire_msg tmp;
-    ck_assert_msg(cli_hello(c, name, token, welcome ? welcome : &tmp, err, sizeof err) == 0, "%s", err);
-}
 
-/* The world ids and kinds listed in a welcome. */
-static int welcome_worlds(const wire_msg *welcome, uint32_t *ids, char kinds[][16], int max)
-{
-    const wire_val *ws = wire_msg_get(welcome, "worlds");
-    ck_assert_ptr_nonnull(ws);
-    ck_assert_int_eq(ws->type, WIRE_ARRAY);
-    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
-    int n = 0;
-    wire_val w;
-    while (n < max && it < end && wire_next(&it, end, &w) == 0) {
-        ck_assert_int_eq(w.type, WIRE_MAP);
-        wire_msg wm;
-        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), 0);
-        uint64_t id;
-        const char *k;
-        size_t kl;
-        ck_assert_int_eq(wire_get_u64(&wm, "id", &id), 0);
-        ck_assert_int_eq(wire_get_str(&wm, "kind", &k, &kl), 0);
-        ids[n] = (uint32_t)id;
-        snprintf(kinds[n], 16, "%.*s", (int)kl, k);
-        n++;
-    }
-    return n;
-}
 
-static void send_msg(cli_conn *c, wire_buf *b)
-{
-    ck_assert_int_eq(cli_send(c, b), 0);
-    wire_buf_reset(b);
-}
 
-static void sub(cli_conn *c, uint32_t world, uint32_t every, const char *enc, const char *view)
-{
-    wire_buf b;
-    wire_buf_init(&b);
-    cli_put_sub(&b, world, every, enc, view);
-    send_msg(c, &b);
-    wire_buf_free(&b);
-}
 
 /* Read messages until one that is not a frame (returned), or timeout (returns 0). Frames are
  * applied to `frames` (indexed by world id) and checked. */
-typedef struct tracker {
-    cli_frame f[16];
-    uint64_t last_tick[16];
-    int count[16], keys[16];
-    uint32_t every[16];
-    int gaps;
-} tracker;
 
-static void track_frame(tracker *t, const wire_msg *m)
-{
-    char err[256];
-    uint64_t world, tick;
-    ck_assert_int_eq(wire_get_u64(m, "world", &world), 0);
-    ck_assert_int_eq(wire_get_u64(m, "tick", &tick), 0);
-    ck_assert_uint_lt(world, 16);
-    int rc = cli_frame_apply(&t->f[world], m, err, sizeof err);
-    ck_assert_msg(rc == 0, "world %llu tick %llu: %s", (unsigned long long)world,
-                  (unsigned long long)tick, err);
-    int key;
-    wire_get_bool(m, "key", &key);
-    if (t->count[world] == 0) ck_assert_msg(key, "the first frame of a subscription must be a keyframe");
-    else if (tick != t->last_tick[world] + (t->every[world] ? t->every[world] : 1)) t->gaps++;
-    if (t->every[world] > 1) ck_assert_uint_eq(tick % t->every[world], 0);
-    t->keys[world] += key;
-    t->count[world]++;
-    t->last_tick[world] = tick;
-}
 
-/* Receive for at most timeout_ms in all, applying frames; returns 1 at the first message that is
- * not a frame (in *m), 0 when the time is up. */
-static int recv_until_not_frame(cli_conn *c, tracker *t, wire_msg *m, int timeout_ms)
-{
-    char err[256];
-    double end = now_s() + timeout_ms / 1000.0;
-    for (;;) {
-        int left = (int)((end - now_s()) * 1000.0);
-        int rc = cli_recv_msg(c, left > 0 ? left : 0, m, err, sizeof err);
-        ck_assert_msg(rc >= 0, "receive: %s", err);
-        if (rc == 0) return 0;
-        if (!cli_msg_is(m, "frame")) return 1;
-        track_frame(t, m);
-    }
-}
 
 /* ---- frames ------------------------------------------------------------------------------------ */
 /* Every world kind, 600 ticks, the default encoding (tile.zst) and raw: each frame rebuilt from
@@ -274,45 +86,9 @@ START_TEST(frames_rebuild_and_match_their_hash)
 }
 END_TEST
 
-/* ---- bad input ---------------------------------------------------------------------------------- */
-static void put_kv_str(wire_buf *b, const char *k, const char *v) { wire_put_str(b, k); wire_put_str(b, v); }
 
-/* Send raw body bytes (framed) and expect an error with `code` (and optionally a disconnect). */
-static void expect_error(cli_conn *c, tracker *t, const uint8_t *body, size_t len, const char *code)
-{
-    uint8_t hdr[4] = { (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len };
-    ck_assert_int_eq(cli_send_raw(c, hdr, 4), 0);
-    ck_assert_int_eq(cli_send_raw(c, body, len), 0);
-    wire_msg m;
-    ck_assert_msg(recv_until_not_frame(c, t, &m, 5000) == 1, "no reply; wanted %s", code);
-    ck_assert_msg(cli_msg_is(&m, "error"), "wanted error %s", code);
-    const char *got;
-    size_t gl;
-    ck_assert_int_eq(wire_get_str(&m, "code", &got, &gl), 0);
-    ck_assert_msg(wire_str_eq((const uint8_t *)got, gl, code), "wanted %s, got %.*s", code, (int)gl, got);
-    const char *msg;
-    size_t ml;
-    ck_assert_int_eq(wire_get_str(&m, "msg", &msg, &ml), 0);
-    ck_assert_uint_gt(ml, 5);                             /* a sentence, not just a code */
-}
 
-static void expect_error_msg(cli_conn *c, tracker *t, wire_buf *b, const char *code)
-{
-    ck_assert(!b->oom);
-    expect_error(c, t, b->p + 4, b->len - 4, code);
-    wire_buf_reset(b);
-}
 
-static void expect_closed(cli_conn *c)
-{
-    char err[256];
-    wire_msg m;
-    for (int i = 0; i < 100000; i++) {
-        int rc = cli_recv_msg(c, 5000, &m, err, sizeof err);
-        if (rc < 0) return;
-        ck_assert_msg(rc != 0, "the server did not disconnect");
-    }
-}
 
 START_TEST(malformed_messages_get_error_codes)
 {
@@ -478,18 +254,6 @@ START_TEST(half_message_times_out)
 }
 END_TEST
 
-/* ---- slow clients ------------------------------------------------------------------------------- */
-static long rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *fp = fopen(path, "r");
-    long kb = -1;
-    while (fp && fgets(line, sizeof line, fp))
-        if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
-    if (fp) fclose(fp);
-    return kb;
-}
 
 START_TEST(client_that_never_reads_costs_bounded_memory)
 {
@@ -546,57 +310,9 @@ START_TEST(client_that_never_reads_costs_bounded_memory)
 END_TEST
 
 /* ---- inputs -------------------------------------------------------------------------------------- */
-typedef struct acked {
-    uint32_t client, seq;
-    uint64_t tick;
-    sim_input in;
-} acked;
 
-static void send_paint(cli_conn *c, uint32_t seq, int x, int y, int r, int el, acked *log, uint32_t client)
-{
-    wire_buf b;
-    wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, 5);
-    put_kv_str(&b, "t", "input");
-    wire_put_str(&b, "world"); wire_put_uint(&b, 1);
-    wire_put_str(&b, "seq"); wire_put_uint(&b, seq);
-    put_kv_str(&b, "kind", "paint");
-    wire_put_str(&b, "args"); wire_put_array(&b, 4);
-    wire_put_int(&b, x); wire_put_int(&b, y); wire_put_int(&b, r); wire_put_int(&b, el);
-    wire_msg_end(&b);
-    send_msg(c, &b);
-    wire_buf_free(&b);
-    memset(log, 0, sizeof *log);
-    log->client = client;
-    log->seq = seq;
-    log->in.client = client;
-    log->in.seq = seq;
-    log->in.kind = 0;
-    log->in.nargs = 4;
-    log->in.args[0] = x; log->in.args[1] = y; log->in.args[2] = r; log->in.args[3] = el;
-}
 
-static uint32_t welcome_client(const wire_msg *w)
-{
-    uint64_t id;
-    ck_assert_int_eq(wire_get_u64(w, "client", &id), 0);
-    return (uint32_t)id;
-}
 
-/* Wait for the ack of (conn, seq); record its tick. */
-static void wait_ack(cli_conn *c, tracker *t, acked *a)
-{
-    wire_msg m;
-    ck_assert_msg(recv_until_not_frame(c, t, &m, 5000) == 1, "no ack for seq %u", a->seq);
-    ck_assert_msg(cli_msg_is(&m, "ack"), "expected an ack");
-    uint64_t seq, tick;
-    ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
-    ck_assert_int_eq(wire_get_u64(&m, "tick", &tick), 0);
-    ck_assert_uint_eq(seq, a->seq);
-    a->tick = tick;
-    a->in.tick = tick;
-}
 
 START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
 {
@@ -744,28 +460,7 @@ START_TEST(input_flood_is_rate_limited_not_disconnected)
 }
 END_TEST
 
-/* ---- the replay log -------------------------------------------------------------------------------- */
-static int count_rows(const char *db, const char *sql)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "sqlite3 -readonly '%s' \"%s\"", db, sql);
-    FILE *fp = popen(cmd, "r");
-    int n = -1;
-    if (fp && fscanf(fp, "%d", &n) != 1) n = -1;
-    if (fp) pclose(fp);
-    return n;
-}
 
-static int file_contains(const char *path, const char *needle)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp) return 0;
-    char line[1024];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, fp)) found = strstr(line, needle) != NULL;
-    fclose(fp);
-    return found;
-}
 
 /* The disk fills while players play: vivd says so loudly, refuses inputs (applies nothing it
  * cannot log), keeps ticking for viewers, and when space returns it resumes the log and records

@@ -10,4 +10,6 @@ Suite *suite_sand(void);
 Suite *suite_wire(void);
 Suite *suite_codec(void);
 Suite *suite_server(void);
+Suite *suite_replay(void);
+Suite *suite_record(void);
 #endif

@@ -53,7 +53,7 @@ wait_until() {
 # sand seed 3 (64x32, enlarged). Sets $host.
 start_vivd() {
     rm -f "$tmp/port"
-    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --admin-token "$ADMIN" \
+    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
         --player-token "$PLAYER" --quiet --world sand:seed=7 --world sand:seed=3:w=64,h=32 \
         > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!

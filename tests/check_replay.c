@@ -1,0 +1,808 @@
+/* check_replay.c — reading, verifying and exporting replay files (replay/read.c, verify.c,
+ * export.c) and `viv replay`: a session recorded headless with scripted inputs verifies
+ * bit-exactly, with and without the sync test; one flipped input makes verify fail at exactly the
+ * tick that shows it, with a report naming the cells that differ; the GIF and PNG exports decode
+ * with giflib and libpng to the world's own pictures; every kind of bad file gets its clear
+ * sentence, no crash, and is left exactly as it was. */
+#include <check.h>
+#include <dirent.h>
+#include <gif_lib.h>
+#include <png.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check_suites.h"
+#include "read.h"
+
+#define PARAMS "w=64,h=48,scene=demo"
+#define TICKS 240
+#define CP_EVERY 60
+#define FLIP_TICK 35                   /* a scripted input's tick (10, 35, 60, …) */
+
+static char dir[64];
+
+static void dir_setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/vivreplay.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void rm_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            rm_tree(p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void dir_teardown(void) { rm_tree(dir); }
+
+/* A path in the test's directory. The buffers rotate: keep a copy of a path needed for long. */
+static const char *tmp(const char *name)
+{
+    static char buf[16][256];
+    static int k;
+    k = (k + 1) % 16;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static sim_world *mk(uint64_t seed)
+{
+    char err[256];
+    sim_config c = sim_config_default();
+    c.kind = "sand";
+    c.seed = seed;
+    c.params = PARAMS;
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    ck_assert_msg(w != NULL, "create failed: %s", err);
+    return w;
+}
+
+/* Record one headless session of world w through the real recorder: a paint of water every 25
+ * ticks from tick 10, hashes every tick, a checkpoint every CP_EVERY ticks. Returns the id. */
+static int64_t record_world(rpl_recorder *r, sim_world *w, int ticks)
+{
+    char err[512];
+    int64_t id = rpl_recorder_begin(r, w, "viv sim", -1, CP_EVERY, err, sizeof err);
+    ck_assert_msg(id > 0, "begin: %s", err);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *cp = malloc(cap);
+    uint32_t seq = 0;
+    uint64_t t0 = sim_world_tick(w);
+    for (uint64_t t = t0; t < t0 + (uint64_t)ticks; t++) {
+        sim_input in;
+        size_t nin = 0;
+        if (t % 25 == 10) {
+            char line[80];
+            snprintf(line, sizeof line, "%llu paint %d 10 3 water", (unsigned long long)t,
+                     (int)(8 + t % 40));
+            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &in, err, sizeof err), 0);
+            in.client = 0;
+            in.seq = ++seq;
+            ck_assert_msg(sim_world_input(w, &in) == 0, "%s", sim_world_error(w));
+            nin = 1;
+        }
+        sim_world_step(w);
+        sim_world_render(w, 0, &f);
+        size_t len = (t + 1) % CP_EVERY == 0 ? sim_world_save(w, cp, cap) : 0;
+        ck_assert_int_eq(rpl_recorder_tick(r, id, t, nin ? &in : NULL, nin, sim_world_hash(w),
+                                           sim_frame_hash(&f), len ? cp : NULL, len), 0);
+    }
+    rpl_recorder_end(r, id);
+    free(cp);
+    sim_frame_free(&f);
+    return id;
+}
+
+/* A file holding `n` sessions (seeds 1, 2, …), each TICKS ticks. */
+static void record_file(const char *path, int n)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "recorder: %s", err);
+    for (int i = 0; i < n; i++) {
+        sim_world *w = mk((uint64_t)i + 1);
+        ck_assert_int_eq(record_world(r, w, TICKS), i + 1);
+        sim_world_destroy(w);
+    }
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a)) > 0) ck_assert_uint_eq(fwrite(buf, 1, n, b), n);
+    fclose(a);
+    ck_assert_int_eq(fclose(b), 0);
+}
+
+/* Run SQL on a file with a plain connection (to damage copies on purpose). */
+static void sql(const char *path, const char *text)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, text, NULL, NULL, &msg);
+    ck_assert_msg(rc == SQLITE_OK, "%s: %s", text, msg ? msg : "?");
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+static rpl_file *open_ok(const char *path)
+{
+    rpl_file *f;
+    char err[512];
+    ck_assert_msg(rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    return f;
+}
+
+typedef struct verdict {
+    int rc;
+    rpl_verify_result r;
+    char report[65536];
+} verdict;
+
+static verdict *verify(const char *path, uint64_t from, uint64_t to, int sync_test, int threads)
+{
+    static verdict v;
+    rpl_file *f = open_ok(path);
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.session = 1;
+    o.from = from;
+    o.to = to;
+    o.sync_test = sync_test;
+    o.threads = threads;
+    v.rc = rpl_verify(f, &o, &v.r, v.report, sizeof v.report);
+    rpl_close(f);
+    return &v;
+}
+
+/* ---- verify ------------------------------------------------------------------------------------- */
+START_TEST(recorded_session_verifies_bit_exact)
+{
+    const char *db = tmp("run.db");
+    record_file(db, 1);
+    for (int threads = 1; threads <= 3; threads++) {
+        for (int sync_test = 0; sync_test <= 1; sync_test++) {
+            verdict *v = verify(db, 0, UINT64_MAX, sync_test, threads);
+            ck_assert_msg(v->rc == 0, "threads %d sync %d: %s", threads, sync_test, v->report);
+            ck_assert_uint_eq(v->r.ticks, TICKS);
+            ck_assert_uint_eq(v->r.first, 0);
+            ck_assert_uint_eq(v->r.last, TICKS);
+            ck_assert_uint_eq(v->r.skipped, 0);
+            ck_assert_ptr_nonnull(strstr(v->report, "bit-exact"));
+            ck_assert_int_eq(strstr(v->report, "sync test passed") != NULL, sync_test);
+            ck_assert_str_eq(v->r.warning, "");
+        }
+    }
+    /* --from seeks through the nearest checkpoint at or before it; --to stops there. */
+    verdict *v = verify(db, 130, 200, 0, 1);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.first, 120);
+    ck_assert_uint_eq(v->r.last, 200);
+    ck_assert_uint_eq(v->r.ticks, 80);
+}
+END_TEST
+
+/* Flip one logged input's element (water → sand) in a copy of the file. */
+static void flip_input(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    uint8_t args[16];
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT args FROM input WHERE session = 1 AND tick = ?",
+                                        -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int(st, 1, FLIP_TICK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_bytes(st, 0), 16);          /* paint x y r element */
+    memcpy(args, sqlite3_column_blob(st, 0), 16);
+    sqlite3_finalize(st);
+    ck_assert_int_eq(args[12], 4);                               /* water … */
+    args[12] = 3;                                                /* … becomes sand */
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "UPDATE input SET args = ? WHERE session = 1 AND tick = ?",
+                                        -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_blob(st, 1, args, 16, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, FLIP_TICK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+    ck_assert_int_eq(sqlite3_changes(db), 1);
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+START_TEST(flipped_input_diverges_at_its_tick)
+{
+    const char *db = tmp("run.db"), *bad = tmp("flipped.db");
+    record_file(db, 1);
+    copy_file(db, bad);
+    flip_input(bad);
+    for (int threads = 1; threads <= 2; threads++) {
+        for (int sync_test = 0; sync_test <= 1; sync_test++) {
+            verdict *v = verify(bad, 0, UINT64_MAX, sync_test, threads);
+            ck_assert_msg(v->rc == 1, "threads %d: rc %d: %s", threads, v->rc, v->report);
+            ck_assert_uint_eq(v->r.diverged_at, FLIP_TICK + 1);
+            ck_assert_msg(strstr(v->report, "first divergent tick: 36 ") != NULL, "%s", v->report);
+            ck_assert_msg(strstr(v->report, "state hash  recorded") && strstr(v->report, "DIFFERENT"),
+                          "%s", v->report);
+            /* The input of that step, by name, as the log holds it. */
+            ck_assert_msg(strstr(v->report, "inputs applied at tick 35") &&
+                          strstr(v->report, "client 0 seq 2: paint x=43 y=10 r=3 element=sand"),
+                          "%s", v->report);
+            /* The field-level diff against the next checkpoint names differing cells. */
+            ck_assert_msg(strstr(v->report, "field-level diff at tick 60"), "%s", v->report);
+            ck_assert_msg(strstr(v->report, "cell ("), "%s", v->report);
+            ck_assert_msg(strstr(v->report, "→ sand"), "%s", v->report);
+        }
+    }
+    /* Before the flipped input, and from the checkpoint after it, the copy still verifies. */
+    ck_assert_int_eq(verify(bad, 0, FLIP_TICK + 0, 0, 1)->rc, 0);
+    ck_assert_int_eq(verify(bad, 60, UINT64_MAX, 0, 2)->rc, 0);
+    /* The original is untouched by all this and still bit-exact. */
+    ck_assert_int_eq(verify(db, 0, UINT64_MAX, 0, 0)->rc, 0);
+}
+END_TEST
+
+START_TEST(divergence_without_a_later_checkpoint_recomputes_live)
+{
+    const char *db = tmp("run.db");
+    record_file(db, 1);
+    /* Drop the checkpoints after the flipped input: no recorded state to diff fields against. */
+    flip_input(db);
+    sql(db, "DELETE FROM checkpoint WHERE tick > 0");
+    verdict *v = verify(db, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == 1, "%s", v->report);
+    ck_assert_uint_eq(v->r.diverged_at, FLIP_TICK + 1);
+    ck_assert_msg(strstr(v->report, "no recorded checkpoint at or after tick 36"), "%s", v->report);
+    ck_assert_msg(strstr(v->report, "live recomputation: a second replay"), "%s", v->report);
+}
+END_TEST
+
+START_TEST(initial_state_must_be_what_the_build_creates)
+{
+    const char *db = tmp("run.db");
+    char err[512];
+    /* A world at tick 0 whose cells are not what (kind, seed, params) make: cell (0,0) → stone. */
+    sim_world *w = mk(1);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *b = malloc(cap);
+    size_t n = sim_world_save(w, b, cap);
+    size_t cells = 34 + strlen(sim_world_params(w)) + 4 + 5;
+    ck_assert_uint_lt(cells, n);
+    b[cells] = 2;                       /* element byte of cell (0,0): stone */
+    ck_assert_int_eq(sim_world_load(w, b, n), 0);
+    rpl_rec_config rc = { 0 };
+    rc.path = db;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_ptr_nonnull(r);
+    record_world(r, w, 30);
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+    verdict *v = verify(db, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == 1, "%s", v->report);
+    ck_assert_uint_eq(v->r.diverged_at, 0);
+    ck_assert_msg(strstr(v->report, "tick 0: the recorded initial state is not what this build"),
+                  "%s", v->report);
+    ck_assert_msg(strstr(v->report, "cell (0,0): stone"), "%s", v->report);
+    free(b);
+    sim_world_destroy(w);
+}
+END_TEST
+
+START_TEST(gaps_are_skipped_and_named)
+{
+    const char *db = tmp("run.db"), *g2 = tmp("gap2.db"), *hole = tmp("hole.db");
+    record_file(db, 1);
+    copy_file(db, g2);
+    copy_file(db, hole);
+    /* What the recorder leaves after failed writes: [100, 120) lost, a checkpoint at 120. */
+    sql(db, "DELETE FROM input WHERE tick >= 100 AND tick < 120;"
+            "DELETE FROM tick WHERE tick > 100 AND tick < 120;"
+            "INSERT INTO gap VALUES (1, 100, 120, 'disk full')");
+    for (int threads = 1; threads <= 2; threads++) {
+        verdict *v = verify(db, 0, UINT64_MAX, threads == 2, threads);
+        ck_assert_msg(v->rc == 0, "%s", v->report);
+        ck_assert_uint_eq(v->r.skipped, 20);
+        ck_assert_uint_eq(v->r.ticks, TICKS - 20);
+        ck_assert_msg(strstr(v->report, "NOT VERIFIED: ticks [100, 120) (20 ticks) were not recorded "
+                             "(disk full); the replay restarted from the checkpoint at tick 120"),
+                      "%s", v->report);
+    }
+    /* A gap whose end has no checkpoint: the replay resumes at the next one. */
+    sql(g2, "DELETE FROM tick WHERE tick > 100 AND tick < 110;"
+            "INSERT INTO gap VALUES (1, 100, 110, 'I/O error')");
+    verdict *v = verify(g2, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.skipped, 20);
+    ck_assert_msg(strstr(v->report, "[100, 120)") && strstr(v->report, "no checkpoint at its end tick 110"),
+                  "%s", v->report);
+    /* A hash row missing with no gap to explain it is a failure, not a pass. */
+    sql(hole, "DELETE FROM tick WHERE tick = 77");
+    v = verify(hole, 0, UINT64_MAX, 0, 2);
+    ck_assert_msg(v->rc == 1, "%s", v->report);
+    ck_assert_uint_eq(v->r.diverged_at, 77);
+    ck_assert_msg(strstr(v->report, "tick 77: its recorded hashes are missing"), "%s", v->report);
+}
+END_TEST
+
+/* ---- reading ------------------------------------------------------------------------------------- */
+START_TEST(sessions_are_listed_and_looked_up)
+{
+    const char *db = tmp("two.db");
+    char err[512];
+    record_file(db, 2);
+    rpl_file *f = open_ok(db);
+    rpl_session_info *v;
+    size_t n;
+    ck_assert_int_eq(rpl_sessions_list(f, &v, &n, err, sizeof err), 0);
+    ck_assert_uint_eq(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(v[i].s.id, (int64_t)i + 1);
+        ck_assert_str_eq(v[i].s.kind, "sand");
+        ck_assert_uint_eq(v[i].s.seed, i + 1);
+        ck_assert_str_eq(v[i].s.params, PARAMS);
+        ck_assert_str_eq(v[i].s.sim_version, SIM_VERSION);
+        ck_assert_uint_eq(v[i].s.hz, 60);
+        ck_assert_uint_eq(v[i].s.end_tick, TICKS);
+        ck_assert_int_eq(v[i].s.running, 0);
+        ck_assert_uint_eq(v[i].inputs, 10);            /* ticks 10, 35, …, 235 */
+        ck_assert_uint_eq(v[i].ticks, TICKS);
+        ck_assert_uint_eq(v[i].checkpoints, TICKS / CP_EVERY + 1);
+        ck_assert_uint_eq(v[i].gaps, 0);
+    }
+    free(v);
+    rpl_session s;
+    ck_assert_int_eq(rpl_session_get(f, 3, &s, err, sizeof err), -1);
+    char want[512];
+    snprintf(want, sizeof want, "session 3 not found in %s (sessions: 1, 2)", db);
+    ck_assert_str_eq(err, want);
+    int64_t only;
+    ck_assert_int_eq(rpl_session_only(f, &only, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "holds 2 sessions (1, 2): pick one with --session N"));
+    /* Inputs come back as the world consumed them, in (tick, client, seq) order. */
+    sim_input *in;
+    ck_assert_int_eq(rpl_inputs_load(f, 2, 0, UINT64_MAX, NULL, &in, &n, err, sizeof err), 0);
+    ck_assert_uint_eq(n, 10);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(in[i].tick, 10 + 25 * i);
+        ck_assert_uint_eq(in[i].seq, i + 1);
+        ck_assert_uint_eq(in[i].nargs, 4);
+        ck_assert_int_eq(in[i].args[0], (int32_t)(8 + in[i].tick % 40));
+        ck_assert_int_eq(in[i].args[3], 4);
+    }
+    free(in);
+    /* Checkpoints, nearest in either direction, checked against their recorded hash. */
+    rpl_checkpoint cp;
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), 0);
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, 100, RPL_AT_OR_BEFORE, &cp, err, sizeof err), 0);
+    ck_assert_uint_eq(cp.tick, 60);
+    rpl_checkpoint_free(&cp);
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, 100, RPL_AT_OR_AFTER, &cp, err, sizeof err), 0);
+    ck_assert_uint_eq(cp.tick, 120);
+    rpl_tick_row row;
+    ck_assert_int_eq(rpl_tick_get(f, 1, 120, &row, err, sizeof err), 0);
+    ck_assert_uint_eq(row.state_hash, cp.hash);
+    rpl_checkpoint_free(&cp);
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, TICKS + 1, RPL_AT_OR_AFTER, &cp, err, sizeof err), 1);
+    rpl_close(f);
+}
+END_TEST
+
+/* ---- export -------------------------------------------------------------------------------------- */
+static sim_frame initial_frame(void)
+{
+    sim_world *w = mk(1);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    sim_world_render(w, 0, &f);
+    sim_world_destroy(w);
+    return f;
+}
+
+static int export(const char *db, const char *gif, const char *png_dir, uint64_t from, uint64_t to,
+                  uint64_t every, int scale, rpl_export_result *r, char *err, size_t errlen)
+{
+    rpl_file *f = open_ok(db);
+    rpl_export_opts o = rpl_export_defaults();
+    o.session = 1;
+    o.gif = gif;
+    o.png_dir = png_dir;
+    o.from = from;
+    o.to = to;
+    o.every = every;
+    o.scale = scale;
+    int rc = rpl_export(f, &o, r, err, errlen);
+    rpl_close(f);
+    return rc;
+}
+
+START_TEST(gif_export_decodes_to_the_worlds_frames)
+{
+    const char *db = tmp("run.db"), *gif = tmp("out.gif");
+    char err[512];
+    rpl_export_result r;
+    record_file(db, 1);
+    ck_assert_msg(export(db, gif, NULL, 0, UINT64_MAX, 0, 2, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r.every, 2);                    /* 60 Hz: 2 ticks = 3.33/100 s a frame */
+    ck_assert_uint_eq(r.frames, TICKS / 2 + 1);
+    ck_assert_uint_eq(r.first, 0);
+    ck_assert_uint_eq(r.last, TICKS);
+    ck_assert_uint_eq(r.mismatched, 0);
+
+    int e = 0;
+    GifFileType *g = DGifOpenFileName(gif, &e);
+    ck_assert_msg(g != NULL, "giflib: %s", GifErrorString(e));
+    ck_assert_int_eq(DGifSlurp(g), GIF_OK);
+    ck_assert_int_eq(g->ImageCount, TICKS / 2 + 1);
+    ck_assert_int_eq(g->SWidth, 128);
+    ck_assert_int_eq(g->SHeight, 96);
+    /* Delays follow the tick rate: 2 ticks at 60 Hz, remainders carried → 3, 3, 4 cs. */
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+        GraphicsControlBlock gcb;
+        ck_assert_int_eq(DGifSavedExtensionToGCB(g, i, &gcb), GIF_OK);
+        total += gcb.DelayTime;
+    }
+    ck_assert_int_eq(total, 10);
+    /* The first frame is the initial state's picture: same indexes, same palette, scaled 2×. */
+    sim_frame f = initial_frame();
+    const SavedImage *im = &g->SavedImages[0];
+    ck_assert_int_eq(im->ImageDesc.Width, 128);
+    ck_assert_int_eq(im->ImageDesc.Height, 96);
+    const ColorMapObject *map = im->ImageDesc.ColorMap ? im->ImageDesc.ColorMap : g->SColorMap;
+    ck_assert_int_ge(map->ColorCount, f.pal.count);
+    for (int i = 0; i < f.pal.count; i++) {
+        ck_assert_int_eq(map->Colors[i].Red, f.pal.rgb[3 * i]);
+        ck_assert_int_eq(map->Colors[i].Green, f.pal.rgb[3 * i + 1]);
+        ck_assert_int_eq(map->Colors[i].Blue, f.pal.rgb[3 * i + 2]);
+    }
+    int distinct = 0;
+    for (int y = 0; y < 96; y++)
+        for (int x = 0; x < 128; x++) {
+            uint8_t want = f.px[(y / 2) * f.w + x / 2];
+            ck_assert_int_eq(im->RasterBits[y * 128 + x], want);
+            distinct |= want != f.px[0];
+        }
+    ck_assert_int_eq(distinct, 1);                   /* a picture, not a blank */
+    sim_frame_free(&f);
+    DGifCloseFile(g, &e);
+
+    /* A range, every 10 ticks. */
+    ck_assert_msg(export(db, gif, NULL, 100, 140, 10, 1, &r, err, sizeof err) == 0, "%s", err);
+    g = DGifOpenFileName(gif, &e);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(DGifSlurp(g), GIF_OK);
+    ck_assert_int_eq(g->ImageCount, 5);
+    ck_assert_int_eq(g->SWidth, 64);
+    GraphicsControlBlock gcb;
+    ck_assert_int_eq(DGifSavedExtensionToGCB(g, 0, &gcb), GIF_OK);
+    ck_assert_int_eq(gcb.DelayTime, 16);             /* 10 ticks at 60 Hz: 16.7 cs → 16, 17, 17 */
+    DGifCloseFile(g, &e);
+}
+END_TEST
+
+START_TEST(png_export_opens_with_libpng)
+{
+    const char *db = tmp("run.db"), *pngs = tmp("frames");
+    char err[512], path[512];
+    rpl_export_result r;
+    record_file(db, 1);
+    ck_assert_msg(export(db, NULL, pngs, 0, UINT64_MAX, 60, 3, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r.frames, 5);
+    sim_frame f = initial_frame();
+    for (int t = 0; t <= TICKS; t += 60) {
+        snprintf(path, sizeof path, "%s/frame-%06d.png", pngs, t);
+        png_image im;
+        memset(&im, 0, sizeof im);
+        im.version = PNG_IMAGE_VERSION;
+        ck_assert_msg(png_image_begin_read_from_file(&im, path), "%s: %s", path, im.message);
+        ck_assert_uint_eq(im.width, 64 * 3);
+        ck_assert_uint_eq(im.height, 48 * 3);
+        ck_assert_msg(im.format & PNG_FORMAT_FLAG_COLORMAP, "%s is not palette-indexed", path);
+        im.format = PNG_FORMAT_RGB;
+        uint8_t *rgb = malloc(PNG_IMAGE_SIZE(im));
+        ck_assert_int_ne(png_image_finish_read(&im, NULL, rgb, 0, NULL), 0);
+        if (t == 0) {
+            for (uint32_t y = 0; y < im.height; y++)
+                for (uint32_t x = 0; x < im.width; x++) {
+                    uint8_t idx = f.px[(y / 3) * f.w + x / 3];
+                    ck_assert_int_eq(memcmp(&rgb[(y * im.width + x) * 3], &f.pal.rgb[idx * 3], 3), 0);
+                }
+        }
+        free(rgb);
+        png_image_free(&im);
+    }
+    sim_frame_free(&f);
+    snprintf(path, sizeof path, "%s/frame-000001.png", pngs);
+    ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+/* ---- bad files ----------------------------------------------------------------------------------- */
+typedef struct snapshot {
+    uint8_t *bytes;
+    size_t len;
+    struct timespec mtime;
+    int exists;
+} snapshot;
+
+static snapshot snap(const char *path)
+{
+    snapshot s = { 0 };
+    struct stat st;
+    if (stat(path, &st) != 0) return s;
+    s.exists = 1;
+    s.mtime = st.st_mtim;
+    s.len = (size_t)st.st_size;
+    s.bytes = malloc(s.len + 1);
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fread(s.bytes, 1, s.len, fp), s.len);
+    fclose(fp);
+    return s;
+}
+
+static void same_as(const char *path, snapshot *before)
+{
+    snapshot now = snap(path);
+    ck_assert_int_eq(now.exists, before->exists);
+    ck_assert_uint_eq(now.len, before->len);
+    if (now.len) ck_assert_int_eq(memcmp(now.bytes, before->bytes, now.len), 0);
+    ck_assert_int_eq(now.mtime.tv_sec, before->mtime.tv_sec);
+    ck_assert_int_eq(now.mtime.tv_nsec, before->mtime.tv_nsec);
+    free(now.bytes);
+    free(before->bytes);
+}
+
+/* The file is refused by rpl_open with a sentence containing `want`, and left as it was. */
+static void refused_at_open(const char *path, const char *want)
+{
+    snapshot before = snap(path);
+    rpl_file *f = (rpl_file *)1;
+    char err[512] = "";
+    ck_assert_int_eq(rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err), -1);
+    ck_assert_ptr_null(f);
+    ck_assert_msg(strstr(err, want) != NULL, "%s: said '%s', wanted '%s'", path, err, want);
+    same_as(path, &before);
+}
+
+/* Opens, but verify (and export, when it needs the same rows) refuse the session with a sentence
+ * containing `want`. */
+static void refused_at_verify(const char *path, const char *want, int export_too)
+{
+    snapshot before = snap(path);
+    verdict *v = verify(path, 0, UINT64_MAX, 0, 2);
+    ck_assert_msg(v->rc == -1, "%s: rc %d: %s", path, v->rc, v->report);
+    ck_assert_msg(strstr(v->report, want) != NULL, "%s: said '%s', wanted '%s'", path, v->report, want);
+    char err[512];
+    rpl_export_result r;
+    int rc = export(path, tmp("bad.gif"), NULL, 0, UINT64_MAX, 0, 1, &r, err, sizeof err);
+    if (export_too) {
+        ck_assert_int_eq(rc, -1);
+        ck_assert_msg(strstr(err, want) != NULL, "%s: export said '%s', wanted '%s'", path, err, want);
+        ck_assert_int_ne(access(tmp("bad.gif"), F_OK), 0);     /* no partial GIF left */
+    } else {
+        ck_assert_msg(rc == 0, "%s: export: %s", path, err);  /* it never reads that row */
+        unlink(tmp("bad.gif"));
+    }
+    same_as(path, &before);
+}
+
+START_TEST(bad_files_get_clear_messages)
+{
+    char db[256];
+    snprintf(db, sizeof db, "%s", tmp("run.db"));
+    record_file(db, 1);
+
+    refused_at_open(tmp("missing.db"), "missing.db: no such file");
+
+    FILE *fp = fopen(tmp("notes.txt"), "w");
+    fputs("these are notes, not a replay file\n", fp);
+    fclose(fp);
+    refused_at_open(tmp("notes.txt"), "is not a Vivarium replay file");
+
+    /* Truncated copies of a real replay file: halfway, one page short, and inside the 100-byte
+     * SQLite header (which SQLite itself reads as an empty database). */
+    struct stat st;
+    ck_assert_int_eq(stat(db, &st), 0);
+    size_t cuts[] = { (size_t)st.st_size / 2, (size_t)st.st_size - 4096, 60 };
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        const char *cut = tmp("cut.db");
+        snapshot whole = snap(db);
+        fp = fopen(cut, "wb");
+        ck_assert_uint_eq(fwrite(whole.bytes, 1, cuts[i], fp), cuts[i]);
+        fclose(fp);
+        free(whole.bytes);
+        refused_at_open(cut, cuts[i] < 100 ? "is not a Vivarium replay file" : "truncated");
+        unlink(cut);
+    }
+
+    copy_file(db, tmp("other.db"));
+    sql(tmp("other.db"), "PRAGMA application_id = 1234");
+    refused_at_open(tmp("other.db"), "is not a Vivarium replay file (its SQLite application_id is "
+                                     "0x000004d2");
+
+    copy_file(db, tmp("notable.db"));
+    sql(tmp("notable.db"), "DROP TABLE input");
+    refused_at_open(tmp("notable.db"), "its 'input' table is missing");
+
+    /* A checkpoint whose bytes no longer match their recorded hash. */
+    copy_file(db, tmp("cp.db"));
+    sql(tmp("cp.db"), "UPDATE checkpoint SET state = substr(state, 1, 100) || x'ff' || "
+                      "substr(state, 102) WHERE tick = 120");
+    refused_at_verify(tmp("cp.db"), "checkpoint at tick 120 of session 1 is corrupted", 0);
+    copy_file(db, tmp("cp0.db"));
+    sql(tmp("cp0.db"), "UPDATE checkpoint SET state = x'00' WHERE tick = 0");
+    refused_at_verify(tmp("cp0.db"), "checkpoint at tick 0 of session 1 is corrupted", 1);
+
+    copy_file(db, tmp("kind.db"));
+    sql(tmp("kind.db"), "UPDATE session SET kind = 'marble', kind_id = 99");
+    refused_at_verify(tmp("kind.db"), "is a 'marble' world (kind id 99), which this build of Vivarium", 1);
+
+    /* Input rows no world could have consumed. */
+    copy_file(db, tmp("in.db"));
+    sql(tmp("in.db"), "UPDATE input SET kind = 7 WHERE tick = 60");
+    refused_at_verify(tmp("in.db"), "session 1, input at tick 60 (client 0, seq 3) is damaged: the "
+                                    "world refuses it: unknown input kind 7 for sand", 1);
+    copy_file(db, tmp("in9.db"));
+    sql(tmp("in9.db"), "UPDATE input SET args = zeroblob(36) WHERE tick = 85");
+    refused_at_verify(tmp("in9.db"), "is damaged: it has more than 8 arguments", 1);
+    copy_file(db, tmp("in3.db"));
+    sql(tmp("in3.db"), "UPDATE input SET args = x'010203' WHERE tick = 85");
+    refused_at_verify(tmp("in3.db"), "is damaged: its args blob is not a whole number", 1);
+
+    /* Another sim version: a warning, and the verdict still stands. */
+    copy_file(db, tmp("ver.db"));
+    sql(tmp("ver.db"), "UPDATE session SET sim_version = '0.0.9'");
+    snapshot before = snap(tmp("ver.db"));
+    verdict *v = verify(tmp("ver.db"), 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_msg(strstr(v->r.warning, "session 1 was recorded by sim version 0.0.9, this is " SIM_VERSION),
+                  "%s", v->r.warning);
+    same_as(tmp("ver.db"), &before);
+
+    /* And the good file was never touched by any of it. */
+    before = snap(db);
+    ck_assert_int_eq(verify(db, 0, UINT64_MAX, 1, 0)->rc, 0);
+    same_as(db, &before);
+}
+END_TEST
+
+/* ---- the command line ---------------------------------------------------------------------------- */
+typedef struct ran {
+    int status;
+    char out[16384];
+} ran;
+
+/* Run `viv replay ARGS` (stdout and stderr together). */
+static ran *viv(const char *args)
+{
+    static ran r;
+    const char *bin = getenv("VIV_BIN");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/viv replay %s 2>&1 </dev/null", bin ? bin : "../bin", args);
+    FILE *fp = popen(cmd, "r");
+    ck_assert_ptr_nonnull(fp);
+    size_t n = fread(r.out, 1, sizeof r.out - 1, fp);
+    r.out[n] = '\0';
+    int st = pclose(fp);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return &r;
+}
+
+START_TEST(viv_replay_commands)
+{
+    const char *db = tmp("run.db"), *bad = tmp("flipped.db");
+    char args[1024];
+    record_file(db, 1);
+    copy_file(db, bad);
+    flip_input(bad);
+
+    snprintf(args, sizeof args, "list %s", db);
+    ran *r = viv(args);
+    ck_assert_msg(r->status == 0, "%s", r->out);
+    ck_assert_msg(strstr(r->out, "sand") && strstr(r->out, "0..240") && strstr(r->out, "0:04.00"),
+                  "%s", r->out);
+
+    snprintf(args, sizeof args, "info %s", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 0, "%s", r->out);
+    ck_assert_msg(strstr(r->out, "checkpoints   5 (every 60 ticks)") &&
+                  strstr(r->out, "inputs        10 (paint 10) from 1 client"), "%s", r->out);
+
+    snprintf(args, sizeof args, "verify %s", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 0 && strstr(r->out, "bit-exact"), "%s", r->out);
+    ck_assert_msg(!strchr(r->out, '\r'), "a progress bar was drawn on a pipe: %s", r->out);
+    snprintf(args, sizeof args, "verify %s --sync-test --threads 1", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 0 && strstr(r->out, "sync test passed"), "%s", r->out);
+
+    snprintf(args, sizeof args, "verify %s --session 1", bad);
+    r = viv(args);
+    ck_assert_msg(r->status == 1 && strstr(r->out, "first divergent tick: 36 ") &&
+                  strstr(r->out, "cell ("), "%s", r->out);
+    snprintf(args, sizeof args, "verify --all %s --to 30", bad);
+    r = viv(args);
+    ck_assert_msg(r->status == 0, "%s", r->out);
+
+    snprintf(args, sizeof args, "verify %s --session 3", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 2 && strstr(r->out, "session 3 not found in"), "%s", r->out);
+    r = viv("verify /nonexistent/run.db");
+    ck_assert_msg(r->status == 2 && strstr(r->out, "no such file"), "%s", r->out);
+    snprintf(args, sizeof args, "verify %s --bogus", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 2 && strstr(r->out, "unknown option '--bogus'"), "%s", r->out);
+    r = viv("verify");
+    ck_assert_msg(r->status == 2 && strstr(r->out, "which replay file?"), "%s", r->out);
+    r = viv("frobnicate x.db");
+    ck_assert_int_eq(r->status, 2);
+    for (int i = 0; i < 4; i++) {
+        static const char *const cmds[] = { "list", "info", "verify", "export" };
+        snprintf(args, sizeof args, "%s --help", cmds[i]);
+        r = viv(args);
+        ck_assert_msg(r->status == 0 && strstr(r->out, "usage: viv replay"), "%s", r->out);
+    }
+
+    snprintf(args, sizeof args, "export %s --gif %s --every 4 --scale 2", db, tmp("cli.gif"));
+    r = viv(args);
+    ck_assert_msg(r->status == 0 && strstr(r->out, "61 frames of session 1"), "%s", r->out);
+    int e;
+    GifFileType *g = DGifOpenFileName(tmp("cli.gif"), &e);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(DGifSlurp(g), GIF_OK);
+    ck_assert_int_eq(g->ImageCount, 61);
+    DGifCloseFile(g, &e);
+    snprintf(args, sizeof args, "export %s --png-dir %s --from 200 --to 210", db, tmp("pngs"));
+    r = viv(args);
+    ck_assert_msg(r->status == 0 && strstr(r->out, "11 frames"), "%s", r->out);
+    ck_assert_int_eq(access(tmp("pngs/frame-000205.png"), R_OK), 0);
+    snprintf(args, sizeof args, "export %s", db);
+    r = viv(args);
+    ck_assert_msg(r->status == 2 && strstr(r->out, "--gif OUT.gif or --png-dir DIR"), "%s", r->out);
+}
+END_TEST
+
+Suite *suite_replay(void)
+{
+    Suite *s = suite_create("replay");
+    TCase *tc = tcase_create("replay");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, recorded_session_verifies_bit_exact);
+    tcase_add_test(tc, flipped_input_diverges_at_its_tick);
+    tcase_add_test(tc, divergence_without_a_later_checkpoint_recomputes_live);
+    tcase_add_test(tc, initial_state_must_be_what_the_build_creates);
+    tcase_add_test(tc, gaps_are_skipped_and_named);
+    tcase_add_test(tc, sessions_are_listed_and_looked_up);
+    tcase_add_test(tc, gif_export_decodes_to_the_worlds_frames);
+    tcase_add_test(tc, png_export_opens_with_libpng);
+    tcase_add_test(tc, bad_files_get_clear_messages);
+    tcase_add_test(tc, viv_replay_commands);
+    suite_add_tcase(s, tc);
+    return s;
+}
