@@ -409,7 +409,7 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     rpl_verify_result r;
     progress p;
     char label[64];
-    snprintf(label, sizeof label, "verify %lld", (long long)id);
+    snprintf(label, sizeof label, "session %lld", (long long)id);
     progress_init(&p, label, o->quiet);
     vo.session = id;
     vo.from = o->from;

@@ -719,9 +719,15 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
             (long long)s.id, s.kind, (unsigned long long)s.seed, (unsigned long long)plan.ticks,
             plan.ticks == 1 ? "" : "s", (unsigned long long)res->first, (unsigned long long)res->last,
             o->skip_frames ? " (frame hashes NOT checked)" : " and frame hash");
+        if (res->first < o->from && o->from <= plan.to)
+            say(report, cap, &len, "  (from the checkpoint at tick %llu, the nearest at or before "
+                "tick %llu)\n", (unsigned long long)res->first, (unsigned long long)o->from);
         if (o->sync_test)
             say(report, cap, &len, "  sync test passed: saved, loaded into another world and "
                 "continued from it at every tick\n");
+        if (s.running && plan.to == s.end_tick)
+            say(report, cap, &len, "  the session is still running (or was interrupted): verified up "
+                "to its last committed tick, %llu\n", (unsigned long long)s.end_tick);
         status = 0;
     }
     for (size_t i = 0; i < plan.nskipped; i++) {

@@ -177,6 +177,41 @@ static void on_sub(srv_client *c, const wire_msg *m)
     slot->stream = st;
     slot->need_key = 1;
     srv_stream_attach(w, slot);
+    if (w->play && srv_play_paused(w)) srv_fanout_tick(c->s, w);   /* a paused picture at once */
+}
+
+static void on_play(srv_client *c, const wire_msg *m)
+{
+    if (c->role < SRV_ROLE_PLAYER) {
+        srv_client_error(c, "forbidden", "play controls need the player or admin token in hello", NULL);
+        return;
+    }
+    srv_world *w;
+    if (get_world(c, m, &w, NULL)) return;
+    const char *op;
+    size_t oplen;
+    int rc = wire_get_str(m, "op", &op, &oplen);
+    if (rc) { field_error(c, rc, "op", "pause, resume, step, seek or speed", NULL); return; }
+    uint64_t tick = 0, speed = 100;
+    if (wire_str_eq((const uint8_t *)op, oplen, "seek")) {
+        rc = wire_get_u64(m, "tick", &tick);
+        if (rc) { field_error(c, rc, "tick", "the tick to seek to", NULL); return; }
+    }
+    if (wire_str_eq((const uint8_t *)op, oplen, "speed")) {
+        rc = wire_get_u64(m, "speed", &speed);
+        if (rc || speed > 1000) { field_error(c, rc ? rc : -2, "speed", "a percentage, 10..1000", NULL); return; }
+    }
+    char err[256];
+    if (srv_play_control(c->s, w, op, oplen, tick, (int)speed, err, sizeof err) != 0) {
+        srv_client_error(c, w->play ? "bad_field" : "not_a_recording", err, NULL);
+        return;
+    }
+    wire_buf b;
+    reply_begin(&b, "playing", 3);
+    wire_put_str(&b, "world"); wire_put_uint(&b, w->id);
+    wire_put_str(&b, "tick"); wire_put_uint(&b, sim_world_tick(w->w));
+    wire_put_str(&b, "play"); srv_play_describe(w, &b);
+    reply_send(c, &b);
 }
 
 static void on_unsub(srv_client *c, const wire_msg *m)
@@ -203,6 +238,11 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     srv_world *w;
     if (get_world(c, m, &w, seqp)) return;
+    if (w->play) {
+        srv_client_error(c, "forbidden", "this world is a recording, played back read-only: use "
+                         "the play message to pause, step, seek or change its speed", seqp);
+        return;
+    }
     const char *kname;
     size_t klen;
     int rc = wire_get_str(m, "kind", &kname, &klen);
@@ -416,6 +456,7 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
     else if (wire_str_eq((const uint8_t *)t, tl, "create")) on_create(c, &m);
     else if (wire_str_eq((const uint8_t *)t, tl, "close")) on_close(c, &m);
     else if (wire_str_eq((const uint8_t *)t, tl, "stats")) on_stats(c);
+    else if (wire_str_eq((const uint8_t *)t, tl, "play")) on_play(c, &m);
     else {
         char msg[96];
         snprintf(msg, sizeof msg, "unknown message type '%.*s'", (int)(tl > 32 ? 32 : tl), t);

@@ -135,6 +135,8 @@ struct srv_world {
     uint8_t *cpbuf;
     size_t cpcap;
     uint64_t not_logged;   /* ticks the recorder could not take */
+    int speed;             /* percent of real time (100; recordings may play faster or slower) */
+    struct srv_play *play; /* a recorded session played back (--play), or NULL */
     int nsubs;
     int closed;
     /* statistics */
@@ -192,6 +194,8 @@ srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);
 void srv_world_close(srv *s, srv_world *w);
 void srv_world_free(srv_world *w);
 void srv_tick_start(srv *s);
+void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed or re-timed) */
+void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
 void srv_world_stats_log(srv *s, int level);
 void srv_world_describe(srv *s, srv_world *w, wire_buf *b);   /* welcome entry map */
 void srv_world_stats_put(const srv_world *w, wire_buf *b);
@@ -227,6 +231,18 @@ void srv_record_close(srv *s);                             /* flush, settle, clo
 int srv_record_resume_all(srv *s);
 int srv_record_failing(srv *s);
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
+
+/* server/play.c — a recorded session hosted as a read-only world */
+typedef struct srv_play srv_play;
+int srv_play_open(srv *s, const char *spec, char *err, size_t errlen);   /* FILE[:SESSION] */
+void srv_play_feed(srv_world *w);
+void srv_play_after_tick(srv *s, srv_world *w);
+int srv_play_paused(const srv_world *w);
+/* op: pause, resume, step, seek (tick), speed (percent). 0, or -1 with a sentence. */
+int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
+                     char *err, size_t errlen);
+void srv_play_describe(const srv_world *w, wire_buf *b);   /* the "play" map of a world entry */
+void srv_play_free(srv_play *p);
 
 /* server/proto.c */
 void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);

@@ -13,7 +13,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]...\n"
+        "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N]\n"
         "            [--db FILE | --no-record] [--durability normal|full]\n"
         "            [--port-file FILE] [--quiet | --verbose]\n"
@@ -35,6 +35,9 @@ static void usage(FILE *out)
         "  --no-record          record nothing\n"
         "  --durability MODE    normal (default: survives a crash of vivd) or full (also a power\n"
         "                       cut: every commit is synced to disk)\n"
+        "  --play FILE[:N]      host session N of a replay file (the only one if N is omitted) as a\n"
+        "                       read-only world, paused at its start; players and admins pause,\n"
+        "                       resume, step, seek and set its speed (docs/PROTOCOL.md, play)\n"
         "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
         "  --quiet              log warnings and errors only\n"
         "  --verbose            log every connection and error reply too\n"
@@ -156,7 +159,8 @@ int main(int argc, char **argv)
     const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
     static char host[256];
     const char *db = "vivarium.db";
-    int no_record = 0;
+    int no_record = 0, db_explicit = 0, nplays = 0;
+    const char *plays[SRV_MAX_WORLDS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -178,7 +182,7 @@ int main(int argc, char **argv)
         }
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
                                                   "--player-token", "--max-clients", "--port-file",
-                                                  "--db", "--durability" };
+                                                  "--db", "--durability", "--play" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -229,6 +233,13 @@ int main(int argc, char **argv)
             s.cfg.port_file = v;
         } else if (strcmp(a, "--db") == 0) {
             db = v;
+            db_explicit = 1;
+        } else if (strcmp(a, "--play") == 0) {
+            if (nplays == SRV_MAX_WORLDS) {
+                fprintf(stderr, "vivd: at most %d --play options\n", SRV_MAX_WORLDS);
+                return 2;
+            }
+            plays[nplays++] = v;
         } else if (strcmp(a, "--durability") == 0) {
             if (strcmp(v, "normal") == 0) s.durability = RPL_DUR_NORMAL;
             else if (strcmp(v, "full") == 0) s.durability = RPL_DUR_FULL;
@@ -295,6 +306,8 @@ int main(int argc, char **argv)
         status = 2;
         goto done;
     }
+    /* Only playing recordings: nothing live to record, unless a --db was asked for. */
+    if (nplays && !nworlds && !db_explicit) no_record = 1;
     s.db_path = no_record ? NULL : db;
     if (s.db_path) {
         char err[512];
@@ -310,7 +323,15 @@ int main(int argc, char **argv)
             status = 2;
             goto done;
         }
-    if (nworlds == 0 && resumed == 0) {        /* the demo set, unless sessions were resumed */
+    for (int i = 0; i < nplays; i++) {
+        char err[512];
+        if (srv_play_open(&s, plays[i], err, sizeof err) < 0) {
+            fprintf(stderr, "vivd: --play %s: %s\n", plays[i], err);
+            status = 2;
+            goto done;
+        }
+    }
+    if (nworlds == 0 && resumed == 0 && nplays == 0) {   /* the demo set, unless told otherwise */
         for (int k = 0; k < sim_kind_count(); k++) {
             char err[256] = "";
             if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {

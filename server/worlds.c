@@ -12,9 +12,17 @@
 
 static uint64_t deadline(const srv_world *w, uint64_t tick)
 {
+    /* Tick k after the base is due k·10¹¹/(hz·speed%) ns after t0, split into quotient and
+     * remainder so it never overflows (a live world rebases only when it skips). */
     uint64_t k = tick - w->tick_base;
-    /* k·10⁹/hz without overflow for any realistic uptime (k < 2^34 at 60 Hz is 9 years). */
-    return w->t0 + (k * 1000000000ull) / w->kind->hz;
+    uint64_t rate = (uint64_t)w->kind->hz * (uint64_t)w->speed;
+    return w->t0 + (k / rate) * 100000000000ull + ((k % rate) * 100000000000ull) / rate;
+}
+
+void srv_world_rebase(srv_world *w)
+{
+    w->t0 = uv_hrtime();
+    w->tick_base = sim_world_tick(w->w);
 }
 
 /* Host a sim world: the common part of a new world and a resumed one. Takes sw. */
@@ -37,6 +45,7 @@ static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
     }
     w->sh_tick = UINT64_MAX;
     w->period_ns = 1000000000ull / k->hz;
+    w->speed = 100;
     w->t0 = uv_hrtime();
     w->tick_base = sim_world_tick(sw);
     w->id = s->next_world_id++;
@@ -97,6 +106,7 @@ void srv_world_free(srv_world *w)
     free(w->frame_fh);
     free(w->acks);
     free(w->cpbuf);
+    srv_play_free(w->play);
     sim_world_destroy(w->w);
     free(w);
 }
@@ -199,10 +209,12 @@ void srv_world_stats_put(const srv_world *w, wire_buf *b)
 static void run_tick(srv *s, srv_world *w)
 {
     uint64_t tick = sim_world_tick(w->w);
+    if (w->play) srv_play_feed(w);        /* a recording: its logged inputs, nobody else's */
     sim_world_step(w->w);
     w->ticks++;
-    srv_record_tick(s, w, tick);          /* acks now, or when the log has committed the tick */
+    if (!w->play) srv_record_tick(s, w, tick);   /* acks now, or when the log committed it */
     if (w->nsubs) srv_fanout_tick(s, w);
+    if (w->play) srv_play_after_tick(s, w);
 }
 
 static void on_tick_timer(uv_timer_t *t)
@@ -212,6 +224,7 @@ static void on_tick_timer(uv_timer_t *t)
     uint64_t next = UINT64_MAX;
     for (int i = 0; i < s->nworlds; i++) {
         srv_world *w = s->worlds[i];
+        if (w->play && srv_play_paused(w)) continue;     /* a paused recording has no deadline */
         int ran = 0;
         for (;;) {
             uint64_t now = uv_hrtime();
@@ -237,7 +250,9 @@ static void on_tick_timer(uv_timer_t *t)
             /* An overrun: the tick (fan-out included) finished after the next one was due. */
             if (uv_hrtime() > deadline(w, sim_world_tick(w->w))) w->overruns++;
             ran++;
+            if (w->play && srv_play_paused(w)) break;
         }
+        if (w->play && srv_play_paused(w)) continue;
         uint64_t d = deadline(w, sim_world_tick(w->w));
         if (d < next) next = d;
     }
@@ -250,6 +265,12 @@ static void on_tick_timer(uv_timer_t *t)
     uv_timer_start(&s->tick_timer, on_tick_timer, delay_ms, 0);
 }
 
+void srv_tick_kick(srv *s)
+{
+    uv_timer_stop(&s->tick_timer);
+    uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
+}
+
 void srv_tick_start(srv *s)
 {
     s->tick_timer.data = s;
@@ -260,7 +281,11 @@ void srv_world_describe(srv *s, srv_world *w, wire_buf *b)
 {
     const sim_kind *k = w->kind;
     (void)s;
-    wire_put_map(b, 12);
+    wire_put_map(b, w->play ? 13 : 12);
+    if (w->play) {
+        wire_put_str(b, "play");
+        srv_play_describe(w, b);
+    }
     wire_put_str(b, "id"); wire_put_uint(b, w->id);
     wire_put_str(b, "kind"); wire_put_str(b, k->name);
     wire_put_str(b, "seed"); wire_put_uint(b, sim_world_seed(w->w));

@@ -221,6 +221,140 @@ START_TEST(kill_9_ten_times_resumes_bit_exactly)
 }
 END_TEST
 
+static void play_op(cli_conn *c, const char *op, long long arg)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    int extra = strcmp(op, "seek") == 0 || strcmp(op, "speed") == 0;
+    wire_put_map(&b, extra ? 4 : 3);
+    put_kv_str(&b, "t", "play");
+    wire_put_str(&b, "world"); wire_put_uint(&b, 1);
+    put_kv_str(&b, "op", op);
+    if (extra) {
+        wire_put_str(&b, strcmp(op, "seek") == 0 ? "tick" : "speed");
+        wire_put_uint(&b, (uint64_t)arg);
+    }
+    wire_msg_end(&b);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+}
+
+/* Wait for the reply to a play op (frames on the way are tracked). */
+static void expect_playing(cli_conn *c, tracker *t)
+{
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(c, t, &m, 5000), 1);
+    ck_assert_msg(cli_msg_is(&m, "playing"), "expected a playing reply");
+}
+
+/* The frame a recording shows at tick T is the frame that was recorded at T. */
+static void assert_frame_matches_log(rpl_file *f, const tracker *t)
+{
+    rpl_tick_row row;
+    char err[256];
+    ck_assert_int_eq(rpl_tick_get(f, 1, t->f[1].tick, &row, err, sizeof err), 0);
+    ck_assert_uint_eq(row.state_hash, t->f[1].sh);
+    ck_assert_uint_eq(row.frame_hash, sim_frame_hash(&t->f[1].f));
+}
+
+START_TEST(play_a_recording_pause_step_seek_speed)
+{
+    char dir[] = "/tmp/vivplay.XXXXXX", db[128], cmd[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/rec.db", dir);
+    const char *bin = getenv("VIV_BIN");
+    snprintf(cmd, sizeof cmd, "%s/viv sim --world sand --seed 4 --params w=64,h=48,scene=bench --ticks 900 "
+             "--inputs golden/sand.inputs --record %s >/dev/null 2>&1", bin ? bin : "../bin", db);
+    ck_assert_int_eq(system(cmd), 0);
+    rpl_file *f;
+    char err[512];
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    server sv;
+    const char *const extra[] = { "--play", db, NULL };
+    server_start(&sv, extra);
+    cli_conn v, p;
+    static tracker tv, tp;
+    memset(&tv, 0, sizeof tv); memset(&tp, 0, sizeof tp);
+    wire_msg m;
+    connect_hello(&v, &sv, "viewer", NULL, &m);
+    uint32_t ids[4];
+    char kinds[4][16];
+    ck_assert_int_eq(welcome_worlds(&m, ids, kinds, 4), 1);
+    connect_hello(&p, &sv, "player", PLAYER, NULL);
+    sub(&v, 1, 1, NULL, NULL);
+    /* Paused at its start: one keyframe, then nothing. */
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
+    ck_assert_int_eq(tv.count[1], 1);
+    ck_assert_uint_eq(tv.f[1].tick, 0);
+    /* Resume at 400%: frames flow, each the recorded one. */
+    play_op(&p, "speed", 400);
+    expect_playing(&p, &tp);
+    play_op(&p, "resume", 0);
+    expect_playing(&p, &tp);
+    double t0 = now_s();
+    while (tv.count[1] < 120) {
+        ck_assert_msg(now_s() - t0 < 10, "playback stalled");
+        ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 100), 0);
+    }
+    ck_assert_msg(now_s() - t0 < 1.5, "400%% speed is too slow: 120 ticks took %.2f s", now_s() - t0);
+    assert_frame_matches_log(f, &tv);
+    ck_assert_int_eq(tv.gaps, 0);
+    /* Pause, then step exactly one tick. */
+    play_op(&p, "pause", 0);
+    expect_playing(&p, &tp);
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);
+    uint64_t at = tv.f[1].tick;
+    play_op(&p, "step", 0);
+    expect_playing(&p, &tp);
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
+    ck_assert_uint_eq(tv.f[1].tick, at + 1);
+    assert_frame_matches_log(f, &tv);
+    /* Seek back and forward: a keyframe at the target, matching the log. */
+    play_op(&p, "seek", 31);
+    expect_playing(&p, &tp);
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
+    ck_assert_uint_eq(tv.f[1].tick, 31);
+    assert_frame_matches_log(f, &tv);
+    play_op(&p, "seek", 777);
+    expect_playing(&p, &tp);
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
+    ck_assert_uint_eq(tv.f[1].tick, 777);
+    assert_frame_matches_log(f, &tv);
+    /* Read-only: inputs are refused; bad ops get an error. */
+    acked a;
+    send_paint(&p, 1, 5, 5, 2, 3, &a, 0);
+    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 2000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    play_op(&p, "seek", 100000);
+    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 2000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    play_op(&v, "pause", 0);                          /* viewers cannot control */
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 2000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    /* Play to the end: it pauses there. */
+    play_op(&p, "speed", 1000);
+    expect_playing(&p, &tp);
+    play_op(&p, "resume", 0);
+    expect_playing(&p, &tp);
+    t0 = now_s();
+    while (tv.f[1].tick < 900) {
+        ck_assert_msg(now_s() - t0 < 10, "did not reach the end");
+        ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 100), 0);
+    }
+    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);
+    ck_assert_uint_eq(tv.f[1].tick, 900);
+    assert_frame_matches_log(f, &tv);
+    cli_close(&v);
+    cli_close(&p);
+    cli_frame_free(&tv.f[1]);
+    rpl_close(f);
+    ck_assert_int_eq(server_stop(&sv), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *suite_record(void)
 {
     Suite *s = suite_create("record");
@@ -228,6 +362,7 @@ Suite *suite_record(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, two_players_then_sigterm_verifies);
     tcase_add_test(tc, kill_9_ten_times_resumes_bit_exactly);
+    tcase_add_test(tc, play_a_recording_pause_step_seek_speed);
     suite_add_tcase(s, tc);
     return s;
 }

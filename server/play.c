@@ -1,0 +1,210 @@
+/* play.c — `vivd --play FILE[:SESSION]`: a recorded session hosted as a read-only world. Viewers
+ * subscribe to it like any other world; players and admins pause, step, seek (through the
+ * checkpoints) and change its speed with `play` messages (docs/PROTOCOL.md). Its inputs come from
+ * the log, loaded at start-up, so a tick never reads the disk; a seek does, once. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "read.h"
+#include "replay.h"
+#include "srv.h"
+
+struct srv_play {
+    rpl_file *f;
+    rpl_session sess;
+    sim_input *in;
+    size_t nin, cursor;        /* in[cursor] is the next input not yet fed */
+    int paused;
+    uint64_t steps;            /* single steps requested while paused */
+};
+
+int srv_play_paused(const srv_world *w)
+{
+    return w->play->paused && w->play->steps == 0;
+}
+
+void srv_play_free(srv_play *p)
+{
+    if (!p) return;
+    rpl_close(p->f);
+    free(p->in);
+    free(p);
+}
+
+/* Queue the logged inputs of the world's next tick. */
+void srv_play_feed(srv_world *w)
+{
+    srv_play *p = w->play;
+    uint64_t t = sim_world_tick(w->w);
+    while (p->cursor < p->nin && p->in[p->cursor].tick < t) p->cursor++;
+    for (; p->cursor < p->nin && p->in[p->cursor].tick == t; p->cursor++) sim_world_input(w->w, &p->in[p->cursor]);
+}
+
+void srv_play_after_tick(srv *s, srv_world *w)
+{
+    srv_play *p = w->play;
+    if (p->steps) p->steps--;
+    if (!p->paused && sim_world_tick(w->w) >= p->sess.end_tick) {
+        p->paused = 1;
+        srv_log(s, SRV_LOG_INFO, "world %u: the recording ended at tick %" PRIu64 "; paused", w->id,
+                p->sess.end_tick);
+    }
+}
+
+int srv_play_open(srv *s, const char *spec, char *err, size_t errlen)
+{
+    char path[4096];
+    int64_t session = -1;
+    snprintf(path, sizeof path, "%s", spec);
+    char *colon = strrchr(path, ':');
+    if (colon && colon[1]) {
+        char *end;
+        long long v = strtoll(colon + 1, &end, 10);
+        if (*end == '\0' && v > 0) {
+            session = v;
+            *colon = '\0';
+        }
+    }
+    srv_play *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sim_world *sw = NULL;
+    rpl_checkpoint cp;
+    memset(&cp, 0, sizeof cp);
+    char warn[320];
+    if (rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &p->f, err, errlen) != 0) goto fail;
+    if (session < 0 && rpl_session_only(p->f, &session, err, errlen) != 0) goto fail;
+    if (rpl_session_get(p->f, session, &p->sess, err, errlen) != 0) goto fail;
+    if (!rpl_session_kind(p->f, &p->sess, warn, sizeof warn, err, errlen)) goto fail;
+    if (warn[0]) srv_log(s, SRV_LOG_WARN, "%s: %s", path, warn);
+    int rc = rpl_checkpoint_find(p->f, &p->sess, p->sess.start_tick, RPL_AT_OR_AFTER, &cp, err, errlen);
+    if (rc == 1) snprintf(err, errlen, "session %" PRId64 " of %s has no checkpoint", session, path);
+    if (rc != 0) goto fail;
+    if (rpl_world_load(&p->sess, &cp, &sw, err, errlen) != 0) goto fail;
+    if (rpl_inputs_load(p->f, session, 0, p->sess.end_tick, sw, &p->in, &p->nin, err, errlen) != 0) goto fail;
+    rpl_checkpoint_free(&cp);
+    srv_world *w = srv_world_adopt(s, sw, err, errlen);
+    sw = NULL;
+    if (!w) goto fail;
+    w->play = p;
+    p->paused = 1;          /* a recording starts paused at its beginning: press play */
+    srv_log(s, SRV_LOG_INFO, "world %u plays session %" PRId64 " of %s (%s seed=%" PRIu64 " %s, ticks "
+            "%" PRIu64 "..%" PRIu64 ", %zu inputs); paused", w->id, session, path, p->sess.kind,
+            p->sess.seed, p->sess.params, p->sess.start_tick, p->sess.end_tick, p->nin);
+    return (int)w->id;
+fail:
+    rpl_checkpoint_free(&cp);
+    sim_world_destroy(sw);
+    srv_play_free(p);
+    return -1;
+}
+
+/* Every subscriber of w starts over from a keyframe (after a seek the old deltas mean nothing). */
+static void rekey(srv_world *w)
+{
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_stream *st = &w->streams[i];
+        if (!st->used) continue;
+        st->have_prev = 0;
+        for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
+    }
+    for (int v = 0; v < w->kind->nviews; v++) w->frame_tick[v] = UINT64_MAX;
+    w->sh_tick = UINT64_MAX;
+}
+
+static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
+{
+    srv_play *p = w->play;
+    if (target < p->sess.start_tick || target > p->sess.end_tick) {
+        snprintf(err, errlen, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
+                 target, p->sess.start_tick, p->sess.end_tick);
+        return -1;
+    }
+    uint64_t now = sim_world_tick(w->w);
+    if (target < now || target - now > w->kind->hz * 10u) {
+        rpl_checkpoint cp;
+        if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, err, errlen) != 0) return -1;
+        /* Only worth it if the checkpoint is nearer than where we are. */
+        if (target < now || cp.tick > now) {
+            sim_world *ww = w->w;
+            int rc = rpl_world_load(&p->sess, &cp, &ww, err, errlen);
+            w->w = ww;
+            if (rc != 0) {
+                rpl_checkpoint_free(&cp);
+                return -1;
+            }
+            p->cursor = 0;
+        }
+        rpl_checkpoint_free(&cp);
+    }
+    while (sim_world_tick(w->w) < target) {       /* fast-forward, no frames */
+        srv_play_feed(w);
+        sim_world_step(w->w);
+    }
+    rekey(w);
+    srv_world_rebase(w);
+    if (w->nsubs) srv_fanout_tick(s, w);          /* show where we landed, even while paused */
+    return 0;
+}
+
+int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
+                     char *err, size_t errlen)
+{
+    srv_play *p = w->play;
+    if (!p) {
+        snprintf(err, errlen, "world %u is live, not a recording", w->id);
+        return -1;
+    }
+#define IS(x) (oplen == sizeof(x) - 1 && memcmp(op, x, oplen) == 0)
+    if (IS("pause")) {
+        p->paused = 1;
+        p->steps = 0;
+    } else if (IS("resume")) {
+        if (sim_world_tick(w->w) >= p->sess.end_tick) {
+            snprintf(err, errlen, "the recording is at its end (tick %" PRIu64 "); seek first", p->sess.end_tick);
+            return -1;
+        }
+        p->paused = 0;
+        srv_world_rebase(w);
+    } else if (IS("step")) {
+        if (!p->paused) {
+            snprintf(err, errlen, "step works while paused");
+            return -1;
+        }
+        if (sim_world_tick(w->w) >= p->sess.end_tick) {
+            snprintf(err, errlen, "the recording is at its end (tick %" PRIu64 ")", p->sess.end_tick);
+            return -1;
+        }
+        p->steps++;
+        srv_world_rebase(w);
+    } else if (IS("seek")) {
+        if (seek(s, w, tick, err, errlen) != 0) return -1;
+    } else if (IS("speed")) {
+        if (speed < 10 || speed > 1000) {
+            snprintf(err, errlen, "speed is a percentage of real time, 10..1000");
+            return -1;
+        }
+        w->speed = speed;
+        srv_world_rebase(w);
+    } else {
+        snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
+        return -1;
+    }
+#undef IS
+    srv_tick_kick(s);
+    return 0;
+}
+
+void srv_play_describe(const srv_world *w, wire_buf *b)
+{
+    const srv_play *p = w->play;
+    wire_put_map(b, 6);
+    wire_put_str(b, "session"); wire_put_uint(b, (uint64_t)p->sess.id);
+    wire_put_str(b, "start"); wire_put_uint(b, p->sess.start_tick);
+    wire_put_str(b, "end"); wire_put_uint(b, p->sess.end_tick);
+    wire_put_str(b, "paused"); wire_put_bool(b, p->paused);
+    wire_put_str(b, "speed"); wire_put_uint(b, (uint64_t)w->speed);
+    wire_put_str(b, "file"); wire_put_str(b, rpl_path(p->f));
+}
