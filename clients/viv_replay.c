@@ -289,10 +289,23 @@ static int cmd_list(int argc, char **argv)
         rpl_close(f);
         return 2;
     }
+    /* Columns as wide as their widest value. */
+    int wk = 4, ws = 4, wt = 5;
+    char cell[64];
+    for (size_t i = 0; i < n; i++) {
+        const rpl_session *s = &v[i].s;
+        int l = (int)strlen(s->kind);
+        if (l > wk) wk = l;
+        l = snprintf(cell, sizeof cell, "%llu", (unsigned long long)s->seed);
+        if (l > ws) ws = l;
+        l = snprintf(cell, sizeof cell, "%llu..%llu", (unsigned long long)s->start_tick,
+                     (unsigned long long)s->end_tick);
+        if (l > wt) wt = l;
+    }
     if (n == 0) printf("%s holds no sessions\n", o.file);
     else
-        printf("%7s  %-10s %20s  %-19s %12s %8s %8s  %-7s  %-8s %s\n", "session", "kind", "seed",
-               "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-7s  %-7s  %s\n", "session", wk, "kind", ws,
+               "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
     for (size_t i = 0; i < n; i++) {
         const rpl_session *s = &v[i].s;
         char ticks[48], dur[32], gaps[32];
@@ -304,9 +317,10 @@ static int cmd_list(int argc, char **argv)
                      (unsigned long long)v[i].gap_ticks);
         else
             snprintf(gaps, sizeof gaps, "0");
-        printf("%7lld  %-10s %20llu  %-19s %12s %8llu %8s  %-7s  %-8s %s\n", (long long)s->id, s->kind,
-               (unsigned long long)s->seed, ticks, dur, (unsigned long long)v[i].inputs, gaps,
-               s->running ? "running" : "closed", s->sim_version, s->source);
+        printf("%7lld  %-*s  %*llu  %-*s  %11s  %7llu  %7s  %-7s  %-7s  %s\n", (long long)s->id, wk,
+               s->kind, ws, (unsigned long long)s->seed, wt, ticks, dur,
+               (unsigned long long)v[i].inputs, gaps, s->running ? "running" : "closed",
+               s->sim_version, s->source);
     }
     if (n) {
         int gaps = 0;
