@@ -132,8 +132,11 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify
 	BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PNG_LIBS) $(SQLITE_LIBS) $(ZSTD_LIBS)
 
 $(BUILD)/floor: bench/floor.c
 	$(CC) -O2 -std=c11 -D_GNU_SOURCE -o $@ $<

@@ -33,4 +33,14 @@ echo
     $pin "$BUILD/bench_codec" --quick
 } | tee bench/out/codec.md
 echo
+{
+    echo "### $(date -u +%Y-%m-%d) — verify speed: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_verify\`, not pinned: verify uses both cores)"
+    echo
+    "$BUILD/bench_verify"
+} | tee bench/out/verify.md
+echo
+sh bench/record.sh "$BIN"
+echo
 FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"

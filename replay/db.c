@@ -145,6 +145,19 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         snprintf(err, errlen, "%s is a directory, not a replay file", path);
         return -1;
     }
+    /* A file cut inside SQLite's 100-byte header would read as an empty database. */
+    if (exists && stt.st_size > 0 && stt.st_size < 100) {
+        FILE *fp = fopen(path, "rb");
+        char head[16] = "";
+        size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
+        if (fp) fclose(fp);
+        if (n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0)
+            snprintf(err, errlen, "%s is truncated: %lld bytes, shorter than an SQLite header", path,
+                     (long long)stt.st_size);
+        else
+            snprintf(err, errlen, "%s is not a Vivarium replay file: it is not an SQLite database", path);
+        return -1;
+    }
     rpl_file *f = calloc(1, sizeof *f);
     if (!f) {
         snprintf(err, errlen, "out of memory");

@@ -435,8 +435,9 @@ int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *sour
     m->world = world_id;
     m->checkpoint_every = checkpoint_every;
     now_iso(m->created_at, sizeof m->created_at);
+    int64_t id = m->id;            /* the writer may free b as soon as it is queued */
     enqueue(r, b, 1);
-    return m->id;
+    return id;
 }
 
 int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w)

@@ -25,7 +25,7 @@
 
 #define MAX_THREADS 8
 #define DIFF_LINES 40                  /* a desync report shows this many differing fields */
-#define DIFF_REACH 1000000             /* ticks we are willing to replay past a divergence */
+#define DIFF_REACH 36000               /* ticks we replay past a divergence for a diff (10 min at 60 Hz) */
 #define PROGRESS_EVERY 64              /* ticks between a worker's progress updates */
 #define FAIL_MSG 4096
 
