@@ -3,6 +3,7 @@
  * a replay follows. All SQL is prepared with bound parameters; u64 values are stored as the i64
  * with the same bits (docs/REPLAY.md). */
 #include <sqlite3.h>
+#include <zstd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,15 +315,41 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
         sqlite3_finalize(st);
         return -1;
     }
-    out->state = malloc((size_t)len);
-    if (!out->state) {
-        snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
-                 (unsigned long long)out->tick, len);
-        sqlite3_finalize(st);
-        return -1;
+    /* Checkpoints are stored zstd-compressed when that is smaller (docs/REPLAY.md): a zstd frame
+     * starts with 28 B5 2F FD, a saved world with "VIVW". */
+    const uint8_t *b8 = blob;
+    if (len >= 4 && b8[0] == 0x28 && b8[1] == 0xB5 && b8[2] == 0x2F && b8[3] == 0xFD) {
+        unsigned long long size = ZSTD_getFrameContentSize(blob, (size_t)len);
+        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size == 0 ||
+            size > ((unsigned long long)1 << 30)) {
+            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
+                     "compressed state is unreadable)", (unsigned long long)out->tick, (long long)s->id);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        out->state = malloc((size_t)size);
+        size_t got = out->state ? ZSTD_decompress(out->state, (size_t)size, blob, (size_t)len) : 0;
+        if (!out->state || ZSTD_isError(got) || got != size) {
+            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
+                     "compressed state does not decompress)", (unsigned long long)out->tick,
+                     (long long)s->id);
+            free(out->state);
+            out->state = NULL;
+            sqlite3_finalize(st);
+            return -1;
+        }
+        out->len = (size_t)size;
+    } else {
+        out->state = malloc((size_t)len);
+        if (!out->state) {
+            snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
+                     (unsigned long long)out->tick, len);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        memcpy(out->state, blob, (size_t)len);
+        out->len = (size_t)len;
     }
-    memcpy(out->state, blob, (size_t)len);
-    out->len = (size_t)len;
     sqlite3_finalize(st);
     if (checkpoint_check(s, out, recorded, err, errlen)) {
         rpl_checkpoint_free(out);
