@@ -114,6 +114,7 @@ struct sand_world {
     uint32_t *cells;
     uint8_t *moved;                 /* scratch: cleared each tick, never saved */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
+    uint8_t *wallpx;                /* per-position wall colour: a brick bond */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
     uint64_t tick;
@@ -664,10 +665,15 @@ static void sand_step(void *impl, const sim_ctx *ctx)
         for (int cx = cx0; cx != cx1; cx += s->dir) {
             const rect16 *r = &row[cx];
             if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
-            if (s->dir > 0)
-                for (int x = r->x0; x <= r->x1; x++) update_falling(s, x, y);
-            else
-                for (int x = r->x1; x >= r->x0; x--) update_falling(s, x, y);
+            /* An empty cell (all bits 0) never acts: skip it without a call. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (cr[x]) update_falling(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (cr[x]) update_falling(s, x, y);
+            }
         }
     }
     for (int y = 0; y < s->h; y++) {
@@ -675,10 +681,15 @@ static void sand_step(void *impl, const sim_ctx *ctx)
         for (int cx = cx0; cx != cx1; cx += s->dir) {
             const rect16 *r = &row[cx];
             if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
-            if (s->dir > 0)
-                for (int x = r->x0; x <= r->x1; x++) update_rising(s, x, y);
-            else
-                for (int x = r->x1; x >= r->x0; x--) update_rising(s, x, y);
+            /* Only fire and the gases rise: elements 10..13. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            }
         }
     }
 }
@@ -919,14 +930,22 @@ static void sand_render(const void *impl, const sim_ctx *ctx, int view, sim_fram
     f->pal = s->pal;
     uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
     int fire_base = s->lut[SAND_FIRE][0], lava_base = s->lut[SAND_LAVA][0];
-    int ember_base = s->pal.count - 4, wall_base = s->lut[SAND_WALL][0];
+    int ember_base = s->pal.count - 4;
+    /* Most pixels are a table lookup; only fire, lava, wood and wall look further. */
+    static const uint8_t special[SAND_NELEMENTS] = { [SAND_FIRE] = 1, [SAND_LAVA] = 1,
+                                                     [SAND_WOOD] = 1, [SAND_WALL] = 1 };
     for (int y = 0; y < s->h; y++) {
         const uint32_t *row = &s->cells[y * s->w];
         const uint8_t *nz = &s->noise[y * s->w];
+        const uint8_t *wp = &s->wallpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
         for (int x = 0; x < s->w; x++) {
             uint32_t c = row[x];
             int e = CELL_EL(c);
+            if (!special[e]) {
+                out[x] = s->lut[e][nz[x]];
+                continue;
+            }
             switch (e) {
             case SAND_FIRE: {
                 int life = CELL_LIFE(c);
@@ -944,11 +963,9 @@ static void sand_render(const void *impl, const sim_ctx *ctx, int view, sim_fram
                 else
                     out[x] = s->lut[e][(nz[x] & 0xF0u) | (uint8_t)(x % 3)];
                 break;
-            case SAND_WALL: {
-                int row6 = y / 6, mortar = (y % 6 == 5) || ((x + (row6 & 1) * 6) % 12 == 11);
-                out[x] = (uint8_t)(mortar ? wall_base + 3 : wall_base + nz[x] % 3);
+            case SAND_WALL:
+                out[x] = wp[x];
                 break;
-            }
             default:
                 out[x] = s->lut[e][nz[x]];
             }
@@ -972,6 +989,7 @@ static void sand_destroy(void *impl)
     free(s->cells);
     free(s->moved);
     free(s->noise);
+    free(s->wallpx);
     free(s->cur);
     free(s->nxt);
     free(s);
@@ -991,9 +1009,10 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->cells = calloc(n, sizeof *s->cells);
     s->moved = calloc(n, 1);
     s->noise = malloc(n);
+    s->wallpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
-    if (!s->cells || !s->moved || !s->noise || !s->cur || !s->nxt) {
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->cur || !s->nxt) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);
@@ -1008,6 +1027,13 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
         rect_clear(&s->nxt[k]);
     }
     build_palette(s);
+    /* Walls get a brick bond: 6-pixel courses, 12-pixel bricks, offset every other course. */
+    int wall_base = s->lut[SAND_WALL][0];
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+            int mortar = (y % 6 == 5) || ((x + ((y / 6) & 1) * 6) % 12 == 11);
+            s->wallpx[y * s->w + x] = (uint8_t)(mortar ? wall_base + 3 : wall_base + s->noise[y * s->w + x] % 3);
+        }
     if (s->scene == SCENE_DEMO) scene_demo(s, !bare);
     else if (s->scene == SCENE_BENCH) scene_bench(s, seed, !bare);
     if (!bare) wake_box(s, 0, 0, s->w - 1, s->h - 1);     /* everything gets a first look */
@@ -1033,12 +1059,16 @@ static void sand_save(const void *impl, sim_writer *wr)
         return;
     }
     uint8_t *o = wr->buf + wr->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(o, s->cells, n * 4);            /* the in-memory layout already is the saved one */
+#else
     for (size_t i = 0; i < n; i++) {
         uint32_t c = s->cells[i];
         o[0] = (uint8_t)c; o[1] = (uint8_t)(c >> 8); o[2] = (uint8_t)(c >> 16);
         o[3] = (uint8_t)(c >> 24);
         o += 4;
     }
+#endif
     wr->len += n * 4;
     for (int k = 0; k < s->ncx * s->ncy; k++) {
         sim__w_u16(wr, s->nxt[k].x0);
