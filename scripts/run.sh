@@ -9,5 +9,6 @@ run: starting vivd on $listen with the demo worlds. Stop it with Ctrl-C.
 run: watch in another terminal:    $bin/viv view --host $listen
 run: paint as a player:            VIVD_PLAYER_TOKEN=<the player token below> $bin/viv view --host $listen
 run: load test:                    $bin/viv bot --host $listen --clients 100 --seconds 10
+run: recording to ./vivarium.db;   afterwards: $bin/viv replay list vivarium.db
 MSG
-exec "$bin/vivd" --listen "$listen"
+exec "$bin/vivd" --listen "$listen" --db vivarium.db
