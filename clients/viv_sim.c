@@ -207,7 +207,8 @@ int cli_sim_main(int argc, char **argv)
     (void)gif_path; (void)gif_every; (void)record_path;
 #endif
     for (uint64_t t = 0; t < ticks; t++) {
-        size_t first = next;
+        size_t first = next;           /* this tick's inputs are in.v[first..next) */
+        (void)first;
         for (; next < in.n && in.v[next].tick == t; next++) {
             if (sim_world_input(w, &in.v[next]) != 0) {
                 fprintf(stderr, "%s:%u: %s\n", inputs_path, (unsigned)in.v[next].seq,
