@@ -6,6 +6,7 @@
 #include "sim.h"
 
 int cli_sim_main(int argc, char **argv);
+int cli_fuzz_main(int argc, char **argv);   /* clients/viv_fuzz.c */
 int cli_view_main(int argc, char **argv);   /* clients/view.c */
 int cli_bot_main(int argc, char **argv);    /* clients/bot.c */
 int cli_replay_main(int argc, char **argv); /* clients/viv_replay.c */

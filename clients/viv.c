@@ -9,6 +9,7 @@ static const struct {
     const char *help;
 } commands[] = {
     { "sim", cli_sim_main, "run a world headless and print its hash chain" },
+    { "fuzz", cli_fuzz_main, "determinism fuzzing: random sessions run three ways, compared" },
 #ifndef VIV_MINIMAL
     { "view", cli_view_main, "watch a world in the terminal (ANSI truecolor half-blocks)" },
     { "bot", cli_bot_main, "load generator: many viewers, players and slow clients" },
