@@ -40,7 +40,8 @@ typedef struct fz_case {
     uint64_t ticks;
     fz_input *v;
     size_t n, cap;
-    uint64_t fault_tick;       /* test hook: way 3 skips the inputs of this tick (0: none) */
+    uint64_t fault_tick;       /* test hook: way 3 drops the inputs of the first tick at or after
+                                  this one that has any (0: none) */
 } fz_case;
 
 typedef struct fz_opts {
@@ -52,6 +53,7 @@ typedef struct fz_opts {
     const char *case_file;
     int record;
     int quiet;
+    int no_shrink;
     uint64_t inject;
 } fz_opts;
 
@@ -367,7 +369,7 @@ static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, siz
     sim_rng r;
     sim_rng_stream(&r, c->seed, "viv.fuzz.sync");
     size_t k = 0;
-    int status = 0;
+    int status = 0, faulted = 0;
     for (uint64_t t = 0; t < c->ticks; t++) {
         if (sim_rng_below(&r, 8) == 0) {                  /* about one tick in eight */
             size_t n = sim_world_save(w, buf, cap);
@@ -391,8 +393,10 @@ static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, siz
             }
             buf = nb;
         }
+        int drop = c->fault_tick && !faulted && t >= c->fault_tick && k < nacc && acc[k].tick == t;
+        faulted |= drop;
         for (; k < nacc && acc[k].tick == t; k++) {
-            if (c->fault_tick && t == c->fault_tick) continue;    /* the test hook */
+            if (drop) continue;                                    /* the test hook */
             if (sim_world_input(w, &acc[k]) != 0) {
                 snprintf(res->why, sizeof res->why, "an input accepted live was refused in the sync "
                          "run at tick %llu: %s", (unsigned long long)t, sim_world_error(w));
@@ -532,6 +536,13 @@ static void shrink(fz_case *c, const char *db, int way, int quiet)
             break;
         }
     }
+    /* And no ticks after the last input beyond the one that shows it. */
+    if (c->n && c->v[c->n - 1].in.tick + 2 < c->ticks) {
+        fz_case t = *c;
+        t.ticks = c->v[c->n - 1].in.tick + 2;
+        tries++;
+        if (run_case(&t, db, NULL, &r) == 1 && r.way == way) c->ticks = t.ticks;
+    }
     if (!quiet) fprintf(stderr, "viv fuzz: shrunk in %d tries to %zu input(s) over %llu tick(s)\n",
                         tries, c->n, (unsigned long long)c->ticks);
 }
@@ -637,7 +648,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: viv fuzz [--sessions N] [--ticks T] [--seed S] [--seconds B] [--kinds K1,K2]\n"
-        "                [--out DIR] [--chain FILE] [--no-record] [--quiet]\n"
+        "                [--out DIR] [--chain FILE] [--no-record] [--no-shrink] [--quiet]\n"
         "       viv fuzz --case FILE\n"
         "\n"
         "Determinism fuzzing. Each session is a random world kind, seed and params with a random\n"
@@ -656,6 +667,7 @@ static void usage(FILE *out)
         "  --chain FILE   write every session's per-tick state and frame hashes (for comparing\n"
         "                 builds: the determinism matrix runs the same seed on four builds)\n"
         "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
+        "  --no-shrink    write a divergent case as found, without shrinking it\n"
         "  --case FILE    run one saved case (as written next to a reproducer) and report\n"
         "\n"
         "On a divergence the case is shrunk (inputs dropped, ticks halved) to a minimal one and\n"
@@ -703,6 +715,9 @@ int cli_fuzz_main(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
+            continue;
+        } else if (!strcmp(a, "--no-shrink")) {
+            o.no_shrink = 1;
             continue;
         }
         if (!v) {
@@ -852,7 +867,7 @@ int cli_fuzz_main(int argc, char **argv)
         printf("session %llu: %s seed=%llu %s: DIVERGED (way %d at tick %llu): %s\n",
                (unsigned long long)i, c.kind, (unsigned long long)c.seed, c.params, r.way,
                (unsigned long long)r.tick, r.why);
-        shrink(&c, dbp, r.way, o.quiet);
+        if (!o.no_shrink) shrink(&c, dbp, r.way, o.quiet);
         char base[4200], path[4300];
         snprintf(base, sizeof base, "%s/repro-%llu-%llu", o.out, (unsigned long long)o.seed,
                  (unsigned long long)i);

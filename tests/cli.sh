@@ -85,5 +85,25 @@ expect "png into a missing directory" 1 "png: cannot create" -- \
     "$viv" sim --world sand --ticks 1 --png "$tmp/no/such/dir/f.png"
 expect "bad scale" 2 "--scale needs an integer in 1..16" -- "$viv" sim --world sand --png "$tmp/x.png" --scale 40
 
+# viv fuzz: a clean campaign is identical three ways and writes its chain; an injected fault
+# (the sync-test run drops one tick's inputs) is caught, shrunk, and its case reproduces it.
+expect "fuzz: clean" 0 - -- "$viv" fuzz --sessions 3 --ticks 120 --seed 11 --kinds sand \
+    --out "$tmp/fz" --chain "$tmp/fz.chain" --quiet
+grep -q "3 session(s)" "$tmp/out" && grep -q "all identical" "$tmp/out" || fail "fuzz summary: $(tail -1 "$tmp/out")"
+[ "$(grep -c '^session ' "$tmp/fz.chain")" = 3 ] || fail "fuzz chain lacks its 3 sessions"
+expect "fuzz: same seed, same chain" 0 - -- "$viv" fuzz --sessions 3 --ticks 120 --seed 11 --kinds sand \
+    --out "$tmp/fz" --chain "$tmp/fz2.chain" --quiet
+cmp -s "$tmp/fz.chain" "$tmp/fz2.chain" && ok "fuzz chains repeat" || fail "the same seed gave another chain"
+expect "fuzz: injected fault" 1 - -- "$viv" fuzz --sessions 1 --ticks 300 --seed 7 --kinds sand \
+    --inject-fault 40 --out "$tmp/fzbad" --quiet
+grep -q "DIVERGED" "$tmp/out" || fail "fuzz did not report the divergence"
+case_file=$(ls "$tmp"/fzbad/repro-*.case 2>/dev/null | head -1)
+[ -n "$case_file" ] && [ -s "${case_file%.case}.inputs" ] && [ -s "${case_file%.case}.db" ] \
+    && ok "fuzz wrote case, inputs and db" || fail "fuzz reproducer files missing"
+[ "$(grep -c '^input ' "$case_file")" -le 2 ] && ok "fuzz shrank the case" || fail "fuzz case not shrunk: $(grep -c '^input ' "$case_file") inputs"
+grep -q "reproduce with: viv fuzz --case $case_file" "$tmp/out" || fail "fuzz did not print the command"
+expect "fuzz: the case reproduces" 1 - -- "$viv" fuzz --case "$case_file" --out "$tmp/fzbad"
+expect "fuzz: bad kind" 2 "unknown world kind 'marble'" -- "$viv" fuzz --kinds marble
+
 if [ $fails -ne 0 ]; then echo "cli: $fails failure(s)" >&2; exit 1; fi
 echo "cli: all passed"
