@@ -115,6 +115,7 @@ struct sand_world {
     uint8_t *moved;                 /* scratch: cleared each tick, never saved */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
+    uint8_t *airpx;                 /* per-position colour of empty air */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
     uint64_t tick;
@@ -939,8 +940,11 @@ static void sand_render(const void *impl, const sim_ctx *ctx, int view, sim_fram
         const uint8_t *nz = &s->noise[y * s->w];
         const uint8_t *wp = &s->wallpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
+        /* Empty air is most of a frame: copy its row of shades, then draw only matter. */
+        memcpy(out, &s->airpx[y * s->w], (size_t)s->w);
         for (int x = 0; x < s->w; x++) {
             uint32_t c = row[x];
+            if (!c) continue;
             int e = CELL_EL(c);
             if (!special[e]) {
                 out[x] = s->lut[e][nz[x]];
@@ -990,6 +994,7 @@ static void sand_destroy(void *impl)
     free(s->moved);
     free(s->noise);
     free(s->wallpx);
+    free(s->airpx);
     free(s->cur);
     free(s->nxt);
     free(s);
@@ -1010,9 +1015,10 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->moved = calloc(n, 1);
     s->noise = malloc(n);
     s->wallpx = malloc(n);
+    s->airpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->cur || !s->nxt) {
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);
@@ -1033,6 +1039,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
         for (int x = 0; x < s->w; x++) {
             int mortar = (y % 6 == 5) || ((x + ((y / 6) & 1) * 6) % 12 == 11);
             s->wallpx[y * s->w + x] = (uint8_t)(mortar ? wall_base + 3 : wall_base + s->noise[y * s->w + x] % 3);
+            s->airpx[y * s->w + x] = s->lut[SAND_EMPTY][s->noise[y * s->w + x]];
         }
     if (s->scene == SCENE_DEMO) scene_demo(s, !bare);
     else if (s->scene == SCENE_BENCH) scene_bench(s, seed, !bare);
