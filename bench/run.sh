@@ -26,6 +26,14 @@ echo
 } | tee bench/out/bytes.md
 echo
 {
+    echo "### $(date -u +%Y-%m-%d) — palette cycling: bytes per frame and ticks/s: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_cycle --seconds 60\`)"
+    echo
+    $pin "$BUILD/bench_cycle" --seconds 60
+} | tee bench/out/cycle.md
+echo
+{
     echo "### $(date -u +%Y-%m-%d) — tile codec: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_codec --quick\`)"

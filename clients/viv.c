@@ -14,6 +14,7 @@ static const struct {
     { "view", cli_view_main, "watch a world in the terminal (ANSI truecolor half-blocks)" },
     { "bot", cli_bot_main, "load generator: many viewers, players and slow clients" },
     { "replay", cli_replay_main, "replay files: list, info, verify (bit-exact), export GIF/PNG" },
+    { "cycle", cli_cycle_main, "palette-cycling scenes: convert ILBM <-> Canvas Cycle JSON, PNG" },
 #endif
 };
 

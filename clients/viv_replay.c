@@ -440,12 +440,14 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     }
     /* Said before the replay: the warning explains a divergence that may follow. */
     rpl_session s;
-    char err[512], warn[320];
+    char err[512], warn[320] = "";
     if (rpl_session_get(f, id, &s, err, sizeof err) == 0 &&
         rpl_session_kind(f, &s, warn, sizeof warn, err, sizeof err) && warn[0])
         fprintf(stderr, "viv replay verify: warning: %s\n", warn);
     int rc = rpl_verify(f, &vo, &r, report, cap);
     progress_end(&p);
+    if (rc >= 0 && r.warning[0] && strcmp(r.warning, warn) != 0)   /* e.g. a file-built world */
+        fprintf(stderr, "viv replay verify: note: %s\n", r.warning);
     if (rc < 0) {
         fprintf(stderr, "viv replay verify: %s", report);
         free(report);

@@ -412,6 +412,7 @@ int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w,
         cfg.params = s->params;
         cfg.err = cerr;
         cfg.errlen = sizeof cerr;
+        cfg.bare = 1;                  /* the checkpoint is the whole state: no scene, no file */
         int rc;
         *w = sim_world_create(&cfg, &rc);
         if (!*w) {

@@ -524,9 +524,11 @@ size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max)
 {
     pthread_mutex_lock(&r->mu);
     size_t n = r->nres < max ? r->nres : max;
-    memcpy(out, r->res, n * sizeof *out);
-    memmove(r->res, r->res + n, (r->nres - n) * sizeof *out);
-    r->nres -= n;
+    if (n) {                 /* r->res is NULL until the first result: no memcpy from NULL */
+        memcpy(out, r->res, n * sizeof *out);
+        memmove(r->res, r->res + n, (r->nres - n) * sizeof *out);
+        r->nres -= n;
+    }
     pthread_mutex_unlock(&r->mu);
     return n;
 }

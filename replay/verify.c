@@ -563,7 +563,8 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
 }
 
 /* At tick 0 the recorded initial state must be what this build creates from (kind, seed,
- * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), -1. */
+ * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), 2 not
+ * re-creatable (a world built from a file: the recording is its only source), -1 error. */
 static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, char *out,
                          size_t cap, size_t *len, char *err, size_t errlen)
 {
@@ -577,7 +578,13 @@ static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, c
     cfg.params = s->params;
     cfg.err = cerr;
     cfg.errlen = sizeof cerr;
+    /* No file reader: the verifier never reads the file a scene came from (it may have changed
+     * since; the recorded tick-0 state is what the session ran). */
     sim_world *w = sim_world_create(&cfg, &rc);
+    if (!w && rc == SIM_EFILE) {
+        rpl_checkpoint_free(&cp);
+        return 2;
+    }
     if (!w) {
         snprintf(err, errlen, "session %lld: cannot create its %s world: %s", (long long)s->id,
                  k->name, cerr[0] ? cerr : sim_strerror(rc));
@@ -632,7 +639,11 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     if (s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0) {
         int rc = check_initial(f, &s, k, report, cap, &len, err, sizeof err);
         if (rc < 0) goto error;
-        if (rc > 0) {
+        if (rc == 2 && !res->warning[0])
+            snprintf(res->warning, sizeof res->warning, "session %lld's world is built from a file "
+                     "(%.160s): its tick-0 state comes from the recording and is not re-created",
+                     (long long)s.id, s.params);
+        if (rc == 1) {
             res->diverged_at = 0;
             res->seconds = now_s() - t0;
             status = 1;

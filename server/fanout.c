@@ -208,6 +208,9 @@ void srv_fanout_tick(srv *s, srv_world *w)
         }
         srv_msg_unref(key);
         srv_msg_unref(delta);
+        /* A failed send closes its client, and the last subscriber out frees the stream (and its
+         * reference frame): nobody is left to send a delta to. */
+        if (!st->used) continue;
         memcpy(st->prev, f->px, (size_t)w->fw * (size_t)w->fh);
         st->have_prev = 1;
         st->prev_pv = f->pal.version;

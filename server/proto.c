@@ -348,7 +348,8 @@ static void on_create(srv_client *c, const wire_msg *m)
     pbuf[plen] = '\0';
     int id = srv_world_add(s, kbuf, seed, pbuf, err, sizeof err);
     if (id < 0) {
-        srv_client_error(c, id == SIM_EKIND ? "bad_kind" : id == SIM_EPARAM ? "bad_params"
+        srv_client_error(c, id == SIM_EKIND ? "bad_kind"
+                            : id == SIM_EPARAM || id == SIM_EFILE ? "bad_params"
                             : id == SIM_EFULL ? "world_limit" : "internal", err, NULL);
         return;
     }

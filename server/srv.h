@@ -185,9 +185,14 @@ struct srv {
 };
 
 /* server/worlds.c */
-/* A new hosted world: its id, or a negative SIM_E… code with a sentence in err. */
+/* A new hosted world: its id, or a negative SIM_E… code with a sentence in err. The world may
+ * not read files (a create from the network must never make the server open a path it names). */
 int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                   size_t errlen);
+/* The same for a world given on vivd's command line: it may read the file it is built from
+ * (cycle's scene=file:PATH), with vivd's own permissions. */
+int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
+                        size_t errlen);
 srv_world *srv_world_find(srv *s, uint32_t id);
 /* Host an existing sim world (a resumed session): no new session is begun. Takes sw. */
 srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);

@@ -54,8 +54,19 @@ static int random_token(char *out, size_t cap)
     return 0;
 }
 
+/* 1 if s begins with `name=` (letters, digits, '_'): a new spec part, not the rest of a path. */
+static int starts_with_key(const char *s)
+{
+    size_t i = 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' ||
+           (i > 0 && s[i] >= '0' && s[i] <= '9'))
+        i++;
+    return i > 0 && s[i] == '=';
+}
+
 /* --world KIND[:seed=N][:PARAMS]: parsed and checked against the kind's params before anything
- * is opened, so a typo costs nothing. */
+ * is opened, so a typo costs nothing. A part that does not start with `key=` continues the
+ * params before it, so values may hold ':' (cycle:scene=file:/scenes/a.lbm). */
 static int parse_world_spec(const char *spec, char *kind, size_t kindlen, uint64_t *seed,
                             char *params, size_t paramslen)
 {
@@ -81,6 +92,10 @@ static int parse_world_spec(const char *spec, char *kind, size_t kindlen, uint64
                 fprintf(stderr, "vivd: --world %s: seed must be a non-negative integer\n", spec);
                 return -1;
             }
+        } else if (params[0] && !starts_with_key(part)) {
+            /* A path with ':' in it (scene=file:/a/b.lbm): the part continues the params. */
+            size_t n = strlen(params);
+            snprintf(params + n, paramslen - n, ":%s", part);
         } else {
             if (params[0]) {
                 fprintf(stderr, "vivd: --world %s: give params once, as key=value,key=value\n", spec);
@@ -113,7 +128,7 @@ static int parse_world(srv *s, const char *spec)
     char kind[64], params[SIM_PARAMS_MAX], err[256] = "";
     uint64_t seed;
     if (parse_world_spec(spec, kind, sizeof kind, &seed, params, sizeof params) != 0) return -1;
-    if (srv_world_add(s, kind, seed, params, err, sizeof err) < 0) {
+    if (srv_world_add_local(s, kind, seed, params, err, sizeof err) < 0) {
         fprintf(stderr, "vivd: --world %s: %s\n", spec, err);
         return -1;
     }

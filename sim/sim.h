@@ -32,7 +32,8 @@ enum {
     SIM_ETRUNC = -11,     /* truncated, or length does not match */
     SIM_ECORRUPT = -12,   /* the bytes decode but describe an impossible state */
     SIM_ENOSPC = -13,     /* output buffer too small */
-    SIM_EDUP = -14        /* an input with the same (client, seq) is already queued */
+    SIM_EDUP = -14,       /* an input with the same (client, seq) is already queued */
+    SIM_EFILE = -15       /* a file the world is built from is missing, unreadable or invalid */
 };
 const char *sim_strerror(int err);
 
@@ -164,11 +165,21 @@ typedef struct sim_param_desc {
     const char *help;
 } sim_param_desc;
 
+/* Reading the file a world is built from (cycle's scene=file:PATH). The core never touches the
+ * filesystem: a program that creates worlds from files passes a reader in sim_config. read returns
+ * 0 with a malloc'd buffer in *data (the world frees it) and its length, or -1 with a sentence in
+ * err. Without a reader, such a world fails to create with SIM_EFILE. */
+typedef struct sim_file_reader {
+    int (*read)(void *ud, const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
+    void *ud;
+} sim_file_reader;
+
 #define SIM_MAX_PARAMS 16
 #define SIM_PARAM_STR_MAX 200
 typedef struct sim_params {
     int64_t ival[SIM_MAX_PARAMS];                   /* INT value, or ENUM index */
     char sval[SIM_MAX_PARAMS][SIM_PARAM_STR_MAX];   /* STR value (and the text of every param) */
+    const sim_file_reader *files;                   /* from sim_config; NULL: no file access */
 } sim_params;
 
 typedef struct sim_writer sim_writer;
@@ -239,6 +250,9 @@ typedef struct sim_config {
     const char *params;               /* key=value text, NULL or "" for defaults */
     char *err;                        /* optional: receives a sentence when create fails */
     size_t errlen;
+    const sim_file_reader *files;     /* optional: lets a world read the file it is built from */
+    int bare;                         /* 1: an empty shell for sim_world_load to fill: no scene is
+                                         built and no file is read (replay, desync reports) */
 } sim_config;
 sim_config sim_config_default(void);
 
@@ -284,5 +298,60 @@ int sim_input_from_words(const sim_kind *k, const char *const *words, int nwords
  * input); 0 on success; SIM_EINPUT with a sentence on error. */
 int sim_input_parse_line(const sim_kind *k, const char *line, sim_input *out, char *err,
                          size_t errlen);
+
+/* ---- palette-cycling scenes (cycle.c, ilbm.c, ccjson.c; docs/cycle.md) ------------------------
+ * A scene is an index image, a palette and up to 16 cycle ranges: what the cycle world is built
+ * from and what its importers and exporters read and write. Timing follows the IFF CRNG
+ * convention: rate 16384 is 60 steps a second. The codecs are pure functions on bytes in memory
+ * (the caller reads and writes files): bad bytes give SIM_EFILE and a sentence, never a crash. */
+#define SIM_CYCLE_MAX_W 640
+#define SIM_CYCLE_MAX_H 480
+#define SIM_CYCLE_MAX_RANGES 16
+#define SIM_CYCLE_RATE_MAX 65535      /* 240 steps a second */
+enum { SIM_CYCLE_FORWARD, SIM_CYCLE_REVERSE, SIM_CYCLE_PINGPONG };
+enum { SIM_CYCLE_STANDARD, SIM_CYCLE_BLEND };
+
+typedef struct sim_cycle_range {
+    uint8_t low, high;                /* palette entries low..high, low < high < ncolors */
+    uint16_t rate;                    /* CRNG units: 16384 = 60 steps a second; 0 = still */
+    uint8_t dir;                      /* SIM_CYCLE_FORWARD, _REVERSE or _PINGPONG */
+    uint8_t mode;                     /* SIM_CYCLE_STANDARD or _BLEND (BlendShift) */
+    uint8_t active;                   /* 0: the range rests at its base colours */
+} sim_cycle_range;
+
+typedef struct sim_cycle_scene {
+    uint16_t w, h;                    /* 1..640 × 1..480 */
+    uint16_t ncolors;                 /* 1..256; every pixel is below it */
+    uint8_t rgb[SIM_PALETTE_MAX * 3]; /* the base palette (tick 0) */
+    uint8_t nranges;
+    sim_cycle_range ranges[SIM_CYCLE_MAX_RANGES];
+    uint8_t *px;                      /* w·h indexes, row-major, malloc'd */
+} sim_cycle_scene;
+
+void sim_cycle_scene_free(sim_cycle_scene *s);          /* frees px; s may be all zeros */
+/* Check every invariant above. 0, or SIM_EFILE with a sentence. */
+int sim_cycle_scene_check(const sim_cycle_scene *s, char *err, size_t errlen);
+
+/* The palette of scene s after `ticks` ticks at 60 Hz and speed 100 with every active range
+ * cycling: what a fresh cycle world built from s shows at that tick. rgb holds 3·ncolors bytes. */
+void sim_cycle_palette_at(const sim_cycle_scene *s, uint64_t ticks, uint8_t *rgb);
+
+/* Decoders. On success *out owns a new pixel buffer; on failure *out is all zeros. notes (may be
+ * NULL) receives what was adjusted on the way in (ranges dropped or clamped), or "". */
+int sim_cycle_from_ilbm(const uint8_t *buf, size_t len, sim_cycle_scene *out, char *notes,
+                        size_t noteslen, char *err, size_t errlen);    /* IFF ILBM and PBM */
+int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, char *notes,
+                          size_t noteslen, char *err, size_t errlen);  /* Canvas Cycle JSON */
+/* Either of the above, chosen by the bytes ("FORM" or a JSON object). */
+int sim_cycle_from_bytes(const uint8_t *buf, size_t len, sim_cycle_scene *out, char *notes,
+                         size_t noteslen, char *err, size_t errlen);
+/* A copy of a cycle world's scene as it is now (ranges with their current modes and on/off;
+ * the base palette, not the cycled one). 0, SIM_EWRONGKIND for another kind, or SIM_ENOMEM. */
+int sim_cycle_world_scene(sim_world *w, sim_cycle_scene *out);
+/* Encoders: write into buf and return the full length, which may exceed cap (then only cap bytes
+ * were written: call again with a buffer that large). 0 if the scene is invalid. */
+size_t sim_cycle_to_ilbm(const sim_cycle_scene *s, int pbm, uint8_t *buf, size_t cap);
+size_t sim_cycle_to_ccjson(const sim_cycle_scene *s, const char *filename, uint8_t *buf,
+                           size_t cap);
 
 #endif

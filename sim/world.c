@@ -17,6 +17,7 @@
 
 static const sim_kind *const kinds[] = {
     &sim__kind_sand,
+    &sim__kind_cycle,
 };
 
 struct sim_world {
@@ -50,6 +51,7 @@ const char *sim_strerror(int err)
     case SIM_ECORRUPT: return "saved state is corrupt";
     case SIM_ENOSPC: return "buffer too small";
     case SIM_EDUP: return "duplicate input (client, seq)";
+    case SIM_EFILE: return "the file the world is built from cannot be used";
     default: return "unknown error";
     }
 }
@@ -425,7 +427,8 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
         rc = SIM_ENOMEM;
         goto done;
     }
-    rc = k->create(&p, cfg->seed, 0, &w->impl, msg, msglen);
+    p.files = cfg->files;
+    rc = k->create(&p, cfg->seed, cfg->bare ? 1 : 0, &w->impl, msg, msglen);
     if (rc) {
         w->impl = NULL;
         goto done;
@@ -458,10 +461,9 @@ const char *sim_world_params(const sim_world *w) { return w->params; }
 uint64_t sim_world_tick(const sim_world *w) { return w->tick; }
 const char *sim_world_error(const sim_world *w) { return w->err; }
 
-static int check_input(const sim_world *w, const sim_input *in, int check_tick, char *err,
-                       size_t errlen)
+/* The kind table's checks: a known input, its argument count, every argument in its range. */
+static int check_args(const sim_kind *k, const sim_input *in, char *err, size_t errlen)
 {
-    const sim_kind *k = w->kind;
     if (in->kind >= k->ninputs) {
         sim__fmt(err, errlen, "unknown input kind %u for %s", (unsigned)in->kind, k->name);
         return SIM_EINPUT;
@@ -479,13 +481,23 @@ static int check_input(const sim_world *w, const sim_input *in, int check_tick, 
             return SIM_EINPUT;
         }
     }
+    return 0;
+}
+
+static int check_input(const sim_world *w, const sim_input *in, int check_tick, char *err,
+                       size_t errlen)
+{
+    const sim_kind *k = w->kind;
+    int rc = check_args(k, in, err, errlen);
+    if (rc) return rc;
+    const sim_input_desc *d = &k->inputs[in->kind];
     if (check_tick && in->tick != w->tick) {
         sim__fmt(err, errlen, "%s for tick %llu, but the next tick is %llu", d->name,
                  (unsigned long long)in->tick, (unsigned long long)w->tick);
         return SIM_ETICK;
     }
     if (k->check_input) {
-        int rc = k->check_input(w->impl, in, err, errlen);
+        rc = k->check_input(w->impl, in, err, errlen);
         if (rc) return rc;
     }
     return 0;
@@ -648,6 +660,7 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     uint8_t *scratch = NULL;
     void *impl = NULL;
     const sim_kind *k = w->kind;
+    char why[200] = "";
     int rc;
 
     if (!buf) return SIM_EINVAL;
@@ -696,7 +709,20 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
         in->nargs = sim__r_u16(&r);
         for (int a = 0; a < SIM_INPUT_MAX_ARGS; a++) in->args[a] = sim__r_i32(&r);
         if (r.err) goto fail;
-        if (in->tick != tick || in->kind >= k->ninputs || in->nargs != k->inputs[in->kind].nargs) {
+        /* Each queued input passed the checks when it was queued — for this tick, in (client,
+         * seq) order, unused arguments zeroed. A blob that says otherwise was not saved by a
+         * world, and applying its inputs could do what the checks exist to prevent. */
+        int bad = check_args(k, in, why, sizeof why) != 0;
+        for (int a = in->nargs; !bad && a < SIM_INPUT_MAX_ARGS; a++) bad = in->args[a] != 0;
+        if (!bad && (in->tick != tick ||
+                     (i > 0 && (queue[i - 1].client > in->client ||
+                                (queue[i - 1].client == in->client && queue[i - 1].seq >= in->seq))))) {
+            sim__fmt(why, sizeof why, "queued input %u is not for tick %llu or out of (client, seq) "
+                     "order", (unsigned)i, (unsigned long long)tick);
+            bad = 1;
+        }
+        if (bad) {
+            if (!why[0]) sim__fmt(why, sizeof why, "queued input %u has stray arguments", (unsigned)i);
             rc = SIM_ECORRUPT;
             goto done;
         }
@@ -709,6 +735,8 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     rc = k->load(impl, &r);
     if (rc == 0 && r.err) rc = r.err;
     if (rc == 0 && r.pos != r.len) rc = SIM_ETRUNC;   /* trailing bytes: not what was saved */
+    for (uint32_t i = 0; rc == 0 && k->check_input && i < nq; i++)   /* the kind's own checks */
+        if (k->check_input(impl, &queue[i], why, sizeof why) != 0) rc = SIM_ECORRUPT;
     if (rc) goto done;
     size_t cap = world_save_max(k, impl, canon);
     scratch = malloc(cap);
@@ -738,7 +766,8 @@ done:
     if (impl) k->destroy(impl);
     free(queue);
     free(scratch);
-    sim__fmt(w->err, sizeof w->err, "load: %s", sim_strerror(rc));
+    if (why[0]) sim__fmt(w->err, sizeof w->err, "load: %s: %s", sim_strerror(rc), why);
+    else sim__fmt(w->err, sizeof w->err, "load: %s", sim_strerror(rc));
     return rc;
 }
 
@@ -761,6 +790,7 @@ static sim_world *world_from_blob(const uint8_t *buf, size_t len, int *rc)
     cfg.kind = k->name;
     cfg.seed = seed;
     cfg.params = params;
+    cfg.bare = 1;                     /* the blob is the whole state: build nothing, read no file */
     sim_world *w = sim_world_create(&cfg, rc);
     if (!w) return NULL;
     *rc = sim_world_load(w, buf, len);

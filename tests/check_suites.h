@@ -7,6 +7,7 @@ Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
 Suite *suite_sand(void);
+Suite *suite_cycle(void);
 Suite *suite_wire(void);
 Suite *suite_codec(void);
 Suite *suite_server(void);

@@ -293,6 +293,46 @@ START_TEST(load_refuses_bad_blobs_and_leaves_world_untouched)
 }
 END_TEST
 
+/* A queued input in a saved state is applied by the next step, unchecked: so load refuses any
+ * the world itself would not have queued (found by tests/fuzz/fuzz_state.c: a blob with a paint
+ * of radius 99995 overflowed the disc test in sand_apply_input). */
+START_TEST(load_refuses_queued_inputs_no_world_would_queue)
+{
+    sim_world *src = mk("sand", 5, "w=32,h=32,scene=empty");
+    sim_input a = paint(0, 1, 4, 10, 10, 3, 3), b = paint(0, 2, 1, 20, 20, 5, 4);
+    ck_assert_int_eq(sim_world_input(src, &a), 0);
+    ck_assert_int_eq(sim_world_input(src, &b), 0);
+    size_t cap = sim_world_save_max(src);
+    uint8_t *good = malloc(cap), *bad = malloc(cap);
+    size_t n = sim_world_save(src, good, cap);
+    size_t plen = good[32] | (good[33] << 8);
+    size_t q = 34 + plen + 4;                            /* the first queued input (52 bytes each) */
+    ck_assert_int_eq(good[q + 8], 1);                    /* client 1 */
+    ck_assert_int_eq(good[q + 52 + 8], 2);               /* client 2 */
+    sim_world *w = mk("sand", 77, "w=16,h=16,scene=empty");
+    memcpy(bad, good, n); bad[q + 28] = 0x9b; bad[q + 29] = 0x86; bad[q + 30] = 0x01;   /* r = 99995 */
+    expect_refused(w, bad, n, SIM_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(sim_world_error(w), "r=99995 is out of range"));
+    memcpy(bad, good, n); bad[q + 52 + 44] = 1;         /* client 2's unused 7th argument */
+    expect_refused(w, bad, n, SIM_ECORRUPT);
+    memcpy(bad, good, n); bad[q + 8] = 3;                /* client 3 queued before client 2 */
+    expect_refused(w, bad, n, SIM_ECORRUPT);
+    memcpy(bad, good, n); bad[q + 52 + 8] = 1; bad[q + 52 + 12] = 4;   /* (1, 4) twice */
+    expect_refused(w, bad, n, SIM_ECORRUPT);
+    memcpy(bad, good, n); bad[q + 16] = 7;               /* an input kind sand does not have */
+    expect_refused(w, bad, n, SIM_ECORRUPT);
+    /* The state as saved loads, and steps as the original does. */
+    ck_assert_int_eq(sim_world_load(w, good, n), 0);
+    sim_world_step(w);
+    sim_world_step(src);
+    ck_assert_uint_eq(sim_world_hash(w), sim_world_hash(src));
+    free(good);
+    free(bad);
+    sim_world_destroy(src);
+    sim_world_destroy(w);
+}
+END_TEST
+
 START_TEST(frame_hash_covers_size_palette_and_pixels)
 {
     sim_frame f;
@@ -334,6 +374,7 @@ Suite *suite_world(void)
     tcase_add_test(tc, inputs_apply_in_client_seq_order);
     tcase_add_test(tc, save_load_round_trip);
     tcase_add_test(tc, load_refuses_bad_blobs_and_leaves_world_untouched);
+    tcase_add_test(tc, load_refuses_queued_inputs_no_world_would_queue);
     tcase_add_test(tc, frame_hash_covers_size_palette_and_pixels);
     tcase_add_test(tc, strerror_names_every_code);
     suite_add_tcase(s, tc);

@@ -40,6 +40,15 @@ run_all() {   # runner-prefix dir
         --params scene=bench > "$dir/sand-bench.chain"
     # Palette cycling: every scene (one at another size, one through the ranges view) and a scene
     # decoded from a committed ILBM file, rendered every tick.
+    $pre "$dir/viv" sim --world cycle --seed 42 --ticks 3000 --every 10 \
+        --inputs tests/golden/cycle.inputs > "$dir/cycle-golden.chain"
+    $pre "$dir/viv" sim --world cycle --seed 3 --ticks 600 --every 20 --render-all \
+        --params scene=fire > "$dir/cycle-fire.chain"
+    $pre "$dir/viv" sim --world cycle --seed 5 --ticks 600 --every 20 --render-all --view ranges \
+        --params scene=dusk,w=480,h=270 > "$dir/cycle-dusk.chain"
+    $pre "$dir/viv" sim --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
+        --params scene=file:tests/golden/cycle-scene.lbm --inputs tests/golden/cycle.inputs \
+        > "$dir/cycle-file.chain"
     # A fuzz corpus: random sessions of every kind (fixed seed), live and sync-test, every
     # tick's hashes written out.
     $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet \
@@ -64,7 +73,7 @@ for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
         status=1
     fi
 done
-for chain in sand-golden sand-demo sand-bench fuzz; do
+for chain in sand-golden sand-demo sand-bench cycle-golden cycle-fire cycle-dusk cycle-file fuzz; do
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")
     [ "$lines" -gt 0 ] || { echo "cross: $chain produced no output" >&2; status=1; continue; }
@@ -85,5 +94,13 @@ if ! cmp -s "$out/sand-golden.every100" tests/golden/sand.chain; then
     status=1
 else
     echo "cross: golden chain matches tests/golden/sand.chain"
+fi
+awk '$1 % 100 == 0' "$out/gcc-O2/cycle-golden.chain" > "$out/cycle-golden.every100"
+if ! cmp -s "$out/cycle-golden.every100" tests/golden/cycle.chain; then
+    echo "cross: the golden chain differs from tests/golden/cycle.chain" >&2
+    diff tests/golden/cycle.chain "$out/cycle-golden.every100" | head -4 >&2
+    status=1
+else
+    echo "cross: golden chain matches tests/golden/cycle.chain"
 fi
 exit $status
