@@ -49,12 +49,13 @@ wait_until() {
     return 1
 }
 
-# Start vivd on a free port with two worlds: sand seed 7 (320x180, shrunk to fit) and a small
-# sand seed 3 (64x32, enlarged). Sets $host.
+# Start vivd on a free port with the worlds given as --world specs, by default two: sand seed 7
+# (320x180, shrunk to fit) and a small sand seed 3 (64x32, enlarged). Sets $host.
 start_vivd() {
     rm -f "$tmp/port"
+    [ $# -gt 0 ] || set -- --world sand:seed=7 --world sand:seed=3:w=64,h=32
     "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
-        --player-token "$PLAYER" --quiet --world sand:seed=7 --world sand:seed=3:w=64,h=32 \
+        --player-token "$PLAYER" --quiet "$@" \
         > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!
     if ! wait_until 100 grep -Eq '^[0-9]+' "$tmp/port" 2>/dev/null; then
@@ -354,6 +355,16 @@ if command -v tmux > /dev/null 2>&1; then
     fi
 else
     echo "view: skipped: the interactive tests need tmux"
+fi
+
+# ---- the other kinds: the same picture check on each ----------------------------------------------
+# A palette-cycling world (only its palette changes after tick 0) and a terrarium, in x-ray too.
+if command -v python3 > /dev/null 2>&1; then
+    [ -n "$vivd_pid" ] && stop_vivd
+    start_vivd --world cycle:seed=5:scene=fire --world cycle:seed=2:scene=dusk
+    picture "cycle fire 80x24" 80 24 --world cycle --seed 5 --params scene=fire -- --world 1
+    picture "cycle dusk 120x40" 120 40 --world cycle --seed 2 --params scene=dusk -- --world 2
+    stop_vivd
 fi
 
 if [ "$fails" -ne 0 ]; then
