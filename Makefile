@@ -6,6 +6,8 @@
 #   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
+#   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
+#   make test-san        every Check suite under ASan+UBSan (make test runs it beside the fuzzers)
 
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -63,6 +65,7 @@ LIBWIRE     := $(BUILD)/libwire.a
 LIBCLI      := $(BUILD)/libcli.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-nm test-cross test-campaign bench golden clean help
+.PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow
 all: $(BIN)/viv $(BIN)/vivd
 
 deps:
@@ -106,15 +109,39 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory test-nm check test-cli test-view
+	$(MAKE) --no-print-directory -j2 -O test-nm check-fast check-slow test-cli test-view
 	$(MAKE) --no-print-directory test-cross
 	$(MAKE) --no-print-directory test-campaign
+ifeq ($(SANITIZE),)
+	$(MAKE) --no-print-directory -j3 -O test-san test-fuzz
+endif
 	@echo "make test: all passed"
 
 check: $(BUILD)/check_all
 	cd tests && CK_DEFAULT_TIMEOUT=600 VIV_BIN=../$(BIN) ../$(BUILD)/check_all
 
 test-unit: check
+
+# The suites split by speed, so that `make test` runs the wall-clock ones (tag "slow": the robust
+# fault and load tests, mostly waiting) beside the CPU-bound ones.
+check-fast: $(BUILD)/check_all
+	cd tests && CK_EXCLUDE_TAGS=slow CK_DEFAULT_TIMEOUT=600 VIV_BIN=../$(BIN) ../$(BUILD)/check_all
+
+check-slow: $(BUILD)/check_all $(BIN)/vivd
+	cd tests && CK_INCLUDE_TAGS=slow CK_DEFAULT_TIMEOUT=600 VIV_BIN=../$(BIN) ../$(BUILD)/check_all
+
+# Every suite under ASan+UBSan, in its own build directory: LeakSanitizer turns a leak in vivd
+# into a non-zero exit, which the end-to-end tests check. `make test` runs the two halves and the
+# fuzzers (test-fuzz, niced) side by side: `make -j3 test-san test-fuzz`.
+SAN_BUILD ?= build/san
+SAN_VARS  := SANITIZE=address,undefined BUILD=$(SAN_BUILD) BIN=$(SAN_BUILD)/bin
+san-build:
+	$(MAKE) --no-print-directory $(SAN_VARS) all $(SAN_BUILD)/check_all
+test-san-fast: san-build
+	$(MAKE) --no-print-directory $(SAN_VARS) check-fast
+test-san-slow: san-build
+	$(MAKE) --no-print-directory $(SAN_VARS) check-slow
+test-san: test-san-fast test-san-slow
 
 test-nm: $(LIBSIM)
 	sh tests/nm_libm.sh $(LIBSIM)
@@ -169,6 +196,8 @@ clean:
 	rm -rf build bin
 
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+include tests/fuzz/fuzz.mk
 
 -include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

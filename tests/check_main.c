@@ -10,6 +10,7 @@ int main(int argc, char **argv)
     Suite *(*const makers[])(void) = {
         suite_rng, suite_dmath, suite_raster, suite_world, suite_sand, suite_wire, suite_codec, suite_server, suite_record,
         suite_replay, suite_cycle,
+        suite_robust,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {

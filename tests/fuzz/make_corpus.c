@@ -1,0 +1,600 @@
+/* make_corpus.c — writes the fuzzers' seed corpora (`make fuzz-corpus`; the output is committed
+ * in tests/fuzz/corpus/). Deterministic: the same build writes the same files.
+ *
+ *   make_corpus DIR     writes DIR/<target>/<name> for every target in tests/fuzz/
+ *
+ * The seeds are small, valid examples of every kind of input each decoder takes — every protocol
+ * message, every tile mode at edge sizes, a saved state of every world kind at its smallest size,
+ * inputs files at the edges of every input's ranges, ILBM/PBM/JSON scenes — plus a few malformed
+ * ones, so that libFuzzer starts from deep inside each format. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
+#include "codec.h"
+#include "sim.h"
+#include "wire.h"
+
+static const char *root;
+static int nfiles;
+
+static void mkdir_p(const char *dir)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "make_corpus: mkdir %s: %s\n", dir, strerror(errno));
+        exit(1);
+    }
+}
+
+static void put_file(const char *target, const char *name, const void *p, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, target);
+    mkdir_p(path);
+    snprintf(path, sizeof path, "%s/%s/%s", root, target, name);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || (n && fwrite(p, 1, n, fp) != n) || fclose(fp) != 0) {
+        fprintf(stderr, "make_corpus: cannot write %s\n", path);
+        exit(1);
+    }
+    nfiles++;
+}
+
+static void put_buf(const char *target, const char *name, wire_buf *b)
+{
+    if (b->oom) {
+        fprintf(stderr, "make_corpus: out of memory building %s/%s\n", target, name);
+        exit(1);
+    }
+    put_file(target, name, b->p, b->len);
+    wire_buf_reset(b);
+}
+
+static void kv_str(wire_buf *b, const char *k, const char *v) { wire_put_str(b, k); wire_put_str(b, v); }
+static void kv_uint(wire_buf *b, const char *k, uint64_t v) { wire_put_str(b, k); wire_put_uint(b, v); }
+
+static sim_world *make_world(const char *kind, uint64_t seed, const char *params)
+{
+    char err[256];
+    sim_config cfg = sim_config_default();
+    cfg.kind = kind;
+    cfg.seed = seed;
+    cfg.params = params;
+    cfg.err = err;
+    cfg.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&cfg, &rc);
+    if (!w) {
+        fprintf(stderr, "make_corpus: %s %s: %s\n", kind, params, err);
+        exit(1);
+    }
+    return w;
+}
+
+/* The smallest params a kind allows: every INT param at its minimum. */
+static void small_params(const sim_kind *k, const char *extra, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < k->nparams; i++) {
+        if (k->params[i].type != SIM_PARAM_INT) continue;
+        n += (size_t)snprintf(out + n, cap - n, "%s%s=%lld", n ? "," : "", k->params[i].name,
+                              (long long)k->params[i].min);
+    }
+    if (extra && *extra) snprintf(out + n, cap - n, "%s%s", n ? "," : "", extra);
+}
+
+/* ---- wire: client messages ---------------------------------------------------------------------- */
+static void corpus_wire(void)
+{
+    const char *T = "wire";
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 3); kv_str(&b, "t", "hello"); kv_uint(&b, "v", 1); kv_str(&b, "name", "viewer"); wire_msg_end(&b);
+    put_buf(T, "hello", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 4); kv_str(&b, "t", "hello"); kv_uint(&b, "v", 1); kv_str(&b, "name", "p1"); kv_str(&b, "token", "player-token"); wire_msg_end(&b);
+    put_buf(T, "hello-token", &b);
+    static const char *const encs[] = { "tile.zst", "tile", "raw" };
+    for (int e = 0; e < 3; e++) {
+        char name[32];
+        wire_msg_begin(&b); wire_put_map(&b, 5); kv_str(&b, "t", "sub"); kv_uint(&b, "world", 1);
+        kv_uint(&b, "every", (uint64_t)(e * 1799 + 1)); kv_str(&b, "enc", encs[e]); kv_str(&b, "view", "normal"); wire_msg_end(&b);
+        snprintf(name, sizeof name, "sub-%s", encs[e]);
+        put_buf(T, name, &b);
+    }
+    wire_msg_begin(&b); wire_put_map(&b, 2); kv_str(&b, "t", "unsub"); kv_uint(&b, "world", 1); wire_msg_end(&b);
+    put_buf(T, "unsub", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 5); kv_str(&b, "t", "input"); kv_uint(&b, "world", 1); kv_uint(&b, "seq", 4294967295u);
+    kv_str(&b, "kind", "paint"); wire_put_str(&b, "args"); wire_put_array(&b, 4);
+    wire_put_int(&b, 160); wire_put_int(&b, -20); wire_put_int(&b, 5); wire_put_int(&b, INT32_MIN); wire_msg_end(&b);
+    put_buf(T, "input", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 4); kv_str(&b, "t", "create"); kv_str(&b, "kind", "sand"); kv_uint(&b, "seed", UINT64_MAX);
+    kv_str(&b, "params", "w=16,h=16,scene=empty"); wire_msg_end(&b);
+    put_buf(T, "create", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 2); kv_str(&b, "t", "close"); kv_uint(&b, "world", 2); wire_msg_end(&b);
+    put_buf(T, "close", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 1); kv_str(&b, "t", "stats"); wire_msg_end(&b);
+    put_buf(T, "stats", &b);
+    static const char *const ops[] = { "pause", "resume", "step", "seek", "speed" };
+    for (int o = 0; o < 5; o++) {
+        char name[32];
+        wire_msg_begin(&b); wire_put_map(&b, 5); kv_str(&b, "t", "play"); kv_uint(&b, "world", 1); kv_str(&b, "op", ops[o]);
+        kv_uint(&b, "tick", 600); kv_uint(&b, "speed", 250); wire_msg_end(&b);
+        snprintf(name, sizeof name, "play-%s", ops[o]);
+        put_buf(T, name, &b);
+    }
+    /* ping echoes any value: every msgpack type and width. */
+    wire_msg_begin(&b); wire_put_map(&b, 2); kv_str(&b, "t", "ping"); wire_put_str(&b, "n");
+    wire_put_array(&b, 17);
+    wire_put_nil(&b); wire_put_bool(&b, 1); wire_put_bool(&b, 0);
+    wire_put_int(&b, -1); wire_put_int(&b, -100); wire_put_int(&b, -30000); wire_put_int(&b, -2000000000); wire_put_int(&b, INT64_MIN);
+    wire_put_uint(&b, 200); wire_put_uint(&b, 60000); wire_put_uint(&b, 4000000000u); wire_put_uint(&b, UINT64_MAX);
+    { const uint8_t f32[] = { 0xca, 0x3f, 0x80, 0, 0 }, f64[] = { 0xcb, 0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18 };
+      wire_put_raw(&b, f32, sizeof f32); wire_put_raw(&b, f64, sizeof f64); }
+    { const uint8_t ext[] = { 0xd4, 0x01, 0x02, 0xc7, 0x03, 0xff, 1, 2, 3 };
+      wire_put_raw(&b, ext, 3); wire_put_raw(&b, ext + 3, 6); }
+    wire_put_bin(&b, "\x00\x01\x02", 3);
+    wire_msg_end(&b);
+    put_buf(T, "ping-types", &b);
+    /* Nesting to the limit (8), and one past it. */
+    for (int depth = 7; depth <= 8; depth++) {
+        wire_msg_begin(&b); wire_put_map(&b, 2); kv_str(&b, "t", "ping"); wire_put_str(&b, "n");
+        for (int d = 0; d < depth; d++) {
+            if (d % 2) { wire_put_map(&b, 1); wire_put_str(&b, "k"); } else wire_put_array(&b, 1);
+        }
+        wire_put_uint(&b, 7);
+        wire_msg_end(&b);
+        put_buf(T, depth == 7 ? "ping-depth8" : "ping-depth9", &b);
+    }
+    { char s[300]; memset(s, 'x', sizeof s - 1); s[sizeof s - 1] = '\0';
+      wire_msg_begin(&b); wire_put_map(&b, 3); kv_str(&b, "t", "hello"); kv_uint(&b, "v", 1); kv_str(&b, "name", s); wire_msg_end(&b);
+      put_buf(T, "hello-str16", &b); }
+    /* Duplicate keys (the last wins), 24 keys, a non-string key, trailing bytes, not a map. */
+    wire_msg_begin(&b); wire_put_map(&b, 3); kv_str(&b, "t", "sub"); kv_uint(&b, "world", 1); kv_str(&b, "t", "unsub"); wire_msg_end(&b);
+    put_buf(T, "dup-keys", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 24);
+    for (int k = 0; k < 24; k++) { char key[8]; snprintf(key, sizeof key, "k%d", k); kv_uint(&b, key, (uint64_t)k); }
+    wire_msg_end(&b);
+    put_buf(T, "24-keys", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 1); wire_put_uint(&b, 1); wire_put_uint(&b, 2); wire_msg_end(&b);
+    put_buf(T, "int-key", &b);
+    wire_msg_begin(&b); wire_put_map(&b, 1); kv_str(&b, "t", "stats"); wire_put_uint(&b, 0); wire_msg_end(&b);
+    put_buf(T, "trailing", &b);
+    wire_msg_begin(&b); wire_put_array(&b, 2); wire_put_str(&b, "t"); wire_put_str(&b, "hello"); wire_msg_end(&b);
+    put_buf(T, "array", &b);
+    /* A whole session in one stream, ending in half a message. */
+    wire_msg_begin(&b); wire_put_map(&b, 4); kv_str(&b, "t", "hello"); kv_uint(&b, "v", 1); kv_str(&b, "name", "p"); kv_str(&b, "token", "x"); wire_msg_end(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 3); kv_str(&b, "t", "sub"); kv_uint(&b, "world", 1); kv_str(&b, "enc", "raw"); wire_msg_end(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 5); kv_str(&b, "t", "input"); kv_uint(&b, "world", 1); kv_uint(&b, "seq", 1);
+    kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 3); wire_put_int(&b, 1); wire_put_int(&b, 2); wire_put_int(&b, 3); wire_msg_end(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 2); kv_str(&b, "t", "ping"); kv_uint(&b, "n", 9); wire_msg_end(&b);
+    wire_put_raw(&b, "\x00\x00\x00\x10\x82", 5);
+    put_buf(T, "session", &b);
+    /* Hostile lengths: a huge map count, an oversized frame length. */
+    const uint8_t huge[] = { 0, 0, 0, 7, 0xdf, 0x00, 0x0f, 0x42, 0x40, 0xa1, 0x74 };
+    put_file(T, "huge-map", huge, sizeof huge);
+    const uint8_t big[] = { 0x00, 0x01, 0x00, 0x01, 0x80 };
+    put_file(T, "too-large", big, sizeof big);
+    wire_buf_free(&b);
+}
+
+/* ---- codec: tile data -------------------------------------------------------------------------- */
+static void put_codec(const char *name, int w, int h, int key, uint8_t fill, const uint8_t *cur)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    const uint8_t hdr[4] = { (uint8_t)(w - 1), (uint8_t)(h - 1), (uint8_t)key, fill };
+    wire_put_raw(&b, hdr, 4);
+    size_t n = (size_t)w * (size_t)h;
+    uint8_t *prev = malloc(n);
+    memset(prev, fill, n);
+    codec_encode(&b, cur, key ? NULL : prev, w, h);
+    put_buf("codec", name, &b);
+    free(prev);
+    wire_buf_free(&b);
+}
+
+static void corpus_codec(void)
+{
+    static uint8_t px[256 * 256];
+    const int sizes[][2] = { { 1, 1 }, { 33, 17 }, { 255, 2 } };
+    char name[64];
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        for (int pattern = 0; pattern < 5; pattern++) {
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    uint8_t v;
+                    switch (pattern) {
+                    case 0: v = 7; break;                                      /* SOLID */
+                    case 1: v = (uint8_t)(((x + y) & 1) ? 5 : 6); break;       /* PACKED b=1 */
+                    case 2: v = (uint8_t)(x % 4 + 10 * (y % 3 == 0)); break;   /* PACKED b=2/4 */
+                    case 3: v = (uint8_t)(y < h / 2 ? 1 : 2); break;           /* RLE */
+                    default: v = (uint8_t)(x * 31 + y * 17 + x * y); break;    /* RAW */
+                    }
+                    px[y * w + x] = v;
+                }
+            snprintf(name, sizeof name, "key-%dx%d-p%d", w, h, pattern);
+            put_codec(name, w, h, 1, 0, px);
+            /* A delta against a plain frame: part of the picture changed. */
+            for (int i = 0; i < w * h; i++)
+                if ((i / w) % 32 >= 16) px[i] = 9;
+            snprintf(name, sizeof name, "delta-%dx%d-p%d", w, h, pattern);
+            put_codec(name, w, h, 0, 9, px);
+        }
+    }
+    /* An unchanged frame (header NONE), and a real picture: a sand world's frame. */
+    memset(px, 4, 64);
+    put_codec("none-8x8", 8, 8, 0, 4, px);
+    sim_world *w = make_world("sand", 3, "w=40,h=24,scene=bench");
+    for (int t = 0; t < 40; t++) sim_world_step(w);
+    sim_frame f;
+    sim_world_frame_init(w, &f);
+    sim_world_render(w, 0, &f);
+    put_codec("sand-40x24-key", f.w, f.h, 1, 0, f.px);
+    put_codec("sand-40x24-delta", f.w, f.h, 0, 0, f.px);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+    /* Malformed: a bad header, a bad mode, a bitmap with stray high bits, a truncated RLE. */
+    static const struct { uint8_t b[8]; size_t n; } bad[] = {
+        { { 15, 15, 0, 0, 3 }, 5 },                      /* header 3 */
+        { { 15, 15, 1, 0, 2, 4 }, 6 },                   /* a keyframe, mode 4 */
+        { { 0, 0, 0, 0, 1, 0x03, 0, 7 }, 8 },            /* a bitmap bit past the last tile */
+        { { 15, 15, 1, 0, 2, 2, 1, 0x80 }, 8 },          /* an RLE varint cut short */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(name, sizeof name, "bad-%zu", i);
+        put_file("codec", name, bad[i].b, bad[i].n);
+    }
+}
+
+/* ---- frame: what vivd sends a client ------------------------------------------------------------- */
+static ZSTD_CCtx *zctx;
+
+/* One frame message as server/fanout.c builds it (docs/PROTOCOL.md "frame"). */
+static void frame_msg(wire_buf *out, uint32_t world, const sim_frame *f, const uint8_t *prev, uint64_t tick,
+                      uint64_t sh, const char *enc, int with_pal)
+{
+    wire_buf data;
+    wire_buf_init(&data);
+    int key = prev == NULL || strcmp(enc, "raw") == 0;
+    const char *sent = enc;
+    if (strcmp(enc, "raw") == 0) {
+        wire_put_raw(&data, f->px, (size_t)f->w * f->h);
+    } else {
+        codec_encode(&data, f->px, key ? NULL : prev, f->w, f->h);
+        if (strcmp(enc, "tile.zst") == 0) {
+            size_t cap = ZSTD_compressBound(data.len);
+            uint8_t *z = malloc(cap);
+            size_t zn = ZSTD_compressCCtx(zctx, z, cap, data.p, data.len, 1);
+            if (!ZSTD_isError(zn) && zn < data.len) {
+                wire_buf_reset(&data);
+                wire_put_raw(&data, z, zn);
+            } else {
+                sent = "tile";
+            }
+            free(z);
+        }
+    }
+    wire_msg_begin(out);
+    wire_put_map(out, 11 + (with_pal || key));
+    kv_str(out, "t", "frame");
+    kv_uint(out, "world", world);
+    kv_uint(out, "tick", tick);
+    wire_put_str(out, "key"); wire_put_bool(out, key);
+    kv_uint(out, "w", f->w);
+    kv_uint(out, "h", f->h);
+    kv_uint(out, "pv", f->pal.version);
+    if (with_pal || key) { wire_put_str(out, "pal"); wire_put_bin(out, f->pal.rgb, (size_t)f->pal.count * 3); }
+    kv_str(out, "enc", sent);
+    wire_put_str(out, "data"); wire_put_bin(out, data.p, data.len);
+    kv_uint(out, "fh", sim_frame_hash(f));
+    kv_uint(out, "sh", sh);
+    wire_msg_end(out);
+    wire_buf_free(&data);
+}
+
+static void corpus_frame(void)
+{
+    zctx = ZSTD_createCCtx();
+    static const char *const encs[] = { "tile.zst", "tile", "raw" };
+    const char *kinds[][2] = { { "sand", "w=16,h=16,scene=bench" }, { "sand", "w=40,h=24,scene=demo" },
+                               { "cycle", "scene=fire,w=160,h=90" } };
+    char name[64];
+    for (int k = 0; k < 3; k++) {
+        for (int e = 0; e < 3; e++) {
+            if (k == 2 && e != 0) continue;                      /* 14 KB raw frames: one is enough */
+            sim_world *w = make_world(kinds[k][0], 11, kinds[k][1]);
+            sim_frame f;
+            sim_world_frame_init(w, &f);
+            size_t n = (size_t)f.w * f.h;
+            uint8_t *prev = malloc(n);
+            wire_buf b;
+            wire_buf_init(&b);
+            uint32_t pv = 0;
+            for (int t = 0; t < 4; t++) {
+                sim_world_step(w);
+                sim_world_render(w, 0, &f);
+                frame_msg(&b, 1 + (uint32_t)k, &f, t ? prev : NULL, sim_world_tick(w), sim_world_hash(w), encs[e],
+                          t == 0 || f.pal.version != pv);
+                memcpy(prev, f.px, n);
+                pv = f.pal.version;
+            }
+            snprintf(name, sizeof name, "%s-%dx%d-%s", kinds[k][0], f.w, f.h, encs[e]);
+            put_buf("frame", name, &b);
+            wire_buf_free(&b);
+            free(prev);
+            sim_frame_free(&f);
+            sim_world_destroy(w);
+        }
+    }
+    /* Other server messages around frames. */
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 4); kv_str(&b, "t", "error"); kv_str(&b, "code", "timeout");
+    kv_str(&b, "msg", "no hello within 10 s"); kv_uint(&b, "seq", 3); wire_msg_end(&b);
+    wire_msg_begin(&b); wire_put_map(&b, 3); kv_str(&b, "t", "ack"); kv_uint(&b, "seq", 3); kv_uint(&b, "tick", 99); wire_msg_end(&b);
+    put_buf("frame", "error-ack", &b);
+    wire_buf_free(&b);
+    ZSTD_freeCCtx(zctx);
+}
+
+/* ---- state: saved worlds ------------------------------------------------------------------------- */
+/* A mid-range value for each argument, and the first enum value where there are names. */
+static int queue_some_input(sim_world *w, uint32_t seq)
+{
+    const sim_kind *k = sim_world_kind(w);
+    for (int i = 0; i < k->ninputs; i++) {
+        sim_input in;
+        memset(&in, 0, sizeof in);
+        in.tick = sim_world_tick(w);
+        in.client = 1;
+        in.seq = seq;
+        in.kind = (uint16_t)i;
+        in.nargs = (uint16_t)k->inputs[i].nargs;
+        for (int a = 0; a < in.nargs; a++) {
+            const sim_arg_desc *d = &k->inputs[i].args[a];
+            int64_t v = ((int64_t)d->min + d->max) / 2;
+            if (v - d->min > 5) v = d->min + 5;                 /* near the origin: inside small worlds */
+            in.args[a] = (int32_t)v;
+        }
+        if (sim_world_input(w, &in) == 0) return 1;
+    }
+    return 0;
+}
+
+static size_t state_len(const sim_world *w)
+{
+    size_t cap = sim_world_save_max(w);
+    uint8_t *buf = malloc(cap);
+    size_t n = sim_world_save(w, buf, cap);
+    free(buf);
+    return n;
+}
+
+static void save_state(const char *name, const sim_world *w)
+{
+    size_t cap = sim_world_save_max(w);
+    uint8_t *buf = malloc(cap);
+    size_t n = sim_world_save(w, buf, cap);
+    if (!n) {
+        fprintf(stderr, "make_corpus: %s does not save\n", name);
+        exit(1);
+    }
+    put_file("state", name, buf, n);
+    free(buf);
+}
+
+/* A small scene for the cycle importers: 4..16 colours, ranges of every direction and mode. */
+static void make_scene(sim_cycle_scene *s, int w, int h, int ncolors, int nranges)
+{
+    memset(s, 0, sizeof *s);
+    s->w = (uint16_t)w;
+    s->h = (uint16_t)h;
+    s->ncolors = (uint16_t)ncolors;
+    for (int i = 0; i < ncolors * 3; i++) s->rgb[i] = (uint8_t)(i * 37 + 11);
+    s->px = malloc((size_t)w * h);
+    for (int i = 0; i < w * h; i++) s->px[i] = (uint8_t)((i * 7 + i / w) % ncolors);
+    s->nranges = (uint8_t)nranges;
+    for (int r = 0; r < nranges; r++) {
+        sim_cycle_range *g = &s->ranges[r];
+        g->low = (uint8_t)(r * 2 % (ncolors - 1));
+        g->high = (uint8_t)(g->low + 1 + r % (ncolors - 1 - g->low));
+        g->rate = (uint16_t)(r == 0 ? 16384 : 1000 * r + 7);
+        g->dir = (uint8_t)(r % 3);
+        g->mode = (uint8_t)(r / 3 % 2);
+        g->active = (uint8_t)(r != 4);
+    }
+}
+
+static int scene_reader(void *ud, const char *path, uint8_t **data, size_t *len, char *err, size_t errlen)
+{
+    const sim_cycle_scene *s = ud;
+    (void)path; (void)err; (void)errlen;
+    size_t n = sim_cycle_to_ilbm(s, 1, NULL, 0);
+    *data = malloc(n);
+    *len = sim_cycle_to_ilbm(s, 1, *data, n);
+    return 0;
+}
+
+static void corpus_state(void)
+{
+    char params[SIM_PARAMS_MAX], name[96];
+    for (int i = 0; i < sim_kind_count(); i++) {
+        const sim_kind *k = sim_kind_at(i);
+        /* Every choice of every ENUM param, at the smallest size. */
+        int nvariants = 1;
+        int enum_idx = -1;
+        for (int p = 0; p < k->nparams; p++)
+            if (k->params[p].type == SIM_PARAM_ENUM) {
+                enum_idx = p;
+                nvariants = 0;
+                while (k->params[p].choices[nvariants]) nvariants++;
+                break;
+            }
+        for (int v = 0; v < nvariants; v++) {
+            char extra[96] = "";
+            if (enum_idx >= 0) snprintf(extra, sizeof extra, "%s=%s", k->params[enum_idx].name, k->params[enum_idx].choices[v]);
+            small_params(k, extra, params, sizeof params);
+            sim_world *w = make_world(k->name, 21 + (uint64_t)v, params);
+            /* Large states (a procedural cycle scene is 14 KB) get one seed, not three. */
+            int small = state_len(w) <= 8192;
+            snprintf(name, sizeof name, "%s-%s-t0", k->name, enum_idx >= 0 ? k->params[enum_idx].choices[v] : "default");
+            if (small) save_state(name, w);
+            for (int t = 0; t < 30; t++) sim_world_step(w);
+            if (queue_some_input(w, 1)) {
+                snprintf(name, sizeof name, "%s-%s-t30-queued", k->name, enum_idx >= 0 ? k->params[enum_idx].choices[v] : "default");
+                save_state(name, w);
+                sim_world_step(w);
+            }
+            for (int t = 0; t < 60; t++) sim_world_step(w);
+            snprintf(name, sizeof name, "%s-%s-t91", k->name, enum_idx >= 0 ? k->params[enum_idx].choices[v] : "default");
+            if (small) save_state(name, w);
+            sim_world_destroy(w);
+        }
+    }
+    /* A cycle world built from a small file scene: its state carries the whole scene. */
+    if (sim_kind_find("cycle")) {
+        sim_cycle_scene s;
+        make_scene(&s, 8, 6, 8, 3);
+        sim_file_reader rd = { scene_reader, &s };
+        char err[256];
+        sim_config cfg = sim_config_default();
+        cfg.kind = "cycle";
+        cfg.seed = 2;
+        cfg.params = "scene=file:small.lbm";
+        cfg.files = &rd;
+        cfg.err = err;
+        cfg.errlen = sizeof err;
+        int rc;
+        sim_world *w = sim_world_create(&cfg, &rc);
+        if (!w) {
+            fprintf(stderr, "make_corpus: cycle from a file: %s\n", err);
+            exit(1);
+        }
+        for (int t = 0; t < 20; t++) sim_world_step(w);
+        queue_some_input(w, 1);
+        save_state("cycle-file-8x6", w);
+        sim_world_destroy(w);
+        sim_cycle_scene_free(&s);
+    }
+    /* Not states: nothing, a bare header, the wrong magic. */
+    put_file("state", "empty", "", 0);
+    put_file("state", "magic-only", "VIVW\x01\x00", 6);
+}
+
+/* ---- inputs: params line + inputs file ------------------------------------------------------------- */
+static void corpus_inputs(void)
+{
+    char buf[8192], params[SIM_PARAMS_MAX], name[64];
+    for (int i = 0; i < sim_kind_count(); i++) {
+        const sim_kind *k = sim_kind_at(i);
+        small_params(k, NULL, params, sizeof params);
+        size_t n = (size_t)snprintf(buf, sizeof buf, "%s\n# %s inputs at the edges of their ranges\n\n", params, k->name);
+        for (int in = 0; in < k->ninputs; in++) {
+            const sim_input_desc *d = &k->inputs[in];
+            for (int edge = 0; edge < 3; edge++) {
+                n += (size_t)snprintf(buf + n, sizeof buf - n, "%d %s", edge * 7, d->name);
+                for (int a = 0; a < d->nargs; a++) {
+                    const sim_arg_desc *ad = &d->args[a];
+                    const sim_enum_desc *e = ad->enum_name ? sim_kind_enum_find(k, ad->enum_name) : NULL;
+                    if (e && edge == 2) n += (size_t)snprintf(buf + n, sizeof buf - n, " %s", e->values[e->count - 1]);
+                    else n += (size_t)snprintf(buf + n, sizeof buf - n, " %d",
+                                               edge == 0 ? (int)ad->min : edge == 1 ? (int)ad->max : (int)(ad->min / 2 + ad->max / 2));
+                }
+                n += (size_t)snprintf(buf + n, sizeof buf - n, edge == 1 ? "   # max\n" : "\n");
+            }
+        }
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "5 nosuchinput 1 2\n\t12\t%s 1 2 3 4 5 6 7 8 9\n-1 %s\n",
+                              k->inputs[0].name, k->inputs[0].name);
+        snprintf(name, sizeof name, "%s-edges", k->name);
+        put_file("inputs", name, buf, n);
+    }
+    const char *const texts[][2] = {
+        { "sand-paint", "w=16,h=16,scene=empty\n0 paint 8 8 3 sand\n1 paint 0 0 64 water\n2 explode 15 15 20\n3 erase 8 8 64\n" },
+        { "params-spaces", " w = 16 , scene=bench ,\n120 paint 160 20 5 sand\n300 explode 160 90 20\n" },
+        { "params-bad", "w=5,w=6,nokey,=3,h=99999999999999999999\n\n#only a comment\n" },
+        { "terrarium", "w=160,scene=empty\n0 spawn lizard 40 30\n1 grab 40 30\n2 drag 60 10\n3 release\n4 shove 40 30 5 -5\n5 pointer 0 0\n" },
+        { "cycle", "scene=fire,w=160,h=90\n0 speed 400\n1 pause\n2 toggle 0\n" },
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) put_file("inputs", texts[i][0], texts[i][1], strlen(texts[i][1]));
+}
+
+/* ---- ilbm, ccjson: scenes ------------------------------------------------------------------------ */
+static void put_scene(const char *tag, const sim_cycle_scene *s)
+{
+    char name[64];
+    for (int which = 0; which < 3; which++) {
+        size_t n = which == 2 ? sim_cycle_to_ccjson(s, "scene.lbm", NULL, 0) : sim_cycle_to_ilbm(s, which, NULL, 0);
+        if (!n) {
+            fprintf(stderr, "make_corpus: scene %s does not encode\n", tag);
+            exit(1);
+        }
+        uint8_t *buf = malloc(n);
+        if (which == 2) sim_cycle_to_ccjson(s, "scene.lbm", buf, n);
+        else sim_cycle_to_ilbm(s, which, buf, n);
+        snprintf(name, sizeof name, "%s.%s", tag, which == 0 ? "ilbm" : which == 1 ? "pbm" : "json");
+        put_file(which == 2 ? "ccjson" : "ilbm", name, buf, n);
+        free(buf);
+    }
+}
+
+static void corpus_scenes(void)
+{
+    sim_cycle_scene s;
+    const int shapes[][4] = { { 1, 1, 2, 1 }, { 8, 4, 4, 2 }, { 33, 7, 16, 6 }, { 16, 16, 256, 16 }, { 17, 3, 32, 3 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char tag[32];
+        make_scene(&s, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
+        snprintf(tag, sizeof tag, "%dx%d-%dc-%dr", shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
+        put_scene(tag, &s);
+        sim_cycle_scene_free(&s);
+    }
+    /* A procedural scene, cut down to a corner so it stays small. */
+    sim_world *w = make_world("cycle", 4, "scene=waterfall,w=160,h=90");
+    sim_cycle_scene full;
+    if (sim_cycle_world_scene(w, &full) == 0) {
+        make_scene(&s, 24, 16, full.ncolors, 0);
+        memcpy(s.rgb, full.rgb, sizeof s.rgb);
+        s.nranges = full.nranges;
+        memcpy(s.ranges, full.ranges, sizeof s.ranges);
+        for (int y = 0; y < 16; y++) memcpy(s.px + y * 24, full.px + (size_t)(y + 60) * full.w + 40, 24);
+        put_scene("waterfall-corner", &s);
+        sim_cycle_scene_free(&s);
+        sim_cycle_scene_free(&full);
+    }
+    sim_world_destroy(w);
+    /* Canvas Cycle's own shape: no extra keys, reverse 2 and 3, a JSONP wrapper. */
+    const char *cc = "CanvasCycle.processImage({\"filename\":\"V08.LBM\",\"width\":4,\"height\":2,\n"
+                     "\"colors\":[[0,0,0],[255,0,0],[0,255,0],[0,0,255]],\n"
+                     "\"cycles\":[{\"reverse\":2,\"rate\":280,\"low\":1,\"high\":3},{\"reverse\":3,\"rate\":1400,\"low\":0,\"high\":1},"
+                     "{\"reverse\":0,\"rate\":0,\"low\":0,\"high\":0}],\n"
+                     "\"pixels\":[0,1,2,3,3,2,1,0]});\n";
+    put_file("ccjson", "canvascycle-jsonp.json", cc, strlen(cc));
+    const char *bad = "{\"width\":2,\"height\":1,\"colors\":[[1,2,3]],\"pixels\":[0,1]}";
+    put_file("ccjson", "pixel-out-of-palette.json", bad, strlen(bad));
+    /* An ILBM with a hand-made header only (no BODY), and a PBM ByteRun1 corner case. */
+    const uint8_t hdr[] = { 'F', 'O', 'R', 'M', 0, 0, 0, 32, 'I', 'L', 'B', 'M', 'B', 'M', 'H', 'D', 0, 0, 0, 20,
+                            0, 4, 0, 2, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 1, 1, 0, 4, 0, 2 };
+    put_file("ilbm", "bmhd-only.ilbm", hdr, sizeof hdr);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_corpus DIR\n");
+        return 2;
+    }
+    root = argv[1];
+    mkdir_p(root);
+    corpus_wire();
+    corpus_codec();
+    corpus_frame();
+    corpus_state();
+    corpus_inputs();
+    if (sim_kind_find("cycle")) corpus_scenes();
+    printf("make_corpus: %d files in %s\n", nfiles, root);
+    return 0;
+}
