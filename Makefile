@@ -166,7 +166,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle
 	BUILD=$(BUILD) sh bench/run.sh
 
 $(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
@@ -185,6 +185,9 @@ $(BUILD)/bench_cycle: $(BUILD)/bench/bench_cycle.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
 $(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bench_terrarium: $(BUILD)/bench/bench_terrarium.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- run ----------------------------------------------------------------------------------------

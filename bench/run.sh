@@ -18,6 +18,14 @@ machine="$(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's
 } | tee bench/out/sand.md
 echo
 {
+    echo "### $(date -u +%Y-%m-%d) — terrarium ticks/s: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_terrarium\`), compiler: $(${CC:-cc} --version | head -1)"
+    echo
+    $pin "$BUILD/bench_terrarium"
+} | tee bench/out/terrarium.md
+echo
+{
     echo "### $(date -u +%Y-%m-%d) — bytes per frame, 60 s of each demo world: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_bytes --seconds 60\`)"

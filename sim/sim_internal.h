@@ -64,6 +64,7 @@ void *sim__world_impl(sim_world *w);
 
 /* The registered kinds. */
 extern const sim_kind sim__kind_sand;
+extern const sim_kind sim__kind_terrarium;
 extern const sim_kind sim__kind_cycle;
 
 #endif

@@ -17,6 +17,7 @@
 
 static const sim_kind *const kinds[] = {
     &sim__kind_sand,
+    &sim__kind_terrarium,
     &sim__kind_cycle,
 };
 

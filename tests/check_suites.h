@@ -7,6 +7,8 @@ Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
 Suite *suite_sand(void);
+Suite *suite_verlet(void);
+Suite *suite_terrarium(void);
 Suite *suite_cycle(void);
 Suite *suite_wire(void);
 Suite *suite_codec(void);

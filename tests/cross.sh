@@ -38,6 +38,14 @@ run_all() {   # runner-prefix dir
     $pre "$dir/viv" sim --world sand --seed 1 --ticks 20000 --every 100 > "$dir/sand-demo.chain"
     $pre "$dir/viv" sim --world sand --seed 9 --ticks 2000 --every 50 --render-all \
         --params scene=bench > "$dir/sand-bench.chain"
+    # The terrarium: the golden script (drags, shoves, spawns), the demo for five minutes rendered
+    # every tick, and the x-ray view.
+    $pre "$dir/viv" sim --world terrarium --seed 42 --ticks 4000 --every 10 \
+        --inputs tests/golden/terrarium.inputs > "$dir/terrarium-golden.chain"
+    $pre "$dir/viv" sim --world terrarium --seed 1 --ticks 12000 --every 100 --render-all \
+        > "$dir/terrarium-demo.chain"
+    $pre "$dir/viv" sim --world terrarium --seed 3 --ticks 1200 --every 20 --render-all --view xray \
+        > "$dir/terrarium-xray.chain"
     # Palette cycling: every scene (one at another size, one through the ranges view) and a scene
     # decoded from a committed ILBM file, rendered every tick.
     $pre "$dir/viv" sim --world cycle --seed 42 --ticks 3000 --every 10 \
@@ -73,7 +81,7 @@ for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
         status=1
     fi
 done
-for chain in sand-golden sand-demo sand-bench cycle-golden cycle-fire cycle-dusk cycle-file fuzz; do
+for chain in sand-golden sand-demo sand-bench terrarium-golden terrarium-demo terrarium-xray cycle-golden cycle-fire cycle-dusk cycle-file fuzz; do
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")
     [ "$lines" -gt 0 ] || { echo "cross: $chain produced no output" >&2; status=1; continue; }
@@ -94,6 +102,14 @@ if ! cmp -s "$out/sand-golden.every100" tests/golden/sand.chain; then
     status=1
 else
     echo "cross: golden chain matches tests/golden/sand.chain"
+fi
+awk '$1 % 100 == 0' "$out/gcc-O2/terrarium-golden.chain" > "$out/terrarium-golden.every100"
+if ! cmp -s "$out/terrarium-golden.every100" tests/golden/terrarium.chain; then
+    echo "cross: the golden chain differs from tests/golden/terrarium.chain" >&2
+    diff tests/golden/terrarium.chain "$out/terrarium-golden.every100" | head -4 >&2
+    status=1
+else
+    echo "cross: golden chain matches tests/golden/terrarium.chain"
 fi
 awk '$1 % 100 == 0' "$out/gcc-O2/cycle-golden.chain" > "$out/cycle-golden.every100"
 if ! cmp -s "$out/cycle-golden.every100" tests/golden/cycle.chain; then

@@ -365,6 +365,11 @@ if command -v python3 > /dev/null 2>&1; then
     picture "cycle fire 80x24" 80 24 --world cycle --seed 5 --params scene=fire -- --world 1
     picture "cycle dusk 120x40" 120 40 --world cycle --seed 2 --params scene=dusk -- --world 2
     stop_vivd
+    start_vivd --world terrarium:seed=4 --world terrarium:seed=9:w=160
+    picture "terrarium 80x24" 80 24 --world terrarium --seed 4 -- --world 1
+    picture "terrarium x-ray 100x30" 100 30 --world terrarium --seed 4 --view xray -- --world 1 --view xray
+    picture "terrarium w=160 enlarged 120x40" 120 40 --world terrarium --seed 9 --params w=160 -- --world 2
+    stop_vivd
 fi
 
 if [ "$fails" -ne 0 ]; then

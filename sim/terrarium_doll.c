@@ -1,0 +1,724 @@
+/* terrarium_doll.c — drawing the terrarium: the room, the doll over each frame, and the x-ray.
+ *
+ * The doll knows nothing about the frame beyond where the circles ended up. A creature is drawn
+ * in painter's order: far limbs (one step lighter), then body and tail as one silhouette (capsules
+ * along the spine with a width profile — drawn radii, not physical ones: the lizard's tail
+ * simulates at radius 2 and is drawn from 5.4 down to 0.8), then the head, then the near limbs.
+ * Knees come from two-bone IK by the law of cosines, at draw time only. Coordinates are snapped
+ * to whole pixels here and nowhere else; nothing is anti-aliased; every pixel is a palette index.
+ *
+ * The x-ray strips the dolls off: chunks as circles, links as lines, pins, each limb's chosen
+ * foothold (×), its comfort radius (dashed) around the ideal spot, the brains' states, and the
+ * waypoint graph. The room itself (and the x-ray's grid and graph) is drawn once, at create. */
+#include "terrarium.h"
+#include <stdlib.h>
+
+/* ---- the palette ------------------------------------------------------------------------------- */
+enum {
+    C_BG0, C_BG1, C_BG2, C_BG3, C_FAR0, C_FAR1, C_FAR2,
+    C_MORTAR, C_ROCK, C_ROCK_HI, C_EDGE, C_EDGE2,
+    C_PLANK_D, C_PLANK, C_PLANK_HI, C_POLE, C_POLE_HI, C_CHAIN,
+    C_SHADOW, C_INK,
+    C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI, C_MOUTH,
+    C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_EYE,
+    C_ROPE_D, C_ROPE, C_ROPE_L,
+    C_X_BG, C_X_GRID, C_X_SOLID, C_X_PLANK, C_X_POLE, C_X_BONE, C_X_SOFT, C_X_WEAK, C_X_PIN,
+    C_X_FOOT, C_X_COMFORT, C_X_PLANTED, C_X_SWING, C_X_DANGLE, C_X_TUCK, C_X_NODE, C_X_WALK,
+    C_X_CLIMB, C_X_DROP, C_X_TEXT, C_X_IDEAL, C_X_LIZ, C_X_SCR, C_X_ROPE,
+    NCOLORS
+};
+
+static const uint8_t PALETTE[NCOLORS][3] = {
+    /* The room: a cold, dim back wall, concrete blocks with a pale worn top edge, timber planks,
+     * steel poles. Dark enough that the creatures carry the colour. */
+    [C_BG0] = { 13, 12, 21 },     [C_BG1] = { 17, 17, 28 },     [C_BG2] = { 21, 23, 35 },
+    [C_BG3] = { 26, 29, 42 },     [C_FAR0] = { 22, 24, 34 },    [C_FAR1] = { 30, 33, 46 },
+    [C_FAR2] = { 38, 42, 56 },
+    [C_MORTAR] = { 16, 15, 22 },  [C_ROCK] = { 40, 38, 50 },    [C_ROCK_HI] = { 50, 47, 61 },
+    [C_EDGE] = { 104, 96, 118 },  [C_EDGE2] = { 66, 61, 78 },
+    [C_PLANK_D] = { 52, 38, 36 }, [C_PLANK] = { 94, 69, 54 },   [C_PLANK_HI] = { 140, 106, 78 },
+    [C_POLE] = { 104, 100, 122 }, [C_POLE_HI] = { 156, 150, 172 }, [C_CHAIN] = { 46, 44, 58 },
+    [C_SHADOW] = { 10, 9, 15 },   [C_INK] = { 8, 7, 12 },
+    /* The lizard: deep teal-green body, a vivid lime head, the far side one step lighter. */
+    [C_LIZ_D] = { 24, 72, 58 },   [C_LIZ] = { 40, 118, 86 },    [C_LIZ_L] = { 70, 160, 110 },
+    [C_LIZ_FAR] = { 92, 184, 130 }, [C_LIZ_HEAD] = { 150, 214, 74 }, [C_LIZ_HEAD_HI] = { 206, 246, 120 },
+    [C_MOUTH] = { 128, 28, 52 },
+    /* The scrambler: warm ochre, a bushy tail, big eyes. */
+    [C_SCR_D] = { 138, 74, 36 },  [C_SCR] = { 212, 128, 52 },   [C_SCR_L] = { 242, 178, 100 },
+    [C_SCR_FAR] = { 246, 204, 146 }, [C_EYE] = { 244, 240, 228 },
+    [C_ROPE_D] = { 88, 78, 62 },  [C_ROPE] = { 142, 128, 100 }, [C_ROPE_L] = { 184, 168, 132 },
+    /* The x-ray. */
+    [C_X_BG] = { 6, 8, 12 },      [C_X_GRID] = { 16, 22, 32 },  [C_X_SOLID] = { 90, 104, 124 },
+    [C_X_PLANK] = { 168, 140, 92 }, [C_X_POLE] = { 74, 130, 172 }, [C_X_BONE] = { 224, 230, 238 },
+    [C_X_SOFT] = { 118, 130, 146 }, [C_X_WEAK] = { 44, 56, 72 }, [C_X_PIN] = { 255, 76, 76 },
+    [C_X_FOOT] = { 255, 210, 64 }, [C_X_COMFORT] = { 64, 168, 255 }, [C_X_PLANTED] = { 90, 224, 106 },
+    [C_X_SWING] = { 255, 226, 74 }, [C_X_DANGLE] = { 255, 122, 58 }, [C_X_TUCK] = { 208, 112, 255 },
+    [C_X_NODE] = { 255, 255, 255 }, [C_X_WALK] = { 64, 92, 112 }, [C_X_CLIMB] = { 52, 196, 255 },
+    [C_X_DROP] = { 255, 160, 64 }, [C_X_TEXT] = { 200, 212, 222 }, [C_X_IDEAL] = { 128, 208, 255 },
+    [C_X_LIZ] = { 90, 208, 160 },  [C_X_SCR] = { 255, 176, 96 }, [C_X_ROPE] = { 200, 184, 144 },
+};
+
+/* ---- drawing helpers: world units in, snapped pixels out --------------------------------------- */
+typedef struct pen {
+    sim_frame *f;
+    double s;               /* pixels per unit */
+} pen;
+
+static int px(const pen *p, double v) { return sim_snap(v * p->s); }
+
+/* sim_raster_capsule, pixel for pixel (the same coverage test, in the same arithmetic), but each
+ * row only visits the band where the segment's line passes: a covered pixel lies within
+ * sqrt(r² + r) of the segment, so within that of its line too. A diagonal limb or spine piece
+ * is mostly empty bounding box, and the dolls are mostly such pieces. Radii here are small and
+ * finite (the doll's own), so the raster's clamping for huge radii never applies. */
+void terra__capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1, uint8_t c)
+{
+    if (!f || !f->px || f->w == 0 || f->h == 0 || r0 != r0 || r1 != r1) return;
+    double rmax = r0 > r1 ? r0 : r1;
+    if (rmax < 0.0 || rmax > 1.0e6) {
+        sim_raster_capsule(f, x0, y0, x1, y1, r0, r1, c);
+        return;
+    }
+    int64_t m = (int64_t)rmax + 1;
+    int64_t xa = (x0 < x1 ? x0 : x1) - m, xb = (x0 > x1 ? x0 : x1) + m;
+    int64_t ya = (y0 < y1 ? y0 : y1) - m, yb = (y0 > y1 ? y0 : y1) + m;
+    if (xa < 0) xa = 0;
+    if (ya < 0) ya = 0;
+    if (xb > (int64_t)f->w - 1) xb = (int64_t)f->w - 1;
+    if (yb > (int64_t)f->h - 1) yb = (int64_t)f->h - 1;
+    double ddx = (double)((int64_t)x1 - x0), ddy = (double)((int64_t)y1 - y0);
+    double len2 = ddx * ddx + ddy * ddy;
+    /* Half-width of the band along a row, plus a pixel for rounding. */
+    double band = ddy != 0.0 ? sim_sqrt(rmax * rmax + rmax) * sim_sqrt(len2) / (ddy < 0.0 ? -ddy : ddy) + 1.0 : 0.0;
+    for (int64_t y = ya; y <= yb; y++) {
+        uint8_t *row = f->px + (size_t)y * f->w;
+        double py = (double)(y - y0);
+        int64_t lo = xa, hi = xb;
+        if (ddy != 0.0) {
+            double xl = (double)x0 + ddx * py / ddy;
+            double a = xl - band, b = xl + band;
+            if (a > (double)lo) lo = (int64_t)a;
+            if (b < (double)hi) hi = (int64_t)b + 1;
+            if (hi > xb) hi = xb;
+        }
+        for (int64_t x = lo; x <= hi; x++) {
+            double pxx = (double)(x - x0);
+            double t = 0.0, r = rmax;
+            if (len2 > 0.0) {
+                t = (pxx * ddx + py * ddy) / len2;
+                if (t <= 0.0) { t = 0.0; r = r0; }
+                else if (t >= 1.0) { t = 1.0; r = r1; }
+                else r = r0 + (r1 - r0) * t;
+            }
+            if (r < 0.0) continue;
+            double ex = pxx - t * ddx, ey = py - t * ddy;
+            if (ex * ex + ey * ey <= r * r + r) row[x] = c;
+        }
+    }
+}
+
+static void w_capsule(const pen *p, double x0, double y0, double x1, double y1, double r0, double r1,
+                      uint8_t c)
+{
+    terra__capsule(p->f, px(p, x0), px(p, y0), px(p, x1), px(p, y1), r0 * p->s, r1 * p->s, c);
+}
+
+static void w_line(const pen *p, double x0, double y0, double x1, double y1, uint8_t c)
+{
+    sim_raster_line(p->f, px(p, x0), px(p, y0), px(p, x1), px(p, y1), c);
+}
+
+static void w_disc(const pen *p, double x, double y, double r, uint8_t c)
+{
+    terra__capsule(p->f, px(p, x), px(p, y), px(p, x), px(p, y), r * p->s, r * p->s, c);
+}
+
+static void put(sim_frame *f, int x, int y, uint8_t c)
+{
+    if (x >= 0 && y >= 0 && x < f->w && y < f->h) f->px[(size_t)y * f->w + (size_t)x] = c;
+}
+
+/* A small × of half-size h pixels. */
+static void cross(sim_frame *f, int x, int y, int h, uint8_t c)
+{
+    sim_raster_line(f, x - h, y - h, x + h, y + h, c);
+    sim_raster_line(f, x - h, y + h, x + h, y - h, c);
+}
+
+/* A dashed circle: three pixels on, three off, around the circumference. */
+static void dashed_circle(const pen *p, double cx, double cy, double r, uint8_t c)
+{
+    double rp = r * p->s;
+    int n = (int)(2.0 * SIM_PI * rp);
+    if (n < 12) n = 12;
+    int ox = px(p, cx), oy = px(p, cy);
+    for (int k = 0; k < n; k++) {
+        if ((k / 3) & 1) continue;
+        double a = 2.0 * SIM_PI * (double)k / (double)n;
+        put(p->f, ox + sim_snap(rp * sim_cos(a)), oy + sim_snap(rp * sim_sin(a)), c);
+    }
+}
+
+/* ---- a 3×5 font for the x-ray's labels ---------------------------------------------------------- */
+#define G(a, b, c, d, e) (uint16_t)((a) << 12 | (b) << 9 | (c) << 6 | (d) << 3 | (e))
+static const uint16_t FONT_AZ[26] = {
+    G(2, 5, 7, 5, 5), G(6, 5, 6, 5, 6), G(3, 4, 4, 4, 3), G(6, 5, 5, 5, 6), G(7, 4, 6, 4, 7),
+    G(7, 4, 6, 4, 4), G(3, 4, 5, 5, 3), G(5, 5, 7, 5, 5), G(7, 2, 2, 2, 7), G(1, 1, 1, 5, 2),
+    G(5, 5, 6, 5, 5), G(4, 4, 4, 4, 7), G(5, 7, 7, 5, 5), G(6, 5, 5, 5, 5), G(2, 5, 5, 5, 2),
+    G(6, 5, 6, 4, 4), G(2, 5, 5, 6, 3), G(6, 5, 6, 5, 5), G(3, 4, 2, 1, 6), G(7, 2, 2, 2, 2),
+    G(5, 5, 5, 5, 7), G(5, 5, 5, 5, 2), G(5, 5, 7, 7, 5), G(5, 5, 2, 5, 5), G(5, 5, 2, 2, 2),
+    G(7, 1, 2, 4, 7),
+};
+static const uint16_t FONT_09[10] = {
+    G(7, 5, 5, 5, 7), G(2, 6, 2, 2, 7), G(6, 1, 2, 4, 7), G(6, 1, 2, 1, 6), G(5, 5, 7, 1, 1),
+    G(7, 4, 6, 1, 6), G(3, 4, 7, 5, 7), G(7, 1, 2, 2, 2), G(7, 5, 7, 5, 7), G(7, 5, 7, 1, 6),
+};
+#undef G
+
+/* Text in capitals and digits (others are blanks), 4 pixels a character, top-left at (x, y). */
+static void text(sim_frame *f, int x, int y, const char *s, uint8_t c)
+{
+    for (; *s; s++, x += 4) {
+        uint16_t g = 0;
+        char ch = *s;
+        if (ch >= 'a' && ch <= 'z') ch = (char)(ch - 'a' + 'A');
+        if (ch >= 'A' && ch <= 'Z') g = FONT_AZ[ch - 'A'];
+        else if (ch >= '0' && ch <= '9') g = FONT_09[ch - '0'];
+        for (int row = 0; row < 5; row++)
+            for (int col = 0; col < 3; col++)
+                if ((g >> (12 - 3 * row)) & (4u >> col)) put(f, x + col, y + row, c);
+    }
+}
+
+/* ---- the room, drawn once ------------------------------------------------------------------------- */
+/* A fixed integer hash of a position, for stone texture: cheap, and the same everywhere. */
+static uint32_t noise(int x, int y)
+{
+    uint32_t n = (uint32_t)x * 374761393u + (uint32_t)y * 668265263u;
+    n = (n ^ (n >> 13)) * 1274126177u;
+    return n ^ (n >> 16);
+}
+
+/* 4×4 Bayer threshold, 0..15: ordered dithering between the back wall's bands. */
+static int bayer(int x, int y)
+{
+    static const uint8_t m[4][4] = { { 0, 8, 2, 10 }, { 12, 4, 14, 6 }, { 3, 11, 1, 9 }, { 15, 7, 13, 5 } };
+    return m[y & 3][x & 3];
+}
+
+static void draw_room(const terra_world *t, sim_frame *f)
+{
+    pen p = { f, t->scale };
+    int W = f->w, H = f->h;
+    /* The back wall: four bands, dithered into each other, lighter toward the floor. */
+    for (int y = 0; y < H; y++) {
+        int v = y * 4 * 16 / H;                          /* 0 .. 63 */
+        int band = v / 16, frac = v % 16;
+        for (int x = 0; x < W; x++) {
+            int b = band + (frac > bayer(x, y) && band < 3);
+            f->px[(size_t)y * W + x] = (uint8_t)(C_BG0 + b);
+        }
+    }
+    /* Far structures: pillars and a girder, a pipe or two — depth, nothing to stand on. */
+    static const double pillars[][2] = { { 34, 24 }, { 172, 30 }, { 312, 20 }, { 430, 26 } };
+    for (int i = 0; i < 4; i++) {
+        double x0 = pillars[i][0], w = pillars[i][1];
+        sim_raster_rect(f, px(&p, x0), 0, px(&p, x0 + w) - px(&p, x0), H, C_FAR0);
+        sim_raster_rect(f, px(&p, x0), 0, 1, H, C_FAR1);
+        for (double y = 30.0; y < TERRA_ROOM_H; y += 46.0)
+            sim_raster_rect(f, px(&p, x0), px(&p, y), px(&p, x0 + w) - px(&p, x0), 1, C_FAR1);
+    }
+    sim_raster_rect(f, 0, px(&p, 58.0), W, px(&p, 9.0), C_FAR0);
+    sim_raster_rect(f, 0, px(&p, 58.0), W, 1, C_FAR2);
+    sim_raster_rect(f, 0, px(&p, 67.0), W, 1, C_FAR1);
+    for (double x = 6.0; x < TERRA_ROOM_W; x += 18.0)           /* girder rivets */
+        put(f, px(&p, x), px(&p, 62.5), C_FAR2);
+    sim_raster_rect(f, px(&p, 262.0), 0, sim_snap(3.0 * t->scale), H, C_FAR1);      /* pipes */
+    sim_raster_rect(f, px(&p, 268.0), 0, 1, H, C_FAR0);
+    sim_raster_rect(f, px(&p, 96.0), px(&p, 100.0), sim_snap(4.0 * t->scale), H, C_FAR1);
+    /* Chains from the ceiling to each plank's ends. */
+    const int planks[2] = { SEG_PLANK_L, SEG_PLANK_R };
+    for (int i = 0; i < 2; i++) {
+        const sim_seg *s = &terra_segs[planks[i]];
+        for (int e = 0; e < 2; e++) {
+            double x = (e ? s->bx - 4.0 : s->ax + 4.0);
+            int xx = px(&p, x);
+            for (int y = px(&p, terra_segs[SEG_CEILING].ay); y < px(&p, s->ay); y++)
+                put(f, xx + ((y / 2) & 1), y, C_CHAIN);
+        }
+    }
+    /* Rock: walls, ceiling and the floor with its gully, in staggered blocks with mortar, a pale
+     * worn edge where it meets the air. Which pixels are rock comes from one floor height per
+     * column (a pixel is rock below the floor line, outside the walls or above the ceiling). */
+    int *top = malloc((size_t)(W + 2) * sizeof *top);       /* first rock row per column, or 0 */
+    if (!top) return;
+    const double wl = terra_segs[SEG_WALL_L].ax, wr = terra_segs[SEG_WALL_R].ax;
+    int ceil_rows = 0;
+    while (ceil_rows < H && (double)ceil_rows / t->scale < terra_segs[SEG_CEILING].ay) ceil_rows++;
+    for (int x = -1; x <= W; x++) {
+        double wx = (double)x / t->scale;
+        int first = 0;                                      /* a wall column: all rock */
+        if (wx >= wl && wx <= wr) {
+            double fy = terra__floor_y(wx);
+            first = H;
+            for (int y = 0; y < H; y++)
+                if ((double)y / t->scale > fy) {
+                    first = y;
+                    break;
+                }
+        }
+        top[x + 1] = first;
+    }
+#define ROCK(xx, yy) ((yy) < ceil_rows || (yy) >= top[(xx) + 1])
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            if (!ROCK(x, y)) continue;
+            int by = y / 5, bx = (x + (by & 1) * 6) / 12;
+            int mortar = (y % 5 == 4) || ((x + (by & 1) * 6) % 12 == 11);
+            uint8_t c = C_ROCK;
+            if (mortar) c = C_MORTAR;
+            else if ((noise(bx, by) & 7u) == 0 || (noise(x, y + 4096) & 31u) == 0) c = C_ROCK_HI;
+            /* The edge: rock with air just above or beside it, and the row under that. */
+            int up = y > 0 ? ROCK(x, y - 1) : 1, up2 = y > 1 ? ROCK(x, y - 2) : 1;
+            if (!up || !ROCK(x - 1, y) || !ROCK(x + 1, y)) c = C_EDGE;
+            else if (!up2) c = C_EDGE2;
+            f->px[(size_t)y * W + x] = c;
+        }
+#undef ROCK
+    free(top);
+    /* Planks: timber beams hanging under their line (you stand on the line). */
+    for (int i = 0; i < 2; i++) {
+        const sim_seg *s = &terra_segs[planks[i]];
+        int x0 = px(&p, s->ax), x1 = px(&p, s->bx), y0 = px(&p, s->ay);
+        int th = sim_snap(4.0 * t->scale);
+        if (th < 3) th = 3;
+        sim_raster_rect(f, x0, y0, x1 - x0 + 1, th, C_PLANK);
+        sim_raster_rect(f, x0, y0, x1 - x0 + 1, 1, C_PLANK_HI);
+        sim_raster_rect(f, x0, y0 + th - 1, x1 - x0 + 1, 1, C_PLANK_D);
+        for (int x = x0 + 7; x < x1; x += 11) sim_raster_rect(f, x, y0 + 1, 1, th - 1, C_PLANK_D);
+        sim_raster_rect(f, x0, y0, 1, th, C_PLANK_D);
+        sim_raster_rect(f, x1, y0, 1, th, C_PLANK_D);
+    }
+    /* Poles: thin steel rods with a notch every few pixels. */
+    const int poles[2] = { SEG_POLE_L, SEG_POLE_R };
+    for (int i = 0; i < 2; i++) {
+        const sim_seg *s = &terra_segs[poles[i]];
+        int x = px(&p, s->ax), ya = px(&p, s->by), yb = px(&p, s->ay);
+        sim_raster_rect(f, x, ya, 1, yb - ya, C_POLE);
+        for (int y = ya; y < yb; y++)
+            if (y % 6 == 0) put(f, x, y, C_POLE_HI);
+        put(f, x, ya - 1, C_POLE_HI);
+    }
+}
+
+static void draw_xray_room(const terra_world *t, sim_frame *f)
+{
+    pen p = { f, t->scale };
+    sim_raster_clear(f, C_X_BG);
+    for (double g = 0.0; g <= TERRA_ROOM_W; g += 40.0) sim_raster_rect(f, px(&p, g), 0, 1, f->h, C_X_GRID);
+    for (double g = 0.0; g <= TERRA_ROOM_H; g += 40.0) sim_raster_rect(f, 0, px(&p, g), f->w, 1, C_X_GRID);
+    /* The waypoint graph, a little above the surfaces so it does not hide them. */
+    for (int e = 0; e < TERRA_NEDGE; e++) {
+        const terra_edge *ed = &terra_edges[e];
+        const terra_node *a = &terra_nodes[ed->a], *b = &terra_nodes[ed->b];
+        uint8_t c = ed->kind == EDGE_WALK ? C_X_WALK : ed->kind == EDGE_POLE ? C_X_CLIMB : C_X_DROP;
+        double lift = 6.0;
+        double ax = a->x, ay = a->y - lift, bx = b->x, by = b->y - lift;
+        if (ed->kind == EDGE_POLE) {
+            ax = bx = terra_segs[ed->pole].ax + 5.0;
+        }
+        w_line(&p, ax, ay, bx, by, c);
+        if (ed->kind != EDGE_WALK) {
+            /* One-way: an arrowhead at the far end. */
+            double dx = bx - ax, dy = by - ay, l = sim_sqrt(dx * dx + dy * dy);
+            double ux = dx / l, uy = dy / l;
+            w_line(&p, bx, by, bx - ux * 7.0 - uy * 4.0, by - uy * 7.0 + ux * 4.0, c);
+            w_line(&p, bx, by, bx - ux * 7.0 + uy * 4.0, by - uy * 7.0 - ux * 4.0, c);
+        }
+    }
+    for (int k = 0; k < TERRA_NSEG; k++) {
+        const sim_seg *s = &terra_segs[k];
+        uint8_t c = s->kind == SIM_SEG_SOLID ? C_X_SOLID : s->kind == SIM_SEG_ONEWAY ? C_X_PLANK : C_X_POLE;
+        w_line(&p, s->ax, s->ay, s->bx, s->by, c);
+        if (s->kind == SIM_SEG_ONEWAY) {
+            /* Ticks on the open side. */
+            double nx, ny;
+            sim_seg_normal(s, &nx, &ny);
+            for (double u = 0.0; u <= 1.0; u += 0.125) {
+                double x = s->ax + (s->bx - s->ax) * u, y = s->ay + (s->by - s->ay) * u;
+                w_line(&p, x, y, x + nx * 3.0, y + ny * 3.0, c);
+            }
+        }
+    }
+    for (int n = 0; n < TERRA_NNODE; n++) {
+        const terra_node *nd = &terra_nodes[n];
+        int x = px(&p, nd->x), y = px(&p, nd->y - 6.0);
+        sim_raster_rect(f, x - 1, y - 1, 3, 3, C_X_NODE);
+        if (n == NODE_REFUGE) sim_raster_ring(f, x, y, 4, C_X_CLIMB);
+        char label[4] = { (char)('0' + n), 0, 0, 0 };
+        text(f, x + 3, y - 7, label, C_X_TEXT);
+    }
+    text(f, 3, 3, "XRAY", C_X_TEXT);
+}
+
+int terra__render_init(terra_world *t)
+{
+    size_t n = (size_t)t->w * (size_t)t->h;
+    t->room_px = malloc(n);
+    t->xray_px = malloc(n);
+    if (!t->room_px || !t->xray_px) return SIM_ENOMEM;
+    sim_frame f;
+    f.w = (uint16_t)t->w;
+    f.h = (uint16_t)t->h;
+    f.px = t->room_px;
+    draw_room(t, &f);
+    f.px = t->xray_px;
+    draw_xray_room(t, &f);
+    memset(&t->pal, 0, sizeof t->pal);
+    t->pal.count = NCOLORS;
+    t->pal.version = 1;
+    for (int i = 0; i < NCOLORS; i++) memcpy(&t->pal.rgb[i * 3], PALETTE[i], 3);
+    return 0;
+}
+
+void terra__render_free(terra_world *t)
+{
+    free(t->room_px);
+    free(t->xray_px);
+    t->room_px = t->xray_px = NULL;
+}
+
+/* ---- the doll ------------------------------------------------------------------------------------- */
+typedef struct look {
+    uint8_t dark, base, light, far, head, head_hi;
+    double body_r[3];               /* drawn radii: head end of the neck, chest, hips */
+    double tail_r0, tail_r1;        /* drawn tail radii, first to last */
+    const double *tail_profile;     /* or a profile per tail chunk */
+    double leg_r0, leg_r1;          /* thigh at the hip, shin at the foot */
+} look;
+
+static const double SCR_TAIL[4] = { 3.8, 5.0, 4.8, 3.2 };   /* a bushy tail, thickest mid-way */
+
+static const look LOOKS[2] = {
+    [SPECIES_LIZARD] = { C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI,
+                         { 4.4, 6.2, 6.0 }, 5.4, 0.8, NULL, 2.0, 1.4 },
+    [SPECIES_SCRAMBLER] = { C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR, C_SCR_L,
+                            { 4.0, 5.2, 5.6 }, 0.0, 0.0, SCR_TAIL, 1.7, 1.3 },
+};
+
+typedef struct spine {
+    int n;                          /* points: chest, hips, tail… (the neck is drawn on its own) */
+    double x[2 + TERRA_MAX_TAIL], y[2 + TERRA_MAX_TAIL], r[2 + TERRA_MAX_TAIL];
+} spine;
+
+static void build_spine(const terra_world *t, const terra_creature *c, spine *s)
+{
+    const terra_species *sp = &terra_species_table[c->species];
+    const look *lk = &LOOKS[c->species];
+    s->n = 2 + sp->ntail;
+    for (int i = 0; i < s->n; i++) {
+        const sim_chunk *ch = &t->v.chunk[terra__chunk(t, c, i + 1)];
+        s->x[i] = ch->x;
+        s->y[i] = ch->y;
+        if (i < 2) s->r[i] = lk->body_r[i + 1];
+        else if (lk->tail_profile) s->r[i] = lk->tail_profile[i - 2];
+        else s->r[i] = lk->tail_r0 + (lk->tail_r1 - lk->tail_r0) * (double)(i - 2) / (double)(sp->ntail - 1);
+    }
+}
+
+/* The silhouette: capsule chain along the spine (and the neck), outlined, with a lighter back. */
+static void draw_body(const pen *p, const terra_world *t, const terra_creature *c, const spine *s)
+{
+    const look *lk = &LOOKS[c->species];
+    const sim_chunk *head = &t->v.chunk[terra__chunk(t, c, 0)];
+    double o = 1.0 / p->s;                   /* one pixel, in units */
+    for (int pass = 0; pass < 3; pass++) {
+        uint8_t col = pass == 0 ? C_INK : pass == 1 ? lk->base : lk->light;
+        double grow = pass == 0 ? o : 0.0;
+        for (int i = 0; i + 1 < s->n; i++) {
+            double r0 = s->r[i] + grow, r1 = s->r[i + 1] + grow;
+            double y0 = s->y[i], y1 = s->y[i + 1];
+            if (pass == 2) {
+                /* The back catches the light: a thinner band shifted up. */
+                r0 = s->r[i] * 0.42;
+                r1 = s->r[i + 1] * 0.42;
+                y0 -= s->r[i] * 0.45;
+                y1 -= s->r[i + 1] * 0.45;
+                if (i >= 3 && c->species == SPECIES_LIZARD) break;
+            }
+            w_capsule(p, s->x[i], y0, s->x[i + 1], y1, r0, r1, col);
+        }
+        /* The neck, from the chest toward the head. */
+        if (pass < 2)
+            w_capsule(p, s->x[0], s->y[0], head->x, head->y, s->r[0] + grow, lk->body_r[0] + grow,
+                      col);
+    }
+    /* Markings: a row of dark dorsal flecks on the lizard; a pale belly on the scrambler. */
+    if (c->species == SPECIES_LIZARD) {
+        for (int i = 0; i + 1 < s->n && i < 5; i++) {
+            double mx = 0.5 * (s->x[i] + s->x[i + 1]), my = 0.5 * (s->y[i] + s->y[i + 1]);
+            double r = 0.5 * (s->r[i] + s->r[i + 1]);
+            put(p->f, px(p, mx), px(p, my - r * 0.55), lk->dark);
+            put(p->f, px(p, mx) + 1, px(p, my - r * 0.55), lk->dark);
+        }
+    } else {
+        double mx = 0.5 * (s->x[0] + s->x[1]), my = 0.5 * (s->y[0] + s->y[1]);
+        w_capsule(p, s->x[0], s->y[0] + s->r[0] * 0.45, mx, my + s->r[1] * 0.5, s->r[0] * 0.4,
+                  s->r[1] * 0.35, C_SCR_FAR);
+    }
+}
+
+/* The head: one angle, drawn. The lizard's is a wedge with a jaw that opens to stalk and wide to
+ * lunge; the scrambler's is round, eared, with a big eye. */
+static void draw_head(const pen *p, const terra_world *t, const terra_creature *c)
+{
+    const look *lk = &LOOKS[c->species];
+    const sim_chunk *h = &t->v.chunk[terra__chunk(t, c, 0)];
+    double ux = sim_cos(c->head), uy = sim_sin(c->head);
+    /* "Up" for the head: the perpendicular on the sky side. */
+    double vx = uy, vy = -ux;
+    if (vy > 0.0) {
+        vx = -vx;
+        vy = -vy;
+    }
+    double o = 1.0 / p->s;
+    if (c->species == SPECIES_LIZARD) {
+        double open = c->brain == BR_LUNGE ? 1.0 : c->brain == BR_STALK ? 0.3 * c->crouch : 0.0;
+        /* Jaw below (drawn first), mouth, then the skull over it. */
+        double jx = h->x + ux * 6.0 - vx * (1.5 + 3.5 * open), jy = h->y + uy * 6.0 - vy * (1.5 + 3.5 * open);
+        w_capsule(p, h->x - ux * 1.0, h->y - uy * 1.0, jx, jy, 3.6 + o, 1.8 + o, C_INK);
+        if (open > 0.0)
+            w_capsule(p, h->x + ux * 1.0, h->y + uy * 1.0, h->x + ux * 5.0 - vx * 1.5 * open,
+                      h->y + uy * 5.0 - vy * 1.5 * open, 2.6, 1.2, C_MOUTH);
+        w_capsule(p, h->x - ux * 1.0, h->y - uy * 1.0, jx, jy, 3.6, 1.8, lk->base);
+        double sx = h->x + ux * 7.5 + vx * 0.6, sy = h->y + uy * 7.5 + vy * 0.6;
+        w_capsule(p, h->x - ux * 2.5, h->y - uy * 2.5, sx, sy, 6.0 + o, 3.2 + o, C_INK);
+        w_capsule(p, h->x - ux * 2.5, h->y - uy * 2.5, sx, sy, 6.0, 3.2, lk->head);
+        w_capsule(p, h->x - ux * 1.5 + vx * 2.6, h->y - uy * 1.5 + vy * 2.6, h->x + ux * 4.5 + vx * 1.6,
+                  h->y + uy * 4.5 + vy * 1.6, 1.5, 0.8, lk->head_hi);
+        /* The eye: dark, toward the top at the back of the skull. */
+        int ex = px(p, h->x + ux * 1.5 + vx * 2.2), ey = px(p, h->y + uy * 1.5 + vy * 2.2);
+        sim_raster_rect(p->f, ux < 0.0 ? ex - 1 : ex, ey, 2, 1, C_INK);
+    } else {
+        double cx = h->x + ux * 0.5, cy = h->y + uy * 0.5;
+        /* Ears swept back, then the head, the snout, the eye. */
+        for (int e = 0; e < 2; e++) {
+            double bx = cx - ux * (1.0 + e * 1.6) + vx * 2.6, by = cy - uy * (1.0 + e * 1.6) + vy * 2.6;
+            double tx = cx - ux * (5.0 + e * 1.5) + vx * 6.8, ty = cy - uy * (5.0 + e * 1.5) + vy * 6.8;
+            w_capsule(p, bx, by, tx, ty, 1.6 + o, 0.6 + o, C_INK);
+            w_capsule(p, bx, by, tx, ty, 1.6, 0.6, e ? lk->dark : lk->base);
+        }
+        w_disc(p, cx, cy, 4.8 + o, C_INK);
+        w_capsule(p, cx, cy, cx + ux * 4.6 - vx * 0.8, cy + uy * 4.6 - vy * 0.8, 2.6 + o, 1.6 + o, C_INK);
+        w_disc(p, cx, cy, 4.8, lk->base);
+        w_capsule(p, cx, cy, cx + ux * 4.6 - vx * 0.8, cy + uy * 4.6 - vy * 0.8, 2.6, 1.6, lk->base);
+        w_disc(p, cx - ux * 0.8 + vx * 2.0, cy - uy * 0.8 + vy * 2.0, 2.0, lk->light);
+        w_disc(p, cx + ux * 6.0 - vx * 0.6, cy + uy * 6.0 - vy * 0.6, 0.8, C_INK);      /* nose */
+        double ex = cx + ux * 1.8 + vx * 1.2, ey = cy + uy * 1.8 + vy * 1.2;
+        w_disc(p, ex, ey, 1.9, C_EYE);
+        w_disc(p, ex + ux * 0.9, ey + uy * 0.9, 0.8, C_INK);
+    }
+}
+
+/* The body's own frame: forward along the spine (chest from hips), up away from the belly. */
+static void body_frame(const terra_world *t, const terra_creature *c, double *fx, double *fy,
+                       double *upx, double *upy)
+{
+    const sim_chunk *chest = &t->v.chunk[terra__chunk(t, c, 1)], *hips = &t->v.chunk[terra__chunk(t, c, 2)];
+    double x = chest->x - hips->x, y = chest->y - hips->y;
+    double l = sim_sqrt(x * x + y * y);
+    if (l < 1e-6) {
+        x = c->facing;
+        y = 0.0;
+    } else {
+        x /= l;
+        y /= l;
+    }
+    /* Rotate forward a quarter turn toward the sky (which side that is depends on facing). */
+    double ux = y * c->facing, uy = -x * c->facing;
+    if (c->nav == NAV_WALK && uy > 0.0) {
+        ux = -ux;
+        uy = -uy;
+    }
+    *fx = x;
+    *fy = y;
+    *upx = ux;
+    *upy = uy;
+}
+
+/* One leg: thigh and shin by two-bone IK from the belly to the foot, the knee bent along the
+ * body (elbows back, knees forward), and a foot. */
+static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c, int i, int far)
+{
+    const terra_species *sp = &terra_species_table[c->species];
+    const look *lk = &LOOKS[c->species];
+    const terra_limb *l = &c->limb[i];
+    double sx, sy, fx, fy, upx, upy;
+    terra__shoulder(t, c, i, &sx, &sy);
+    body_frame(t, c, &fx, &fy, &upx, &upy);
+    int front = i < 2;
+    double r = lk->body_r[front ? 1 : 2];
+    /* Legs leave the body low on its flank, front ones a little forward, hind a little back. */
+    double along = (front ? 0.25 : -0.2) * r - (far ? 0.8 : 0.0);
+    double shx = sx + fx * along - upx * 0.45 * r, shy = sy + fy * along - upy * 0.45 * r;
+    if (far) {
+        shx += upx * 0.8;
+        shy += upy * 0.8;
+    }
+    double s = front ? -1.0 : 1.0;
+    double bx = fx * s + upx * 0.3, by = fy * s + upy * 0.3;
+    double ftx = l->fx, fty = l->fy;
+    double dx = ftx - shx, dy = fty - shy, d = sim_sqrt(dx * dx + dy * dy), reach = sp->thigh + sp->shin;
+    if (d > reach && d > 1e-9) {               /* stretched past the bones: draw it straight */
+        ftx = shx + dx * reach / d;
+        fty = shy + dy * reach / d;
+    }
+    double kx, ky;
+    terra__knee(shx, shy, ftx, fty, sp->thigh, sp->shin, bx, by, &kx, &ky);
+    uint8_t col = far ? lk->far : lk->base;
+    double o = 1.0 / p->s;
+    if (!far) {
+        w_capsule(p, shx, shy, kx, ky, lk->leg_r0 + o, lk->leg_r0 * 0.85 + o, C_INK);
+        w_capsule(p, kx, ky, ftx, fty, lk->leg_r0 * 0.85 + o, lk->leg_r1 + o, C_INK);
+    }
+    w_capsule(p, shx, shy, kx, ky, lk->leg_r0, lk->leg_r0 * 0.85, col);
+    w_capsule(p, kx, ky, ftx, fty, lk->leg_r0 * 0.85, lk->leg_r1, col);
+    /* Feet: toes along whatever the foot is on, or a curled foot in the air. */
+    if (l->state == LIMB_PLANTED || l->state == LIMB_SWINGING) {
+        double tx = -l->ny, ty = l->nx;
+        if (tx * c->facing < 0.0) {
+            tx = -tx;
+            ty = -ty;
+        }
+        double toe = c->species == SPECIES_LIZARD ? 3.4 : 2.4;
+        w_line(p, ftx, fty, ftx + tx * toe, fty + ty * toe, far ? col : C_INK);
+        if (c->species == SPECIES_LIZARD)
+            w_line(p, ftx, fty, ftx - tx * toe * 0.7, fty - ty * toe * 0.7, far ? col : C_INK);
+    } else {
+        w_disc(p, ftx, fty, lk->leg_r1 * 0.9, col);
+    }
+}
+
+static void draw_shadow(const pen *p, const terra_world *t, const terra_creature *c)
+{
+    for (int k = 0; k < 3; k++) {
+        const sim_chunk *ch = &t->v.chunk[terra__chunk(t, c, k)];
+        double gy;
+        if (sim_verlet_ground(&t->v, ch->x, ch->y, 60.0, &gy) < 0) continue;
+        double hgt = gy - ch->y, w = ch->r * (1.3 - hgt / 80.0);
+        if (w <= 0.5) continue;
+        int y = px(p, gy);
+        sim_raster_rect(p->f, px(p, ch->x - w), y, px(p, ch->x + w) - px(p, ch->x - w) + 1, 1, C_SHADOW);
+    }
+}
+
+static void draw_creature(const pen *p, const terra_world *t, const terra_creature *c)
+{
+    spine s;
+    build_spine(t, c, &s);
+    int near_odd = c->facing > 0;                  /* facing right, the right-hand limbs are near */
+    for (int i = 0; i < TERRA_NLIMB; i++)
+        if ((i & 1) != near_odd) draw_leg(p, t, c, i, 1);
+    draw_body(p, t, c, &s);
+    draw_head(p, t, c);
+    for (int i = 0; i < TERRA_NLIMB; i++)
+        if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0);
+}
+
+static void draw_rope(const pen *p, const terra_world *t, const sim_body *b)
+{
+    const sim_chunk *ch = &t->v.chunk[b->c0];
+    double o = 1.0 / p->s;
+    for (int pass = 0; pass < 3; pass++) {
+        for (int i = 0; i + 1 < b->nc; i++) {
+            const sim_chunk *a = &ch[i], *z = &ch[i + 1];
+            if (pass == 0) w_capsule(p, a->x, a->y, z->x, z->y, a->r + o, z->r + o, C_INK);
+            else if (pass == 1) w_capsule(p, a->x, a->y, z->x, z->y, a->r, z->r, C_ROPE);
+            else w_capsule(p, a->x, a->y - a->r * 0.4, z->x, z->y - z->r * 0.4, a->r * 0.3, z->r * 0.3, C_ROPE_L);
+        }
+    }
+    /* Twist marks across the strands. */
+    for (int i = 0; i < b->nc; i++)
+        w_disc(p, ch[i].x + ch[i].r * 0.3, ch[i].y + ch[i].r * 0.2, ch[i].r * 0.25, C_ROPE_D);
+}
+
+/* ---- the x-ray -------------------------------------------------------------------------------------- */
+static uint8_t limb_colour(int state)
+{
+    switch (state) {
+    case LIMB_PLANTED: return C_X_PLANTED;
+    case LIMB_SWINGING: return C_X_SWING;
+    case LIMB_DANGLING: return C_X_DANGLE;
+    default: return C_X_TUCK;
+    }
+}
+
+static void draw_xray(const pen *p, const terra_world *t)
+{
+    const sim_verlet *v = &t->v;
+    for (int l = 0; l < v->nlink; l++) {
+        const sim_link *k = &v->link[l];
+        uint8_t c = k->stiff >= 1.0 ? C_X_BONE : k->stiff >= 0.5 ? C_X_SOFT : C_X_WEAK;
+        w_line(p, v->chunk[k->a].x, v->chunk[k->a].y, v->chunk[k->b].x, v->chunk[k->b].y, c);
+    }
+    for (int b = 0; b < v->nbody; b++) {
+        const sim_body *bd = &v->body[b];
+        uint8_t c = bd->kind == BODY_LIZARD ? C_X_LIZ : bd->kind == BODY_SCRAMBLER ? C_X_SCR : C_X_ROPE;
+        for (int i = bd->c0; i < bd->c0 + bd->nc; i++) {
+            int r = sim_snap(v->chunk[i].r * p->s);
+            sim_raster_ring(p->f, px(p, v->chunk[i].x), px(p, v->chunk[i].y), r < 1 ? 1 : r, c);
+        }
+    }
+    for (int i = 0; i < t->ncr; i++) {
+        const terra_creature *c = &t->cr[i];
+        const terra_species *sp = &terra_species_table[c->species];
+        for (int k = 0; k < TERRA_NLIMB; k++) {
+            const terra_limb *l = &c->limb[k];
+            double sx, sy;
+            terra__shoulder(t, c, k, &sx, &sy);
+            dashed_circle(p, l->ix, l->iy, sp->comfort, C_X_COMFORT);
+            put(p->f, px(p, l->ix), px(p, l->iy), C_X_IDEAL);
+            w_line(p, sx, sy, l->fx, l->fy, limb_colour(l->state));
+            sim_raster_rect(p->f, px(p, l->fx) - 1, px(p, l->fy) - 1, 3, 3, limb_colour(l->state));
+            if (l->state == LIMB_PLANTED || l->state == LIMB_SWINGING)
+                cross(p->f, px(p, l->tx), px(p, l->ty), 2, C_X_FOOT);
+        }
+        /* The head's angle, and what the brain is doing. */
+        const sim_chunk *h = &v->chunk[terra__chunk(t, c, 0)];
+        w_line(p, h->x, h->y, h->x + sim_cos(c->head) * 12.0, h->y + sim_sin(c->head) * 12.0, C_X_TEXT);
+        const sim_chunk *ch = &v->chunk[terra__chunk(t, c, 1)];
+        const char *name = terra__brain_name(c->brain);
+        int len = (int)strlen(name);
+        text(p->f, px(p, ch->x) - 2 * len, px(p, ch->y - 22.0), name, C_X_TEXT);
+    }
+    for (int i = 0; i < v->npin; i++) {
+        const sim_pin *pn = &v->pin[i];
+        const sim_chunk *ch = &v->chunk[pn->chunk];
+        w_line(p, ch->x, ch->y, pn->x, pn->y, C_X_PIN);
+        cross(p->f, px(p, pn->x), px(p, pn->y), 1, C_X_PIN);
+    }
+    if (t->ptr_ttl > 0) {
+        int x = px(p, t->ptr_x), y = px(p, t->ptr_y);
+        sim_raster_line(p->f, x - 3, y, x + 3, y, C_X_NODE);
+        sim_raster_line(p->f, x, y - 3, x, y + 3, C_X_NODE);
+    }
+}
+
+/* ---- render ----------------------------------------------------------------------------------------- */
+void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f)
+{
+    (void)ctx;
+    f->pal = t->pal;
+    if (f->w != t->w || f->h != t->h) return;            /* the world's frame size only */
+    pen p = { f, t->scale };
+    if (view == 1) {
+        memcpy(f->px, t->xray_px, (size_t)t->w * (size_t)t->h);
+        draw_xray(&p, t);
+        return;
+    }
+    memcpy(f->px, t->room_px, (size_t)t->w * (size_t)t->h);
+    for (int i = 0; i < t->ncr; i++) draw_shadow(&p, t, &t->cr[i]);
+    for (int b = 0; b < t->v.nbody; b++)
+        if (t->v.body[b].kind == BODY_ROPE) draw_rope(&p, t, &t->v.body[b]);
+    for (int i = 0; i < t->ncr; i++) draw_creature(&p, t, &t->cr[i]);
+}

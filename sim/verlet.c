@@ -1,0 +1,622 @@
+/* verlet.c — the Verlet frame: chunks, distance links, pins, terrain collision (seed 001).
+ *
+ * Everything is + − × ÷ and sim_sqrt on doubles, in a fixed order, so a step is bit-identical on
+ * every IEEE 754 machine built with -ffp-contract=off. Nothing here allocates after init. */
+#include "verlet.h"
+#include <stdlib.h>
+
+static double dabs(double v) { return v < 0.0 ? -v : v; }
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+int sim_verlet_init(sim_verlet *v, int cap_chunk, int cap_link, int cap_pin, int cap_body)
+{
+    memset(v, 0, sizeof *v);
+    if (cap_chunk < 1 || cap_link < 1 || cap_pin < 1 || cap_body < 1 || cap_chunk > 65535 ||
+        cap_link > 65535 || cap_pin > 65535 || cap_body > 65535)
+        return SIM_EINVAL;
+    v->chunk = calloc((size_t)cap_chunk, sizeof *v->chunk);
+    v->link = calloc((size_t)cap_link, sizeof *v->link);
+    v->pin = calloc((size_t)cap_pin, sizeof *v->pin);
+    v->body = calloc((size_t)cap_body, sizeof *v->body);
+    v->ax = calloc((size_t)cap_chunk, sizeof *v->ax);
+    v->ay = calloc((size_t)cap_chunk, sizeof *v->ay);
+    v->ox = calloc((size_t)cap_chunk, sizeof *v->ox);
+    v->oy = calloc((size_t)cap_chunk, sizeof *v->oy);
+    v->contact = calloc((size_t)cap_chunk, 1);
+    if (!v->chunk || !v->link || !v->pin || !v->body || !v->ax || !v->ay || !v->ox || !v->oy ||
+        !v->contact) {
+        sim_verlet_free(v);
+        return SIM_ENOMEM;
+    }
+    v->cap_chunk = cap_chunk;
+    v->cap_link = cap_link;
+    v->cap_pin = cap_pin;
+    v->cap_body = cap_body;
+    v->dt = 1.0 / 40.0;
+    return 0;
+}
+
+void sim_verlet_free(sim_verlet *v)
+{
+    free(v->chunk);
+    free(v->link);
+    free(v->pin);
+    free(v->body);
+    free(v->ax);
+    free(v->ay);
+    free(v->ox);
+    free(v->oy);
+    free(v->contact);
+    memset(v, 0, sizeof *v);
+}
+
+void sim_verlet_clear(sim_verlet *v)
+{
+    v->nchunk = v->nlink = v->npin = v->nbody = 0;
+}
+
+/* ---- building ------------------------------------------------------------------------------ */
+int sim_verlet_body_begin(sim_verlet *v, uint8_t kind)
+{
+    if (v->nbody >= v->cap_body) return -1;
+    sim_body *b = &v->body[v->nbody];
+    b->kind = kind;
+    b->c0 = (uint16_t)v->nchunk;
+    b->nc = 0;
+    b->l0 = (uint16_t)v->nlink;
+    b->nl = 0;
+    return v->nbody++;
+}
+
+int sim_verlet_add_chunk(sim_verlet *v, double x, double y, double r, double m)
+{
+    if (v->nbody == 0 || v->nchunk >= v->cap_chunk) return -1;
+    if (!(r >= SIM_VL_MIN_RADIUS && r <= SIM_VL_MAX_RADIUS) || !(m >= SIM_VL_MIN_MASS && m <= SIM_VL_MAX_MASS))
+        return -1;
+    if (!sim_isfinite(x) || !sim_isfinite(y)) return -1;
+    int i = v->nchunk++;
+    sim_chunk *c = &v->chunk[i];
+    c->x = c->px = x;
+    c->y = c->py = y;
+    c->r = r;
+    c->m = m;
+    v->ax[i] = v->ay[i] = 0.0;
+    v->contact[i] = 0;
+    v->body[v->nbody - 1].nc++;
+    return i;
+}
+
+int sim_verlet_add_link(sim_verlet *v, int a, int b, double rest, double stiff)
+{
+    if (v->nbody == 0 || v->nlink >= v->cap_link) return -1;
+    const sim_body *bd = &v->body[v->nbody - 1];
+    if (a == b || a < bd->c0 || b < bd->c0 || a >= bd->c0 + bd->nc || b >= bd->c0 + bd->nc) return -1;
+    if (!(stiff >= 0.0 && stiff <= 1.0)) return -1;
+    if (rest < 0.0) {
+        double dx = v->chunk[b].x - v->chunk[a].x, dy = v->chunk[b].y - v->chunk[a].y;
+        rest = sim_sqrt(dx * dx + dy * dy);
+    }
+    if (!sim_isfinite(rest)) return -1;
+    int i = v->nlink++;
+    v->link[i].a = (uint16_t)a;
+    v->link[i].b = (uint16_t)b;
+    v->link[i].rest = rest;
+    v->link[i].stiff = stiff;
+    v->body[v->nbody - 1].nl++;
+    return i;
+}
+
+void sim_verlet_body_drop_last(sim_verlet *v)
+{
+    if (v->nbody == 0) return;
+    int bi = v->nbody - 1;
+    for (int i = v->npin - 1; i >= 0; i--)
+        if (v->pin[i].body == bi) sim_verlet_pin_remove(v, i);
+    v->nchunk = v->body[bi].c0;
+    v->nlink = v->body[bi].l0;
+    v->nbody--;
+}
+
+int sim_verlet_make_rope(sim_verlet *v, uint8_t kind, double x, double y, double ux, double uy)
+{
+    if (v->nbody >= v->cap_body || v->nchunk + SIM_ROPE_CHUNKS > v->cap_chunk ||
+        v->nlink + SIM_ROPE_CHUNKS - 1 > v->cap_link)
+        return -1;
+    int b = sim_verlet_body_begin(v, kind);
+    int first = v->nchunk;
+    for (int i = 0; i < SIM_ROPE_CHUNKS; i++)
+        sim_verlet_add_chunk(v, x + ux * SIM_ROPE_LINK * i, y + uy * SIM_ROPE_LINK * i,
+                             SIM_ROPE_RADIUS, 1.0);
+    for (int i = 0; i + 1 < SIM_ROPE_CHUNKS; i++)
+        sim_verlet_add_link(v, first + i, first + i + 1, SIM_ROPE_LINK, 1.0);
+    return b;
+}
+
+/* ---- pins ---------------------------------------------------------------------------------- */
+int sim_verlet_body_of(const sim_verlet *v, int chunk)
+{
+    if (chunk < 0 || chunk >= v->nchunk) return -1;
+    /* Bodies tile the chunks in order: binary search over c0. */
+    int lo = 0, hi = v->nbody - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (v->body[mid].c0 <= chunk) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+int sim_verlet_pin_add(sim_verlet *v, int chunk, uint32_t tag, double x, double y, double stiff)
+{
+    int body = sim_verlet_body_of(v, chunk);
+    if (body < 0 || v->npin >= v->cap_pin || !(stiff > 0.0 && stiff <= 1.0) || !sim_isfinite(x) ||
+        !sim_isfinite(y))
+        return -1;
+    int at = v->npin;
+    while (at > 0 && v->pin[at - 1].body > body) at--;
+    memmove(&v->pin[at + 1], &v->pin[at], (size_t)(v->npin - at) * sizeof *v->pin);
+    sim_pin *p = &v->pin[at];
+    p->chunk = (uint16_t)chunk;
+    p->body = (uint16_t)body;
+    p->tag = tag;
+    p->x = x;
+    p->y = y;
+    p->stiff = stiff;
+    v->npin++;
+    return at;
+}
+
+void sim_verlet_pin_remove(sim_verlet *v, int i)
+{
+    if (i < 0 || i >= v->npin) return;
+    memmove(&v->pin[i], &v->pin[i + 1], (size_t)(v->npin - i - 1) * sizeof *v->pin);
+    v->npin--;
+}
+
+int sim_verlet_pin_find(const sim_verlet *v, uint32_t tag)
+{
+    for (int i = 0; i < v->npin; i++)
+        if (v->pin[i].tag == tag) return i;
+    return -1;
+}
+
+/* ---- terrain queries ----------------------------------------------------------------------- */
+double sim_seg_closest(const sim_seg *s, double x, double y, double *qx, double *qy, double *t)
+{
+    double ex = s->bx - s->ax, ey = s->by - s->ay;
+    double len2 = ex * ex + ey * ey;
+    double u = len2 > 0.0 ? ((x - s->ax) * ex + (y - s->ay) * ey) / len2 : 0.0;
+    if (u < 0.0) u = 0.0;
+    else if (u > 1.0) u = 1.0;
+    double cx = s->ax + ex * u, cy = s->ay + ey * u;
+    if (qx) *qx = cx;
+    if (qy) *qy = cy;
+    if (t) *t = u;
+    return (x - cx) * (x - cx) + (y - cy) * (y - cy);
+}
+
+void sim_seg_normal(const sim_seg *s, double *nx, double *ny)
+{
+    double ex = s->bx - s->ax, ey = s->by - s->ay;
+    double len = sim_sqrt(ex * ex + ey * ey);
+    if (len > 0.0) {
+        *nx = ey / len;
+        *ny = -ex / len;
+    } else {
+        *nx = 0.0;
+        *ny = -1.0;
+    }
+}
+
+int sim_verlet_ground(const sim_verlet *v, double x, double y, double maxd, double *gy)
+{
+    int best = -1;
+    double by = 0.0;
+    for (int i = 0; i < v->nseg; i++) {
+        const sim_seg *s = &v->seg[i];
+        if (s->kind == SIM_SEG_POLE) continue;
+        double x0 = s->ax < s->bx ? s->ax : s->bx, x1 = s->ax < s->bx ? s->bx : s->ax;
+        if (x1 - x0 < 1e-9 || x < x0 || x > x1) continue;          /* vertical, or not under x */
+        double sy = s->ay + (s->by - s->ay) * ((x - s->ax) / (s->bx - s->ax));
+        if (sy < y || sy - y > maxd) continue;
+        double nx, ny;
+        sim_seg_normal(s, &nx, &ny);
+        /* Standing needs an upward face on the side we come from: a one-way plank's open side,
+         * or whichever side of a solid segment (x, y) is on. */
+        if (s->kind == SIM_SEG_SOLID && (x - s->ax) * nx + (y - s->ay) * ny < 0.0) {
+            nx = -nx;
+            ny = -ny;
+        }
+        if (ny > -0.3) continue;
+        if (best < 0 || sy < by) {
+            best = i;
+            by = sy;
+        }
+    }
+    if (best >= 0 && gy) *gy = by;
+    return best;
+}
+
+/* Do segments p0–p1 and q0–q1 cross (touching counts)? Orientation tests only. */
+static int cross_sign(double ax, double ay, double bx, double by, double cx, double cy)
+{
+    double c = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+    return (c > 0.0) - (c < 0.0);
+}
+
+int sim_verlet_blocked(const sim_verlet *v, double x0, double y0, double x1, double y1, int skip)
+{
+    for (int i = 0; i < v->nseg; i++) {
+        const sim_seg *s = &v->seg[i];
+        if (i == skip || s->kind == SIM_SEG_POLE) continue;
+        int d1 = cross_sign(s->ax, s->ay, s->bx, s->by, x0, y0);
+        int d2 = cross_sign(s->ax, s->ay, s->bx, s->by, x1, y1);
+        int d3 = cross_sign(x0, y0, x1, y1, s->ax, s->ay);
+        int d4 = cross_sign(x0, y0, x1, y1, s->bx, s->by);
+        if (d1 * d2 < 0 && d3 * d4 < 0) return 1;
+    }
+    return 0;
+}
+
+/* ---- the solve ----------------------------------------------------------------------------- */
+static void solve_link(sim_verlet *v, const sim_link *l)
+{
+    sim_chunk *a = &v->chunk[l->a], *b = &v->chunk[l->b];
+    double dx = b->x - a->x, dy = b->y - a->y;
+    double d2 = dx * dx + dy * dy;
+    if (d2 < 1e-18) return;                       /* coincident: no direction to push along */
+    double d = sim_sqrt(d2);
+    double wa = 1.0 / a->m, wb = 1.0 / b->m;
+    double k = (d - l->rest) / (d * (wa + wb)) * l->stiff;
+    a->x += dx * k * wa;
+    a->y += dy * k * wa;
+    b->x -= dx * k * wb;
+    b->y -= dy * k * wb;
+}
+
+static void solve_pin(sim_verlet *v, const sim_pin *p)
+{
+    sim_chunk *c = &v->chunk[p->chunk];
+    c->x += (p->x - c->x) * p->stiff;
+    c->y += (p->y - c->y) * p->stiff;
+}
+
+/* Keep chunk i within SIM_VL_MAX_STEP of where it started the step. */
+static void cap_step(sim_verlet *v, int i)
+{
+    sim_chunk *c = &v->chunk[i];
+    double dx = c->x - v->ox[i], dy = c->y - v->oy[i];
+    double d2 = dx * dx + dy * dy;
+    if (d2 <= SIM_VL_MAX_STEP * SIM_VL_MAX_STEP) return;
+    double s = SIM_VL_MAX_STEP / sim_sqrt(d2);
+    c->x = v->ox[i] + dx * s;
+    c->y = v->oy[i] + dy * s;
+}
+
+/* Collide chunk i with every segment: push out along the normal, then rewrite the implicit
+ * velocity — approaching normal part cancelled, separating part kept, tangential part × 0.93.
+ *
+ * Which side to keep it on is decided by where it started the step: something that crossed a
+ * surface mid-step pops back out the way it came. That start only speaks for a segment it was
+ * beside (or one its path went through); a chunk coming round the end of a segment keeps the side
+ * it is on now. A path through a segment is pushed back even when it ends past the segment's end,
+ * where the round end cap alone would let it through. */
+static void collide(sim_verlet *v, int i)
+{
+    sim_chunk *c = &v->chunk[i];
+    double ox = v->ox[i], oy = v->oy[i], r = c->r;
+    cap_step(v, i);
+    for (int k = 0; k < v->nseg; k++) {
+        const sim_seg *s = &v->seg[k];
+        if (s->kind == SIM_SEG_POLE) continue;
+        double ex = s->bx - s->ax, ey = s->by - s->ay;
+        double len2 = ex * ex + ey * ey;
+        if (len2 <= 0.0) continue;
+        double len = sim_sqrt(len2);
+        double nx = ey / len, ny = -ex / len;
+        double so = (ox - s->ax) * nx + (oy - s->ay) * ny;
+        if (s->kind == SIM_SEG_ONEWAY && so < 0.0) continue;      /* a ghost from below */
+        double to = ((ox - s->ax) * ex + (oy - s->ay) * ey) / len2;
+        double t = ((c->x - s->ax) * ex + (c->y - s->ay) * ey) / len2;
+        double sp = (c->x - s->ax) * nx + (c->y - s->ay) * ny;
+        /* Did the path from the start go through the segment itself? */
+        int crossed = (so > 0.0 && sp < 0.0) || (so < 0.0 && sp > 0.0);
+        if (crossed) {
+            int d3 = cross_sign(ox, oy, c->x, c->y, s->ax, s->ay);
+            int d4 = cross_sign(ox, oy, c->x, c->y, s->bx, s->by);
+            crossed = d3 * d4 < 0;
+        }
+        double side = (to >= 0.0 && to <= 1.0) || crossed ? so : sp;
+        if (s->kind == SIM_SEG_ONEWAY && side < 0.0) continue;    /* came round under the end */
+        if (side < 0.0) {
+            nx = -nx;
+            ny = -ny;
+        }
+        double cnx, cny;
+        if ((t > 0.0 && t < 1.0) || crossed) {
+            double dist = (c->x - s->ax) * nx + (c->y - s->ay) * ny;
+            if (dist >= r + SIM_VL_SKIN) continue;
+            cnx = nx;
+            cny = ny;
+            if (dist < r) {
+                c->x += nx * (r - dist);
+                c->y += ny * (r - dist);
+            }
+        } else {
+            double qx = t <= 0.0 ? s->ax : s->bx, qy = t <= 0.0 ? s->ay : s->by;
+            double dx = c->x - qx, dy = c->y - qy;
+            double d2 = dx * dx + dy * dy;
+            if (d2 >= (r + SIM_VL_SKIN) * (r + SIM_VL_SKIN)) continue;
+            double d = sim_sqrt(d2);
+            if (d > 1e-9) {
+                cnx = dx / d;
+                cny = dy / d;
+            } else {
+                cnx = nx;
+                cny = ny;
+            }
+            if (d < r) {
+                c->x = qx + cnx * r;
+                c->y = qy + cny * r;
+            }
+        }
+        double vx = c->x - c->px, vy = c->y - c->py;
+        double vn = vx * cnx + vy * cny;
+        double tx = (vx - vn * cnx) * SIM_VL_TANGENT_KEEP, ty = (vy - vn * cny) * SIM_VL_TANGENT_KEEP;
+        if (vn < 0.0) vn = 0.0;
+        c->px = c->x - (vn * cnx + tx);
+        c->py = c->y - (vn * cny + ty);
+        v->contact[i] |= SIM_VL_TOUCH;
+        if (cny < -0.5) v->contact[i] |= SIM_VL_GROUND;
+    }
+    /* A push can only move the chunk further from where it started when it started overlapping;
+     * the cap holds anyway. Both ends lie on the kept side of every surface, so the capped point
+     * does too. */
+    cap_step(v, i);
+}
+
+void sim_verlet_step(sim_verlet *v)
+{
+    double dt2 = v->dt * v->dt;
+    double keep = 1.0 - v->drag;
+    for (int i = 0; i < v->nchunk; i++) {
+        sim_chunk *c = &v->chunk[i];
+        double vx = (c->x - c->px) * keep, vy = (c->y - c->py) * keep;
+        v->ox[i] = c->x;
+        v->oy[i] = c->y;
+        c->px = c->x;
+        c->py = c->y;
+        c->x += vx + v->ax[i] * dt2;
+        c->y += vy + (v->ay[i] + v->gravity) * dt2;
+        v->ax[i] = v->ay[i] = 0.0;
+        v->contact[i] = 0;
+    }
+    for (int pass = 0; pass < SIM_VL_PASSES; pass++) {
+        /* Links are stored body by body, so index order is body order. */
+        for (int l = 0; l < v->nlink; l++) solve_link(v, &v->link[l]);
+        for (int p = 0; p < v->npin; p++) solve_pin(v, &v->pin[p]);
+        for (int i = 0; i < v->nchunk; i++) collide(v, i);
+    }
+}
+
+/* ---- state --------------------------------------------------------------------------------- */
+#define BODY_BYTES 9
+#define CHUNK_BYTES 48
+#define LINK_BYTES 20
+#define PIN_BYTES 32
+
+size_t sim_verlet_save_max(const sim_verlet *v)
+{
+    return 8 + (size_t)v->cap_body * BODY_BYTES + (size_t)v->cap_chunk * CHUNK_BYTES +
+           (size_t)v->cap_link * LINK_BYTES + (size_t)v->cap_pin * PIN_BYTES;
+}
+
+void sim_verlet_save(const sim_verlet *v, sim_writer *wr)
+{
+    sim__w_u16(wr, (uint16_t)v->nbody);
+    sim__w_u16(wr, (uint16_t)v->nchunk);
+    sim__w_u16(wr, (uint16_t)v->nlink);
+    sim__w_u16(wr, (uint16_t)v->npin);
+    for (int i = 0; i < v->nbody; i++) {
+        const sim_body *b = &v->body[i];
+        sim__w_u8(wr, b->kind);
+        sim__w_u16(wr, b->c0);
+        sim__w_u16(wr, b->nc);
+        sim__w_u16(wr, b->l0);
+        sim__w_u16(wr, b->nl);
+    }
+    for (int i = 0; i < v->nchunk; i++) {
+        const sim_chunk *c = &v->chunk[i];
+        sim__w_f64(wr, c->x);
+        sim__w_f64(wr, c->y);
+        sim__w_f64(wr, c->px);
+        sim__w_f64(wr, c->py);
+        sim__w_f64(wr, c->r);
+        sim__w_f64(wr, c->m);
+    }
+    for (int i = 0; i < v->nlink; i++) {
+        const sim_link *l = &v->link[i];
+        sim__w_u16(wr, l->a);
+        sim__w_u16(wr, l->b);
+        sim__w_f64(wr, l->rest);
+        sim__w_f64(wr, l->stiff);
+    }
+    for (int i = 0; i < v->npin; i++) {
+        const sim_pin *p = &v->pin[i];
+        sim__w_u16(wr, p->chunk);
+        sim__w_u16(wr, p->body);
+        sim__w_u32(wr, p->tag);
+        sim__w_f64(wr, p->x);
+        sim__w_f64(wr, p->y);
+        sim__w_f64(wr, p->stiff);
+    }
+}
+
+static int coord_ok(double x) { return x > -SIM_VL_MAX_COORD && x < SIM_VL_MAX_COORD; }
+
+int sim_verlet_load(sim_verlet *v, sim_reader *rd)
+{
+    int nb = sim__r_u16(rd), nc = sim__r_u16(rd), nl = sim__r_u16(rd), np = sim__r_u16(rd);
+    if (rd->err) return rd->err;
+    if (nb > v->cap_body || nc > v->cap_chunk || nl > v->cap_link || np > v->cap_pin)
+        return SIM_ECORRUPT;
+    int c_next = 0, l_next = 0;
+    for (int i = 0; i < nb; i++) {
+        sim_body *b = &v->body[i];
+        b->kind = sim__r_u8(rd);
+        b->c0 = sim__r_u16(rd);
+        b->nc = sim__r_u16(rd);
+        b->l0 = sim__r_u16(rd);
+        b->nl = sim__r_u16(rd);
+        if (rd->err) return rd->err;
+        /* Bodies tile the chunk and link arrays in order, each with at least one chunk. */
+        if (b->c0 != c_next || b->l0 != l_next || b->nc == 0) return SIM_ECORRUPT;
+        c_next += b->nc;
+        l_next += b->nl;
+        if (c_next > nc || l_next > nl) return SIM_ECORRUPT;
+    }
+    if (c_next != nc || l_next != nl) return SIM_ECORRUPT;
+    v->nbody = nb;
+    v->nchunk = nc;
+    v->nlink = nl;
+    for (int i = 0; i < nc; i++) {
+        sim_chunk *c = &v->chunk[i];
+        c->x = sim__r_f64(rd);
+        c->y = sim__r_f64(rd);
+        c->px = sim__r_f64(rd);
+        c->py = sim__r_f64(rd);
+        c->r = sim__r_f64(rd);
+        c->m = sim__r_f64(rd);
+        if (rd->err) return rd->err;
+        if (!coord_ok(c->x) || !coord_ok(c->y) || !coord_ok(c->px) || !coord_ok(c->py) ||
+            !(c->r >= SIM_VL_MIN_RADIUS && c->r <= SIM_VL_MAX_RADIUS) ||
+            !(c->m >= SIM_VL_MIN_MASS && c->m <= SIM_VL_MAX_MASS))
+            return SIM_ECORRUPT;
+        v->ax[i] = v->ay[i] = 0.0;
+        v->contact[i] = 0;
+    }
+    for (int i = 0; i < nb; i++) {
+        const sim_body *b = &v->body[i];
+        for (int k = b->l0; k < b->l0 + b->nl; k++) {
+            sim_link *l = &v->link[k];
+            l->a = sim__r_u16(rd);
+            l->b = sim__r_u16(rd);
+            l->rest = sim__r_f64(rd);
+            l->stiff = sim__r_f64(rd);
+            if (rd->err) return rd->err;
+            if (l->a == l->b || l->a < b->c0 || l->b < b->c0 || l->a >= b->c0 + b->nc ||
+                l->b >= b->c0 + b->nc || !(l->rest >= 0.0 && l->rest < SIM_VL_MAX_COORD) ||
+                !(l->stiff >= 0.0 && l->stiff <= 1.0))
+                return SIM_ECORRUPT;
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        sim_pin *p = &v->pin[i];
+        p->chunk = sim__r_u16(rd);
+        p->body = sim__r_u16(rd);
+        p->tag = sim__r_u32(rd);
+        p->x = sim__r_f64(rd);
+        p->y = sim__r_f64(rd);
+        p->stiff = sim__r_f64(rd);
+        if (rd->err) return rd->err;
+        if (p->chunk >= nc || sim_verlet_body_of(v, p->chunk) != p->body || !coord_ok(p->x) ||
+            !coord_ok(p->y) || !(p->stiff > 0.0 && p->stiff <= 1.0) ||
+            (i > 0 && v->pin[i - 1].body > p->body))
+            return SIM_ECORRUPT;
+    }
+    v->npin = np;
+    return 0;
+}
+
+/* ---- desync reports ---------------------------------------------------------------------------- */
+void sim__fmt_double(char *dst, size_t cap, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    char hex[19];
+    static const char digits[] = "0123456789abcdef";
+    hex[0] = '0';
+    hex[1] = 'x';
+    for (int i = 0; i < 16; i++) hex[2 + i] = digits[(bits >> (60 - 4 * i)) & 0xF];
+    hex[18] = '\0';
+    if (!sim_isfinite(v) || dabs(v) >= 9.0e12) {
+        sim__fmt(dst, cap, "(%s)", hex);
+        return;
+    }
+    int neg = v < 0.0;
+    double a = neg ? -v : v;
+    long long ip = (long long)a;
+    long long frac = (long long)((a - (double)ip) * 1e6 + 0.5);
+    if (frac >= 1000000) {
+        ip++;
+        frac -= 1000000;
+    }
+    char fs[8];
+    for (int i = 5; i >= 0; i--) {
+        fs[i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    fs[6] = '\0';
+    sim__fmt(dst, cap, "%s%lld.%s (%s)", neg ? "-" : "", ip, fs, hex);
+}
+
+static long diff_f64(sim_diff_out *o, const char *what, int idx, const char *field, double a, double b)
+{
+    if (memcmp(&a, &b, sizeof a) == 0) return 0;
+    char sa[64], sb[64];
+    sim__fmt_double(sa, sizeof sa, a);
+    sim__fmt_double(sb, sizeof sb, b);
+    sim_diff_line(o, "%s %d %s: %s → %s", what, idx, field, sa, sb);
+    return 1;
+}
+
+long sim_verlet_diff(const sim_verlet *a, const sim_verlet *b, sim_diff_out *o)
+{
+    long n = 0;
+    if (a->nbody != b->nbody || a->nchunk != b->nchunk || a->nlink != b->nlink) {
+        sim_diff_line(o, "bodies/chunks/links: %d/%d/%d → %d/%d/%d", a->nbody, a->nchunk, a->nlink,
+                      b->nbody, b->nchunk, b->nlink);
+        return 1;
+    }
+    for (int i = 0; i < a->nbody; i++)
+        if (a->body[i].kind != b->body[i].kind || a->body[i].nc != b->body[i].nc ||
+            a->body[i].nl != b->body[i].nl) {
+            sim_diff_line(o, "body %d: kind %d, %d chunks → kind %d, %d chunks", i, a->body[i].kind,
+                          a->body[i].nc, b->body[i].kind, b->body[i].nc);
+            n++;
+        }
+    for (int i = 0; i < a->nchunk; i++) {
+        const sim_chunk *x = &a->chunk[i], *y = &b->chunk[i];
+        n += diff_f64(o, "chunk", i, "x", x->x, y->x);
+        n += diff_f64(o, "chunk", i, "y", x->y, y->y);
+        n += diff_f64(o, "chunk", i, "prev x", x->px, y->px);
+        n += diff_f64(o, "chunk", i, "prev y", x->py, y->py);
+        n += diff_f64(o, "chunk", i, "radius", x->r, y->r);
+        n += diff_f64(o, "chunk", i, "mass", x->m, y->m);
+    }
+    for (int i = 0; i < a->nlink; i++) {
+        const sim_link *x = &a->link[i], *y = &b->link[i];
+        if (x->a != y->a || x->b != y->b) {
+            sim_diff_line(o, "link %d: %d–%d → %d–%d", i, x->a, x->b, y->a, y->b);
+            n++;
+        }
+        n += diff_f64(o, "link", i, "rest", x->rest, y->rest);
+        n += diff_f64(o, "link", i, "stiffness", x->stiff, y->stiff);
+    }
+    if (a->npin != b->npin) {
+        sim_diff_line(o, "pins: %d → %d", a->npin, b->npin);
+        return n + 1;
+    }
+    for (int i = 0; i < a->npin; i++) {
+        const sim_pin *x = &a->pin[i], *y = &b->pin[i];
+        if (x->chunk != y->chunk || x->tag != y->tag) {
+            sim_diff_line(o, "pin %d: chunk %d tag %u → chunk %d tag %u", i, x->chunk, x->tag,
+                          y->chunk, y->tag);
+            n++;
+        }
+        n += diff_f64(o, "pin", i, "x", x->x, y->x);
+        n += diff_f64(o, "pin", i, "y", x->y, y->y);
+        n += diff_f64(o, "pin", i, "stiffness", x->stiff, y->stiff);
+    }
+    return n;
+}

@@ -1,0 +1,1095 @@
+/* check_terrarium.c — the terrarium (seed 001): the golden hash chain and the sync test, the
+ * waypoint graph, standing, the gait, righting, the drama of the demo, robustness under random
+ * hands, inputs and their refusals, save/load refusals, desync reports, and the doll. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_suites.h"
+#include "terrarium.h"
+
+static sim_world *mk(uint64_t seed, const char *params)
+{
+    char err[256];
+    sim_config c = sim_config_default();
+    c.kind = "terrarium";
+    c.seed = seed;
+    c.params = params;
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    ck_assert_msg(w != NULL, "create failed: %s", err);
+    return w;
+}
+
+static terra_world *T(sim_world *w) { return sim__world_impl(w); }
+
+static uint32_t next_seq;
+
+/* Queue one input by its text for the world's next tick; returns sim_world_input's code. */
+static int try_in(sim_world *w, uint32_t client, const char *text)
+{
+    char line[160], err[256];
+    sim_input x;
+    snprintf(line, sizeof line, "%llu %s", (unsigned long long)sim_world_tick(w), text);
+    if (sim_input_parse_line(sim_world_kind(w), line, &x, err, sizeof err) != 0) ck_abort_msg("%s", err);
+    x.client = client;
+    x.seq = ++next_seq;
+    return sim_world_input(w, &x);
+}
+
+static void in(sim_world *w, const char *fmt, double a, double b)
+{
+    char text[128];
+    snprintf(text, sizeof text, fmt, a, b);
+    int rc = try_in(w, 0, text);
+    ck_assert_msg(rc == 0, "%s: %s", text, sim_world_error(w));
+}
+
+static void run(sim_world *w, int ticks)
+{
+    for (int t = 0; t < ticks; t++) sim_world_step(w);
+}
+
+static const sim_chunk *chunk(terra_world *t, int ci, int k)
+{
+    return &t->v.chunk[terra__chunk(t, &t->cr[ci], k)];
+}
+
+/* World units to frame pixels (what inputs speak). */
+static double px(terra_world *t, double v) { return floor(v * t->scale + 0.5); }
+
+/* Height of a chunk's centre over whatever it would stand on, or −1. */
+static double height(terra_world *t, const sim_chunk *c)
+{
+    double gy;
+    if (sim_verlet_ground(&t->v, c->x, c->y, 200.0, &gy) < 0) return -1.0;
+    return gy - c->y;
+}
+
+/* ---- golden and sync ------------------------------------------------------------------------ */
+typedef struct script {
+    sim_input *v;
+    size_t n;
+} script;
+
+static script load_script(const char *path)
+{
+    script s = { 0 };
+    FILE *fp = fopen(path, "r");
+    ck_assert_msg(fp != NULL, "cannot open %s (tests run from tests/)", path);
+    char line[512], err[256];
+    s.v = calloc(4096, sizeof *s.v);
+    unsigned lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        lineno++;
+        sim_input x;
+        int rc = sim_input_parse_line(sim_kind_find("terrarium"), line, &x, err, sizeof err);
+        ck_assert_msg(rc >= 0, "%s:%u: %s", path, lineno, err);
+        if (rc == 1) continue;
+        x.seq = lineno;
+        ck_assert_uint_lt(s.n, 4096);
+        s.v[s.n++] = x;
+    }
+    fclose(fp);
+    return s;
+}
+
+static void feed(sim_world *w, const script *s, size_t *next)
+{
+    while (*next < s->n && s->v[*next].tick == sim_world_tick(w)) {
+        ck_assert_msg(sim_world_input(w, &s->v[*next]) == 0, "%s", sim_world_error(w));
+        (*next)++;
+    }
+}
+
+/* The golden chain: seed 42, the demo, tests/golden/terrarium.inputs (drags, shoves, spawns),
+ * state and frame hashes every 100 ticks for 4,000 ticks against tests/golden/terrarium.chain
+ * (written by `make golden`, only ever on purpose). */
+START_TEST(golden_chain)
+{
+    script s = load_script("golden/terrarium.inputs");
+    ck_assert_uint_gt(s.n, 20);
+    FILE *fp = fopen("golden/terrarium.chain", "r");
+    ck_assert_msg(fp != NULL, "missing tests/golden/terrarium.chain");
+    sim_world *w = mk(42, "");
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    size_t next = 0;
+    int lines = 0;
+    for (int t = 1; t <= 4000; t++) {
+        feed(w, &s, &next);
+        sim_world_step(w);
+        if (t % 100) continue;
+        sim_world_render(w, 0, &f);
+        unsigned long long gt, gsh, gfh;
+        ck_assert_msg(fscanf(fp, "%llu %llx %llx", &gt, &gsh, &gfh) == 3, "chain ends early at %d", t);
+        ck_assert_uint_eq(gt, (unsigned long long)t);
+        ck_assert_msg(gsh == sim_world_hash(w), "state hash differs at tick %d", t);
+        ck_assert_msg(gfh == sim_frame_hash(&f), "frame hash differs at tick %d", t);
+        lines++;
+    }
+    ck_assert_int_eq(lines, 40);
+    ck_assert_uint_eq(next, s.n);
+    ck_assert_int_gt(T(w)->ncr, 2);                   /* the script's spawns happened */
+    fclose(fp);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+    free(s.v);
+}
+END_TEST
+
+/* GGPO's sync test: every tick, save A and load the bytes into B (a world with another history),
+ * then step both with the same inputs; states and both views' frames agree, for 1,000 ticks that
+ * include the script's grabs, drags, shoves and spawns. */
+START_TEST(sync_test_every_tick)
+{
+    script s = load_script("golden/terrarium.inputs");
+    sim_world *a = mk(42, ""), *b = mk(7, "scene=empty");
+    run(b, 5);
+    size_t cap = sim_world_save_max(a);
+    uint8_t *buf = malloc(cap);
+    sim_frame fa, fb;
+    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
+    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
+    size_t na = 0, nb = 0;
+    int grabbed = 0;
+    for (int t = 0; t < 1000; t++) {
+        size_t n = sim_world_save(a, buf, cap);
+        ck_assert_uint_gt(n, 0);
+        ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+        nb = na;
+        feed(a, &s, &na);
+        feed(b, &s, &nb);
+        sim_world_step(a);
+        sim_world_step(b);
+        ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
+        for (int view = 0; view < 2; view++) {
+            sim_world_render(a, view, &fa);
+            sim_world_render(b, view, &fb);
+            ck_assert_msg(sim_frame_hash(&fa) == sim_frame_hash(&fb), "view %d differs at tick %d", view, t + 1);
+        }
+        grabbed |= T(a)->ngrab > 0;
+    }
+    ck_assert_uint_gt(na, 5);                          /* inputs happened inside the window */
+    ck_assert(grabbed);
+    sim_frame_free(&fa);
+    sim_frame_free(&fb);
+    free(buf);
+    free(s.v);
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+}
+END_TEST
+
+START_TEST(same_seed_same_hash_other_seed_differs)
+{
+    sim_world *a = mk(3, ""), *b = mk(3, ""), *c = mk(4, "");
+    run(a, 400);
+    run(b, 400);
+    run(c, 400);
+    ck_assert_uint_eq(sim_world_hash(a), sim_world_hash(b));
+    ck_assert_uint_ne(sim_world_hash(a), sim_world_hash(c));
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+    sim_world_destroy(c);
+}
+END_TEST
+
+/* ---- the room and the graph ------------------------------------------------------------------- */
+START_TEST(room_is_as_the_seed_says)
+{
+    int solid = 0, oneway = 0, poles = 0, walk = 0, pole = 0, drop = 0;
+    for (int k = 0; k < TERRA_NSEG; k++) {
+        solid += terra_segs[k].kind == SIM_SEG_SOLID;
+        oneway += terra_segs[k].kind == SIM_SEG_ONEWAY;
+        poles += terra_segs[k].kind == SIM_SEG_POLE;
+    }
+    ck_assert_int_eq(TERRA_NSEG, 11);
+    ck_assert_int_eq(oneway, 2);
+    ck_assert_int_eq(poles, 2);
+    ck_assert_int_eq(solid, 7);                     /* two walls, a ceiling, four floor pieces */
+    ck_assert_int_eq(TERRA_NNODE, 8);
+    ck_assert_int_eq(TERRA_NEDGE, 9);
+    for (int e = 0; e < TERRA_NEDGE; e++) {
+        walk += terra_edges[e].kind == EDGE_WALK;
+        pole += terra_edges[e].kind == EDGE_POLE;
+        drop += terra_edges[e].kind == EDGE_DROP;
+    }
+    ck_assert_int_eq(walk + pole + drop, 9);
+    ck_assert_int_gt(pole, 0);
+    ck_assert_int_gt(drop, 0);
+    /* The refuge plank sits at the top of the right-hand pole. */
+    const sim_seg *rp = &terra_segs[SEG_POLE_R], *lp = &terra_segs[SEG_POLE_L];
+    const sim_seg *refuge = &terra_segs[terra_nodes[NODE_REFUGE].seg];
+    ck_assert_int_eq(refuge->kind, SIM_SEG_ONEWAY);
+    ck_assert_double_gt(rp->ax, lp->ax);
+    ck_assert(rp->ax >= refuge->ax && rp->ax <= refuge->bx);
+    ck_assert_double_le(fmin(rp->ay, rp->by), refuge->ay);
+    /* Pole edges and drop edges are one-way: the search goes up a pole but never down it. */
+    int path[8];
+    ck_assert_int_eq(terra__path(4, 7, 1, path, 8), 2);
+    ck_assert_int_eq(terra__path(7, 4, 1, path, 8), 3);             /* down by the drop edge */
+    ck_assert_int_eq(path[1], 5);
+}
+END_TEST
+
+/* The lizard's search may not use pole edges: from anywhere on the floor it never reaches the
+ * refuge (nor the other plank); the scrambler's reaches the refuge from every node. */
+START_TEST(path_search_refuge)
+{
+    int path[8];
+    for (int from = 0; from < TERRA_NNODE; from++) {
+        if (from != NODE_REFUGE) {
+            ck_assert_msg(terra__path(from, NODE_REFUGE, 0, path, 8) == 0, "lizard reaches the refuge from %d", from);
+            int n = terra__path(from, NODE_REFUGE, 1, path, 8);
+            ck_assert_msg(n >= 2, "scrambler cannot reach the refuge from %d", from);
+            ck_assert_int_eq(path[0], from);
+            ck_assert_int_eq(path[n - 1], NODE_REFUGE);
+        }
+        for (int to = 0; to < TERRA_NNODE; to++) {
+            int n = terra__path(from, to, 0, path, 8);
+            for (int i = 1; i < n; i++) {
+                ck_assert_msg(path[i] != NODE_REFUGE && path[i] != NODE_PLANK_L,
+                              "lizard path %d→%d climbs to node %d", from, to, path[i]);
+            }
+        }
+    }
+    /* And the floor is all one for the lizard. */
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) ck_assert_int_gt(terra__path(a, b, 0, path, 8), 0);
+}
+END_TEST
+
+/* Seed 001's numbers where they live. */
+START_TEST(species_numbers)
+{
+    const terra_species *l = &terra_species_table[SPECIES_LIZARD], *s = &terra_species_table[SPECIES_SCRAMBLER];
+    ck_assert_double_eq(l->comfort, 20.0);
+    ck_assert_double_eq(l->lead, 18.0);
+    ck_assert_double_eq(s->comfort, 15.0);
+    ck_assert_double_eq(s->lead, 13.0);
+    ck_assert_double_eq(l->accel, 260.0);
+    ck_assert_double_eq(s->accel, 330.0);
+    ck_assert_double_eq(l->tail_r, 2.0);
+    /* The ideal spot (lead ahead, ride below) is inside 96% of the reach. */
+    for (int k = 0; k < 2; k++) {
+        const terra_species *p = &terra_species_table[k];
+        ck_assert_double_lt(hypot(p->lead, p->ride), 0.96 * (p->thigh + p->shin));
+    }
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    /* Tails at a quarter mass, links at 0.8, skip links at 0.06. */
+    const sim_body *b = &t->v.body[t->cr[0].body];
+    ck_assert_double_eq(t->v.chunk[b->c0 + 3].m, 0.25 * t->v.chunk[b->c0 + 2].m);
+    int tail = 0, skip = 0;
+    for (int i = b->l0; i < b->l0 + b->nl; i++) {
+        tail += t->v.link[i].stiff == 0.8;
+        skip += t->v.link[i].stiff == 0.06;
+    }
+    ck_assert_int_eq(tail, 7);
+    ck_assert_int_eq(skip, 6);
+    ck_assert_str_eq(sim_world_kind(w)->name, "terrarium");
+    ck_assert_uint_eq(sim_world_kind(w)->id, 2);
+    ck_assert_uint_eq(sim_world_kind(w)->hz, 40);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* ---- standing, walking, the gait ------------------------------------------------------------------ */
+static int standing(terra_world *t, int ci)
+{
+    const terra_creature *c = &t->cr[ci];
+    if (terra__planted(c) < 2) return 0;
+    for (int k = 0; k < 3; k++) {
+        double h = height(t, chunk(t, ci, k)), ride = terra__ride(c, k);
+        if (h < 0.7 * ride || h > 1.3 * ride) return 0;
+    }
+    return 1;
+}
+
+/* After 30 s with no input both creatures stand: at least 2 feet planted and every body chunk
+ * within 30% of its ride height (crouch included). Over the next 5 s, for several seeds, each
+ * creature stands in most ticks that it is on the ground: not up a pole, dropping off a plank,
+ * mid-lunge or mid-turn. */
+START_TEST(stands_after_30_seconds)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        sim_world *w = mk(seed, "");
+        terra_world *t = T(w);
+        run(w, 30 * 40);
+        int ok[2] = { 0, 0 }, n[2] = { 0, 0 };
+        for (int tick = 0; tick < 200; tick++) {
+            sim_world_step(w);
+            for (int i = 0; i < 2; i++) {
+                const terra_creature *c = &t->cr[i];
+                if (c->nav != NAV_WALK || c->brain == BR_LUNGE || c->turn != TURN_NONE) continue;
+                int over_edge = 0;                  /* walking or dropping off a plank */
+                for (int k = 0; k < 3; k++) {
+                    double h = height(t, chunk(t, i, k));
+                    over_edge |= h < 0 || h > 2.0 * terra__ride(c, k);
+                }
+                if (over_edge) continue;
+                n[i]++;
+                ok[i] += standing(t, i);
+                ck_assert_int_ne(c->brain, BR_RIGHTING);       /* nobody fell over */
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            ck_assert_msg(n[i] > 60, "seed %d creature %d: only %d walking ticks", (int)seed, i, n[i]);
+            ck_assert_msg(ok[i] * 10 >= n[i] * 8, "seed %d creature %d stood in %d of %d ticks",
+                          (int)seed, i, ok[i], n[i]);
+        }
+        sim_world_destroy(w);
+    }
+}
+END_TEST
+
+/* Over 2,000 ticks of walking, two limbs of different diagonal pairs are never mid-swing at the
+ * same time, for either creature, on several seeds (strictly: not one tick); and the trot
+ * emerges: a limb's diagonal partner is swinging with it more often than not. */
+START_TEST(gait_pairs_never_overlap)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        sim_world *w = mk(seed, "");
+        terra_world *t = T(w);
+        long swing_ticks = 0, together = 0, alone = 0;
+        for (int tick = 0; tick < 2000; tick++) {
+            sim_world_step(w);
+            for (int i = 0; i < t->ncr; i++) {
+                const terra_creature *c = &t->cr[i];
+                int sw[TERRA_NLIMB];
+                for (int k = 0; k < TERRA_NLIMB; k++) sw[k] = c->limb[k].state == LIMB_SWINGING;
+                for (int a = 0; a < TERRA_NLIMB; a++)
+                    for (int b = a + 1; b < TERRA_NLIMB; b++)
+                        if (sw[a] && sw[b] && LIMB_GROUP(a) != LIMB_GROUP(b))
+                            ck_abort_msg("seed %d tick %d creature %d: limbs %d and %d swing together",
+                                         (int)seed, tick, i, a, b);
+                for (int k = 0; k < TERRA_NLIMB; k++) swing_ticks += sw[k];
+                together += (sw[0] && sw[3]) + (sw[1] && sw[2]);
+                alone += (sw[0] != sw[3]) + (sw[1] != sw[2]);
+            }
+        }
+        ck_assert_msg(swing_ticks > 1000, "seed %d: only %ld limb-ticks of swinging", (int)seed, swing_ticks);
+        ck_assert_msg(together > alone, "seed %d: pairs swung together %ld times, alone %ld", (int)seed,
+                      together, alone);
+        sim_world_destroy(w);
+    }
+}
+END_TEST
+
+/* A stalk crouches: the ride height drops by 30%, the lizard's head chunk by a further 40%. */
+START_TEST(stalk_crouches)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    double sum[3] = { 0, 0, 0 };
+    int n = 0;
+    for (int tick = 0; tick < 2000; tick++) {
+        sim_world_step(w);
+        const terra_creature *c = &t->cr[0];
+        if (c->brain != BR_STALK || c->crouch < 1.0 || terra__planted(c) < 2 || c->turn) continue;
+        for (int k = 0; k < 3; k++) sum[k] += height(t, chunk(t, 0, k));
+        n++;
+    }
+    ck_assert_int_gt(n, 100);
+    double ride = terra_species_table[SPECIES_LIZARD].ride;
+    ck_assert_double_eq_tol(sum[1] / n, 0.7 * ride, 0.8);
+    ck_assert_double_eq_tol(sum[2] / n, 0.7 * ride, 0.8);
+    ck_assert_double_eq_tol(sum[0] / n, 0.7 * 0.6 * ride, 0.8);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* ---- righting ---------------------------------------------------------------------------------------- */
+/* Lift a creature by its chest with grab and drag: it dangles with every foot off the ground.
+ * Release it: within 5 s it has righted itself (0.3 s of ground contact) and walks. */
+static void lift_and_drop(int ci)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    run(w, 60);
+    const sim_chunk *c = chunk(t, ci, 1);
+    double x = c->x, y = c->y;
+    in(w, "grab %.0f %.0f", px(t, x), px(t, y));
+    run(w, 1);
+    ck_assert_int_eq(t->ngrab, 1);
+    ck_assert_int_eq(t->v.pin[sim_verlet_pin_find(&t->v, t->grab[0].tag)].chunk, terra__chunk(t, &t->cr[ci], 1));
+    for (int k = 1; k <= 30; k++) {
+        in(w, "drag %.0f %.0f", px(t, x), px(t, y - 3.0 * k));
+        run(w, 1);
+    }
+    run(w, 30);
+    const terra_creature *cr = &t->cr[ci];
+    ck_assert_int_eq(cr->brain, BR_RIGHTING);
+    ck_assert_double_lt(chunk(t, ci, 1)->y, y - 60.0);        /* it is up in the air */
+    for (int k = 0; k < TERRA_NLIMB; k++) {
+        ck_assert_int_eq(cr->limb[k].state, LIMB_DANGLING);
+        double gy;
+        ck_assert_int_ge(sim_verlet_ground(&t->v, cr->limb[k].fx, cr->limb[k].fy, 400, &gy), 0);
+        ck_assert_msg(gy - cr->limb[k].fy > 20.0, "foot %d is %.1f off the ground", k, gy - cr->limb[k].fy);
+    }
+    uint32_t tag = t->grab[0].tag;
+    ck_assert_int_eq(try_in(w, 0, "release"), 0);
+    run(w, 1);
+    ck_assert_int_eq(t->ngrab, 0);
+    ck_assert_int_eq(sim_verlet_pin_find(&t->v, tag), -1);
+    int righted = -1, walking = 0;
+    for (int tick = 0; tick < 5 * 40 && walking < 10; tick++) {
+        sim_world_step(w);
+        if (righted < 0 && cr->brain != BR_RIGHTING) {
+            righted = tick;
+            ck_assert_uint_ge(cr->contact, 12);            /* it waited for 0.3 s of contact */
+        }
+        const sim_chunk *ch = chunk(t, ci, 1);
+        double vx = (ch->x - ch->px) * 40.0;
+        if (righted >= 0 && terra__planted(cr) >= 2 && fabs(vx) > 10.0) walking++;
+        else walking = 0;
+    }
+    ck_assert_msg(righted >= 0, "still righting itself after 5 s");
+    ck_assert_msg(walking >= 10, "not walking within 5 s of release (righted after %d ticks)", righted);
+    sim_world_destroy(w);
+}
+
+START_TEST(righting_lizard) { lift_and_drop(0); }
+END_TEST
+
+START_TEST(righting_scrambler) { lift_and_drop(1); }
+END_TEST
+
+/* ---- the demo's drama ---------------------------------------------------------------------------------- */
+/* The demo (seed 1, as vivd and viv sim run it): in 10 simulated minutes the scrambler reaches
+ * the refuge and the lizard lunges; the lizard never stands on a plank; nobody gets stuck. */
+START_TEST(drama_in_ten_minutes)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    int refuge_tick = -1, lunge_tick = -1, stalks = 0, prev = -1, limp[2] = { 0, 0 };
+    double wx = chunk(t, 0, 1)->x, travelled = 0.0;
+    for (int tick = 0; tick < 10 * 60 * 40; tick++) {
+        sim_world_step(w);
+        /* Nobody stays limp (snagged, stuck) for long, and the lizard keeps getting about. */
+        for (int i = 0; i < 2; i++) {
+            limp[i] = t->cr[i].brain == BR_RIGHTING ? limp[i] + 1 : 0;
+            if (limp[i] > 5 * 40) ck_abort_msg("tick %d: creature %d limp for 5 s", tick, i);
+        }
+        travelled += fabs(chunk(t, 0, 1)->x - wx);
+        wx = chunk(t, 0, 1)->x;
+        if (tick % (30 * 40) == 30 * 40 - 1) {
+            if (travelled < 40.0) ck_abort_msg("tick %d: the lizard moved %.1f in 30 s", tick, travelled);
+            travelled = 0.0;
+        }
+        if (refuge_tick < 0 && t->cr[1].brain == BR_REFUGE) refuge_tick = tick;
+        if (lunge_tick < 0 && t->cr[0].brain == BR_LUNGE) lunge_tick = tick;
+        stalks += t->cr[0].brain == BR_STALK && prev != BR_STALK;
+        prev = t->cr[0].brain;
+        if (t->cr[0].at == NODE_REFUGE || t->cr[0].at == NODE_PLANK_L)
+            ck_abort_msg("tick %d: the lizard is on a plank (node %d)", tick, t->cr[0].at);
+    }
+    ck_assert_msg(refuge_tick >= 0 && t->cr[1].refuges >= 1, "the scrambler never reached the refuge");
+    ck_assert_msg(lunge_tick >= 0 && t->cr[0].lunges >= 1, "the lizard never lunged (%d stalks)", stalks);
+    ck_assert_int_gt(stalks, 1);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* One lunge: a kick of 7.2 units a tick to the whole animal, off the ground, then 8 s of ignoring
+ * the prey. Seed 4's lizard lunges from the gully's slope, up toward the scrambler on the pole. */
+START_TEST(lunge_kicks_then_ignores)
+{
+    sim_world *w = mk(4, "");
+    terra_world *t = T(w);
+    terra_creature *c = &t->cr[0];
+    const int n = 3 + terra_species_table[SPECIES_LIZARD].ntail;
+    double vx[3 + TERRA_MAX_TAIL], vy[3 + TERRA_MAX_TAIL];
+    int tick;
+    for (tick = 0; tick < 24000 && c->lunges == 0; tick++) {
+        for (int k = 0; k < n; k++) {
+            const sim_chunk *ch = chunk(t, 0, k);
+            vx[k] = ch->x - ch->px;
+            vy[k] = ch->y - ch->py;
+        }
+        sim_world_step(w);
+    }
+    ck_assert_uint_eq(c->lunges, 1);
+    ck_assert_int_eq(c->brain, BR_LUNGE);
+    ck_assert_double_eq_tol(hypot(c->dir_x, c->dir_y), 1.0, 1e-9);
+    ck_assert_double_lt(c->dir_y, -0.1);                 /* a pounce, upward */
+    /* The kick is 7.2 units a tick along the lunge, to every chunk. Links only move momentum
+     * about inside the animal, so the mass-weighted change of velocity over all its chunks is the
+     * kick plus one tick of gravity (0.34) and of the airborne drive (0.02 on the head), less the
+     * air drag (0.2% of the velocity) — when nothing touched the ground, which on the gully's
+     * slope means the pounce was aimed off the slope, not just off the horizontal. */
+    double mx = 0.0, my = 0.0, mass = 0.0;
+    for (int k = 0; k < n; k++) {
+        const sim_chunk *ch = chunk(t, 0, k);
+        ck_assert_msg(t->v.contact[terra__chunk(t, c, k)] == 0, "chunk %d touched the ground in the kick", k);
+        mx += ch->m * ((ch->x - ch->px) - vx[k]);
+        my += ch->m * ((ch->y - ch->py) - vy[k]);
+        mass += ch->m;
+        ck_assert_double_le(hypot(ch->x - ch->px, ch->y - ch->py), 9.0 + 1e-9);
+    }
+    double ex = mx / mass - 7.2 * c->dir_x, ey = my / mass - 7.2 * c->dir_y - 540.0 / 1600.0;
+    ck_assert_msg(hypot(ex, ey) < 0.05, "the body's velocity changed by (%.3f, %.3f), the kick is (%.3f, %.3f)",
+                  mx / mass, my / mass, 7.2 * c->dir_x, 7.2 * c->dir_y);
+    /* And each body chunk carries it (the links pull a little on each). */
+    for (int k = 0; k < 3; k++) {
+        const sim_chunk *ch = chunk(t, 0, k);
+        double dx = (ch->x - ch->px) - vx[k], dy = (ch->y - ch->py) - vy[k];
+        ck_assert_msg(hypot(dx - 7.2 * c->dir_x, dy - 7.2 * c->dir_y - 540.0 / 1600.0) < 0.4,
+                      "chunk %d: (%.3f, %.3f)", k, dx, dy);
+    }
+    for (int k = 0; k < TERRA_NLIMB; k++) ck_assert_int_eq(c->limb[k].state, LIMB_TUCKED);
+    int lunge_ticks = 1;
+    while (c->brain == BR_LUNGE) {
+        sim_world_step(w);
+        lunge_ticks += c->brain == BR_LUNGE;
+    }
+    ck_assert_int_eq(lunge_ticks, 17);                /* 0.42 s at 40 Hz */
+    ck_assert_uint_ge(c->ignore, 8 * 40 - 2);
+    for (int k = 0; k < 8 * 40 - 4; k++) {
+        sim_world_step(w);
+        ck_assert_int_ne(c->brain, BR_STALK);         /* it ignores the prey */
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* ---- robustness ------------------------------------------------------------------------------------ */
+static int inside_room(const sim_chunk *c)
+{
+    const double wl = terra_segs[SEG_WALL_L].ax, wr = terra_segs[SEG_WALL_R].ax;
+    const double ceil_y = terra_segs[SEG_CEILING].ay;
+    return c->x > wl && c->x < wr && c->y > ceil_y && c->y < terra__floor_y(c->x);
+}
+
+/* 200,000 ticks of random grabs, drags, releases, shoves and spawns from four clients: no NaN, no
+ * infinity (every state saves), no chunk outside the room, and the world still hashes alike when
+ * replayed from a mid-run save. */
+START_TEST(robust_under_random_hands)
+{
+    sim_world *w = mk(11, ""), *other = mk(2, "scene=empty");
+    terra_world *t = T(w);
+    sim_rng rng;
+    sim_rng_seed(&rng, 99, 3);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *buf = malloc(cap);
+    int spawned = 0, refused = 0;
+    for (int tick = 0; tick < 200000; tick++) {
+        uint32_t r = sim_rng_below(&rng, 1000);
+        uint32_t client = sim_rng_below(&rng, 4);
+        int x = (int)sim_rng_below(&rng, 340) - 10, y = (int)sim_rng_below(&rng, 200) - 10;
+        if (sim_rng_below(&rng, 50) == 0) x = sim_rng_below(&rng, 2) ? 100000 : -100000;   /* far off */
+        if (sim_rng_below(&rng, 50) == 0) y = sim_rng_below(&rng, 2) ? 100000 : -100000;
+        char text[96];
+        text[0] = 0;
+        if (r < 20) snprintf(text, sizeof text, "grab %d %d", x, y);
+        else if (r < 80) snprintf(text, sizeof text, "drag %d %d", x, y);
+        else if (r < 90) snprintf(text, sizeof text, "release");
+        else if (r < 100)
+            snprintf(text, sizeof text, "shove %d %d %d %d", x, y, (int)sim_rng_below(&rng, 2001) - 1000,
+                     (int)sim_rng_below(&rng, 2001) - 1000);
+        else if (tick % 4000 == 0)
+            snprintf(text, sizeof text, "spawn %s %d %d",
+                     (const char *[]){ "rope", "lizard", "scrambler" }[sim_rng_below(&rng, 3)], x, y);
+        else if (r < 110) snprintf(text, sizeof text, "pointer %d %d", x, y);
+        if (text[0]) {
+            int rc = try_in(w, client, text);
+            if (rc == 0 && text[1] == 'p' && text[0] == 's') spawned++;
+            if (rc != 0) {
+                if (rc != SIM_EINPUT || strncmp(text, "spawn", 5) != 0)   /* only spawns are refused */
+                    ck_abort_msg("tick %d: '%s' refused: %s", tick, text, sim_world_error(w));
+                refused++;
+            }
+        }
+        sim_world_step(w);
+        /* Plain checks in the loop: a Check assertion costs a pipe write in fork mode. */
+        for (int i = 0; i < t->v.nchunk; i++) {
+            const sim_chunk *c = &t->v.chunk[i];
+            if (!(isfinite(c->x) && isfinite(c->y) && isfinite(c->px) && isfinite(c->py)))
+                ck_abort_msg("tick %d: chunk %d is not finite", tick, i);
+            if (!inside_room(c))
+                ck_abort_msg("tick %d: chunk %d left the room at (%.2f, %.2f)", tick, i, c->x, c->y);
+        }
+        for (int i = 0; i < t->ncr; i++) {
+            if (!isfinite(t->cr[i].head)) ck_abort_msg("tick %d: creature %d head angle", tick, i);
+            for (int k = 0; k < TERRA_NLIMB; k++)
+                if (!isfinite(t->cr[i].limb[k].fx) || !isfinite(t->cr[i].limb[k].fy))
+                    ck_abort_msg("tick %d: creature %d foot %d is not finite", tick, i, k);
+        }
+        if (tick % 997 == 0) {
+            /* Every state saves, and loads back into another world as the same state. */
+            size_t n = sim_world_save(w, buf, cap);
+            if (n == 0) ck_abort_msg("tick %d: the state does not save", tick);
+            if (sim_world_load(other, buf, n) != 0)
+                ck_abort_msg("tick %d: a saved state does not load: %s", tick, sim_world_error(other));
+            if (sim_world_hash(other) != sim_world_hash(w)) ck_abort_msg("tick %d: load changed the state", tick);
+        }
+    }
+    ck_assert_int_gt(spawned, 5);
+    ck_assert_int_le(t->ncr, TERRA_MAX_CREATURES);
+    ck_assert_int_le(t->v.nbody, TERRA_MAX_BODIES);
+    free(buf);
+    sim_world_destroy(other);
+    sim_world_destroy(w);
+    (void)refused;
+}
+END_TEST
+
+/* ---- inputs -------------------------------------------------------------------------------------------- */
+/* Bad arguments are refused with an error and nothing is applied. */
+START_TEST(bad_inputs_refused)
+{
+    sim_world *w = mk(1, ""), *ref = mk(1, "");
+    const char *bad[] = {
+        "spawn lizard 2 100",       /* inside the left wall */
+        "spawn rope 160 2",         /* in the ceiling */
+        "spawn scrambler 160 170",  /* under the floor */
+        "spawn lizard 100000 50",
+        "shove 100 100 1001 0",     /* past the argument range */
+        "grab 100 100001",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = try_in(w, 0, bad[i]);
+        ck_assert_msg(rc == SIM_EINPUT, "'%s' was accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(sim_world_error(w), bad[i][0] == 's' && bad[i][1] == 'p' ? "spawn" : bad[i][0] == 's' ? "shove" : "grab"));
+    }
+    ck_assert_str_eq(sim_world_error(w), "grab: y=100001 is out of range -100000..100000");
+    ck_assert_int_eq(try_in(w, 0, "spawn lizard 2 100"), SIM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(sim_world_error(w), "not inside the room"));
+    char line[64], err[256];
+    sim_input x;
+    ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), "0 spawn dragon 100 100", &x, err, sizeof err), SIM_EINPUT);
+    ck_assert_str_eq(err, "spawn: unknown body 'dragon' (known: rope, lizard, scrambler)");
+    ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), "0 release 3", &x, err, sizeof err), SIM_EINPUT);
+    snprintf(line, sizeof line, "0 tickle 1 2");
+    ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &x, err, sizeof err), SIM_EINPUT);
+    run(w, 50);
+    run(ref, 50);
+    ck_assert_uint_eq(sim_world_hash(w), sim_world_hash(ref));          /* nothing was applied */
+    sim_world_destroy(w);
+    sim_world_destroy(ref);
+}
+END_TEST
+
+/* Spawns up to the cap: 16 creatures and 8 ropes; past it, refused with a sentence. */
+START_TEST(spawn_up_to_the_cap)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    for (int i = 0; i < TERRA_MAX_CREATURES - 2; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "spawn %s %d 60", i & 1 ? "lizard" : "scrambler", 30 + 18 * i);
+        ck_assert_int_eq(try_in(w, 0, text), 0);
+        run(w, 1);
+    }
+    ck_assert_int_eq(t->ncr, TERRA_MAX_CREATURES);
+    ck_assert_int_eq(try_in(w, 0, "spawn lizard 160 60"), SIM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(sim_world_error(w), "full"));
+    for (int i = 0; i < TERRA_MAX_ROPES; i++) {
+        ck_assert_int_eq(try_in(w, 0, "spawn rope 160 40"), 0);
+        run(w, 1);
+    }
+    ck_assert_int_eq(try_in(w, 0, "spawn rope 160 40"), SIM_EINPUT);
+    ck_assert_int_eq(t->v.nbody, TERRA_MAX_BODIES);
+    /* Every spawned creature has a brain and walks off, each on its own stream. */
+    run(w, 400);
+    int moving = 0;
+    for (int i = 2; i < t->ncr; i++) {
+        const sim_chunk *c = chunk(t, i, 1);
+        moving += fabs(c->x - (30 + 18 * (i - 2)) / t->scale) > 10.0;
+        ck_assert_uint_ne(t->cr[i].rng.state, t->cr[i - 1].rng.state);
+    }
+    ck_assert_int_gt(moving, 7);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* A grab pins the nearest chunk within reach at stiffness 0.4; drag moves the pin; release
+ * removes it; one grab per client. A grab with nothing in reach does nothing. */
+START_TEST(grab_drag_release)
+{
+    sim_world *w = mk(1, "scene=empty");
+    terra_world *t = T(w);
+    ck_assert_int_eq(try_in(w, 0, "spawn rope 160 100"), 0);
+    run(w, 100);                                            /* it falls to the floor */
+    const sim_chunk *end = &t->v.chunk[9];
+    double ex = end->x, ey = end->y;
+    in(w, "grab %.0f %.0f", px(t, ex), px(t, ey));
+    in(w, "pointer %.0f %.0f", 10, 10);
+    run(w, 1);
+    ck_assert_int_eq(t->v.npin, 1);
+    ck_assert_int_eq(t->v.pin[0].chunk, 9);
+    ck_assert_double_eq(t->v.pin[0].stiff, 0.4);
+    char text[64];
+    snprintf(text, sizeof text, "grab %.0f %.0f", px(t, t->v.chunk[0].x), px(t, t->v.chunk[0].y));
+    ck_assert_int_eq(try_in(w, 1, text), 0);               /* a second client, the other end */
+    run(w, 1);
+    ck_assert_int_eq(t->ngrab, 2);
+    ck_assert_int_eq(t->v.npin, 2);
+    in(w, "drag %.0f %.0f", 200, 40);
+    run(w, 60);
+    ck_assert_double_eq_tol(t->v.pin[sim_verlet_pin_find(&t->v, t->grab[0].tag)].x, 200 / t->scale, 1e-9);
+    ck_assert_double_lt(t->v.chunk[9].y, 80.0);            /* lifted toward the pin */
+    ck_assert_int_eq(try_in(w, 0, "release"), 0);
+    run(w, 1);
+    ck_assert_int_eq(t->ngrab, 1);
+    ck_assert_int_eq(t->v.npin, 1);
+    ck_assert_uint_eq(t->grab[0].client, 1);
+    ck_assert_int_eq(try_in(w, 0, "release"), 0);          /* nothing held: nothing happens */
+    in(w, "grab %.0f %.0f", 300, 20);                       /* nothing in reach up there */
+    run(w, 1);
+    ck_assert_int_eq(t->ngrab, 1);
+    ck_assert_int_eq(try_in(w, 1, "release"), 0);
+    run(w, 1);
+    ck_assert_int_eq(t->v.npin, 0);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* A shove is an impulse near the point, capped at 8 units a tick, fading with distance. */
+START_TEST(shove_is_capped_and_local)
+{
+    sim_world *w = mk(1, "scene=empty");
+    terra_world *t = T(w);
+    ck_assert_int_eq(try_in(w, 0, "spawn rope 80 100"), 0);
+    ck_assert_int_eq(try_in(w, 0, "spawn rope 240 100"), 0);
+    run(w, 200);
+    const sim_chunk *a = &t->v.chunk[4], *far = &t->v.chunk[15];
+    in(w, "shove %.0f %.0f 1000 -1000", px(t, a->x), px(t, a->y));
+    double before = t->v.chunk[15].x;
+    run(w, 1);
+    double v = hypot(a->x - a->px, a->y - a->py);
+    ck_assert_double_gt(v, 4.0);
+    ck_assert_double_le(v, 9.0 + 1e-9);
+    ck_assert_double_eq_tol(far->x, before, 1e-6);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The head: an angle lagging toward the interest at min(1, 7·dt) a tick, the short way round; a
+ * pointer within 170 units is the interest. */
+START_TEST(head_turns_short_way_to_pointer)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    run(w, 5);
+    terra_creature *c = &t->cr[1];
+    const sim_chunk *h = chunk(t, 1, 0);
+    /* Just past π the short way (clockwise in angle terms, through ±π, not through 0). */
+    c->head = 3.0;
+    double want = -3.0;
+    in(w, "pointer %.0f %.0f", px(t, h->x + 100.0 * cos(want)), px(t, h->y + 100.0 * sin(want)));
+    run(w, 1);
+    double d = remainder(c->head - 3.0, 2 * M_PI);
+    ck_assert_msg(d > 0.02 && d < 0.1, "head moved by %.4f", d);   /* 0.175 of 0.28, roughly */
+    run(w, 40);
+    const sim_chunk *h2 = chunk(t, 1, 0);
+    double target = atan2(t->ptr_y - h2->y, t->ptr_x - h2->x);
+    ck_assert_double_lt(fabs(remainder(c->head - target, 2 * M_PI)), 0.15);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The doll's capsule is sim_raster_capsule pixel for pixel, only faster. */
+START_TEST(doll_capsule_matches_raster)
+{
+    sim_frame a, b;
+    ck_assert_int_eq(sim_frame_init(&a, 96, 64), 0);
+    ck_assert_int_eq(sim_frame_init(&b, 96, 64), 0);
+    sim_rng rng;
+    sim_rng_seed(&rng, 7, 7);
+    for (int k = 0; k < 20000; k++) {
+        int x0 = (int)sim_rng_below(&rng, 140) - 22, y0 = (int)sim_rng_below(&rng, 110) - 22;
+        int x1 = x0 + (int)sim_rng_below(&rng, 60) - 30, y1 = y0 + (int)sim_rng_below(&rng, 60) - 30;
+        if (k % 7 == 0) y1 = y0;                       /* horizontal */
+        if (k % 11 == 0) x1 = x0;                      /* vertical */
+        if (k % 13 == 0) { x1 = x0; y1 = y0; }         /* a disc */
+        double r0 = sim_rng_unit(&rng) * 9.0 - 0.5, r1 = sim_rng_unit(&rng) * 9.0 - 0.5;
+        uint8_t c = (uint8_t)(1 + k % 200);
+        sim_raster_capsule(&a, x0, y0, x1, y1, r0, r1, c);
+        terra__capsule(&b, x0, y0, x1, y1, r0, r1, c);
+        if (memcmp(a.px, b.px, (size_t)a.w * a.h) != 0)
+            ck_abort_msg("capsule %d (%d,%d)-(%d,%d) r %.3f→%.3f differs", k, x0, y0, x1, y1, r0, r1);
+    }
+    sim_frame_free(&a);
+    sim_frame_free(&b);
+}
+END_TEST
+
+START_TEST(ik_knee_by_law_of_cosines)
+{
+    double kx, ky;
+    terra__knee(0, 0, 10, 10, 10, 10, 1, -1, &kx, &ky);      /* bend toward up-right */
+    ck_assert_double_eq_tol(hypot(kx, ky), 10.0, 1e-9);
+    ck_assert_double_eq_tol(hypot(10 - kx, 10 - ky), 10.0, 1e-9);
+    ck_assert_double_gt(kx - ky, 0.0);                        /* on the side of (1, −1) */
+    double k2x, k2y;
+    terra__knee(0, 0, 10, 10, 10, 10, -1, 1, &k2x, &k2y);    /* the mirror solution */
+    ck_assert_double_eq_tol(k2x, ky, 1e-9);
+    ck_assert_double_eq_tol(k2y, kx, 1e-9);
+    terra__knee(0, 0, 30, 0, 10, 10, 0, 1, &kx, &ky);        /* out of reach: straight */
+    ck_assert_double_eq_tol(kx, 10.0, 1e-9);
+    ck_assert_double_eq_tol(ky, 0.0, 1e-6);
+}
+END_TEST
+
+/* ---- state -------------------------------------------------------------------------------------------- */
+/* Corrupt payloads are refused and the world is left exactly as it was. */
+START_TEST(load_refuses_garbage_and_keeps_world)
+{
+    sim_world *w = mk(1, "");
+    run(w, 300);
+    ck_assert_int_eq(try_in(w, 0, "spawn rope 100 60"), 0);
+    run(w, 1);
+    in(w, "grab %.0f %.0f", px(T(w), chunk(T(w), 0, 1)->x), px(T(w), chunk(T(w), 0, 1)->y));
+    run(w, 1);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *good = malloc(cap), *bad = malloc(cap);
+    size_t n = sim_world_save(w, good, cap);
+    ck_assert_uint_gt(n, 0);
+    sim_world *v = mk(5, "");
+    run(v, 10);
+    uint64_t h = sim_world_hash(v);
+    /* Flip each byte of the payload in turn (every 3rd, to keep it quick): a load either fails
+     * and leaves v untouched, or succeeds only if the bytes still describe a possible state
+     * (then it must re-save to exactly those bytes). */
+    size_t payload = 34 + strlen(sim_world_params(w)) + 4;
+    int refused = 0, accepted = 0;
+    for (size_t i = payload; i < n; i += 3) {
+        memcpy(bad, good, n);
+        bad[i] ^= 0xA5;
+        int rc = sim_world_load(v, bad, n);
+        if (rc) {
+            refused++;
+            ck_assert_uint_eq(sim_world_hash(v), h);
+        } else {
+            accepted++;
+            uint8_t *again = malloc(cap);
+            ck_assert_uint_eq(sim_world_save(v, again, cap), n);
+            ck_assert_int_eq(memcmp(again, bad, n), 0);
+            free(again);
+            ck_assert_int_eq(sim_world_load(v, good, n), 0);
+            sim_world_destroy(v);
+            v = mk(5, "");
+            run(v, 10);
+        }
+    }
+    ck_assert_int_gt(refused, 100);
+    ck_assert_int_eq(sim_world_load(v, good, n - 1), SIM_ETRUNC);
+    ck_assert_uint_eq(sim_world_hash(v), h);
+    ck_assert_int_eq(sim_world_load(v, good, n), 0);
+    ck_assert_uint_eq(sim_world_hash(v), sim_world_hash(w));
+    free(good);
+    free(bad);
+    sim_world_destroy(v);
+    sim_world_destroy(w);
+    (void)accepted;
+}
+END_TEST
+
+/* What `viv fuzz` does in sync-test mode, every tick: under random hands (grabs, drags and
+ * releases from several clients, shoves, pointers, spawns to the cap, coordinates far off the
+ * room), at two frame sizes, every state saves, loads into another world, and goes on the same.
+ * A load that refuses a state a world saved is the bug this guards against. */
+START_TEST(every_saved_state_loads)
+{
+    const char *params[] = { "w=160", "w=1280" };
+    for (int pi = 0; pi < 2; pi++) {
+        sim_world *w = mk(5 + pi, params[pi]), *other = mk(9, params[pi]);
+        terra_world *t = T(w);
+        sim_rng rng;
+        sim_rng_seed(&rng, 2026, 11 + pi);
+        size_t cap = sim_world_save_max(w);
+        uint8_t *buf = malloc(cap);
+        int loads = 0, climbs = 0;
+        for (int tick = 0; tick < 1500; tick++) {
+            int n = sim_rng_below(&rng, 3) == 0 ? 1 + (int)sim_rng_below(&rng, 3) : 0;
+            for (int i = 0; i < n; i++) {
+                uint32_t r = sim_rng_below(&rng, 100), client = sim_rng_below(&rng, 5);
+                int x = (int)sim_rng_below(&rng, (uint32_t)t->w + 40) - 20;
+                int y = (int)sim_rng_below(&rng, (uint32_t)t->h + 40) - 20;
+                if (sim_rng_below(&rng, 20) == 0) x = sim_rng_below(&rng, 2) ? 100000 : -100000;
+                char text[96];
+                if (r < 25) snprintf(text, sizeof text, "grab %d %d", x, y);
+                else if (r < 60) snprintf(text, sizeof text, "drag %d %d", x, y);
+                else if (r < 70) snprintf(text, sizeof text, "release");
+                else if (r < 80)
+                    snprintf(text, sizeof text, "shove %d %d %d %d", x, y, (int)sim_rng_below(&rng, 2001) - 1000,
+                             (int)sim_rng_below(&rng, 2001) - 1000);
+                else if (r < 90) snprintf(text, sizeof text, "pointer %d %d", x, y);
+                else
+                    snprintf(text, sizeof text, "spawn %s %d %d",
+                             (const char *[]){ "rope", "lizard", "scrambler" }[sim_rng_below(&rng, 3)], x, y);
+                try_in(w, client, text);          /* spawns outside the room or past the cap are refused */
+            }
+            size_t len = sim_world_save(w, buf, cap);
+            if (len == 0) ck_abort_msg("%s tick %d: the state does not save", params[pi], tick);
+            if (sim_world_load(other, buf, len) != 0)
+                ck_abort_msg("%s tick %d: a saved state does not load: %s", params[pi], tick,
+                             sim_world_error(other));
+            if (sim_world_hash(other) != sim_world_hash(w))
+                ck_abort_msg("%s tick %d: load changed the state", params[pi], tick);
+            loads++;
+            /* Continue from the loaded world half the time, as the sync test does. */
+            if (sim_rng_below(&rng, 2)) {
+                sim_world *tmp = w;
+                w = other;
+                other = tmp;
+                t = T(w);
+            }
+            sim_world_step(w);
+            for (int i = 0; i < t->ncr; i++) climbs += t->cr[i].nav != NAV_WALK;
+        }
+        ck_assert_int_eq(loads, 1500);
+        ck_assert_int_gt(t->ncr, 4);                  /* spawns happened */
+        ck_assert_int_gt(climbs, 0);                  /* states with cling pins were saved */
+        free(buf);
+        sim_world_destroy(w);
+        sim_world_destroy(other);
+    }
+}
+END_TEST
+
+/* A desync report names the fields that differ. */
+START_TEST(desync_report_names_fields)
+{
+    sim_world *a = mk(1, ""), *b = mk(1, "");
+    run(a, 100);
+    run(b, 100);
+    in(b, "shove %.0f %.0f 3 0", px(T(b), chunk(T(b), 0, 1)->x), px(T(b), chunk(T(b), 0, 1)->y));
+    run(a, 5);
+    run(b, 5);
+    size_t cap = sim_world_save_max(a);
+    uint8_t *ba = malloc(cap), *bb = malloc(cap);
+    size_t na = sim_world_save(a, ba, cap), nb = sim_world_save(b, bb, cap);
+    char out[32768];
+    long d = sim_state_diff(ba, na, bb, nb, out, sizeof out, 400);
+    ck_assert_int_gt(d, 5);
+    ck_assert_ptr_nonnull(strstr(out, "chunk "));
+    ck_assert_ptr_nonnull(strstr(out, "lizard 0 limb"));
+    ck_assert_int_eq(sim_state_diff(ba, na, ba, na, out, sizeof out, 20), 0);
+    free(ba);
+    free(bb);
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+}
+END_TEST
+
+/* ---- the doll and the x-ray ------------------------------------------------------------------------ */
+START_TEST(doll_and_xray)
+{
+    sim_world *w = mk(1, "");
+    terra_world *t = T(w);
+    run(w, 120);
+    sim_frame f, x;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    ck_assert_int_eq(sim_world_frame_init(w, &x), 0);
+    ck_assert_int_eq(f.w, 320);
+    ck_assert_int_eq(f.h, 180);
+    sim_world_render(w, 0, &f);
+    sim_world_render(w, 1, &x);
+    ck_assert_uint_ne(sim_frame_hash(&f), sim_frame_hash(&x));
+    ck_assert_uint_le(f.pal.count, 64);                       /* a small palette */
+    for (size_t i = 0; i < (size_t)f.w * f.h; i++) {
+        ck_assert_uint_lt(f.px[i], f.pal.count);
+        ck_assert_uint_lt(x.px[i], x.pal.count);
+    }
+    /* The doll covers each creature's chest; the empty room does not. */
+    sim_world *e = mk(1, "scene=empty");
+    sim_frame ef;
+    sim_world_frame_init(e, &ef);
+    sim_world_render(e, 0, &ef);
+    for (int i = 0; i < 2; i++) {
+        const sim_chunk *c = chunk(t, i, 1);
+        size_t at = (size_t)px(t, c->y) * f.w + (size_t)px(t, c->x);
+        ck_assert_uint_ne(f.px[at], ef.px[at]);
+    }
+    /* The x-ray draws the waypoint graph: a white node marker at every waypoint. */
+    int white = -1;
+    for (int c = 0; c < x.pal.count; c++)
+        if (x.pal.rgb[3 * c] == 255 && x.pal.rgb[3 * c + 1] == 255 && x.pal.rgb[3 * c + 2] == 255) white = c;
+    ck_assert_int_ge(white, 0);
+    for (int n = 0; n < TERRA_NNODE; n++) {
+        size_t at = (size_t)px(t, terra_nodes[n].y - 6.0) * x.w + (size_t)px(t, terra_nodes[n].x);
+        ck_assert_msg(x.px[at] == white, "node %d not drawn", n);
+    }
+    /* Rendering is a pure function of the state. */
+    uint64_t h1 = sim_frame_hash(&f);
+    sim_world_render(w, 0, &f);
+    ck_assert_uint_eq(sim_frame_hash(&f), h1);
+    /* A bigger frame shows the same room at a larger scale. */
+    sim_world *big = mk(1, "w=640");
+    sim_frame bf;
+    ck_assert_int_eq(sim_world_frame_init(big, &bf), 0);
+    ck_assert_int_eq(bf.w, 640);
+    ck_assert_int_eq(bf.h, 360);
+    char err[128];
+    sim_config c = sim_config_default();
+    c.kind = "terrarium";
+    c.params = "w=330";
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    ck_assert_ptr_null(sim_world_create(&c, &rc));
+    ck_assert_int_eq(rc, SIM_EPARAM);
+    ck_assert_str_eq(err, "terrarium params: w=330 must be a multiple of 16");
+    sim_frame_free(&bf);
+    sim_frame_free(&ef);
+    sim_frame_free(&f);
+    sim_frame_free(&x);
+    sim_world_destroy(big);
+    sim_world_destroy(e);
+    sim_world_destroy(w);
+}
+END_TEST
+
+Suite *suite_terrarium(void)
+{
+    Suite *s = suite_create("terrarium");
+    TCase *tc = tcase_create("determinism");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, golden_chain);
+    tcase_add_test(tc, sync_test_every_tick);
+    tcase_add_test(tc, same_seed_same_hash_other_seed_differs);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("room");
+    tcase_add_test(tc, room_is_as_the_seed_says);
+    tcase_add_test(tc, path_search_refuge);
+    tcase_add_test(tc, species_numbers);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("behaviour");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, stands_after_30_seconds);
+    tcase_add_test(tc, gait_pairs_never_overlap);
+    tcase_add_test(tc, stalk_crouches);
+    tcase_add_test(tc, righting_lizard);
+    tcase_add_test(tc, righting_scrambler);
+    tcase_add_test(tc, drama_in_ten_minutes);
+    tcase_add_test(tc, lunge_kicks_then_ignores);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("robustness");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, robust_under_random_hands);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("inputs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, bad_inputs_refused);
+    tcase_add_test(tc, spawn_up_to_the_cap);
+    tcase_add_test(tc, grab_drag_release);
+    tcase_add_test(tc, shove_is_capped_and_local);
+    tcase_add_test(tc, head_turns_short_way_to_pointer);
+    tcase_add_test(tc, ik_knee_by_law_of_cosines);
+    tcase_add_test(tc, doll_capsule_matches_raster);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("state");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, load_refuses_garbage_and_keeps_world);
+    tcase_add_test(tc, every_saved_state_loads);
+    tcase_add_test(tc, desync_report_names_fields);
+    tcase_add_test(tc, doll_and_xray);
+    suite_add_tcase(s, tc);
+    return s;
+}
