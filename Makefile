@@ -7,7 +7,7 @@
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
-#   make test-san        every Check suite under ASan+UBSan (make test runs it beside the fuzzers)
+#   make test-san        every Check suite, cli.sh and view.sh under ASan+UBSan (make test runs it)
 
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -49,7 +49,7 @@ VIVD_SRC    := $(filter-out $(WIRE_SRC),$(sort $(wildcard server/*.c)))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
-TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c
+TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
@@ -65,7 +65,7 @@ LIBWIRE     := $(BUILD)/libwire.a
 LIBCLI      := $(BUILD)/libcli.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-nm test-cross test-campaign bench golden clean help
-.PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow
+.PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts
 all: $(BIN)/viv $(BIN)/vivd
 
 deps:
@@ -130,7 +130,7 @@ check-fast: $(BUILD)/check_all
 check-slow: $(BUILD)/check_all $(BIN)/vivd
 	cd tests && CK_INCLUDE_TAGS=slow CK_DEFAULT_TIMEOUT=600 VIV_BIN=../$(BIN) ../$(BUILD)/check_all
 
-# Every suite under ASan+UBSan, in its own build directory: LeakSanitizer turns a leak in vivd
+# Every suite, and the command-line and viewer scripts, under ASan+UBSan, in its own build directory: LeakSanitizer turns a leak in vivd
 # into a non-zero exit, which the end-to-end tests check. `make test` runs the two halves and the
 # fuzzers (test-fuzz, niced) side by side: `make -j3 test-san test-fuzz`.
 SAN_BUILD ?= build/san
@@ -141,7 +141,9 @@ test-san-fast: san-build
 	$(MAKE) --no-print-directory $(SAN_VARS) check-fast
 test-san-slow: san-build
 	$(MAKE) --no-print-directory $(SAN_VARS) check-slow
-test-san: test-san-fast test-san-slow
+test-san-scripts: san-build
+	$(MAKE) --no-print-directory $(SAN_VARS) test-cli test-view
+test-san: test-san-fast test-san-slow test-san-scripts
 
 test-nm: $(LIBSIM)
 	sh tests/nm_libm.sh $(LIBSIM)

@@ -24,11 +24,6 @@ typedef struct cli_inputs {
 int cli_inputs_load(const char *path, const sim_world *w, cli_inputs *out);
 void cli_inputs_free(cli_inputs *in);
 
-/* A whole file into a malloc'd buffer (at most 64 MiB): 0, or -1 with a sentence in err. It is
- * the sim_file_reader of every viv subcommand (ud unused), for worlds built from a file. */
-int cli_read_file(void *ud, const char *path, uint8_t **data, size_t *len, char *err,
-                  size_t errlen);
-extern const sim_file_reader cli_files;
 int cli_cycle_main(int argc, char **argv);  /* clients/viv_cycle.c */
 
 #endif

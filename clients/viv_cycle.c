@@ -76,7 +76,7 @@ static int read_scene(const char *path, sim_cycle_scene *sc)
     uint8_t *data;
     size_t len;
     char err[512], notes[512];
-    if (cli_read_file(NULL, path, &data, &len, err, sizeof err) != 0) {
+    if (rpl_read_file(NULL, path, &data, &len, err, sizeof err) != 0) {
         fprintf(stderr, "viv cycle: %s\n", err);
         return 2;
     }

@@ -142,7 +142,7 @@ int cli_sim_main(int argc, char **argv)
     cfg.params = params;
     cfg.err = err;
     cfg.errlen = sizeof err;
-    cfg.files = &cli_files;                  /* scene=file:PATH reads PATH */
+    cfg.files = &rpl_files;                  /* scene=file:PATH reads PATH */
     int rc;
     sim_world *w = sim_world_create(&cfg, &rc);
     if (!w) {

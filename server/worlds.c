@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "srv.h"
+#include "replay.h"
 
-#define SRV_SCENE_FILE_MAX (64u * 1024u * 1024u)   /* a 640×480 scene is at most a few MB */
 
 static uint64_t deadline(const srv_world *w, uint64_t tick)
 {
@@ -61,52 +61,6 @@ oom:
     return NULL;
 }
 
-/* sim_file_reader for command-line worlds: the whole file, at most SRV_SCENE_FILE_MAX bytes. */
-static int read_file(void *ud, const char *path, uint8_t **data, size_t *len, char *err,
-                     size_t errlen)
-{
-    (void)ud;
-    *data = NULL;
-    *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 64 * 1024, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= SRV_SCENE_FILE_MAX) {
-                snprintf(err, errlen, "%s is larger than %u MB: not a scene", path,
-                         SRV_SCENE_FILE_MAX >> 20);
-                goto fail;
-            }
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-        size_t r = fread(buf + n, 1, cap - n, fp);
-        n += r;
-        if (r == 0) {
-            if (ferror(fp)) {
-                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-                goto fail;
-            }
-            fclose(fp);
-            *data = buf;
-            *len = n;
-            return 0;
-        }
-    }
-    snprintf(err, errlen, "out of memory reading %s", path);
-fail:
-    free(buf);
-    fclose(fp);
-    return -1;
-}
-
 static int add_world(srv *s, const char *kind, uint64_t seed, const char *params,
                      const sim_file_reader *files, char *err, size_t errlen);
 
@@ -119,8 +73,7 @@ int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, c
 int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                         size_t errlen)
 {
-    const sim_file_reader files = { read_file, NULL };
-    return add_world(s, kind, seed, params, &files, err, errlen);
+    return add_world(s, kind, seed, params, &rpl_files, err, errlen);
 }
 
 static int add_world(srv *s, const char *kind, uint64_t seed, const char *params,

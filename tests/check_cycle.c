@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check_suites.h"
+#include "script.h"
 #include "cycle.h"
 #include "e2e.h"
 
@@ -491,72 +492,16 @@ START_TEST(scenes_are_seeded_and_sized)
 END_TEST
 
 /* ---- golden and sync -------------------------------------------------------------------------------- */
-typedef struct script {
-    sim_input *v;
-    size_t n;
-} script;
-
-static script load_script(const char *path)
-{
-    script s = { 0 };
-    FILE *fp = fopen(path, "r");
-    ck_assert_msg(fp != NULL, "cannot open %s (tests run from tests/)", path);
-    char line[512], err[256];
-    s.v = calloc(256, sizeof *s.v);
-    unsigned lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
-        lineno++;
-        sim_input x;
-        int rc = sim_input_parse_line(sim_kind_find("cycle"), line, &x, err, sizeof err);
-        ck_assert_msg(rc >= 0, "%s:%u: %s", path, lineno, err);
-        if (rc == 1) continue;
-        x.seq = lineno;
-        ck_assert_uint_lt(s.n, 256);
-        s.v[s.n++] = x;
-    }
-    fclose(fp);
-    return s;
-}
-
-static void feed(sim_world *w, const script *s, size_t *next)
-{
-    while (*next < s->n && s->v[*next].tick == sim_world_tick(w)) {
-        ck_assert_msg(sim_world_input(w, &s->v[*next]) == 0, "%s", sim_world_error(w));
-        (*next)++;
-    }
-}
-
 /* Seed 42, the default waterfall, tests/golden/cycle.inputs: state and frame hashes every 100
  * ticks for 3,000 ticks against tests/golden/cycle.chain (`make golden`, only ever on purpose). */
 START_TEST(golden_chain)
 {
-    script s = load_script("golden/cycle.inputs");
+    script s = script_load("cycle", "golden/cycle.inputs");
     ck_assert_uint_gt(s.n, 10);
-    FILE *fp = fopen("golden/cycle.chain", "r");
-    ck_assert_msg(fp != NULL, "missing tests/golden/cycle.chain");
     sim_world *w = mk(42, "");
-    sim_frame f;
-    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
-    size_t next = 0;
-    int lines = 0;
-    for (int t = 1; t <= 3000; t++) {
-        feed(w, &s, &next);
-        sim_world_step(w);
-        if (t % 100) continue;
-        sim_world_render(w, 0, &f);
-        unsigned long long gt, gsh, gfh;
-        ck_assert_msg(fscanf(fp, "%llu %llx %llx", &gt, &gsh, &gfh) == 3, "chain ends early at %d", t);
-        ck_assert_uint_eq(gt, (unsigned long long)t);
-        ck_assert_msg(gsh == sim_world_hash(w), "state hash differs at tick %d", t);
-        ck_assert_msg(gfh == sim_frame_hash(&f), "frame hash differs at tick %d", t);
-        lines++;
-    }
-    ck_assert_int_eq(lines, 30);
-    ck_assert_uint_eq(next, s.n);
-    fclose(fp);
-    sim_frame_free(&f);
+    ck_assert_int_eq(script_golden(w, &s, "golden/cycle.chain", 3000, 100), 30);
     sim_world_destroy(w);
-    free(s.v);
+    script_free(&s);
 }
 END_TEST
 
@@ -579,8 +524,8 @@ static void sync_run(sim_world *a, const script *s, int ticks, memfile *mf)
         ck_assert_uint_gt(n, 0);
         ck_assert_msg(sim_world_load(b, buf, n) == 0, "%s", sim_world_error(b));
         nb = na;
-        feed(a, s, &na);
-        feed(b, s, &nb);
+        script_feed(a, s, &na);
+        script_feed(b, s, &nb);
         sim_world_step(a);
         sim_world_step(b);
         ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
@@ -599,7 +544,7 @@ static void sync_run(sim_world *a, const script *s, int ticks, memfile *mf)
 
 START_TEST(sync_test_every_tick)
 {
-    script s = load_script("golden/cycle.inputs");
+    script s = script_load("cycle", "golden/cycle.inputs");
     static const char *const scenes[] = { "scene=waterfall", "scene=fire", "scene=dusk" };
     for (int k = 0; k < 3; k++) {
         sim_world *a = mk(42, scenes[k]);
@@ -645,7 +590,7 @@ START_TEST(sync_test_every_tick)
     sim_world_destroy(a);
     free(lbm);
     sim_cycle_scene_free(&sc);
-    free(s.v);
+    script_free(&s);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "script.h"
 #include "sand.h"
 
 static sim_world *mk(uint64_t seed, const char *params)
@@ -52,73 +53,17 @@ static int at(sim_world *w, int x, int y) { return sand__element(sim__world_impl
 static int count(sim_world *w, const char *el) { return sand__count(sim__world_impl(w), el_id(el)); }
 
 /* ---- golden and sync --------------------------------------------------------------------------- */
-typedef struct script {
-    sim_input *v;
-    size_t n;
-} script;
-
-static script load_script(const char *path)
-{
-    script s = { 0 };
-    FILE *fp = fopen(path, "r");
-    ck_assert_msg(fp != NULL, "cannot open %s (tests run from tests/)", path);
-    char line[512], err[256];
-    s.v = calloc(4096, sizeof *s.v);
-    unsigned lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
-        lineno++;
-        sim_input x;
-        int rc = sim_input_parse_line(sim_kind_find("sand"), line, &x, err, sizeof err);
-        ck_assert_msg(rc >= 0, "%s:%u: %s", path, lineno, err);
-        if (rc == 1) continue;
-        x.seq = lineno;
-        ck_assert_uint_lt(s.n, 4096);
-        s.v[s.n++] = x;
-    }
-    fclose(fp);
-    return s;
-}
-
-static void feed(sim_world *w, const script *s, size_t *next)
-{
-    while (*next < s->n && s->v[*next].tick == sim_world_tick(w)) {
-        ck_assert_msg(sim_world_input(w, &s->v[*next]) == 0, "%s", sim_world_error(w));
-        (*next)++;
-    }
-}
-
 /* The golden chain: seed 42, default demo, tests/golden/sand.inputs, state and frame hashes every
  * 100 ticks for 3,000 ticks, against tests/golden/sand.chain (written by `make golden`, which is
  * only ever run on purpose: a changed chain means every recorded replay changed too). */
 START_TEST(golden_chain)
 {
-    script s = load_script("golden/sand.inputs");
+    script s = script_load("sand", "golden/sand.inputs");
     ck_assert_uint_gt(s.n, 10);
-    FILE *fp = fopen("golden/sand.chain", "r");
-    ck_assert_msg(fp != NULL, "missing tests/golden/sand.chain");
     sim_world *w = mk(42, "");
-    sim_frame f;
-    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
-    size_t next = 0;
-    int lines = 0;
-    for (int t = 1; t <= 3000; t++) {
-        feed(w, &s, &next);
-        sim_world_step(w);
-        if (t % 100) continue;
-        sim_world_render(w, 0, &f);
-        unsigned long long gt, gsh, gfh;
-        ck_assert_msg(fscanf(fp, "%llu %llx %llx", &gt, &gsh, &gfh) == 3, "chain ends early at %d", t);
-        ck_assert_uint_eq(gt, (unsigned long long)t);
-        ck_assert_msg(gsh == sim_world_hash(w), "state hash differs at tick %d", t);
-        ck_assert_msg(gfh == sim_frame_hash(&f), "frame hash differs at tick %d", t);
-        lines++;
-    }
-    ck_assert_int_eq(lines, 30);
-    ck_assert_uint_eq(next, s.n);                     /* every scripted input was applied */
-    fclose(fp);
-    sim_frame_free(&f);
+    ck_assert_int_eq(script_golden(w, &s, "golden/sand.chain", 3000, 100), 30);
     sim_world_destroy(w);
-    free(s.v);
+    script_free(&s);
 }
 END_TEST
 
@@ -126,7 +71,7 @@ END_TEST
  * step both with the same inputs; states and frames must agree, every tick, for 500 ticks. */
 START_TEST(sync_test_every_tick)
 {
-    script s = load_script("golden/sand.inputs");
+    script s = script_load("sand", "golden/sand.inputs");
     sim_world *a = mk(42, "");
     sim_world *b = mk(7, "w=40,h=30,scene=bench");
     run(b, 5);
@@ -141,8 +86,8 @@ START_TEST(sync_test_every_tick)
         ck_assert_uint_gt(n, 0);
         ck_assert_int_eq(sim_world_load(b, buf, n), 0);
         nb = na;
-        feed(a, &s, &na);
-        feed(b, &s, &nb);
+        script_feed(a, &s, &na);
+        script_feed(b, &s, &nb);
         sim_world_step(a);
         sim_world_step(b);
         ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
@@ -154,7 +99,7 @@ START_TEST(sync_test_every_tick)
     sim_frame_free(&fa);
     sim_frame_free(&fb);
     free(buf);
-    free(s.v);
+    script_free(&s);
     sim_world_destroy(a);
     sim_world_destroy(b);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "script.h"
 #include "terrarium.h"
 
 static sim_world *mk(uint64_t seed, const char *params)
@@ -70,74 +71,18 @@ static double height(terra_world *t, const sim_chunk *c)
 }
 
 /* ---- golden and sync ------------------------------------------------------------------------ */
-typedef struct script {
-    sim_input *v;
-    size_t n;
-} script;
-
-static script load_script(const char *path)
-{
-    script s = { 0 };
-    FILE *fp = fopen(path, "r");
-    ck_assert_msg(fp != NULL, "cannot open %s (tests run from tests/)", path);
-    char line[512], err[256];
-    s.v = calloc(4096, sizeof *s.v);
-    unsigned lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
-        lineno++;
-        sim_input x;
-        int rc = sim_input_parse_line(sim_kind_find("terrarium"), line, &x, err, sizeof err);
-        ck_assert_msg(rc >= 0, "%s:%u: %s", path, lineno, err);
-        if (rc == 1) continue;
-        x.seq = lineno;
-        ck_assert_uint_lt(s.n, 4096);
-        s.v[s.n++] = x;
-    }
-    fclose(fp);
-    return s;
-}
-
-static void feed(sim_world *w, const script *s, size_t *next)
-{
-    while (*next < s->n && s->v[*next].tick == sim_world_tick(w)) {
-        ck_assert_msg(sim_world_input(w, &s->v[*next]) == 0, "%s", sim_world_error(w));
-        (*next)++;
-    }
-}
-
 /* The golden chain: seed 42, the demo, tests/golden/terrarium.inputs (drags, shoves, spawns),
  * state and frame hashes every 100 ticks for 4,000 ticks against tests/golden/terrarium.chain
  * (written by `make golden`, only ever on purpose). */
 START_TEST(golden_chain)
 {
-    script s = load_script("golden/terrarium.inputs");
+    script s = script_load("terrarium", "golden/terrarium.inputs");
     ck_assert_uint_gt(s.n, 20);
-    FILE *fp = fopen("golden/terrarium.chain", "r");
-    ck_assert_msg(fp != NULL, "missing tests/golden/terrarium.chain");
     sim_world *w = mk(42, "");
-    sim_frame f;
-    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
-    size_t next = 0;
-    int lines = 0;
-    for (int t = 1; t <= 4000; t++) {
-        feed(w, &s, &next);
-        sim_world_step(w);
-        if (t % 100) continue;
-        sim_world_render(w, 0, &f);
-        unsigned long long gt, gsh, gfh;
-        ck_assert_msg(fscanf(fp, "%llu %llx %llx", &gt, &gsh, &gfh) == 3, "chain ends early at %d", t);
-        ck_assert_uint_eq(gt, (unsigned long long)t);
-        ck_assert_msg(gsh == sim_world_hash(w), "state hash differs at tick %d", t);
-        ck_assert_msg(gfh == sim_frame_hash(&f), "frame hash differs at tick %d", t);
-        lines++;
-    }
-    ck_assert_int_eq(lines, 40);
-    ck_assert_uint_eq(next, s.n);
+    ck_assert_int_eq(script_golden(w, &s, "golden/terrarium.chain", 4000, 100), 40);
     ck_assert_int_gt(T(w)->ncr, 2);                   /* the script's spawns happened */
-    fclose(fp);
-    sim_frame_free(&f);
     sim_world_destroy(w);
-    free(s.v);
+    script_free(&s);
 }
 END_TEST
 
@@ -146,7 +91,7 @@ END_TEST
  * include the script's grabs, drags, shoves and spawns. */
 START_TEST(sync_test_every_tick)
 {
-    script s = load_script("golden/terrarium.inputs");
+    script s = script_load("terrarium", "golden/terrarium.inputs");
     sim_world *a = mk(42, ""), *b = mk(7, "scene=empty");
     run(b, 5);
     size_t cap = sim_world_save_max(a);
@@ -161,8 +106,8 @@ START_TEST(sync_test_every_tick)
         ck_assert_uint_gt(n, 0);
         ck_assert_int_eq(sim_world_load(b, buf, n), 0);
         nb = na;
-        feed(a, &s, &na);
-        feed(b, &s, &nb);
+        script_feed(a, &s, &na);
+        script_feed(b, &s, &nb);
         sim_world_step(a);
         sim_world_step(b);
         ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
@@ -178,7 +123,7 @@ START_TEST(sync_test_every_tick)
     sim_frame_free(&fa);
     sim_frame_free(&fb);
     free(buf);
-    free(s.v);
+    script_free(&s);
     sim_world_destroy(a);
     sim_world_destroy(b);
 }
