@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "replay.h"
+#include "files.h"
 
 static void cycle_usage(FILE *out)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "files.h"
 #ifndef VIV_NO_IMAGE
 #include "replay.h"
 #endif

@@ -6,14 +6,6 @@
 #include <stdint.h>
 #include "sim.h"
 
-/* A whole file into a malloc'd buffer, at most RPL_FILE_MAX bytes: 0, or -1 with a sentence in err.
- * It is the sim_file_reader (ud unused) of the programs that build worlds from files the user
- * names: every viv subcommand, and vivd for the worlds on its own command line. */
-#define RPL_FILE_MAX (64u * 1024u * 1024u)
-int rpl_read_file(void *ud, const char *path, uint8_t **data, size_t *len, char *err,
-                  size_t errlen);
-extern const sim_file_reader rpl_files;
-
 /* Write frame f as an indexed-colour PNG (its palette, no quantisation), each pixel scaled to
  * scale×scale (1..16). Writes to a temporary name and renames, so a failure never leaves half a
  * file at `path`. 0, or -1 with a sentence in err. */

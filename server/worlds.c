@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "srv.h"
-#include "replay.h"
+#include "files.h"
 
 
 static uint64_t deadline(const srv_world *w, uint64_t tick)
