@@ -19,7 +19,18 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 # Determinism rules for every file that links sim/: no FMA contraction, no fast-math, and sqrt
 # inlined as the (correctly rounded) hardware instruction.
 DET      := -ffp-contract=off -fno-math-errno
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isim -Ireplay -Iserver -Iclients -MMD -MP
+# Each folder compiles with only the include paths it may use (the arrows of ARCHITECTURE.md):
+# sim/ sees itself alone; wire/ and replay/ see sim/; server/ and clients/ see the layers below.
+# Tests, benchmarks and fuzz targets may reach anything.
+BASE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
+INC_sim     := -Isim
+INC_wire    := -Iwire -Isim
+INC_replay  := -Ireplay -Isim
+INC_server  := -Iserver -Iwire -Ireplay -Isim
+INC_clients := -Iclients -Iwire -Ireplay -Isim
+INC_tests   := -Itests -Iclients -Iserver -Iwire -Ireplay -Isim
+INC_bench   := $(INC_tests)
+CPPFLAGS := $(BASE_CPPFLAGS) $(INC_tests)
 
 ifeq ($(SANITIZE),)
   BUILD  ?= build/default
@@ -43,9 +54,9 @@ UV_LIBS      := $(shell pkg-config --libs libuv 2>/dev/null)
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null)
 SQLITE_LIBS  := $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 
-SIM_SRC     := $(sort $(wildcard sim/*.c))
-WIRE_SRC    := server/wire.c server/codec.c
-VIVD_SRC    := $(filter-out $(WIRE_SRC),$(sort $(wildcard server/*.c)))
+SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
+WIRE_SRC    := $(sort $(wildcard wire/*.c))
+VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
@@ -73,7 +84,7 @@ deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
+	$(CC) $(BASE_CPPFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
 
 EXTRA_CFLAGS_replay  = $(PNG_CFLAGS)
 EXTRA_CFLAGS_tests   = $(CHECK_CFLAGS)

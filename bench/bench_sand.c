@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "sand.h"
+#include "sand/sand.h"
 
 static double now(void)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "terrarium.h"
+#include "terrarium/terrarium.h"
 
 static double now(void)
 {

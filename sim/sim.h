@@ -127,6 +127,11 @@ int sim_isfinite(double x);
 
 /* One input: a fixed-size record of integers. It is applied before tick `tick` is stepped, in
  * (client, seq) order among the inputs of that tick. Floats never come in: quantise at the edge. */
+/* The most inputs one tick of one world may hold (all clients together). A world refuses the next
+ * one with SIM_EFULL; every consumer of a tick's inputs (the recorder, the verifier) sizes its
+ * buffers from this, so that no input can leave the log silently. */
+#define SIM_TICK_INPUTS_MAX 1024
+
 typedef struct sim_input {
     uint64_t tick;
     uint32_t client;

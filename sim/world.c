@@ -11,7 +11,6 @@
 #include <xxhash.h>
 
 #define SIM_STATE_FORMAT 1
-#define SIM_QUEUE_CAP 1024          /* inputs per tick; the server's per-client limits are lower */
 #define SIM_INPUT_BYTES 52
 #define SIM_HEADER_FIXED 34         /* bytes before the params text */
 
@@ -387,7 +386,7 @@ static size_t header_bytes(const char *params)
 
 static size_t world_save_max(const sim_kind *k, const void *impl, const char *params)
 {
-    return header_bytes(params) + (size_t)SIM_QUEUE_CAP * SIM_INPUT_BYTES + k->save_max(impl);
+    return header_bytes(params) + (size_t)SIM_TICK_INPUTS_MAX * SIM_INPUT_BYTES + k->save_max(impl);
 }
 
 sim_world *sim_world_create(const sim_config *cfg, int *err)
@@ -423,7 +422,7 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
     if (rc) goto done;
     w->kind = k;
     w->seed = cfg->seed;
-    w->queue = calloc(SIM_QUEUE_CAP, sizeof *w->queue);
+    w->queue = calloc(SIM_TICK_INPUTS_MAX, sizeof *w->queue);
     if (!w->queue) {
         rc = SIM_ENOMEM;
         goto done;
@@ -514,8 +513,8 @@ int sim_world_input(sim_world *w, const sim_input *in)
 {
     int rc = check_input(w, in, 1, w->err, sizeof w->err);
     if (rc) return rc;
-    if (w->nqueue == SIM_QUEUE_CAP) {
-        sim__fmt(w->err, sizeof w->err, "more than %d inputs for tick %llu", SIM_QUEUE_CAP,
+    if (w->nqueue == SIM_TICK_INPUTS_MAX) {
+        sim__fmt(w->err, sizeof w->err, "more than %d inputs for tick %llu", SIM_TICK_INPUTS_MAX,
                  (unsigned long long)w->tick);
         return SIM_EFULL;
     }
@@ -692,11 +691,11 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     }
     uint32_t nq = sim__r_u32(&r);
     if (r.err) goto fail;
-    if (nq > SIM_QUEUE_CAP) {
+    if (nq > SIM_TICK_INPUTS_MAX) {
         rc = SIM_ECORRUPT;
         goto done;
     }
-    queue = calloc(SIM_QUEUE_CAP, sizeof *queue);
+    queue = calloc(SIM_TICK_INPUTS_MAX, sizeof *queue);
     if (!queue) {
         rc = SIM_ENOMEM;
         goto done;

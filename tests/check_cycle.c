@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "check_suites.h"
 #include "script.h"
-#include "cycle.h"
+#include "cycle/cycle.h"
 #include "e2e.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "script.h"
-#include "sand.h"
+#include "sand/sand.h"
 
 static sim_world *mk(uint64_t seed, const char *params)
 {

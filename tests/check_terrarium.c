@@ -8,7 +8,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "script.h"
-#include "terrarium.h"
+#include "terrarium/terrarium.h"
 
 static sim_world *mk(uint64_t seed, const char *params)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
-#include "sand.h"
+#include "sand/sand.h"
 
 static sim_world *mk(const char *kind, uint64_t seed, const char *params)
 {
