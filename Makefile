@@ -75,7 +75,7 @@ LIBREPLAY   := $(BUILD)/libreplay.a
 LIBWIRE     := $(BUILD)/libwire.a
 LIBCLI      := $(BUILD)/libcli.a
 
-.PHONY: all deps run test check test-unit test-cli test-view test-nm test-cross test-campaign bench golden clean help
+.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-campaign bench golden clean help
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -120,7 +120,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory -j2 -O test-nm check-fast check-slow test-cli test-view
+	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view
 	$(MAKE) --no-print-directory test-cross
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)
@@ -156,8 +156,10 @@ test-san-scripts: san-build
 	$(MAKE) --no-print-directory $(SAN_VARS) test-cli test-view
 test-san: test-san-fast test-san-slow test-san-scripts
 
-test-nm: $(LIBSIM)
-	sh tests/nm_libm.sh $(LIBSIM)
+# The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
+test-layers: $(BIN)/viv $(BIN)/vivd
+	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_replay="$(INC_replay)" \
+	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" sh tests/layers.sh $(BUILD)
 
 test-cli: $(BIN)/viv
 	sh tests/cli.sh $(BIN)/viv

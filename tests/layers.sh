@@ -1,0 +1,216 @@
+#!/bin/sh
+# layers.sh — the arrows between folders, checked at compile time and at link time
+# (ARCHITECTURE.md, "The layout"):
+#
+#   clients/ → wire/ → sim/        server/ → wire/ replay/ sim/        replay/ → sim/
+#   inside server/, the host (worlds, scheduler, acks, recording, playback) never calls the
+#   network layer (connections, handlers, fan-out).
+#
+# Compile time: a header from a folder that a layer may not use is not on its include path
+# (the Makefile's INC_<folder>), so a probe that includes one must fail to compile.
+# Link time: the undefined symbols of each library, read with nm:
+#   libsim.a     only libc memory and string functions beyond its own symbols: no uv_, sqlite3_,
+#                msgpack_, ZSTD_, stdio, clock, thread or socket symbol, and no libm
+#                transcendental (their results differ between libm versions and machines);
+#   libwire.a    no uv_ or sqlite3_ symbol, nothing of server/, replay/ or clients/;
+#   libreplay.a  no uv_ symbol and nothing of server/ or clients/;
+#   clients      nothing of server/;
+#   server host  no symbol defined by the server's network objects.
+# Before the real checks, each check runs on objects that break its rule on purpose and must
+# fail: a check that cannot fail is a bug.
+#
+# usage: layers.sh BUILD_DIR   (after `make all`; the Makefile passes CC and the INC_* flags)
+set -eu
+build=${1:?usage: layers.sh BUILD_DIR}
+CC=${CC:-cc}
+INC_sim=${INC_sim:--Isim}
+INC_wire=${INC_wire:--Iwire -Isim}
+INC_replay=${INC_replay:--Ireplay -Isim}
+INC_server=${INC_server:--Iserver -Iwire -Ireplay -Isim}
+INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Isim}
+# The server's network layer: these objects may call the host; the host may not call them.
+NET_OBJS=${NET_OBJS:-client.o proto.o fanout.o handlers.o net.o}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "layers: $*" >&2; status=1; }
+
+undefined() { nm -u "$@" 2>/dev/null | awk 'NF && $NF !~ /:$/ {print $NF}' | sed 's/@.*//' | sort -u; }
+defined()   { nm --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRVWC]/ {print $3}' | sort -u; }
+
+# ---- link-time rules ----------------------------------------------------------------------
+# libc functions the core may call: memory and strings, nothing with a clock, a file or a lock.
+SIM_ALLOW='^(__asan_.*|__ubsan_.*|__sanitizer_.*|__sancov_.*|malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|memchr|strlen|strcmp|strncmp|strchr|strrchr|strstr|sqrt|sqrtf|__assert_fail|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_)$'
+libm='sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|exp|exp2|exp10|expm1|log|log2|log10|log1p|logb|pow|pow10|cbrt|hypot|erf|erfc|tgamma|lgamma|sincos|j0|j1|jn|y0|y1|yn|ldexp|frexp|scalbn|fmod|remainder|nearbyint|rint|lrint|round|lround|floor|ceil|trunc'
+# Why a symbol is refused, for the message.
+classify() {
+    case "$1" in
+        uv_*) echo "libuv" ;;
+        sqlite3_*) echo "SQLite" ;;
+        msgpack_*) echo "msgpack-c" ;;
+        ZSTD_*) echo "zstd" ;;
+        srv_*) echo "server/" ;;
+        rpl_*) echo "replay/" ;;
+        cli_*|net_*) echo "clients/" ;;
+        pthread_*|thrd_*|mtx_*|cnd_*) echo "threads" ;;
+        clock|clock_gettime|time|gettimeofday|nanosleep|usleep|sleep|timespec_get) echo "a clock" ;;
+        socket|connect|bind|listen|accept|accept4|send|recv|sendto|recvfrom|getaddrinfo|setsockopt|poll|select|epoll_*) echo "sockets" ;;
+        printf|fprintf|sprintf|snprintf|vprintf|vfprintf|vsnprintf|vsprintf|puts|fputs|putchar|fputc|fwrite|fread|fopen|fclose|fflush|fgets|getc|fgetc|perror|stdout|stderr|stdin|open|read|write|close) echo "stdio / files" ;;
+        *) if echo "$1" | grep -Eq "^(__)?($libm)(f|l)?(_finite)?$"; then echo "libm transcendental"; else echo "not on the core's allow-list"; fi ;;
+    esac
+}
+
+# check_core NAME LIB...: every undefined symbol is defined by LIB itself or allowed.
+check_core() {
+    name=$1; shift
+    undefined "$@" > "$tmp/u"; defined "$@" > "$tmp/d"
+    bad=$(comm -23 "$tmp/u" "$tmp/d" | grep -Ev "$SIM_ALLOW" || true)
+    [ -z "$bad" ] && return 0
+    for s in $bad; do echo "  $s ($(classify "$s"))"; done
+    return 1
+}
+
+# check_deny REGEX LIB...: no undefined symbol matches REGEX.
+check_deny() {
+    re=$1; shift
+    bad=$(undefined "$@" | grep -E "$re" || true)
+    [ -z "$bad" ] && return 0
+    for s in $bad; do echo "  $s ($(classify "$s"))"; done
+    return 1
+}
+
+# check_cross HOST_OBJS... -- NET_OBJS...: the host references nothing the network objects define.
+check_cross() {
+    host=""; while [ "$1" != "--" ]; do host="$host $1"; shift; done; shift
+    # shellcheck disable=SC2086
+    undefined $host > "$tmp/hu"; defined "$@" > "$tmp/nd"
+    bad=$(comm -12 "$tmp/hu" "$tmp/nd")
+    [ -z "$bad" ] && return 0
+    for s in $bad; do echo "  $s (defined by the network layer)"; done
+    return 1
+}
+
+WIRE_DENY='^(uv_|sqlite3_|srv_|rpl_|cli_)'
+REPLAY_DENY='^(uv_|srv_|cli_)'
+CLIENT_DENY='^srv_'
+
+# ---- negative controls: each rule must catch a deliberate violation ------------------------
+cat > "$tmp/bad_core.c" <<'C'
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
+int uv_run(void *loop, int mode);
+int sqlite3_step(void *stmt);
+double bad_core(double x);
+double bad_core(double x)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    printf("%f\n", sin(x));
+    pthread_create(NULL, NULL, NULL, NULL);
+    return (double)socket(AF_INET, SOCK_STREAM, 0) + uv_run(NULL, 0) + sqlite3_step(NULL) + exp(x);
+}
+C
+cat > "$tmp/bad_replay.c" <<'C'
+int srv_record_tick(void *s);
+int uv_now(void *loop);
+int bad_replay(void);
+int bad_replay(void) { return srv_record_tick(0) + uv_now(0); }
+C
+cat > "$tmp/net.c" <<'C'
+int srv_client_send(int x);
+int srv_client_send(int x) { return x + 1; }
+C
+cat > "$tmp/host.c" <<'C'
+int srv_client_send(int x);
+int host(int x);
+int host(int x) { return srv_client_send(x); }
+C
+for f in bad_core bad_replay net host; do
+    "$CC" -O1 -c "$tmp/$f.c" -o "$tmp/$f.o"
+done
+ar rcs "$tmp/libbad.a" "$tmp/bad_core.o"
+if out=$(check_core libsim "$tmp/libbad.a"); then
+    fail "negative control: a core that calls libuv, SQLite, stdio, a clock, threads, sockets and libm passed; the check is broken"
+else
+    for want in uv_run sqlite3_step printf clock_gettime pthread_create socket sin exp; do
+        echo "$out" | grep -q "^  $want " || fail "negative control: $want was not caught (got: $(echo "$out" | tr '\n' ' '))"
+    done
+fi
+check_deny "$REPLAY_DENY" "$tmp/bad_replay.o" > /dev/null \
+    && fail "negative control: a replay object that calls server/ and libuv passed"
+check_deny "$WIRE_DENY" "$tmp/bad_core.o" > /dev/null \
+    && fail "negative control: a wire object that calls libuv and SQLite passed"
+check_cross "$tmp/host.o" -- "$tmp/net.o" > /dev/null \
+    && fail "negative control: a host object that calls the network layer passed"
+# Compile time: with sim/'s include path alone, a header of another layer is not found.
+printf '#include "replay.h"\n' > "$tmp/probe_bad.c"
+# shellcheck disable=SC2086
+"$CC" $INC_sim -fsyntax-only "$tmp/probe_bad.c" 2>/dev/null \
+    && fail "negative control: a sim/ file could include replay.h"
+[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, replay, host; compile: include paths)"
+
+# ---- the real checks -----------------------------------------------------------------------
+need() { [ -e "$1" ] || { fail "$1 is missing (run make all first)"; return 1; }; }
+
+# Compile time: every folder's forbidden headers are out of reach, its own are in reach.
+probe() {   # folder header expect(ok|fail)
+    printf '#include "%s"\nint probe_unit;\n' "$2" > "$tmp/probe.c"
+    eval "flags=\$INC_$1"
+    # shellcheck disable=SC2154,SC2086
+    if "$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $flags -fsyntax-only "$tmp/probe.c" 2>/dev/null; then got=ok; else got=fail; fi
+    [ "$got" = "$3" ] || fail "compile: $1/ including \"$2\" should $( [ "$3" = ok ] && echo compile || echo fail), but it did not (include flags: $flags)"
+}
+probe sim sim.h ok
+for h in wire.h codec.h replay.h srv.h net.h cli.h; do probe sim "$h" fail; done
+probe wire wire.h ok
+for h in replay.h srv.h net.h cli.h; do probe wire "$h" fail; done
+probe replay replay.h ok
+for h in wire.h codec.h srv.h net.h cli.h; do probe replay "$h" fail; done
+probe clients net.h ok
+probe clients srv.h fail
+[ $status -eq 0 ] && echo "layers: compile: sim/ sees only sim/; wire/ and replay/ see sim/; clients/ cannot see server/"
+
+if need "$build/libsim.a"; then
+    if out=$(check_core libsim "$build/libsim.a"); then
+        echo "layers: libsim.a: $(undefined "$build/libsim.a" | wc -l) undefined symbols, all its own or libc memory and string functions"
+    else
+        fail "libsim.a calls what the core may not (sim/ is C11 + libc + xxhash; use sim/dmath.c for maths):"
+        echo "$out" >&2
+    fi
+fi
+if need "$build/libwire.a"; then
+    if out=$(check_deny "$WIRE_DENY" "$build/libwire.a"); then echo "layers: libwire.a: no libuv, SQLite, server, replay or client symbol"
+    else fail "libwire.a references symbols wire/ may not use:"; echo "$out" >&2; fi
+fi
+if need "$build/libreplay.a"; then
+    if out=$(check_deny "$REPLAY_DENY" "$build/libreplay.a"); then echo "layers: libreplay.a: no libuv, server or client symbol"
+    else fail "libreplay.a references symbols replay/ may not use (the verifier runs without a network):"; echo "$out" >&2; fi
+fi
+clients=$(ls "$build"/clients/*.o 2>/dev/null || true)
+if [ -n "$clients" ]; then
+    # shellcheck disable=SC2086
+    if out=$(check_deny "$CLIENT_DENY" $clients); then echo "layers: clients: no server symbol"
+    else fail "clients/ references server/ symbols (clients speak the protocol through wire/):"; echo "$out" >&2; fi
+fi
+host=""; net=""
+for o in "$build"/server/*.o; do
+    [ -e "$o" ] || continue
+    case " $NET_OBJS " in *" $(basename "$o") "*) net="$net $o" ;; *) host="$host $o" ;; esac
+done
+# vivd.c wires the two layers together (main): it is neither.
+host=$(echo "$host" | tr ' ' '\n' | grep -v '/vivd\.o$' | tr '\n' ' ')
+if [ -n "$net" ] && [ -n "$host" ]; then
+    # shellcheck disable=SC2086
+    if out=$(check_cross $host -- $net); then
+        echo "layers: server: the host ($(for o in $host; do basename "$o" .o; done | tr '\n' ' ' | sed 's/ $//')) calls nothing of the network layer"
+    else
+        fail "server/: the host calls the network layer (report it through the host's event callbacks instead):"
+        echo "$out" >&2
+    fi
+fi
+[ $status -eq 0 ] && echo "layers: ok"
+exit $status
