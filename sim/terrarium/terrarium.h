@@ -1,7 +1,8 @@
-/* terrarium.h — private to sim/terrarium.c, sim/terrarium_doll.c and their tests: the room, the
- * creatures' data, and inspection helpers. Seed 001 is the specification; world units are the
- * seed's units, and the frame shows the 480×270-unit room at (frame width / 480) pixels a unit
- * (two thirds of a pixel at the default 320×180). */
+/* terrarium.h — private to sim/terrarium/ and its tests: the room, the creatures' data, and the
+ * inspection helpers that the modules, the doll (doll.c) and the tests share; the modules' own
+ * numbers and calls into each other are in terrarium_int.h. Seed 001 is the specification; world
+ * units are the seed's units, and the frame shows the 480×270-unit room at (frame width / 480)
+ * pixels a unit (two thirds of a pixel at the default 320×180). */
 #ifndef VIVARIUM_TERRARIUM_H
 #define VIVARIUM_TERRARIUM_H
 #include "verlet.h"
@@ -16,7 +17,7 @@
 #define TERRA_NNODE 8
 #define TERRA_NEDGE 9
 enum { EDGE_WALK, EDGE_POLE, EDGE_DROP };
-/* Segment indexes (terrarium.c's table): walls, ceiling, the floor in four pieces around the
+/* Segment indexes (room.c's table): walls, ceiling, the floor in four pieces around the
  * gully, the two one-way planks and the two poles. */
 enum {
     SEG_WALL_L, SEG_WALL_R, SEG_CEILING, SEG_FLOOR_L, SEG_GULLY_L, SEG_GULLY_R, SEG_FLOOR_R,
@@ -161,23 +162,25 @@ typedef struct terra_world {
 } terra_world;
 
 /* ---- internals shared with the doll and the tests ------------------------------------------------ */
-/* Path search over the waypoint graph (Dijkstra by edge length; ties to the lower index). A lizard
- * (can_climb 0) may not use pole edges. Writes the nodes from `from` to `to` inclusive into path
- * (up to max) and returns their count, or 0 when `to` cannot be reached. */
+/* room.c. Path search over the waypoint graph (Dijkstra by edge length; ties to the lower
+ * index). A lizard (can_climb 0) may not use pole edges. Writes the nodes from `from` to `to`
+ * inclusive into path (up to max) and returns their count, or 0 when `to` cannot be reached. */
 int terra__path(int from, int to, int can_climb, int *path, int max);
-/* Shoulder of limb i (front limbs at the chest, hind limbs at the hips). */
-void terra__shoulder(const terra_world *t, const terra_creature *c, int i, double *x, double *y);
-int terra__chunk(const terra_world *t, const terra_creature *c, int k);   /* k: 0 head, 1 chest, 2 hips, 3.. tail */
-int terra__planted(const terra_creature *c);
 double terra__floor_y(double x);                                      /* the floor line at x */
+/* body.c */
+int terra__chunk(const terra_world *t, const terra_creature *c, int k);   /* k: 0 head, 1 chest, 2 hips, 3.. tail */
 double terra__ride(const terra_creature *c, int k);                      /* standing height of chunk k */
-double terra__reach(const terra_creature *c);
+/* limbs.c. Shoulder of limb i (front limbs at the chest, hind limbs at the hips). */
+void terra__shoulder(const terra_world *t, const terra_creature *c, int i, double *x, double *y);
+int terra__planted(const terra_creature *c);                          /* limbs planted */
+double terra__reach(const terra_creature *c);                         /* thigh + shin */
 /* Two-bone IK by the law of cosines: the knee between shoulder s and foot f for bones a and b,
  * on the side of (bx, by) (the per-leg bend: the knee lies where that vector points). */
 void terra__knee(double sx, double sy, double fx, double fy, double a, double b, double bx,
                  double by, double *kx, double *ky);
-const char *terra__brain_name(int brain);
+const char *terra__brain_name(int brain);                              /* brain.c */
 
+/* doll.c */
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f);
 /* sim_raster_capsule's exact pixels, visiting only the rows' bands near the segment. */
 void terra__capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1, uint8_t c);

@@ -1,4 +1,4 @@
-/* terrarium_doll.c — drawing the terrarium: the room, the doll over each frame, and the x-ray.
+/* doll.c — drawing the terrarium: the room, the doll over each frame, and the x-ray.
  *
  * The doll knows nothing about the frame beyond where the circles ended up. A creature is drawn
  * in painter's order: far limbs (one step lighter), then body and tail as one silhouette (capsules
