@@ -11,6 +11,8 @@ Suite *suite_verlet(void);
 Suite *suite_terrarium(void);
 Suite *suite_cycle(void);
 Suite *suite_wire(void);
+Suite *suite_framing(void);
+Suite *suite_decoder(void);
 Suite *suite_codec(void);
 Suite *suite_server(void);
 Suite *suite_replay(void);

@@ -1,4 +1,6 @@
-/* sand.h — private to sim/sand.c and its tests: cell layout and inspection helpers. */
+/* sand.h — private to sim/sand/ and its tests: the elements, cell flags, chunk size, and the
+ * inspection helpers that tests and benchmarks use. The rest of the kind's internals are in
+ * sand_int.h, which includes this file. */
 #ifndef VIVARIUM_SAND_H
 #define VIVARIUM_SAND_H
 #include "sim_internal.h"

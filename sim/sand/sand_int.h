@@ -1,0 +1,198 @@
+/* sand_int.h — private to the files of sim/sand/: the world struct, the cell layout, the element
+ * classes and table, and the small helpers the step's inner loops need inlined (dirty
+ * rectangles, marking, cell access). Tests and benchmarks include sand.h, which this file extends.
+ *
+ * The helpers here are `static inline` on purpose: the step's hot loops in step.c relied on them
+ * being inlined when everything was one file, and without LTO a function in another .c file is
+ * never inlined. */
+#ifndef VIVARIUM_SAND_INT_H
+#define VIVARIUM_SAND_INT_H
+#include "sand.h"
+
+/* ---- the elements (table in elements.c) ------------------------------------------------------- */
+enum { C_EMPTY, C_STATIC, C_POWDER, C_LIQUID, C_GAS, C_FIRE };
+
+typedef struct sand_el {
+    const char *name;
+    uint8_t cls;
+    uint8_t density;        /* heavier sinks through lighter; gases: lighter rises above heavier */
+    uint8_t spread;         /* liquids: cells moved sideways per tick */
+    uint8_t flammable;
+    uint8_t dissolves;      /* acid eats it */
+} sand_el;
+
+extern const sand_el sim__sand_el[SAND_NELEMENTS];
+extern const char *const sim__sand_element_names[SAND_NELEMENTS];
+
+/* ---- cells ------------------------------------------------------------------------------------ */
+#define CELL_EL(c) ((int)((c) & 0xFFu))
+#define CELL_LIFE(c) ((int)(((c) >> 8) & 0xFFu))
+#define CELL_FLAGS(c) ((int)(((c) >> 16) & 0xFFu))
+#define CELL_VX(c) ((int)((((c) >> 24) & 0xFu) ^ 8u) - 8)
+#define CELL_VY(c) ((int)((((c) >> 28) & 0xFu) ^ 8u) - 8)
+
+static inline uint32_t mkcell(int el, int life, int flags, int vx, int vy)
+{
+    return (uint32_t)el | ((uint32_t)life << 8) | ((uint32_t)flags << 16) |
+           ((uint32_t)(vx & 0xF) << 24) | ((uint32_t)(vy & 0xF) << 28);
+}
+static inline uint32_t with_life(uint32_t c, int life)
+{
+    return (c & ~0xFF00u) | ((uint32_t)life << 8);
+}
+static inline uint32_t with_vel(uint32_t c, int vx, int vy)
+{
+    return (c & 0x00FFFFFFu) | ((uint32_t)(vx & 0xF) << 24) | ((uint32_t)(vy & 0xF) << 28);
+}
+#define WALL_CELL ((uint32_t)SAND_WALL)
+
+/* Lifetimes in ticks (60 Hz): long enough to read as flame, smoke and cloud at 320×180. */
+#define FIRE_LIFE_MIN 10
+#define FIRE_LIFE_SPAN 20
+#define SMOKE_LIFE_MIN 40
+#define SMOKE_LIFE_SPAN 80
+#define STEAM_LIFE_MIN 100
+#define STEAM_LIFE_SPAN 120
+#define WOOD_BURN_MIN 90            /* "wood burns for a set time": 1.5–2.5 s per cell */
+#define WOOD_BURN_SPAN 60
+#define GAS_LIFE 255                /* counts down on a quarter of ticks: about 17 s */
+#define FALL_VMAX 3                 /* falling speeds up to 1 + 3 cells a tick */
+
+/* A fresh cell of element `el`, its lifetime (fire, smoke, steam) drawn from r. */
+uint32_t sim__sand_fresh(int el, uint32_t r);
+
+/* ---- the scene: emitters and drains, rebuilt from params (not part of the state) ---------------- */
+typedef struct sand_emitter {
+    int16_t x, y, w, h;
+    uint8_t el, el2;        /* el2: alternate element, switching every `alt` ticks (0 = none) */
+    uint16_t prob;          /* per empty cell and active tick, out of 256 */
+    uint16_t cycle, on, phase, alt;
+} sand_emitter;
+
+typedef struct sand_drain {
+    int16_t x, y, w, h;
+} sand_drain;
+
+#define MAX_EMITTERS 24
+#define MAX_DRAINS 8
+
+typedef struct rect16 {
+    uint16_t x0, y0, x1, y1;        /* inclusive; empty when x0 > x1 */
+} rect16;
+
+struct sand_world {
+    int w, h;
+    int ncx, ncy;                   /* chunks across and down */
+    int scene;
+    uint32_t *cells;
+    uint8_t *moved;                 /* scratch: cleared each tick, never saved */
+    uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
+    uint8_t *wallpx;                /* per-position wall colour: a brick bond */
+    uint8_t *airpx;                 /* per-position colour of empty air */
+    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
+    uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
+    uint64_t tick;
+    int dir;                        /* horizontal scan direction this tick: +1 or -1 */
+    sand_emitter emit[MAX_EMITTERS];
+    int nemit;
+    sand_drain drain[MAX_DRAINS];
+    int ndrain;
+    uint8_t lut[SAND_NELEMENTS][256];   /* element × noise → palette index */
+    sim_palette pal;
+    uint64_t stat_active;           /* cells inside the rectangles processed last step (bench) */
+};
+
+enum { SCENE_DEMO, SCENE_EMPTY, SCENE_BENCH };
+
+/* ---- dirty rectangles ------------------------------------------------------------------------- */
+static inline void rect_clear(rect16 *r)
+{
+    r->x0 = 1; r->x1 = 0; r->y0 = 1; r->y1 = 0;
+}
+static inline int rect_empty(const rect16 *r) { return r->x0 > r->x1; }
+
+static inline void rect_add(rect16 *r, int x0, int y0, int x1, int y1)
+{
+    if (rect_empty(r)) {
+        r->x0 = (uint16_t)x0; r->y0 = (uint16_t)y0; r->x1 = (uint16_t)x1; r->y1 = (uint16_t)y1;
+        return;
+    }
+    if (x0 < r->x0) r->x0 = (uint16_t)x0;
+    if (y0 < r->y0) r->y0 = (uint16_t)y0;
+    if (x1 > r->x1) r->x1 = (uint16_t)x1;
+    if (y1 > r->y1) r->y1 = (uint16_t)y1;
+}
+
+/* Add the box [x0,x1]×[y0,y1] (clipped to the grid) to every chunk it touches, for next tick. */
+void sim__sand_wake_box(sand_world *s, int x0, int y0, int x1, int y1);
+
+/* A cell changed: it and its 8 neighbours are processed next tick. The common case (not on a
+ * chunk edge) touches one rectangle; edges wake the neighbour chunk too. */
+static inline void mark(sand_world *s, int x, int y)
+{
+    int lx = x & (SAND_CHUNK - 1), ly = y & (SAND_CHUNK - 1);
+    if (lx != 0 && lx != SAND_CHUNK - 1 && ly != 0 && ly != SAND_CHUNK - 1 && x + 1 < s->w &&
+        y + 1 < s->h) {
+        rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x - 1, y - 1, x + 1, y + 1);
+        return;
+    }
+    sim__sand_wake_box(s, x - 1, y - 1, x + 1, y + 1);
+}
+
+/* A cell declined a random action: only it needs another look. */
+static inline void keep_awake(sand_world *s, int x, int y)
+{
+    rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x, y, x, y);
+}
+
+/* ---- cell access ------------------------------------------------------------------------------ */
+static inline int inside(const sand_world *s, int x, int y)
+{
+    return (unsigned)x < (unsigned)s->w && (unsigned)y < (unsigned)s->h;
+}
+static inline uint32_t get(const sand_world *s, int x, int y)
+{
+    return inside(s, x, y) ? s->cells[y * s->w + x] : WALL_CELL;
+}
+static inline uint32_t rnd(const sand_world *s, int x, int y, uint32_t salt)
+{
+    return sim_hash_at(s->tickbase, x, y, salt);
+}
+
+/* Density of a moving cell: loose static matter falls as a powder of its own weight. */
+static inline int mover_class(uint32_t c)
+{
+    int cls = sim__sand_el[CELL_EL(c)].cls;
+    if (cls == C_STATIC && (CELL_FLAGS(c) & SAND_F_LOOSE)) return C_POWDER;
+    return cls;
+}
+
+/* Can a falling cell of class `cls` and density `d` enter target t (by swapping)? */
+static inline int can_sink(int cls, int d, uint32_t t)
+{
+    int te = CELL_EL(t);
+    int tc = mover_class(t);
+    if (tc == C_EMPTY || tc == C_GAS || tc == C_FIRE) return 1;
+    if (tc == C_LIQUID)
+        return sim__sand_el[te].density < d && (cls == C_POWDER || cls == C_LIQUID);
+    return 0;
+}
+
+/* ---- the parts of the kind, one file each ----------------------------------------------------- */
+/* step.c: advance one tick (emitters and drains, then the falling and the rising pass). */
+void sim__sand_step(void *impl, const sim_ctx *ctx);
+/* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
+void sim__sand_scene_demo(sand_world *s, int build);
+void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build);
+/* render.c: the palette, shade noise and the per-position wall and air colours (at create time);
+ * the frame. */
+void sim__sand_render_init(sand_world *s);
+void sim__sand_frame_size(const void *impl, int *w, int *h);
+void sim__sand_render(const void *impl, const sim_ctx *ctx, int view, sim_frame *f);
+/* state.c: save, load (validating every cell and rectangle) and the desync report. */
+size_t sim__sand_save_max(const void *impl);
+void sim__sand_save(const void *impl, sim_writer *wr);
+int sim__sand_load(void *impl, sim_reader *rd);
+long sim__sand_diff(const void *ia, const void *ib, sim_diff_out *o);
+
+#endif

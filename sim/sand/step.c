@@ -1,0 +1,474 @@
+/* step.c — one tick of the falling-sand world: the per-element rules (movement of powders,
+ * liquids and gases, and the reactions of fire, burning wood, ice, lava and acid), the emitters
+ * and drains, and the two passes that apply the rules over the awake chunks.
+ *
+ * The rules sit in the same file as the passes on purpose: the passes' inner loops run once per
+ * awake cell, and the compiler inlines these static functions into them (there is no LTO). */
+#include "sand_int.h"
+
+/* Set a cell in place (a reaction), marking it changed and done for this tick. */
+static inline void put(sand_world *s, int x, int y, uint32_t c)
+{
+    int i = y * s->w + x;
+    s->cells[i] = c;
+    s->moved[i] = 1;
+    mark(s, x, y);
+}
+
+static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
+{
+    int i = y0 * s->w + x0, j = y1 * s->w + x1;
+    uint32_t t = s->cells[i];
+    s->cells[i] = s->cells[j];
+    s->cells[j] = t;
+    s->moved[i] = s->moved[j] = 1;
+    mark(s, x0, y0);
+    mark(s, x1, y1);
+}
+
+static inline int is_hot(uint32_t c)
+{
+    int e = CELL_EL(c);
+    return e == SAND_FIRE || e == SAND_LAVA || (e == SAND_WOOD && (CELL_FLAGS(c) & SAND_F_BURNING));
+}
+
+static const int8_t NB8[8][2] = { { 0, -1 }, { 1, -1 }, { 1, 0 }, { 1, 1 },
+                                  { 0, 1 },  { -1, 1 }, { -1, 0 }, { -1, -1 } };
+static const int8_t NB4[4][2] = { { 0, -1 }, { 1, 0 }, { 0, 1 }, { -1, 0 } };
+
+/* Set a flammable cell alight. Oil and gas flash into short fire; wood starts its slow burn. */
+static void ignite(sand_world *s, int x, int y, uint32_t r)
+{
+    uint32_t c = get(s, x, y);
+    switch (CELL_EL(c)) {
+    case SAND_OIL: put(s, x, y, mkcell(SAND_FIRE, 6 + (int)(r % 12), 0, 0, 0)); break;
+    case SAND_GAS: put(s, x, y, mkcell(SAND_FIRE, 3 + (int)(r % 6), 0, 0, 0)); break;
+    case SAND_WOOD:
+        if (!(CELL_FLAGS(c) & SAND_F_BURNING))
+            put(s, x, y, mkcell(SAND_WOOD, WOOD_BURN_MIN + (int)(r % WOOD_BURN_SPAN),
+                                CELL_FLAGS(c) | SAND_F_BURNING, CELL_VX(c), CELL_VY(c)));
+        break;
+    default: break;
+    }
+}
+
+/* ---- movement --------------------------------------------------------------------------------- */
+
+/* Explosion debris: step along (vx, vy) one cell at a time until blocked, then gravity and drag.
+ * Returns 1 if the cell is still ballistic (handled), 0 if it should fall normally. */
+static int move_ballistic(sand_world *s, int x, int y, uint32_t c)
+{
+    int vx = CELL_VX(c), vy = CELL_VY(c);
+    if (vx == 0 && vy >= 0) return 0;
+    int ax = vx < 0 ? -vx : vx, ay = vy < 0 ? -vy : vy;
+    int n = ax > ay ? ax : ay;
+    int cx = x, cy = y, blocked = 0;
+    for (int k = 1; k <= n; k++) {
+        int tx = x + (vx * k) / n, ty = y + (vy * k) / n;     /* C division truncates: symmetric */
+        if (tx == cx && ty == cy) continue;
+        uint32_t t = get(s, tx, ty);
+        int tc = mover_class(t);
+        if (!inside(s, tx, ty) || !(tc == C_EMPTY || tc == C_GAS || tc == C_FIRE)) {
+            blocked = 1;
+            break;
+        }
+        swap_cells(s, cx, cy, tx, ty);
+        cx = tx;
+        cy = ty;
+    }
+    if (blocked) {
+        vx = 0;
+        vy = 0;
+    } else {
+        vy = vy + 1 > FALL_VMAX ? FALL_VMAX : vy + 1;
+        if (s->tick & 1) vx -= (vx > 0) - (vx < 0);
+    }
+    int i = cy * s->w + cx;
+    s->cells[i] = with_vel(s->cells[i], vx, vy);
+    s->moved[i] = 1;
+    mark(s, cx, cy);
+    return 1;
+}
+
+/* Fall straight down, accelerating; then slide diagonally. Returns 1 if the cell moved. */
+static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
+{
+    int d = sim__sand_el[CELL_EL(c)].density;
+    int vy = CELL_VY(c);
+    int steps = 1 + (vy > 0 ? vy : 0);
+    int cy = y, moved = 0;
+    for (int k = 0; k < steps; k++) {
+        uint32_t t = get(s, x, cy + 1);
+        if (!inside(s, x, cy + 1) || !can_sink(cls, d, t)) break;
+        if (mover_class(t) == C_LIQUID) {
+            /* Sinking through a liquid is slower than falling through air. */
+            if (k > 0) break;
+            if (cls == C_POWDER && (r & 0x300u) == 0) {
+                keep_awake(s, x, y);
+                return 1;               /* declined: stays put, asked to be looked at again */
+            }
+            swap_cells(s, x, cy, x, cy + 1);
+            cy++;
+            moved = 1;
+            break;
+        }
+        swap_cells(s, x, cy, x, cy + 1);
+        cy++;
+        moved = 1;
+    }
+    if (moved) {
+        int i = cy * s->w + x;
+        int nvy = (cy - y == steps && vy < FALL_VMAX) ? vy + 1 : (cy - y == steps ? vy : 0);
+        if (nvy < 0) nvy = 0;
+        s->cells[i] = with_vel(s->cells[i], 0, nvy);
+        return 1;
+    }
+    if (vy != 0) {                      /* landed: lose the speed */
+        put(s, x, y, with_vel(c, 0, 0));
+        c = s->cells[y * s->w + x];
+        s->moved[y * s->w + x] = 0;     /* landing is not a move: it may still slide */
+    }
+    int first = (r & 1u) ? 1 : -1;
+    for (int k = 0; k < 2; k++) {
+        int dx = k ? -first : first;
+        uint32_t t = get(s, x + dx, y + 1);
+        if (inside(s, x + dx, y + 1) && can_sink(cls, d, t) && mover_class(t) != C_LIQUID) {
+            swap_cells(s, x, y, x + dx, y + 1);
+            return 1;
+        }
+        if (inside(s, x + dx, y + 1) && can_sink(cls, d, t)) {
+            if (cls == C_POWDER && (r & 0xC00u) == 0) {
+                keep_awake(s, x, y);
+                continue;
+            }
+            swap_cells(s, x, y, x + dx, y + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Liquids: fall, then spread sideways up to `spread` cells through empty space or gas. */
+static void move_liquid(sand_world *s, int x, int y, uint32_t c, uint32_t r)
+{
+    if (fall(s, x, y, c, C_LIQUID, r)) return;
+    int e = CELL_EL(c);
+    int spread = sim__sand_el[e].spread;
+    int first = (r & 2u) ? 1 : -1;
+    for (int k = 0; k < 2; k++) {
+        int dx = k ? -first : first;
+        int tx = x;
+        for (int n = 1; n <= spread; n++) {
+            uint32_t t = get(s, x + dx * n, y);
+            int tc = mover_class(t);
+            if (!inside(s, x + dx * n, y) || !(tc == C_EMPTY || tc == C_GAS || tc == C_FIRE)) break;
+            tx = x + dx * n;
+            /* Stop above a drop: the liquid falls from there next tick. */
+            if (inside(s, tx, y + 1) &&
+                can_sink(C_LIQUID, sim__sand_el[e].density, get(s, tx, y + 1)))
+                break;
+        }
+        if (tx != x) {
+            /* Lava is viscous: it creeps sideways on a quarter of ticks. */
+            if (e == SAND_LAVA && (r & 0x3000u) != 0) {
+                keep_awake(s, x, y);
+                return;
+            }
+            swap_cells(s, x, y, tx, y);
+            return;
+        }
+    }
+}
+
+/* Gases and fire rise: up, then diagonally up, then drift sideways. Lighter gas rises through
+ * heavier gas. */
+static int move_gas(sand_world *s, int x, int y, uint32_t c, uint32_t r)
+{
+    int d = sim__sand_el[CELL_EL(c)].density;
+    int first = (r & 4u) ? 1 : -1;
+    const int8_t tries[5][2] = { { 0, -1 }, { first, -1 }, { -first, -1 }, { first, 0 },
+                                 { -first, 0 } };
+    /* An eighth of the time, drift sideways first: smoke billows rather than stacks. */
+    int start = ((r >> 8) & 7u) == 0 ? 3 : 0;
+    for (int k = 0; k < 5; k++) {
+        int kk = (start + k) % 5;
+        int tx = x + tries[kk][0], ty = y + tries[kk][1];
+        if (!inside(s, tx, ty)) continue;
+        uint32_t t = get(s, tx, ty);
+        int te = CELL_EL(t), tc = mover_class(t);
+        if (tc == C_EMPTY || ((tc == C_GAS) && sim__sand_el[te].density > d && kk == 0)) {
+            swap_cells(s, x, y, tx, ty);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- reactions -------------------------------------------------------------------------------- */
+
+/* Fire: burns down its life, ignites one random neighbour a tick, makes steam of water, melts ice,
+ * and flickers upward. Dies into smoke or nothing. */
+static void update_fire(sand_world *s, int x, int y, uint32_t c, uint32_t r)
+{
+    int life = CELL_LIFE(c) - 1;
+    if (life <= 0) {
+        put(s, x, y, (r & 3u) == 0 ? sim__sand_fresh(SAND_SMOKE, r >> 8) : 0);
+        return;
+    }
+    const int8_t *nb = NB8[(r >> 4) & 7u];
+    int nx = x + nb[0], ny = y + nb[1];
+    uint32_t t = get(s, nx, ny);
+    int te = CELL_EL(t);
+    if (inside(s, nx, ny)) {
+        if (sim__sand_el[te].flammable) {
+            ignite(s, nx, ny, r >> 12);
+        } else if (te == SAND_WATER) {
+            put(s, nx, ny, sim__sand_fresh(SAND_STEAM, r >> 12));
+            put(s, x, y, 0);
+            return;
+        } else if (te == SAND_ICE && (r & 0x70000u) == 0) {
+            put(s, nx, ny, sim__sand_fresh(SAND_WATER, 0));
+        }
+    }
+    c = with_life(c, life);
+    s->cells[y * s->w + x] = c;
+    mark(s, x, y);
+    /* Flames lick upward half the time. */
+    if ((r & 0x80000u) && inside(s, x, y - 1) && CELL_EL(get(s, x, y - 1)) == SAND_EMPTY)
+        swap_cells(s, x, y, x, y - 1);
+    else
+        s->moved[y * s->w + x] = 1;
+}
+
+/* Burning wood: counts down, sheds fire and smoke into empty neighbours, spreads to flammable
+ * ones, is put out by water (which boils), and when done becomes smoke. */
+static void update_burning_wood(sand_world *s, int x, int y, uint32_t c, uint32_t r)
+{
+    int life = CELL_LIFE(c) - 1;
+    if (life <= 0) {
+        put(s, x, y, sim__sand_fresh(SAND_SMOKE, r >> 8));
+        return;
+    }
+    put(s, x, y, with_life(c, life));
+    if ((r & 3u) != 0) return;
+    const int8_t *nb = NB8[(r >> 2) & 7u];
+    int nx = x + nb[0], ny = y + nb[1];
+    if (!inside(s, nx, ny)) return;
+    uint32_t t = get(s, nx, ny);
+    int te = CELL_EL(t);
+    if (te == SAND_EMPTY) {
+        put(s, nx, ny, (r & 0x60u) == 0 ? sim__sand_fresh(SAND_SMOKE, r >> 8)
+                                        : sim__sand_fresh(SAND_FIRE, r >> 8));
+    } else if (sim__sand_el[te].flammable) {
+        ignite(s, nx, ny, r >> 8);
+    } else if (te == SAND_WATER) {
+        put(s, nx, ny, sim__sand_fresh(SAND_STEAM, r >> 8));
+        put(s, x, y, mkcell(SAND_WOOD, 0, CELL_FLAGS(c) & ~SAND_F_BURNING, CELL_VX(c), CELL_VY(c)));
+    }
+}
+
+/* Ice melts when something hot is next to it (a chance a tick, so a block thaws from the edge). */
+static void update_ice(sand_world *s, int x, int y, uint32_t r)
+{
+    for (int k = 0; k < 8; k++) {
+        if (is_hot(get(s, x + NB8[k][0], y + NB8[k][1]))) {
+            if ((r & 0x1F0u) == 0)
+                put(s, x, y, sim__sand_fresh(SAND_WATER, 0));
+            else
+                keep_awake(s, x, y);
+            return;
+        }
+    }
+}
+
+/* Lava: water touching it becomes steam and the lava stone; it melts ice and lights what burns.
+ * Returns 1 if the lava cell itself was consumed. */
+static int react_lava(sand_world *s, int x, int y, uint32_t r)
+{
+    int any = 0;
+    for (int k = 0; k < 4; k++) {
+        int te = CELL_EL(get(s, x + NB4[k][0], y + NB4[k][1]));
+        if (te == SAND_WATER || te == SAND_ICE || sim__sand_el[te].flammable) any = 1;
+    }
+    if (!any) return 0;
+    const int8_t *nb = NB4[(r >> 16) & 3u];
+    int nx = x + nb[0], ny = y + nb[1];
+    int te = CELL_EL(get(s, nx, ny));
+    if (te == SAND_WATER && (r & 0x1C0000u) == 0) {
+        put(s, nx, ny, sim__sand_fresh(SAND_STEAM, r >> 7));
+        put(s, x, y, mkcell(SAND_STONE, 0, SAND_F_LOOSE, 0, 0));    /* cooled: sinks as rubble */
+        return 1;
+    }
+    if (te == SAND_ICE && (r & 0x1C0000u) == 0) {
+        put(s, nx, ny, sim__sand_fresh(SAND_WATER, 0));
+    } else if (sim__sand_el[te].flammable && (r & 0xC0000u) == 0) {
+        ignite(s, nx, ny, r >> 7);
+    }
+    keep_awake(s, x, y);
+    return 0;
+}
+
+/* Acid dissolves any neighbour but wall (and other acid and gases), and is used up doing it. */
+static int react_acid(sand_world *s, int x, int y, uint32_t r)
+{
+    int any = 0;
+    for (int k = 0; k < 4; k++) {
+        int nx = x + NB4[k][0], ny = y + NB4[k][1];
+        if (inside(s, nx, ny) && sim__sand_el[CELL_EL(get(s, nx, ny))].dissolves) any = 1;
+    }
+    if (!any) return 0;
+    keep_awake(s, x, y);
+    const int8_t *nb = NB4[(r >> 16) & 3u];
+    int nx = x + nb[0], ny = y + nb[1];
+    if (!inside(s, nx, ny) || !sim__sand_el[CELL_EL(get(s, nx, ny))].dissolves) return 0;
+    if ((r & 0x1C0000u) != 0) return 0;                 /* an eighth of a chance a tick */
+    put(s, nx, ny, (r & 0x600000u) == 0 ? sim__sand_fresh(SAND_SMOKE, r >> 3) : 0);
+    if ((r & 0x1800000u) == 0) {                        /* a quarter of the time, spent */
+        put(s, x, y, 0);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the passes ------------------------------------------------------------------------------- */
+
+/* Bottom-up pass: everything that falls, and the static cells that react. */
+static void update_falling(sand_world *s, int x, int y)
+{
+    int i = y * s->w + x;
+    uint32_t c = s->cells[i];
+    int e = CELL_EL(c);
+    if (e == SAND_EMPTY || s->moved[i]) return;
+    int cls = mover_class(c);
+    if (cls == C_GAS || cls == C_FIRE) return;
+    uint32_t r = rnd(s, x, y, 1);
+    if (e == SAND_WOOD && (CELL_FLAGS(c) & SAND_F_BURNING)) {
+        update_burning_wood(s, x, y, c, r);
+        if (CELL_EL(s->cells[i]) != SAND_WOOD || !(CELL_FLAGS(s->cells[i]) & SAND_F_LOOSE)) return;
+        s->moved[i] = 0;                /* burning rubble still falls */
+        c = s->cells[i];
+    } else if (e == SAND_ICE) {
+        update_ice(s, x, y, r);
+        if (s->moved[i]) return;
+    } else if (e == SAND_LAVA) {
+        if (react_lava(s, x, y, r)) return;
+    } else if (e == SAND_ACID) {
+        if (react_acid(s, x, y, r)) return;
+    }
+    if (cls == C_STATIC) return;
+    if (move_ballistic(s, x, y, c)) return;
+    if (cls == C_POWDER)
+        fall(s, x, y, c, C_POWDER, r);
+    else
+        move_liquid(s, x, y, c, r);
+}
+
+/* Top-down pass: gases and fire. */
+static void update_rising(sand_world *s, int x, int y)
+{
+    int i = y * s->w + x;
+    uint32_t c = s->cells[i];
+    int e = CELL_EL(c);
+    if (s->moved[i]) return;
+    if (e != SAND_FIRE && e != SAND_SMOKE && e != SAND_STEAM && e != SAND_GAS) return;
+    uint32_t r = rnd(s, x, y, 2);
+    if (e == SAND_FIRE) {
+        update_fire(s, x, y, c, r);
+        return;
+    }
+    /* Lifetimes: smoke thins to nothing, steam condenses to water, gas slowly disperses. */
+    int life = CELL_LIFE(c);
+    if (e != SAND_GAS || ((r >> 20) & 3u) == 0) life--;
+    if (life <= 0) {
+        put(s, x, y, e == SAND_STEAM ? sim__sand_fresh(SAND_WATER, 0) : 0);
+        return;
+    }
+    c = with_life(c, life);
+    s->cells[i] = c;
+    mark(s, x, y);
+    if (!move_gas(s, x, y, c, r)) s->moved[i] = 1;
+}
+
+static void run_emitters(sand_world *s)
+{
+    for (int k = 0; k < s->nemit; k++) {
+        const sand_emitter *em = &s->emit[k];
+        if ((s->tick + em->phase) % em->cycle >= em->on) continue;
+        int el = em->el;
+        if (em->alt && ((s->tick / em->alt) & 1u)) el = em->el2;
+        for (int y = em->y; y < em->y + em->h; y++)
+            for (int x = em->x; x < em->x + em->w; x++) {
+                if (!inside(s, x, y) || CELL_EL(s->cells[y * s->w + x]) != SAND_EMPTY) continue;
+                uint32_t r = rnd(s, x, y, 3);
+                if ((r & 0xFFu) < em->prob) put(s, x, y, sim__sand_fresh(el, r >> 8));
+            }
+    }
+    for (int k = 0; k < s->ndrain; k++) {
+        const sand_drain *dr = &s->drain[k];
+        for (int y = dr->y; y < dr->y + dr->h; y++)
+            for (int x = dr->x; x < dr->x + dr->w; x++) {
+                if (!inside(s, x, y)) continue;
+                uint32_t c = s->cells[y * s->w + x];
+                if (CELL_EL(c) != SAND_EMPTY && CELL_EL(c) != SAND_WALL) put(s, x, y, 0);
+            }
+    }
+}
+
+void sim__sand_step(void *impl, const sim_ctx *ctx)
+{
+    sand_world *s = impl;
+    s->tick = ctx->tick;
+    s->tickbase = sim_hash_tick(ctx->seed, ctx->tick);
+    s->dir = (ctx->tick & 1u) ? -1 : 1;
+    int nch = s->ncx * s->ncy;
+    /* What was marked last tick (and by this tick's inputs) is what we process now. */
+    rect16 *t = s->cur;
+    s->cur = s->nxt;
+    s->nxt = t;
+    int awake = 0;
+    uint64_t active = 0;
+    for (int k = 0; k < nch; k++) {
+        rect_clear(&s->nxt[k]);
+        if (!rect_empty(&s->cur[k])) {
+            awake = 1;
+            active += (uint64_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
+        }
+    }
+    s->stat_active = active;
+    if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
+    run_emitters(s);
+    if (!awake) return;
+    int cx0 = s->dir > 0 ? 0 : s->ncx - 1, cx1 = s->dir > 0 ? s->ncx : -1;
+    for (int y = s->h - 1; y >= 0; y--) {
+        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
+        for (int cx = cx0; cx != cx1; cx += s->dir) {
+            const rect16 *r = &row[cx];
+            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
+            /* An empty cell (all bits 0) never acts: skip it without a call. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (cr[x]) update_falling(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (cr[x]) update_falling(s, x, y);
+            }
+        }
+    }
+    for (int y = 0; y < s->h; y++) {
+        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
+        for (int cx = cx0; cx != cx1; cx += s->dir) {
+            const rect16 *r = &row[cx];
+            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
+            /* Only fire and the gases rise: elements 10..13. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            }
+        }
+    }
+}
