@@ -80,27 +80,27 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
     int rc = query_int(f->db, "PRAGMA application_id", &app);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s is not a Vivarium replay file: %s", f->path, sqlite_reason(rc));
-        return -1;
+        return RPL_EFILE;
     }
     if ((uint32_t)app != RPL_APP_ID) {
         snprintf(err, errlen, "%s is not a Vivarium replay file (its SQLite application_id is 0x%08x, "
                  "a replay file has 0x%08x)", f->path, (unsigned)app, (unsigned)RPL_APP_ID);
-        return -1;
+        return RPL_EFILE;
     }
     rc = query_int(f->db, "PRAGMA user_version", &ver);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot read its schema version: %s", f->path, sqlite_reason(rc));
-        return -1;
+        return RPL_EFILE;
     }
     if (ver > RPL_SCHEMA) {
         snprintf(err, errlen, "%s has replay schema version %lld; this build of Vivarium reads up to "
                  "version %d: use a newer Vivarium", f->path, (long long)ver, RPL_SCHEMA);
-        return -1;
+        return RPL_EFILE;
     }
     if (ver < 1) {
         snprintf(err, errlen, "%s has replay schema version %lld, which no Vivarium wrote", f->path,
                  (long long)ver);
-        return -1;
+        return RPL_EFILE;
     }
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[128];
@@ -111,7 +111,7 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
         if (rc != SQLITE_OK || n != 1) {
             snprintf(err, errlen, "%s is damaged: its '%s' table is missing%s%s", f->path, tables[i],
                      rc != SQLITE_OK ? ": " : "", rc != SQLITE_OK ? sqlite_reason(rc) : "");
-            return -1;
+            return RPL_EFILE;
         }
     }
     /* A file cut short: the header promises more pages than the file holds. (Pages still in the
@@ -126,7 +126,7 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
         if (!has_wal && (int64_t)stt.st_size < pages * psize) {
             snprintf(err, errlen, "%s is truncated: %lld bytes, but its header describes %lld",
                      f->path, (long long)stt.st_size, (long long)(pages * psize));
-            return -1;
+            return RPL_EFILE;
         }
     }
     return 0;
@@ -139,11 +139,11 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
     int exists = stat(path, &stt) == 0;
     if (!exists && mode == RPL_READ) {
         snprintf(err, errlen, "%s: no such file", path);
-        return -1;
+        return RPL_EFILE;
     }
     if (exists && S_ISDIR(stt.st_mode)) {
         snprintf(err, errlen, "%s is a directory, not a replay file", path);
-        return -1;
+        return RPL_EFILE;
     }
     /* A file cut inside SQLite's 100-byte header would read as an empty database. */
     if (exists && stt.st_size > 0 && stt.st_size < 100) {
@@ -156,15 +156,16 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
                      (long long)stt.st_size);
         else
             snprintf(err, errlen, "%s is not a Vivarium replay file: it is not an SQLite database", path);
-        return -1;
+        return RPL_EFILE;
     }
     rpl_file *f = calloc(1, sizeof *f);
     if (!f) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return RPL_ENOMEM;
     }
     snprintf(f->path, sizeof f->path, "%s", path);
     f->mode = mode;
+    int code = RPL_EFILE;              /* until the file is known to be a replay file */
     int flags = mode == RPL_READ ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     int rc = sqlite3_open_v2(path, &f->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
@@ -196,6 +197,7 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
                 snprintf(err, errlen, "%s: cannot create the replay schema: %s", path,
                          msg ? msg : sqlite_reason(rc));
                 sqlite3_free(msg);
+                code = RPL_EDB;
                 goto fail;
             }
         }
@@ -211,6 +213,7 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         if (rc != SQLITE_OK) {
             snprintf(err, errlen, "%s: cannot set WAL mode: %s", path, msg ? msg : sqlite_reason(rc));
             sqlite3_free(msg);
+            code = RPL_EDB;
             goto fail;
         }
     }
@@ -219,7 +222,7 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
 fail:
     if (f->db) sqlite3_close(f->db);
     free(f);
-    return -1;
+    return code;
 }
 
 void rpl_close(rpl_file *f)
@@ -227,4 +230,16 @@ void rpl_close(rpl_file *f)
     if (!f) return;
     sqlite3_close(f->db);
     free(f);
+}
+
+const char *rpl_strerror(int code)
+{
+    switch (code) {
+    case RPL_OK: return "ok";
+    case RPL_EFILE: return "not a usable replay file";
+    case RPL_EDB: return "the replay file could not be read or written (SQLite failed)";
+    case RPL_ENOMEM: return "out of memory";
+    case RPL_EIMAGE: return "the image could not be written";
+    default: return "unknown replay error";
+    }
 }

@@ -27,19 +27,19 @@ int rpl_png_write(const char *path, const sim_frame *f, int scale, char *err, si
     png_structp png = NULL;
     png_infop info = NULL;
     uint8_t *row = NULL;
-    volatile int rc = -1;
+    volatile int rc = RPL_EIMAGE;
     if (scale < 1 || scale > 16) {
         snprintf(err, errlen, "png: scale %d is out of range 1..16", scale);
-        return -1;
+        return RPL_EIMAGE;
     }
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
         snprintf(err, errlen, "png: path too long: %s", path);
-        return -1;
+        return RPL_EIMAGE;
     }
     fp = fopen(tmp, "wb");
     if (!fp) {
         snprintf(err, errlen, "png: cannot create %s: %s", tmp, strerror(errno));
-        return -1;
+        return RPL_EIMAGE;
     }
     size_t ow = (size_t)f->w * (size_t)scale;
     row = malloc(ow);
@@ -85,11 +85,11 @@ done:
     free(row);
     if (fp && fclose(fp) != 0 && rc == 0) {
         snprintf(err, errlen, "png: closing %s failed: %s", path, strerror(errno));
-        rc = -1;
+        rc = RPL_EIMAGE;
     }
     if (rc == 0 && rename(tmp, path) != 0) {
         snprintf(err, errlen, "png: cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        rc = -1;
+        rc = RPL_EIMAGE;
     }
     if (rc != 0) unlink(tmp);
     return rc;

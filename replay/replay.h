@@ -6,6 +6,21 @@
 #include <stdint.h>
 #include "sim.h"
 
+/* ---- errors ---------------------------------------------------------------------------------------
+ * Functions of replay/ return 0 (or a count, where they say so) on success and a negative RPL_E…
+ * code on failure, with a sentence for the user in their err buffer (the code says what kind of
+ * failure it is; the sentence says what was wrong and what to do). RPL_EFILE is -1, the value
+ * every failure had before the codes, so a caller that tests `!= 0` or `< 0` is unaffected. */
+enum {
+    RPL_OK = 0,
+    RPL_EFILE = -1,        /* not a usable replay file: missing, not SQLite, damaged, another app, newer schema */
+    RPL_EDB = -2,          /* SQLite failed on a usable file: I/O error, disk full, locked */
+    RPL_ENOMEM = -3,       /* out of memory */
+    RPL_EIMAGE = -4        /* a PNG or GIF could not be written */
+};
+/* A short fixed description of a code ("not a usable replay file"); never NULL. */
+const char *rpl_strerror(int code);
+
 /* Write frame f as an indexed-colour PNG (its palette, no quantisation), each pixel scaled to
  * scale×scale (1..16). Writes to a temporary name and renames, so a failure never leaves half a
  * file at `path`. 0, or -1 with a sentence in err. */

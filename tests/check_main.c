@@ -11,6 +11,7 @@ int main(int argc, char **argv)
         suite_rng, suite_dmath, suite_raster, suite_world, suite_sand, suite_verlet, suite_terrarium, suite_wire, suite_codec, suite_server, suite_record,
         suite_replay, suite_cycle,
         suite_framing, suite_decoder,
+        suite_compat,
         suite_robust,
     };
     SRunner *sr = srunner_create(NULL);

@@ -97,14 +97,13 @@ static void assert_verifies(const char *db, uint64_t *end_tick)
 
 START_TEST(two_players_then_sigterm_verifies)
 {
-    server sv;
-    const char *const extra[] = { "--world", WORLD, NULL };
-    server_start(&sv, extra);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ WORLD, NULL }, 0);
     char db[128];
-    snprintf(db, sizeof db, "%s/replay.db", sv.dir);
+    snprintf(db, sizeof db, "%s/replay.db", fx.sv.dir);
     static player a, b;
-    join(&a, &sv, "p1");
-    join(&b, &sv, "p2");
+    join(&a, &fx.sv, "p1");
+    join(&b, &fx.sv, "p2");
     static acked log[400];
     int n = 0;
     for (int k = 0; k < 60; k++) {
@@ -121,11 +120,11 @@ START_TEST(two_players_then_sigterm_verifies)
     ck_assert_int_ge(n, 100);                         /* most were acknowledged by now */
     cli_close(&a.c);
     cli_close(&b.c);
-    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop_keep(&fx), 0);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=1 AND status='closed'"), 1);
     assert_logged(db, log, n);
     assert_verifies(db, NULL);
-    server_cleanup(&sv);
+    server_cleanup(&fx.sv);
 }
 END_TEST
 
@@ -270,86 +269,79 @@ START_TEST(play_a_recording_pause_step_seek_speed)
     rpl_file *f;
     char err[512];
     ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
-    server sv;
-    const char *const extra[] = { "--play", db, NULL };
-    server_start(&sv, extra);
-    cli_conn v, p;
-    static tracker tv, tp;
-    memset(&tv, 0, sizeof tv); memset(&tp, 0, sizeof tp);
+    static e2e_fixture fx;
+    e2e_fixture_start_args(&fx, NULL, (const char *const[]){ "--play", db, NULL }, 0, 0);
     wire_msg m;
-    connect_hello(&v, &sv, "viewer", NULL, &m);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, &m);
     uint32_t ids[4];
     char kinds[4][16];
     ck_assert_int_eq(welcome_worlds(&m, ids, kinds, 4), 1);
-    connect_hello(&p, &sv, "player", PLAYER, NULL);
-    sub(&v, 1, 1, NULL, NULL);
+    e2e_peer *p = e2e_hello(&fx, "player", PLAYER, NULL);
+    e2e_sub(v, 1, 1, NULL, NULL);
     /* Paused at its start: one keyframe, then nothing. */
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
-    ck_assert_int_eq(tv.count[1], 1);
-    ck_assert_uint_eq(tv.f[1].tick, 0);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 500), 0);
+    ck_assert_int_eq(v->t.count[1], 1);
+    ck_assert_uint_eq(v->t.f[1].tick, 0);
     /* Resume at 400%: frames flow, each the recorded one. */
-    play_op(&p, "speed", 400);
-    expect_playing(&p, &tp);
-    play_op(&p, "resume", 0);
-    expect_playing(&p, &tp);
+    play_op(&p->c, "speed", 400);
+    expect_playing(&p->c, &p->t);
+    play_op(&p->c, "resume", 0);
+    expect_playing(&p->c, &p->t);
     double t0 = now_s();
-    while (tv.count[1] < 120) {
+    while (v->t.count[1] < 120) {
         ck_assert_msg(now_s() - t0 < 10, "playback stalled");
-        ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 100), 0);
+        ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
     }
     ck_assert_msg(now_s() - t0 < 1.5, "400%% speed is too slow: 120 ticks took %.2f s", now_s() - t0);
-    assert_frame_matches_log(f, &tv);
-    ck_assert_int_eq(tv.gaps, 0);
+    assert_frame_matches_log(f, &v->t);
+    ck_assert_int_eq(v->t.gaps, 0);
     /* Pause, then step exactly one tick. */
-    play_op(&p, "pause", 0);
-    expect_playing(&p, &tp);
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);
-    uint64_t at = tv.f[1].tick;
-    play_op(&p, "step", 0);
-    expect_playing(&p, &tp);
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
-    ck_assert_uint_eq(tv.f[1].tick, at + 1);
-    assert_frame_matches_log(f, &tv);
+    play_op(&p->c, "pause", 0);
+    expect_playing(&p->c, &p->t);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);
+    uint64_t at = v->t.f[1].tick;
+    play_op(&p->c, "step", 0);
+    expect_playing(&p->c, &p->t);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 500), 0);
+    ck_assert_uint_eq(v->t.f[1].tick, at + 1);
+    assert_frame_matches_log(f, &v->t);
     /* Seek back and forward: a keyframe at the target, matching the log. */
-    play_op(&p, "seek", 31);
-    expect_playing(&p, &tp);
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
-    ck_assert_uint_eq(tv.f[1].tick, 31);
-    assert_frame_matches_log(f, &tv);
-    play_op(&p, "seek", 777);
-    expect_playing(&p, &tp);
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 500), 0);
-    ck_assert_uint_eq(tv.f[1].tick, 777);
-    assert_frame_matches_log(f, &tv);
+    play_op(&p->c, "seek", 31);
+    expect_playing(&p->c, &p->t);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 500), 0);
+    ck_assert_uint_eq(v->t.f[1].tick, 31);
+    assert_frame_matches_log(f, &v->t);
+    play_op(&p->c, "seek", 777);
+    expect_playing(&p->c, &p->t);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 500), 0);
+    ck_assert_uint_eq(v->t.f[1].tick, 777);
+    assert_frame_matches_log(f, &v->t);
     /* Read-only: inputs are refused; bad ops get an error. */
     acked a;
-    send_paint(&p, 1, 5, 5, 2, 3, &a, 0);
-    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 2000), 1);
+    send_paint(&p->c, 1, 5, 5, 2, 3, &a, 0);
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 2000), 1);
     ck_assert(cli_msg_is(&m, "error"));
-    play_op(&p, "seek", 100000);
-    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 2000), 1);
+    play_op(&p->c, "seek", 100000);
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 2000), 1);
     ck_assert(cli_msg_is(&m, "error"));
-    play_op(&v, "pause", 0);                          /* viewers cannot control */
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 2000), 1);
+    play_op(&v->c, "pause", 0);                          /* viewers cannot control */
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 2000), 1);
     ck_assert(cli_msg_is(&m, "error"));
     /* Play to the end: it pauses there. */
-    play_op(&p, "speed", 1000);
-    expect_playing(&p, &tp);
-    play_op(&p, "resume", 0);
-    expect_playing(&p, &tp);
+    play_op(&p->c, "speed", 1000);
+    expect_playing(&p->c, &p->t);
+    play_op(&p->c, "resume", 0);
+    expect_playing(&p->c, &p->t);
     t0 = now_s();
-    while (tv.f[1].tick < 900) {
+    while (v->t.f[1].tick < 900) {
         ck_assert_msg(now_s() - t0 < 10, "did not reach the end");
-        ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 100), 0);
+        ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
     }
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);
-    ck_assert_uint_eq(tv.f[1].tick, 900);
-    assert_frame_matches_log(f, &tv);
-    cli_close(&v);
-    cli_close(&p);
-    cli_frame_free(&tv.f[1]);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);
+    ck_assert_uint_eq(v->t.f[1].tick, 900);
+    assert_frame_matches_log(f, &v->t);
     rpl_close(f);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
 }

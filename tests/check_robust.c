@@ -262,9 +262,8 @@ static void churn(const server *sv, churner *cs, int n, double seconds, prng *r,
 
 START_TEST(connection_churn_leaves_no_trace)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=3:w=160,h=90", "--verbose", NULL };
-    server_start_opts(&sv, extra, 0, 1);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=3:w=160,h=90", NULL }, E2E_VERBOSE | E2E_LOG);
     uint64_t seed = getenv("VIV_CHURN_SEED") ? strtoull(getenv("VIV_CHURN_SEED"), NULL, 10)
                                              : (uint64_t)time(NULL);
     printf("robust: connection churn, seed %llu (VIV_CHURN_SEED=%llu repeats it)\n",
@@ -275,11 +274,11 @@ START_TEST(connection_churn_leaves_no_trace)
     static tracker tc;
     memset(&tc, 0, sizeof tc);
     cli_conn ctl;
-    connect_hello(&ctl, &sv, "control", NULL, NULL);
+    connect_hello(&ctl, &fx.sv, "control", NULL, NULL);
     int ok, longv;
     /* Warm up: every behaviour and encoding once, so lazily made streams exist before the
      * baseline. */
-    churn(&sv, cs, 60, 3.0, &r, &ok, &longv);
+    churn(&fx.sv, cs, 60, 3.0, &r, &ok, &longv);
     stats s0, s1;
     for (int i = 0; i < 100; i++) {                 /* drained connections close within 2 s */
         get_stats(&ctl, &tc, &s0);
@@ -287,13 +286,13 @@ START_TEST(connection_churn_leaves_no_trace)
         usleep(100000);
     }
     ck_assert_uint_eq(s0.clients, 1);
-    int fd0 = open_fds(sv.pid);
-    long rss0 = rss_kb(sv.pid);
+    int fd0 = open_fds(fx.sv.pid);
+    long rss0 = rss_kb(fx.sv.pid);
     ck_assert_int_gt(fd0, 0);
     ck_assert_int_gt(rss0, 0);
 
     double t0 = now_s();
-    churn(&sv, cs, 1000, 60.0, &r, &ok, &longv);
+    churn(&fx.sv, cs, 1000, 60.0, &r, &ok, &longv);
     double took = now_s() - t0;
     ck_assert_msg(took < 75.0, "the churn took %.1f s", took);
     /* The subscribers did get frames: the test exercised what it claims. */
@@ -306,8 +305,8 @@ START_TEST(connection_churn_leaves_no_trace)
     }
     ck_assert_msg(s1.clients == 1, "%llu clients still connected 10 s after the churn",
                   (unsigned long long)s1.clients);
-    int fd1 = open_fds(sv.pid);
-    long rss1 = rss_kb(sv.pid);
+    int fd1 = open_fds(fx.sv.pid);
+    long rss1 = rss_kb(fx.sv.pid);
     printf("robust: churn of 1000 clients in %.1f s: fds %d -> %d, RSS %ld -> %ld KB, "
            "overruns %llu -> %llu, skipped %llu -> %llu\n", took, fd0, fd1, rss0, rss1,
            (unsigned long long)s0.overruns, (unsigned long long)s1.overruns,
@@ -330,13 +329,13 @@ START_TEST(connection_churn_leaves_no_trace)
                   (unsigned long long)(s1.skipped - s0.skipped));
     cli_close(&ctl);
     /* Exit 0; under the sanitizer build LeakSanitizer makes any leak a non-zero exit. */
-    int rc = server_stop_keep(&sv);
+    int rc = e2e_fixture_stop_keep(&fx);
     if (rc != 0) {
         char cmd[200];
-        snprintf(cmd, sizeof cmd, "tail -n 40 %s/vivd.log >&2", sv.dir);
+        snprintf(cmd, sizeof cmd, "tail -n 40 %s/vivd.log >&2", fx.sv.dir);
         if (system(cmd) != 0) { /* best effort */ }
     }
-    server_cleanup(&sv);
+    server_cleanup(&fx.sv);
     ck_assert_msg(rc == 0, "vivd exited %d after the churn", rc);
 }
 END_TEST
@@ -353,15 +352,12 @@ typedef struct loris {
 
 START_TEST(slowloris_clients_are_timed_out)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=6:w=64,h=64", NULL };
-    server_start(&sv, extra);
-    static tracker tg, tl[4];
-    memset(&tg, 0, sizeof tg);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=6:w=64,h=64", NULL }, 0);
+    static tracker tl[4];
     memset(tl, 0, sizeof tl);
-    cli_conn good;
-    connect_hello(&good, &sv, "good", NULL, NULL);
-    sub(&good, 1, 1, NULL, NULL);
+    e2e_peer *good = e2e_hello(&fx, "good", NULL, NULL);
+    e2e_sub(good, 1, 1, NULL, NULL);
     char err[256];
     loris l[4] = {
         { .what = "a length, then nothing (no hello)" },
@@ -372,10 +368,10 @@ START_TEST(slowloris_clients_are_timed_out)
     for (int i = 0; i < 4; i++) {
         l[i].t = &tl[i];
         if (l[i].greeted) {
-            connect_hello(&l[i].c, &sv, "loris", NULL, NULL);
+            connect_hello(&l[i].c, &fx.sv, "loris", NULL, NULL);
             sub(&l[i].c, 1, 1, NULL, NULL);
         } else {
-            ck_assert_msg(cli_connect(&l[i].c, sv.addr, err, sizeof err) == 0, "%s", err);
+            ck_assert_msg(cli_connect(&l[i].c, fx.sv.addr, err, sizeof err) == 0, "%s", err);
         }
     }
     /* A length of 100, then nothing; or then 7 of its 100 bytes ({"t":"sub", …). */
@@ -389,7 +385,7 @@ START_TEST(slowloris_clients_are_timed_out)
     int done = 0;
     while (done < 4) {
         ck_assert_msg(now_s() - t0 < 20.0, "a slow client was not timed out within 20 s");
-        ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 20), 0);
+        ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 20), 0);
         for (int i = 0; i < 4; i++) {
             if (l[i].closed) continue;
             int rc = cli_recv_msg(&l[i].c, 0, &m, err, sizeof err);
@@ -423,12 +419,10 @@ START_TEST(slowloris_clients_are_timed_out)
         cli_frame_free(&tl[i].f[1]);
     }
     /* The good client never missed a frame. */
-    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 200), 0);
-    ck_assert_int_gt(tg.count[1], 500);
-    ck_assert_int_eq(tg.gaps, 0);
-    cli_close(&good);
-    cli_frame_free(&tg.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 200), 0);
+    ck_assert_int_gt(good->t.count[1], 500);
+    ck_assert_int_eq(good->t.gaps, 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
@@ -453,15 +447,12 @@ static void connect_small_rcvbuf(cli_conn *c, const server *sv, int rcvbuf)
 
 START_TEST(slow_reader_stays_bounded_and_is_dropped)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=4", NULL };    /* 320×180: 57.6 KB raw */
-    server_start(&sv, extra);
-    static tracker tg;
-    memset(&tg, 0, sizeof tg);
-    cli_conn good, slow;
-    connect_hello(&good, &sv, "good", NULL, NULL);
-    sub(&good, 1, 1, NULL, NULL);
-    connect_small_rcvbuf(&slow, &sv, 4096);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4", NULL }, 0);   /* 320×180: 57.6 KB raw */
+    cli_conn slow;
+    e2e_peer *good = e2e_hello(&fx, "good", NULL, NULL);
+    e2e_sub(good, 1, 1, NULL, NULL);
+    connect_small_rcvbuf(&slow, &fx.sv, 4096);
     wire_buf b;
     wire_buf_init(&b);
     hello_bytes(&b, "one-byte-a-second");
@@ -484,8 +475,8 @@ START_TEST(slow_reader_stays_bounded_and_is_dropped)
             if (k == 1) slow_bytes++;
             next_byte += 1.0;
         }
-        ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 200), 0);
-        get_stats(&good, &tg, &st);
+        ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 200), 0);
+        get_stats(&good->c, &good->t, &st);
         if (st.queued_max > qmax) qmax = st.queued_max;
         ck_assert_msg(st.queued_max <= HARD_LIMIT, "vivd holds %llu bytes for one client, over the "
                       "hard limit", (unsigned long long)st.queued_max);
@@ -515,12 +506,10 @@ START_TEST(slow_reader_stays_bounded_and_is_dropped)
     ck_assert_msg(eof, "the dropped slow reader's connection did not end");
     cli_close(&slow);
     /* The good client had every frame of the ~40 s. */
-    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 200), 0);
-    ck_assert_int_eq(tg.gaps, 0);
-    ck_assert_int_gt(tg.count[1], (int)((dropped_at - t0) * 60 * 0.9));
-    cli_close(&good);
-    cli_frame_free(&tg.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 200), 0);
+    ck_assert_int_eq(good->t.gaps, 0);
+    ck_assert_int_gt(good->t.count[1], (int)((dropped_at - t0) * 60 * 0.9));
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 

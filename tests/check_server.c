@@ -39,50 +39,43 @@
  * uncompressed tiles every third tick. */
 START_TEST(frames_rebuild_and_match_their_hash)
 {
-    server sv;
-    const char *const extra[] = { NULL };
-    server_start(&sv, extra);          /* the demo set: one world of every kind */
-    cli_conn a, b, c3;
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, NULL, 0);    /* the demo set: one world of every kind */
     wire_msg welcome;
-    connect_hello(&a, &sv, "tile-viewer", NULL, &welcome);
+    e2e_peer *a = e2e_hello(&fx, "tile-viewer", NULL, &welcome);
     uint32_t ids[16];
     char kinds[16][16];
     int nw = welcome_worlds(&welcome, ids, kinds, 16);
     ck_assert_int_eq(nw, sim_kind_count());
-    connect_hello(&b, &sv, "raw-viewer", NULL, NULL);
-    connect_hello(&c3, &sv, "every-3", NULL, NULL);
-    static tracker ta, tb, tc;
-    memset(&ta, 0, sizeof ta); memset(&tb, 0, sizeof tb); memset(&tc, 0, sizeof tc);
+    e2e_peer *b = e2e_hello(&fx, "raw-viewer", NULL, NULL);
+    e2e_peer *c3 = e2e_hello(&fx, "every-3", NULL, NULL);
     for (int i = 0; i < nw; i++) {
-        sub(&a, ids[i], 1, NULL, NULL);
-        sub(&b, ids[i], 1, "raw", NULL);
-        sub(&c3, ids[i], 3, "tile", NULL);            /* uncompressed tiles, every third tick */
-        tc.every[ids[i]] = 3;
+        e2e_sub(a, ids[i], 1, NULL, NULL);
+        e2e_sub(b, ids[i], 1, "raw", NULL);
+        e2e_sub(c3, ids[i], 3, "tile", NULL);            /* uncompressed tiles, every third tick */
     }
     wire_msg m;
     double t0 = now_s();
     for (;;) {
         int done = 1;
         for (int i = 0; i < nw; i++)
-            if (ta.count[ids[i]] < 600 || tb.count[ids[i]] < 600) done = 0;
+            if (a->t.count[ids[i]] < 600 || b->t.count[ids[i]] < 600) done = 0;
         if (done) break;
         ck_assert_msg(now_s() - t0 < 60, "600 frames per world took over 60 s");
-        ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 20), 0);
-        ck_assert_int_eq(recv_until_not_frame(&b, &tb, &m, 0), 0);
-        ck_assert_int_eq(recv_until_not_frame(&c3, &tc, &m, 0), 0);
+        ck_assert_int_eq(recv_until_not_frame(&a->c, &a->t, &m, 20), 0);
+        ck_assert_int_eq(recv_until_not_frame(&b->c, &b->t, &m, 0), 0);
+        ck_assert_int_eq(recv_until_not_frame(&c3->c, &c3->t, &m, 0), 0);
     }
-    ck_assert_int_eq(recv_until_not_frame(&c3, &tc, &m, 100), 0);
+    ck_assert_int_eq(recv_until_not_frame(&c3->c, &c3->t, &m, 100), 0);
     for (int i = 0; i < nw; i++) {
         uint32_t id = ids[i];
-        ck_assert_msg(ta.keys[id] < ta.count[id] / 10, "%s: tile stream is mostly keyframes", kinds[i]);
-        ck_assert_int_eq(tb.keys[id], tb.count[id]);          /* raw: every frame whole */
-        ck_assert_int_ge(tc.count[id], 150);
+        ck_assert_msg(a->t.keys[id] < a->t.count[id] / 10, "%s: tile stream is mostly keyframes", kinds[i]);
+        ck_assert_int_eq(b->t.keys[id], b->t.count[id]);          /* raw: every frame whole */
+        ck_assert_int_ge(c3->t.count[id], 150);
         /* The tile and raw rebuilds of the same tick are the same picture. */
-        ck_assert_int_eq(ta.gaps + tb.gaps + tc.gaps, 0);
+        ck_assert_int_eq(a->t.gaps + b->t.gaps + c3->t.gaps, 0);
     }
-    cli_close(&a); cli_close(&b); cli_close(&c3);
-    for (int i = 0; i < 16; i++) { cli_frame_free(&ta.f[i]); cli_frame_free(&tb.f[i]); cli_frame_free(&tc.f[i]); }
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
@@ -92,17 +85,16 @@ END_TEST
 
 START_TEST(malformed_messages_get_error_codes)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=2:w=64,h=64,scene=bench", NULL };
-    server_start(&sv, extra);
-    cli_conn good, bad;
-    static tracker tg, tbad;
-    memset(&tg, 0, sizeof tg); memset(&tbad, 0, sizeof tbad);
-    connect_hello(&good, &sv, "good", NULL, NULL);
-    sub(&good, 1, 1, NULL, NULL);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=2:w=64,h=64,scene=bench", NULL }, 0);
+    cli_conn bad;
+    static tracker tbad;
+    memset(&tbad, 0, sizeof tbad);
+    e2e_peer *good = e2e_hello(&fx, "good", NULL, NULL);
+    e2e_sub(good, 1, 1, NULL, NULL);
     wire_msg m;
     char err[256];
-    ck_assert_msg(cli_connect(&bad, sv.addr, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cli_connect(&bad, fx.sv.addr, err, sizeof err) == 0, "%s", err);
     wire_buf b;
     wire_buf_init(&b);
 
@@ -127,7 +119,7 @@ START_TEST(malformed_messages_get_error_codes)
     /* Now a proper hello, as a viewer, on a fresh connection (the error budget is 16). */
     cli_close(&bad);
     wire_msg hello;
-    ck_assert_msg(cli_connect(&bad, sv.addr, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cli_connect(&bad, fx.sv.addr, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(cli_hello(&bad, "bad", NULL, &hello, err, sizeof err) == 0, "%s", err);
     wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "hello"); wire_put_str(&b, "v"); wire_put_uint(&b, 1); put_kv_str(&b, "name", "x"); wire_msg_end(&b);
     expect_error_msg(&bad, &tbad, &b, "hello_twice");
@@ -168,74 +160,67 @@ START_TEST(malformed_messages_get_error_codes)
     cli_close(&bad);
 
     /* A player's mistakes: unknown input, bad args, a missing seq — errors carry the seq. */
-    cli_conn p;
-    connect_hello(&p, &sv, "player", PLAYER, NULL);
+    e2e_peer *p = e2e_hello(&fx, "player", PLAYER, NULL);
     wire_msg_begin(&b); wire_put_map(&b, 5); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
     wire_put_str(&b, "seq"); wire_put_uint(&b, 9); put_kv_str(&b, "kind", "dig"); wire_put_str(&b, "args"); wire_put_array(&b, 0); wire_msg_end(&b);
-    expect_error_msg(&p, &tbad, &b, "unknown_input");
+    expect_error_msg(&p->c, &tbad, &b, "unknown_input");
     wire_msg_begin(&b); wire_put_map(&b, 5); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
     wire_put_str(&b, "seq"); wire_put_uint(&b, 10); put_kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 3);
     wire_put_int(&b, 1); wire_put_int(&b, 1); wire_put_int(&b, 999); wire_msg_end(&b);
     ck_assert(!b.oom);
     uint8_t hdr[4];
     (void)hdr;
-    expect_error(&p, &tbad, b.p + 4, b.len - 4, "bad_input");
+    expect_error(&p->c, &tbad, b.p + 4, b.len - 4, "bad_input");
     wire_buf_reset(&b);
     wire_msg_begin(&b); wire_put_map(&b, 4); put_kv_str(&b, "t", "input"); wire_put_str(&b, "world"); wire_put_uint(&b, 1);
     put_kv_str(&b, "kind", "erase"); wire_put_str(&b, "args"); wire_put_array(&b, 0); wire_msg_end(&b);
-    expect_error_msg(&p, &tbad, &b, "missing_field");
+    expect_error_msg(&p->c, &tbad, &b, "missing_field");
     /* A zero length: error, disconnect. */
     const uint8_t zero[4] = { 0, 0, 0, 0 };
-    ck_assert_int_eq(cli_send_raw(&p, zero, 4), 0);
-    ck_assert_int_eq(recv_until_not_frame(&p, &tbad, &m, 5000), 1);
+    ck_assert_int_eq(cli_send_raw(&p->c, zero, 4), 0);
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &tbad, &m, 5000), 1);
     wire_get_str(&m, "code", &code, &cl);
     ck_assert(wire_str_eq((const uint8_t *)code, cl, "bad_length"));
-    expect_closed(&p);
-    cli_close(&p);
+    expect_closed(&p->c);
 
     /* Repeated errors end in a disconnect. */
-    cli_conn r;
-    connect_hello(&r, &sv, "repeat", NULL, NULL);
+    e2e_peer *r = e2e_hello(&fx, "repeat", NULL, NULL);
     int disconnected = 0, errors = 0;
     for (int i = 0; i < 40 && !disconnected; i++) {
         wire_msg_begin(&b); wire_put_map(&b, 1); put_kv_str(&b, "t", "dance"); wire_msg_end(&b);
-        if (cli_send(&r, &b) != 0) disconnected = 1;
+        if (cli_send(&r->c, &b) != 0) disconnected = 1;
         wire_buf_reset(&b);
-        int rc = cli_recv_msg(&r, 5000, &m, err, sizeof err);
+        int rc = cli_recv_msg(&r->c, 5000, &m, err, sizeof err);
         if (rc < 0) disconnected = 1;
         else if (rc == 1) {
             errors++;
             wire_get_str(&m, "code", &code, &cl);
             if (wire_str_eq((const uint8_t *)code, cl, "too_many_errors")) {
-                expect_closed(&r);
+                expect_closed(&r->c);
                 disconnected = 1;
             }
         }
     }
     ck_assert(disconnected);
     ck_assert_int_le(errors, 20);
-    cli_close(&r);
 
     /* Meanwhile the good client has had every frame, in order. */
-    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 200), 0);
-    ck_assert_int_gt(tg.count[1], 10);
-    ck_assert_int_eq(tg.gaps, 0);
+    ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 200), 0);
+    ck_assert_int_gt(good->t.count[1], 10);
+    ck_assert_int_eq(good->t.gaps, 0);
     wire_buf_free(&b);
-    cli_close(&good);
-    cli_frame_free(&tg.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
 /* A connection that sends half a length prefix, then nothing, is timed out. */
 START_TEST(half_message_times_out)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:w=32,h=32,scene=empty", NULL };
-    server_start(&sv, extra);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:w=32,h=32,scene=empty", NULL }, 0);
     cli_conn c;
     char err[256];
-    ck_assert_msg(cli_connect(&c, sv.addr, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cli_connect(&c, fx.sv.addr, err, sizeof err) == 0, "%s", err);
     const uint8_t half[2] = { 0, 0 };
     ck_assert_int_eq(cli_send_raw(&c, half, 2), 0);
     wire_msg m;
@@ -250,33 +235,29 @@ START_TEST(half_message_times_out)
     ck_assert_double_lt(now_s() - t0, 15.0);
     expect_closed(&c);
     cli_close(&c);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
 
 START_TEST(client_that_never_reads_costs_bounded_memory)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=4", NULL };
-    server_start(&sv, extra);
-    cli_conn good, slow;
-    static tracker tg, ts;
-    memset(&tg, 0, sizeof tg); memset(&ts, 0, sizeof ts);
-    connect_hello(&good, &sv, "good", NULL, NULL);
-    connect_hello(&slow, &sv, "never-reads", NULL, NULL);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4", NULL }, 0);
+    e2e_peer *good = e2e_hello(&fx, "good", NULL, NULL);
+    e2e_peer *slow = e2e_hello(&fx, "never-reads", NULL, NULL);
     /* Shrink the slow client's receive buffer so the server's queue is what fills. */
     int small = 4096;
-    setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-    sub(&good, 1, 1, NULL, NULL);
-    sub(&slow, 1, 1, "raw", NULL);          /* 57.6 KB a frame, 3.5 MB/s it never reads */
+    setsockopt(slow->c.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    e2e_sub(good, 1, 1, NULL, NULL);
+    e2e_sub(slow, 1, 1, "raw", NULL);          /* 57.6 KB a frame, 3.5 MB/s it never reads */
     wire_msg m;
-    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 500), 0);
-    long rss0 = rss_kb(sv.pid);
+    ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 500), 0);
+    long rss0 = rss_kb(fx.sv.pid);
     ck_assert_int_gt(rss0, 0);
     double t0 = now_s();
-    while (now_s() - t0 < 8.0) ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 50), 0);
-    long rss1 = rss_kb(sv.pid);
+    while (now_s() - t0 < 8.0) ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 50), 0);
+    long rss1 = rss_kb(fx.sv.pid);
 #if !defined(__SANITIZE_ADDRESS__)
     /* 8 s of raw frames is 28 MB; the server may hold at most the hard limit (4 MiB) for it.
      * (Not under ASan, whose quarantine keeps freed memory resident.) */
@@ -284,14 +265,14 @@ START_TEST(client_that_never_reads_costs_bounded_memory)
 #else
     (void)rss1;
 #endif
-    ck_assert_int_eq(tg.gaps, 0);
-    ck_assert_int_gt(tg.count[1], 400);
+    ck_assert_int_eq(good->t.gaps, 0);
+    ck_assert_int_gt(good->t.count[1], 400);
     /* The server knows it skipped frames for the slow one. */
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_begin(&b); wire_put_map(&b, 1); put_kv_str(&b, "t", "stats"); wire_msg_end(&b);
-    send_msg(&good, &b);
-    ck_assert_int_eq(recv_until_not_frame(&good, &tg, &m, 5000), 1);
+    send_msg(&good->c, &b);
+    ck_assert_int_eq(recv_until_not_frame(&good->c, &good->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "stats"));
     uint64_t skipped, qmax;
     ck_assert_int_eq(wire_get_u64(&m, "frames_skipped", &skipped), 0);
@@ -302,10 +283,7 @@ START_TEST(client_that_never_reads_costs_bounded_memory)
     ck_assert_uint_gt(qmax, 256 * 1024);
     ck_assert_uint_le(qmax, 4 * 1024 * 1024 + 64 * 1024);
     wire_buf_free(&b);
-    cli_close(&slow);
-    cli_close(&good);
-    cli_frame_free(&tg.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
@@ -316,39 +294,34 @@ END_TEST
 
 START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=5:w=64,h=64,scene=empty", NULL };
-    server_start(&sv, extra);
-    cli_conn p1, p2, v, watch;
-    wire_msg w1, w2;
-    static tracker t1, t2, tv, tw;
-    memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2); memset(&tv, 0, sizeof tv); memset(&tw, 0, sizeof tw);
-    connect_hello(&watch, &sv, "watcher", NULL, NULL);
-    sub(&watch, 1, 1, NULL, NULL);
-    connect_hello(&p1, &sv, "p1", PLAYER, &w1);
-    uint32_t c1 = welcome_client(&w1);
-    connect_hello(&p2, &sv, "p2", ADMIN, &w2);           /* admins may play too */
-    uint32_t c2 = welcome_client(&w2);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=5:w=64,h=64,scene=empty", NULL }, 0);
+    e2e_peer *watch = e2e_hello(&fx, "watcher", NULL, NULL);
+    e2e_sub(watch, 1, 1, NULL, NULL);
+    e2e_peer *p1 = e2e_hello(&fx, "p1", PLAYER, NULL);
+    uint32_t c1 = p1->client;
+    e2e_peer *p2 = e2e_hello(&fx, "p2", ADMIN, NULL);           /* admins may play too */
+    uint32_t c2 = p2->client;
     ck_assert_uint_lt(c1, c2);
-    connect_hello(&v, &sv, "viewer", NULL, NULL);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
     /* Bursts from both players at the same spot with different elements: the order decides. */
     enum { N = 12 };
     acked log[2 * N];
     int same_tick = 0;
     for (int k = 0; k < N; k++) {
-        send_paint(&p2, 100 + k, 32, 20 + k, 6, 4 + (k % 3), &log[2 * k + 1], c2);     /* first on the wire */
-        send_paint(&p1, 1 + k, 32, 20 + k, 6, 3, &log[2 * k], c1);
-        wait_ack(&p2, &t2, &log[2 * k + 1]);
-        wait_ack(&p1, &t1, &log[2 * k]);
+        send_paint(&p2->c, 100 + k, 32, 20 + k, 6, 4 + (k % 3), &log[2 * k + 1], c2);     /* first on the wire */
+        send_paint(&p1->c, 1 + k, 32, 20 + k, 6, 3, &log[2 * k], c1);
+        wait_ack(&p2->c, &p2->t, &log[2 * k + 1]);
+        wait_ack(&p1->c, &p1->t, &log[2 * k]);
         same_tick += log[2 * k].tick == log[2 * k + 1].tick;
         usleep(3000 * (k % 4));
     }
     ck_assert_msg(same_tick > 0, "no two inputs landed on the same tick");
     /* A viewer's input is refused. */
     acked dummy;
-    send_paint(&v, 1, 1, 1, 1, 3, &dummy, 0);
+    send_paint(&v->c, 1, 1, 1, 1, 3, &dummy, 0);
     wire_msg m;
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "error"));
     const char *code;
     size_t cl;
@@ -362,7 +335,7 @@ START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
     uint64_t last = 0;
     for (int i = 0; i < 2 * N; i++) last = log[i].tick > last ? log[i].tick : last;
     uint64_t target = last + 30;
-    while (tw.last_tick[1] < target) ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 2000), 0);
+    while (watch->t.last_tick[1] < target) ck_assert_int_eq(recv_until_not_frame(&watch->c, &watch->t, &m, 2000), 0);
     /* The watcher's frame at `target` carries sh; find it by stepping a replica to it. */
     char err[256];
     sim_config cfg = sim_config_default();
@@ -370,15 +343,15 @@ START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
     int rc;
     sim_world *rep = sim_world_create(&cfg, &rc);
     ck_assert_ptr_nonnull(rep);
-    while (sim_world_tick(rep) < tw.last_tick[1]) {
+    while (sim_world_tick(rep) < watch->t.last_tick[1]) {
         for (int i = 0; i < 2 * N; i++)
             if (log[i].tick == sim_world_tick(rep)) ck_assert_int_eq(sim_world_input(rep, &log[i].in), 0);
         sim_world_step(rep);
     }
-    ck_assert_msg(sim_world_hash(rep) == tw.f[1].sh, "the server's state differs from the replica's");
+    ck_assert_msg(sim_world_hash(rep) == watch->t.f[1].sh, "the server's state differs from the replica's");
     /* And the opposite order would not have matched: the test can fail. */
     sim_world *alt = sim_world_create(&cfg, &rc);
-    while (sim_world_tick(alt) < tw.last_tick[1]) {
+    while (sim_world_tick(alt) < watch->t.last_tick[1]) {
         for (int i = 0; i < 2 * N; i++)
             if (log[i].tick == sim_world_tick(alt)) {
                 sim_input x = log[i].in;
@@ -387,27 +360,21 @@ START_TEST(inputs_are_acked_and_applied_in_client_seq_order)
             }
         sim_world_step(alt);
     }
-    ck_assert_uint_ne(sim_world_hash(alt), tw.f[1].sh);
+    ck_assert_uint_ne(sim_world_hash(alt), watch->t.f[1].sh);
     sim_world_destroy(rep);
     sim_world_destroy(alt);
-    cli_close(&p1); cli_close(&p2); cli_close(&v); cli_close(&watch);
-    cli_frame_free(&tw.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
 /* A flood of inputs gets rate_limited replies (not a stalled server, not a disconnect). */
 START_TEST(input_flood_is_rate_limited_not_disconnected)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=5:w=64,h=64,scene=empty", NULL };
-    server_start(&sv, extra);
-    cli_conn p, watch;
-    static tracker tp, tw;
-    memset(&tp, 0, sizeof tp); memset(&tw, 0, sizeof tw);
-    connect_hello(&watch, &sv, "watcher", NULL, NULL);
-    sub(&watch, 1, 1, NULL, NULL);
-    connect_hello(&p, &sv, "flood", PLAYER, NULL);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=5:w=64,h=64,scene=empty", NULL }, 0);
+    e2e_peer *watch = e2e_hello(&fx, "watcher", NULL, NULL);
+    e2e_sub(watch, 1, 1, NULL, NULL);
+    e2e_peer *p = e2e_hello(&fx, "flood", PLAYER, NULL);
     /* 200 inputs in one write: far more than 32 can land on one tick. */
     wire_buf b;
     wire_buf_init(&b);
@@ -422,12 +389,12 @@ START_TEST(input_flood_is_rate_limited_not_disconnected)
         wire_put_int(&b, k % 64); wire_put_int(&b, 10); wire_put_int(&b, 1); wire_put_int(&b, 3);
         wire_msg_end(&b);
     }
-    ck_assert_int_eq(cli_send(&p, &b), 0);
+    ck_assert_int_eq(cli_send(&p->c, &b), 0);
     wire_buf_free(&b);
     int acks = 0, limited = 0;
     wire_msg m;
     while (acks + limited < 200) {
-        ck_assert_msg(recv_until_not_frame(&p, &tp, &m, 5000) == 1, "replies stopped at %d", acks + limited);
+        ck_assert_msg(recv_until_not_frame(&p->c, &p->t, &m, 5000) == 1, "replies stopped at %d", acks + limited);
         if (cli_msg_is(&m, "ack")) {
             acks++;
             continue;
@@ -446,17 +413,14 @@ START_TEST(input_flood_is_rate_limited_not_disconnected)
     /* Still connected, still answered; the watcher never missed a frame. */
     wire_buf_init(&b);
     wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "ping"); wire_put_str(&b, "n"); wire_put_uint(&b, 7); wire_msg_end(&b);
-    send_msg(&p, &b);
-    ck_assert_int_eq(recv_until_not_frame(&p, &tp, &m, 5000), 1);
+    send_msg(&p->c, &b);
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "pong"));
     wire_buf_free(&b);
-    ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 300), 0);
-    ck_assert_int_eq(tw.gaps, 0);
-    ck_assert_int_gt(tw.count[1], 5);
-    cli_close(&p);
-    cli_close(&watch);
-    cli_frame_free(&tw.f[1]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(recv_until_not_frame(&watch->c, &watch->t, &m, 300), 0);
+    ck_assert_int_eq(watch->t.gaps, 0);
+    ck_assert_int_gt(watch->t.count[1], 5);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
@@ -467,18 +431,15 @@ END_TEST
  * the gap. Every acknowledged input is in the log. */
 START_TEST(recording_survives_a_full_disk)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:seed=3:w=64,h=64,scene=bench", NULL };
-    server_start_opts(&sv, extra, 1536 * 1024, 1);        /* a 1.5 MB "disk" */
+    static e2e_fixture fx;
+    e2e_fixture_start_args(&fx, (const char *const[]){ "sand:seed=3:w=64,h=64,scene=bench", NULL }, NULL,
+                           1536 * 1024, E2E_LOG);                /* a 1.5 MB "disk" */
     char db[128], log[128];
-    snprintf(db, sizeof db, "%s/replay.db", sv.dir);
-    snprintf(log, sizeof log, "%s/vivd.log", sv.dir);
-    cli_conn p, watch;
-    static tracker tp, tw;
-    memset(&tp, 0, sizeof tp); memset(&tw, 0, sizeof tw);
-    connect_hello(&watch, &sv, "watcher", NULL, NULL);
-    sub(&watch, 1, 1, NULL, NULL);
-    connect_hello(&p, &sv, "player", PLAYER, NULL);
+    snprintf(db, sizeof db, "%s/replay.db", fx.sv.dir);
+    snprintf(log, sizeof log, "%s/vivd.log", fx.sv.dir);
+    e2e_peer *watch = e2e_hello(&fx, "watcher", NULL, NULL);
+    e2e_sub(watch, 1, 1, NULL, NULL);
+    e2e_peer *p = e2e_hello(&fx, "player", PLAYER, NULL);
     enum { MAXIN = 4000 };
     static uint32_t acked_seq[MAXIN];
     int nacked = 0, refused = 0, phase = 0;            /* 0 filling, 1 full, 2 space back, 3 resumed */
@@ -489,10 +450,10 @@ START_TEST(recording_survives_a_full_disk)
         ck_assert_msg(now_s() - t0 < 90, "phase %d did not end (acked %d, refused %d)", phase, nacked, refused);
         acked a;
         seq++;
-        send_paint(&p, seq, (int)(seq % 60), 5, 2, 3, &a, 0);
+        send_paint(&p->c, seq, (int)(seq % 60), 5, 2, 3, &a, 0);
         double until = now_s() + 0.03;
         while (now_s() < until) {
-            int rc = recv_until_not_frame(&p, &tp, &m, 10);
+            int rc = recv_until_not_frame(&p->c, &p->t, &m, 10);
             if (rc == 0) continue;
             uint64_t s64;
             if (cli_msg_is(&m, "ack")) {
@@ -515,31 +476,23 @@ START_TEST(recording_survives_a_full_disk)
                 }
             }
         }
-        (void)recv_until_not_frame(&watch, &tw, &m, 0);
+        (void)recv_until_not_frame(&watch->c, &watch->t, &m, 0);
         if (phase == 1 && now_s() - tfull > 2.0) {
             /* Make room: lift the limit on the running server. */
             struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-            ck_assert_int_eq(prlimit(sv.pid, RLIMIT_FSIZE, &rl, NULL), 0);
+            ck_assert_int_eq(prlimit(fx.sv.pid, RLIMIT_FSIZE, &rl, NULL), 0);
             phase = 2;
         }
     }
     ck_assert_int_gt(refused, 0);
     ck_assert_int_gt(nacked, 10);
     /* Viewers never noticed. */
-    ck_assert_int_eq(recv_until_not_frame(&watch, &tw, &m, 300), 0);
-    ck_assert_int_eq(tw.gaps, 0);
+    ck_assert_int_eq(recv_until_not_frame(&watch->c, &watch->t, &m, 300), 0);
+    ck_assert_int_eq(watch->t.gaps, 0);
     ck_assert_msg(file_contains(log, "RECORDING FAILED"), "vivd did not say so loudly");
     ck_assert_msg(file_contains(log, "recording resumed"), "vivd did not say it resumed");
-    cli_close(&p);
-    cli_close(&watch);
-    cli_frame_free(&tw.f[1]);
-    char dir[64];
-    snprintf(dir, sizeof dir, "%s", sv.dir);
     /* Stop without deleting the directory: inspect the log. */
-    kill(sv.pid, SIGTERM);
-    int st;
-    waitpid(sv.pid, &st, 0);
-    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(e2e_fixture_stop_keep(&fx), 0);
     ck_assert_int_ge(count_rows(db, "SELECT count(*) FROM gap WHERE session=1"), 1);
     for (int i = 0; i < nacked; i++) {
         char q[160];
@@ -547,31 +500,25 @@ START_TEST(recording_survives_a_full_disk)
         ck_assert_msg(count_rows(db, q) == 1, "acked input seq %u is not in the log", acked_seq[i]);
     }
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), 1);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) { /* harmless */ }
+    server_cleanup(&fx.sv);
 }
 END_TEST
 
 /* ---- admin, ping, shutdown -------------------------------------------------------------------- */
 START_TEST(admin_creates_and_closes_worlds_ping_echoes)
 {
-    server sv;
-    const char *const extra[] = { "--world", "sand:w=32,h=32,scene=empty", NULL };
-    server_start(&sv, extra);
-    cli_conn a, v;
-    static tracker ta, tv;
-    memset(&ta, 0, sizeof ta); memset(&tv, 0, sizeof tv);
-    connect_hello(&a, &sv, "admin", ADMIN, NULL);
-    connect_hello(&v, &sv, "viewer", NULL, NULL);
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:w=32,h=32,scene=empty", NULL }, 0);
+    e2e_peer *a = e2e_hello(&fx, "admin", ADMIN, NULL);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
     wire_buf b;
     wire_buf_init(&b);
     wire_msg m;
     /* ping echoes any value verbatim */
     wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "ping"); wire_put_str(&b, "n");
     wire_put_array(&b, 3); wire_put_int(&b, -5); wire_put_str(&b, "x"); wire_put_nil(&b); wire_msg_end(&b);
-    send_msg(&v, &b);
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    send_msg(&v->c, &b);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "pong"));
     const wire_val *n = wire_msg_get(&m, "n");
     ck_assert_ptr_nonnull(n);
@@ -581,8 +528,8 @@ START_TEST(admin_creates_and_closes_worlds_ping_echoes)
     /* create */
     wire_msg_begin(&b); wire_put_map(&b, 4); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "sand");
     wire_put_str(&b, "seed"); wire_put_uint(&b, 8); put_kv_str(&b, "params", "w=48,h=40,scene=bench"); wire_msg_end(&b);
-    send_msg(&a, &b);
-    ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 5000), 1);
+    send_msg(&a->c, &b);
+    ck_assert_int_eq(recv_until_not_frame(&a->c, &a->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "created"));
     const wire_val *wv = wire_msg_get(&m, "world");
     ck_assert_ptr_nonnull(wv);
@@ -596,45 +543,41 @@ START_TEST(admin_creates_and_closes_worlds_ping_echoes)
     ck_assert_uint_eq(h, 40);
     /* bad creates */
     wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "marble"); wire_msg_end(&b);
-    expect_error_msg(&a, &ta, &b, "bad_kind");
+    expect_error_msg(&a->c, &a->t, &b, "bad_kind");
     wire_msg_begin(&b); wire_put_map(&b, 3); put_kv_str(&b, "t", "create"); put_kv_str(&b, "kind", "sand"); put_kv_str(&b, "params", "w=5"); wire_msg_end(&b);
-    expect_error_msg(&a, &ta, &b, "bad_params");
+    expect_error_msg(&a->c, &a->t, &b, "bad_params");
     /* the viewer watches the new world, then the admin closes it */
-    sub(&v, (uint32_t)id, 1, NULL, NULL);
-    while (tv.count[id] < 30) ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 2000), 0);
+    e2e_sub(v, (uint32_t)id, 1, NULL, NULL);
+    while (v->t.count[id] < 30) ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 2000), 0);
     wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "close"); wire_put_str(&b, "world"); wire_put_uint(&b, id); wire_msg_end(&b);
-    send_msg(&a, &b);
-    ck_assert_int_eq(recv_until_not_frame(&a, &ta, &m, 5000), 1);
+    send_msg(&a->c, &b);
+    ck_assert_int_eq(recv_until_not_frame(&a->c, &a->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "closed"));
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 5000), 1);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 5000), 1);
     ck_assert(cli_msg_is(&m, "closed"));
-    ck_assert_int_eq(recv_until_not_frame(&v, &tv, &m, 300), 0);   /* no more frames */
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);   /* no more frames */
     wire_msg_begin(&b); wire_put_map(&b, 2); put_kv_str(&b, "t", "sub"); wire_put_str(&b, "world"); wire_put_uint(&b, id); wire_msg_end(&b);
-    expect_error_msg(&v, &tv, &b, "unknown_world");
+    expect_error_msg(&v->c, &v->t, &b, "unknown_world");
     wire_buf_free(&b);
-    cli_close(&a);
-    cli_close(&v);
-    for (int i = 0; i < 16; i++) cli_frame_free(&tv.f[i]);
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
 
 START_TEST(sigterm_shuts_down_cleanly_with_clients_attached)
 {
-    server sv;
-    const char *const extra[] = { NULL };
-    server_start(&sv, extra);
-    cli_conn c[5];
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, NULL, 0);
+    e2e_peer *c[5];
     for (int i = 0; i < 5; i++) {
-        connect_hello(&c[i], &sv, "w", NULL, NULL);
-        sub(&c[i], 1, 1, i % 2 ? "raw" : NULL, NULL);
+        c[i] = e2e_hello(&fx, "w", NULL, NULL);
+        e2e_sub(c[i], 1, 1, i % 2 ? "raw" : NULL, NULL);
     }
     usleep(300000);
     /* Exit status 0 — and under the sanitizer build, LeakSanitizer would make it non-zero. */
-    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(server_stop(&fx.sv), 0);
     for (int i = 0; i < 5; i++) {
-        expect_closed(&c[i]);
-        cli_close(&c[i]);
+        expect_closed(&c[i]->c);
+        e2e_close(c[i]);
     }
 }
 END_TEST

@@ -17,5 +17,6 @@ Suite *suite_codec(void);
 Suite *suite_server(void);
 Suite *suite_replay(void);
 Suite *suite_record(void);
+Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 #endif

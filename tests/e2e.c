@@ -328,3 +328,76 @@ long rss_kb(pid_t pid)
     if (fp) fclose(fp);
     return kb;
 }
+
+/* ---- the fixture ------------------------------------------------------------------------------ */
+void e2e_fixture_start_args(e2e_fixture *fx, const char *const *worlds, const char *const *args,
+                            long fsize, int flags)
+{
+    memset(fx, 0, sizeof *fx);
+    const char *argv[64];
+    int n = 0;
+    for (int i = 0; worlds && worlds[i]; i++) {
+        ck_assert_int_lt(n, 60);
+        argv[n++] = "--world";
+        argv[n++] = worlds[i];
+    }
+    if (flags & E2E_VERBOSE) argv[n++] = "--verbose";
+    if (flags & E2E_NO_RECORD) argv[n++] = "--no-record";
+    for (int i = 0; args && args[i]; i++) {
+        ck_assert_int_lt(n, 62);
+        argv[n++] = args[i];
+    }
+    argv[n] = NULL;
+    server_start_opts(&fx->sv, argv, fsize, (flags & E2E_LOG) != 0);
+}
+
+void e2e_fixture_start(e2e_fixture *fx, const char *const *worlds, int flags)
+{
+    e2e_fixture_start_args(fx, worlds, NULL, 0, flags);
+}
+
+e2e_peer *e2e_hello(e2e_fixture *fx, const char *name, const char *token, wire_msg *welcome)
+{
+    ck_assert_int_lt(fx->npeers, E2E_PEERS);
+    e2e_peer *p = &fx->peer[fx->npeers++];
+    memset(p, 0, sizeof *p);
+    wire_msg w;
+    connect_hello(&p->c, &fx->sv, name, token, &w);
+    p->open = 1;
+    p->client = welcome_client(&w);
+    if (welcome) *welcome = w;
+    return p;
+}
+
+void e2e_sub(e2e_peer *p, uint32_t world, uint32_t every, const char *enc, const char *view)
+{
+    sub(&p->c, world, every, enc, view);
+    if (world < 16) p->t.every[world] = every;
+}
+
+void e2e_close(e2e_peer *p)
+{
+    if (p->open) cli_close(&p->c);
+    p->open = 0;
+}
+
+static void fixture_release(e2e_fixture *fx)
+{
+    for (int i = 0; i < fx->npeers; i++) {
+        e2e_close(&fx->peer[i]);
+        for (int k = 0; k < 16; k++) cli_frame_free(&fx->peer[i].t.f[k]);
+    }
+    fx->npeers = 0;
+}
+
+int e2e_fixture_stop(e2e_fixture *fx)
+{
+    fixture_release(fx);
+    return server_stop(&fx->sv);
+}
+
+int e2e_fixture_stop_keep(e2e_fixture *fx)
+{
+    fixture_release(fx);
+    return server_stop_keep(&fx->sv);
+}

@@ -50,6 +50,50 @@ void send_paint(cli_conn *c, uint32_t seq, int x, int y, int r, int el, acked *l
 uint32_t welcome_client(const wire_msg *w);
 void wait_ack(cli_conn *c, tracker *t, acked *a);
 int count_rows(const char *db, const char *sql);
+
+/* ---- the fixture: one vivd and the connections a test opens to it --------------------------------
+ * static e2e_fixture fx;                        (static: each peer's tracker holds 16 frames)
+ * e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=5:w=64,h=64", NULL }, 0);
+ * e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
+ * e2e_sub(v, 1, 1, NULL, NULL);
+ * ...
+ * ck_assert_int_eq(e2e_fixture_stop(&fx), 0);  (closes every peer, frees its frames) */
+#define E2E_PEERS 16
+enum {
+    E2E_LOG = 1,                       /* vivd's stderr goes to <dir>/vivd.log */
+    E2E_VERBOSE = 2,                   /* vivd --verbose (with E2E_LOG: every connection logged) */
+    E2E_NO_RECORD = 4                  /* vivd --no-record */
+};
+
+typedef struct e2e_peer {
+    cli_conn c;
+    tracker t;                         /* the frames this connection received */
+    uint32_t client;                   /* the welcome's client id */
+    int open;
+} e2e_peer;
+
+typedef struct e2e_fixture {
+    server sv;
+    e2e_peer peer[E2E_PEERS];
+    int npeers;
+} e2e_fixture;
+
+/* Start vivd hosting `worlds` (world specs, each passed as --world SPEC; NULL or empty: the demo
+ * set), then `args` (more vivd arguments, NULL-terminated, or NULL). fsize > 0 limits the size of
+ * the files it may write, as server_start_opts. Clears fx first. */
+void e2e_fixture_start_args(e2e_fixture *fx, const char *const *worlds, const char *const *args,
+                            long fsize, int flags);
+void e2e_fixture_start(e2e_fixture *fx, const char *const *worlds, int flags);
+/* Connect and hello (token NULL: a viewer); the welcome in *welcome if not NULL (valid until the
+ * peer's next receive). The peer belongs to fx. */
+e2e_peer *e2e_hello(e2e_fixture *fx, const char *name, const char *token, wire_msg *welcome);
+/* Subscribe p to a world; the tracker learns `every`, so gaps count in steps of it. */
+void e2e_sub(e2e_peer *p, uint32_t world, uint32_t every, const char *enc, const char *view);
+void e2e_close(e2e_peer *p);         /* close one connection now (its frames stay until stop) */
+/* Close every peer, free its frames, stop vivd (SIGTERM) and remove its directory; returns
+ * vivd's exit status as server_stop. _keep leaves the directory (server_cleanup removes it). */
+int e2e_fixture_stop(e2e_fixture *fx);
+int e2e_fixture_stop_keep(e2e_fixture *fx);
 int file_contains(const char *path, const char *needle);
 long rss_kb(pid_t pid);
 

@@ -1,0 +1,609 @@
+/* check_compat.c — the house change (issue 12) changes structure, not behaviour. Guards:
+ *   - tests/compat/before.db, three sessions recorded by `viv sim --record` with the build from
+ *     before the change (commit b6781a4), still verifies bit-exactly with today's verifier;
+ *   - the same three sessions recorded by today's `viv sim --record` verify, and their session,
+ *     tick (hash), input and checkpoint rows equal before.db's;
+ *   - the bytes vivd sends to a scripted client equal tests/compat/wire-before.trace, which the
+ *     same client recorded against vivd built from b6781a4.
+ *
+ * Regenerating the trace (only on purpose: a changed trace means every client sees other bytes).
+ * It must come from the build before the change, never from today's:
+ *     git worktree add /tmp/old b6781a4 && (cd /tmp/old && make -j2 all)
+ *     make all build/default/check_all
+ *     cd tests && COMPAT_TRACE_WRITE=compat/wire-before.trace VIV_BIN=/tmp/old/bin \
+ *         ../build/default/check_all compat
+ *     git worktree remove /tmp/old
+ * The client runs from tests/ (the recording's path, compat/before.db, is in the welcome). Lines
+ * starting with '#' in the trace are notes for people (a decoded summary); only the '>' (sent)
+ * and '<' (received) lines are compared. */
+#define _GNU_SOURCE 1
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL      /* header-only, as in sim/ */
+#include <xxhash.h>
+#include "check_suites.h"
+#include "e2e.h"
+#include "read.h"
+#include "replay.h"
+
+#define BEFORE_DB "compat/before.db"
+#define BEFORE_TRACE "compat/wire-before.trace"
+#define COMPAT_TICKS 1500
+
+static const char *const kinds[] = { "sand", "terrarium", "cycle" };   /* sessions 1, 2, 3 */
+
+static char dir[64];
+
+static void dir_setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/vivcompat.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void dir_teardown(void)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* ---- files ------------------------------------------------------------------------------------- */
+/* Every session of path verifies bit-exactly, over all its ticks. */
+static void verify_all(const char *path)
+{
+    char err[512];
+    rpl_file *f = NULL;
+    ck_assert_msg(rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s: %s", path, err);
+    rpl_session_info *ss = NULL;
+    size_t n = 0;
+    ck_assert_msg(rpl_sessions_list(f, &ss, &n, err, sizeof err) == 0, "%s: %s", path, err);
+    ck_assert_uint_eq(n, 3);
+    free(ss);
+    for (int64_t id = 1; id <= 3; id++) {
+        rpl_verify_opts o = rpl_verify_defaults();
+        o.session = id;
+        o.threads = 2;
+        rpl_verify_result r;
+        static char report[16384];
+        int rc = rpl_verify(f, &o, &r, report, sizeof report);
+        ck_assert_msg(rc == 0, "%s session %lld (%s): verify returned %d:\n%s", path, (long long)id,
+                      kinds[id - 1], rc, report);
+        ck_assert_uint_eq(r.ticks, COMPAT_TICKS);
+        ck_assert_uint_eq(r.skipped, 0);
+    }
+    rpl_close(f);
+}
+
+START_TEST(before_db_verifies_bit_exact)
+{
+    verify_all(BEFORE_DB);
+}
+END_TEST
+
+/* The rows of `sql` in a and b are equal, row by row, column by column (values compared as
+ * SQLite values: integers as integers, blobs byte for byte). Returns the row count. */
+static long same_rows(sqlite3 *a, sqlite3 *b, const char *what, const char *sql)
+{
+    sqlite3_stmt *sa = NULL, *sb = NULL;
+    ck_assert_msg(sqlite3_prepare_v2(a, sql, -1, &sa, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(a));
+    ck_assert_msg(sqlite3_prepare_v2(b, sql, -1, &sb, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(b));
+    long rows = 0;
+    for (;;) {
+        int ra = sqlite3_step(sa), rb = sqlite3_step(sb);
+        ck_assert_msg(ra == rb, "%s: row %ld: before has %s, now has %s", what, rows,
+                      ra == SQLITE_ROW ? "a row" : "no row", rb == SQLITE_ROW ? "a row" : "no row");
+        if (ra != SQLITE_ROW) {
+            ck_assert_int_eq(ra, SQLITE_DONE);
+            break;
+        }
+        int nc = sqlite3_column_count(sa);
+        for (int c = 0; c < nc; c++) {
+            int ta = sqlite3_column_type(sa, c), tb = sqlite3_column_type(sb, c);
+            const char *col = sqlite3_column_name(sa, c);
+            ck_assert_msg(ta == tb, "%s: row %ld, %s: types differ", what, rows, col);
+            if (ta == SQLITE_INTEGER) {
+                ck_assert_msg(sqlite3_column_int64(sa, c) == sqlite3_column_int64(sb, c),
+                              "%s: row %ld (%s %lld, tick %lld), %s: before %lld, now %lld", what, rows,
+                              sqlite3_column_name(sa, 0), (long long)sqlite3_column_int64(sa, 0),
+                              (long long)sqlite3_column_int64(sa, 1), col,
+                              (long long)sqlite3_column_int64(sa, c), (long long)sqlite3_column_int64(sb, c));
+            } else if (ta != SQLITE_NULL) {
+                int la = sqlite3_column_bytes(sa, c), lb = sqlite3_column_bytes(sb, c);
+                const void *pa = sqlite3_column_blob(sa, c), *pb = sqlite3_column_blob(sb, c);
+                ck_assert_msg(la == lb && (la == 0 || memcmp(pa, pb, (size_t)la) == 0),
+                              "%s: row %ld (%s %lld, tick %lld), %s: %d bytes before, %d now, contents differ",
+                              what, rows, sqlite3_column_name(sa, 0), (long long)sqlite3_column_int64(sa, 0),
+                              (long long)sqlite3_column_int64(sa, 1), col, la, lb);
+            }
+        }
+        rows++;
+    }
+    sqlite3_finalize(sa);
+    sqlite3_finalize(sb);
+    return rows;
+}
+
+/* Record the three sessions as before.db was recorded: `viv sim --record`, the golden inputs. */
+static void record_now(const char *path)
+{
+    const char *bin = getenv("VIV_BIN");
+    for (int i = 0; i < 3; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "%s/viv sim --world %s --seed 42 --ticks %d --inputs golden/%s.inputs --record %s"
+                 " >/dev/null 2>%s/record.err </dev/null",
+                 bin ? bin : "../bin", kinds[i], COMPAT_TICKS, kinds[i], path, dir);
+        int st = system(cmd);
+        ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "failed (%d): %s", st, cmd);
+    }
+}
+
+START_TEST(recording_now_equals_before)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/now.db", dir);
+    record_now(path);
+    verify_all(path);
+
+    sqlite3 *a = NULL, *b = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(BEFORE_DB, &a, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_open_v2(path, &b, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    /* Everything but the wall-clock columns (created_at, closed_at). */
+    ck_assert_int_eq(same_rows(a, b, "session",
+                               "SELECT id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
+                               " end_tick, status, source, world, checkpoint_every FROM session ORDER BY id"),
+                     3);
+    ck_assert_int_eq(same_rows(a, b, "tick",
+                               "SELECT session, tick, state_hash, frame_hash FROM tick ORDER BY session, tick"),
+                     3 * COMPAT_TICKS);
+    ck_assert_int_gt(same_rows(a, b, "input",
+                               "SELECT session, tick, client, seq, kind, args FROM input"
+                               " ORDER BY session, tick, client, seq"),
+                     0);
+    ck_assert_int_gt(same_rows(a, b, "checkpoint",
+                               "SELECT session, tick, state_hash, state FROM checkpoint ORDER BY session, tick"),
+                     0);
+    ck_assert_int_eq(same_rows(a, b, "gap", "SELECT * FROM gap ORDER BY 1, 2"), 0);
+    sqlite3_close(a);
+    sqlite3_close(b);
+}
+END_TEST
+
+/* ---- wire bytes ---------------------------------------------------------------------------------
+ * A client of plain POSIX sockets and a msgpack writer of its own, so that neither clients/ nor
+ * wire/ shapes the bytes it sends. Every message it sends or receives becomes one trace line:
+ * '>' or '<', the body length, then the body in hex (or, above HEX_MAX bytes, its XXH3-64). */
+#define HEX_MAX 2048
+
+typedef struct tbuf {
+    uint8_t p[512];
+    size_t n;
+} tbuf;
+
+typedef struct tracer {
+    int fd;
+    FILE *out;                         /* the trace being written */
+    uint8_t *in;                       /* received bytes not yet cut into messages */
+    size_t inlen, incap;
+    int eof;
+} tracer;
+
+static void tb_byte(tbuf *b, uint8_t v) { ck_assert_uint_lt(b->n, sizeof b->p); b->p[b->n++] = v; }
+static void tb_map(tbuf *b, unsigned n) { ck_assert_uint_lt(n, 16); tb_byte(b, (uint8_t)(0x80 | n)); }
+static void tb_str(tbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    ck_assert_uint_lt(n, 32);
+    tb_byte(b, (uint8_t)(0xa0 | n));
+    for (size_t i = 0; i < n; i++) tb_byte(b, (uint8_t)s[i]);
+}
+static void tb_uint(tbuf *b, uint64_t v)
+{
+    if (v < 128) {
+        tb_byte(b, (uint8_t)v);
+    } else if (v < 65536) {
+        tb_byte(b, 0xcd); tb_byte(b, (uint8_t)(v >> 8)); tb_byte(b, (uint8_t)v);
+    } else {
+        tb_byte(b, 0xcf);
+        for (int i = 7; i >= 0; i--) tb_byte(b, (uint8_t)(v >> (8 * i)));
+    }
+}
+static void tb_kv(tbuf *b, const char *k, const char *v) { tb_str(b, k); tb_str(b, v); }
+static void tb_ku(tbuf *b, const char *k, uint64_t v) { tb_str(b, k); tb_uint(b, v); }
+
+static void trace_line(tracer *t, char dirc, const uint8_t *p, size_t n)
+{
+    fprintf(t->out, "%c %zu ", dirc, n);
+    if (n <= HEX_MAX) {
+        for (size_t i = 0; i < n; i++) fprintf(t->out, "%02x", p[i]);
+    } else {
+        fprintf(t->out, "xxh3:%016" PRIx64, (uint64_t)XXH3_64bits(p, n));
+    }
+    fputc('\n', t->out);
+}
+
+static void note(tracer *t, const char *what) { fprintf(t->out, "# %s\n", what); }
+
+/* Send a framed body (n == 0 sends a zero length: a protocol violation, on purpose). */
+static void tsend_raw(tracer *t, const uint8_t *p, size_t n)
+{
+    uint8_t frame[4 + 512];
+    ck_assert_uint_le(n, 512);
+    frame[0] = (uint8_t)(n >> 24); frame[1] = (uint8_t)(n >> 16);
+    frame[2] = (uint8_t)(n >> 8); frame[3] = (uint8_t)n;
+    memcpy(frame + 4, p, n);
+    trace_line(t, '>', p, n);
+    size_t off = 0;
+    while (off < n + 4) {
+        ssize_t w = send(t->fd, frame + off, n + 4 - off, MSG_NOSIGNAL);
+        ck_assert_msg(w > 0, "send: %s", strerror(errno));
+        off += (size_t)w;
+    }
+}
+static void tsend(tracer *t, const tbuf *b) { tsend_raw(t, b->p, b->n); }
+
+/* The next whole message (body in *m, raw bytes in *body and *len), or 0 at end of stream. Waits at
+ * most 10 s. */
+static int trecv(tracer *t, wire_msg *m, const uint8_t **body, size_t *len)
+{
+    static uint8_t *msgbuf;
+    static size_t msgcap;
+    for (;;) {
+        if (t->inlen >= 4) {
+            size_t n = (size_t)t->in[0] << 24 | (size_t)t->in[1] << 16 | (size_t)t->in[2] << 8 | t->in[3];
+            ck_assert_uint_le(n, 1114112);
+            if (t->inlen >= 4 + n) {
+                if (msgcap < n) {
+                    msgbuf = realloc(msgbuf, n);
+                    ck_assert_ptr_nonnull(msgbuf);
+                    msgcap = n;
+                }
+                memcpy(msgbuf, t->in + 4, n);
+                memmove(t->in, t->in + 4 + n, t->inlen - 4 - n);
+                t->inlen -= 4 + n;
+                trace_line(t, '<', msgbuf, n);
+                ck_assert_msg(wire_msg_decode(msgbuf, n, m) == 0, "a message that does not decode");
+                const char *ty;
+                size_t tl;
+                uint64_t world = 0, tick = 0;
+                int key = 0;
+                if (wire_get_str(m, "t", &ty, &tl) != 0) { ty = "?"; tl = 1; }
+                wire_get_u64(m, "world", &world);
+                wire_get_u64(m, "tick", &tick);
+                wire_get_bool(m, "key", &key);
+                fprintf(t->out, "#   %.*s world %" PRIu64 " tick %" PRIu64 "%s\n", (int)tl, ty, world,
+                        tick, key ? " key" : "");
+                *body = msgbuf;
+                *len = n;
+                return 1;
+            }
+        }
+        if (t->eof) {
+            ck_assert_msg(t->inlen == 0, "the stream ended inside a message");
+            return 0;
+        }
+        struct pollfd pf = { t->fd, POLLIN, 0 };
+        int pr = poll(&pf, 1, 10000);
+        ck_assert_msg(pr == 1, "no reply from vivd in 10 s");
+        if (t->incap - t->inlen < 65536) {
+            t->incap = t->incap * 2 + 65536;
+            t->in = realloc(t->in, t->incap);
+            ck_assert_ptr_nonnull(t->in);
+        }
+        ssize_t r = recv(t->fd, t->in + t->inlen, t->incap - t->inlen, 0);
+        if (r == 0 || (r < 0 && errno == ECONNRESET)) t->eof = 1;
+        else ck_assert_msg(r > 0, "recv: %s", strerror(errno));
+        if (r > 0) t->inlen += (size_t)r;
+    }
+}
+
+static int is_type(const wire_msg *m, const char *type)
+{
+    const char *s;
+    size_t n;
+    return wire_get_str(m, "t", &s, &n) == 0 && n == strlen(type) && memcmp(s, type, n) == 0;
+}
+
+/* Receive until a message of `type` (for "frame": of world/tick) arrives; everything on the way
+ * is traced. */
+static void until(tracer *t, const char *type, uint64_t world, uint64_t tick)
+{
+    wire_msg m;
+    const uint8_t *body;
+    size_t len;
+    for (;;) {
+        ck_assert_msg(trecv(t, &m, &body, &len) == 1, "the stream ended before a %s", type);
+        if (!is_type(&m, type)) continue;
+        if (strcmp(type, "frame") != 0) return;
+        uint64_t w = 0, k = 0;
+        wire_get_u64(&m, "world", &w);
+        wire_get_u64(&m, "tick", &k);
+        if (w == world && k == tick) return;
+    }
+}
+
+/* A ping with a number, and everything up to its pong: the server answers in order, so whatever a
+ * request caused at once is in the trace before the pong. */
+static void barrier(tracer *t, uint64_t n)
+{
+    tbuf b = { .n = 0 };
+    tb_map(&b, 2);
+    tb_kv(&b, "t", "ping");
+    tb_ku(&b, "n", n);
+    tsend(t, &b);
+    until(t, "pong", 0, 0);
+}
+
+static void put_sub(tracer *t, uint64_t world, const char *enc, uint64_t every)
+{
+    tbuf b = { .n = 0 };
+    tb_map(&b, every ? 4 : 3);
+    tb_kv(&b, "t", "sub");
+    tb_ku(&b, "world", world);
+    tb_kv(&b, "enc", enc);
+    if (every) tb_ku(&b, "every", every);
+    tsend(t, &b);
+}
+
+static void put_play(tracer *t, uint64_t world, const char *op, int has_tick, uint64_t tick)
+{
+    tbuf b = { .n = 0 };
+    tb_map(&b, has_tick ? 4 : 3);
+    tb_kv(&b, "t", "play");
+    tb_ku(&b, "world", world);
+    tb_kv(&b, "op", op);
+    if (has_tick) tb_ku(&b, "tick", tick);
+    tsend(t, &b);
+}
+
+/* The script. Only paused recordings are hosted, so every frame is caused by a request: a sub
+ * (the paused picture at once), a seek (a keyframe of the new position) or a step (one frame,
+ * waited for by its tick). Nothing depends on timing. */
+static void run_script(tracer *t)
+{
+    tbuf b = { .n = 0 };
+    uint64_t n = 1;
+    note(t, "hello as a player; welcome (client 1; worlds 1 = sand session 1, 2 = cycle session 3)");
+    tb_map(&b, 4);
+    tb_kv(&b, "t", "hello");
+    tb_ku(&b, "v", 1);
+    tb_kv(&b, "name", "compat");
+    tb_kv(&b, "token", PLAYER);
+    tsend(t, &b);
+    until(t, "welcome", 0, 0);
+    barrier(t, n++);
+
+    note(t, "sand: sub raw, then tile, then tile.zst (each replaces the last; each a keyframe)");
+    put_sub(t, 1, "raw", 0);
+    until(t, "frame", 1, 0);
+    barrier(t, n++);
+    put_sub(t, 1, "tile", 0);
+    until(t, "frame", 1, 0);
+    barrier(t, n++);
+    put_sub(t, 1, "tile.zst", 0);
+    until(t, "frame", 1, 0);
+    barrier(t, n++);
+
+    note(t, "sand: seek to 600 (a keyframe), then two steps (deltas at 601 and 602)");
+    put_play(t, 1, "seek", 1, 600);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    until(t, "frame", 1, 601);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    until(t, "frame", 1, 602);
+    barrier(t, n++);
+
+    note(t, "sand as tile: seek to 1200 and a step; then raw, every 2: a step to 1202 sends a frame, a step to 1203 none");
+    put_sub(t, 1, "tile", 0);
+    barrier(t, n++);
+    put_play(t, 1, "seek", 1, 1200);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    until(t, "frame", 1, 1201);
+    barrier(t, n++);
+    put_sub(t, 1, "raw", 2);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    until(t, "frame", 1, 1202);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    until(t, "playing", 0, 0);         /* tick 1203 is not a multiple of 2: no frame follows */
+    barrier(t, n++);
+
+    note(t, "cycle (frames that change only in the palette): sub tile.zst, seek 900, three steps");
+    put_sub(t, 2, "tile.zst", 0);
+    until(t, "frame", 2, 0);
+    barrier(t, n++);
+    put_play(t, 2, "seek", 1, 900);
+    barrier(t, n++);
+    for (uint64_t k = 901; k <= 903; k++) {
+        put_play(t, 2, "step", 0, 0);
+        until(t, "frame", 2, k);
+        barrier(t, n++);
+    }
+    note(t, "cycle as tile, then raw: a step each");
+    put_sub(t, 2, "tile", 0);
+    barrier(t, n++);
+    put_play(t, 2, "step", 0, 0);
+    until(t, "frame", 2, 904);
+    barrier(t, n++);
+    put_sub(t, 2, "raw", 0);
+    barrier(t, n++);
+    put_play(t, 2, "step", 0, 0);
+    until(t, "frame", 2, 905);
+    barrier(t, n++);
+
+    note(t, "errors: input to a recording, an unknown world, a bad op, a tick outside, step at the end");
+    b.n = 0;
+    tb_map(&b, 5);
+    tb_kv(&b, "t", "input");
+    tb_ku(&b, "world", 1);
+    tb_ku(&b, "seq", 1);
+    tb_kv(&b, "kind", "paint");
+    tb_str(&b, "args");
+    tb_byte(&b, 0x94); tb_uint(&b, 10); tb_uint(&b, 10); tb_uint(&b, 3); tb_uint(&b, 3);
+    tsend(t, &b);
+    barrier(t, n++);
+    put_sub(t, 9, "raw", 0);
+    barrier(t, n++);
+    put_play(t, 1, "fly", 0, 0);
+    barrier(t, n++);
+    put_play(t, 1, "seek", 1, 999999);
+    barrier(t, n++);
+    put_play(t, 1, "seek", 1, 1500);
+    barrier(t, n++);
+    put_play(t, 1, "step", 0, 0);
+    barrier(t, n++);
+    put_play(t, 1, "resume", 0, 0);
+    barrier(t, n++);
+
+    note(t, "unsub twice (the second is not_subscribed), ping without n and with a string");
+    b.n = 0;
+    tb_map(&b, 2);
+    tb_kv(&b, "t", "unsub");
+    tb_ku(&b, "world", 2);
+    tsend(t, &b);
+    tsend(t, &b);
+    barrier(t, n++);
+    b.n = 0;
+    tb_map(&b, 1);
+    tb_kv(&b, "t", "ping");
+    tsend(t, &b);
+    until(t, "pong", 0, 0);
+    b.n = 0;
+    tb_map(&b, 2);
+    tb_kv(&b, "t", "ping");
+    tb_kv(&b, "n", "echo me");
+    tsend(t, &b);
+    until(t, "pong", 0, 0);
+
+    note(t, "a zero length: bad_length, then the server closes");
+    tsend_raw(t, NULL, 0);
+    wire_msg m;
+    const uint8_t *body;
+    size_t len;
+    while (trecv(t, &m, &body, &len) == 1) {}
+    note(t, "end of stream");
+}
+
+static int tcp_connect(const char *hostport)
+{
+    int port = atoi(strrchr(hostport, ':') + 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_msg(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect %s: %s", hostport,
+                  strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+/* The compared lines of a trace file ('>' and '<'), or NULL if it cannot be read. */
+static char *trace_data(const char *path, size_t *nlines)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap), line[8192];
+    ck_assert_ptr_nonnull(out);
+    *nlines = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] != '<' && line[0] != '>') continue;
+        size_t l = strlen(line);
+        while (len + l + 1 > cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+        memcpy(out + len, line, l);
+        len += l;
+        (*nlines)++;
+    }
+    out[len] = '\0';
+    fclose(fp);
+    return out;
+}
+
+START_TEST(wire_bytes_equal_the_trace_before)
+{
+    const char *write_to = getenv("COMPAT_TRACE_WRITE");
+    char got_path[128];
+    snprintf(got_path, sizeof got_path, "%s/wire-now.trace", dir);
+    const char *args[] = { "--no-record", "--play", BEFORE_DB ":1", "--play", BEFORE_DB ":3", NULL };
+    server sv;
+    server_start(&sv, args);
+    tracer t;
+    memset(&t, 0, sizeof t);
+    t.out = fopen(write_to ? write_to : got_path, "w");
+    ck_assert_ptr_nonnull(t.out);
+    fprintf(t.out, "# tests/compat/wire-before.trace: the bytes of a scripted session with vivd --play\n"
+                   "# " BEFORE_DB ":1 --play " BEFORE_DB ":3, written by tests/check_compat.c (which says\n"
+                   "# how to regenerate it) against vivd built from b6781a4. '>' sent, '<' received:\n"
+                   "# body length, then the body in hex, or above %d bytes its XXH3-64.\n", HEX_MAX);
+    t.fd = tcp_connect(sv.addr);
+    run_script(&t);
+    close(t.fd);
+    free(t.in);
+    ck_assert_int_eq(fclose(t.out), 0);
+    ck_assert_int_eq(server_stop(&sv), 0);
+    if (write_to) return;
+
+    size_t nwant = 0, ngot = 0;
+    char *want = trace_data(BEFORE_TRACE, &nwant), *got = trace_data(got_path, &ngot);
+    ck_assert_msg(want != NULL, "cannot read %s", BEFORE_TRACE);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_gt(nwant, 40);
+    if (strcmp(want, got) != 0) {
+        size_t line = 1, i = 0;
+        while (want[i] && want[i] == got[i]) line += want[i++] == '\n';
+        char keep[256];
+        snprintf(keep, sizeof keep, "cp %s /tmp/wire-now.trace", got_path);
+        if (system(keep) != 0) { /* the message below still names the line */ }
+        ck_abort_msg("the wire bytes differ from %s at compared line %zu of %zu (today's trace is in "
+                     "/tmp/wire-now.trace; diff them)", BEFORE_TRACE, line, nwant);
+    }
+    ck_assert_uint_eq(nwant, ngot);
+    free(want);
+    free(got);
+}
+END_TEST
+
+Suite *suite_compat(void)
+{
+    Suite *s = suite_create("compat");
+    TCase *tc = tcase_create("compat");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, before_db_verifies_bit_exact);
+    tcase_add_test(tc, recording_now_equals_before);
+    tcase_add_test(tc, wire_bytes_equal_the_trace_before);
+    suite_add_tcase(s, tc);
+    return s;
+}
