@@ -10,6 +10,7 @@ int main(int argc, char **argv)
     Suite *(*const makers[])(void) = {
         suite_rng, suite_dmath, suite_raster, suite_world, suite_sand, suite_verlet, suite_terrarium, suite_wire, suite_codec, suite_server, suite_record,
         suite_replay, suite_cycle,
+        suite_acks, suite_handlers, suite_fanout,
         suite_robust,
     };
     SRunner *sr = srunner_create(NULL);

@@ -15,5 +15,8 @@ Suite *suite_codec(void);
 Suite *suite_server(void);
 Suite *suite_replay(void);
 Suite *suite_record(void);
+Suite *suite_acks(void);
+Suite *suite_handlers(void);
+Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 #endif
