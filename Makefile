@@ -74,6 +74,10 @@ LIBSIM      := $(BUILD)/libsim.a
 LIBREPLAY   := $(BUILD)/libreplay.a
 LIBWIRE     := $(BUILD)/libwire.a
 LIBCLI      := $(BUILD)/libcli.a
+# vivd without its main(), so that the Check suites can reach the ack queue, the handler table and
+# fan-out directly (tests/check_acks.c, check_handlers.c, check_fanout.c).
+SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
+LIBSRV      := $(BUILD)/libsrv.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-campaign bench golden clean help
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts
@@ -101,6 +105,10 @@ $(LIBWIRE): $(WIRE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIBSRV): $(SRVLIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(LIBCLI): $(CLILIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -113,8 +121,8 @@ $(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
-$(BUILD)/check_all: $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) -lm
+$(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(UV_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.

@@ -4,43 +4,28 @@
  *
  *   bench_bytes [--seconds S]
  *
- * Messages are built exactly as server/fanout.c does (same fields, codec, zstd level 1 only when
- * smaller; a keyframe first, then deltas, a keyframe every 10 s). */
+ * Messages are built by the writer vivd uses (wire/msg.c: same fields, codec, zstd level 1 only
+ * when smaller; a keyframe first, then deltas, a keyframe every 10 s). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "codec.h"
 #include "replay.h"
 #include "sim.h"
+#include "msg.h"
 #include "wire.h"
 
-/* Size of the frame message around `dlen` bytes of data (map header and every field). */
-static size_t msg_size(const sim_frame *f, uint64_t tick, int key, int with_pal, const char *enc,
-                       size_t dlen)
+/* The frame message as vivd builds it (wire/msg.c's writer), for world 1 with the widest
+ * hashes; its length, prefix included. */
+static size_t msg_size(wire_encoder *e, wire_buf *b, const sim_frame *f, const uint8_t *prev,
+                       uint64_t tick, int key, int with_pal, int enc)
 {
-    wire_buf b;
-    wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, with_pal ? 12 : 11);
-    wire_put_str(&b, "t"); wire_put_str(&b, "frame");
-    wire_put_str(&b, "world"); wire_put_uint(&b, 1);
-    wire_put_str(&b, "tick"); wire_put_uint(&b, tick);
-    wire_put_str(&b, "key"); wire_put_bool(&b, key);
-    wire_put_str(&b, "w"); wire_put_uint(&b, f->w);
-    wire_put_str(&b, "h"); wire_put_uint(&b, f->h);
-    wire_put_str(&b, "pv"); wire_put_uint(&b, f->pal.version);
-    if (with_pal) { wire_put_str(&b, "pal"); wire_put_bin(&b, f->pal.rgb, (size_t)f->pal.count * 3); }
-    wire_put_str(&b, "enc"); wire_put_str(&b, enc);
-    wire_put_str(&b, "data"); wire_put_bin_header(&b, dlen);
-    wire_put_str(&b, "fh"); wire_put_uint(&b, 0xffffffffffffffffull);
-    wire_put_str(&b, "sh"); wire_put_uint(&b, 0xffffffffffffffffull);
-    wire_msg_end(&b);
-    size_t n = b.len + dlen;
-    wire_buf_free(&b);
-    return n;
+    wire_frame m = { 1, tick, key, with_pal, enc, UINT64_MAX, UINT64_MAX };
+    wire_buf_reset(b);
+    return wire_msg_frame(e, b, &m, f, prev) < 0 ? 0 : b->len;
 }
 
 int main(int argc, char **argv)
@@ -49,6 +34,11 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[1], "--seconds") == 0) seconds = atoi(argv[2]);
     if (seconds < 1) seconds = 1;
     ZSTD_CCtx *z = ZSTD_createCCtx();
+    wire_encoder enc;
+    if (!z || wire_encoder_init(&enc) != 0) {
+        fprintf(stderr, "bench_bytes: out of memory\n");
+        return 1;
+    }
     printf("| world | frames | tile.zst (default) | tile | raw | zstd -3 of raw frame | animated GIF | default vs zstd-3 raw | default vs GIF |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < sim_kind_count(); k++) {
@@ -70,7 +60,7 @@ int main(int argc, char **argv)
         size_t npx = (size_t)f.w * f.h;
         uint8_t *prev = malloc(npx);
         uint32_t prev_pv = 0;
-        size_t zcap = ZSTD_compressBound(codec_bound(f.w, f.h) > npx ? codec_bound(f.w, f.h) : npx);
+        size_t zcap = ZSTD_compressBound(npx);
         uint8_t *zb = malloc(zcap);
         char gifpath[64];
         snprintf(gifpath, sizeof gifpath, "/tmp/bench_bytes.%d.gif", (int)getpid());
@@ -89,13 +79,9 @@ int main(int argc, char **argv)
             uint64_t tick = sim_world_tick(w);
             int key = i % key_every == 0;
             int pal = key || f.pal.version != prev_pv;
-            wire_buf_reset(&tb);
-            codec_encode(&tb, f.px, key ? NULL : prev, f.w, f.h);
-            size_t zn = tb.len > 32 ? ZSTD_compressCCtx(z, zb, zcap, tb.p, tb.len, 1) : 0;
-            int usez = zn && !ZSTD_isError(zn) && zn < tb.len;
-            b_tz += (double)msg_size(&f, tick, key, pal, usez ? "tile.zst" : "tile", usez ? zn : tb.len);
-            b_tile += (double)msg_size(&f, tick, key, pal, "tile", tb.len);
-            b_raw += (double)msg_size(&f, tick, 1, 1, "raw", npx);
+            b_tz += (double)msg_size(&enc, &tb, &f, prev, tick, key, pal, WIRE_ENC_TILEZ);
+            b_tile += (double)msg_size(&enc, &tb, &f, prev, tick, key, pal, WIRE_ENC_TILE);
+            b_raw += (double)msg_size(&enc, &tb, &f, prev, tick, 1, 1, WIRE_ENC_RAW);
             size_t z3 = ZSTD_compressCCtx(z, zb, zcap, f.px, npx, 3);
             b_z3 += (double)z3;
             if (rpl_gif_frame(gif, &f) != 0) {
@@ -124,6 +110,7 @@ int main(int argc, char **argv)
         sim_world_destroy(w);
     }
     ZSTD_freeCCtx(z);
+    wire_encoder_free(&enc);
     printf("\nBytes per frame message (length prefix included); zstd -3 and GIF are bytes per frame of the\n"
            "compressed frame alone. Ratios below 1 mean the default encoding is smaller.\n");
     return 0;

@@ -3,18 +3,18 @@
  *
  *   bench_cycle [--seconds S]
  *
- * Frame messages are built exactly as server/fanout.c builds them: the same fields in the same
+ * Frame messages are built by the writer vivd uses (wire/msg.c): the same fields in the same
  * order, the tile codec against the previous frame, zstd level 1 only when the data is over 32
  * bytes and the result smaller, the palette on a keyframe and whenever its version changed, a
  * keyframe first and every 10 s. Only the palette moves in this world, so after a keyframe a
  * message is its header, the palette and one byte of tile data. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
-#include <zstd.h>
-#include "codec.h"
 #include "sim.h"
+#include "msg.h"
 #include "wire.h"
 
 static double now(void)
@@ -24,30 +24,14 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The frame message as fanout.c's build_frame writes it around dlen bytes of data. */
-static size_t msg_size(const sim_frame *f, uint64_t tick, int key, int with_pal, const char *enc,
-                       size_t dlen)
+/* The frame message as vivd builds it (wire/msg.c's writer), for world 1 with the widest
+ * hashes; its length, prefix included. */
+static size_t msg_size(wire_encoder *e, wire_buf *b, const sim_frame *f, const uint8_t *prev,
+                       uint64_t tick, int key, int with_pal, int enc)
 {
-    wire_buf b;
-    wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, with_pal ? 12 : 11);
-    wire_put_str(&b, "t"); wire_put_str(&b, "frame");
-    wire_put_str(&b, "world"); wire_put_uint(&b, 1);
-    wire_put_str(&b, "tick"); wire_put_uint(&b, tick);
-    wire_put_str(&b, "key"); wire_put_bool(&b, key);
-    wire_put_str(&b, "w"); wire_put_uint(&b, f->w);
-    wire_put_str(&b, "h"); wire_put_uint(&b, f->h);
-    wire_put_str(&b, "pv"); wire_put_uint(&b, f->pal.version);
-    if (with_pal) { wire_put_str(&b, "pal"); wire_put_bin(&b, f->pal.rgb, (size_t)f->pal.count * 3); }
-    wire_put_str(&b, "enc"); wire_put_str(&b, enc);
-    wire_put_str(&b, "data"); wire_put_bin_header(&b, dlen);
-    wire_put_str(&b, "fh"); wire_put_uint(&b, 0xffffffffffffffffull);
-    wire_put_str(&b, "sh"); wire_put_uint(&b, 0xffffffffffffffffull);
-    wire_msg_end(&b);
-    size_t n = b.len + dlen;
-    wire_buf_free(&b);
-    return n;
+    wire_frame m = { 1, tick, key, with_pal, enc, UINT64_MAX, UINT64_MAX };
+    wire_buf_reset(b);
+    return wire_msg_frame(e, b, &m, f, prev) < 0 ? 0 : b->len;
 }
 
 static sim_world *make(const char *params)
@@ -75,7 +59,11 @@ int main(int argc, char **argv)
     int seconds = 60;
     if (argc > 2 && strcmp(argv[1], "--seconds") == 0) seconds = atoi(argv[2]);
     if (seconds < 1) seconds = 1;
-    ZSTD_CCtx *z = ZSTD_createCCtx();
+    wire_encoder enc;
+    if (wire_encoder_init(&enc) != 0) {
+        fprintf(stderr, "bench_cycle: out of memory\n");
+        return 1;
+    }
 
     printf("**Bytes per frame**, %d s of each scene at 60 Hz (%d frames), default encoding (tile.zst):\n\n",
            seconds, seconds * 60);
@@ -92,8 +80,6 @@ int main(int argc, char **argv)
         sim_world_frame_init(w, &f);
         size_t npx = (size_t)f.w * f.h;
         uint8_t *prev = malloc(npx);
-        size_t zcap = ZSTD_compressBound(codec_bound(f.w, f.h));
-        uint8_t *zb = malloc(zcap);
         uint64_t frames = (uint64_t)seconds * 60, key_every = 600;
         size_t *dsz = calloc(frames, sizeof *dsz), nd = 0, keymax = 0, dmax = 0;
         double total = 0;
@@ -107,12 +93,7 @@ int main(int argc, char **argv)
             int key = i % key_every == 0;
             int pal = key || f.pal.version != prev_pv;
             palchanges += i > 0 && f.pal.version != prev_pv;
-            wire_buf_reset(&tb);
-            codec_encode(&tb, f.px, key ? NULL : prev, f.w, f.h);
-            size_t zn = tb.len > 32 ? ZSTD_compressCCtx(z, zb, zcap, tb.p, tb.len, 1) : 0;
-            int usez = zn && !ZSTD_isError(zn) && zn < tb.len;
-            size_t m = msg_size(&f, sim_world_tick(w), key, pal, usez ? "tile.zst" : "tile",
-                                usez ? zn : tb.len);
+            size_t m = msg_size(&enc, &tb, &f, prev, sim_world_tick(w), key, pal, WIRE_ENC_TILEZ);
             total += (double)m;
             if (key) {
                 if (m > keymax) keymax = m;
@@ -139,7 +120,6 @@ int main(int argc, char **argv)
         wire_buf_free(&tb);
         free(dsz);
         free(prev);
-        free(zb);
         sim_frame_free(&f);
         sim_world_destroy(w);
     }
@@ -191,6 +171,6 @@ int main(int argc, char **argv)
     }
     printf("\nThe 640x480 rows are `scene=NAME,w=640,h=480`; create is painting the scene from the\n"
            "seed (once per world).\n");
-    ZSTD_freeCCtx(z);
+    wire_encoder_free(&enc);
     return 0;
 }

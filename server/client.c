@@ -3,7 +3,7 @@
  * write it queued has called back. */
 #include <stdlib.h>
 #include <string.h>
-#include "srv.h"
+#include "network.h"
 
 typedef struct srv_write {
     uv_write_t req;
@@ -13,6 +13,22 @@ typedef struct srv_write {
 size_t srv_client_queued(const srv_client *c)
 {
     return uv_stream_get_write_queue_size((const uv_stream_t *)&c->tcp);
+}
+
+srv_client *srv_client_by_id(srv *s, uint32_t id)
+{
+    for (srv_client *c = s->net->by_id[id & (SRV_CLIENT_BUCKETS - 1)]; c; c = c->idnext)
+        if (c->id == id) return c;
+    return NULL;
+}
+
+static void unlink_id(srv_net *n, srv_client *c)
+{
+    for (srv_client **p = &n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)]; *p; p = &(*p)->idnext)
+        if (*p == c) {
+            *p = c->idnext;
+            return;
+        }
 }
 
 static void on_close(uv_handle_t *h)
@@ -35,14 +51,14 @@ void srv_client_close(srv_client *c, const char *why)
     if (c->closing) return;
     c->closing = 1;
     srv *s = c->s;
+    srv_net *n = s->net;
     for (int i = 0; i < SRV_MAX_SUBS; i++) srv_sub_drop(c, &c->subs[i]);
-    for (int i = 0; i < s->nworlds; i++)            /* its inputs still apply; no ack is owed */
-        for (size_t k = s->worlds[i]->ackhead; k < s->worlds[i]->nacks; k++)
-            if (s->worlds[i]->acks[k].client == c) s->worlds[i]->acks[k].client = NULL;
+    /* Its inputs still apply; no ack is owed: the ack queues name it by id, and the id is gone. */
+    unlink_id(n, c);
     if (c->prev) c->prev->next = c->next;
-    else s->clients = c->next;
+    else n->clients = c->next;
     if (c->next) c->next->prev = c->prev;
-    s->nclients--;
+    n->nclients--;
     srv_log(s, SRV_LOG_DEBUG, "client %u (%s, %s) closed: %s", c->id, c->name[0] ? c->name : "-",
             c->peer, why);
     uv_read_stop((uv_stream_t *)&c->tcp);
@@ -127,16 +143,7 @@ static void send_error(srv_client *c, const char *code, const char *msg, const i
 {
     wire_buf b;
     wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, seq ? 4 : 3);
-    wire_put_str(&b, "t"); wire_put_str(&b, "error");
-    wire_put_str(&b, "code"); wire_put_str(&b, code);
-    wire_put_str(&b, "msg"); wire_put_str(&b, msg);
-    if (seq) {
-        wire_put_str(&b, "seq");
-        wire_put_int(&b, *seq);
-    }
-    wire_msg_end(&b);
+    wire_msg_error(&b, code, msg, seq);
     srv_client_send_buf(c, &b);
     wire_buf_free(&b);
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: error %s: %s", c->id, code, msg);
@@ -157,12 +164,7 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg)
     if (c->closing || c->draining) return;
     wire_buf b;
     wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, 3);
-    wire_put_str(&b, "t"); wire_put_str(&b, "error");
-    wire_put_str(&b, "code"); wire_put_str(&b, code);
-    wire_put_str(&b, "msg"); wire_put_str(&b, msg);
-    wire_msg_end(&b);
+    wire_msg_error(&b, code, msg, NULL);
     srv_client_send_buf(c, &b);
     wire_buf_free(&b);
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: final error %s: %s", c->id, code, msg);
@@ -252,7 +254,8 @@ void srv_on_connection(uv_stream_t *server, int status)
         uv_close((uv_handle_t *)&c->tcp, on_close);
         return;
     }
-    c->id = s->next_client_id++;
+    srv_net *n = s->net;
+    c->id = n->next_client_id++;
     c->connected_at = c->last_msg = uv_now(s->loop);
     struct sockaddr_storage ss;
     int len = sizeof ss;
@@ -271,12 +274,14 @@ void srv_on_connection(uv_stream_t *server, int status)
     }
     uv_tcp_nodelay(&c->tcp, 1);
     uv_tcp_keepalive(&c->tcp, 1, 60);
-    c->next = s->clients;
-    if (s->clients) s->clients->prev = c;
-    s->clients = c;
-    s->nclients++;
+    c->next = n->clients;
+    if (n->clients) n->clients->prev = c;
+    n->clients = c;
+    n->nclients++;
+    c->idnext = n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)];
+    n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)] = c;
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-    if (s->stopping || s->nclients > s->cfg.max_clients) {
+    if (s->stopping || n->nclients > s->cfg.max_clients) {
         srv_client_error_final(c, "server_full", s->stopping ? "the server is shutting down"
                                                              : "too many clients; try later");
         return;
@@ -289,7 +294,7 @@ void srv_sweep(uv_timer_t *t)
 {
     srv *s = t->data;
     uint64_t now = uv_now(s->loop);
-    for (srv_client *c = s->clients, *nx; c; c = nx) {
+    for (srv_client *c = s->net->clients, *nx; c; c = nx) {
         nx = c->next;
         int nsubs = 0;
         for (int i = 0; i < SRV_MAX_SUBS; i++) nsubs += c->subs[i].world != NULL;

@@ -7,9 +7,7 @@
  * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
-#include "codec.h"
-#include "srv.h"
+#include "network.h"
 
 srv_msg *srv_msg_from_buf(wire_buf *b)
 {
@@ -33,16 +31,30 @@ void srv_msg_unref(srv_msg *m)
     }
 }
 
+int srv_fanout_subs(const srv_world *w)
+{
+    return w->fan ? w->fan->nsubs : 0;
+}
+
+void srv_fanout_free(srv_world *w)
+{
+    if (!w->fan) return;
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) free(w->fan->streams[i].prev);
+    free(w->fan);
+    w->fan = NULL;
+}
+
 int srv_stream_find(srv_world *w, int view, uint32_t every, int enc)
 {
+    if (!w->fan && !(w->fan = calloc(1, sizeof *w->fan))) return -1;
     int free_slot = -1;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
-        srv_stream *st = &w->streams[i];
+        srv_stream *st = &w->fan->streams[i];
         if (st->used && st->view == view && st->every == every && st->enc == enc) return i;
         if (!st->used && free_slot < 0) free_slot = i;
     }
     if (free_slot < 0) return -1;
-    srv_stream *st = &w->streams[free_slot];
+    srv_stream *st = &w->fan->streams[free_slot];
     memset(st, 0, sizeof *st);
     st->prev = malloc((size_t)w->fw * (size_t)w->fh);
     if (!st->prev) return -1;
@@ -55,101 +67,68 @@ int srv_stream_find(srv_world *w, int view, uint32_t every, int enc)
 
 void srv_stream_attach(srv_world *w, srv_sub *sub)
 {
-    srv_stream *st = &w->streams[sub->stream];
+    srv_stream *st = &w->fan->streams[sub->stream];
     sub->sprev = NULL;
     sub->snext = st->head;
     if (st->head) st->head->sprev = sub;
     st->head = sub;
     st->nsubs++;
-    w->nsubs++;
+    w->fan->nsubs++;
 }
 
 void srv_stream_detach(srv_world *w, srv_sub *sub)
 {
-    srv_stream *st = &w->streams[sub->stream];
+    srv_stream *st = &w->fan->streams[sub->stream];
     if (sub->sprev) sub->sprev->snext = sub->snext;
     else st->head = sub->snext;
     if (sub->snext) sub->snext->sprev = sub->sprev;
     sub->snext = sub->sprev = NULL;
     st->nsubs--;
-    w->nsubs--;
+    w->fan->nsubs--;
     if (st->nsubs == 0) {            /* last one out: the stream and its reference frame go */
         free(st->prev);
         memset(st, 0, sizeof *st);
     }
 }
 
-/* Build one frame message. data: the tile encoding (a delta when not key), zstd-compressed as one
- * stateless frame when the stream asks for it and it is smaller, or the raw pixels. */
+/* Build one frame message (wire/msg.c writes it) into a shared buffer. */
 static srv_msg *build_frame(srv *s, srv_world *w, const srv_stream *st, uint64_t tick,
                             const sim_frame *f, uint64_t fh, uint64_t sh, int key, int with_pal)
 {
     wire_buf b;
     wire_buf_init(&b);
-    size_t pixels = (size_t)w->fw * (size_t)w->fh;
-    const uint8_t *data = f->px;
-    size_t dlen = pixels;
-    const char *enc = "raw";
-    if (st->enc != SRV_ENC_RAW) {
-        wire_buf_reset(&s->scratch);
-        if (codec_encode(&s->scratch, f->px, key ? NULL : st->prev, f->w, f->h) < 0) goto oom;
-        data = s->scratch.p;
-        dlen = s->scratch.len;
-        enc = "tile";
-    }
-    if (wire_buf_reserve(&b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) goto oom;
-    wire_msg_begin(&b);
-    wire_put_map(&b, with_pal ? 12 : 11);
-    wire_put_str(&b, "t"); wire_put_str(&b, "frame");
-    wire_put_str(&b, "world"); wire_put_uint(&b, w->id);
-    wire_put_str(&b, "tick"); wire_put_uint(&b, tick);
-    wire_put_str(&b, "key"); wire_put_bool(&b, key);
-    wire_put_str(&b, "w"); wire_put_uint(&b, f->w);
-    wire_put_str(&b, "h"); wire_put_uint(&b, f->h);
-    wire_put_str(&b, "pv"); wire_put_uint(&b, f->pal.version);
-    if (with_pal) {
-        wire_put_str(&b, "pal");
-        wire_put_bin(&b, f->pal.rgb, (size_t)f->pal.count * 3);
-    }
-    size_t zlen = 0;
-    uint8_t *z = NULL;
-    /* Tiny messages (a palette-only change is one byte) are not worth a zstd frame header. */
-    if (st->enc == SRV_ENC_TILEZ && dlen > 32) {
-        z = b.p + b.cap - ZSTD_compressBound(dlen);      /* compress into the reserve's tail */
-        size_t r = ZSTD_compressCCtx(s->zctx, z, ZSTD_compressBound(dlen), data, dlen, 1);
-        if (!ZSTD_isError(r) && r < dlen) zlen = r;
-    }
-    wire_put_str(&b, "enc"); wire_put_str(&b, zlen ? "tile.zst" : enc);
-    wire_put_str(&b, "data");
-    if (zlen) {
-        /* The compressed bytes sit in the buffer's tail, beyond anything written so far. */
-        uint8_t tmp[5] = { 0xc6, (uint8_t)(zlen >> 24), (uint8_t)(zlen >> 16), (uint8_t)(zlen >> 8),
-                           (uint8_t)zlen };
-        wire_put_raw(&b, tmp, 5);
-        memmove(b.p + b.len, z, zlen);
-        b.len += zlen;
-    } else {
-        wire_put_bin(&b, data, dlen);
-    }
-    wire_put_str(&b, "fh"); wire_put_uint(&b, fh);
-    wire_put_str(&b, "sh"); wire_put_uint(&b, sh);
-    if (wire_msg_end(&b) < 0) goto oom;
-    w->msgs_built++;
-    w->bytes_built += b.len;
-    srv_msg *m = srv_msg_from_buf(&b);
-    if (!m) goto oom;
-    return m;
+    wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal,
+                     .enc = st->enc, .fh = fh, .sh = sh };
+    if (wire_msg_frame(&s->net->enc, &b, &m, f, st->prev) < 0) goto oom;
+    w->fan->msgs_built++;
+    w->fan->bytes_built += b.len;
+    srv_msg *msg = srv_msg_from_buf(&b);
+    if (!msg) goto oom;
+    return msg;
 oom:
     wire_buf_free(&b);
     return NULL;
 }
 
+void srv_fanout_rekey(srv_world *w)
+{
+    if (!w->fan) return;
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_stream *st = &w->fan->streams[i];
+        if (!st->used) continue;
+        st->have_prev = 0;
+        for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
+    }
+}
+
 void srv_fanout_tick(srv *s, srv_world *w)
 {
+    if (!w->fan || !w->fan->nsubs) return;
+    srv_net *net = s->net;
     uint64_t tick = sim_world_tick(w->w);
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
-        srv_stream *st = &w->streams[i];
+        srv_stream *st = &w->fan->streams[i];
         if (!st->used || !st->head || tick % st->every != 0) continue;
         /* Who gets what: skip clients over the soft limit (they will need a keyframe). */
         int force_key = !st->have_prev || st->enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
@@ -161,7 +140,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
                 if (!c->over_soft_since) c->over_soft_since = now_ms ? now_ms : 1;
                 sub->need_key = 1;
                 sub->skipped++;
-                s->msgs_dropped++;
+                net->msgs_dropped++;
                 continue;
             }
             c->over_soft_since = 0;
@@ -169,21 +148,16 @@ void srv_fanout_tick(srv *s, srv_world *w)
             else want_delta = 1;
         }
         if (!want_key && !want_delta) continue;
-        sim_frame *f = &w->frames[st->view];
-        if (w->frame_tick[st->view] != tick) {
-            sim_world_render(w->w, st->view, f);
-            w->frame_fh[st->view] = sim_frame_hash(f);
-            w->frame_tick[st->view] = tick;
+        uint64_t fh;
+        const sim_frame *f = srv_world_frame(w, st->view, &fh);
+        uint64_t sh = srv_world_state_hash(w);
+        if (!f) {
+            want_key = want_delta = 0;       /* out of memory: resynchronise below */
         }
-        if (w->sh_tick != tick) {
-            w->sh = sim_world_hash(w->w);
-            w->sh_tick = tick;
-        }
-        int pal_changed = !st->have_prev || st->prev_pv != f->pal.version;
-        srv_msg *key = want_key ? build_frame(s, w, st, tick, f, w->frame_fh[st->view], w->sh, 1, 1) : NULL;
-        srv_msg *delta = want_delta ? build_frame(s, w, st, tick, f, w->frame_fh[st->view], w->sh, 0,
-                                                  pal_changed) : NULL;
-        if ((want_key && !key) || (want_delta && !delta)) {
+        int pal_changed = !f || !st->have_prev || st->prev_pv != f->pal.version;
+        srv_msg *key = want_key ? build_frame(s, w, st, tick, f, fh, sh, 1, 1) : NULL;
+        srv_msg *delta = want_delta ? build_frame(s, w, st, tick, f, fh, sh, 0, pal_changed) : NULL;
+        if (!f || (want_key && !key) || (want_delta && !delta)) {
             srv_log(s, SRV_LOG_ERROR, "world %u: out of memory building frame %llu", w->id,
                     (unsigned long long)tick);
             srv_msg_unref(key);
@@ -202,8 +176,8 @@ void srv_fanout_tick(srv *s, srv_world *w)
             sub->need_key = 0;
             sub->frames++;
             c->frames_out++;
-            s->frames_sent++;
-            s->bytes_sent += m->len;
+            net->frames_sent++;
+            net->bytes_sent += m->len;
             srv_client_send(c, m);
         }
         srv_msg_unref(key);

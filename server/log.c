@@ -1,8 +1,9 @@
-/* log.c — one line per event on stderr, with a UTC timestamp and a level. */
+/* log.c — one line per event on stderr, with a UTC timestamp and a level; and the names of the
+ * server's error codes. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include "srv.h"
+#include "host.h"
 
 void srv_log(const srv *s, int level, const char *fmt, ...)
 {
@@ -23,4 +24,23 @@ void srv_log(const srv *s, int level, const char *fmt, ...)
     va_end(ap);
     /* One write per line, so lines from a crash or from other processes never interleave. */
     fprintf(stderr, "%s\n", line);
+}
+
+const char *srv_strerror(int err)
+{
+    switch (err) {
+    case SRV_OK: return "success";
+    case SRV_ENOMEM: return "out of memory";
+    case SRV_ELIMIT: return "the server already hosts the most worlds it may";
+    case SRV_EKIND: return "unknown world kind";
+    case SRV_EPARAM: return "bad params text";
+    case SRV_EFILE: return "a file the world is built from is missing, unreadable or invalid";
+    case SRV_EWORLD: return "the world could not be created";
+    case SRV_ETOOMANY: return "more inputs for one tick than the log can take; the tick is not logged";
+    case SRV_ELOG: return "the replay log cannot be opened or written";
+    case SRV_ENOTREC: return "the world is live, not a recording";
+    case SRV_EPLAY: return "the recording cannot do that now";
+    case SRV_EINVAL: return "bad argument";
+    default: return "unknown server error";
+    }
 }

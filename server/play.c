@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "read.h"
+#include "host.h"
+#include "msg.h"
 #include "replay.h"
-#include "srv.h"
 
 struct srv_play {
     rpl_file *f;
@@ -68,7 +69,7 @@ int srv_play_open(srv *s, const char *spec, char *err, size_t errlen)
     srv_play *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return SRV_ENOMEM;
     }
     sim_world *sw = NULL;
     rpl_checkpoint cp;
@@ -98,20 +99,14 @@ fail:
     rpl_checkpoint_free(&cp);
     sim_world_destroy(sw);
     srv_play_free(p);
-    return -1;
+    return SRV_EPLAY;
 }
 
 /* Every subscriber of w starts over from a keyframe (after a seek the old deltas mean nothing). */
-static void rekey(srv_world *w)
+static void rekey(srv *s, srv_world *w)
 {
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
-        srv_stream *st = &w->streams[i];
-        if (!st->used) continue;
-        st->have_prev = 0;
-        for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
-    }
-    for (int v = 0; v < w->kind->nviews; v++) w->frame_tick[v] = UINT64_MAX;
-    w->sh_tick = UINT64_MAX;
+    if (s->ev.world_reset) s->ev.world_reset(s->ev.ud, w);
+    srv_world_invalidate(w);
 }
 
 static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
@@ -120,12 +115,12 @@ static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
     if (target < p->sess.start_tick || target > p->sess.end_tick) {
         snprintf(err, errlen, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
                  target, p->sess.start_tick, p->sess.end_tick);
-        return -1;
+        return SRV_EPLAY;
     }
     uint64_t now = sim_world_tick(w->w);
     if (target < now || target - now > w->kind->hz * 10u) {
         rpl_checkpoint cp;
-        if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, err, errlen) != 0) return -1;
+        if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, err, errlen) != 0) return SRV_EPLAY;
         /* Only worth it if the checkpoint is nearer than where we are. */
         if (target < now || cp.tick > now) {
             sim_world *ww = w->w;
@@ -133,7 +128,7 @@ static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
             w->w = ww;
             if (rc != 0) {
                 rpl_checkpoint_free(&cp);
-                return -1;
+                return SRV_EPLAY;
             }
             p->cursor = 0;
         }
@@ -143,9 +138,9 @@ static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
         srv_play_feed(w);
         sim_world_step(w->w);
     }
-    rekey(w);
+    rekey(s, w);
     srv_world_rebase(w);
-    if (w->nsubs) srv_fanout_tick(s, w);          /* show where we landed, even while paused */
+    if (s->ev.tick_done) s->ev.tick_done(s->ev.ud, w);   /* show where we landed, even while paused */
     return 0;
 }
 
@@ -155,7 +150,7 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
     srv_play *p = w->play;
     if (!p) {
         snprintf(err, errlen, "world %u is live, not a recording", w->id);
-        return -1;
+        return SRV_ENOTREC;
     }
 #define IS(x) (oplen == sizeof(x) - 1 && memcmp(op, x, oplen) == 0)
     if (IS("pause")) {
@@ -164,47 +159,47 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
     } else if (IS("resume")) {
         if (sim_world_tick(w->w) >= p->sess.end_tick) {
             snprintf(err, errlen, "the recording is at its end (tick %" PRIu64 "); seek first", p->sess.end_tick);
-            return -1;
+            return SRV_EPLAY;
         }
         p->paused = 0;
         srv_world_rebase(w);
     } else if (IS("step")) {
         if (!p->paused) {
             snprintf(err, errlen, "step works while paused");
-            return -1;
+            return SRV_EPLAY;
         }
         if (sim_world_tick(w->w) >= p->sess.end_tick) {
             snprintf(err, errlen, "the recording is at its end (tick %" PRIu64 ")", p->sess.end_tick);
-            return -1;
+            return SRV_EPLAY;
         }
         p->steps++;
         srv_world_rebase(w);
     } else if (IS("seek")) {
-        if (seek(s, w, tick, err, errlen) != 0) return -1;
+        int rc = seek(s, w, tick, err, errlen);
+        if (rc != 0) return rc;
     } else if (IS("speed")) {
         if (speed < 10 || speed > 1000) {
             snprintf(err, errlen, "speed is a percentage of real time, 10..1000");
-            return -1;
+            return SRV_EPLAY;
         }
-        w->speed = speed;
+        w->sched.speed = speed;
         srv_world_rebase(w);
     } else {
         snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
-        return -1;
+        return SRV_EPLAY;
     }
 #undef IS
     srv_tick_kick(s);
     return 0;
 }
 
-void srv_play_describe(const srv_world *w, wire_buf *b)
+void srv_play_info(const srv_world *w, wire_play *out)
 {
     const srv_play *p = w->play;
-    wire_put_map(b, 6);
-    wire_put_str(b, "session"); wire_put_uint(b, (uint64_t)p->sess.id);
-    wire_put_str(b, "start"); wire_put_uint(b, p->sess.start_tick);
-    wire_put_str(b, "end"); wire_put_uint(b, p->sess.end_tick);
-    wire_put_str(b, "paused"); wire_put_bool(b, p->paused);
-    wire_put_str(b, "speed"); wire_put_uint(b, (uint64_t)w->speed);
-    wire_put_str(b, "file"); wire_put_str(b, rpl_path(p->f));
+    out->session = p->sess.id;
+    out->start = p->sess.start_tick;
+    out->end = p->sess.end_tick;
+    out->paused = p->paused;
+    out->speed = w->sched.speed;
+    out->file = rpl_path(p->f);
 }

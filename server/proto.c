@@ -1,10 +1,12 @@
-/* proto.c — the client-to-server messages of docs/PROTOCOL.md, one handler each. Every malformed
- * message gets an `error` with a stable code and a sentence; the client's error budget
- * (SRV_MAX_ERRORS) ends in a disconnect. Nothing here can stall the loop or the ticks. */
+/* proto.c — the client-to-server messages of docs/PROTOCOL.md: one handler each, and one table
+ * of {type, handler, least role} rows (srv_handlers, in the manner of Redis's command table), so
+ * that every role check is made in one place, srv_handle_message. Every malformed message gets an
+ * `error` with a stable code and a sentence; the client's error budget (SRV_MAX_ERRORS) ends in a
+ * disconnect. Nothing here can stall the loop or the ticks. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "srv.h"
+#include "network.h"
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
@@ -17,20 +19,27 @@ static int token_eq(const char *have, size_t n, const char *want)
     return wl > 0 && diff == 0;
 }
 
-static void reply_begin(wire_buf *b, const char *t, uint32_t nfields)
-{
-    wire_buf_init(b);
-    wire_msg_begin(b);
-    wire_put_map(b, nfields + 1);
-    wire_put_str(b, "t");
-    wire_put_str(b, t);
-}
-
 static void reply_send(srv_client *c, wire_buf *b)
 {
-    wire_msg_end(b);
     srv_client_send_buf(c, b);
     wire_buf_free(b);
+}
+
+/* A hosted world as its entry map describes it. */
+static void describe(const srv_world *w, wire_world *out, wire_play *play)
+{
+    memset(out, 0, sizeof *out);
+    out->id = w->id;
+    out->kind = w->kind;
+    out->seed = sim_world_seed(w->w);
+    out->params = sim_world_params(w->w);
+    out->tick = sim_world_tick(w->w);
+    out->w = w->fw;
+    out->h = w->fh;
+    if (w->play) {
+        srv_play_info(w, play);
+        out->play = play;
+    }
 }
 
 /* Report a field problem: -1 missing, -2 wrong type/range. */
@@ -66,13 +75,7 @@ static int get_world(srv_client *c, const wire_msg *m, srv_world **out, const in
     return 0;
 }
 
-static void put_worlds(srv *s, wire_buf *b)
-{
-    wire_put_array(b, (uint32_t)s->nworlds);
-    for (int i = 0; i < s->nworlds; i++) srv_world_describe(s, s->worlds[i], b);
-}
-
-static void on_hello(srv_client *c, const wire_msg *m)
+static void on_hello(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv *s = c->s;
     if (c->role != SRV_ROLE_NONE) {
@@ -107,17 +110,16 @@ static void on_hello(srv_client *c, const wire_msg *m)
     c->name[nlen] = '\0';
     c->role = role;
     srv_log(s, SRV_LOG_INFO, "client %u '%s' from %s is a %s", c->id, c->name, c->peer, role_names[role]);
+    wire_world worlds[SRV_MAX_WORLDS];
+    wire_play plays[SRV_MAX_WORLDS];
+    for (int i = 0; i < s->nworlds; i++) describe(s->worlds[i], &worlds[i], &plays[i]);
     wire_buf b;
-    reply_begin(&b, "welcome", 5);
-    wire_put_str(&b, "v"); wire_put_uint(&b, 1);
-    wire_put_str(&b, "server"); wire_put_str(&b, "vivd/" SRV_VERSION);
-    wire_put_str(&b, "role"); wire_put_str(&b, role_names[role]);
-    wire_put_str(&b, "client"); wire_put_uint(&b, c->id);
-    wire_put_str(&b, "worlds"); put_worlds(s, &b);
+    wire_buf_init(&b);
+    wire_msg_welcome(&b, "vivd/" SRV_VERSION, role_names[role], c->id, worlds, s->nworlds);
     reply_send(c, &b);
 }
 
-static void on_sub(srv_client *c, const wire_msg *m)
+static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
     if (get_world(c, m, &w, NULL)) return;
@@ -180,12 +182,8 @@ static void on_sub(srv_client *c, const wire_msg *m)
     if (w->play && srv_play_paused(w)) srv_fanout_tick(c->s, w);   /* a paused picture at once */
 }
 
-static void on_play(srv_client *c, const wire_msg *m)
+static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
-    if (c->role < SRV_ROLE_PLAYER) {
-        srv_client_error(c, "forbidden", "play controls need the player or admin token in hello", NULL);
-        return;
-    }
     srv_world *w;
     if (get_world(c, m, &w, NULL)) return;
     const char *op;
@@ -202,19 +200,20 @@ static void on_play(srv_client *c, const wire_msg *m)
         if (rc || speed > 1000) { field_error(c, rc ? rc : -2, "speed", "a percentage, 10..1000", NULL); return; }
     }
     char err[256];
-    if (srv_play_control(c->s, w, op, oplen, tick, (int)speed, err, sizeof err) != 0) {
-        srv_client_error(c, w->play ? "bad_field" : "not_a_recording", err, NULL);
+    rc = srv_play_control(c->s, w, op, oplen, tick, (int)speed, err, sizeof err);
+    if (rc != 0) {
+        srv_client_error(c, rc == SRV_ENOTREC ? "not_a_recording" : "bad_field", err, NULL);
         return;
     }
+    wire_play p;
+    srv_play_info(w, &p);
     wire_buf b;
-    reply_begin(&b, "playing", 3);
-    wire_put_str(&b, "world"); wire_put_uint(&b, w->id);
-    wire_put_str(&b, "tick"); wire_put_uint(&b, sim_world_tick(w->w));
-    wire_put_str(&b, "play"); srv_play_describe(w, &b);
+    wire_buf_init(&b);
+    wire_msg_playing(&b, w->id, sim_world_tick(w->w), &p);
     reply_send(c, &b);
 }
 
-static void on_unsub(srv_client *c, const wire_msg *m)
+static void on_unsub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
     if (get_world(c, m, &w, NULL)) return;
@@ -228,10 +227,6 @@ static void on_unsub(srv_client *c, const wire_msg *m)
 
 static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
-    if (c->role < SRV_ROLE_PLAYER) {
-        srv_client_error(c, "forbidden", "inputs need the player or admin token in hello", seqp);
-        return;
-    }
     if (!seqp) {
         uint64_t dummy;
         { field_error(c, wire_get_u64(m, "seq", &dummy) == -1 ? -1 : -2, "seq", "an integer in 0..2^32-1", NULL); return; }
@@ -280,57 +275,35 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
         srv_client_notice(c, "rate_limited", "more than 32 inputs for one tick; slow down", seqp);
         return;
     }
-    /* Room for its ack first: an input is applied only if it can also be logged. */
-    if (w->ackhead > 0 && w->nacks == w->capacks) {
-        memmove(w->acks, w->acks + w->ackhead, (w->nacks - w->ackhead) * sizeof *w->acks);
-        w->nacks -= w->ackhead;
-        w->ackhead = 0;
-    }
-    if (w->nacks == w->capacks) {
-        size_t nc = w->capacks ? w->capacks * 2 : 64;
-        srv_ack *na = realloc(w->acks, nc * sizeof *na);
-        if (!na) {
-            srv_client_notice(c, "world_busy", "out of memory queueing the input; nothing was applied", seqp);
-            return;
-        }
-        w->acks = na;
-        w->capacks = nc;
-    }
     in.kind = (uint16_t)ki;
     in.nargs = (uint16_t)nargs;
     in.tick = sim_world_tick(w->w);
     in.client = c->id;
     in.seq = (uint32_t)*seqp;
-    rc = sim_world_input(w->w, &in);
+    rc = srv_world_input(w, &in);        /* room for its ack first: applied only if loggable */
+    if (rc == SRV_ENOMEM) {
+        srv_client_notice(c, "world_busy", "out of memory queueing the input; nothing was applied", seqp);
+        return;
+    }
     if (rc) {
         if (rc == SIM_EFULL) srv_client_notice(c, "world_busy", sim_world_error(w->w), seqp);
         else srv_client_error(c, rc == SIM_EDUP ? "dup_seq" : "bad_input", sim_world_error(w->w), seqp);
         return;
     }
     c->inputs_this_tick++;
-    w->acks[w->nacks].client = c;
-    w->acks[w->nacks].seq = in.seq;
-    w->acks[w->nacks].stepped = 0;
-    w->acks[w->nacks].in = in;
-    w->nacks++;
 }
 
 void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick)
 {
     wire_buf b;
-    reply_begin(&b, "ack", 2);
-    wire_put_str(&b, "seq"); wire_put_uint(&b, seq);
-    wire_put_str(&b, "tick"); wire_put_uint(&b, tick);
+    wire_buf_init(&b);
+    wire_msg_ack(&b, seq, tick);
     reply_send(c, &b);
 }
 
-static void on_create(srv_client *c, const wire_msg *m)
+static void on_create(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv *s = c->s;
-    if (c->role < SRV_ROLE_ADMIN) {
-        srv_client_error(c, "forbidden", "create needs the admin token in hello", NULL);
-        return;
-    }
     const char *kind, *params = "";
     size_t klen, plen = 0;
     int rc = wire_get_str(m, "kind", &kind, &klen);
@@ -348,25 +321,23 @@ static void on_create(srv_client *c, const wire_msg *m)
     pbuf[plen] = '\0';
     int id = srv_world_add(s, kbuf, seed, pbuf, err, sizeof err);
     if (id < 0) {
-        srv_client_error(c, id == SIM_EKIND ? "bad_kind"
-                            : id == SIM_EPARAM || id == SIM_EFILE ? "bad_params"
-                            : id == SIM_EFULL ? "world_limit" : "internal", err, NULL);
+        srv_client_error(c, id == SRV_EKIND ? "bad_kind"
+                            : id == SRV_EPARAM || id == SRV_EFILE ? "bad_params"
+                            : id == SRV_ELIMIT ? "world_limit" : "internal", err, NULL);
         return;
     }
     if (s->nworlds == 1) srv_tick_start(s);
+    wire_world ww;
+    wire_play wp;
+    describe(srv_world_find(s, (uint32_t)id), &ww, &wp);
     wire_buf b;
-    reply_begin(&b, "created", 1);
-    wire_put_str(&b, "world");
-    srv_world_describe(s, srv_world_find(s, (uint32_t)id), &b);
+    wire_buf_init(&b);
+    wire_msg_created(&b, &ww);
     reply_send(c, &b);
 }
 
-static void on_close(srv_client *c, const wire_msg *m)
+static void on_close(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
-    if (c->role < SRV_ROLE_ADMIN) {
-        srv_client_error(c, "forbidden", "close needs the admin token in hello", NULL);
-        return;
-    }
     srv_world *w;
     if (get_world(c, m, &w, NULL)) return;
     uint32_t id = w->id;
@@ -375,51 +346,81 @@ static void on_close(srv_client *c, const wire_msg *m)
     srv_world_close(c->s, w);
     if (!watching) {              /* subscribers were told by srv_world_close */
         wire_buf b;
-        reply_begin(&b, "closed", 1);
-        wire_put_str(&b, "world"); wire_put_uint(&b, id);
+        wire_buf_init(&b);
+        wire_msg_closed(&b, id);
         reply_send(c, &b);
     }
 }
 
-static void on_ping(srv_client *c, const wire_msg *m)
+static void on_ping(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     const wire_val *n = wire_msg_get(m, "n");
     wire_buf b;
-    reply_begin(&b, "pong", n ? 1 : 0);
-    if (n) {
-        wire_put_str(&b, "n");
-        wire_put_raw(&b, n->raw, n->rawlen);      /* echoed byte for byte */
-    }
+    wire_buf_init(&b);
+    wire_msg_pong(&b, n ? n->raw : NULL, n ? n->rawlen : 0);   /* echoed byte for byte */
     reply_send(c, &b);
 }
 
-static void on_stats(srv_client *c)
+static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv *s = c->s;
     uv_rusage_t ru;
     uv_getrusage(&ru);
     size_t qsum = 0, qmax = 0;
-    for (srv_client *k = s->clients; k; k = k->next) {
+    for (srv_client *k = s->net->clients; k; k = k->next) {
         size_t q = srv_client_queued(k);
         qsum += q;
         if (q > qmax) qmax = q;
     }
+    wire_stats st;
+    st.clients = (uint64_t)s->net->nclients;
+    st.queued_bytes = qsum;
+    st.queued_max = qmax;
+    st.frames_sent = s->net->frames_sent;
+    st.bytes_sent = s->net->bytes_sent;
+    st.frames_skipped = s->net->msgs_dropped;
+    st.cpu_user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+    st.cpu_sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+    wire_world_stats ws[SRV_MAX_WORLDS];
+    for (int i = 0; i < s->nworlds; i++) {
+        const srv_world *w = s->worlds[i];
+        ws[i].id = w->id;
+        ws[i].tick = sim_world_tick(w->w);
+        ws[i].ticks = w->stats.ticks;
+        ws[i].late_p50_us = srv_world_lateness(w, 50);
+        ws[i].late_p99_us = srv_world_lateness(w, 99);
+        ws[i].late_max_us = w->stats.late_max_us;
+        ws[i].overruns = w->stats.overruns;
+        ws[i].skipped = w->stats.skipped;
+        ws[i].subs = (uint64_t)srv_fanout_subs(w);
+    }
     wire_buf b;
-    reply_begin(&b, "stats", 9);
-    wire_put_str(&b, "clients"); wire_put_uint(&b, (uint64_t)s->nclients);
-    wire_put_str(&b, "queued_bytes"); wire_put_uint(&b, qsum);
-    wire_put_str(&b, "queued_max"); wire_put_uint(&b, qmax);
-    wire_put_str(&b, "frames_sent"); wire_put_uint(&b, s->frames_sent);
-    wire_put_str(&b, "bytes_sent"); wire_put_uint(&b, s->bytes_sent);
-    wire_put_str(&b, "frames_skipped"); wire_put_uint(&b, s->msgs_dropped);
-    wire_put_str(&b, "cpu_user_us");
-    wire_put_uint(&b, (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec);
-    wire_put_str(&b, "cpu_sys_us");
-    wire_put_uint(&b, (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec);
-    wire_put_str(&b, "worlds");
-    wire_put_array(&b, (uint32_t)s->nworlds);
-    for (int i = 0; i < s->nworlds; i++) srv_world_stats_put(s->worlds[i], &b);
+    wire_buf_init(&b);
+    wire_msg_stats(&b, &st, ws, s->nworlds);
     reply_send(c, &b);
+}
+
+/* The handler table: every message type a client may send, the least role it needs, and the
+ * sentence of the `forbidden` error below that role. hello is the only type allowed before
+ * hello; every other one then gets `hello_first`. */
+const srv_handler srv_handlers[] = {
+    { "hello",  on_hello,  SRV_ROLE_NONE,   NULL, 0 },
+    { "sub",    on_sub,    SRV_ROLE_VIEWER, NULL, 0 },
+    { "unsub",  on_unsub,  SRV_ROLE_VIEWER, NULL, 0 },
+    { "input",  on_input,  SRV_ROLE_PLAYER, "inputs need the player or admin token in hello", 1 },
+    { "ping",   on_ping,   SRV_ROLE_VIEWER, NULL, 0 },
+    { "create", on_create, SRV_ROLE_ADMIN,  "create needs the admin token in hello", 0 },
+    { "close",  on_close,  SRV_ROLE_ADMIN,  "close needs the admin token in hello", 0 },
+    { "stats",  on_stats,  SRV_ROLE_VIEWER, NULL, 0 },
+    { "play",   on_play,   SRV_ROLE_PLAYER, "play controls need the player or admin token in hello", 0 },
+};
+const int srv_nhandlers = (int)(sizeof srv_handlers / sizeof srv_handlers[0]);
+
+const srv_handler *srv_handler_find(const uint8_t *type, size_t len)
+{
+    for (int i = 0; i < srv_nhandlers; i++)
+        if (wire_str_eq(type, len, srv_handlers[i].type)) return &srv_handlers[i];
+    return NULL;
 }
 
 void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
@@ -444,23 +445,21 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
     size_t tl;
     rc = wire_get_str(&m, "t", &t, &tl);
     if (rc) { field_error(c, rc, "t", "the message type, a string", seqp); return; }
-    int is_hello = wire_str_eq((const uint8_t *)t, tl, "hello");
-    if (c->role == SRV_ROLE_NONE && !is_hello) {
+    const srv_handler *h = srv_handler_find((const uint8_t *)t, tl);
+    /* The role checks, all of them: before hello only hello; then each row's least role. */
+    if (c->role == SRV_ROLE_NONE && (!h || h->least_role > SRV_ROLE_NONE)) {
         srv_client_error(c, "hello_first", "the first message must be hello", seqp);
         return;
     }
-    if (is_hello) on_hello(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "sub")) on_sub(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "unsub")) on_unsub(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "input")) on_input(c, &m, seqp);
-    else if (wire_str_eq((const uint8_t *)t, tl, "ping")) on_ping(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "create")) on_create(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "close")) on_close(c, &m);
-    else if (wire_str_eq((const uint8_t *)t, tl, "stats")) on_stats(c);
-    else if (wire_str_eq((const uint8_t *)t, tl, "play")) on_play(c, &m);
-    else {
+    if (!h) {
         char msg[96];
         snprintf(msg, sizeof msg, "unknown message type '%.*s'", (int)(tl > 32 ? 32 : tl), t);
         srv_client_error(c, "unknown_type", msg, seqp);
+        return;
     }
+    if (c->role < h->least_role) {
+        srv_client_error(c, "forbidden", h->forbidden, h->forbidden_seq ? seqp : NULL);
+        return;
+    }
+    h->fn(c, &m, seqp);
 }

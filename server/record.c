@@ -12,8 +12,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "read.h"
+#include "host.h"
 #include "replay.h"
-#include "srv.h"
 
 /* Another vivd on the same file would interleave sessions: hold an exclusive lock beside it. */
 static int take_lock(srv *s, char *err, size_t errlen)
@@ -23,7 +23,7 @@ static int take_lock(srv *s, char *err, size_t errlen)
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create the lock file %s: %s", path, strerror(errno));
-        return -1;
+        return SRV_ELOG;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         char pid[32] = "";
@@ -33,7 +33,7 @@ static int take_lock(srv *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s is in use by another vivd%s%s%s; stop it or use another --db",
                  s->db_path, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
         close(fd);
-        return -1;
+        return SRV_ELOG;
     }
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
@@ -51,28 +51,24 @@ static void on_wake(void *ud)
 static srv_world *world_by_session(srv *s, int64_t session)
 {
     for (int i = 0; i < s->nworlds; i++)
-        if (s->worlds[i]->session == session) return s->worlds[i];
+        if (s->worlds[i]->rec.session == session) return s->worlds[i];
     return NULL;
 }
 
-/* Acknowledge (ok) or refuse (not logged) the stepped inputs of ticks before `upto`. */
+/* One settled entry, reported to the network side (which finds the client, if it is still there). */
+static void report(void *ud, const srv_ack *a, int ok)
+{
+    const srv *s = ud;
+    if (ok) {
+        if (s->ev.input_acked) s->ev.input_acked(s->ev.ud, a->client, a->seq, a->in.tick);
+    } else if (s->ev.input_refused) {
+        s->ev.input_refused(s->ev.ud, a->client, a->seq, SRV_REFUSED_NOT_LOGGED);
+    }
+}
+
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok)
 {
-    (void)s;
-    while (w->ackhead < w->nacks && w->acks[w->ackhead].stepped &&
-           w->acks[w->ackhead].in.tick < upto) {
-        srv_ack *a = &w->acks[w->ackhead++];
-        if (!a->client) continue;
-        if (ok) {
-            srv_send_ack(a->client, a->seq, a->in.tick);
-        } else {
-            int64_t seq = a->seq;
-            srv_client_notice(a->client, "not_logged",
-                              "the replay log could not be written for this input's tick; it was "
-                              "applied but is not in the log (the session has a gap there)", &seq);
-        }
-    }
-    if (w->ackhead == w->nacks) w->ackhead = w->nacks = 0;
+    srv_acks_settle(&w->acks, upto, ok, report, s);
 }
 
 static void check_failing(srv *s)
@@ -105,7 +101,8 @@ static void on_async(uv_async_t *a)
 int srv_record_open(srv *s, char *err, size_t errlen)
 {
     s->lock_fd = -1;
-    if (take_lock(s, err, errlen) != 0) return -1;
+    int rc = take_lock(s, err, errlen);
+    if (rc != 0) return rc;
     rpl_rec_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.path = s->db_path;
@@ -116,7 +113,7 @@ int srv_record_open(srv *s, char *err, size_t errlen)
     if (!s->rec) {
         close(s->lock_fd);
         s->lock_fd = -1;
-        return -1;
+        return SRV_ELOG;
     }
     uv_async_init(s->loop, &s->rec_async, on_async);
     s->rec_async.data = s;
@@ -128,60 +125,67 @@ int srv_record_failing(srv *s)
     return s->rec && rpl_recorder_failing(s->rec, NULL, 0);
 }
 
+void srv_record_free(srv_world *w)
+{
+    free(w->rec.cpbuf);
+    w->rec.cpbuf = NULL;
+}
+
 void srv_record_begin(srv *s, srv_world *w)
 {
-    w->session = -1;
+    srv_rec_state *r = &w->rec;
+    r->session = -1;
     if (!s->rec) return;
     char err[256];
-    w->cp_every = (uint64_t)w->kind->hz * 10;      /* a checkpoint every 10 s of world time */
-    w->cpcap = sim_world_save_max(w->w);
-    w->cpbuf = malloc(w->cpcap);
-    if (!w->cpbuf) {
+    r->cp_every = (uint64_t)w->kind->hz * 10;      /* a checkpoint every 10 s of world time */
+    r->cpcap = sim_world_save_max(w->w);
+    r->cpbuf = malloc(r->cpcap);
+    if (!r->cpbuf) {
         srv_log(s, SRV_LOG_ERROR, "world %u: out of memory for checkpoints; not recorded", w->id);
         return;
     }
-    w->session = rpl_recorder_begin(s->rec, w->w, "vivd", w->id, w->cp_every, err, sizeof err);
-    if (w->session < 0) {
+    r->session = rpl_recorder_begin(s->rec, w->w, "vivd", w->id, r->cp_every, err, sizeof err);
+    if (r->session < 0) {
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot record: %s", w->id, err);
         return;
     }
-    srv_log(s, SRV_LOG_INFO, "world %u is recorded as session %" PRId64 " in %s", w->id, w->session,
+    srv_log(s, SRV_LOG_INFO, "world %u is recorded as session %" PRId64 " in %s", w->id, r->session,
             s->db_path);
 }
 
 /* After stepping `tick`: hand the inputs applied at it, both hashes and perhaps a checkpoint to
- * the writer. Acks wait for its commit. */
+ * the writer. Acks wait for its commit. A tick whose inputs do not fit the buffer is refused
+ * whole (logged, its inputs told not_logged), never written in part. */
 void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
 {
-    /* The inputs applied at this tick are the not-yet-stepped tail of the ack FIFO. */
-    size_t first = w->nacks;
-    while (first > w->ackhead && !w->acks[first - 1].stepped) first--;
-    for (size_t i = first; i < w->nacks; i++) w->acks[i].stepped = 1;
-    if (w->session < 0) {
+    srv_rec_state *r = &w->rec;
+    if (r->session < 0) {
+        size_t none;
+        srv_acks_step(&w->acks, NULL, 0, &none);
         srv_world_settle(s, w, tick + 1, 1);
         return;
     }
-    sim_input inputs[1024];
+    /* The inputs applied at this tick, in the world's application order, (client, seq), which
+     * is the log's key order too. The world holds at most SIM_TICK_INPUTS_MAX of them. */
+    sim_input inputs[SIM_TICK_INPUTS_MAX];
     size_t nin = 0;
-    for (size_t i = first; i < w->nacks && nin < sizeof inputs / sizeof inputs[0]; i++)
-        inputs[nin++] = w->acks[i].in;
-    /* Application order within a tick is (client, seq), which is the log's key order too. */
-    uint64_t sh = sim_world_hash(w->w);
-    w->sh = sh;
-    w->sh_tick = tick + 1;
-    if (w->frame_tick[0] != tick + 1) {
-        sim_world_render(w->w, 0, &w->frames[0]);
-        w->frame_fh[0] = sim_frame_hash(&w->frames[0]);
-        w->frame_tick[0] = tick + 1;
+    if (srv_acks_step(&w->acks, inputs, SIM_TICK_INPUTS_MAX, &nin) != 0) {
+        srv_log(s, SRV_LOG_ERROR, "world %u: tick %" PRIu64 " has more than %d inputs, more than the "
+                "log takes for one tick; the tick is not logged", w->id, tick, SIM_TICK_INPUTS_MAX);
+        r->not_logged++;
+        srv_world_settle(s, w, tick + 1, 0);
+        return;
     }
-    uint64_t fh = w->frame_fh[0];
+    uint64_t sh = srv_world_state_hash(w);
+    uint64_t fh;
+    srv_world_frame(w, 0, &fh);
     int failing = rpl_recorder_failing(s->rec, NULL, 0);
     /* A checkpoint on schedule, and once a second while failing: the log resumes at one. */
-    int want_cp = (tick + 1) % w->cp_every == 0 || (failing && (tick + 1) % w->kind->hz == 0);
-    size_t cplen = want_cp ? sim_world_save(w->w, w->cpbuf, w->cpcap) : 0;
-    if (rpl_recorder_tick(s->rec, w->session, tick, inputs, nin, sh, fh, cplen ? w->cpbuf : NULL,
+    int want_cp = (tick + 1) % r->cp_every == 0 || (failing && (tick + 1) % w->kind->hz == 0);
+    size_t cplen = want_cp ? sim_world_save(w->w, r->cpbuf, r->cpcap) : 0;
+    if (rpl_recorder_tick(s->rec, r->session, tick, inputs, nin, sh, fh, cplen ? r->cpbuf : NULL,
                           cplen) != 0) {
-        w->not_logged++;
+        r->not_logged++;
         srv_world_settle(s, w, tick + 1, 0);
         check_failing(s);
     }
@@ -189,8 +193,8 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
 
 void srv_record_end(srv *s, srv_world *w)
 {
-    if (!s->rec || w->session < 0) return;
-    rpl_recorder_end(s->rec, w->session);
+    if (!s->rec || w->rec.session < 0) return;
+    rpl_recorder_end(s->rec, w->rec.session);
 }
 
 void srv_record_close(srv *s)
@@ -305,13 +309,14 @@ int srv_record_resume_all(srv *s)
             srv_log(s, SRV_LOG_ERROR, "session %" PRId64 ": %s", ss->id, err);
             continue;
         }
-        w->session = ss->id;
-        w->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * 10;
-        w->cpcap = sim_world_save_max(w->w);
-        w->cpbuf = malloc(w->cpcap);
-        if (!w->cpbuf || rpl_recorder_resume(s->rec, ss->id, w->w) != 0) {
+        srv_rec_state *r = &w->rec;
+        r->session = ss->id;
+        r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * 10;
+        r->cpcap = sim_world_save_max(w->w);
+        r->cpbuf = malloc(r->cpcap);
+        if (!r->cpbuf || rpl_recorder_resume(s->rec, ss->id, w->w) != 0) {
             srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, ss->id);
-            w->session = -1;
+            r->session = -1;
         }
         srv_log(s, SRV_LOG_INFO, "resumed session %" PRId64 " (%s seed=%" PRIu64 " %s) at tick %" PRIu64
                 " as world %u: rebuilt from its last checkpoint and checked in %.1f ms",

@@ -6,9 +6,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
-#include <zstd.h>
 #include "replay.h"
-#include "srv.h"
+#include "network.h"
 
 static void usage(FILE *out)
 {
@@ -150,25 +149,25 @@ static void on_signal(uv_signal_t *sig, int signum)
             signum == SIGINT ? "SIGINT" : "SIGTERM");
     srv_world_stats_log(s, SRV_LOG_INFO);
     uv_timer_stop(&s->tick_timer);
-    uv_timer_stop(&s->sweep_timer);
+    uv_timer_stop(&s->net->sweep_timer);
     /* Every session ends closed, and everything queued reaches the disk before we go. */
     for (int i = 0; i < s->nworlds; i++) srv_record_end(s, s->worlds[i]);
     srv_record_close(s);
     /* Clients close through their own path (their handles free their memory). */
-    while (s->clients) srv_client_close(s->clients, "server shutting down");
+    while (s->net->clients) srv_client_close(s->net->clients, "server shutting down");
     uv_walk(s->loop, on_walk_close, NULL);
 }
 
 int main(int argc, char **argv)
 {
     srv s;
+    srv_net net;
     memset(&s, 0, sizeof s);
     s.cfg.listen_host = "127.0.0.1";
     s.cfg.listen_port = 7400;
     s.cfg.max_clients = 1024;
     s.cfg.log_level = SRV_LOG_INFO;
     s.next_world_id = 1;
-    s.next_client_id = 1;
     const char *worlds[SRV_MAX_WORLDS];
     int nworlds = 0;
     const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
@@ -308,8 +307,7 @@ int main(int argc, char **argv)
         }
     }
     int status = 0;
-    s.zctx = ZSTD_createCCtx();
-    if (!s.zctx) {
+    if (srv_net_init(&s, &net) != 0) {
         fprintf(stderr, "vivd: out of memory (zstd context)\n");
         status = 1;
         goto done;
@@ -356,10 +354,10 @@ int main(int argc, char **argv)
             }
         }
     }
-    uv_tcp_init(s.loop, &s.listener);
-    s.listener.data = &s;
-    rc = uv_tcp_bind(&s.listener, (const struct sockaddr *)&addr, 0);
-    if (!rc) rc = uv_listen((uv_stream_t *)&s.listener, 511, srv_on_connection);
+    uv_tcp_init(s.loop, &s.net->listener);
+    s.net->listener.data = &s;
+    rc = uv_tcp_bind(&s.net->listener, (const struct sockaddr *)&addr, 0);
+    if (!rc) rc = uv_listen((uv_stream_t *)&s.net->listener, 511, srv_on_connection);
     if (rc) {
         fprintf(stderr, "vivd: cannot listen on %s:%d: %s\n", s.cfg.listen_host, s.cfg.listen_port,
                 uv_strerror(rc));
@@ -369,7 +367,7 @@ int main(int argc, char **argv)
     struct sockaddr_storage bound;
     int blen = sizeof bound;
     int port = s.cfg.listen_port;
-    if (uv_tcp_getsockname(&s.listener, (struct sockaddr *)&bound, &blen) == 0)
+    if (uv_tcp_getsockname(&s.net->listener, (struct sockaddr *)&bound, &blen) == 0)
         port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
                                                  : ((struct sockaddr_in *)&bound)->sin_port);
     srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
@@ -387,9 +385,9 @@ int main(int argc, char **argv)
         }
     }
     uv_timer_init(s.loop, &s.tick_timer);
-    uv_timer_init(s.loop, &s.sweep_timer);
-    s.sweep_timer.data = &s;
-    uv_timer_start(&s.sweep_timer, srv_sweep, 1000, 1000);
+    uv_timer_init(s.loop, &s.net->sweep_timer);
+    s.net->sweep_timer.data = &s;
+    uv_timer_start(&s.net->sweep_timer, srv_sweep, 1000, 1000);
     uv_signal_init(s.loop, &s.sig_int);
     uv_signal_init(s.loop, &s.sig_term);
     s.sig_int.data = s.sig_term.data = &s;
@@ -415,9 +413,8 @@ done:
         uv_run(s.loop, UV_RUN_DEFAULT);
         uv_loop_close(s.loop);
     }
+    srv_net_free(&s);
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;
-    wire_buf_free(&s.scratch);
-    ZSTD_freeCCtx(s.zctx);
     return status;
 }

@@ -12,6 +12,7 @@ int main(int argc, char **argv)
         suite_replay, suite_cycle,
         suite_framing, suite_decoder,
         suite_compat,
+        suite_acks, suite_handlers, suite_fanout,
         suite_robust,
     };
     SRunner *sr = srunner_create(NULL);

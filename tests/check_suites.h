@@ -18,5 +18,8 @@ Suite *suite_server(void);
 Suite *suite_replay(void);
 Suite *suite_record(void);
 Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
+Suite *suite_acks(void);
+Suite *suite_handlers(void);
+Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 #endif

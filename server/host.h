@@ -1,0 +1,208 @@
+/* host.h — vivd's host layer: the worlds it hosts, the tick scheduler (worlds.c), the ack queue
+ * (acks.c), recording (record.c) and playback (play.c). The host never calls the network layer
+ * (network.h): it reports what happened through one table of callbacks, srv_host_events, which the
+ * network layer fills in at start-up.
+ *
+ * Each part of a hosted world keeps its own struct, written only by the file that owns it:
+ * scheduling and statistics (worlds.c), the frame cache (worlds.c, read through
+ * srv_world_frame / srv_world_state_hash), acks (acks.c), recording (record.c), playback
+ * (play.c) and the streams of its subscribers (fanout.c, opaque here). */
+#ifndef VIVARIUM_SRV_HOST_H
+#define VIVARIUM_SRV_HOST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <uv.h>
+#include "sim.h"
+#include "acks.h"
+
+#define SRV_VERSION SIM_VERSION
+
+#define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
+#define SRV_MAX_WORLDS 64
+
+/* ---- errors: 0 or a negative SRV_E… code; srv_strerror names it. The codes start at -101 so
+ * that they never collide with sim's SIM_E… codes, which some functions pass through. -------- */
+enum {
+    SRV_OK = 0,
+    SRV_ENOMEM = -101,       /* out of memory */
+    SRV_ELIMIT = -102,       /* the server already hosts SRV_MAX_WORLDS worlds */
+    SRV_EKIND = -103,        /* unknown world kind */
+    SRV_EPARAM = -104,       /* bad params text */
+    SRV_EFILE = -105,        /* a file the world is built from is missing or invalid */
+    SRV_EWORLD = -106,       /* the world could not be created for another reason */
+    SRV_ETOOMANY = -107,     /* more inputs for one tick than a buffer holds: the tick is refused */
+    SRV_ELOG = -108,         /* the replay log cannot be opened or written */
+    SRV_ENOTREC = -109,      /* a play control sent to a live world */
+    SRV_EPLAY = -110,       /* a play control that does not apply now, or a recording that cannot be played */
+    SRV_EINVAL = -111       /* bad argument */
+};
+const char *srv_strerror(int err);
+
+/* ---- logging ------------------------------------------------------------------------------------ */
+enum { SRV_LOG_DEBUG, SRV_LOG_INFO, SRV_LOG_WARN, SRV_LOG_ERROR };
+typedef struct srv srv;
+/* One line per event on stderr: `2026-11-30T12:00:00.123Z info  text`. s may be NULL (start-up:
+ * info and above). */
+void srv_log(const srv *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+typedef struct srv_world srv_world;
+
+/* ---- what the host reports ------------------------------------------------------------------------ */
+/* Why an input was refused after it was queued. */
+enum { SRV_REFUSED_NOT_LOGGED = 1, SRV_REFUSED_WORLD_CLOSED = 2 };
+
+typedef struct srv_host_events {
+    void *ud;
+    /* The input (client, seq) applied at `tick` is committed: acknowledge it. */
+    void (*input_acked)(void *ud, uint32_t client, uint32_t seq, uint64_t tick);
+    /* The input (client, seq) will not be acknowledged: why is SRV_REFUSED_…. */
+    void (*input_refused)(void *ud, uint32_t client, uint32_t seq, int why);
+    /* w stepped a tick (or landed on one after a seek): fan its frames out. */
+    void (*tick_done)(void *ud, srv_world *w);
+    /* w's picture jumped (a seek): every stream starts over from a keyframe. */
+    void (*world_reset)(void *ud, srv_world *w);
+    /* w is closing (it is freed after this returns): tell and drop its subscribers. */
+    void (*world_closed)(void *ud, srv_world *w);
+    /* How many subscribers w has (for the statistics). */
+    int (*subscribers)(void *ud, const srv_world *w);
+} srv_host_events;
+
+/* ---- the parts of a hosted world ------------------------------------------------------------------ */
+#define SRV_LAT_BUCKETS 1001   /* lateness histogram: 0.1 ms buckets up to 100 ms, then overflow */
+
+typedef struct srv_sched {     /* worlds.c */
+    uint64_t period_ns;
+    uint64_t t0;               /* uv_hrtime of the deadline of tick_base */
+    uint64_t tick_base;        /* world tick at t0 */
+    int speed;                 /* percent of real time (100; recordings may play faster or slower) */
+    uint64_t warned_at;        /* uv_now of the last falling-behind warning */
+} srv_sched;
+
+typedef struct srv_tick_stats {   /* worlds.c */
+    uint64_t ticks, overruns, skipped, late_max_us;
+    uint32_t lat_hist[SRV_LAT_BUCKETS + 1];
+    uint64_t lat_count;
+} srv_tick_stats;
+
+typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazily each tick */
+    sim_frame *frames;
+    uint64_t *frame_tick;      /* tick each view's frame was rendered at (UINT64_MAX: never) */
+    uint64_t *frame_fh;
+    uint64_t sh, sh_tick;
+} srv_frame_cache;
+
+typedef struct srv_rec_state {    /* record.c */
+    int64_t session;           /* replay session, or -1 when not recording */
+    uint64_t cp_every;         /* ticks between checkpoints */
+    uint8_t *cpbuf;
+    size_t cpcap;
+    uint64_t not_logged;       /* ticks the recorder could not take */
+} srv_rec_state;
+
+struct srv_world {
+    uint32_t id;               /* worlds.c */
+    sim_world *w;              /* worlds.c (play.c swaps it on a seek) */
+    const sim_kind *kind;
+    int fw, fh;
+    int closed;
+    srv_sched sched;
+    srv_tick_stats stats;
+    srv_frame_cache cache;
+    srv_acks acks;             /* acks.c, through its functions */
+    srv_rec_state rec;
+    struct srv_play *play;     /* play.c: a recorded session played back (--play), or NULL */
+    struct srv_fan *fan;       /* fanout.c: the streams of its subscribers (opaque to the host) */
+};
+
+/* ---- the server ------------------------------------------------------------------------------------ */
+typedef struct srv_config {
+    const char *listen_host;
+    int listen_port;
+    const char *port_file;
+    char admin_token[80];
+    char player_token[80];
+    int max_clients;
+    int log_level;
+} srv_config;
+
+struct srv {
+    uv_loop_t *loop;
+    srv_config cfg;
+    uv_timer_t tick_timer;
+    uv_signal_t sig_int, sig_term;
+    srv_world *worlds[SRV_MAX_WORLDS];
+    int nworlds;
+    uint32_t next_world_id;
+    int stopping;
+    srv_host_events ev;        /* set by the network layer */
+    struct srv_net *net;       /* the network layer (network.h); the host never touches it */
+    /* recording (server/record.c) */
+    const char *db_path;       /* NULL: --no-record */
+    int durability;
+    struct rpl_recorder *rec;
+    uv_async_t rec_async;
+    int rec_failing;
+    int lock_fd;
+};
+
+/* ---- server/worlds.c ---------------------------------------------------------------------------- */
+/* A new hosted world: its id, or a negative SRV_E… code with a sentence in err. The world may
+ * not read files (a create from the network must never make the server open a path it names). */
+int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
+                  size_t errlen);
+/* The same for a world given on vivd's command line: it may read the file it is built from
+ * (cycle's scene=file:PATH), with vivd's own permissions. */
+int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
+                        size_t errlen);
+srv_world *srv_world_find(srv *s, uint32_t id);
+/* Host an existing sim world (a resumed session): no new session is begun. Takes sw. */
+srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);
+/* Close a world: the network layer is told (world_closed), its pending inputs are refused
+ * (input_refused), and it is freed. */
+void srv_world_close(srv *s, srv_world *w);
+void srv_world_free(srv_world *w);
+/* Queue an input for w's next tick (in.tick, in.client, in.seq filled in), with room for its
+ * ack reserved first: 0, SRV_ENOMEM (nothing applied), or the world's negative SIM_E… code. */
+int srv_world_input(srv_world *w, const sim_input *in);
+/* The frame of `view` at the current tick, rendered once per tick; *fh its hash. */
+const sim_frame *srv_world_frame(srv_world *w, int view, uint64_t *fh);
+uint64_t srv_world_state_hash(srv_world *w);
+void srv_tick_start(srv *s);
+void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed or re-timed) */
+void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
+void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
+void srv_world_stats_log(srv *s, int level);
+/* Lateness percentile in microseconds (bucket upper bound). */
+uint64_t srv_world_lateness(const srv_world *w, double pct);
+
+/* ---- server/record.c ---------------------------------------------------------------------------- */
+int srv_record_open(srv *s, char *err, size_t errlen);      /* lock, open, start the writer */
+void srv_record_begin(srv *s, srv_world *w);               /* a new session for a new world */
+void srv_record_tick(srv *s, srv_world *w, uint64_t tick); /* after stepping `tick` */
+void srv_record_end(srv *s, srv_world *w);
+void srv_record_close(srv *s);                             /* flush, settle, close */
+void srv_record_free(srv_world *w);                        /* the world's recording buffers */
+/* Resume every session a crash left running: replay each to its last committed tick, checking
+ * the recorded hashes, and host it live. Returns how many were resumed. */
+int srv_record_resume_all(srv *s);
+int srv_record_failing(srv *s);
+/* Acknowledge (ok) or refuse (not logged) the stepped inputs of ticks before upto. */
+void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
+
+/* ---- server/play.c — a recorded session hosted as a read-only world ------------------------------ */
+typedef struct srv_play srv_play;
+int srv_play_open(srv *s, const char *spec, char *err, size_t errlen);   /* FILE[:SESSION] */
+void srv_play_feed(srv_world *w);
+void srv_play_after_tick(srv *s, srv_world *w);
+int srv_play_paused(const srv_world *w);
+/* op: pause, resume, step, seek (tick), speed (percent). 0, or SRV_ENOTREC / SRV_EPLAY with a
+ * sentence in err. */
+int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
+                     char *err, size_t errlen);
+void srv_play_free(srv_play *p);
+/* The "play" map of a world entry, for wire_put_play. */
+struct wire_play;
+void srv_play_info(const srv_world *w, struct wire_play *out);
+
+#endif

@@ -1,0 +1,156 @@
+/* network.h — vivd's network layer, on top of the host (host.h): connections (client.c), the
+ * message handlers and their table (proto.c) and fan-out (fanout.c). It calls the host; the host
+ * reports back only through the srv_host_events table that srv_net_init installs. */
+#ifndef VIVARIUM_SRV_NET_H
+#define VIVARIUM_SRV_NET_H
+
+#include "host.h"
+#include "msg.h"
+#include "wire.h"
+
+/* ---- limits (docs/PROTOCOL.md lists them) --------------------------------------------------- */
+#define SRV_SOFT_LIMIT (256u * 1024u)      /* queued bytes: above it, skip frames to a keyframe */
+#define SRV_HARD_LIMIT (4u * 1024u * 1024u) /* queued bytes: above it, disconnect */
+#define SRV_STALL_MS 30000u                 /* over the soft limit this long: disconnect */
+#define SRV_HELLO_MS 10000u                 /* time to send hello */
+#define SRV_PARTIAL_MS 10000u               /* time to finish a message once started */
+#define SRV_IDLE_MS 300000u                 /* no message and no subscription: disconnect */
+#define SRV_MAX_ERRORS 16                   /* error replies before a disconnect */
+#define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
+#define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
+#define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
+#define SRV_MAX_STREAMS 16                  /* per world: (view, every, enc) combinations */
+#define SRV_MAX_SUBS 8                      /* worlds one client may watch at once */
+#define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
+
+/* ---- shared, refcounted message buffers: encode once, write to many ------------------------------ */
+typedef struct srv_msg {
+    int refs;
+    size_t len;            /* the framed message: 4-byte length + body */
+    uint8_t *data;
+} srv_msg;
+srv_msg *srv_msg_from_buf(wire_buf *b);   /* takes b's allocation; b is left empty */
+void srv_msg_ref(srv_msg *m);
+void srv_msg_unref(srv_msg *m);
+
+typedef struct srv_client srv_client;
+
+/* ---- streams and subscriptions (fanout.c) --------------------------------------------------------- */
+enum { SRV_ENC_TILE = WIRE_ENC_TILE, SRV_ENC_RAW = WIRE_ENC_RAW, SRV_ENC_TILEZ = WIRE_ENC_TILEZ };
+
+typedef struct srv_sub srv_sub;
+
+typedef struct srv_stream {
+    int used;
+    srv_sub *head;         /* its subscribers */
+    int view;
+    uint32_t every;
+    int enc;
+    int nsubs;
+    uint8_t *prev;         /* the last frame sent on this stream (tile deltas are against it) */
+    int have_prev;
+    uint32_t prev_pv;      /* palette version of that frame */
+    uint64_t last_key;     /* tick of the last keyframe sent */
+} srv_stream;
+
+/* A world's subscribers, grouped by stream. */
+typedef struct srv_fan {
+    srv_stream streams[SRV_MAX_STREAMS];
+    int nsubs;
+    uint64_t msgs_built, bytes_built;
+} srv_fan;
+
+struct srv_sub {
+    srv_world *world;      /* NULL: slot free */
+    srv_client *client;
+    int stream;            /* index into the world's streams */
+    int need_key;
+    uint64_t frames, skipped;
+    srv_sub *snext, *sprev;     /* the stream's subscriber list */
+};
+
+/* ---- clients ------------------------------------------------------------------------------------ */
+enum { SRV_ROLE_NONE, SRV_ROLE_VIEWER, SRV_ROLE_PLAYER, SRV_ROLE_ADMIN };
+
+struct srv_client {
+    uv_tcp_t tcp;
+    srv *s;
+    uint32_t id;           /* the `client` of its inputs: connection order, from 1 */
+    int role;              /* NONE until hello */
+    char name[64];
+    char peer[64];
+    uint8_t *in;           /* receive buffer */
+    size_t inlen, incap;
+    uint64_t partial_since;     /* ms (uv_now) when the unfinished message began, or 0 */
+    uint64_t connected_at, last_msg;
+    uint64_t over_soft_since;   /* ms when the queue went over the soft limit, or 0 */
+    int errors;
+    int inputs_this_tick;      /* inputs queued for (input_world, input_tick) */
+    uint32_t input_world;
+    uint64_t input_tick;
+    int closing;
+    int draining;              /* said its last word: reading and discarding until EOF */
+    uint64_t drain_since;
+    uv_shutdown_t shutdown_req;
+    char drain_why[96];
+    srv_sub subs[SRV_MAX_SUBS];
+    srv_client *next, *prev;    /* all clients */
+    srv_client *idnext;         /* the id table's bucket chain */
+    uint64_t bytes_out, frames_out;
+};
+
+/* The network side of the server. */
+typedef struct srv_net {
+    uv_tcp_t listener;
+    uv_timer_t sweep_timer;
+    srv_client *clients;
+    int nclients;
+    uint32_t next_client_id;
+    srv_client *by_id[SRV_CLIENT_BUCKETS];
+    wire_encoder enc;      /* frame building: tile scratch and the zstd context */
+    uint64_t frames_sent, bytes_sent, msgs_dropped;
+} srv_net;
+
+/* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
+int srv_net_init(srv *s, srv_net *n);
+void srv_net_free(srv *s);
+
+/* ---- server/fanout.c ------------------------------------------------------------------------------ */
+int srv_stream_find(srv_world *w, int view, uint32_t every, int enc);  /* index, or -1: full */
+void srv_stream_attach(srv_world *w, srv_sub *sub);
+void srv_stream_detach(srv_world *w, srv_sub *sub);
+void srv_fanout_tick(srv *s, srv_world *w);
+void srv_fanout_rekey(srv_world *w);       /* every subscriber starts over from a keyframe */
+int srv_fanout_subs(const srv_world *w);
+void srv_fanout_free(srv_world *w);
+
+/* ---- server/client.c ------------------------------------------------------------------------------ */
+void srv_on_connection(uv_stream_t *server, int status);
+srv_client *srv_client_by_id(srv *s, uint32_t id);          /* NULL: gone */
+void srv_client_send(srv_client *c, srv_msg *m);           /* takes a new reference */
+void srv_client_send_buf(srv_client *c, wire_buf *b);      /* a one-off reply */
+void srv_client_error(srv_client *c, const char *code, const char *msg, const int64_t *seq);
+/* An error reply that does not count toward the client's error budget (the server's doing, or a
+ * flood being throttled: rate_limited, world_busy). */
+void srv_client_notice(srv_client *c, const char *code, const char *msg, const int64_t *seq);
+void srv_client_close(srv_client *c, const char *why);
+void srv_client_error_final(srv_client *c, const char *code, const char *msg);
+size_t srv_client_queued(const srv_client *c);
+void srv_sweep(uv_timer_t *t);
+void srv_sub_drop(srv_client *c, srv_sub *sub);
+
+/* ---- server/proto.c: the handler table ------------------------------------------------------------- */
+typedef struct srv_handler {
+    const char *type;      /* the message's "t" */
+    void (*fn)(srv_client *c, const wire_msg *m, const int64_t *seq);
+    int least_role;        /* SRV_ROLE_…: below it, a `forbidden` error */
+    const char *forbidden; /* the sentence of that error */
+    int forbidden_seq;     /* that error echoes the message's seq (inputs do, as they always have) */
+} srv_handler;
+extern const srv_handler srv_handlers[];
+extern const int srv_nhandlers;
+const srv_handler *srv_handler_find(const uint8_t *type, size_t len);   /* NULL: unknown */
+void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);
+void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick);
+
+#endif

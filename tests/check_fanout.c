@@ -1,0 +1,281 @@
+/* check_fanout.c — fan-out (server/fanout.c) and the frame message writer (wire/msg.c): one
+ * built message for every subscriber of a stream, the keyframe rules, and the exact bytes of the
+ * frame message. The expected bytes below were captured by running the frame builder of
+ * server/fanout.c as it was before the house change (b6781a4's build_frame) on the same frames;
+ * they must never change. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_suites.h"
+#include "msg.h"
+#include "network.h"
+
+/* The frames of the capture: 64x32 with a 4-colour palette (version 3) in 8x4 tiles, one row
+ * changed against the reference; and an 8x2 two-colour frame for raw. */
+static void frames(sim_frame *f, uint8_t *prev, sim_frame *g)
+{
+    ck_assert_int_eq(sim_frame_init(f, 64, 32), 0);
+    f->pal.count = 4;
+    f->pal.version = 3;
+    for (int i = 0; i < 12; i++) f->pal.rgb[i] = (uint8_t)(i * 21 + 5);
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 64; x++) {
+            f->px[y * 64 + x] = (uint8_t)(((x / 8) + (y / 4)) & 3);
+            prev[y * 64 + x] = f->px[y * 64 + x];
+        }
+    for (int x = 10; x < 20; x++) f->px[5 * 64 + x] = 2;
+    ck_assert_int_eq(sim_frame_init(g, 8, 2), 0);
+    g->pal.count = 2;
+    g->pal.version = 1;
+    g->pal.rgb[0] = 1;
+    g->pal.rgb[5] = 250;
+    for (int i = 0; i < 16; i++) g->px[i] = (uint8_t)(i & 1);
+}
+
+static void expect_hex(const wire_buf *b, const char *want, const char *what)
+{
+    size_t n = strlen(want) / 2;
+    char *got = malloc(b->len * 2 + 1);
+    for (size_t i = 0; i < b->len; i++) snprintf(got + 2 * i, 3, "%02x", b->p[i]);
+    got[b->len * 2] = '\0';
+    ck_assert_msg(b->len == n && strcmp(got, want) == 0, "%s: %zu bytes, wanted %zu:\n%s", what,
+                  b->len, n, got);
+    free(got);
+}
+
+static const char *const WANT_TILE_KEY =
+        "0000023b8ca174a56672616d65a5776f726c6407a47469636b78a36b6579c3a17740a16820a2707603a370616cc40c051a2f"
+        "44596e8398adc2d7eca3656e63a474696c65a464617461c501db020200080108000801080008010800080110020801080208"
+        "0108020801080210030802080308020803080208031000080308000803080008030800080202080308020803080208030802"
+        "0803100008020403040008030800080308001001080008010800080108000801100208010802080108020801080208020008"
+        "0108000801080008010800080110020801080208010802080108021003080208030802080308020803100008030800080308"
+        "0008030800080202080308020803080208030802080310000803080008030800080308001001080008010800080108000801"
+        "1002080108020801080208010802080200080108000801080008010800080110020801080208010802080108021003080208"
+        "0308020803080208031000080308000803080008030800080202080308020803080208030802080310000803080008030800"
+        "0803080010010800080108000801080008011002080108020801080208010802080200080108000801080008010800080110"
+        "0208010802080108020801080210030802080308020803080208031000080308000803080008030800080202080308020803"
+        "0802080308020803100008030800080308000803080010010800080108000801080008011002080108020801080208010802"
+        "08a26668cf1122334455667788a27368cf99aabbccddeeff00";
+static const char *const WANT_TILE_DELTA =
+        "0000008c8ba174a56672616d65a5776f726c6407a47469636b79a36b6579c2a17740a16820a2707603a3656e63a474696c65"
+        "a464617461c43f01020202080308020803080208030802080310000802040304000803080008030800100108000801080008"
+        "0108000801100208010802080108020801080208a26668cf1122334455667788a27368cf99aabbccddeeff00";
+static const char *const WANT_TILEZ_KEY =
+        "000000af8ca174a56672616d65a5776f726c6407a47469636b7aa36b6579c3a17740a16820a2707603a370616cc40c051a2f"
+        "44596e8398adc2d7eca3656e63a874696c652e7a7374a464617461c60000004928b52ffd60db00fd0100f802020008010810"
+        "0208010810030802081000080308021000080204030410080c000a7928a8c385dd033d2e7c60a15ca2ca40009fe682ad41d1"
+        "a0e80d5704a26668cf1122334455667788a27368cf99aabbccddeeff00";
+static const char *const WANT_TILEZ_DELTA_PAL =
+        "000000a08ca174a56672616d65a5776f726c6407a47469636b7ba36b6579c2a17740a16820a2707603a370616cc40c051a2f"
+        "44596e8398adc2d7eca3656e63a874696c652e7a7374a464617461c60000003a28b52ffd203f8d0100640201020202080308"
+        "100008020403040008030810010800081002080108020801080208010802080300a034b87ec31901a26668cf112233445566"
+        "7788a27368cf99aabbccddeeff00";
+static const char *const WANT_RAW_KEY =
+        "0000005e8ca174a56672616d65a5776f726c64cd012ca47469636bce00011170a36b6579c3a17708a16802a2707601a37061"
+        "6cc4060100000000faa3656e63a3726177a464617461c41000010001000100010001000100010001a2666805a2736800";
+
+START_TEST(frame_message_bytes_are_unchanged)
+{
+    sim_frame f, g;
+    uint8_t prev[64 * 32];
+    frames(&f, prev, &g);
+    wire_encoder e;
+    ck_assert_int_eq(wire_encoder_init(&e), 0);
+    uint64_t fh = 0x1122334455667788ull, sh = 0x99aabbccddeeff00ull;
+    struct { const char *name, *want; wire_frame m; const sim_frame *f; } cases[] = {
+        { "tile key", WANT_TILE_KEY, { 7, 120, 1, 1, WIRE_ENC_TILE, fh, sh }, &f },
+        { "tile delta", WANT_TILE_DELTA, { 7, 121, 0, 0, WIRE_ENC_TILE, fh, sh }, &f },
+        { "tile.zst key", WANT_TILEZ_KEY, { 7, 122, 1, 1, WIRE_ENC_TILEZ, fh, sh }, &f },
+        { "tile.zst delta with palette", WANT_TILEZ_DELTA_PAL, { 7, 123, 0, 1, WIRE_ENC_TILEZ, fh, sh }, &f },
+        { "raw", WANT_RAW_KEY, { 300, 70000, 1, 1, WIRE_ENC_RAW, 5, 0 }, &g },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wire_buf b;
+        wire_buf_init(&b);
+        ck_assert_int_gt(wire_msg_frame(&e, &b, &cases[i].m, cases[i].f, prev), 0);
+        expect_hex(&b, cases[i].want, cases[i].name);
+        wire_buf_free(&b);
+    }
+    /* Appending to a buffer that already holds a message leaves both intact. */
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_ack(&b, 3, 4);
+    size_t first = b.len;
+    ck_assert_int_gt(wire_msg_frame(&e, &b, &cases[2].m, &f, prev), 0);
+    wire_buf tail = { b.p + first, b.len - first, b.len - first, 0, 0 };
+    expect_hex(&tail, WANT_TILEZ_KEY, "tile.zst key after an ack");
+    wire_buf_free(&b);
+    wire_encoder_free(&e);
+    sim_frame_free(&f);
+    sim_frame_free(&g);
+}
+END_TEST
+
+/* The small replies, byte for byte as docs/PROTOCOL.md shows them. */
+START_TEST(reply_bytes)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_ack(&b, 5, 300);
+    expect_hex(&b, "0000001483a174a361636ba3736571" "05" "a47469636bcd012c", "ack");
+    wire_buf_reset(&b);
+    wire_msg_closed(&b, 2);
+    expect_hex(&b, "0000001182a174a6636c6f736564a5776f726c6402", "closed");
+    wire_buf_reset(&b);
+    int64_t seq = 9;
+    wire_msg_error(&b, "x", "m", &seq);
+    expect_hex(&b, "0000001b84a174a56572726f72a4636f6465a178a36d7367a16da373657109", "error with seq");
+    wire_buf_reset(&b);
+    wire_msg_error(&b, "x", "m", NULL);
+    expect_hex(&b, "0000001683a174a56572726f72a4636f6465a178a36d7367a16d", "error");
+    wire_buf_reset(&b);
+    wire_msg_pong(&b, NULL, 0);
+    expect_hex(&b, "0000000881a174a4706f6e67", "pong");
+    wire_buf_free(&b);
+}
+END_TEST
+
+/* ---- fan-out over fake subscribers ------------------------------------------------------------- */
+/* Clients that never write: `closing` makes srv_client_send a no-op, and fan-out counts what it
+ * would send. The world is a real hosted sand world. */
+typedef struct rig {
+    uv_loop_t loop;
+    srv s;
+    srv_net net;
+    srv_world *w;
+    srv_client *c[5];
+} rig;
+
+static void rig_up(rig *r, int enc)
+{
+    memset(r, 0, sizeof *r);
+    ck_assert_int_eq(uv_loop_init(&r->loop), 0);
+    r->s.loop = &r->loop;
+    r->s.cfg.log_level = SRV_LOG_ERROR;
+    r->s.next_world_id = 1;
+    ck_assert_int_eq(srv_net_init(&r->s, &r->net), 0);
+    char err[256] = "";
+    int id = srv_world_add(&r->s, "sand", 1, "", err, sizeof err);
+    ck_assert_msg(id > 0, "%s", err);
+    r->w = srv_world_find(&r->s, (uint32_t)id);
+    int st = srv_stream_find(r->w, 0, 1, enc);
+    ck_assert_int_ge(st, 0);
+    for (int i = 0; i < 5; i++) {
+        srv_client *c = calloc(1, sizeof *c);
+        c->s = &r->s;
+        c->id = (uint32_t)i + 1;
+        c->closing = 1;
+        c->role = SRV_ROLE_VIEWER;
+        srv_sub *sub = &c->subs[0];
+        sub->world = r->w;
+        sub->client = c;
+        sub->stream = st;
+        sub->need_key = 1;
+        srv_stream_attach(r->w, sub);
+        r->c[i] = c;
+    }
+}
+
+static void rig_down(rig *r)
+{
+    for (int i = 0; i < 5; i++) {
+        srv_sub_drop(r->c[i], &r->c[i]->subs[0]);
+        free(r->c[i]);
+    }
+    srv_net_free(&r->s);
+    for (int i = 0; i < r->s.nworlds; i++) srv_world_free(r->s.worlds[i]);
+    uv_loop_close(&r->loop);
+}
+
+static void step(rig *r)
+{
+    sim_world_step(r->w->w);
+    srv_fanout_tick(&r->s, r->w);
+}
+
+START_TEST(one_message_for_every_subscriber)
+{
+    rig r;
+    rig_up(&r, SRV_ENC_TILEZ);
+    ck_assert_int_eq(srv_fanout_subs(r.w), 5);
+    step(&r);                                   /* everyone needs a keyframe: one message */
+    ck_assert_uint_eq(r.w->fan->msgs_built, 1);
+    ck_assert_uint_eq(r.net.frames_sent, 5);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_uint_eq(r.c[i]->subs[0].frames, 1);
+        ck_assert_int_eq(r.c[i]->subs[0].need_key, 0);
+    }
+    uint64_t key_bytes = r.w->fan->bytes_built;
+    step(&r);                                   /* everyone in step: one delta */
+    ck_assert_uint_eq(r.w->fan->msgs_built, 2);
+    ck_assert_uint_eq(r.net.frames_sent, 10);
+    ck_assert_uint_lt(r.w->fan->bytes_built - key_bytes, key_bytes);   /* a delta is smaller */
+    r.c[2]->subs[0].need_key = 1;               /* one newcomer-like subscriber */
+    step(&r);                                   /* a key for it, a delta for the rest: two */
+    ck_assert_uint_eq(r.w->fan->msgs_built, 4);
+    ck_assert_uint_eq(r.net.frames_sent, 15);
+    rig_down(&r);
+}
+END_TEST
+
+START_TEST(keyframe_rules)
+{
+    rig r;
+    rig_up(&r, SRV_ENC_TILE);
+    step(&r);
+    /* Over the soft limit: skipped, and it will need a keyframe. */
+    r.c[4]->tcp.write_queue_size = SRV_SOFT_LIMIT + 1;
+    step(&r);
+    ck_assert_uint_eq(r.c[4]->subs[0].skipped, 1);
+    ck_assert_int_eq(r.c[4]->subs[0].need_key, 1);
+    ck_assert_uint_eq(r.net.frames_sent, 9);
+    ck_assert_uint_eq(r.net.msgs_dropped, 1);
+    r.c[4]->tcp.write_queue_size = 0;
+    uint64_t built = r.w->fan->msgs_built;
+    step(&r);                                  /* back under: its keyframe beside the delta */
+    ck_assert_uint_eq(r.w->fan->msgs_built, built + 2);
+    ck_assert_int_eq(r.c[4]->subs[0].need_key, 0);
+    /* A keyframe for everyone every SRV_KEYFRAME_SECONDS: then only one message again. */
+    uint64_t every = (uint64_t)r.w->kind->hz * SRV_KEYFRAME_SECONDS;
+    srv_stream *st = &r.w->fan->streams[r.c[0]->subs[0].stream];
+    while (sim_world_tick(r.w->w) + 1 - st->last_key < every) step(&r);
+    built = r.w->fan->msgs_built;
+    step(&r);
+    ck_assert_uint_eq(r.w->fan->msgs_built, built + 1);
+    ck_assert_uint_eq(st->last_key, sim_world_tick(r.w->w));
+    /* A seek's reset: every stream starts over from one keyframe. */
+    srv_fanout_rekey(r.w);
+    ck_assert_int_eq(st->have_prev, 0);
+    built = r.w->fan->msgs_built;
+    step(&r);
+    ck_assert_uint_eq(r.w->fan->msgs_built, built + 1);
+    ck_assert_uint_eq(st->last_key, sim_world_tick(r.w->w));
+    rig_down(&r);
+}
+END_TEST
+
+START_TEST(raw_streams_are_always_keyframes)
+{
+    rig r;
+    rig_up(&r, SRV_ENC_RAW);
+    for (int i = 0; i < 3; i++) step(&r);
+    srv_stream *st = &r.w->fan->streams[r.c[0]->subs[0].stream];
+    ck_assert_uint_eq(r.w->fan->msgs_built, 3);
+    ck_assert_uint_eq(st->last_key, sim_world_tick(r.w->w));
+    rig_down(&r);
+}
+END_TEST
+
+Suite *suite_fanout(void)
+{
+    Suite *s = suite_create("fanout");
+    TCase *tc = tcase_create("fanout");
+    tcase_add_test(tc, frame_message_bytes_are_unchanged);
+    tcase_add_test(tc, reply_bytes);
+    tcase_add_test(tc, one_message_for_every_subscriber);
+    tcase_add_test(tc, keyframe_rules);
+    tcase_add_test(tc, raw_streams_are_always_keyframes);
+    suite_add_tcase(s, tc);
+    return s;
+}

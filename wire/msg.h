@@ -1,0 +1,96 @@
+/* msg.h — one writer for every server-to-client message of docs/PROTOCOL.md. Each appends one
+ * framed message (4-byte length + msgpack map) to a wire_buf, with the keys in the documented
+ * order and every integer in its smallest msgpack form. vivd, the benchmarks and the tests all
+ * build messages here, so a message's layout is written down once. Depends on sim/ (frames and
+ * kinds), the tile codec and zstd; nothing of libuv or SQLite.
+ *
+ * Every writer returns the body length, or -1 when an allocation failed (b->oom is set then and
+ * the buffer's contents are unusable). */
+#ifndef VIVARIUM_WIRE_MSG_H
+#define VIVARIUM_WIRE_MSG_H
+#include <stddef.h>
+#include <stdint.h>
+#include "sim.h"
+#include "wire.h"
+
+/* ---- frame ------------------------------------------------------------------------------------- */
+/* The encoding a stream asks for: "tile.zst" (the default), "tile", "raw". */
+enum { WIRE_ENC_TILE, WIRE_ENC_RAW, WIRE_ENC_TILEZ };
+
+/* Scratch for building frames: the tile encoding and a reusable zstd context. One per server
+ * (or per benchmark): building a frame allocates nothing once these have grown. */
+typedef struct wire_encoder {
+    wire_buf scratch;
+    void *zctx;            /* ZSTD_CCtx */
+} wire_encoder;
+int wire_encoder_init(wire_encoder *e);     /* 0, or -1: out of memory */
+void wire_encoder_free(wire_encoder *e);
+
+typedef struct wire_frame {
+    uint32_t world;
+    uint64_t tick;
+    int key;               /* 1: the data stands alone; 0: a tile delta against prev */
+    int with_pal;          /* carry the palette (always on keyframes) */
+    int enc;               /* WIRE_ENC_…: what the stream asked for */
+    uint64_t fh, sh;       /* frame hash, state hash */
+} wire_frame;
+
+/* The frame message of f. data: the tile encoding of f (a delta against prev unless key; prev
+ * must then be f->w × f->h bytes), compressed as one stateless zstd frame at level 1 when the
+ * stream asks for tile.zst, the tile bytes are over 32 and the result is smaller; or, for raw,
+ * the pixels themselves. */
+long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim_frame *f,
+                    const uint8_t *prev);
+
+/* ---- world descriptions (welcome, created) ------------------------------------------------------ */
+typedef struct wire_play {
+    int64_t session;
+    uint64_t start, end;
+    int paused;
+    int speed;             /* percent of real time */
+    const char *file;
+} wire_play;
+
+typedef struct wire_world {
+    uint32_t id;
+    const sim_kind *kind;
+    uint64_t seed;
+    const char *params;
+    uint64_t tick;
+    int w, h;
+    const wire_play *play; /* a recording played back, or NULL */
+} wire_world;
+
+/* The entry map of one world (inside welcome's "worlds" and created's "world"). */
+void wire_put_world(wire_buf *b, const wire_world *w);
+void wire_put_play(wire_buf *b, const wire_play *p);
+
+/* ---- replies ------------------------------------------------------------------------------------ */
+long wire_msg_welcome(wire_buf *b, const char *server, const char *role, uint32_t client,
+                      const wire_world *worlds, int nworlds);
+long wire_msg_created(wire_buf *b, const wire_world *w);
+long wire_msg_closed(wire_buf *b, uint32_t world);
+long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_play *p);
+long wire_msg_ack(wire_buf *b, uint32_t seq, uint64_t tick);
+/* n: the ping's "n" value as it was encoded (echoed byte for byte), or NULL for none. */
+long wire_msg_pong(wire_buf *b, const uint8_t *n, size_t nlen);
+/* seq: echoed when the message it answers had a valid one, or NULL. */
+long wire_msg_error(wire_buf *b, const char *code, const char *msg, const int64_t *seq);
+
+typedef struct wire_world_stats {
+    uint32_t id;
+    uint64_t tick, ticks;
+    uint64_t late_p50_us, late_p99_us, late_max_us;
+    uint64_t overruns, skipped;
+    uint64_t subs;
+} wire_world_stats;
+
+typedef struct wire_stats {
+    uint64_t clients, queued_bytes, queued_max;
+    uint64_t frames_sent, bytes_sent, frames_skipped;
+    uint64_t cpu_user_us, cpu_sys_us;
+} wire_stats;
+
+long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *worlds, int nworlds);
+
+#endif
