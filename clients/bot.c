@@ -342,16 +342,13 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
 
 static int resolve(const char *hostport, struct sockaddr_storage *out)
 {
-    char host[256];
-    const char *port;
-    if (cli_hostport_split(hostport, host, sizeof host, &port)) {
+    struct addrinfo *res = NULL;
+    int gai = 0, rc = cli_lookup(hostport, &res, &gai);
+    if (rc == CLI_EPROTO) {
         fprintf(stderr, "viv bot: --host wants HOST:PORT (e.g. 127.0.0.1:7400), got '%s'\n", hostport);
         return 2;
     }
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(host, port, &hints, &res);
+    rc = gai;
     if (rc || !res) {
         fprintf(stderr, "viv bot: cannot resolve %s: %s\n", hostport, rc ? gai_strerror(rc) : "no address");
         return 1;

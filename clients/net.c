@@ -22,6 +22,7 @@ const char *cli_strerror(int code)
     case CLI_EPROTO: return "the connection failed, or the server's message breaks the protocol";
     case CLI_EHASH: return "a rebuilt frame does not match its frame hash";
     case CLI_ENOKEY: return "a delta arrived before any keyframe";
+    case CLI_ERESOLVE: return "the host name does not resolve";
     default: return "unknown client error";
     }
 }
@@ -54,6 +55,20 @@ int cli_hostport_split(const char *hostport, char *host, size_t cap, const char 
     }
     *port = colon + 1;
     return CLI_OK;
+}
+
+int cli_lookup(const char *hostport, struct addrinfo **res, int *gai_err)
+{
+    char host[256];
+    const char *port;
+    *res = NULL;
+    *gai_err = 0;
+    if (cli_hostport_split(hostport, host, sizeof host, &port)) return CLI_EPROTO;
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    *gai_err = getaddrinfo(host, port, &hints, res);
+    return *gai_err ? CLI_ERESOLVE : CLI_OK;
 }
 
 /* ---- messages a client sends ------------------------------------------------------------------ */
@@ -281,18 +296,11 @@ int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
-    char host[256];
-    const char *port;
-    if (cli_hostport_split(hostport, host, sizeof host, &port)) {
-        snprintf(err, errlen, "'%s' is not HOST:PORT", hostport);
-        return CLI_EPROTO;
-    }
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(host, port, &hints, &res);
+    struct addrinfo *res = NULL;
+    int gai = 0, rc = cli_lookup(hostport, &res, &gai);
     if (rc) {
-        snprintf(err, errlen, "cannot resolve %s: %s", hostport, gai_strerror(rc));
+        if (rc == CLI_ERESOLVE) snprintf(err, errlen, "cannot resolve %s: %s", hostport, gai_strerror(gai));
+        else snprintf(err, errlen, "'%s' is not HOST:PORT", hostport);
         return CLI_EPROTO;
     }
     int fd = -1, saved = 0;

@@ -20,7 +20,8 @@ enum {
     CLI_EPROTO = -1,       /* cannot connect, send or receive, the server closed the connection,
                               or its message breaks the protocol (the err text says which) */
     CLI_EHASH = -2,        /* a rebuilt frame does not match its frame hash */
-    CLI_ENOKEY = -3        /* a delta arrived before any keyframe of its size */
+    CLI_ENOKEY = -3,       /* a delta arrived before any keyframe of its size */
+    CLI_ERESOLVE = -4      /* cli_lookup: the host does not resolve (getaddrinfo's code says why) */
 };
 /* What cli_recv and cli_recv_msg return besides an error. */
 enum { CLI_RECV_TIMEOUT = 0, CLI_RECV_MSG = 1 };
@@ -38,6 +39,11 @@ int cli_msg_split(const uint8_t *p, size_t n, uint32_t *len);
 /* Split "HOST:PORT" ("[::1]:7400" for IPv6) into host (a copy, brackets removed) and *port (a
  * pointer into hostport). 0, or CLI_EPROTO when it is not of that form. */
 int cli_hostport_split(const char *hostport, char *host, size_t cap, const char **port);
+
+/* Resolve "HOST:PORT" for a TCP connection: 0 with *res to freeaddrinfo(); CLI_EPROTO when it is
+ * not HOST:PORT; CLI_ERESOLVE with getaddrinfo's code in *gai_err. */
+struct addrinfo;
+int cli_lookup(const char *hostport, struct addrinfo **res, int *gai_err);
 
 /* ---- messages a client sends (each framed: wire_msg_begin .. wire_msg_end) --------------------- */
 void cli_put_hello(wire_buf *b, const char *name, const char *token);   /* token may be NULL */
