@@ -212,7 +212,7 @@ static int view_on_message(vw_view *v, const wire_msg *m)
     return 0;
 }
 
-/* ---- the two modes ---------------------------------------------------------------------------- */
+/* ---- the two runs: interactive, and --frames ------------------------------------------------- */
 /* Receive and apply whatever the server has sent, at most VW_DRAIN_MAX messages. 1: more may be
  * waiting; 0: drained; -1: the connection is gone or the view cannot go on (v->err). */
 static int view_drain(vw_view *v)

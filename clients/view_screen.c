@@ -294,7 +294,7 @@ int vw_screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx,
     return 0;
 }
 
-/* ---- the status line ----------------------------------------------------------------------------------- */
+/* ---- the status line ------------------------------------------------------------------------- */
 void view_rates(vw_view *v, double now)
 {
     double dt = now - v->win_t0;
