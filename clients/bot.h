@@ -105,7 +105,7 @@ struct bot {
     int interrupted;
     /* the world */
     uint32_t world;
-    char kind[32];
+    char kind[CLI_NAME_MAX];
     int fw, fh, hz;
     cli_input_desc inputs[BOT_MAX_INPUTS];   /* the ones the bot can build, ranges narrowed */
     int ninputs;

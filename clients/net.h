@@ -1,10 +1,16 @@
-/* net.h — a small blocking client for vivd's protocol (docs/PROTOCOL.md), used by `viv view`
- * and the end-to-end tests: connect, send framed msgpack, receive with a timeout, and rebuild
- * frames from keyframes and deltas, checking each against its frame hash (`viv bot`'s verifying
- * viewers use that part too). The protocol rules themselves (framing, message builders, the
- * welcome and error readers) come first: they need no transport, and the bot's libuv client
- * (bot_conn.c) uses them as this file's blocking client does, so each rule is written once.
- * Every function returns 0 (or CLI_RECV_*), or a negative CLI_E… code (cli_strerror). */
+/* net.h — the client side of vivd's protocol (docs/PROTOCOL.md), in two parts, one library.
+ *
+ * The protocol without a transport: splitting a byte stream into messages, building what a
+ * client sends (hello, sub, unsub, input, stats, ping), and reading what the server sends (the
+ * welcome's world entries and input descriptions, errors, frame headers). The bot's libuv
+ * transport (bot_conn.c) and the blocking client below both use these, so each rule of the
+ * protocol is written once.
+ *
+ * The blocking client, used by `viv view` and the end-to-end tests: connect, send, receive with
+ * a timeout, and rebuild frames from keyframes and deltas, checking each against its frame hash
+ * (the bot's --verify viewers use that part too).
+ *
+ * Functions return 0 (or CLI_RECV_*), or a negative CLI_E… code (cli_strerror names it). */
 #ifndef VIVARIUM_NET_H
 #define VIVARIUM_NET_H
 #include <stddef.h>

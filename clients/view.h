@@ -16,7 +16,7 @@
 #include <termios.h>
 #include "net.h"
 
-#define VW_NAME 32
+#define VW_NAME CLI_NAME_MAX
 #define VW_MAX_VIEWS 8
 #define VW_MAX_INPUTS 16
 #define VW_MAX_ENUMS 4
