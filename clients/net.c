@@ -1,4 +1,5 @@
-/* net.c — the blocking protocol client (see net.h). */
+/* net.c — the protocol client library (see net.h): the protocol rules that need no transport,
+ * shared by `viv view`, `viv bot` and the tests, then the blocking client. */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -13,29 +14,294 @@
 #include "codec.h"
 #include "net.h"
 
+/* ==== the protocol, without a transport ====================================================== */
+const char *cli_strerror(int code)
+{
+    switch (code) {
+    case CLI_OK: return "ok";
+    case CLI_EPROTO: return "the connection failed, or the server's message breaks the protocol";
+    case CLI_EHASH: return "a rebuilt frame does not match its frame hash";
+    case CLI_ENOKEY: return "a delta arrived before any keyframe";
+    case CLI_ERESOLVE: return "the host name does not resolve";
+    default: return "unknown client error";
+    }
+}
+
+/* ---- framing ---------------------------------------------------------------------------------- */
+int cli_msg_split(const uint8_t *p, size_t n, uint32_t *len)
+{
+    *len = 0;
+    if (n < 4) return CLI_RECV_TIMEOUT;
+    uint32_t k = wire_be32(p);
+    if (k == 0 || k > WIRE_MAX_SERVER_MSG) {
+        *len = k;
+        return CLI_EPROTO;
+    }
+    *len = k;
+    return n - 4 >= k ? CLI_RECV_MSG : CLI_RECV_TIMEOUT;
+}
+
+int cli_hostport_split(const char *hostport, char *host, size_t cap, const char **port)
+{
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || colon == hostport || (size_t)(colon - hostport) >= cap || !colon[1])
+        return CLI_EPROTO;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = '\0';
+    size_t hl = strlen(host);
+    if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {      /* [::1]:7400 */
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
+    }
+    *port = colon + 1;
+    return CLI_OK;
+}
+
+int cli_lookup(const char *hostport, struct addrinfo **res, int *gai_err)
+{
+    char host[256];
+    const char *port;
+    *res = NULL;
+    *gai_err = 0;
+    if (cli_hostport_split(hostport, host, sizeof host, &port)) return CLI_EPROTO;
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    *gai_err = getaddrinfo(host, port, &hints, res);
+    return *gai_err ? CLI_ERESOLVE : CLI_OK;
+}
+
+/* ---- messages a client sends ------------------------------------------------------------------ */
+void cli_put_hello(wire_buf *b, const char *name, const char *token)
+{
+    wire_msg_begin(b);
+    wire_put_map(b, token ? 4 : 3);
+    wire_put_str(b, "t"); wire_put_str(b, "hello");
+    wire_put_str(b, "v"); wire_put_uint(b, 1);
+    wire_put_str(b, "name"); wire_put_str(b, name);
+    if (token) {
+        wire_put_str(b, "token");
+        wire_put_str(b, token);
+    }
+    wire_msg_end(b);
+}
+
+void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view)
+{
+    wire_msg_begin(b);
+    wire_put_map(b, 3 + (enc != NULL) + (view != NULL));
+    wire_put_str(b, "t"); wire_put_str(b, "sub");
+    wire_put_str(b, "world"); wire_put_uint(b, world);
+    wire_put_str(b, "every"); wire_put_uint(b, every);
+    if (enc) { wire_put_str(b, "enc"); wire_put_str(b, enc); }
+    if (view) { wire_put_str(b, "view"); wire_put_str(b, view); }
+    wire_msg_end(b);
+}
+
+void cli_put_unsub(wire_buf *b, uint32_t world)
+{
+    wire_msg_begin(b);
+    wire_put_map(b, 2);
+    wire_put_str(b, "t"); wire_put_str(b, "unsub");
+    wire_put_str(b, "world"); wire_put_uint(b, world);
+    wire_msg_end(b);
+}
+
+void cli_put_bare(wire_buf *b, const char *type)
+{
+    wire_msg_begin(b);
+    wire_put_map(b, 1);
+    wire_put_str(b, "t"); wire_put_str(b, type);
+    wire_msg_end(b);
+}
+
+/* The field order of docs/PROTOCOL.md: t, world, seq, kind, args. */
+void cli_put_input(wire_buf *b, uint32_t world, uint32_t seq, const char *kind,
+                   const int64_t *args, int nargs)
+{
+    wire_msg_begin(b);
+    wire_put_map(b, 5);
+    wire_put_str(b, "t"); wire_put_str(b, "input");
+    wire_put_str(b, "world"); wire_put_uint(b, world);
+    wire_put_str(b, "seq"); wire_put_uint(b, seq);
+    wire_put_str(b, "kind"); wire_put_str(b, kind);
+    wire_put_str(b, "args");
+    wire_put_array(b, (uint32_t)nargs);
+    for (int a = 0; a < nargs; a++) wire_put_int(b, args[a]);
+    wire_msg_end(b);
+}
+
+/* ---- what the server sends -------------------------------------------------------------------- */
+int cli_msg_is(const wire_msg *m, const char *t)
+{
+    const char *s;
+    size_t n;
+    return wire_get_str(m, "t", &s, &n) == 0 && wire_str_eq((const uint8_t *)s, n, t);
+}
+
+void cli_error_read(const wire_msg *m, const char *missing_msg, cli_error *e)
+{
+    if (wire_get_str(m, "code", &e->code, &e->code_len)) {
+        e->code = "?";
+        e->code_len = 1;
+    }
+    if (wire_get_str(m, "msg", &e->msg, &e->msg_len)) {
+        e->msg = missing_msg;
+        e->msg_len = strlen(missing_msg);
+    }
+}
+
+int cli_frame_header(const wire_msg *m, uint64_t *world, uint64_t *tick, int *key)
+{
+    if (wire_get_u64(m, "world", world) || wire_get_u64(m, "tick", tick) ||
+        wire_get_bool(m, "key", key))
+        return CLI_EPROTO;
+    return CLI_OK;
+}
+
+int cli_val_str(const wire_val *v, char *dst, size_t cap)
+{
+    if (v->type != WIRE_STR || v->n == 0 || v->n >= cap) return -1;
+    memcpy(dst, v->p, v->n);
+    dst[v->n] = '\0';
+    return 0;
+}
+
+int cli_val_i64(const wire_val *v, int64_t *out)
+{
+    if (v->type == WIRE_UINT && v->u <= (uint64_t)INT64_MAX) *out = (int64_t)v->u;
+    else if (v->type == WIRE_INT) *out = v->i;
+    else return -1;
+    return 0;
+}
+
+int cli_world_read(const wire_val *v, cli_world_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    uint64_t id;
+    const char *k;
+    size_t kl;
+    if (v->type != WIRE_MAP || wire_msg_decode(v->raw, v->rawlen, &e->m) ||
+        wire_get_u64(&e->m, "id", &id) || id > UINT32_MAX ||
+        wire_get_str(&e->m, "kind", &k, &kl) || kl >= sizeof e->kind ||
+        wire_get_u64(&e->m, "w", &e->w) || wire_get_u64(&e->m, "h", &e->h))
+        return CLI_EPROTO;
+    e->id = (uint32_t)id;
+    memcpy(e->kind, k, kl);
+    e->kind[kl] = '\0';
+    e->has_hz = wire_get_u64(&e->m, "hz", &e->hz) == 0;
+    return CLI_OK;
+}
+
+int cli_worlds_begin(const wire_msg *m, cli_world_iter *wi)
+{
+    const wire_val *ws = wire_msg_get(m, "worlds");
+    memset(wi, 0, sizeof *wi);
+    if (!ws || ws->type != WIRE_ARRAY) return CLI_EPROTO;
+    wi->it = ws->p;
+    wi->end = ws->raw + ws->rawlen;
+    wi->n = ws->n;
+    return CLI_OK;
+}
+
+int cli_worlds_next(cli_world_iter *wi, wire_val *v)
+{
+    if (wi->i >= wi->n) return 0;
+    if (wire_next(&wi->it, wi->end, v)) return CLI_EPROTO;
+    wi->i++;
+    return 1;
+}
+
+int cli_input_find(const cli_input_desc *in, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(in[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int32_t clamp32(int64_t v)
+{
+    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+/* inputs: {name: [arg names]}. */
+static int read_inputs(const wire_val *v, cli_input_desc *out, int max, int *n)
+{
+    if (v->type != WIRE_MAP) return CLI_EPROTO;
+    const uint8_t *it = v->p, *end = v->raw + v->rawlen;
+    for (uint32_t i = 0; i < v->n; i++) {
+        wire_val k, args, a;
+        if (wire_next(&it, end, &k) || wire_next(&it, end, &args) || args.type != WIRE_ARRAY ||
+            args.n > SIM_INPUT_MAX_ARGS)
+            return CLI_EPROTO;
+        if (*n == max) continue;
+        cli_input_desc *in = &out[*n];
+        memset(in, 0, sizeof *in);
+        if (cli_val_str(&k, in->name, sizeof in->name)) return CLI_EPROTO;
+        const uint8_t *ai = args.p, *ae = args.raw + args.rawlen;
+        for (uint32_t j = 0; j < args.n; j++) {
+            if (wire_next(&ai, ae, &a) || cli_val_str(&a, in->arg[j], sizeof in->arg[j]))
+                return CLI_EPROTO;
+            in->lo[j] = INT32_MIN;
+            in->hi[j] = INT32_MAX;
+        }
+        in->nargs = (int)args.n;
+        (*n)++;
+    }
+    return CLI_OK;
+}
+
+/* ranges: {name: [[lo, hi], ...]}, matched to the inputs by name. */
+static int read_ranges(const wire_val *v, cli_input_desc *out, int n)
+{
+    if (v->type != WIRE_MAP) return CLI_EPROTO;
+    const uint8_t *it = v->p, *end = v->raw + v->rawlen;
+    for (uint32_t i = 0; i < v->n; i++) {
+        wire_val k, arr, pair, x;
+        char name[CLI_NAME_MAX];
+        if (wire_next(&it, end, &k) || wire_next(&it, end, &arr) || arr.type != WIRE_ARRAY ||
+            cli_val_str(&k, name, sizeof name))
+            return CLI_EPROTO;
+        int ii = cli_input_find(out, n, name);
+        const uint8_t *ai = arr.p, *ae = arr.raw + arr.rawlen;
+        for (uint32_t j = 0; j < arr.n; j++) {
+            if (wire_next(&ai, ae, &pair) || pair.type != WIRE_ARRAY || pair.n != 2)
+                return CLI_EPROTO;
+            const uint8_t *pi = pair.p, *pe = pair.raw + pair.rawlen;
+            int64_t lo, hi;
+            if (wire_next(&pi, pe, &x) || cli_val_i64(&x, &lo) || wire_next(&pi, pe, &x) ||
+                cli_val_i64(&x, &hi))
+                return CLI_EPROTO;
+            if (ii >= 0 && (int)j < out[ii].nargs) {
+                out[ii].lo[j] = clamp32(lo);
+                out[ii].hi[j] = clamp32(hi);
+                out[ii].exact[j] = lo <= hi && lo >= INT32_MIN && hi <= INT32_MAX;
+            }
+        }
+    }
+    return CLI_OK;
+}
+
+int cli_inputs_read(const wire_msg *entry, cli_input_desc *out, int max, int *n)
+{
+    const wire_val *f;
+    *n = 0;
+    if ((f = wire_msg_get(entry, "inputs")) && read_inputs(f, out, max, n)) return CLI_EPROTO;
+    if ((f = wire_msg_get(entry, "ranges")) && read_ranges(f, out, *n)) return CLI_EPROTO;
+    return CLI_OK;
+}
+
+/* ==== the blocking client ==================================================================== */
 int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
-    char host[256];
-    const char *colon = strrchr(hostport, ':');
-    if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof host || !colon[1]) {
-        snprintf(err, errlen, "'%s' is not HOST:PORT", hostport);
-        return -1;
-    }
-    memcpy(host, hostport, (size_t)(colon - hostport));
-    host[colon - hostport] = '\0';
-    if (host[0] == '[' && host[strlen(host) - 1] == ']') {      /* [::1]:7400 */
-        memmove(host, host + 1, strlen(host));
-        host[strlen(host) - 1] = '\0';
-    }
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(host, colon + 1, &hints, &res);
+    struct addrinfo *res = NULL;
+    int gai = 0, rc = cli_lookup(hostport, &res, &gai);
     if (rc) {
-        snprintf(err, errlen, "cannot resolve %s: %s", hostport, gai_strerror(rc));
-        return -1;
+        if (rc == CLI_ERESOLVE) snprintf(err, errlen, "cannot resolve %s: %s", hostport, gai_strerror(gai));
+        else snprintf(err, errlen, "'%s' is not HOST:PORT", hostport);
+        return CLI_EPROTO;
     }
     int fd = -1, saved = 0;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -50,12 +316,12 @@ int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
     if (fd < 0) {
         snprintf(err, errlen, "cannot connect to %s: %s (is vivd running?)", hostport,
                  strerror(saved ? saved : ECONNREFUSED));
-        return -1;
+        return CLI_EPROTO;
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
-    return 0;
+    return CLI_OK;
 }
 
 void cli_close(cli_conn *c)
@@ -73,17 +339,17 @@ int cli_send_raw(cli_conn *c, const void *p, size_t n)
         ssize_t k = send(c->fd, b, n, MSG_NOSIGNAL);
         if (k < 0) {
             if (errno == EINTR) continue;
-            return -1;
+            return CLI_EPROTO;
         }
         b += k;
         n -= (size_t)k;
     }
-    return 0;
+    return CLI_OK;
 }
 
 int cli_send(cli_conn *c, const wire_buf *b)
 {
-    if (b->oom) return -1;
+    if (b->oom) return CLI_EPROTO;
     return cli_send_raw(c, b->p, b->len);
 }
 
@@ -96,34 +362,33 @@ int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, cha
         c->consumed = 0;
     }
     for (;;) {
-        if (c->inlen >= 4) {
-            uint32_t n = wire_be32(c->in);
-            if (n == 0 || n > WIRE_MAX_SERVER_MSG) {
-                snprintf(err, errlen, "server sent a message length of %u bytes", n);
-                return -1;
+        uint32_t n;
+        int split = cli_msg_split(c->in, c->inlen, &n);
+        if (split == CLI_EPROTO) {
+            snprintf(err, errlen, "server sent a message length of %u bytes", n);
+            return CLI_EPROTO;
+        }
+        if (split == CLI_RECV_MSG) {
+            *body = c->in + 4;
+            *len = n;
+            c->consumed = 4 + (size_t)n;
+            return CLI_RECV_MSG;
+        }
+        if (n && c->incap < 4 + (size_t)n) {
+            uint8_t *p = realloc(c->in, 4 + (size_t)n);
+            if (!p) {
+                snprintf(err, errlen, "out of memory");
+                return CLI_EPROTO;
             }
-            if (c->inlen - 4 >= n) {
-                *body = c->in + 4;
-                *len = n;
-                c->consumed = 4 + (size_t)n;
-                return 1;
-            }
-            if (c->incap < 4 + (size_t)n) {
-                uint8_t *p = realloc(c->in, 4 + (size_t)n);
-                if (!p) {
-                    snprintf(err, errlen, "out of memory");
-                    return -1;
-                }
-                c->in = p;
-                c->incap = 4 + (size_t)n;
-            }
+            c->in = p;
+            c->incap = 4 + (size_t)n;
         }
         if (c->incap - c->inlen < 65536) {
             size_t nc = c->incap * 2 > c->inlen + 65536 ? c->incap * 2 : c->inlen + 65536;
             uint8_t *p = realloc(c->in, nc);
             if (!p) {
                 snprintf(err, errlen, "out of memory");
-                return -1;
+                return CLI_EPROTO;
             }
             c->in = p;
             c->incap = nc;
@@ -133,14 +398,14 @@ int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, cha
         if (pr < 0 && errno == EINTR) continue;
         if (pr < 0) {
             snprintf(err, errlen, "poll: %s", strerror(errno));
-            return -1;
+            return CLI_EPROTO;
         }
-        if (pr == 0) return 0;
+        if (pr == 0) return CLI_RECV_TIMEOUT;
         ssize_t k = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) {
             snprintf(err, errlen, "%s", k == 0 ? "the server closed the connection" : strerror(errno));
-            return -1;
+            return CLI_EPROTO;
         }
         c->inlen += (size_t)k;
         c->bytes_in += (uint64_t)k;
@@ -152,20 +417,13 @@ int cli_recv_msg(cli_conn *c, int timeout_ms, wire_msg *m, char *err, size_t err
     const uint8_t *body;
     size_t len;
     int rc = cli_recv(c, timeout_ms, &body, &len, err, errlen);
-    if (rc != 1) return rc;
+    if (rc != CLI_RECV_MSG) return rc;
     int d = wire_msg_decode(body, len, m);
     if (d) {
         snprintf(err, errlen, "server sent malformed msgpack: %s", wire_strerror(d));
-        return -1;
+        return CLI_EPROTO;
     }
-    return 1;
-}
-
-int cli_msg_is(const wire_msg *m, const char *t)
-{
-    const char *s;
-    size_t n;
-    return wire_get_str(m, "t", &s, &n) == 0 && wire_str_eq((const uint8_t *)s, n, t);
+    return CLI_RECV_MSG;
 }
 
 int cli_hello(cli_conn *c, const char *name, const char *token, wire_msg *welcome, char *err,
@@ -173,50 +431,27 @@ int cli_hello(cli_conn *c, const char *name, const char *token, wire_msg *welcom
 {
     wire_buf b;
     wire_buf_init(&b);
-    wire_msg_begin(&b);
-    wire_put_map(&b, token ? 4 : 3);
-    wire_put_str(&b, "t"); wire_put_str(&b, "hello");
-    wire_put_str(&b, "v"); wire_put_uint(&b, 1);
-    wire_put_str(&b, "name"); wire_put_str(&b, name);
-    if (token) {
-        wire_put_str(&b, "token");
-        wire_put_str(&b, token);
-    }
-    wire_msg_end(&b);
+    cli_put_hello(&b, name, token);
     int rc = cli_send(c, &b);
     wire_buf_free(&b);
     if (rc) {
         snprintf(err, errlen, "sending hello failed: %s", strerror(errno));
-        return -1;
+        return CLI_EPROTO;
     }
     rc = cli_recv_msg(c, 10000, welcome, err, errlen);
-    if (rc == 0) snprintf(err, errlen, "no welcome within 10 s");
-    if (rc != 1) return -1;
+    if (rc == CLI_RECV_TIMEOUT) snprintf(err, errlen, "no welcome within 10 s");
+    if (rc != CLI_RECV_MSG) return CLI_EPROTO;
     if (cli_msg_is(welcome, "error")) {
-        const char *code = "?", *msg = "?";
-        size_t cl = 1, ml = 1;
-        wire_get_str(welcome, "code", &code, &cl);
-        wire_get_str(welcome, "msg", &msg, &ml);
-        snprintf(err, errlen, "refused: %.*s: %.*s", (int)cl, code, (int)ml, msg);
-        return -1;
+        cli_error e;
+        cli_error_read(welcome, "?", &e);
+        snprintf(err, errlen, "refused: %.*s: %.*s", (int)e.code_len, e.code, (int)e.msg_len, e.msg);
+        return CLI_EPROTO;
     }
     if (!cli_msg_is(welcome, "welcome")) {
         snprintf(err, errlen, "expected welcome");
-        return -1;
+        return CLI_EPROTO;
     }
-    return 0;
-}
-
-void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view)
-{
-    wire_msg_begin(b);
-    wire_put_map(b, 3 + (enc != NULL) + (view != NULL));
-    wire_put_str(b, "t"); wire_put_str(b, "sub");
-    wire_put_str(b, "world"); wire_put_uint(b, world);
-    wire_put_str(b, "every"); wire_put_uint(b, every);
-    if (enc) { wire_put_str(b, "enc"); wire_put_str(b, enc); }
-    if (view) { wire_put_str(b, "view"); wire_put_str(b, view); }
-    wire_msg_end(b);
+    return CLI_OK;
 }
 
 void cli_frame_free(cli_frame *cf)
@@ -233,53 +468,52 @@ int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
     const char *enc;
     size_t encl;
     const wire_val *data = wire_msg_get(m, "data"), *pal = wire_msg_get(m, "pal");
-    if (wire_get_u64(m, "world", &world) || wire_get_u64(m, "tick", &tick) ||
-        wire_get_bool(m, "key", &key) || wire_get_u64(m, "w", &w) || wire_get_u64(m, "h", &h) ||
+    if (cli_frame_header(m, &world, &tick, &key) || wire_get_u64(m, "w", &w) || wire_get_u64(m, "h", &h) ||
         wire_get_u64(m, "pv", &pv) || wire_get_u64(m, "fh", &fh) || wire_get_u64(m, "sh", &sh) ||
         wire_get_str(m, "enc", &enc, &encl) || !data || data->type != WIRE_BIN) {
         snprintf(err, errlen, "frame message lacks a field or has a mistyped one");
-        return -1;
+        return CLI_EPROTO;
     }
     if (w < 1 || w > 4096 || h < 1 || h > 4096) {
         snprintf(err, errlen, "frame size %llux%llu is out of range", (unsigned long long)w,
                  (unsigned long long)h);
-        return -1;
+        return CLI_EPROTO;
     }
     if (!cf->f.px || cf->f.w != w || cf->f.h != h) {
         if (!key) {
             snprintf(err, errlen, "a delta for a frame size never keyed");
-            return -3;
+            return CLI_ENOKEY;
         }
         sim_frame_free(&cf->f);
         if (sim_frame_init(&cf->f, (int)w, (int)h) != 0) {
             snprintf(err, errlen, "out of memory for a %llux%llu frame", (unsigned long long)w,
                      (unsigned long long)h);
-            return -1;
+            return CLI_EPROTO;
         }
         cf->have_key = 0;
     }
     if (!key && !cf->have_key) {
         snprintf(err, errlen, "a delta arrived before any keyframe");
-        return -3;
+        return CLI_ENOKEY;
     }
     if (pal) {
         if (pal->type != WIRE_BIN || pal->n % 3 || pal->n == 0 || pal->n > 768) {
             snprintf(err, errlen, "pal must be 3..768 bytes, a multiple of 3");
-            return -1;
+            return CLI_EPROTO;
         }
         memcpy(cf->f.pal.rgb, pal->p, pal->n);
         cf->f.pal.count = (uint16_t)(pal->n / 3);
     } else if (key || cf->f.pal.version != (uint32_t)pv) {
         if (key) {
             snprintf(err, errlen, "a keyframe without its palette");
-            return -1;
+            return CLI_EPROTO;
         }
     }
     cf->f.pal.version = (uint32_t)pv;
     if (wire_str_eq((const uint8_t *)enc, encl, "raw")) {
         if (data->n != w * h) {
             snprintf(err, errlen, "raw data is %u bytes, not %llu", data->n, (unsigned long long)(w * h));
-            return -1;
+            return CLI_EPROTO;
         }
         memcpy(cf->f.px, data->p, data->n);
     } else if (wire_str_eq((const uint8_t *)enc, encl, "tile.zst")) {
@@ -289,13 +523,13 @@ int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
         if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
             content > bound) {
             snprintf(err, errlen, "tile.zst data is not one zstd frame of at most %zu bytes", bound);
-            return -1;
+            return CLI_EPROTO;
         }
         if (cf->zcap < bound) {
             uint8_t *p = realloc(cf->zbuf, bound);
             if (!p) {
                 snprintf(err, errlen, "out of memory");
-                return -1;
+                return CLI_EPROTO;
             }
             cf->zbuf = p;
             cf->zcap = bound;
@@ -304,17 +538,17 @@ int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
         if (ZSTD_isError(n) || codec_decode(cf->zbuf, n, cf->f.px, (int)w, (int)h, key) != CODEC_OK) {
             snprintf(err, errlen, "tile.zst data does not decode");
             cf->have_key = 0;
-            return -1;
+            return CLI_EPROTO;
         }
     } else if (wire_str_eq((const uint8_t *)enc, encl, "tile")) {
         if (codec_decode(data->p, data->n, cf->f.px, (int)w, (int)h, key) != CODEC_OK) {
             snprintf(err, errlen, "tile data does not decode");
             cf->have_key = 0;
-            return -1;
+            return CLI_EPROTO;
         }
     } else {
         snprintf(err, errlen, "unknown encoding '%.*s'", (int)encl, enc);
-        return -1;
+        return CLI_EPROTO;
     }
     cf->have_key = 1;
     cf->world = (uint32_t)world;
@@ -322,7 +556,7 @@ int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
     cf->sh = sh;
     if (sim_frame_hash(&cf->f) != fh) {
         snprintf(err, errlen, "frame hash mismatch at tick %llu", (unsigned long long)tick);
-        return -2;
+        return CLI_EHASH;
     }
-    return 0;
+    return CLI_OK;
 }

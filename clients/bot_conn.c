@@ -1,0 +1,314 @@
+/* bot_conn.c — `viv bot`'s transport: one libuv loop, thousands of TCP connections. Connects,
+ * writes (at once when the socket takes the bytes, else a queued copy), reads into one shared
+ * buffer and splits the stream into messages with net.h's framing rule, and records how each
+ * connection ended. What a message means is bot_roles.c's business. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bot.h"
+
+void bot_conn_name(const bot_conn *c, char *out, size_t cap)
+{
+    if (c->role == ROLE_CONTROL) snprintf(out, cap, "control connection");
+    else snprintf(out, cap, "%s %d", bot_role_names[c->role], c->idx);
+}
+
+static void on_close(uv_handle_t *h) { (void)h; }
+
+void bot_conn_close(bot_conn *c)
+{
+    if (!c->open) return;
+    c->open = 0;
+    uv_close((uv_handle_t *)&c->tcp, on_close);
+}
+
+/* ---- writing ------------------------------------------------------------------------------------ */
+typedef struct bot_write {
+    uv_write_t req;
+    uint8_t data[];
+} bot_write;
+
+void bot_conn_lost(bot_conn *c, int status);
+
+static void on_write(uv_write_t *req, int status)
+{
+    bot_write *w = (bot_write *)req;
+    bot_conn *c = req->data;
+    free(w);
+    if (status < 0 && status != UV_ECANCELED && c->open) bot_conn_lost(c, status);
+}
+
+/* Send framed bytes: written at once when the socket takes them (the usual case: small
+ * messages), else queued in a copy. 0, or -1 if the connection was closed. */
+static int conn_send(bot_conn *c, const uint8_t *p, size_t n)
+{
+    if (!c->open) return -1;
+    uv_stream_t *st = (uv_stream_t *)&c->tcp;
+    if (uv_stream_get_write_queue_size(st) == 0) {
+        uv_buf_t buf = uv_buf_init((char *)p, (unsigned)n);
+        int r = uv_try_write(st, &buf, 1);
+        if (r == (int)n) return 0;
+        if (r > 0) {
+            p += r;
+            n -= (size_t)r;
+        } else if (r != UV_EAGAIN) {
+            bot_conn_lost(c, r);
+            return -1;
+        }
+    }
+    bot_write *w = malloc(sizeof *w + n);
+    if (!w) {
+        bot_conn_lost(c, UV_ENOMEM);
+        return -1;
+    }
+    memcpy(w->data, p, n);
+    w->req.data = c;
+    uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)n);
+    int rc = uv_write(&w->req, st, &buf, 1, on_write);
+    if (rc < 0) {
+        free(w);
+        bot_conn_lost(c, rc);
+        return -1;
+    }
+    return 0;
+}
+
+/* Send the message built in wb and empty it. wb is emptied first: a failed send can cascade
+ * (connection lost → ramp done → a stats request) into building another message in the same
+ * buffer, and conn_send no longer needs the bytes by then. */
+int bot_conn_send_buf(bot_conn *c, wire_buf *wb)
+{
+    const uint8_t *p = wb->p;
+    size_t n = wb->len;
+    int oom = wb->oom;
+    wire_buf_reset(wb);
+    return oom ? -1 : conn_send(c, p, n);
+}
+
+/* ---- connection outcomes ---------------------------------------------------------------------------- */
+void bot_conn_fail(bot_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bot_conn_fail(bot_conn *c, const char *fmt, ...)
+{
+    bot *b = c->b;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (c->state == ST_FAILED) return;
+    c->state = ST_FAILED;
+    b->failed[c->role]++;
+    bot_tally_add(&b->fail_reasons, why, strlen(why));
+    if (c->inflight) {
+        c->inflight = 0;
+        b->inflight--;
+    }
+    bot_conn_close(c);
+    if (c->role == ROLE_CONTROL) {
+        bot_fatal(b, "cannot connect to %s: %s%s", b->o.host, why,
+              strstr(why, "refused") ? " (is vivd running? see --host)" : "");
+        return;
+    }
+    bot_ramp_fill(b);
+}
+
+void bot_conn_ready(bot_conn *c)
+{
+    bot *b = c->b;
+    c->state = ST_READY;
+    b->ok[c->role]++;
+    if (c->inflight) {
+        c->inflight = 0;
+        b->inflight--;
+    }
+}
+
+/* The server closed the connection, or a read or write failed. */
+void bot_conn_lost(bot_conn *c, int status)
+{
+    bot *b = c->b;
+    if (!c->open) return;
+    if (c->state == ST_CONNECTING || c->state == ST_HELLO || c->state == ST_SUB) {
+        bot_conn_fail(c, "%s before the %s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
+                  c->state == ST_SUB ? "first frame" : "welcome");
+        return;
+    }
+    char why[160];
+    snprintf(why, sizeof why, "%s%s%s%s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
+             c->last_err[0] ? " (last error: " : "", c->last_err, c->last_err[0] ? ")" : "");
+    bot_conn_close(c);
+    if (c->role == ROLE_SLOW && b->phase == P_DRAIN) {
+        c->state = ST_DROPPED;
+        b->slow_dropped++;
+        return;
+    }
+    c->state = ST_LOST;
+    b->lost[c->role]++;
+    bot_tally_add(&b->lost_reasons, why, strlen(why));
+    if (c->role == ROLE_CONTROL && b->phase <= P_FINAL) {
+        fprintf(stderr, "viv bot: the control connection was closed: %s\n", why);
+        if (b->phase == P_CONTROL) bot_fatal(b, "the control connection was closed: %s", why);
+        else if (b->phase == P_FINAL) b->final_stats = 1;
+    }
+}
+
+/* ---- reading ----------------------------------------------------------------------------------- */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    bot_conn *c = h->data;
+    (void)suggested;
+    /* libuv calls alloc, read(2) and the read callback in turn for one stream at a time, so one
+     * buffer serves every connection; only unfinished messages are copied out. */
+    *buf = uv_buf_init((char *)c->b->rbuf, BOT_READ_BUF);
+}
+
+static int pend_reserve(bot_conn *c, size_t need)
+{
+    if (c->pcap >= need) return 0;
+    size_t nc = c->pcap ? c->pcap : 4096;
+    while (nc < need) nc *= 2;
+    uint8_t *p = realloc(c->pend, nc);
+    if (!p) return -1;
+    c->pend = p;
+    c->pcap = nc;
+    return 0;
+}
+
+/* A length the stream cannot be resynchronised after: counted, and the connection dropped. */
+static void bad_len(bot_conn *c, uint32_t n)
+{
+    char name[48];
+    bot_conn_name(c, name, sizeof name);
+    fprintf(stderr, "viv bot: %s: the server sent a message length of %u bytes; dropping it\n",
+            name, n);
+    c->b->malformed++;
+    bot_conn_lost(c, UV_EPROTO);
+}
+
+/* Split the bytes into messages (cli_msg_split, the framing rule of net.h): finish a carried-over
+ * one first, then handle whole messages in place, and carry the tail. */
+static void conn_feed(bot_conn *c, const uint8_t *p, size_t left)
+{
+    uint32_t n;
+    if (c->plen) {
+        if (c->plen < 4) {
+            size_t k = 4 - c->plen < left ? 4 - c->plen : left;
+            memcpy(c->pend + c->plen, p, k);
+            c->plen += k;
+            p += k;
+            left -= k;
+            if (c->plen < 4) return;
+        }
+        if (cli_msg_split(c->pend, 4, &n) == CLI_EPROTO) { bad_len(c, n); return; }
+        size_t total = 4 + (size_t)n;
+        if (pend_reserve(c, total)) { bot_conn_lost(c, UV_ENOMEM); return; }
+        size_t k = total - c->plen < left ? total - c->plen : left;
+        memcpy(c->pend + c->plen, p, k);
+        c->plen += k;
+        p += k;
+        left -= k;
+        if (c->plen < total) return;
+        c->plen = 0;
+        if (bot_conn_message(c, c->pend + 4, n) || !c->open) return;
+    }
+    int split;
+    while ((split = cli_msg_split(p, left, &n)) == CLI_RECV_MSG) {
+        if (bot_conn_message(c, p + 4, n) || !c->open) return;
+        p += 4 + (size_t)n;
+        left -= 4 + (size_t)n;
+    }
+    if (split == CLI_EPROTO) { bad_len(c, n); return; }
+    if (left) {
+        if (pend_reserve(c, left < 4 ? 4 : left)) { bot_conn_lost(c, UV_ENOMEM); return; }
+        memcpy(c->pend, p, left);
+        c->plen = left;
+    }
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    bot_conn *c = st->data;
+    bot *b = c->b;
+    if (!c->open) return;
+    if (nread < 0) {
+        bot_conn_lost(c, (int)nread);
+        return;
+    }
+    if (nread == 0) return;
+    if (c->role == ROLE_SLOW) {           /* only read while draining at the end */
+        b->slow_drained_bytes += (uint64_t)nread;
+        return;
+    }
+    if (b->phase == P_RUN) b->bytes += (uint64_t)nread;
+    conn_feed(c, (const uint8_t *)buf->base, (size_t)nread);
+}
+
+/* ---- connecting ---------------------------------------------------------------------------------- */
+static void on_connect(uv_connect_t *req, int status)
+{
+    bot_conn *c = req->data;
+    bot *b = c->b;
+    if (!c->open) return;
+    if (status < 0) {
+        bot_conn_fail(c, "connect: %s", uv_strerror(status));
+        return;
+    }
+    c->state = ST_HELLO;
+    uv_tcp_nodelay(&c->tcp, 1);     /* inputs and stats are small: no Nagle wait for their acks */
+    if (c->role != ROLE_SLOW) {
+        int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        if (rc) {
+            bot_conn_fail(c, "read: %s", uv_strerror(rc));
+            return;
+        }
+    }
+    char name[48];
+    if (c->role == ROLE_CONTROL) snprintf(name, sizeof name, "bot-control");
+    else if (c->role == ROLE_VIEWER) snprintf(name, sizeof name, "bot-%d", c->idx);
+    else snprintf(name, sizeof name, "bot-%s-%d", bot_role_names[c->role], c->idx);
+    const char *token = c->role == ROLE_PLAYER ? b->o.token : NULL;
+    cli_put_hello(&b->wb, name, token);
+    if (c->role == ROLE_SLOW)     /* hello and sub at once: it will never read the welcome */
+        cli_put_sub(&b->wb, b->world, 1, "raw", NULL);
+    if (bot_conn_send_buf(c, &b->wb)) return;
+    if (c->role == ROLE_SLOW) {
+        bot_conn_ready(c);
+        bot_ramp_fill(b);
+    }
+}
+
+void bot_conn_read_start(bot_conn *c)
+{
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+void bot_conn_start(bot_conn *c)
+{
+    bot *b = c->b;
+    c->started_ns = now_ns();
+    c->state = ST_CONNECTING;
+    c->inflight = 1;
+    b->inflight++;
+    int rc;
+    if (c->role == ROLE_SLOW) {
+        rc = uv_tcp_init_ex(b->loop, &c->tcp, b->addr.ss_family);
+        if (rc == 0) {
+            uv_os_fd_t fd;
+            int small = BOT_SLOW_RCVBUF;
+            if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        }
+    } else {
+        rc = uv_tcp_init(b->loop, &c->tcp);
+    }
+    if (rc) {
+        bot_conn_fail(c, "socket: %s", uv_strerror(rc));
+        return;
+    }
+    c->open = 1;
+    c->tcp.data = c;
+    c->creq.data = c;
+    rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&b->addr, on_connect);
+    if (rc) bot_conn_fail(c, "connect: %s", uv_strerror(rc));
+}

@@ -1,0 +1,194 @@
+/* view.h — the parts of `viv view` (private to clients/view*.c). See view.c for what it does.
+ *
+ *   view.c          options, the welcome and the server's messages, the two run modes, main
+ *   view_welcome.c  what the welcome says about each world (inputs, ranges, names, views)
+ *   view_modes.c    the world modes: one row per world kind with its key and mouse handling and
+ *                   its status hints, and the default for a kind without a row
+ *   view_keys.c     the key map: escape sequences, mouse reports, the keys every world shares
+ *   view_screen.c   the half-block picture: fitting, diffing, ANSI output; the status line
+ *   view_term.c     the terminal: size, raw mode, the alternate screen, signals */
+#ifndef VIVARIUM_VIEW_H
+#define VIVARIUM_VIEW_H
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <termios.h>
+#include "net.h"
+
+#define VW_NAME CLI_NAME_MAX
+#define VW_MAX_VIEWS 8
+#define VW_MAX_INPUTS 16
+#define VW_MAX_ENUMS 4
+#define VW_MAX_VALUES 64
+#define VW_NONE 0x01000000u       /* no pixel here: the terminal's own background */
+#define VW_UNSET 0xFFFFFFFFu      /* an SGR colour the terminal is not known to have */
+#define VW_WAIT_MS 10000          /* --frames gives up when the server is silent this long */
+#define VW_DRAIN_MAX 512          /* messages applied per loop turn before the keys get a look */
+#define VW_STALE_KEYS 0.1         /* a partial escape sequence older than this is a lone Esc */
+/* Strokes send at most this many inputs per tick-long window: two windows can meet in one
+ * server tick, and 2 x 12 stays under its 32 (the 33rd is rate_limited, and 16 errors end the
+ * connection). */
+#define VW_INPUTS_PER_TICK 12
+
+/* ---- what the welcome says about a world ------------------------------------------------------- */
+typedef struct vw_enum {
+    char name[VW_NAME];
+    int n;
+    char value[VW_MAX_VALUES][VW_NAME];
+    int id[VW_MAX_VALUES];
+} vw_enum;
+
+enum { VW_PRESS, VW_MOTION, VW_RELEASE };          /* what the left mouse button did */
+
+typedef struct vw_world vw_world;
+typedef struct vw_view vw_view;
+
+/* A world mode: what the keys and the left mouse button do in a world, and what the status line
+ * adds. Every hook may be NULL (nothing to do). Modes only send inputs the world described in
+ * its welcome, so a mode never needs to know a kind's rules. */
+typedef struct vw_mode {
+    const char *name;                 /* "paint", "grab", "watch" */
+    /* Fit the mode to a world: find the inputs it uses. 0, or -1 when the world lacks them. */
+    int (*fit)(vw_world *w);
+    /* A key the common key map (view_keys.c) does not use. 0, or -1: sending failed. */
+    int (*key)(vw_view *v, vw_world *w, uint8_t ch);
+    /* The left button did VW_PRESS, VW_MOTION or VW_RELEASE at frame pixel (x, y); motion only
+     * when the pixel changed. Updates v->last_x/y as it sends. 0, or -1: sending failed. */
+    int (*pointer)(vw_view *v, vw_world *w, int what, int x, int y);
+    /* The world stops being watched while the button is down: let go of what is held. */
+    int (*leave)(vw_view *v, vw_world *w);
+    /* For a player or admin: the mode's part of the status line, and its key hints. */
+    void (*status)(const vw_view *v, const vw_world *w, char *s, size_t cap);
+    const char *(*hints)(const vw_world *w);
+} vw_mode;
+
+/* One row per world kind the viewer knows: its mode and the first value of the paint enum. */
+typedef struct vw_kind_row {
+    const char *kind;
+    const vw_mode *mode;
+    const char *first_value;          /* a value name of the paint enum to start with, or NULL */
+} vw_kind_row;
+
+struct vw_world {
+    uint32_t id;
+    char kind[VW_NAME];
+    int w, h, hz;
+    int nviews;
+    char views[VW_MAX_VIEWS][VW_NAME];
+    int ninputs;
+    cli_input_desc inputs[VW_MAX_INPUTS];
+    int nenums;
+    vw_enum enums[VW_MAX_ENUMS];
+    /* The mode (view_mode_pick), and what it found among the inputs. */
+    const vw_mode *mode;
+    int in_paint, in_grab, in_drag, in_release;        /* input indexes, or -1 */
+    int paint_enum, paint_enum_arg;   /* the enum the paint input takes, and which arg; or -1 */
+    int element;                      /* the chosen value of that enum */
+};
+
+typedef struct vw_opts {
+    const char *host, *world, *token, *view;
+    uint32_t every;
+    long frames;                      /* 0: interactive */
+    int cols, rows;                   /* --size */
+    int size_given;
+} vw_opts;
+
+/* ---- the screen --------------------------------------------------------------------------------- */
+typedef struct vw_out {
+    char *p;
+    size_t len, cap;
+    int oom;
+} vw_out;
+
+typedef struct vw_screen {
+    int cols, rows;                   /* the whole terminal: picture rows-1, status the last row */
+    uint64_t *want, *have;            /* per cell: upper colour << 32 | lower colour */
+    int have_valid;                   /* have[] mirrors the terminal */
+    int *colmap, *rowmap;             /* frame x per column, frame y per half-row; -1: outside */
+    int fw, fh;                       /* the frame size the maps were built for (0: none yet) */
+    int ox, oy, ow, oh;               /* picture offset and size in columns and half-rows */
+    int num, den;                     /* frame pixels per screen pixel: num / den */
+    char status[512];                 /* the status line as last drawn */
+    int status_valid;
+    uint32_t fg, bg;                  /* the SGR colours the terminal has now */
+    int cur_r, cur_c;                 /* the cursor, or cur_r = -1 when unknown */
+} vw_screen;
+
+struct vw_view {
+    vw_opts o;
+    cli_conn conn;
+    wire_buf b;
+    vw_world *worlds;
+    int nworlds, cur;
+    char role[16];
+    int can_input;                    /* player or admin */
+    cli_frame frame;
+    int frame_ok;                     /* frame holds a verified picture of the current world */
+    int frame_new;                    /* ... not drawn yet */
+    vw_screen scr;
+    vw_out out;
+    /* terminal */
+    int tty_on, sigfd, sigmask_on;
+    struct termios saved;
+    sigset_t oldmask;
+    uint8_t kbuf[256];
+    size_t klen;
+    double ktime;
+    /* pointer */
+    int pressed, last_x, last_y;
+    uint32_t seq;
+    double in_t0;                     /* the current input window, and what it has sent */
+    int in_count;
+    /* counters */
+    uint64_t frames_rx, frames_drawn, inputs_sent, acks, errors, resyncs;
+    char last_err[40];
+    char final_err[200];              /* the last error, when nothing followed it */
+    char note[48];                    /* news for the status line, shown for a few seconds */
+    double note_t;
+    double win_t0, fps, dps, bps;     /* the rates' one-second window, and the last rates */
+    uint64_t win_frames, win_drawn, win_bytes;
+    int have_rates;
+    char err[512];
+};
+
+double vw_now(void);
+
+/* view.c: messages to the server */
+int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
+int view_switch(vw_view *v, int dir);
+
+/* view_welcome.c */
+/* The welcome's role and worlds into v. 0, or -1 with the reason in v->err. */
+int view_read_welcome(vw_view *v, const wire_msg *m);
+/* --world ID|KIND, or the first world. 0, or -1 with the reason in v->err. */
+int view_pick_world(vw_view *v);
+int vw_world_has_view(const vw_world *w, const char *name);
+const char *vw_enum_name(const vw_enum *e, int id);
+
+/* view_modes.c */
+/* Choose w's mode: its kind's row when the world has that mode's inputs, else the first mode
+ * of the default list its inputs fit (watch only when none does). */
+void view_mode_pick(vw_world *w);
+/* The left button at terminal cell (col, row), 0-based. 0, or -1 when sending failed. */
+int view_pointer(vw_view *v, int col, int row, int what);
+
+/* view_keys.c */
+/* Feed bytes from the keyboard. 1: quit; 0: go on; -1: the server is unreachable (v->err). */
+int view_keys(vw_view *v, const uint8_t *p, size_t n, double now);
+
+/* view_screen.c */
+void vw_screen_free(vw_screen *s);
+int vw_screen_resize(vw_screen *s, int cols, int rows);
+int vw_screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx, int *fy);
+void view_rates(vw_view *v, double now);
+int view_draw(vw_view *v, double now);
+int vw_write_all(int fd, const char *p, size_t n);
+
+/* view_term.c */
+void vw_term_size(int *cols, int *rows);
+int vw_term_enter(vw_view *v);
+void vw_term_leave(vw_view *v);
+
+#endif
