@@ -14,7 +14,7 @@
 #include <time.h>
 #include <zstd.h>
 #include "codec.h"
-#include "sim.h"
+#include "cycle/scene.h"
 #include "wire.h"
 
 static double now(void)

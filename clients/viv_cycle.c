@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "replay.h"
 #include "files.h"
+#include "cycle/scene.h"
 
 static void cycle_usage(FILE *out)
 {
