@@ -8,8 +8,8 @@
 int main(int argc, char **argv)
 {
     Suite *(*const makers[])(void) = {
-        suite_rng, suite_dmath, suite_raster, suite_world, suite_sand, suite_verlet, suite_terrarium, suite_wire, suite_codec, suite_server, suite_record,
-        suite_replay, suite_cycle,
+        suite_rng, suite_dmath, suite_raster, suite_world, suite_kinds, suite_sand, suite_verlet, suite_terrarium, suite_wire, suite_codec, suite_server, suite_record,
+        suite_replay, suite_cycle, suite_scene, suite_ilbm, suite_ccjson,
         suite_robust,
     };
     SRunner *sr = srunner_create(NULL);

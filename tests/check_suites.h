@@ -6,10 +6,14 @@ Suite *suite_rng(void);
 Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
+Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sync test */
 Suite *suite_sand(void);
 Suite *suite_verlet(void);
 Suite *suite_terrarium(void);
 Suite *suite_cycle(void);
+Suite *suite_scene(void);
+Suite *suite_ilbm(void);
+Suite *suite_ccjson(void);
 Suite *suite_wire(void);
 Suite *suite_codec(void);
 Suite *suite_server(void);
