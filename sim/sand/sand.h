@@ -1,4 +1,4 @@
-/* sand.h — private to sim/sand.c and its tests: cell layout and inspection helpers. */
+/* sand.h — private to sim/sand/sand.c and its tests: cell layout and inspection helpers. */
 #ifndef VIVARIUM_SAND_H
 #define VIVARIUM_SAND_H
 #include "sim_internal.h"
