@@ -7,10 +7,11 @@ Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
 Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sync test */
-Suite *suite_sand(void);
+/* Every kind has a suite of its own, suite_<kind> in tests/check_<kind>.c (sim/kinds.h). */
+#define SIM_KIND(name) Suite *suite_##name(void);
+#include "kinds.h"
+#undef SIM_KIND
 Suite *suite_verlet(void);
-Suite *suite_terrarium(void);
-Suite *suite_cycle(void);
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);
