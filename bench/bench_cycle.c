@@ -15,6 +15,7 @@
 #include <time.h>
 #include "sim.h"
 #include "msg.h"
+#include "cycle/scene.h"
 #include "wire.h"
 
 static double now(void)

@@ -1,7 +1,7 @@
 /* viv_cycle.c — `viv cycle`: palette-cycling scene files. `convert` reads an IFF ILBM/PBM or a
  * Canvas Cycle JSON scene (or paints a procedural one) and writes it as either format, and as a
  * PNG with its palette at a chosen tick; `info` says what a scene file holds. The decoding and
- * encoding are the core's (sim/ilbm.c, sim/ccjson.c): this file only reads and writes files. */
+ * encoding are the core's (sim/cycle/ilbm.c, sim/cycle/ccjson.c): this file only reads and writes files. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "replay.h"
 #include "files.h"
+#include "cycle/scene.h"
 
 static void cycle_usage(FILE *out)
 {

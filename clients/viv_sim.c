@@ -15,11 +15,14 @@ static void sim_usage(FILE *out)
     fprintf(out,
         "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
         "               [--every K] [--render-all] [--view NAME] [--png OUT] [--scale S]\n"
+        "       viv sim --list-kinds\n"
         "\n"
         "Runs a world with no server. After every K ticks, and after the last tick, prints\n"
         "  <tick> <state-hash, 16 hex> <frame-hash, 16 hex>\n"
         "where <tick> is the number of ticks stepped so far.\n"
         "\n"
+        "  --list-kinds     print the world kinds, one a line: <name> <id> <hz>, in registry order\n"
+        "                   (sim/kinds.h); scripts take the names with `awk '{print $1}'`\n"
         "  --world KIND     world kind:");
     for (int i = 0; i < sim_kind_count(); i++) fprintf(out, " %s", sim_kind_at(i)->name);
     fprintf(out, "\n"
@@ -85,6 +88,13 @@ int cli_sim_main(int argc, char **argv)
         int takes = 1;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             sim_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--list-kinds") == 0) {
+            /* The one list of kinds, for scripts (tests/golden.sh, tests/cross.sh): the name
+             * first, so `awk '{print $1}'` gives the names. */
+            for (int k = 0; k < sim_kind_count(); k++)
+                printf("%s %u %u\n", sim_kind_at(k)->name, (unsigned)sim_kind_at(k)->id,
+                       (unsigned)sim_kind_at(k)->hz);
             return 0;
         } else if (strcmp(a, "--render-all") == 0) {
             render_all = 1;

@@ -62,9 +62,9 @@ void sim__fmt(char *dst, size_t cap, const char *fmt, ...);
 /* The kind's own state, for tests that inspect a world from inside. */
 void *sim__world_impl(sim_world *w);
 
-/* The registered kinds. */
-extern const sim_kind sim__kind_sand;
-extern const sim_kind sim__kind_terrarium;
-extern const sim_kind sim__kind_cycle;
+/* The registered kinds: one `sim__kind_<name>` per line of kinds.h, defined in sim/<name>/. */
+#define SIM_KIND(name) extern const sim_kind sim__kind_##name;
+#include "kinds.h"
+#undef SIM_KIND
 
 #endif

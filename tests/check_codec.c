@@ -10,6 +10,7 @@
 #include "check_suites.h"
 #include "codec.h"
 #include "sim.h"
+#include "script.h"
 
 #define T CODEC_TILE
 
@@ -84,20 +85,7 @@ static void fill_k_colours(uint8_t *px, int w, int h, int k, sim_rng *r)
         }
 }
 
-static sim_world *mk_sand(const char *params)
-{
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "sand";
-    c.seed = 1;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    ck_assert_msg(w != NULL, "create failed: %s", err);
-    return w;
-}
+static sim_world *mk_sand(const char *params) { return script_world("sand", 1, params); }
 
 /* ---- round trips ------------------------------------------------------------------------------- */
 static const int SIZES[][2] = { { 1, 1 }, { 15, 17 }, { 16, 16 }, { 17, 16 }, { 320, 180 },

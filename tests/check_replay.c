@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "check_suites.h"
 #include "read.h"
+#include "script.h"
 
 #define PARAMS "w=64,h=48,scene=demo"
 #define TICKS 240
@@ -61,20 +62,7 @@ static const char *tmp(const char *name)
     return buf[k];
 }
 
-static sim_world *mk(uint64_t seed)
-{
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "sand";
-    c.seed = seed;
-    c.params = PARAMS;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    ck_assert_msg(w != NULL, "create failed: %s", err);
-    return w;
-}
+static sim_world *mk(uint64_t seed) { return script_world("sand", seed, PARAMS); }
 
 /* Record one headless session of world w through the real recorder: a paint of water every 25
  * ticks from tick 10, hashes every tick, a checkpoint every CP_EVERY ticks. Returns the id. */

@@ -8,20 +8,7 @@
 #include "script.h"
 #include "sand/sand.h"
 
-static sim_world *mk(uint64_t seed, const char *params)
-{
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "sand";
-    c.seed = seed;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    ck_assert_msg(w != NULL, "create failed: %s", err);
-    return w;
-}
+static sim_world *mk(uint64_t seed, const char *params) { return script_world("sand", seed, params); }
 
 static int el_id(const char *name)
 {
@@ -53,52 +40,24 @@ static int at(sim_world *w, int x, int y) { return sand__element(sim__world_impl
 static int count(sim_world *w, const char *el) { return sand__count(sim__world_impl(w), el_id(el)); }
 
 /* ---- golden and sync --------------------------------------------------------------------------- */
-/* The golden chain: seed 42, default demo, tests/golden/sand.inputs, state and frame hashes every
- * 100 ticks for 3,000 ticks, against tests/golden/sand.chain (written by `make golden`, which is
- * only ever run on purpose: a changed chain means every recorded replay changed too). */
+/* The golden chain (tests/golden/sand.args and .inputs: seed 42, the default demo, 3,000 ticks)
+ * against tests/golden/sand.chain, written by `make golden`, which is only ever run on purpose: a
+ * changed chain means every recorded replay changed too. The suite "kinds" runs it as well. */
 START_TEST(golden_chain)
 {
-    script s = script_load("sand", "golden/sand.inputs");
-    ck_assert_uint_gt(s.n, 10);
-    sim_world *w = mk(42, "");
-    ck_assert_int_eq(script_golden(w, &s, "golden/sand.chain", 3000, 100), 30);
-    sim_world_destroy(w);
-    script_free(&s);
+    ck_assert_int_eq(script_golden_kind("sand", NULL), 30);
 }
 END_TEST
 
-/* GGPO's sync test: at every tick, save A, load the bytes into B (a world with another history),
- * step both with the same inputs; states and frames must agree, every tick, for 500 ticks. */
+/* GGPO's sync test (script_sync) into a world of another size and scene, every tick for 500
+ * ticks: loading replaces everything, the grid's size included. */
 START_TEST(sync_test_every_tick)
 {
     script s = script_load("sand", "golden/sand.inputs");
     sim_world *a = mk(42, "");
     sim_world *b = mk(7, "w=40,h=30,scene=bench");
     run(b, 5);
-    size_t cap = sim_world_save_max(a);
-    uint8_t *buf = malloc(cap);
-    sim_frame fa, fb;
-    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
-    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
-    size_t na = 0, nb = 0;
-    for (int t = 0; t < 500; t++) {
-        size_t n = sim_world_save(a, buf, cap);
-        ck_assert_uint_gt(n, 0);
-        ck_assert_int_eq(sim_world_load(b, buf, n), 0);
-        nb = na;
-        script_feed(a, &s, &na);
-        script_feed(b, &s, &nb);
-        sim_world_step(a);
-        sim_world_step(b);
-        ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
-        sim_world_render(a, 0, &fa);
-        sim_world_render(b, 0, &fb);
-        ck_assert_uint_eq(sim_frame_hash(&fa), sim_frame_hash(&fb));
-    }
-    ck_assert_uint_gt(na, 0);                          /* inputs happened inside the window */
-    sim_frame_free(&fa);
-    sim_frame_free(&fb);
-    free(buf);
+    ck_assert_uint_gt(script_sync(a, b, &s, 500, NULL, NULL), 0);   /* inputs inside the window */
     script_free(&s);
     sim_world_destroy(a);
     sim_world_destroy(b);

@@ -6,10 +6,15 @@ Suite *suite_rng(void);
 Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
-Suite *suite_sand(void);
+Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sync test */
+/* Every kind has a suite of its own, suite_<kind> in tests/check_<kind>.c (sim/kinds.h). */
+#define SIM_KIND(name) Suite *suite_##name(void);
+#include "kinds.h"
+#undef SIM_KIND
 Suite *suite_verlet(void);
-Suite *suite_terrarium(void);
-Suite *suite_cycle(void);
+Suite *suite_scene(void);
+Suite *suite_ilbm(void);
+Suite *suite_ccjson(void);
 Suite *suite_wire(void);
 Suite *suite_framing(void);
 Suite *suite_decoder(void);

@@ -12,17 +12,7 @@
 
 static sim_world *mk(uint64_t seed, const char *params)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "terrarium";
-    c.seed = seed;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    ck_assert_msg(w != NULL, "create failed: %s", err);
-    return w;
+    return script_world("terrarium", seed, params);
 }
 
 static terra_world *T(sim_world *w) { return sim__world_impl(w); }
@@ -71,58 +61,31 @@ static double height(terra_world *t, const sim_chunk *c)
 }
 
 /* ---- golden and sync ------------------------------------------------------------------------ */
-/* The golden chain: seed 42, the demo, tests/golden/terrarium.inputs (drags, shoves, spawns),
- * state and frame hashes every 100 ticks for 4,000 ticks against tests/golden/terrarium.chain
- * (written by `make golden`, only ever on purpose). */
+/* The golden chain (tests/golden/terrarium.args and .inputs: seed 42, the demo, drags, shoves and
+ * spawns, 4,000 ticks) against tests/golden/terrarium.chain (written by `make golden`, only ever
+ * on purpose). The suite "kinds" runs it as well; here the script's spawns are checked too. */
 START_TEST(golden_chain)
 {
-    script s = script_load("terrarium", "golden/terrarium.inputs");
-    ck_assert_uint_gt(s.n, 20);
-    sim_world *w = mk(42, "");
-    ck_assert_int_eq(script_golden(w, &s, "golden/terrarium.chain", 4000, 100), 40);
+    sim_world *w = NULL;
+    ck_assert_int_eq(script_golden_kind("terrarium", &w), 40);
     ck_assert_int_gt(T(w)->ncr, 2);                   /* the script's spawns happened */
     sim_world_destroy(w);
-    script_free(&s);
 }
 END_TEST
 
-/* GGPO's sync test: every tick, save A and load the bytes into B (a world with another history),
- * then step both with the same inputs; states and both views' frames agree, for 1,000 ticks that
- * include the script's grabs, drags, shoves and spawns. */
+static void note_grab(sim_world *a, void *ud) { *(int *)ud |= T(a)->ngrab > 0; }
+
+/* GGPO's sync test (script_sync): every tick, save A and load the bytes into B (a world with
+ * another history), then step both with the same inputs; states and both views' frames agree,
+ * for 1,000 ticks that include the script's grabs, drags, shoves and spawns. */
 START_TEST(sync_test_every_tick)
 {
     script s = script_load("terrarium", "golden/terrarium.inputs");
     sim_world *a = mk(42, ""), *b = mk(7, "scene=empty");
     run(b, 5);
-    size_t cap = sim_world_save_max(a);
-    uint8_t *buf = malloc(cap);
-    sim_frame fa, fb;
-    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
-    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
-    size_t na = 0, nb = 0;
     int grabbed = 0;
-    for (int t = 0; t < 1000; t++) {
-        size_t n = sim_world_save(a, buf, cap);
-        ck_assert_uint_gt(n, 0);
-        ck_assert_int_eq(sim_world_load(b, buf, n), 0);
-        nb = na;
-        script_feed(a, &s, &na);
-        script_feed(b, &s, &nb);
-        sim_world_step(a);
-        sim_world_step(b);
-        ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "diverged at tick %d", t + 1);
-        for (int view = 0; view < 2; view++) {
-            sim_world_render(a, view, &fa);
-            sim_world_render(b, view, &fb);
-            ck_assert_msg(sim_frame_hash(&fa) == sim_frame_hash(&fb), "view %d differs at tick %d", view, t + 1);
-        }
-        grabbed |= T(a)->ngrab > 0;
-    }
-    ck_assert_uint_gt(na, 5);                          /* inputs happened inside the window */
+    ck_assert_uint_gt(script_sync(a, b, &s, 1000, note_grab, &grabbed), 5);  /* inputs inside */
     ck_assert(grabbed);
-    sim_frame_free(&fa);
-    sim_frame_free(&fb);
-    free(buf);
     script_free(&s);
     sim_world_destroy(a);
     sim_world_destroy(b);

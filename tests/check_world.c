@@ -4,21 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "script.h"
 #include "sand/sand.h"
 
 static sim_world *mk(const char *kind, uint64_t seed, const char *params)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = kind;
-    c.seed = seed;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    ck_assert_msg(w != NULL, "create %s failed: %s", kind, err);
-    return w;
+    return script_world(kind, seed, params);
 }
 
 START_TEST(registry_finds_kinds)

@@ -26,6 +26,15 @@ expect "viv with no command" 2 "usage: viv" -- "$viv"
 expect "unknown command" 2 "unknown command 'frobnicate'" -- "$viv" frobnicate
 expect "viv sim --help" 0 - -- "$viv" sim --help
 grep -q "paint x y r element" "$tmp/out" || fail "sim --help does not list the sand inputs"
+grep -q -- "--list-kinds" "$tmp/out" || fail "sim --help does not name --list-kinds"
+expect "viv sim --list-kinds" 0 - -- "$viv" sim --list-kinds
+# One kind a line, the name first (tests/golden.sh and tests/cross.sh read the names this way),
+# sand among them, and every name a world that runs.
+awk 'NF != 3 { bad = 1 } END { exit bad }' "$tmp/out" || fail "sim --list-kinds: want <name> <id> <hz> lines, got: $(cat "$tmp/out")"
+grep -q "^sand 1 60$" "$tmp/out" || fail "sim --list-kinds does not list 'sand 1 60'"
+for k in $(awk '{print $1}' "$tmp/out"); do
+    "$viv" sim --world "$k" --ticks 1 > /dev/null 2>&1 || fail "sim --list-kinds names '$k', which does not run"
+done
 expect "missing --world" 2 "--world KIND is required" -- "$viv" sim --ticks 5
 expect "unknown kind" 2 "unknown world kind 'marble' (kinds: sand" -- "$viv" sim --world marble
 expect "bad params" 2 "sand params: unknown key 'depth'" -- "$viv" sim --world sand --params depth=2

@@ -29,27 +29,40 @@ for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
     [ -x "$out/$b/viv" ] || { echo "cross: build $b failed" >&2; exit 1; }
 done
 
-# Workloads: each prints a hash chain. Keep them in step with tests/golden/.
+# The kinds, from the one list (sim/kinds.h via `viv sim --list-kinds`): every kind's golden run
+# (tests/golden/<kind>.args and .inputs, run in tests/golden/ as tests/golden.sh does) is a
+# workload, and its chain must match tests/golden/<kind>.chain at the end.
+kinds=$("$out/gcc-O2/viv" sim --list-kinds | awk '{print $1}')
+[ -n "$kinds" ] || { echo "cross: viv sim --list-kinds printed no kinds" >&2; exit 1; }
+for k in $kinds; do
+    [ -f "tests/golden/$k.args" ] && [ -f "tests/golden/$k.inputs" ] || {
+        echo "cross: kind '$k' has no tests/golden/$k.args and $k.inputs (docs/ADDING-A-WORLD.md)" >&2
+        exit 1
+    }
+done
+
+# Workloads: each prints a hash chain. The golden ones come from tests/golden/; the others are
+# kind-specific extras.
 run_all() {   # runner-prefix dir
     pre=$1; dir=$2
     rm -f "$dir/fuzz.failed"
-    $pre "$dir/viv" sim --world sand --seed 42 --ticks 3000 --every 10 \
-        --inputs tests/golden/sand.inputs > "$dir/sand-golden.chain"
+    # Every kind's golden script, hashes every 10 ticks (the committed chain has every 100th).
+    for k in $kinds; do
+        args=$(grep -v '^#' "tests/golden/$k.args")
+        # shellcheck disable=SC2086
+        (cd tests/golden && $pre "../../$dir/viv" sim --world "$k" $args --every 10 \
+            --inputs "$k.inputs") > "$dir/$k-golden.chain"
+    done
     $pre "$dir/viv" sim --world sand --seed 1 --ticks 20000 --every 100 > "$dir/sand-demo.chain"
     $pre "$dir/viv" sim --world sand --seed 9 --ticks 2000 --every 50 --render-all \
         --params scene=bench > "$dir/sand-bench.chain"
-    # The terrarium: the golden script (drags, shoves, spawns), the demo for five minutes rendered
-    # every tick, and the x-ray view.
-    $pre "$dir/viv" sim --world terrarium --seed 42 --ticks 4000 --every 10 \
-        --inputs tests/golden/terrarium.inputs > "$dir/terrarium-golden.chain"
+    # The terrarium: the demo for five minutes rendered every tick, and the x-ray view.
     $pre "$dir/viv" sim --world terrarium --seed 1 --ticks 12000 --every 100 --render-all \
         > "$dir/terrarium-demo.chain"
     $pre "$dir/viv" sim --world terrarium --seed 3 --ticks 1200 --every 20 --render-all --view xray \
         > "$dir/terrarium-xray.chain"
     # Palette cycling: every scene (one at another size, one through the ranges view) and a scene
     # decoded from a committed ILBM file, rendered every tick.
-    $pre "$dir/viv" sim --world cycle --seed 42 --ticks 3000 --every 10 \
-        --inputs tests/golden/cycle.inputs > "$dir/cycle-golden.chain"
     $pre "$dir/viv" sim --world cycle --seed 3 --ticks 600 --every 20 --render-all \
         --params scene=fire > "$dir/cycle-fire.chain"
     $pre "$dir/viv" sim --world cycle --seed 5 --ticks 600 --every 20 --render-all --view ranges \
@@ -81,7 +94,8 @@ for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
         status=1
     fi
 done
-for chain in sand-golden sand-demo sand-bench terrarium-golden terrarium-demo terrarium-xray cycle-golden cycle-fire cycle-dusk cycle-file fuzz; do
+golden_chains=$(for k in $kinds; do printf '%s-golden ' "$k"; done)
+for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray cycle-fire cycle-dusk cycle-file fuzz; do
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")
     [ "$lines" -gt 0 ] || { echo "cross: $chain produced no output" >&2; status=1; continue; }
@@ -94,29 +108,15 @@ for chain in sand-golden sand-demo sand-bench terrarium-golden terrarium-demo te
     done
     [ $status -eq 0 ] && echo "cross: $chain: $lines hash lines identical on gcc-O0, gcc-O2, clang-O3, aarch64-O2"
 done
-# The matrix must also agree with the committed golden chain.
-awk '$1 % 100 == 0' "$out/gcc-O2/sand-golden.chain" > "$out/sand-golden.every100"
-if ! cmp -s "$out/sand-golden.every100" tests/golden/sand.chain; then
-    echo "cross: the golden chain differs from tests/golden/sand.chain" >&2
-    diff tests/golden/sand.chain "$out/sand-golden.every100" | head -4 >&2
-    status=1
-else
-    echo "cross: golden chain matches tests/golden/sand.chain"
-fi
-awk '$1 % 100 == 0' "$out/gcc-O2/terrarium-golden.chain" > "$out/terrarium-golden.every100"
-if ! cmp -s "$out/terrarium-golden.every100" tests/golden/terrarium.chain; then
-    echo "cross: the golden chain differs from tests/golden/terrarium.chain" >&2
-    diff tests/golden/terrarium.chain "$out/terrarium-golden.every100" | head -4 >&2
-    status=1
-else
-    echo "cross: golden chain matches tests/golden/terrarium.chain"
-fi
-awk '$1 % 100 == 0' "$out/gcc-O2/cycle-golden.chain" > "$out/cycle-golden.every100"
-if ! cmp -s "$out/cycle-golden.every100" tests/golden/cycle.chain; then
-    echo "cross: the golden chain differs from tests/golden/cycle.chain" >&2
-    diff tests/golden/cycle.chain "$out/cycle-golden.every100" | head -4 >&2
-    status=1
-else
-    echo "cross: golden chain matches tests/golden/cycle.chain"
-fi
+# The matrix must also agree with every kind's committed golden chain.
+for k in $kinds; do
+    awk '$1 % 100 == 0' "$out/gcc-O2/$k-golden.chain" > "$out/$k-golden.every100"
+    if ! cmp -s "$out/$k-golden.every100" "tests/golden/$k.chain"; then
+        echo "cross: the golden chain differs from tests/golden/$k.chain" >&2
+        diff "tests/golden/$k.chain" "$out/$k-golden.every100" | head -4 >&2
+        status=1
+    else
+        echo "cross: golden chain matches tests/golden/$k.chain"
+    fi
+done
 exit $status

@@ -1,13 +1,39 @@
 #!/bin/sh
 # Re-baseline the golden hash chains. Run only on purpose (`make golden`), and say why in the
 # commit message: a changed chain means every recorded replay of that world changed too.
+#
+#   sh tests/golden.sh bin/viv           write tests/golden/<kind>.chain for every kind
+#   sh tests/golden.sh bin/viv --check   compare with the committed chains instead (writes nothing)
+#
+# Every kind that `viv sim --list-kinds` prints has a golden run: tests/golden/<kind>.inputs (the
+# scripted inputs) and tests/golden/<kind>.args (the other viv sim options, '#' comments allowed),
+# with state and frame hashes every 100 ticks. A new kind needs only those two files.
 set -eu
-viv=${1:?usage: golden.sh bin/viv}
+viv=${1:?usage: golden.sh bin/viv [--check]}
+mode=${2:-write}
 cd "$(dirname "$0")/golden"
-"../../$viv" sim --world sand --seed 42 --ticks 3000 --every 100 --inputs sand.inputs > sand.chain
-echo "golden: wrote tests/golden/sand.chain ($(wc -l < sand.chain) lines)"
-"../../$viv" sim --world terrarium --seed 42 --ticks 4000 --every 100 --inputs terrarium.inputs \
-    > terrarium.chain
-echo "golden: wrote tests/golden/terrarium.chain ($(wc -l < terrarium.chain) lines)"
-"../../$viv" sim --world cycle --seed 42 --ticks 3000 --every 100 --inputs cycle.inputs > cycle.chain
-echo "golden: wrote tests/golden/cycle.chain ($(wc -l < cycle.chain) lines)"
+status=0
+for k in $("../../$viv" sim --list-kinds | awk '{print $1}'); do
+    if [ ! -f "$k.args" ] || [ ! -f "$k.inputs" ]; then
+        echo "golden: kind '$k' has no tests/golden/$k.args and $k.inputs: add them (docs/ADDING-A-WORLD.md)" >&2
+        status=1
+        continue
+    fi
+    args=$(grep -v '^#' "$k.args")
+    # shellcheck disable=SC2086
+    if [ "$mode" = --check ]; then
+        "../../$viv" sim --world "$k" $args --every 100 --inputs "$k.inputs" > "$k.chain.new"
+        if cmp -s "$k.chain.new" "$k.chain"; then
+            echo "golden: $k matches tests/golden/$k.chain ($(wc -l < "$k.chain") lines)"
+        else
+            echo "golden: $k differs from tests/golden/$k.chain; first difference:" >&2
+            diff "$k.chain" "$k.chain.new" | head -4 >&2 || true
+            status=1
+        fi
+        rm -f "$k.chain.new"
+    else
+        "../../$viv" sim --world "$k" $args --every 100 --inputs "$k.inputs" > "$k.chain"
+        echo "golden: wrote tests/golden/$k.chain ($(wc -l < "$k.chain") lines)"
+    fi
+done
+exit $status

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SCRIPT_MAX 4096
 
@@ -71,4 +72,159 @@ int script_golden(sim_world *w, const script *s, const char *chain, int ticks, i
     fclose(fp);
     sim_frame_free(&f);
     return lines;
+}
+
+sim_world *script_world(const char *kind, uint64_t seed, const char *params)
+{
+    char err[256] = "";
+    sim_config c = sim_config_default();
+    c.kind = kind;
+    c.seed = seed;
+    c.params = params;
+    c.err = err;
+    c.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    ck_assert_msg(w != NULL, "create %s failed: %s", kind, err);
+    return w;
+}
+
+script_golden_args script_golden_args_load(const char *kind)
+{
+    script_golden_args a = { 0 };
+    char path[256], line[512];
+    snprintf(path, sizeof path, "golden/%s.args", kind);
+    FILE *fp = fopen(path, "r");
+    ck_assert_msg(fp != NULL, "missing %s: every kind needs one (docs/ADDING-A-WORLD.md)", path);
+    int have_seed = 0, have_ticks = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] == '#') continue;
+        char *save = NULL;
+        for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+            char *v = strtok_r(NULL, " \t\r\n", &save);
+            ck_assert_msg(v != NULL, "%s: %s needs a value", path, t);
+            if (strcmp(t, "--seed") == 0) {
+                a.seed = strtoull(v, NULL, 10);
+                have_seed = 1;
+            } else if (strcmp(t, "--ticks") == 0) {
+                a.ticks = atoi(v);
+                have_ticks = 1;
+            } else if (strcmp(t, "--params") == 0) {
+                ck_assert_msg(strlen(v) < sizeof a.params, "%s: --params too long", path);
+                snprintf(a.params, sizeof a.params, "%s", v);
+            } else {
+                ck_abort_msg("%s: unknown option '%s' (--seed, --ticks and --params only)", path, t);
+            }
+        }
+    }
+    fclose(fp);
+    ck_assert_msg(have_seed && have_ticks, "%s needs --seed and --ticks", path);
+    ck_assert_msg(a.ticks >= SCRIPT_GOLDEN_EVERY, "%s: --ticks below %d", path, SCRIPT_GOLDEN_EVERY);
+    return a;
+}
+
+/* Files a golden world is built from (scene=file:PATH), read relative to tests/golden/ as
+ * tests/golden.sh runs there. */
+static int golden_read(void *ud, const char *path, uint8_t **data, size_t *len, char *err,
+                       size_t errlen)
+{
+    char full[512];
+    (void)ud;
+    snprintf(full, sizeof full, "%s%s", path[0] == '/' ? "" : "golden/", path);
+    FILE *fp = fopen(full, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "cannot open %s", full);
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    uint8_t *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *bigger = realloc(buf, cap *= 2);
+            if (!bigger) free(buf);
+            buf = bigger;
+        }
+    }
+    fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory reading %s", full);
+        return -1;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+sim_world *script_golden_world(const char *kind, const script_golden_args *a)
+{
+    static const sim_file_reader reader = { golden_read, NULL };
+    char err[256] = "";
+    sim_config c = sim_config_default();
+    c.kind = kind;
+    c.seed = a->seed;
+    c.params = a->params;
+    c.err = err;
+    c.errlen = sizeof err;
+    c.files = &reader;
+    int rc;
+    sim_world *w = sim_world_create(&c, &rc);
+    ck_assert_msg(w != NULL, "golden/%s.args: create failed: %s", kind, err);
+    return w;
+}
+
+int script_golden_kind(const char *kind, sim_world **out)
+{
+    char inputs[256], chain[256];
+    snprintf(inputs, sizeof inputs, "golden/%s.inputs", kind);
+    snprintf(chain, sizeof chain, "golden/%s.chain", kind);
+    script_golden_args a = script_golden_args_load(kind);
+    script s = script_load(kind, inputs);
+    sim_world *w = script_golden_world(kind, &a);
+    int lines = script_golden(w, &s, chain, a.ticks, SCRIPT_GOLDEN_EVERY);
+    ck_assert_int_eq(lines, a.ticks / SCRIPT_GOLDEN_EVERY);
+    script_free(&s);
+    if (out) *out = w;
+    else sim_world_destroy(w);
+    return lines;
+}
+
+size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
+                   void (*each)(sim_world *a, void *ud), void *ud)
+{
+    ck_assert_ptr_eq(sim_world_kind(a), sim_world_kind(b));
+    int nviews = sim_world_kind(a)->nviews;
+    size_t cap = sim_world_save_max(a);
+    uint8_t *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    sim_frame fa, fb;
+    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
+    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
+    size_t na = 0, nb = 0, start = 0;
+    while (start < s->n && s->v[start].tick < sim_world_tick(a)) start++;   /* already past */
+    na = start;
+    for (int t = 0; t < ticks; t++) {
+        size_t n = sim_world_save(a, buf, cap);
+        ck_assert_uint_gt(n, 0);
+        ck_assert_msg(sim_world_load(b, buf, n) == 0, "%s", sim_world_error(b));
+        nb = na;
+        script_feed(a, s, &na);
+        script_feed(b, s, &nb);
+        sim_world_step(a);
+        sim_world_step(b);
+        ck_assert_msg(sim_world_hash(a) == sim_world_hash(b), "%s diverged at tick %llu",
+                      sim_world_kind(a)->name, (unsigned long long)sim_world_tick(a));
+        for (int view = 0; view < nviews; view++) {
+            sim_world_render(a, view, &fa);
+            sim_world_render(b, view, &fb);
+            ck_assert_msg(sim_frame_hash(&fa) == sim_frame_hash(&fb), "%s: view %d differs at tick %llu",
+                          sim_world_kind(a)->name, view, (unsigned long long)sim_world_tick(a));
+            ck_assert_uint_eq(fa.pal.version, fb.pal.version);
+        }
+        if (each) each(a, ud);
+    }
+    sim_frame_free(&fa);
+    sim_frame_free(&fb);
+    free(buf);
+    return na - start;
 }

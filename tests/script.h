@@ -1,6 +1,7 @@
-/* script.h — the golden-chain helpers the world suites share: an inputs file read into a script
- * (the format `viv sim --inputs` reads), fed to a world tick by tick, and a run checked against a
- * committed chain of `tick state-hash frame-hash` lines (written by tests/golden.sh). */
+/* script.h — the world helpers the suites share: the world builder, an inputs file read into a
+ * script (the format `viv sim --inputs` reads), fed to a world tick by tick, a run checked against
+ * a committed chain of `tick state-hash frame-hash` lines (written by tests/golden.sh), every
+ * kind's golden run from tests/golden/<kind>.{args,inputs,chain}, and GGPO's sync test. */
 #ifndef VIV_TEST_SCRIPT_H
 #define VIV_TEST_SCRIPT_H
 #include <stddef.h>
@@ -23,5 +24,37 @@ void script_feed(sim_world *w, const script *s, size_t *next);
  * frame hash with the next line of CHAIN. Fails the test on the first difference, on a short
  * chain, or if an input of s was never applied; returns the lines compared. */
 int script_golden(sim_world *w, const script *s, const char *chain, int ticks, int every);
+
+/* The world builder: a world of KIND from SEED and PARAMS (NULL or "" for the defaults). A create
+ * failure fails the test with the world's sentence. */
+sim_world *script_world(const char *kind, uint64_t seed, const char *params);
+
+/* A kind's golden run, read from tests/golden/<kind>.args: the viv sim options besides --world,
+ * --inputs and --every (--seed, --ticks, --params; '#' lines are comments). Chains are written
+ * every 100 ticks, and the run's working directory is tests/golden/ (a scene=file: path in the
+ * params is relative to it). */
+#define SCRIPT_GOLDEN_EVERY 100
+typedef struct script_golden_args {
+    uint64_t seed;
+    int ticks;
+    char params[SIM_PARAMS_MAX];
+} script_golden_args;
+script_golden_args script_golden_args_load(const char *kind);
+
+/* The world of KIND's golden run, built as tests/golden.sh builds it (files read from tests/golden/). */
+sim_world *script_golden_world(const char *kind, const script_golden_args *a);
+
+/* The golden test of KIND: its world from golden/<kind>.args, fed golden/<kind>.inputs, checked
+ * against golden/<kind>.chain every SCRIPT_GOLDEN_EVERY ticks; fails the test on any difference.
+ * Returns the lines compared (ticks / 100). If out is not NULL it receives the world after the
+ * run, for the caller's own checks (the caller destroys it); otherwise the world is destroyed. */
+int script_golden_kind(const char *kind, sim_world **out);
+
+/* GGPO's sync test: for `ticks` ticks, save A, load the bytes into B (a world of the same kind
+ * with another history), feed both the same inputs from s and step both; the state hashes, the
+ * frame hashes of every view and the palette versions must agree at every tick. each (may be
+ * NULL) is called with A after every tick. Returns the inputs of s applied inside the window. */
+size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
+                   void (*each)(sim_world *a, void *ud), void *ud);
 
 #endif

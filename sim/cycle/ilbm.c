@@ -10,7 +10,7 @@
  *
  * Everything is a pure function of (bytes, length): no file access, no globals, every read
  * bounds-checked, every failure an SIM_EFILE with a sentence. It is meant to be a fuzz target. */
-#include "cycle.h"
+#include "scene_int.h"
 #include <stdlib.h>
 
 static uint32_t be32(const uint8_t *p)

@@ -1,4 +1,4 @@
-/* fuzz_ccjson.c — libFuzzer target: Canvas Cycle JSON scenes (sim/ccjson.c
+/* fuzz_ccjson.c — libFuzzer target: Canvas Cycle JSON scenes (sim/cycle/ccjson.c
  * sim_cycle_from_ccjson), what `vivd --world cycle:scene=file:PATH` and `viv` read from disk.
  * The checks are in fuzz_cycle.h: the failure contract, a valid scene, exact round trips through
  * all three writers, the palette over time, and a cycle world built from the bytes. */

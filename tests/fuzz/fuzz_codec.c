@@ -1,4 +1,4 @@
-/* fuzz_codec.c — libFuzzer target: the frame codec's decoder (server/codec.c codec_decode), the
+/* fuzz_codec.c — libFuzzer target: the frame codec's decoder (wire/codec.c codec_decode), the
  * tile data a client receives in every "tile" frame.
  *
  * Input: byte 0 = w − 1, byte 1 = h − 1 (frames of 1..256 × 1..256), byte 2 = flags (bit 0: the

@@ -6,7 +6,7 @@
 #ifndef VIVARIUM_FUZZ_CYCLE_H
 #define VIVARIUM_FUZZ_CYCLE_H
 #include "fuzz.h"
-#include "sim.h"
+#include "cycle/scene.h"
 
 typedef int (*fuzz_cycle_decoder)(const uint8_t *buf, size_t len, sim_cycle_scene *out,
                                   char *notes, size_t noteslen, char *err, size_t errlen);

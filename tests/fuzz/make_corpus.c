@@ -15,6 +15,7 @@
 #include <zstd.h>
 #include "codec.h"
 #include "sim.h"
+#include "cycle/scene.h"
 #include "wire.h"
 
 static const char *root;

@@ -1,0 +1,87 @@
+/* check_kinds.c — the determinism checks every world kind gets without writing a line of test
+ * code: for each kind of the one list (sim/kinds.h, the registry), its golden run
+ * (tests/golden/<kind>.args and .inputs) against tests/golden/<kind>.chain, and GGPO's sync test
+ * (save → load → continue equals continue) over the same script. A new kind needs only its golden
+ * files here; its own behaviours go in tests/check_<kind>.c. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "check_suites.h"
+#include "script.h"
+
+/* The list as written in kinds.h, to hold the registry to it. */
+static const char *const listed[] = {
+#define SIM_KIND(name) #name,
+#include "kinds.h"
+#undef SIM_KIND
+};
+#define NLISTED ((int)(sizeof listed / sizeof listed[0]))
+
+/* The registry is the list: same kinds, same order, and each kind's folder name is its name
+ * (sim__kind_<name> is defined in sim/<name>/). Every kind has its three golden files. */
+START_TEST(registry_is_the_list)
+{
+    ck_assert_int_eq(sim_kind_count(), NLISTED);
+    for (int i = 0; i < NLISTED; i++) {
+        const sim_kind *k = sim_kind_at(i);
+        ck_assert_str_eq(k->name, listed[i]);
+        ck_assert_ptr_eq(sim_kind_find(listed[i]), k);
+        ck_assert_int_gt(k->hz, 0);
+        ck_assert_int_ge(k->nviews, 1);
+        static const char *const ext[] = { "args", "inputs", "chain" };
+        for (int e = 0; e < 3; e++) {
+            char path[128];
+            snprintf(path, sizeof path, "golden/%s.%s", k->name, ext[e]);
+            FILE *fp = fopen(path, "r");
+            ck_assert_msg(fp != NULL, "kind %s has no tests/%s (docs/ADDING-A-WORLD.md; the chain "
+                          "comes from `make golden`)", k->name, path);
+            fclose(fp);
+        }
+    }
+}
+END_TEST
+
+/* Loop test: _i is the kind's index in the registry. */
+START_TEST(golden_chain)
+{
+    const sim_kind *k = sim_kind_at(_i);
+    int lines = script_golden_kind(k->name, NULL);
+    ck_assert_int_gt(lines, 0);
+}
+END_TEST
+
+/* The sync test over the golden script: A is the golden world, B a world of the same kind with
+ * another seed and the default params that has already run a few ticks, so nothing of B's own
+ * history may survive a load. At most 1,000 ticks (the golden scripts start their inputs early). */
+START_TEST(sync_test_every_tick)
+{
+    const sim_kind *k = sim_kind_at(_i);
+    char inputs[128];
+    snprintf(inputs, sizeof inputs, "golden/%s.inputs", k->name);
+    script_golden_args a = script_golden_args_load(k->name);
+    script s = script_load(k->name, inputs);
+    sim_world *wa = script_golden_world(k->name, &a);
+    sim_world *wb = script_world(k->name, a.seed + 7, "");
+    for (int t = 0; t < 5; t++) sim_world_step(wb);
+    int ticks = a.ticks < 1000 ? a.ticks : 1000;
+    size_t applied = script_sync(wa, wb, &s, ticks, NULL, NULL);
+    ck_assert_msg(applied > 0, "%s: no input of %s falls in the first %d ticks", k->name, inputs, ticks);
+    sim_world_destroy(wa);
+    sim_world_destroy(wb);
+    script_free(&s);
+}
+END_TEST
+
+Suite *suite_kinds(void)
+{
+    Suite *s = suite_create("kinds");
+    TCase *reg = tcase_create("registry");
+    tcase_add_test(reg, registry_is_the_list);
+    suite_add_tcase(s, reg);
+    TCase *det = tcase_create("determinism");
+    tcase_set_timeout(det, 600);
+    tcase_add_loop_test(det, golden_chain, 0, sim_kind_count());
+    tcase_add_loop_test(det, sync_test_every_tick, 0, sim_kind_count());
+    suite_add_tcase(s, det);
+    return s;
+}
