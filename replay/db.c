@@ -240,6 +240,14 @@ const char *rpl_strerror(int code)
     case RPL_EDB: return "the replay file could not be read or written (SQLite failed)";
     case RPL_ENOMEM: return "out of memory";
     case RPL_EIMAGE: return "the image could not be written";
+    case RPL_ENOSESSION: return "session not found";
+    case RPL_EUSAGE: return "bad argument";
+    case RPL_ECORRUPT: return "a recorded row or checkpoint is damaged";
+    case RPL_EKIND: return "the session's world kind is not in this build";
+    case RPL_ESTATE: return "a recorded state does not load";
+    case RPL_EINPUT: return "the world refuses a recorded input";
+    case RPL_EFAILING: return "the recorder is failing: ticks were not logged";
+    case RPL_EREAD: return "a file could not be read";
     default: return "unknown replay error";
     }
 }

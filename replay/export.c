@@ -37,7 +37,7 @@ typedef struct exporter {
     size_t nrows, r;
 } exporter;
 
-/* Write the frame of tick t. 0, or -1 with err. */
+/* Write the frame of tick t. 0, or RPL_EIMAGE/RPL_ENOMEM with err. */
 static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t errlen)
 {
     const rpl_export_opts *o = x->o;
@@ -51,14 +51,15 @@ static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t 
                          (unsigned long long)t);
         }
     }
-    if (x->gif && rpl_gif_frame(x->gif, fr) != 0) {
+    int rc;
+    if (x->gif && (rc = rpl_gif_frame(x->gif, fr)) != 0) {
         snprintf(err, errlen, "%s", rpl_gif_error(x->gif));
-        return -1;
+        return rc;
     }
     if (o->png_dir) {
         char path[4200];
         snprintf(path, sizeof path, "%s/frame-%0*llu.png", o->png_dir, x->width, (unsigned long long)t);
-        if (rpl_png_write(path, fr, o->scale, err, errlen) != 0) return -1;
+        if ((rc = rpl_png_write(path, fr, o->scale, err, errlen)) != 0) return rc;
     }
     if (x->res->frames++ == 0) x->res->first = t;
     x->res->last = t;
@@ -77,30 +78,30 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
     rpl_tick_row *rows = NULL;
     size_t nrows = 0;
     exporter x;
-    int status = -1;
+    int status;
     memset(res, 0, sizeof *res);
     memset(&x, 0, sizeof x);
     x.o = o;
     x.res = res;
     if (!o->gif && !o->png_dir) {
         snprintf(err, errlen, "export needs a GIF path or a PNG directory");
-        return -1;
+        return RPL_EUSAGE;
     }
     if (o->scale < 1 || o->scale > 16) {
         snprintf(err, errlen, "scale %d is out of range 1..16", o->scale);
-        return -1;
+        return RPL_EUSAGE;
     }
-    if (rpl_session_get(f, o->session, &s, err, errlen)) return -1;
+    if ((status = rpl_session_get(f, o->session, &s, err, errlen)) != 0) return status;
     const sim_kind *k = rpl_session_kind(f, &s, res->warning, sizeof res->warning, err, errlen);
-    if (!k) return -1;
+    if (!k) return rpl_kind_error(&s);
     if (o->view < 0 || o->view >= k->nviews) {
         snprintf(err, errlen, "%s has no view %d (it has %d)", k->name, o->view, k->nviews);
-        return -1;
+        return RPL_EUSAGE;
     }
     uint64_t every = o->every;
     if (every == 0) every = o->gif ? (2u * s.hz + 99u) / 100u : 1;   /* browsers slow < 2/100 s */
     res->every = every;
-    if (rpl_plan_make(f, &s, o->from, o->to, 0, &plan, err, errlen)) return -1;
+    if ((status = rpl_plan_make(f, &s, o->from, o->to, 0, &plan, err, errlen)) != 0) return status;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
     if (res->skipped && !res->warning[0])
         snprintf(res->warning, sizeof res->warning, "%llu tick%s in gaps were not recorded and have "
@@ -110,47 +111,57 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
     x.width = digits(plan.to) > 6 ? digits(plan.to) : 6;
     if (o->png_dir && mkdir(o->png_dir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create the directory %s: %s", o->png_dir, strerror(errno));
+        status = RPL_EIMAGE;
         goto done;
     }
     if (o->png_dir) {
         struct stat st;
         if (stat(o->png_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "%s is not a directory", o->png_dir);
+            status = RPL_EIMAGE;
             goto done;
         }
     }
     uint64_t stepped = 0, last_emitted = UINT64_MAX;
     for (size_t i = 0; i < plan.nspans; i++) {
         const rpl_span *sp = &plan.spans[i];
-        int rc = rpl_checkpoint_find(f, &s, sp->start, RPL_AT_OR_BEFORE, &cp, err, errlen);
-        if (rc > 0) snprintf(err, errlen, "session %lld: no checkpoint at tick %llu",
-                             (long long)s.id, (unsigned long long)sp->start);
-        if (rc) goto done;
-        if (rpl_world_load(&s, &cp, &w, err, errlen)) goto done;
+        status = rpl_checkpoint_find(f, &s, sp->start, RPL_AT_OR_BEFORE, &cp, err, errlen);
+        if (status > 0) {
+            snprintf(err, errlen, "session %lld: no checkpoint at tick %llu",
+                     (long long)s.id, (unsigned long long)sp->start);
+            status = RPL_ECORRUPT;
+        }
+        if (status) goto done;
+        if ((status = rpl_world_load(&s, &cp, &w, err, errlen)) != 0) goto done;
         rpl_checkpoint_free(&cp);
         if (!fr.px) {
             if (sim_world_frame_init(w, &fr) != 0) {
                 snprintf(err, errlen, "out of memory for a frame");
+                status = RPL_ENOMEM;
                 goto done;
             }
             if (o->gif) {
                 x.gif = rpl_gif_open(o->gif, fr.w, fr.h, o->scale, s.hz, (unsigned)every, err, errlen);
-                if (!x.gif) goto done;
+                if (!x.gif) {
+                    status = RPL_EIMAGE;
+                    goto done;
+                }
             }
         }
-        if (rpl_inputs_open(f, s.id, sp->start, sp->end, w, &it, err, errlen)) goto done;
-        if (rpl_ticks_load(f, s.id, sp->start, sp->end, &rows, &nrows, err, errlen)) goto done;
+        if ((status = rpl_inputs_open(f, s.id, sp->start, sp->end, w, &it, err, errlen)) != 0) goto done;
+        if ((status = rpl_ticks_load(f, s.id, sp->start, sp->end, &rows, &nrows, err, errlen)) != 0)
+            goto done;
         x.rows = rows;
         x.nrows = nrows;
         x.r = 0;
         for (uint64_t t = sp->start;; t++) {
             if (t >= plan.from && (t - plan.from) % every == 0 && t != last_emitted) {
                 sim_world_render(w, o->view, &fr);
-                if (emit(&x, t, &fr, err, errlen)) goto done;
+                if ((status = emit(&x, t, &fr, err, errlen)) != 0) goto done;
                 last_emitted = t;
             }
             if (t == sp->end) break;
-            if (rpl_inputs_feed(it, w) < 0) {
+            if ((status = rpl_inputs_feed(it, w)) < 0) {
                 snprintf(err, errlen, "%s", rpl_inputs_error(it));
                 goto done;
             }
@@ -166,12 +177,13 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
     if (res->frames == 0) {
         snprintf(err, errlen, "no frames: session %lld has no recorded tick from %llu to %llu",
                  (long long)s.id, (unsigned long long)plan.from, (unsigned long long)plan.to);
+        status = RPL_EUSAGE;
         goto done;
     }
     if (x.gif) {
         rpl_gif *g = x.gif;
         x.gif = NULL;
-        if (rpl_gif_close(g, err, errlen) != 0) goto done;
+        if ((status = rpl_gif_close(g, err, errlen)) != 0) goto done;
     }
     status = 0;
 done:

@@ -1,6 +1,7 @@
 /* files.c — reading a whole file the user named (replay.h): the sim_file_reader of viv and of vivd's
  * own command line. Only stdio (files.h says why it stands apart). */
 #include "files.h"
+#include "replay.h"                /* the RPL_E… codes only: nothing of replay/ is linked */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,10 @@ int rpl_read_file(void *ud, const char *path, uint8_t **data, size_t *len, char 
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
+        return RPL_EREAD;
     }
     size_t cap = 64 * 1024, n = 0;
+    int code = RPL_EREAD;
     uint8_t *buf = malloc(cap);
     while (buf) {
         if (n == cap) {
@@ -44,10 +46,11 @@ int rpl_read_file(void *ud, const char *path, uint8_t **data, size_t *len, char 
         }
     }
     snprintf(err, errlen, "out of memory reading %s", path);
+    code = RPL_ENOMEM;
 fail:
     free(buf);
     fclose(fp);
-    return -1;
+    return code;
 }
 
 const sim_file_reader rpl_files = { rpl_read_file, NULL };

@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include "sim.h"
 
-/* A whole file into a malloc'd buffer, at most RPL_FILE_MAX bytes: 0, or -1 with a sentence in err.
+/* A whole file into a malloc'd buffer, at most RPL_FILE_MAX bytes: 0, or with a sentence in err
+ * RPL_EREAD (it cannot be opened or read, or is too large) or RPL_ENOMEM (replay.h's codes).
  * It is the sim_file_reader (ud unused) of the programs that build worlds from files the user
  * names: every viv subcommand, and vivd for the worlds on its own command line. */
 #define RPL_FILE_MAX (64u * 1024u * 1024u)

@@ -87,7 +87,7 @@ rpl_gif *rpl_gif_open(const char *path, int w, int h, int scale, unsigned hz, un
     return g;
 }
 
-/* Write the rectangle (x0,y0)-(x1,y1) of f, scaled. */
+/* Write the rectangle (x0,y0)-(x1,y1) of f, scaled. 0, or RPL_EIMAGE (giflib's error in g->gif). */
 static int put_rect(rpl_gif *g, const sim_frame *f, int x0, int y0, int x1, int y1,
                     const ColorMapObject *local, int delay)
 {
@@ -95,10 +95,10 @@ static int put_rect(rpl_gif *g, const sim_frame *f, int x0, int y0, int x1, int 
     GifByteType ext[4];
     size_t n = EGifGCBToExtension(&gcb, ext);
     int s = g->scale;
-    if (EGifPutExtension(g->gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) == GIF_ERROR) return -1;
+    if (EGifPutExtension(g->gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) == GIF_ERROR) return RPL_EIMAGE;
     if (EGifPutImageDesc(g->gif, x0 * s, y0 * s, (x1 - x0 + 1) * s, (y1 - y0 + 1) * s, false,
                          local) == GIF_ERROR)
-        return -1;
+        return RPL_EIMAGE;
     int maxidx = (local ? local->ColorCount : g->gif->SColorMap->ColorCount) - 1;
     for (int y = y0; y <= y1; y++) {
         const uint8_t *src = &f->px[(size_t)y * f->w];
@@ -106,7 +106,7 @@ static int put_rect(rpl_gif *g, const sim_frame *f, int x0, int y0, int x1, int 
         for (int x = x0; x <= x1; x++)
             for (int r = 0; r < s; r++) g->line[k++] = src[x] <= maxidx ? src[x] : 0;
         for (int r = 0; r < s; r++)
-            if (EGifPutLine(g->gif, g->line, k) == GIF_ERROR) return -1;
+            if (EGifPutLine(g->gif, g->line, k) == GIF_ERROR) return RPL_EIMAGE;
     }
     return 0;
 }
@@ -115,7 +115,7 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
 {
     if (f->w != g->w || f->h != g->h) {
         snprintf(g->err, sizeof g->err, "gif: frame is %dx%d, the file is %dx%d", f->w, f->h, g->w, g->h);
-        return -1;
+        return RPL_EIMAGE;
     }
     /* Delay of this frame: the time until the next, in centiseconds, remainders carried. */
     uint64_t t0 = g->nframes * g->every * 100 / g->hz;
@@ -125,7 +125,7 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
     if (g->nframes == 0) {
         g->global = f->pal;
         ColorMapObject *map = make_map(&f->pal);
-        if (!map) return -1;
+        if (!map) goto no_memory;
         rc = EGifPutScreenDesc(g->gif, g->w * g->scale, g->h * g->scale, 8, 0, map);
         GifFreeMapObject(map);
         if (rc == GIF_ERROR) goto gif_error;
@@ -157,7 +157,7 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
             if (x1 < 0) x0 = x1 = y0 = y1 = 0;
         }
         ColorMapObject *local = same_palette(&f->pal, &g->global) ? NULL : make_map(&f->pal);
-        if (!same_palette(&f->pal, &g->global) && !local) return -1;
+        if (!same_palette(&f->pal, &g->global) && !local) goto no_memory;
         rc = put_rect(g, f, x0, y0, x1, y1, local, delay);
         if (local) GifFreeMapObject(local);
     }
@@ -168,7 +168,10 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
     return 0;
 gif_error:
     snprintf(g->err, sizeof g->err, "gif: writing failed: %s", GifErrorString(g->gif->Error));
-    return -1;
+    return RPL_EIMAGE;
+no_memory:
+    snprintf(g->err, sizeof g->err, "gif: out of memory");
+    return RPL_ENOMEM;
 }
 
 const char *rpl_gif_error(const rpl_gif *g) { return g->err; }
@@ -179,15 +182,15 @@ int rpl_gif_close(rpl_gif *g, char *err, size_t errlen)
     int e = 0, rc = 0;
     if (g->nframes == 0) {
         snprintf(err, errlen, "gif: no frames were written");
-        rc = -1;
+        rc = RPL_EIMAGE;
     }
     if (EGifCloseFile(g->gif, &e) == GIF_ERROR && rc == 0) {
         snprintf(err, errlen, "gif: finishing %s failed: %s", g->path, GifErrorString(e));
-        rc = -1;
+        rc = RPL_EIMAGE;
     }
     if (rc == 0 && rename(g->tmp, g->path) != 0) {
         snprintf(err, errlen, "gif: cannot rename %s to %s: %s", g->tmp, g->path, strerror(errno));
-        rc = -1;
+        rc = RPL_EIMAGE;
     }
     if (rc) unlink(g->tmp);
     free(g->prev);

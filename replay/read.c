@@ -18,7 +18,7 @@ static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, s
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot read it: %s", rpl_path(f), sqlite3_errmsg(db));
         *st = NULL;
-        return -1;
+        return RPL_EDB;
     }
     return 0;
 }
@@ -26,7 +26,7 @@ static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, s
 static int read_failed(rpl_file *f, const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: reading %s failed: %s", rpl_path(f), what, sqlite3_errmsg(rpl_db(f)));
-    return -1;
+    return RPL_EDB;
 }
 
 static void copy_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
@@ -40,7 +40,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
     if (n < *cap) return 0;
     size_t nc = *cap ? *cap * 2 : 64;
     void *p = realloc(*v, nc * size);
-    if (!p) return -1;
+    if (!p) return RPL_ENOMEM;
     *v = p;
     *cap = nc;
     return 0;
@@ -85,7 +85,8 @@ static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t
     uint64_t *dst[] = { &info->inputs, &info->ticks, &info->checkpoints, &info->gaps };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
         sqlite3_stmt *st;
-        if (prepare(f, sql[i], &st, err, errlen)) return -1;
+        int code = prepare(f, sql[i], &st, err, errlen);
+        if (code) return code;
         sqlite3_bind_int64(st, 1, info->s.id);
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
@@ -105,10 +106,11 @@ int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err,
     size_t nv = 0, cap = 0;
     *out = NULL;
     *n = 0;
-    if (prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id", &st, err, errlen)) return -1;
+    int code = prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id", &st, err, errlen);
+    if (code) return code;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
             snprintf(err, errlen, "out of memory listing sessions");
             goto fail;
         }
@@ -117,23 +119,23 @@ int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err,
         nv++;
     }
     if (rc != SQLITE_DONE) {
-        read_failed(f, "sessions", err, errlen);
+        code = read_failed(f, "sessions", err, errlen);
         goto fail;
     }
     sqlite3_finalize(st);
     st = NULL;
     for (size_t i = 0; i < nv; i++)
-        if (session_counts(f, &v[i], err, errlen)) goto fail;
+        if ((code = session_counts(f, &v[i], err, errlen)) != 0) goto fail;
     *out = v;
     *n = nv;
     return 0;
 fail:
     sqlite3_finalize(st);
     free(v);
-    return -1;
+    return code;
 }
 
-/* "1, 2, 5" (at most 20 ids), or "" when there is no session. */
+/* "1, 2, 5" (at most 20 ids), or "" when there is no session. 0, or RPL_EDB (no sentence). */
 static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t *count)
 {
     sqlite3_stmt *st;
@@ -141,7 +143,8 @@ static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t
     size_t len = 0;
     *count = 0;
     out[0] = '\0';
-    if (prepare(f, "SELECT id FROM session ORDER BY id", &st, e, sizeof e)) return -1;
+    int code = prepare(f, "SELECT id FROM session ORDER BY id", &st, e, sizeof e);
+    if (code) return code;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (*count == 0 && only) *only = id;
@@ -158,7 +161,8 @@ static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t
 int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(f, "SELECT " SESSION_COLS " FROM session WHERE id = ?", &st, err, errlen)) return -1;
+    int code = prepare(f, "SELECT " SESSION_COLS " FROM session WHERE id = ?", &st, err, errlen);
+    if (code) return code;
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) session_from_row(st, out);
@@ -174,13 +178,14 @@ int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t
     else
         snprintf(err, errlen, "session %lld not found in %s (sessions: %s)", (long long)id,
                  rpl_path(f), ids);
-    return -1;
+    return RPL_ENOSESSION;
 }
 
 int rpl_session_info_get(rpl_file *f, int64_t id, rpl_session_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (rpl_session_get(f, id, &out->s, err, errlen)) return -1;
+    int code = rpl_session_get(f, id, &out->s, err, errlen);
+    if (code) return code;
     return session_counts(f, out, err, errlen);
 }
 
@@ -190,12 +195,13 @@ int rpl_session_only(rpl_file *f, int64_t *id, char *err, size_t errlen)
     size_t count;
     if (session_ids(f, ids, sizeof ids, id, &count)) return read_failed(f, "sessions", err, errlen);
     if (count == 1) return 0;
-    if (count == 0)
+    if (count == 0) {
         snprintf(err, errlen, "%s holds no sessions", rpl_path(f));
-    else
-        snprintf(err, errlen, "%s holds %zu sessions (%s): pick one with --session N", rpl_path(f),
-                 count, ids);
-    return -1;
+        return RPL_ENOSESSION;
+    }
+    snprintf(err, errlen, "%s holds %zu sessions (%s): pick one with --session N", rpl_path(f),
+             count, ids);
+    return RPL_EUSAGE;
 }
 
 const sim_kind *rpl_session_kind(const rpl_file *f, const rpl_session *s, char *warn,
@@ -260,7 +266,7 @@ static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t re
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its %zu bytes "
                  "do not match the hash recorded with them)", (unsigned long long)c->tick,
                  (long long)s->id, c->len);
-        return -1;
+        return RPL_ECORRUPT;
     }
     uint16_t kid;
     uint64_t seed, tick;
@@ -269,7 +275,7 @@ static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t re
     if (rc) {
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (%s)",
                  (unsigned long long)c->tick, (long long)s->id, sim_strerror(rc));
-        return -1;
+        return RPL_ECORRUPT;
     }
     if (kid != s->kind_id || seed != s->seed || tick != c->tick || strcmp(params, s->params) != 0) {
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (it holds a world "
@@ -277,7 +283,7 @@ static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t re
                  "seed %llu, params '%s')", (unsigned long long)c->tick, (long long)s->id,
                  (unsigned)kid, (unsigned long long)seed, params, (unsigned long long)tick,
                  (unsigned)s->kind_id, (unsigned long long)s->seed, s->params);
-        return -1;
+        return RPL_ECORRUPT;
     }
     return 0;
 }
@@ -293,7 +299,8 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
           "ORDER BY tick ASC LIMIT 1";
     memset(out, 0, sizeof *out);
     if (tick > INT64_MAX) tick = INT64_MAX;
-    if (prepare(f, sql, &st, err, errlen)) return -1;
+    int code = prepare(f, sql, &st, err, errlen);
+    if (code) return code;
     sqlite3_bind_int64(st, 1, s->id);
     sqlite3_bind_int64(st, 2, (int64_t)tick);
     int rc = sqlite3_step(st);
@@ -313,7 +320,7 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state is "
                  "not a blob)", (unsigned long long)out->tick, (long long)s->id);
         sqlite3_finalize(st);
-        return -1;
+        return RPL_ECORRUPT;
     }
     /* Checkpoints are stored zstd-compressed when that is smaller (docs/REPLAY.md): a zstd frame
      * starts with 28 B5 2F FD, a saved world with "VIVW". */
@@ -325,7 +332,7 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "compressed state is unreadable)", (unsigned long long)out->tick, (long long)s->id);
             sqlite3_finalize(st);
-            return -1;
+            return RPL_ECORRUPT;
         }
         out->state = malloc((size_t)size);
         size_t got = out->state ? ZSTD_decompress(out->state, (size_t)size, blob, (size_t)len) : 0;
@@ -333,10 +340,11 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "compressed state does not decompress)", (unsigned long long)out->tick,
                      (long long)s->id);
+            code = out->state ? RPL_ECORRUPT : RPL_ENOMEM;   /* (the sentence is as it always was) */
             free(out->state);
             out->state = NULL;
             sqlite3_finalize(st);
-            return -1;
+            return code;
         }
         out->len = (size_t)size;
     } else {
@@ -345,15 +353,15 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
             snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
                      (unsigned long long)out->tick, len);
             sqlite3_finalize(st);
-            return -1;
+            return RPL_ENOMEM;
         }
         memcpy(out->state, blob, (size_t)len);
         out->len = (size_t)len;
     }
     sqlite3_finalize(st);
-    if (checkpoint_check(s, out, recorded, err, errlen)) {
+    if ((code = checkpoint_check(s, out, recorded, err, errlen)) != 0) {
         rpl_checkpoint_free(out);
-        return -1;
+        return code;
     }
     return 0;
 }
@@ -366,22 +374,22 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
     size_t nv = 0, cap = 0;
     *out = NULL;
     *n = 0;
-    if (prepare(f, "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
-                   "ORDER BY tick", &st, err, errlen))
-        return -1;
+    int code = prepare(f, "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
+                          "ORDER BY tick", &st, err, errlen);
+    if (code) return code;
     sqlite3_bind_int64(st, 1, session);
     sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
     sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
             snprintf(err, errlen, "out of memory listing checkpoints");
             goto fail;
         }
         v[nv++] = (uint64_t)sqlite3_column_int64(st, 0);
     }
     if (rc != SQLITE_DONE) {
-        read_failed(f, "checkpoints", err, errlen);
+        code = read_failed(f, "checkpoints", err, errlen);
         goto fail;
     }
     sqlite3_finalize(st);
@@ -391,7 +399,7 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
 fail:
     sqlite3_finalize(st);
     free(v);
-    return -1;
+    return code;
 }
 
 int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
@@ -401,7 +409,7 @@ int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w,
     if (!k) {
         snprintf(err, errlen, "session %lld: kind id %u is unknown in this build", (long long)s->id,
                  (unsigned)s->kind_id);
-        return -1;
+        return RPL_EKIND;
     }
     int created = 0;
     if (!*w) {
@@ -418,7 +426,7 @@ int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w,
         if (!*w) {
             snprintf(err, errlen, "session %lld: cannot create its %s world: %s", (long long)s->id,
                      k->name, cerr[0] ? cerr : sim_strerror(rc));
-            return -1;
+            return rpl_sim_error(rc);
         }
         created = 1;
     }
@@ -430,7 +438,7 @@ int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w,
             sim_world_destroy(*w);
             *w = NULL;
         }
-        return -1;
+        return rpl_sim_error(rc);
     }
     return 0;
 }
@@ -444,6 +452,7 @@ struct rpl_inputs {
     int have;                          /* next holds a row read ahead */
     int done;
     sim_input next;
+    int code;                          /* 0, or the RPL_E… code of err */
     char err[384];
 };
 
@@ -454,12 +463,13 @@ int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     rpl_inputs *it = calloc(1, sizeof *it);
     if (!it) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return RPL_ENOMEM;
     }
-    if (prepare(f, "SELECT tick, client, seq, kind, args FROM input WHERE session = ? AND "
-                   "tick >= ? AND tick < ? ORDER BY tick, client, seq", &it->st, err, errlen)) {
+    int code = prepare(f, "SELECT tick, client, seq, kind, args FROM input WHERE session = ? AND "
+                          "tick >= ? AND tick < ? ORDER BY tick, client, seq", &it->st, err, errlen);
+    if (code) {
         free(it);
-        return -1;
+        return code;
     }
     it->f = f;
     it->session = session;
@@ -471,7 +481,7 @@ int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     return 0;
 }
 
-/* One row → one sim_input; -1 with it->err on anything a world could not have consumed. */
+/* One row → one sim_input; RPL_ECORRUPT with it->err on anything a world could not have consumed. */
 static int input_from_row(rpl_inputs *it, sim_input *in)
 {
     sqlite3_stmt *st = it->st;
@@ -508,7 +518,7 @@ static int input_from_row(rpl_inputs *it, sim_input *in)
         snprintf(it->err, sizeof it->err, "session %lld, input at tick %lld (client %lld, seq %lld) "
                  "is damaged: %s", (long long)it->session, (long long)tick, (long long)client,
                  (long long)seq, why);
-        return -1;
+        return it->code = RPL_ECORRUPT;
     }
     return 0;
 }
@@ -520,16 +530,17 @@ int rpl_inputs_next(rpl_inputs *it, sim_input *in)
         it->have = 0;
         return 1;
     }
-    if (it->done) return it->err[0] ? -1 : 0;
+    if (it->done) return it->code;
     int rc = sqlite3_step(it->st);
     if (rc == SQLITE_ROW) {
         if (input_from_row(it, in) == 0) return 1;
     } else if (rc != SQLITE_DONE) {
         snprintf(it->err, sizeof it->err, "%s: reading the input log failed: %s", rpl_path(it->f),
                  sqlite3_errmsg(rpl_db(it->f)));
+        it->code = RPL_EDB;
     }
     it->done = 1;
-    return it->err[0] ? -1 : 0;
+    return it->code;
 }
 
 int rpl_inputs_feed(rpl_inputs *it, sim_world *w)
@@ -539,7 +550,7 @@ int rpl_inputs_feed(rpl_inputs *it, sim_world *w)
     for (;;) {
         sim_input in;
         int rc = rpl_inputs_next(it, &in);
-        if (rc < 0) return -1;
+        if (rc < 0) return rc;
         if (rc == 0) return fed;
         if (in.tick < t) continue;
         if (in.tick > t) {
@@ -556,7 +567,7 @@ int rpl_inputs_feed(rpl_inputs *it, sim_world *w)
                      "the world refuses it: %s", (long long)it->session, (unsigned long long)in.tick,
                      (unsigned)in.client, (unsigned)in.seq, sim_world_error(w));
             it->done = 1;
-            return -1;
+            return it->code = RPL_EINPUT;
         }
         fed++;
     }
@@ -579,22 +590,21 @@ int rpl_inputs_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     size_t na = 0, cap = 0;
     *v = NULL;
     *n = 0;
-    if (rpl_inputs_open(f, session, from, to, check, &it, err, errlen)) return -1;
+    int rc = rpl_inputs_open(f, session, from, to, check, &it, err, errlen);
+    if (rc) return rc;
     sim_input in;
-    int rc;
     while ((rc = rpl_inputs_next(it, &in)) == 1) {
-        if (grow((void **)&a, &cap, na, sizeof *a)) {
+        if ((rc = grow((void **)&a, &cap, na, sizeof *a)) != 0) {
             snprintf(err, errlen, "out of memory reading the input log");
-            rc = -2;
             break;
         }
         a[na++] = in;
     }
-    if (rc == -1) snprintf(err, errlen, "%s", rpl_inputs_error(it));
+    if (rc < 0 && rc != RPL_ENOMEM) snprintf(err, errlen, "%s", rpl_inputs_error(it));
     rpl_inputs_close(it);
     if (rc < 0) {
         free(a);
-        return -1;
+        return rc;
     }
     *v = a;
     *n = na;
@@ -629,15 +639,15 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
     size_t na = 0, cap = 0;
     *v = NULL;
     *n = 0;
-    if (prepare(f, "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
-                   "tick BETWEEN ? AND ? ORDER BY tick", &st, err, errlen))
-        return -1;
+    int code = prepare(f, "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
+                          "tick BETWEEN ? AND ? ORDER BY tick", &st, err, errlen);
+    if (code) return code;
     sqlite3_bind_int64(st, 1, session);
     sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
     sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&a, &cap, na, sizeof *a)) {
+        if ((code = grow((void **)&a, &cap, na, sizeof *a)) != 0) {
             snprintf(err, errlen, "out of memory reading the recorded hashes");
             goto fail;
         }
@@ -647,7 +657,7 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
         na++;
     }
     if (rc != SQLITE_DONE) {
-        read_failed(f, "the recorded hashes", err, errlen);
+        code = read_failed(f, "the recorded hashes", err, errlen);
         goto fail;
     }
     sqlite3_finalize(st);
@@ -657,7 +667,7 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
 fail:
     sqlite3_finalize(st);
     free(a);
-    return -1;
+    return code;
 }
 
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
@@ -665,7 +675,8 @@ int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out,
 {
     rpl_tick_row *v;
     size_t n;
-    if (rpl_ticks_load(f, session, tick, tick, &v, &n, err, errlen)) return -1;
+    int code = rpl_ticks_load(f, session, tick, tick, &v, &n, err, errlen);
+    if (code) return code;
     if (n) *out = v[0];
     free(v);
     return n ? 0 : 1;
@@ -679,9 +690,9 @@ int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *
     size_t nv = 0, cap = 0;
     *out = NULL;
     *n = 0;
-    if (prepare(f, "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY from_tick",
-                &st, err, errlen))
-        return -1;
+    int code = prepare(f, "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY "
+                          "from_tick", &st, err, errlen);
+    if (code) return code;
     sqlite3_bind_int64(st, 1, session);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -689,9 +700,10 @@ int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *
         if (from < 0 || to <= from) {
             snprintf(err, errlen, "session %lld has a damaged gap row: [%lld, %lld) is not a range of "
                      "ticks", (long long)session, (long long)from, (long long)to);
+            code = RPL_ECORRUPT;
             goto fail;
         }
-        if (grow((void **)&v, &cap, nv, sizeof *v)) {
+        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
             snprintf(err, errlen, "out of memory listing gaps");
             goto fail;
         }
@@ -701,7 +713,7 @@ int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *
         nv++;
     }
     if (rc != SQLITE_DONE) {
-        read_failed(f, "gaps", err, errlen);
+        code = read_failed(f, "gaps", err, errlen);
         goto fail;
     }
     sqlite3_finalize(st);
@@ -711,7 +723,7 @@ int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *
 fail:
     sqlite3_finalize(st);
     free(v);
-    return -1;
+    return code;
 }
 
 /* ---- the plan ------------------------------------------------------------------------------------- */
@@ -728,7 +740,7 @@ static int plan_skip(rpl_plan *p, size_t *cap, uint64_t from, uint64_t to, const
     if (from < p->from) from = p->from;
     if (to > p->to) to = p->to;
     if (from >= to) return 0;
-    if (grow((void **)&p->skipped, cap, p->nskipped, sizeof *p->skipped)) return -1;
+    if (grow((void **)&p->skipped, cap, p->nskipped, sizeof *p->skipped)) return RPL_ENOMEM;
     rpl_gap *g = &p->skipped[p->nskipped++];
     g->from = from;
     g->to = to;
@@ -754,6 +766,7 @@ int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to,
     uint64_t *cps = NULL;
     size_t ncps = 0, ngaps = 0, capspan = 0, capskip = 0;
     rpl_gap *gaps = NULL;
+    int code;
     memset(out, 0, sizeof *out);
     if (from < s->start_tick) from = s->start_tick;
     if (to > s->end_tick) to = s->end_tick;
@@ -761,12 +774,12 @@ int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to,
         snprintf(err, errlen, "session %lld covers ticks %llu..%llu: nothing to replay from tick %llu "
                  "to %llu", (long long)s->id, (unsigned long long)s->start_tick,
                  (unsigned long long)s->end_tick, (unsigned long long)from, (unsigned long long)to);
-        return -1;
+        return RPL_EUSAGE;
     }
     out->from = from;
     out->to = to;
-    if (rpl_checkpoint_ticks(f, s->id, 0, UINT64_MAX, &cps, &ncps, err, errlen)) goto fail;
-    if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, errlen)) goto fail;
+    if ((code = rpl_checkpoint_ticks(f, s->id, 0, UINT64_MAX, &cps, &ncps, err, errlen)) != 0) goto fail;
+    if ((code = rpl_gaps_list(f, s->id, &gaps, &ngaps, err, errlen)) != 0) goto fail;
     /* The checkpoint at or before `from`. */
     uint64_t pos = UINT64_MAX;
     for (size_t i = 0; i < ncps && cps[i] <= from; i++) pos = cps[i];
@@ -774,6 +787,7 @@ int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to,
         snprintf(err, errlen, "session %lld has no checkpoint at or before tick %llu (every session "
                  "has one at its start tick %llu): the file is damaged", (long long)s->id,
                  (unsigned long long)from, (unsigned long long)s->start_tick);
+        code = RPL_ECORRUPT;
         goto fail;
     }
     while (pos < to) {
@@ -817,9 +831,10 @@ int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to,
     return 0;
 oom:
     snprintf(err, errlen, "out of memory planning the replay");
+    code = RPL_ENOMEM;
 fail:
     free(cps);
     free(gaps);
     rpl_plan_free(out);
-    return -1;
+    return code;
 }

@@ -1,8 +1,9 @@
 /* read.h — reading and replaying a replay file (docs/REPLAY.md): sessions, checkpoints, the input
  * log, the recorded hashes and gaps, the plan a replay follows through them (read.c); verifying a
  * session bit-exactly (verify.c); exporting its frames as GIF or PNG (export.c). Nothing here
- * writes to the replay file. Bad rows are a -1 and a sentence naming the session, the tick and
- * what is wrong, never a crash.
+ * writes to the replay file. Bad rows are a negative RPL_E… code (replay.h; RPL_ECORRUPT for a
+ * damaged row) and a sentence naming the session, the tick and what is wrong, never a crash.
+ * A read that SQLite fails is RPL_EDB, an allocation that fails RPL_ENOMEM.
  *
  * An rpl_file's connection is single-threaded: callers that share one between threads hold their
  * own lock around every call here (verify.c does). */
@@ -21,10 +22,12 @@ typedef struct rpl_session_info {
 
 /* Every session, in id order, with its counts. *out is malloc'd (free it); *n may be 0. */
 int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err, size_t errlen);
-/* One session. -1 with "session 3 not found in run.db (sessions: 1, 2)" if there is none. */
+/* One session. RPL_ENOSESSION with "session 3 not found in run.db (sessions: 1, 2)" if there is
+ * none. */
 int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen);
 int rpl_session_info_get(rpl_file *f, int64_t id, rpl_session_info *out, char *err, size_t errlen);
-/* The one session of a file that has exactly one; otherwise -1 with a sentence listing them. */
+/* The one session of a file that has exactly one; otherwise a sentence listing them and
+ * RPL_ENOSESSION (it holds none) or RPL_EUSAGE (it holds several: the caller must pick one). */
 int rpl_session_only(rpl_file *f, int64_t *id, char *err, size_t errlen);
 
 /* The world kind a session needs, from this build's registry. NULL with a sentence if the kind id
@@ -33,6 +36,15 @@ int rpl_session_only(rpl_file *f, int64_t *id, char *err, size_t errlen);
  * sentence; otherwise warn is set to "". */
 const sim_kind *rpl_session_kind(const rpl_file *f, const rpl_session *s, char *warn,
                                  size_t warnlen, char *err, size_t errlen);
+
+/* The code for rpl_session_kind's NULL: RPL_EKIND when this build lacks the kind id, else the row
+ * is unusable (RPL_ECORRUPT). */
+static inline int rpl_kind_error(const rpl_session *s)
+{
+    return sim_kind_by_id(s->kind_id) ? RPL_ECORRUPT : RPL_EKIND;
+}
+/* A sim_world_create or sim_world_load failure as a replay code. */
+static inline int rpl_sim_error(int sim_rc) { return sim_rc == SIM_ENOMEM ? RPL_ENOMEM : RPL_ESTATE; }
 
 /* ---- checkpoints --------------------------------------------------------------------------------- */
 typedef struct rpl_checkpoint {
@@ -43,9 +55,9 @@ typedef struct rpl_checkpoint {
 } rpl_checkpoint;
 
 enum { RPL_AT_OR_BEFORE = -1, RPL_AT_OR_AFTER = 1 };
-/* The checkpoint of session s nearest `tick` in direction dir. 0 found; 1 there is none; -1 with
- * a sentence: "checkpoint at tick T of session N is corrupted (…)" when its bytes do not match
- * their recorded hash or do not hold this session's world at that tick. */
+/* The checkpoint of session s nearest `tick` in direction dir. 0 found; 1 there is none;
+ * RPL_ECORRUPT with a sentence: "checkpoint at tick T of session N is corrupted (…)" when its bytes
+ * do not match their recorded hash or do not hold this session's world at that tick. */
 int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
                         rpl_checkpoint *out, char *err, size_t errlen);
 void rpl_checkpoint_free(rpl_checkpoint *c);
@@ -54,7 +66,9 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
                          uint64_t **out, size_t *n, char *err, size_t errlen);
 
 /* A world for session s (its kind, seed and params) holding checkpoint c's state. *w is reused
- * when not NULL (it must be of the session's kind), else created. 0, or -1 with a sentence. */
+ * when not NULL (it must be of the session's kind), else created. 0, or with a sentence
+ * RPL_EKIND (the kind is not in this build), RPL_ESTATE (no world, or it refuses the state) or
+ * RPL_ENOMEM. */
 int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
                    size_t errlen);
 
@@ -65,10 +79,12 @@ int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w,
 typedef struct rpl_inputs rpl_inputs;
 int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
                     const sim_world *check, rpl_inputs **out, char *err, size_t errlen);
-/* 1 and *in filled; 0 at the end; -1 on a bad row or a read error (rpl_inputs_error). */
+/* 1 and *in filled; 0 at the end; RPL_ECORRUPT on a bad row (one the check world refuses
+ * included), RPL_EDB on a read error (rpl_inputs_error says which). */
 int rpl_inputs_next(rpl_inputs *it, sim_input *in);
 /* Queue into w every input logged for tick sim_world_tick(w) (skipping any still before it).
- * Returns how many, or -1 (rpl_inputs_error says why: a bad row, or the world refused one). */
+ * Returns how many, or a negative code (rpl_inputs_error says why): rpl_inputs_next's, or
+ * RPL_EINPUT when the world refuses one. */
 int rpl_inputs_feed(rpl_inputs *it, sim_world *w);
 const char *rpl_inputs_error(const rpl_inputs *it);
 void rpl_inputs_close(rpl_inputs *it);
@@ -86,7 +102,7 @@ typedef struct rpl_tick_row {
 /* Rows of session s with from <= tick <= to, ascending. *v malloc'd. */
 int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
                    size_t *n, char *err, size_t errlen);
-/* One row: 0 found, 1 none, -1 error. */
+/* One row: 0 found, 1 none, a negative code on error. */
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
                  size_t errlen);
 
@@ -151,8 +167,8 @@ typedef struct rpl_verify_result {
  * worlds; the file is read under a lock). Gaps are skipped honestly: replay restarts from the
  * checkpoint at a gap's end and the report names the range that could not be verified.
  * Returns 0 bit-exact, 1 diverged or failed (report: the tick, the hashes, the inputs of that
- * step and a field-level diff against the next recorded checkpoint), -1 the file or session is
- * unusable (report: the sentence). report is always NUL-terminated text, lines ending in '\n'. */
+ * step and a field-level diff against the next recorded checkpoint), a negative RPL_E… code when
+ * the file or session is unusable (report: the sentence). report is always NUL-terminated text, lines ending in '\n'. */
 int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
                size_t cap);
 
@@ -182,8 +198,9 @@ typedef struct rpl_export_result {
  * every `every`-th tick from `from` to `to`: an animated GIF whose delays follow the session's
  * tick rate, and/or indexed PNGs named frame-TICK.png (TICK zero-padded to the width of the
  * largest tick, at least 6 digits). A frame whose hash differs from the recorded one is still
- * written and counted in mismatched. 0, or -1 with a sentence in err (a partial GIF is removed;
- * PNGs already written stay). */
+ * written and counted in mismatched. 0, or a negative code with a sentence in err (a partial GIF
+ * is removed; PNGs already written stay): RPL_EUSAGE for bad options, RPL_EIMAGE when an image
+ * cannot be written, or what reading the session gave. */
 int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, char *err,
                size_t errlen);
 

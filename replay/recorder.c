@@ -84,11 +84,14 @@ static void batch_free(batch *b)
 }
 
 /* ---- the writer thread ---------------------------------------------------------------------- */
+enum { NO_GAP = -1 };          /* an index, not an error */
+
+/* The index in r->gaps of the session's gap, or NO_GAP. */
 static int gap_find(rpl_recorder *r, int64_t session)
 {
     for (int i = 0; i < r->ngaps; i++)
         if (r->gaps[i].session == session) return i;
-    return -1;
+    return NO_GAP;
 }
 
 static int step_done(sqlite3_stmt *st)
@@ -340,7 +343,7 @@ static int enqueue(rpl_recorder *r, batch *b, int force)
         }
         r->failing = 1;
         pthread_mutex_unlock(&r->mu);
-        return -1;
+        return RPL_EFAILING;
     }
     if (r->tail) r->tail->next = b;
     else r->head = b;
@@ -422,13 +425,14 @@ static batch *new_batch(int type, int64_t session, uint64_t tick)
     return b;
 }
 
+/* w's saved state into b->cp. 0, RPL_ENOMEM, or RPL_ESTATE if the world cannot be saved. */
 static int save_into(batch *b, const sim_world *w)
 {
     size_t cap = sim_world_save_max(w);
     b->cp = malloc(cap);
-    if (!b->cp) return -1;
+    if (!b->cp) return RPL_ENOMEM;
     b->cplen = sim_world_save(w, b->cp, cap);
-    if (!b->cplen) return -1;
+    if (!b->cplen) return RPL_ESTATE;          /* a non-finite value: the world cannot be saved */
     b->bytes += b->cplen;
     return 0;
 }
@@ -437,10 +441,11 @@ int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *sour
                            uint64_t checkpoint_every, char *err, size_t errlen)
 {
     batch *b = new_batch(B_BEGIN, 0, sim_world_tick(w));
-    if (!b || save_into(b, w) != 0) {
+    int rc = b ? save_into(b, w) : RPL_ENOMEM;
+    if (rc) {
         batch_free(b);
         snprintf(err, errlen, "out of memory saving the initial state");
-        return -1;
+        return rc;
     }
     const sim_kind *k = sim_world_kind(w);
     rpl_session *m = &b->meta;
@@ -467,9 +472,10 @@ int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *sour
 int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w)
 {
     batch *b = new_batch(B_RESUME, session, sim_world_tick(w));
-    if (!b || save_into(b, w) != 0) {
+    int rc = b ? save_into(b, w) : RPL_ENOMEM;
+    if (rc) {
         batch_free(b);
-        return -1;
+        return rc;
     }
     return enqueue(r, b, 1);
 }
@@ -480,16 +486,16 @@ int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim
     pthread_mutex_lock(&r->mu);
     int failing = r->failing;
     pthread_mutex_unlock(&r->mu);
-    if (failing && !cp) return -1;         /* only a checkpoint can end a gap */
+    if (failing && !cp) return RPL_EFAILING;  /* only a checkpoint can end a gap */
     batch *b = new_batch(B_TICK, session, tick);
-    if (!b) return -1;
+    if (!b) return RPL_ENOMEM;
     b->sh = sh;
     b->fh = fh;
     if (nin) {
         b->in = malloc(nin * sizeof *in);
         if (!b->in) {
             batch_free(b);
-            return -1;
+            return RPL_ENOMEM;
         }
         memcpy(b->in, in, nin * sizeof *in);
         b->nin = nin;
@@ -499,17 +505,15 @@ int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim
         b->cp = malloc(cplen);
         if (!b->cp) {
             batch_free(b);
-            return -1;
+            return RPL_ENOMEM;
         }
         memcpy(b->cp, cp, cplen);
         b->cplen = cplen;
         b->bytes += cplen;
     }
-    if (enqueue(r, b, 0) != 0) {
-        batch_free(b);
-        return -1;
-    }
-    return 0;
+    int rc = enqueue(r, b, 0);
+    if (rc) batch_free(b);
+    return rc;
 }
 
 void rpl_recorder_end(rpl_recorder *r, int64_t session)
@@ -549,7 +553,7 @@ int rpl_recorder_flush(rpl_recorder *r)
     int ok = r->all_ok && !r->retry;
     r->all_ok = 1;
     pthread_mutex_unlock(&r->mu);
-    return ok ? 0 : -1;
+    return ok ? 0 : RPL_EFAILING;
 }
 
 int rpl_recorder_close(rpl_recorder *r)

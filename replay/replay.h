@@ -16,14 +16,29 @@ enum {
     RPL_EFILE = -1,        /* not a usable replay file: missing, not SQLite, damaged, another app, newer schema */
     RPL_EDB = -2,          /* SQLite failed on a usable file: I/O error, disk full, locked */
     RPL_ENOMEM = -3,       /* out of memory */
-    RPL_EIMAGE = -4        /* a PNG or GIF could not be written */
+    RPL_EIMAGE = -4,       /* a PNG or GIF (or the directory for them) could not be written */
+    RPL_ENOSESSION = -5,   /* the session asked for is not in the file, or the file holds none */
+    RPL_EUSAGE = -6,       /* a bad request: no output named, a scale or view out of range, a tick
+                              range with nothing to replay, several sessions and none picked */
+    RPL_ECORRUPT = -7,     /* a recorded row or checkpoint is damaged: a session row (kind name, tick
+                              rate, tick range), a checkpoint (hash, blob, compression, its world), an
+                              input row, a gap row, a checkpoint a session must have but lacks */
+    RPL_EKIND = -8,        /* the session's world kind is not in this build of Vivarium */
+    RPL_ESTATE = -9,       /* a checkpoint does not load: no world can be built for the session, or
+                              the world refuses the saved state although its hash matches; or (the
+                              recorder) a world's state cannot be saved */
+    RPL_EINPUT = -10,      /* the world refuses a logged input while replaying (not a damaged row) */
+    RPL_EFAILING = -11,    /* the recorder is failing (writes failed, or its queue is full): a tick
+                              was not queued, or a flush found ticks that were not written */
+    RPL_EREAD = -12,       /* a file the user named could not be read: missing, unreadable, too large */
+    RPL_ELAST = RPL_EREAD  /* the last code (tests walk RPL_OK..RPL_ELAST): keep it so */
 };
 /* A short fixed description of a code ("not a usable replay file"); never NULL. */
 const char *rpl_strerror(int code);
 
 /* Write frame f as an indexed-colour PNG (its palette, no quantisation), each pixel scaled to
  * scale×scale (1..16). Writes to a temporary name and renames, so a failure never leaves half a
- * file at `path`. 0, or -1 with a sentence in err. */
+ * file at `path`. 0, or RPL_EIMAGE with a sentence in err. */
 int rpl_png_write(const char *path, const sim_frame *f, int scale, char *err, size_t errlen);
 
 /* Animated GIF, streamed frame by frame. hz/every set the delays (whole centiseconds, remainders
@@ -31,10 +46,10 @@ int rpl_png_write(const char *path, const sim_frame *f, int scale, char *err, si
 typedef struct rpl_gif rpl_gif;
 rpl_gif *rpl_gif_open(const char *path, int w, int h, int scale, unsigned hz, unsigned every,
                       char *err, size_t errlen);
-int rpl_gif_frame(rpl_gif *g, const sim_frame *f);        /* 0, or -1: see rpl_gif_error */
+int rpl_gif_frame(rpl_gif *g, const sim_frame *f);        /* 0, or RPL_EIMAGE/RPL_ENOMEM: see rpl_gif_error */
 const char *rpl_gif_error(const rpl_gif *g);
 uint64_t rpl_gif_frames(const rpl_gif *g);
-int rpl_gif_close(rpl_gif *g, char *err, size_t errlen);  /* finishes and renames; frees g */
+int rpl_gif_close(rpl_gif *g, char *err, size_t errlen);  /* finishes and renames; frees g. 0 or RPL_EIMAGE */
 void rpl_gif_abort(rpl_gif *g);                           /* removes the partial file; frees g */
 
 /* ---- the file ------------------------------------------------------------------------------------ */
@@ -49,7 +64,8 @@ enum { RPL_DUR_NORMAL = 0, RPL_DUR_FULL = 1 };
 /* Open a replay file. RPL_READ: it must exist and be a valid replay file (read-only; the file is
  * never changed). RPL_WRITE: created with the schema if missing or empty; WAL mode; durability as
  * given. Refused with a sentence in err: a missing file, a file that is not SQLite, a truncated
- * or damaged database, another application id, a newer schema, a missing table. 0 or -1. */
+ * or damaged database, another application id, a newer schema, a missing table. 0, or RPL_EFILE
+ * (RPL_EDB when a usable file cannot be set up, RPL_ENOMEM). */
 int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *err, size_t errlen);
 void rpl_close(rpl_file *f);
 sqlite3 *rpl_db(rpl_file *f);
@@ -96,16 +112,17 @@ typedef struct rpl_commit {
 
 rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t errlen);
 /* A new session for world w as it is now (its state is the initial checkpoint). Returns the
- * session id (assigned at once), or -1 with err if the file cannot be used. */
+ * session id (assigned at once), or RPL_ENOMEM (RPL_ESTATE) with err if its state cannot be saved. */
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
                            uint64_t checkpoint_every, char *err, size_t errlen);
 /* Continue an interrupted session whose world (rebuilt by replaying the log) is now at
- * sim_world_tick(w): records a checkpoint there and carries on. */
+ * sim_world_tick(w): records a checkpoint there and carries on. 0, or RPL_ENOMEM (RPL_ESTATE). */
 int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);
 /* One stepped tick. in[0..nin): the inputs applied at `tick` (before stepping it); sh/fh: the
  * hashes after stepping (the state at tick + 1); cp: optionally the saved state at tick + 1 (a
- * checkpoint). Copies everything. 0, or -1 if nothing was queued (the recorder is failing and
- * this batch has no checkpoint to resume from, or the queue is full). */
+ * checkpoint). Copies everything. 0, or a negative code if nothing was queued: RPL_EFAILING (the
+ * recorder is failing and this batch has no checkpoint to resume from, or the queue is full),
+ * RPL_ENOMEM. */
 int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
 /* The session ends (status 'closed', end tick as committed). */
@@ -114,7 +131,7 @@ void rpl_recorder_end(rpl_recorder *r, int64_t session);
 size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max);
 /* 1 while writes are failing (msg says why), else 0. */
 int rpl_recorder_failing(rpl_recorder *r, char *msg, size_t len);
-/* Wait until everything queued is settled. 0 if all of it was written, -1 otherwise. */
+/* Wait until everything queued is settled. 0 if all of it was written, RPL_EFAILING otherwise. */
 int rpl_recorder_flush(rpl_recorder *r);
 /* Flush, stop the thread, close the file. Returns rpl_recorder_flush's result. */
 int rpl_recorder_close(rpl_recorder *r);

@@ -34,6 +34,7 @@ enum { F_NONE, F_HASH, F_MISSING, F_SYNC, F_ERROR };
 typedef struct failure {
     size_t span;                       /* index in the plan; SIZE_MAX: none */
     int kind;
+    int code;                          /* F_ERROR: the RPL_E… code of msg */
     uint64_t tick;
     uint64_t want_sh, want_fh, got_sh, got_fh;
     char msg[FAIL_MSG];                /* F_ERROR: the sentence; F_SYNC: the diff */
@@ -124,7 +125,7 @@ static int buffers_fit(worker *w, size_t need)
     uint8_t *a = realloc(w->buf, need), *b = a ? realloc(w->buf2, need) : NULL;
     if (a) w->buf = a;
     if (b) w->buf2 = b;
-    if (!a || !b) return -1;
+    if (!a || !b) return RPL_ENOMEM;
     w->cap = need;
     return 0;
 }
@@ -148,7 +149,7 @@ static void hashes(worker *w, sim_world *x, sim_frame *fr, int keep, size_t *sav
     }
 }
 
-/* Verify span i. Returns 0 when it matched, else fills w->fl. */
+/* Verify span i. Returns 0 when it matched, else 1 and fills w->fl (with fl.code for F_ERROR). */
 static int span_run(worker *w, size_t i)
 {
     verifier *v = w->v;
@@ -171,20 +172,24 @@ static int span_run(worker *w, size_t i)
         if (rc >= 0)
             snprintf(err, sizeof err, "session %lld: the checkpoint at tick %llu is gone",
                      (long long)s->id, (unsigned long long)sp->start);
+        w->fl.code = rc < 0 ? rc : RPL_ECORRUPT;
         fail_set(w, F_ERROR, sp->start, "%s", err);
         goto done;
     }
-    if (rpl_world_load(s, &cp, &w->a, err, sizeof err) ||
-        (v->o->sync_test && rpl_world_load(s, &cp, &w->b, err, sizeof err))) {
+    if ((rc = rpl_world_load(s, &cp, &w->a, err, sizeof err)) != 0 ||
+        (v->o->sync_test && (rc = rpl_world_load(s, &cp, &w->b, err, sizeof err)) != 0)) {
+        w->fl.code = rc;
         fail_set(w, F_ERROR, sp->start, "%s", err);
         goto done;
     }
     if (w->frames && !w->fa.px &&
         (sim_world_frame_init(w->a, &w->fa) || sim_world_frame_init(w->a, &w->fb))) {
+        w->fl.code = RPL_ENOMEM;
         fail_set(w, F_ERROR, sp->start, "out of memory for frames");
         goto done;
     }
-    if (buffers_fit(w, sim_world_save_max(w->a))) {
+    if ((rc = buffers_fit(w, sim_world_save_max(w->a))) != 0) {
+        w->fl.code = rc;
         fail_set(w, F_ERROR, sp->start, "out of memory for a %zu-byte state buffer",
                  sim_world_save_max(w->a));
         goto done;
@@ -194,6 +199,7 @@ static int span_run(worker *w, size_t i)
     if (rc == 0) rc = rpl_ticks_load(v->f, s->id, sp->start, sp->end, &rows, &nrows, err, sizeof err);
     pthread_mutex_unlock(&v->db);
     if (rc) {
+        w->fl.code = rc;
         fail_set(w, F_ERROR, sp->start, "%s", err);
         goto done;
     }
@@ -203,6 +209,7 @@ static int span_run(worker *w, size_t i)
         /* The checkpoint must be the state this tick's row describes (a gap's end, or the link
          * between two spans). */
         if (rows[0].state_hash != cp.hash) {
+            w->fl.code = RPL_ECORRUPT;
             fail_set(w, F_ERROR, sp->start, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "state hash %016llx differs from the hash %016llx recorded for that tick)",
                      (unsigned long long)sp->start, (long long)s->id, (unsigned long long)cp.hash,
@@ -224,6 +231,7 @@ static int span_run(worker *w, size_t i)
         for (; k < nin && in[k].tick == t; k++) {
             rc = sim_world_input(w->a, &in[k]);
             if (rc && rc != SIM_EDUP) {     /* EDUP: the checkpoint already holds it queued */
+                w->fl.code = RPL_EINPUT;
                 fail_set(w, F_ERROR, t, "session %lld, input at tick %llu (client %u, seq %u): the "
                          "world refuses it: %s", (long long)s->id, (unsigned long long)t,
                          (unsigned)in[k].client, (unsigned)in[k].seq, sim_world_error(w->a));
@@ -304,7 +312,7 @@ done:
     rpl_checkpoint_free(&cp);
     free(in);
     free(rows);
-    return w->fl.kind == F_NONE ? 0 : -1;
+    return w->fl.kind == F_NONE ? 0 : 1;
 }
 
 static void *worker_main(void *arg)
@@ -564,13 +572,13 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
 
 /* At tick 0 the recorded initial state must be what this build creates from (kind, seed,
  * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), 2 not
- * re-creatable (a world built from a file: the recording is its only source), -1 error. */
+ * re-creatable (a world built from a file: the recording is its only source), or a negative code. */
 static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, char *out,
                          size_t cap, size_t *len, char *err, size_t errlen)
 {
     rpl_checkpoint cp;
     int rc = rpl_checkpoint_find(f, s, s->start_tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
-    if (rc) return rc < 0 ? -1 : 0;    /* no checkpoint: the plan has already said so */
+    if (rc) return rc < 0 ? rc : 0;    /* no checkpoint: the plan has already said so */
     char cerr[256] = "";
     sim_config cfg = sim_config_default();
     cfg.kind = k->name;
@@ -589,7 +597,7 @@ static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, c
         snprintf(err, errlen, "session %lld: cannot create its %s world: %s", (long long)s->id,
                  k->name, cerr[0] ? cerr : sim_strerror(rc));
         rpl_checkpoint_free(&cp);
-        return -1;
+        return rpl_sim_error(rc);
     }
     int result = 0;
     if (sim_world_hash(w) != cp.hash) {
@@ -621,24 +629,31 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     worker *ws = NULL;
     size_t len = 0, nw = 0;
     char err[FAIL_MSG];
-    int status = -1;
+    int code = RPL_ENOMEM;             /* the error, while there is no verdict */
+    int status = code;                 /* negative until there is a verdict: 0 or 1 */
     verifier v;
     memset(res, 0, sizeof *res);
     if (cap) report[0] = '\0';
     memset(&v, 0, sizeof v);
     v.fail.span = SIZE_MAX;
-    if (rpl_session_get(f, o->session, &s, err, sizeof err)) goto error;
+    if ((code = rpl_session_get(f, o->session, &s, err, sizeof err)) != 0) goto error;
     const sim_kind *k = rpl_session_kind(f, &s, res->warning, sizeof res->warning, err, sizeof err);
-    if (!k) goto error;
+    if (!k) {
+        code = rpl_kind_error(&s);
+        goto error;
+    }
     res->hz = s.hz;
-    if (rpl_plan_make(f, &s, o->from, o->to, 1, &plan, err, sizeof err)) goto error;
+    if ((code = rpl_plan_make(f, &s, o->from, o->to, 1, &plan, err, sizeof err)) != 0) goto error;
     res->first = plan.nspans ? plan.spans[0].start : plan.from;
     res->last = plan.to;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
     double t0 = now_s();
     if (s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0) {
         int rc = check_initial(f, &s, k, report, cap, &len, err, sizeof err);
-        if (rc < 0) goto error;
+        if (rc < 0) {
+            code = rc;
+            goto error;
+        }
         if (rc == 2 && !res->warning[0])
             snprintf(res->warning, sizeof res->warning, "session %lld's world is built from a file "
                      "(%.160s): its tick-0 state comes from the recording and is not re-created",
@@ -665,6 +680,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     ws = calloc(want, sizeof *ws);
     if (!ws) {
         snprintf(err, sizeof err, "out of memory");
+        code = RPL_ENOMEM;
         goto error_locks;
     }
     for (size_t i = 0; i < want; i++) {
@@ -718,6 +734,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
 
     if (v.fail.span != SIZE_MAX && v.fail.kind == F_ERROR) {
         snprintf(err, sizeof err, "%s", v.fail.msg);
+        code = v.fail.code;
         goto error_locks;
     }
     if (v.fail.span != SIZE_MAX) {
@@ -762,7 +779,7 @@ error:
     len = 0;
     if (cap) report[0] = '\0';
     say(report, cap, &len, "%s\n", err);
-    status = -1;
+    status = code;
 out:
     rpl_plan_free(&plan);
     return status;

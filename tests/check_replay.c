@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check_suites.h"
+#include "files.h"
 #include "read.h"
 #include "script.h"
 
@@ -374,12 +375,12 @@ START_TEST(sessions_are_listed_and_looked_up)
     }
     free(v);
     rpl_session s;
-    ck_assert_int_eq(rpl_session_get(f, 3, &s, err, sizeof err), -1);
+    ck_assert_int_eq(rpl_session_get(f, 3, &s, err, sizeof err), RPL_ENOSESSION);
     char want[512];
     snprintf(want, sizeof want, "session 3 not found in %s (sessions: 1, 2)", db);
     ck_assert_str_eq(err, want);
     int64_t only;
-    ck_assert_int_eq(rpl_session_only(f, &only, err, sizeof err), -1);
+    ck_assert_int_eq(rpl_session_only(f, &only, err, sizeof err), RPL_EUSAGE);
     ck_assert_ptr_nonnull(strstr(err, "holds 2 sessions (1, 2): pick one with --session N"));
     /* Inputs come back as the world consumed them, in (tick, client, seq) order. */
     sim_input *in;
@@ -582,25 +583,27 @@ static void refused_at_open(const char *path, const char *want)
     snapshot before = snap(path);
     rpl_file *f = (rpl_file *)1;
     char err[512] = "";
-    ck_assert_int_eq(rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err), -1);
+    ck_assert_int_eq(rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err), RPL_EFILE);
     ck_assert_ptr_null(f);
     ck_assert_msg(strstr(err, want) != NULL, "%s: said '%s', wanted '%s'", path, err, want);
     same_as(path, &before);
 }
 
-/* Opens, but verify (and export, when it needs the same rows) refuse the session with a sentence
- * containing `want`. */
-static void refused_at_verify(const char *path, const char *want, int export_too)
+/* Opens, but verify (and export, when it needs the same rows) refuse the session with the error
+ * code `code` and a sentence containing `want`. */
+static void refused_at_verify(const char *path, int code, const char *want, int export_too)
 {
     snapshot before = snap(path);
     verdict *v = verify(path, 0, UINT64_MAX, 0, 2);
-    ck_assert_msg(v->rc == -1, "%s: rc %d: %s", path, v->rc, v->report);
+    ck_assert_msg(v->rc < 0 && v->rc == code, "%s: rc %d (%s), wanted %d (%s): %s", path, v->rc,
+                  rpl_strerror(v->rc), code, rpl_strerror(code), v->report);
     ck_assert_msg(strstr(v->report, want) != NULL, "%s: said '%s', wanted '%s'", path, v->report, want);
     char err[512];
     rpl_export_result r;
     int rc = export(path, tmp("bad.gif"), NULL, 0, UINT64_MAX, 0, 1, &r, err, sizeof err);
     if (export_too) {
-        ck_assert_int_eq(rc, -1);
+        ck_assert_msg(rc == code, "%s: export rc %d (%s), wanted %d: %s", path, rc, rpl_strerror(rc),
+                      code, err);
         ck_assert_msg(strstr(err, want) != NULL, "%s: export said '%s', wanted '%s'", path, err, want);
         ck_assert_int_ne(access(tmp("bad.gif"), F_OK), 0);     /* no partial GIF left */
     } else {
@@ -652,26 +655,26 @@ START_TEST(bad_files_get_clear_messages)
     copy_file(db, tmp("cp.db"));
     sql(tmp("cp.db"), "UPDATE checkpoint SET state = substr(state, 1, 100) || x'ff' || "
                       "substr(state, 102) WHERE tick = 120");
-    refused_at_verify(tmp("cp.db"), "checkpoint at tick 120 of session 1 is corrupted", 0);
+    refused_at_verify(tmp("cp.db"), RPL_ECORRUPT, "checkpoint at tick 120 of session 1 is corrupted", 0);
     copy_file(db, tmp("cp0.db"));
     sql(tmp("cp0.db"), "UPDATE checkpoint SET state = x'00' WHERE tick = 0");
-    refused_at_verify(tmp("cp0.db"), "checkpoint at tick 0 of session 1 is corrupted", 1);
+    refused_at_verify(tmp("cp0.db"), RPL_ECORRUPT, "checkpoint at tick 0 of session 1 is corrupted", 1);
 
     copy_file(db, tmp("kind.db"));
     sql(tmp("kind.db"), "UPDATE session SET kind = 'marble', kind_id = 99");
-    refused_at_verify(tmp("kind.db"), "is a 'marble' world (kind id 99), which this build of Vivarium", 1);
+    refused_at_verify(tmp("kind.db"), RPL_EKIND, "is a 'marble' world (kind id 99), which this build of Vivarium", 1);
 
     /* Input rows no world could have consumed. */
     copy_file(db, tmp("in.db"));
     sql(tmp("in.db"), "UPDATE input SET kind = 7 WHERE tick = 60");
-    refused_at_verify(tmp("in.db"), "session 1, input at tick 60 (client 0, seq 3) is damaged: the "
+    refused_at_verify(tmp("in.db"), RPL_ECORRUPT, "session 1, input at tick 60 (client 0, seq 3) is damaged: the "
                                     "world refuses it: unknown input kind 7 for sand", 1);
     copy_file(db, tmp("in9.db"));
     sql(tmp("in9.db"), "UPDATE input SET args = zeroblob(36) WHERE tick = 85");
-    refused_at_verify(tmp("in9.db"), "is damaged: it has more than 8 arguments", 1);
+    refused_at_verify(tmp("in9.db"), RPL_ECORRUPT, "is damaged: it has more than 8 arguments", 1);
     copy_file(db, tmp("in3.db"));
     sql(tmp("in3.db"), "UPDATE input SET args = x'010203' WHERE tick = 85");
-    refused_at_verify(tmp("in3.db"), "is damaged: its args blob is not a whole number", 1);
+    refused_at_verify(tmp("in3.db"), RPL_ECORRUPT, "is damaged: its args blob is not a whole number", 1);
 
     /* Another sim version: a warning, and the verdict still stands. */
     copy_file(db, tmp("ver.db"));
@@ -687,6 +690,89 @@ START_TEST(bad_files_get_clear_messages)
     before = snap(db);
     ck_assert_int_eq(verify(db, 0, UINT64_MAX, 1, 0)->rc, 0);
     same_as(db, &before);
+}
+END_TEST
+
+/* Every code has its own sentence; and real failures give their own code, with the sentence as
+ * before. */
+START_TEST(error_codes_name_the_failure)
+{
+    for (int a = RPL_OK; a >= RPL_ELAST; a--) {
+        const char *sa = rpl_strerror(a);
+        ck_assert_ptr_nonnull(sa);
+        ck_assert_uint_gt(strlen(sa), 1);
+        ck_assert_msg(strstr(sa, "unknown") == NULL, "code %d has no sentence: %s", a, sa);
+        for (int c = RPL_OK; c > a; c--) ck_assert_str_ne(sa, rpl_strerror(c));
+    }
+    ck_assert_ptr_nonnull(strstr(rpl_strerror(RPL_ELAST - 1), "unknown"));
+    ck_assert_ptr_nonnull(strstr(rpl_strerror(1), "unknown"));
+    ck_assert_int_eq(RPL_EFILE, -1);               /* what every failure was before the codes */
+
+    char db[256], err[512];
+    snprintf(db, sizeof db, "%s", tmp("run.db"));
+    record_file(db, 1);
+    rpl_file *f = (rpl_file *)1;
+
+    /* Not a replay file. */
+    FILE *fp = fopen(tmp("notes.txt"), "w");
+    fputs("these are notes, not a replay file, and they are long enough to pass the header cut\n"
+          "(at least a hundred bytes, so rpl_open asks SQLite rather than the size)\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(rpl_open(tmp("notes.txt"), RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err),
+                     RPL_EFILE);
+    ck_assert_ptr_nonnull(strstr(err, "is not a Vivarium replay file"));
+
+    /* A session that is not there; then one that is. */
+    f = open_ok(db);
+    rpl_session s;
+    ck_assert_int_eq(rpl_session_get(f, 7, &s, err, sizeof err), RPL_ENOSESSION);
+    char want[512];
+    snprintf(want, sizeof want, "session 7 not found in %s (sessions: 1)", db);
+    ck_assert_str_eq(err, want);
+    rpl_session_info si;
+    ck_assert_int_eq(rpl_session_info_get(f, 7, &si, err, sizeof err), RPL_ENOSESSION);
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), RPL_OK);
+
+    /* Asking for nothing, or for ticks the session does not have. */
+    rpl_plan plan;
+    ck_assert_int_eq(rpl_plan_make(f, &s, TICKS + 10, TICKS + 20, 0, &plan, err, sizeof err),
+                     RPL_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(err, "nothing to replay from tick"));
+    rpl_export_opts eo = rpl_export_defaults();
+    eo.session = 1;
+    rpl_export_result er;
+    ck_assert_int_eq(rpl_export(f, &eo, &er, err, sizeof err), RPL_EUSAGE);
+    ck_assert_str_eq(err, "export needs a GIF path or a PNG directory");
+    rpl_close(f);
+
+    /* A checkpoint cut short: its blob no longer matches its recorded hash. */
+    copy_file(db, tmp("cut.db"));
+    sql(tmp("cut.db"), "UPDATE checkpoint SET state = substr(state, 1, length(state) / 2) "
+                       "WHERE tick = 60");
+    f = open_ok(tmp("cut.db"));
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), RPL_OK);
+    rpl_checkpoint cp;
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, 60, RPL_AT_OR_BEFORE, &cp, err, sizeof err),
+                     RPL_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(err, "checkpoint at tick 60 of session 1 is corrupted"));
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, 30, RPL_AT_OR_BEFORE, &cp, err, sizeof err), 0);
+
+    /* The kind of a session this build does not have. */
+    rpl_session other = s;
+    other.kind_id = 99;
+    sim_world *w = NULL;
+    ck_assert_int_eq(rpl_world_load(&other, &cp, &w, err, sizeof err), RPL_EKIND);
+    ck_assert_ptr_null(w);
+    ck_assert_int_eq(rpl_world_load(&s, &cp, &w, err, sizeof err), RPL_OK);
+    sim_world_destroy(w);
+    rpl_checkpoint_free(&cp);
+    rpl_close(f);
+
+    /* A file that cannot be read. */
+    uint8_t *data;
+    size_t len;
+    ck_assert_int_eq(rpl_read_file(NULL, tmp("absent.txt"), &data, &len, err, sizeof err), RPL_EREAD);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open"));
 }
 END_TEST
 
@@ -801,6 +887,7 @@ Suite *suite_replay(void)
     tcase_add_test(tc, gif_export_decodes_to_the_worlds_frames);
     tcase_add_test(tc, png_export_opens_with_libpng);
     tcase_add_test(tc, bad_files_get_clear_messages);
+    tcase_add_test(tc, error_codes_name_the_failure);
     tcase_add_test(tc, viv_replay_commands);
     suite_add_tcase(s, tc);
     return s;
