@@ -16,7 +16,7 @@
  * post a good number.
  *
  * Build by hand (from the top directory, once `make` has built the libraries):
- *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Isim -Iserver bench/bench_codec.c \
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Isim -Iwire bench/bench_codec.c \
  *      build/default/libwire.a build/default/libsim.a $(pkg-config --libs libzstd) \
  *      -o build/default/bench_codec */
 #include <stdio.h>

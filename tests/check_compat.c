@@ -252,7 +252,7 @@ static void tsend_raw(tracer *t, const uint8_t *p, size_t n)
     ck_assert_uint_le(n, 512);
     frame[0] = (uint8_t)(n >> 24); frame[1] = (uint8_t)(n >> 16);
     frame[2] = (uint8_t)(n >> 8); frame[3] = (uint8_t)n;
-    memcpy(frame + 4, p, n);
+    if (n) memcpy(frame + 4, p, n);   /* p may be NULL for the zero length */
     trace_line(t, '>', p, n);
     size_t off = 0;
     while (off < n + 4) {

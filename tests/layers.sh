@@ -165,13 +165,16 @@ probe() {   # folder header expect(ok|fail)
     [ "$got" = "$3" ] || fail "compile: $1/ including \"$2\" should $( [ "$3" = ok ] && echo compile || echo fail), but it did not (include flags: $flags)"
 }
 probe sim sim.h ok
-for h in wire.h codec.h replay.h srv.h net.h cli.h; do probe sim "$h" fail; done
+for h in wire.h codec.h msg.h replay.h host.h network.h net.h cli.h; do probe sim "$h" fail; done
 probe wire wire.h ok
-for h in replay.h srv.h net.h cli.h; do probe wire "$h" fail; done
+for h in replay.h host.h network.h net.h cli.h; do probe wire "$h" fail; done
 probe replay replay.h ok
-for h in wire.h codec.h srv.h net.h cli.h; do probe replay "$h" fail; done
+for h in wire.h codec.h msg.h host.h network.h net.h cli.h; do probe replay "$h" fail; done
 probe clients net.h ok
-probe clients srv.h fail
+probe server host.h ok
+probe server net.h fail
+probe clients host.h fail
+probe clients network.h fail
 # Inside server/ the layers share an include path, so the rule is read from the sources: no host
 # file includes the network layer's header.
 for src in server/*.c; do
