@@ -219,8 +219,6 @@ int cli_sim_main(int argc, char **argv)
     (void)gif_path; (void)gif_every; (void)record_path;
 #endif
     for (uint64_t t = 0; t < ticks; t++) {
-        size_t first = next;           /* this tick's inputs are in.v[first..next) */
-        (void)first;
         for (; next < in.n && in.v[next].tick == t; next++) {
             if (sim_world_input(w, &in.v[next]) != 0) {
                 fprintf(stderr, "%s:%u: %s\n", inputs_path, (unsigned)in.v[next].seq,
@@ -256,9 +254,12 @@ int cli_sim_main(int argc, char **argv)
 #ifndef VIV_NO_IMAGE
         if (rec) {
             size_t cplen = done % cp_every == 0 ? sim_world_save(w, cpbuf, cpcap) : 0;
-            /* The inputs applied at t, in application order: the queue sorts (client, seq); a
-             * file's inputs have client 0 and seq = line number, so file order within a tick. */
-            if (rpl_recorder_tick(rec, session, t, in.v + first, next - first, sh, fh,
+            /* The log takes the inputs from the world: what the step of t applied, in the
+             * order it applied them ((client, seq); a file's inputs have client 0 and seq = line
+             * number, so file order within a tick). */
+            const sim_input *applied;
+            size_t napplied = sim_world_applied(w, &applied);
+            if (rpl_recorder_tick(rec, session, t, applied, napplied, sh, fh,
                                   cplen ? cpbuf : NULL, cplen) != 0) {
                 char why[256] = "";
                 rpl_recorder_failing(rec, why, sizeof why);

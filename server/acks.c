@@ -41,7 +41,10 @@ int srv_acks_step(srv_acks *q, sim_input *out, size_t max, size_t *n)
     while (first > q->head && !q->a[first - 1].stepped) first--;
     for (size_t i = first; i < q->n; i++) q->a[i].stepped = 1;
     *n = 0;
-    if (!out) return 0;                           /* not recording: nothing to copy */
+    if (!out) {                                   /* mark and count only */
+        *n = q->n - first;
+        return 0;
+    }
     if (q->n - first > max) return SRV_ETOOMANY;
     for (size_t i = first; i < q->n; i++) out[(*n)++] = q->a[i].in;
     return 0;

@@ -32,7 +32,8 @@ void srv_acks_push(srv_acks *q, uint32_t client, const sim_input *in);
 /* The tick of the queued inputs was stepped: mark them, and copy their inputs (in queue order,
  * which is the world's application order too) into out[0..max), their count in *n. Returns 0,
  * or SRV_ETOOMANY when there are more than max: they are marked all the same but none is copied
- * (the caller refuses the tick rather than log part of it). out may be NULL: mark only. */
+ * (the caller refuses the tick rather than log part of it). out may be NULL: mark them and
+ * count them in *n, copy nothing. */
 int srv_acks_step(srv_acks *q, sim_input *out, size_t max, size_t *n);
 /* Settle the stepped entries of ticks before upto, in order: fn(ud, entry, ok) for each. */
 typedef void (*srv_ack_fn)(void *ud, const srv_ack *a, int ok);

@@ -154,8 +154,8 @@ void srv_record_begin(srv *s, srv_world *w)
 }
 
 /* After stepping `tick`: hand the inputs applied at it, both hashes and perhaps a checkpoint to
- * the writer. Acks wait for its commit. A tick whose inputs do not fit the buffer is refused
- * whole (logged, its inputs told not_logged), never written in part. */
+ * the writer. Acks wait for its commit. A tick whose inputs the log cannot hold as the world
+ * applied them is refused whole (logged, its inputs told not_logged), never written in part. */
 void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
 {
     srv_rec_state *r = &w->rec;
@@ -165,13 +165,17 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
         srv_world_settle(s, w, tick + 1, 1);
         return;
     }
-    /* The inputs applied at this tick, in the world's application order, (client, seq), which
-     * is the log's key order too. The world holds at most SIM_TICK_INPUTS_MAX of them. */
-    sim_input inputs[SIM_TICK_INPUTS_MAX];
-    size_t nin = 0;
-    if (srv_acks_step(&w->acks, inputs, SIM_TICK_INPUTS_MAX, &nin) != 0) {
-        srv_log(s, SRV_LOG_ERROR, "world %u: tick %" PRIu64 " has more than %d inputs, more than the "
-                "log takes for one tick; the tick is not logged", w->id, tick, SIM_TICK_INPUTS_MAX);
+    /* The log takes the inputs from the world: exactly what its last step applied, in the
+     * order it applied them ((client, seq)); at most SIM_TICK_INPUTS_MAX, so no buffer of ours
+     * can cut them short. The ack queue must agree on how many: if it does not, an ack would
+     * claim an input the log does not hold (or the reverse), so the tick is refused whole. */
+    const sim_input *inputs;
+    size_t nin = sim_world_applied(w->w, &inputs);
+    size_t nacks = 0;
+    srv_acks_step(&w->acks, NULL, 0, &nacks);
+    if (nacks != nin) {
+        srv_log(s, SRV_LOG_ERROR, "world %u: tick %" PRIu64 " applied %zu input(s) but %zu wait for "
+                "an ack; the tick is not logged", w->id, tick, nin, nacks);
         r->not_logged++;
         srv_world_settle(s, w, tick + 1, 0);
         return;

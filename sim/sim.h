@@ -276,6 +276,10 @@ int sim_world_input(sim_world *w, const sim_input *in);
 int sim_world_check_input(const sim_world *w, const sim_input *in);
 const char *sim_world_error(const sim_world *w);   /* sentence for the last failed call */
 void sim_world_step(sim_world *w);
+/* The inputs the last sim_world_step applied, in the order it applied them ((client, seq)), at
+ * most SIM_TICK_INPUTS_MAX: what a recorder logs for that tick. *out stays valid until the next
+ * step, load or destroy. 0 after create and after a load. */
+size_t sim_world_applied(const sim_world *w, const sim_input **out);
 void sim_world_frame_size(const sim_world *w, int *fw, int *fh);
 int sim_world_frame_init(const sim_world *w, sim_frame *f);       /* sized for this world */
 void sim_world_render(const sim_world *w, int view, sim_frame *out);

@@ -29,6 +29,8 @@ struct sim_world {
     void *impl;
     sim_input *queue;
     uint32_t nqueue;
+    sim_input *applied;             /* what the last step applied: the queue's buffer, swapped */
+    uint32_t napplied;
     uint8_t *scratch;               /* save buffer for hashing: sized at create, reused */
     size_t scratch_cap;
     char err[256];
@@ -424,7 +426,8 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
     w->kind = k;
     w->seed = cfg->seed;
     w->queue = calloc(SIM_TICK_INPUTS_MAX, sizeof *w->queue);
-    if (!w->queue) {
+    w->applied = calloc(SIM_TICK_INPUTS_MAX, sizeof *w->applied);
+    if (!w->queue || !w->applied) {
         rc = SIM_ENOMEM;
         goto done;
     }
@@ -452,6 +455,7 @@ void sim_world_destroy(sim_world *w)
     if (!w) return;
     if (w->impl) w->kind->destroy(w->impl);
     free(w->queue);
+    free(w->applied);
     free(w->scratch);
     free(w);
 }
@@ -542,9 +546,21 @@ void sim_world_step(sim_world *w)
 {
     sim_ctx ctx = { w->seed, w->tick };
     for (uint32_t i = 0; i < w->nqueue; i++) w->kind->apply_input(w->impl, &ctx, &w->queue[i]);
+    /* The applied inputs stay readable (sim_world_applied) until the next step or load; the two
+     * buffers trade places, so nothing is copied. */
+    sim_input *spent = w->applied;
+    w->applied = w->queue;
+    w->napplied = w->nqueue;
+    w->queue = spent;
     w->nqueue = 0;
     w->kind->step(w->impl, &ctx);
     w->tick++;
+}
+
+size_t sim_world_applied(const sim_world *w, const sim_input **out)
+{
+    if (out) *out = w->applied;
+    return w->napplied;
 }
 
 void sim_world_frame_size(const sim_world *w, int *fw, int *fh)
@@ -753,6 +769,7 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     w->queue = queue;
     queue = NULL;
     w->nqueue = nq;
+    w->napplied = 0;                /* the loaded state's past is not this world's last step */
     free(w->scratch);
     w->scratch = scratch;
     w->scratch_cap = cap;

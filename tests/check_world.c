@@ -179,6 +179,54 @@ START_TEST(inputs_apply_in_client_seq_order)
 }
 END_TEST
 
+/* What a recorder logs: the inputs the last step applied, exactly and in the order applied, the
+ * whole tick up to SIM_TICK_INPUTS_MAX (the next one is refused, not dropped later), and nothing
+ * of a step without inputs or of a loaded state's past. */
+START_TEST(applied_inputs_are_what_the_step_applied)
+{
+    sim_world *w = mk("sand", 3, "w=64,h=64,scene=empty");
+    const sim_input *got = NULL;
+    ck_assert_uint_eq(sim_world_applied(w, &got), 0);
+    sim_input q[3] = { paint(0, 2, 1, 10, 10, 2, 4), paint(0, 1, 9, 20, 20, 3, 2),
+                       paint(0, 1, 4, 30, 30, 1, 3) };
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(sim_world_input(w, &q[i]), 0);
+    sim_world_step(w);
+    ck_assert_uint_eq(sim_world_applied(w, &got), 3);
+    const sim_input *order[3] = { &q[2], &q[1], &q[0] };     /* (1,4), (1,9), (2,1) */
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(got[i].tick, 0);
+        ck_assert_uint_eq(got[i].client, order[i]->client);
+        ck_assert_uint_eq(got[i].seq, order[i]->seq);
+        ck_assert_int_eq(got[i].nargs, 4);
+        ck_assert_mem_eq(got[i].args, order[i]->args, sizeof got[i].args);
+    }
+    sim_world_step(w);
+    ck_assert_uint_eq(sim_world_applied(w, &got), 0);
+
+    /* A full tick: every input of it is applied and reported; one more is refused at once. */
+    uint64_t t = sim_world_tick(w);
+    for (uint32_t i = 0; i < SIM_TICK_INPUTS_MAX; i++) {
+        sim_input in = paint(t, 1 + i / 64, i % 64, (int)(i % 60), (int)(i / 60 % 60), 1, 3);
+        ck_assert_int_eq(sim_world_input(w, &in), 0);
+    }
+    sim_input extra = paint(t, 999, 1, 5, 5, 1, 3);
+    ck_assert_int_eq(sim_world_input(w, &extra), SIM_EFULL);
+    sim_world_step(w);
+    ck_assert_uint_eq(sim_world_applied(w, &got), SIM_TICK_INPUTS_MAX);
+    ck_assert_uint_eq(got[SIM_TICK_INPUTS_MAX - 1].client, 1 + (SIM_TICK_INPUTS_MAX - 1) / 64);
+
+    /* A load starts a new past: nothing was applied by this world since. */
+    size_t cap = sim_world_save_max(w);
+    uint8_t *buf = malloc(cap);
+    size_t len = sim_world_save(w, buf, cap);
+    ck_assert_uint_gt(len, 0);
+    ck_assert_int_eq(sim_world_load(w, buf, len), 0);
+    ck_assert_uint_eq(sim_world_applied(w, NULL), 0);
+    free(buf);
+    sim_world_destroy(w);
+}
+END_TEST
+
 START_TEST(save_load_round_trip)
 {
     sim_world *a = mk("sand", 11, "w=96,h=64,scene=bench");
@@ -358,6 +406,7 @@ Suite *suite_world(void)
     Suite *s = suite_create("world");
     TCase *tc = tcase_create("world");
     tcase_add_test(tc, registry_finds_kinds);
+    tcase_add_test(tc, applied_inputs_are_what_the_step_applied);
     tcase_add_test(tc, params_are_canonicalised);
     tcase_add_test(tc, create_reports_clear_errors);
     tcase_add_test(tc, input_lines_parse);
