@@ -3,7 +3,7 @@
  * minutes, mostly waiting), tagged "slow" so a run can leave them out (CK_EXCLUDE_TAGS=slow) or run
  * them alone (`check_all robust`) beside CPU-bound work.
  *
- * What they hold vivd to (docs/PROTOCOL.md, "Limits"; server/srv.h):
+ * What they hold vivd to (docs/PROTOCOL.md, "Limits"; server/network.h):
  *   - 1,000 clients connecting, subscribing and vanishing over 60 s — some never say hello, some
  *     close mid-message, some never read, some reset — leave no trace: the open descriptors and
  *     (outside ASan) the resident memory come back to where they were, the loop never stalls
