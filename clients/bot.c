@@ -301,13 +301,13 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         if (strcmp(a, "--host") == 0) o->host = v;
         else if (strcmp(a, "--world") == 0) o->world = v;
         else if (strcmp(a, "--token") == 0) o->token = v;
-        else if (strcmp(a, "--clients") == 0) rc = cli_parse_int(a, v, 0, 100000, &o->clients);
-        else if (strcmp(a, "--seconds") == 0) rc = cli_parse_int(a, v, 1, 86400, &o->seconds);
-        else if (strcmp(a, "--inputs-per-sec") == 0) rc = cli_parse_int(a, v, 0, 100000, &o->rate);
-        else if (strcmp(a, "--players") == 0) rc = cli_parse_int(a, v, 0, 1000, &o->players);
-        else if (strcmp(a, "--slow") == 0) rc = cli_parse_int(a, v, 0, 100000, &o->slow);
-        else if (strcmp(a, "--every") == 0) rc = cli_parse_int(a, v, 1, 3600, &o->every);
-        else if (strcmp(a, "--verify") == 0) rc = cli_parse_int(a, v, 0, 100000, &o->verify);
+        else if (strcmp(a, "--clients") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->clients);
+        else if (strcmp(a, "--seconds") == 0) rc = cli_parse_int("bot", a, v, 1, 86400, &o->seconds);
+        else if (strcmp(a, "--inputs-per-sec") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->rate);
+        else if (strcmp(a, "--players") == 0) rc = cli_parse_int("bot", a, v, 0, 1000, &o->players);
+        else if (strcmp(a, "--slow") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->slow);
+        else if (strcmp(a, "--every") == 0) rc = cli_parse_int("bot", a, v, 1, 3600, &o->every);
+        else if (strcmp(a, "--verify") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->verify);
         else if (strcmp(a, "--enc") == 0) {
             /* Passed through: the server says which encodings it knows. */
             if (!*v || strlen(v) > 32) {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cli.h"
 
-int cli_parse_u64(const char *flag, const char *s, uint64_t *out)
+int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
 {
     char *end;
     if (!s || !*s || *s == '-') goto bad;
@@ -15,11 +15,11 @@ int cli_parse_u64(const char *flag, const char *s, uint64_t *out)
     *out = v;
     return 0;
 bad:
-    fprintf(stderr, "viv: %s needs a non-negative integer, got '%s'\n", flag, s ? s : "");
+    fprintf(stderr, "viv %s: %s needs a non-negative integer, got '%s'\n", cmd, flag, s ? s : "");
     return -1;
 }
 
-int cli_parse_int(const char *flag, const char *s, long min, long max, long *out)
+int cli_parse_int(const char *cmd, const char *flag, const char *s, long min, long max, long *out)
 {
     char *end;
     if (!s || !*s) goto bad;
@@ -29,7 +29,7 @@ int cli_parse_int(const char *flag, const char *s, long min, long max, long *out
     *out = v;
     return 0;
 bad:
-    fprintf(stderr, "viv: %s needs an integer in %ld..%ld, got '%s'\n", flag, min, max,
+    fprintf(stderr, "viv %s: %s needs an integer in %ld..%ld, got '%s'\n", cmd, flag, min, max,
             s ? s : "");
     return -1;
 }

@@ -401,10 +401,10 @@ static int view_args(vw_opts *o, int argc, char **argv)
         else if (strcmp(a, "--token") == 0) o->token = val;
         else if (strcmp(a, "--view") == 0) o->view = val;
         else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_int(a, val, 1, 3600, &n)) return 2;
+            if (cli_parse_int("view", a, val, 1, 3600, &n)) return 2;
             o->every = (uint32_t)n;
         } else if (strcmp(a, "--frames") == 0) {
-            if (cli_parse_int(a, val, 1, 100000000, &n)) return 2;
+            if (cli_parse_int("view", a, val, 1, 100000000, &n)) return 2;
             o->frames = n;
         } else {
             if (parse_size(val, &o->cols, &o->rows)) {

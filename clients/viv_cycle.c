@@ -179,11 +179,11 @@ int cli_cycle_main(int argc, char **argv)
             i++;
             if (strcmp(a, "--png") == 0) png = v;
             else if (strcmp(a, "--tick") == 0) {
-                if (cli_parse_u64(a, v, &tick)) return 2;
+                if (cli_parse_u64("cycle", a, v, &tick)) return 2;
             } else if (strcmp(a, "--seed") == 0) {
-                if (cli_parse_u64(a, v, &seed)) return 2;
+                if (cli_parse_u64("cycle", a, v, &seed)) return 2;
             } else if (strcmp(a, "--scale") == 0) {
-                if (cli_parse_int(a, v, 1, 16, &scale)) return 2;
+                if (cli_parse_int("cycle", a, v, 1, 16, &scale)) return 2;
             } else if (strcmp(a, "--scene") == 0) {
                 scene = v;
             } else if (strcmp(a, "--size") == 0) {

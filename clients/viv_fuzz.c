@@ -662,8 +662,9 @@ static void usage(FILE *out)
         "  --seed S       campaign seed (default: random, printed first so a run can be repeated)\n"
         "  --seconds B    stop starting sessions after B seconds\n"
         "  --kinds LIST   world kinds to draw from, comma-separated (default: every kind)\n"
-        "  --out DIR      where reproducers go (default ./fuzz-out); recordings live there while\n"
-        "                 a session runs and are deleted when it passes\n"
+        "  --out DIR      where reproducers go (default ./fuzz-out), made only when there is one\n"
+        "                 to write; the running session's recording lives in a temporary\n"
+        "                 directory ($TMPDIR, else /tmp), deleted when the campaign ends\n"
         "  --chain FILE   write every session's per-tick state and frame hashes (for comparing\n"
         "                 builds: the determinism matrix runs the same seed on four builds)\n"
         "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
@@ -687,6 +688,25 @@ static int mkdir_p(const char *dir)
             *p = '/';
         }
     return mkdir(tmp, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* The temporary directory of the running session's recording, with what SQLite leaves beside
+ * the file: all removed, whatever the campaign's outcome. */
+static void work_remove(const char *work, const char *db)
+{
+    if (!work[0]) return;
+    char side[4300];
+    unlink(db);
+    snprintf(side, sizeof side, "%s-wal", db); unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db); unlink(side);
+    rmdir(work);
+}
+
+/* " w=64,h=48" or "": a session line with default params has no stray separator. */
+static const char *params_shown(const fz_case *c, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", c->params[0] ? " " : "", c->params);
+    return buf;
 }
 
 static double now_s(void)
@@ -726,18 +746,17 @@ int cli_fuzz_main(int argc, char **argv)
         }
         i++;
         if (!strcmp(a, "--sessions")) {
-            if (cli_parse_u64(a, v, &o.sessions)) return 2;
+            if (cli_parse_u64("fuzz", a, v, &o.sessions)) return 2;
             sessions_given = 1;
         } else if (!strcmp(a, "--ticks")) {
-            if (cli_parse_u64(a, v, &o.ticks) || o.ticks == 0 || o.ticks > 10000000) {
-                fprintf(stderr, "viv fuzz: --ticks needs an integer in 1..10000000\n");
-                return 2;
-            }
+            long t;
+            if (cli_parse_int("fuzz", a, v, 1, 10000000, &t)) return 2;
+            o.ticks = (uint64_t)t;
         } else if (!strcmp(a, "--seed")) {
-            if (cli_parse_u64(a, v, &o.seed)) return 2;
+            if (cli_parse_u64("fuzz", a, v, &o.seed)) return 2;
             o.seed_given = 1;
         } else if (!strcmp(a, "--seconds")) {
-            if (cli_parse_u64(a, v, &o.seconds)) return 2;
+            if (cli_parse_u64("fuzz", a, v, &o.seconds)) return 2;
         } else if (!strcmp(a, "--kinds")) {
             o.kinds = v;
         } else if (!strcmp(a, "--out")) {
@@ -747,7 +766,7 @@ int cli_fuzz_main(int argc, char **argv)
         } else if (!strcmp(a, "--case")) {
             o.case_file = v;
         } else if (!strcmp(a, "--inject-fault")) {          /* test hook, not in --help */
-            if (cli_parse_u64(a, v, &o.inject)) return 2;
+            if (cli_parse_u64("fuzz", a, v, &o.inject)) return 2;
         } else {
             fprintf(stderr, "viv fuzz: unknown option '%s' (see viv fuzz --help)\n", a);
             return 2;
@@ -780,27 +799,40 @@ int cli_fuzz_main(int argc, char **argv)
         fprintf(stderr, "viv fuzz: --kinds names no kind\n");
         return 2;
     }
-    if (mkdir_p(o.out) != 0) {
-        fprintf(stderr, "viv fuzz: cannot create --out %s: %s\n", o.out, strerror(errno));
-        return 2;
+    /* --out is made only for a reproducer: a clean campaign leaves no directory behind. */
+    char work[4096] = "", db[4200] = "";
+    if (o.record) {
+        const char *td = getenv("TMPDIR");
+        snprintf(work, sizeof work, "%s/viv-fuzz-XXXXXX", td && *td ? td : "/tmp");
+        if (!mkdtemp(work)) {
+            fprintf(stderr, "viv fuzz: cannot create a temporary directory %s for the recordings: %s "
+                    "(set TMPDIR, or use --no-record)\n", work, strerror(errno));
+            return 2;
+        }
+        snprintf(db, sizeof db, "%s/session.db", work);
     }
-    char db[4200];
-    snprintf(db, sizeof db, "%s/session.db", o.out);
     const char *dbp = o.record ? db : NULL;
+    char shown[SIM_PARAMS_MAX + 2];
 
     if (o.case_file) {                         /* one saved case */
         fz_case c;
-        if (read_case(o.case_file, &c) != 0) return 2;
+        if (read_case(o.case_file, &c) != 0) {
+            work_remove(work, db);
+            return 2;
+        }
         if (!sim_kind_find(c.kind)) {
             fprintf(stderr, "viv fuzz: %s: unknown world kind '%s'\n", o.case_file, c.kind);
+            free(c.v);
+            work_remove(work, db);
             return 2;
         }
         fz_result r;
         int rc = run_case(&c, dbp, NULL, &r);
         printf("case %s: %s seed=%llu params=%s ticks=%llu, %zu input(s): %s\n", o.case_file, c.kind,
-               (unsigned long long)c.seed, c.params, (unsigned long long)c.ticks, c.n,
-               rc == 0 ? "identical all three ways" : r.why);
+               (unsigned long long)c.seed, c.params[0] ? c.params : "(default)",
+               (unsigned long long)c.ticks, c.n, rc == 0 ? "identical all three ways" : r.why);
         free(c.v);
+        work_remove(work, db);
         return rc == 0 ? 0 : rc == 1 ? 1 : 2;
     }
 
@@ -818,6 +850,7 @@ int cli_fuzz_main(int argc, char **argv)
         chain_fp = fopen(o.chain, "w");
         if (!chain_fp) {
             fprintf(stderr, "viv fuzz: cannot write --chain %s: %s\n", o.chain, strerror(errno));
+            work_remove(work, db);
             return 2;
         }
     }
@@ -840,8 +873,9 @@ int cli_fuzz_main(int argc, char **argv)
         refused += r.refused;
         if (rc == 0) {
             if (!o.quiet)
-                printf("session %llu: %s seed=%llu %s, %llu ticks, %llu inputs (%llu refused): identical\n",
-                       (unsigned long long)i, c.kind, (unsigned long long)c.seed, c.params,
+                printf("session %llu: %s seed=%llu%s, %llu ticks, %llu inputs (%llu refused): identical\n",
+                       (unsigned long long)i, c.kind, (unsigned long long)c.seed,
+                       params_shown(&c, shown, sizeof shown),
                        (unsigned long long)c.ticks, (unsigned long long)r.accepted,
                        (unsigned long long)r.refused);
             if (chain_fp) {
@@ -864,10 +898,19 @@ int cli_fuzz_main(int argc, char **argv)
             break;
         }
         /* A divergence: shrink, write the reproducer, say how to run it. */
-        printf("session %llu: %s seed=%llu %s: DIVERGED (way %d at tick %llu): %s\n",
-               (unsigned long long)i, c.kind, (unsigned long long)c.seed, c.params, r.way,
+        printf("session %llu: %s seed=%llu%s: DIVERGED (way %d at tick %llu): %s\n",
+               (unsigned long long)i, c.kind, (unsigned long long)c.seed,
+               params_shown(&c, shown, sizeof shown), r.way,
                (unsigned long long)r.tick, r.why);
         if (!o.no_shrink) shrink(&c, dbp, r.way, o.quiet);
+        status = 1;
+        if (mkdir_p(o.out) != 0) {
+            fprintf(stderr, "viv fuzz: cannot create --out %s for the reproducer: %s\n", o.out,
+                    strerror(errno));
+            free(c.v);
+            status = 2;
+            break;
+        }
         char base[4200], path[4300];
         snprintf(base, sizeof base, "%s/repro-%llu-%llu", o.out, (unsigned long long)o.seed,
                  (unsigned long long)i);
@@ -897,11 +940,6 @@ int cli_fuzz_main(int argc, char **argv)
            (unsigned long long)inputs, (unsigned long long)refused, secs,
            secs > 0 ? (double)ticks / secs : 0.0,
            status == 0 ? "all identical" : status == 1 ? "DIVERGENCE" : "error");
-    if (status == 0 && dbp) {
-        unlink(dbp);
-        char side[4300];
-        snprintf(side, sizeof side, "%s-wal", dbp); unlink(side);
-        snprintf(side, sizeof side, "%s-shm", dbp); unlink(side);
-    }
+    work_remove(work, db);
     return status;
 }

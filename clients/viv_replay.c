@@ -1,7 +1,8 @@
 /* viv_replay.c — `viv replay list|info|verify|export FILE …`: look into a replay file, prove a
  * session bit-exact (or print its desync report), export its frames as GIF or PNG.
  *
- * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable file.
+ * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
+ * damaged) file or session.
  * The file is opened read-only and never changed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +110,15 @@ static void usage_verify(FILE *out)
         "  --threads N   verify checkpoint-to-checkpoint spans on N threads (default: one per CPU)\n"
         "  --quiet       no progress bar (there is none when stderr is not a terminal)\n"
         "\n"
-        "Exit status: 0 bit-exact, 1 diverged, 2 bad usage or an unusable file or session.\n");
+        "With --all, a last line counts them: N sessions: A bit-exact, B diverged, C damaged,\n"
+        "D not verifiable. Damaged: the file is (truncated or corrupted, a checkpoint that is\n"
+        "not its recorded state, an input row no world could consume, a tick's hashes missing\n"
+        "outside any gap); the message says where. Not verifiable: for any other reason (a world\n"
+        "kind this build lacks, a checkpoint that does not load).\n"
+        "\n"
+        "Exit status: 0 every session bit-exact; 1 a session diverged and every other one is\n"
+        "bit-exact; 2 bad usage, an unusable file (a damaged one too), or a session damaged or\n"
+        "not verifiable, whose verdict is unknown (it wins over 1: see the counts).\n");
 }
 
 static void usage_export(FILE *out)
@@ -189,8 +198,10 @@ static int parse(const char *cmd, int argc, char **argv, const char *allowed, vo
         }
         uint64_t u = 0;
         long l;
+        char who[32];                  /* "replay verify": number errors say `viv replay verify:` */
+        snprintf(who, sizeof who, "replay %s", cmd);
         if (strcmp(a, "--session") == 0) {
-            if (cli_parse_u64(a, v, &u)) return 2;
+            if (cli_parse_u64(who, a, v, &u)) return 2;
             if (u == 0 || u > INT64_MAX) {
                 fprintf(stderr, "viv replay %s: --session needs a session id (1, 2, …), got '%s'\n",
                         cmd, v);
@@ -198,20 +209,20 @@ static int parse(const char *cmd, int argc, char **argv, const char *allowed, vo
             }
             o->session = (int64_t)u;
         } else if (strcmp(a, "--from") == 0) {
-            if (cli_parse_u64(a, v, &o->from)) return 2;
+            if (cli_parse_u64(who, a, v, &o->from)) return 2;
         } else if (strcmp(a, "--to") == 0) {
-            if (cli_parse_u64(a, v, &o->to)) return 2;
+            if (cli_parse_u64(who, a, v, &o->to)) return 2;
         } else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_u64(a, v, &o->every)) return 2;
+            if (cli_parse_u64(who, a, v, &o->every)) return 2;
             if (o->every == 0 || o->every > 1000000) {
                 fprintf(stderr, "viv replay %s: --every needs an integer in 1..1000000\n", cmd);
                 return 2;
             }
         } else if (strcmp(a, "--threads") == 0) {
-            if (cli_parse_int(a, v, 1, 64, &l)) return 2;
+            if (cli_parse_int(who, a, v, 1, 64, &l)) return 2;
             o->threads = l;
         } else if (strcmp(a, "--scale") == 0) {
-            if (cli_parse_int(a, v, 1, 16, &l)) return 2;
+            if (cli_parse_int(who, a, v, 1, 16, &l)) return 2;
             o->scale = l;
         } else if (strcmp(a, "--gif") == 0) {
             o->gif = v;
@@ -417,6 +428,10 @@ done:
 }
 
 /* ---- verify -------------------------------------------------------------------------------------- */
+enum { V_EXACT, V_DIVERGED, V_UNVERIFIABLE, V_DAMAGED };
+
+/* Verify one session, report it, and say which it was: V_EXACT, V_DIVERGED, V_DAMAGED (the file
+ * is: RPL_ECORRUPT) or V_UNVERIFIABLE (any other reason it cannot be replayed). */
 static int verify_one(rpl_file *f, const opts *o, int64_t id)
 {
     rpl_verify_opts vo = rpl_verify_defaults();
@@ -436,7 +451,7 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     char *report = malloc(cap);
     if (!report) {
         fprintf(stderr, "viv replay verify: out of memory\n");
-        return 2;
+        return V_UNVERIFIABLE;
     }
     /* Said before the replay: the warning explains a divergence that may follow. */
     rpl_session s;
@@ -451,7 +466,7 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     if (rc < 0) {
         fprintf(stderr, "viv replay verify: %s", report);
         free(report);
-        return 2;
+        return rc == RPL_ECORRUPT ? V_DAMAGED : V_UNVERIFIABLE;
     }
     fputs(report, stdout);
     if (r.ticks && r.seconds > 0) {
@@ -462,7 +477,14 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     }
     fflush(stdout);
     free(report);
-    return rc == 0 ? 0 : 1;
+    return rc == 0 ? V_EXACT : V_DIVERGED;
+}
+
+/* The exit status of verify (its --help and docs/REPLAY.md): 2 when a session could not be
+ * checked, damaged or not, since its verdict is unknown; else 1 when one diverged; else 0. */
+static int verify_status(int damaged, int unverifiable, int diverged)
+{
+    return damaged || unverifiable ? 2 : diverged ? 1 : 0;
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -491,21 +513,18 @@ static int cmd_verify(int argc, char **argv)
             fprintf(stderr, "viv replay verify: %s holds no sessions\n", o.file);
             status = 2;
         }
-        int diverged = 0, bad = 0;
-        for (size_t i = 0; i < n; i++) {
-            int r = verify_one(f, &o, v[i].s.id);
-            diverged += r == 1;
-            bad += r == 2;
-        }
+        int count[4] = { 0, 0, 0, 0 };
+        for (size_t i = 0; i < n; i++) count[verify_one(f, &o, v[i].s.id)]++;
         if (n > 1)
-            printf("%zu sessions: %zu bit-exact, %d diverged, %d not verifiable\n", n,
-                   n - (size_t)diverged - (size_t)bad, diverged, bad);
-        if (n) status = bad ? 2 : diverged ? 1 : 0;
+            printf("%zu sessions: %d bit-exact, %d diverged, %d damaged, %d not verifiable\n", n,
+                   count[V_EXACT], count[V_DIVERGED], count[V_DAMAGED], count[V_UNVERIFIABLE]);
+        if (n) status = verify_status(count[V_DAMAGED], count[V_UNVERIFIABLE], count[V_DIVERGED]);
         free(v);
     } else if (pick_session("verify", f, &o) != 0) {
         status = 2;
     } else {
-        status = verify_one(f, &o, o.session);
+        int r = verify_one(f, &o, o.session);
+        status = verify_status(r == V_DAMAGED, r == V_UNVERIFIABLE, r == V_DIVERGED);
     }
     rpl_close(f);
     return status;

@@ -14,7 +14,10 @@ static void sim_usage(FILE *out)
 {
     fprintf(out,
         "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
-        "               [--every K] [--render-all] [--view NAME] [--png OUT] [--scale S]\n"
+        "               [--every K] [--render-all] [--view NAME]\n"
+#ifndef VIV_NO_IMAGE
+        "               [--png OUT] [--gif OUT] [--gif-every K] [--scale S] [--record FILE]\n"
+#endif
         "       viv sim --list-kinds\n"
         "\n"
         "Runs a world with no server. After every K ticks, and after the last tick, prints\n"
@@ -110,31 +113,30 @@ int cli_sim_main(int argc, char **argv)
         } else if (strcmp(a, "--world") == 0) {
             kind = v;
         } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64(a, v, &seed)) return 2;
+            if (cli_parse_u64("sim", a, v, &seed)) return 2;
         } else if (strcmp(a, "--ticks") == 0) {
-            if (cli_parse_u64(a, v, &ticks)) return 2;
+            if (cli_parse_u64("sim", a, v, &ticks)) return 2;
         } else if (strcmp(a, "--params") == 0) {
             params = v;
         } else if (strcmp(a, "--inputs") == 0) {
             inputs_path = v;
         } else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_u64(a, v, &every)) return 2;
+            if (cli_parse_u64("sim", a, v, &every)) return 2;
         } else if (strcmp(a, "--view") == 0) {
             view_name = v;
 #ifndef VIV_NO_IMAGE
         } else if (strcmp(a, "--png") == 0) {
             png = v;
         } else if (strcmp(a, "--scale") == 0) {
-            if (cli_parse_int(a, v, 1, 16, &scale)) return 2;
+            if (cli_parse_int("sim", a, v, 1, 16, &scale)) return 2;
         } else if (strcmp(a, "--gif") == 0) {
             gif_path = v;
         } else if (strcmp(a, "--record") == 0) {
             record_path = v;
         } else if (strcmp(a, "--gif-every") == 0) {
-            if (cli_parse_u64(a, v, &gif_every) || gif_every == 0 || gif_every > 100000) {
-                fprintf(stderr, "viv sim: --gif-every needs an integer in 1..100000\n");
-                return 2;
-            }
+            long k;
+            if (cli_parse_int("sim", a, v, 1, 100000, &k)) return 2;
+            gif_every = (uint64_t)k;
 #endif
         } else {
             fprintf(stderr, "viv sim: unknown option '%s' (see viv sim --help)\n", a);

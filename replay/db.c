@@ -73,13 +73,23 @@ static const char *sqlite_reason(int rc)
     }
 }
 
+/* The first read of a file failed: a damaged file is ours, said as such; anything else is not. */
+static void say_unreadable(char *err, size_t errlen, const char *path, int rc)
+{
+    if ((rc & 0xff) == SQLITE_CORRUPT)
+        snprintf(err, errlen, "%s is damaged (truncated or corrupted): SQLite cannot read it (%s)",
+                 path, sqlite3_errstr(rc));
+    else
+        snprintf(err, errlen, "%s is not a Vivarium replay file: %s", path, sqlite_reason(rc));
+}
+
 /* Identify an opened database as a replay file of a schema we read. */
 static int check_identity(rpl_file *f, char *err, size_t errlen)
 {
     int64_t app = 0, ver = 0, pages = 0, psize = 0;
     int rc = query_int(f->db, "PRAGMA application_id", &app);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s is not a Vivarium replay file: %s", f->path, sqlite_reason(rc));
+        say_unreadable(err, errlen, f->path, rc);
         return RPL_EFILE;
     }
     if ((uint32_t)app != RPL_APP_ID) {
@@ -179,7 +189,7 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         rc = query_int(f->db, "PRAGMA application_id", &app);
         if (rc == SQLITE_OK) rc = query_int(f->db, "SELECT count(*) FROM sqlite_schema", &ntab);
         if (rc != SQLITE_OK) {
-            snprintf(err, errlen, "%s is not a Vivarium replay file: %s", path, sqlite_reason(rc));
+            say_unreadable(err, errlen, path, rc);
             goto fail;
         }
         if (app == 0 && ntab == 0) {               /* new or empty: make it a replay file */

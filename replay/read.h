@@ -168,7 +168,9 @@ typedef struct rpl_verify_result {
  * checkpoint at a gap's end and the report names the range that could not be verified.
  * Returns 0 bit-exact, 1 diverged or failed (report: the tick, the hashes, the inputs of that
  * step and a field-level diff against the next recorded checkpoint), a negative RPL_E… code when
- * the file or session is unusable (report: the sentence). report is always NUL-terminated text, lines ending in '\n'. */
+ * the file or session is unusable (report: the sentence): RPL_ECORRUPT when it is damaged (a
+ * checkpoint that is not its recorded state, an input row no world could have consumed, a tick's
+ * hash row missing outside any gap). report is always NUL-terminated text, lines ending in '\n'. */
 int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
                size_t cap);
 

@@ -29,7 +29,7 @@
 #define PROGRESS_EVERY 64              /* ticks between a worker's progress updates */
 #define FAIL_MSG 4096
 
-enum { F_NONE, F_HASH, F_MISSING, F_SYNC, F_ERROR };
+enum { F_NONE, F_HASH, F_SYNC, F_ERROR };
 
 typedef struct failure {
     size_t span;                       /* index in the plan; SIZE_MAX: none */
@@ -243,7 +243,11 @@ static int span_run(worker *w, size_t i)
         hashes(w, w->a, &w->fa, v->o->sync_test, &saved, &sh, &fh);
         while (r < nrows && rows[r].tick < tick) r++;
         if (r == nrows || rows[r].tick != tick) {
-            fail_set(w, F_MISSING, tick, NULL);
+            /* Damage, not a divergence: nothing recorded to compare with (a gap would say why). */
+            w->fl.code = RPL_ECORRUPT;
+            fail_set(w, F_ERROR, tick, "session %lld of %s is damaged: the recorded hashes of tick "
+                     "%llu are missing (no row in the tick table, and no gap covers it); every tick "
+                     "before it matched", (long long)s->id, rpl_path(v->f), (unsigned long long)tick);
             goto done;
         }
         const rpl_tick_row *row = &rows[r];
@@ -535,12 +539,6 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
     say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim %s, "
         "replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind, (unsigned long long)s->seed,
         s->params, s->sim_version, SIM_VERSION);
-    if (fl->kind == F_MISSING) {
-        say(out, cap, len, "  tick %llu: its recorded hashes are missing (no row in the tick table, "
-            "and no gap covers it): the file is damaged; every tick before it matched\n",
-            (unsigned long long)t);
-        return;
-    }
     if (fl->kind == F_SYNC) {
         say(out, cap, len, "  sync test failed at tick %llu: the state saved there and loaded into "
             "another world is not the same world\n", (unsigned long long)t);
