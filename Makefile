@@ -169,7 +169,7 @@ test-layers: $(BIN)/viv $(BIN)/vivd
 	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_replay="$(INC_replay)" \
 	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" sh tests/layers.sh $(BUILD)
 
-test-cli: $(BIN)/viv
+test-cli: $(BIN)/viv $(BIN)/vivd
 	sh tests/cli.sh $(BIN)/viv
 
 test-view: $(BIN)/viv $(BIN)/vivd

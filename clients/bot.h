@@ -116,8 +116,10 @@ struct bot {
     /* per role */
     uint64_t wanted[ROLE_COUNT], ok[ROLE_COUNT], failed[ROLE_COUNT], lost[ROLE_COUNT];
     bot_tally fail_reasons, lost_reasons;
-    /* frames (counted inside the window) */
-    uint64_t frames, keys, bytes, gaps, skipped, max_jump, out_of_order, first_not_key;
+    /* frames (counted inside the window); but first_keys counts the keyframe each viewer starts
+     * with, which comes in the ramp-up (a viewer is connected at its first frame), and keys the
+     * later ones inside the window: the report's keyframes are their sum */
+    uint64_t frames, keys, first_keys, bytes, gaps, skipped, max_jump, out_of_order, first_not_key;
     uint64_t other_world, world_closed, malformed;
     uint64_t verified, mismatches, verify_errors;
     char first_verify_err[200];

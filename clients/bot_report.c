@@ -178,13 +178,14 @@ void bot_report_json(const bot *b, const bot_summary *s)
     json_tally(o, &b->lost_reasons);
     fprintf(o, "},\"frames\":{\"total\":%" PRIu64 ",\"per_second\":%.1f,\"per_viewer_per_second\":%.2f,"
             "\"expected_per_viewer_per_second\":%.2f,\"bytes\":%" PRIu64 ",\"bytes_per_second\":%.0f,"
-            "\"keyframes\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"frames_skipped\":%" PRIu64
+            "\"keyframes\":%" PRIu64 ",\"keyframes_on_subscribe\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"frames_skipped\":%" PRIu64
             ",\"viewers_with_gaps\":%" PRIu64 ",\"worst_viewer_gaps\":%" PRIu64
             ",\"largest_jump_ticks\":%" PRIu64 ",\"out_of_order\":%" PRIu64
             ",\"first_not_keyframe\":%" PRIu64 ",\"malformed\":%" PRIu64 ",\"lag_samples\":%" PRIu64
             ",\"lag_p50_ticks\":%" PRIu64 ",\"lag_p99_ticks\":%" PRIu64 ",\"lag_max_ticks\":%" PRIu64 "},",
             b->frames, s->fps, s->per_viewer, s->expect_per_viewer, b->bytes,
-            s->secs > 0 ? (double)b->bytes / s->secs : 0.0, b->keys, b->gaps, b->skipped,
+            s->secs > 0 ? (double)b->bytes / s->secs : 0.0, b->first_keys + b->keys, b->first_keys,
+            b->gaps, b->skipped,
             s->viewers_with_gaps, s->worst_gaps, b->max_jump, b->out_of_order, b->first_not_key,
             b->malformed, b->lag_n, bot_lag_pct(b, 50), bot_lag_pct(b, 99), b->lag_max);
     fprintf(o, "\"verify\":{\"viewers\":%ld,\"frames\":%" PRIu64 ",\"mismatches\":%" PRIu64
@@ -253,8 +254,9 @@ void bot_report_text(const bot *b, const bot_summary *s)
     fprintf(o, "frames        %" PRIu64 " received, %.0f/s (%.2f/s per viewer, expected %.2f), "
             "%.1f MB (%.1f MB/s)\n", b->frames, s->fps, s->per_viewer, s->expect_per_viewer,
             (double)b->bytes / 1e6, s->secs > 0 ? (double)b->bytes / 1e6 / s->secs : 0.0);
-    fprintf(o, "              %" PRIu64 " keyframes; %" PRIu64 " gaps (%" PRIu64 " frames skipped) in %"
-            PRIu64 " viewer(s)", b->keys, b->gaps, b->skipped, s->viewers_with_gaps);
+    fprintf(o, "              %" PRIu64 " keyframes (%" PRIu64 " on subscribing, %" PRIu64 " in the run); %"
+            PRIu64 " gaps (%" PRIu64 " frames skipped) in %" PRIu64 " viewer(s)", b->first_keys + b->keys,
+            b->first_keys, b->keys, b->gaps, b->skipped, s->viewers_with_gaps);
     if (s->worst_idx >= 0)
         fprintf(o, "; worst: viewer %d, %" PRIu64 " gaps, %" PRIu64 " skipped; largest jump %" PRIu64
                 " ticks", s->worst_idx, s->worst_gaps, s->worst_skipped, b->max_jump);

@@ -190,8 +190,10 @@ static void on_frame(bot_conn *c, const wire_msg *m)
     }
     int counting = b->phase == P_RUN;
     uint64_t every = (uint64_t)b->o.every;
-    if (!c->have_tick) {
+    int first = !c->have_tick;
+    if (first) {
         if (!key) b->first_not_key++;
+        b->first_keys += (uint64_t)key;
     } else if (tick <= c->last_tick) {
         if (counting) b->out_of_order++;
     } else if (tick - c->last_tick > every && counting) {
@@ -206,7 +208,7 @@ static void on_frame(bot_conn *c, const wire_msg *m)
     c->have_tick = 1;
     if (counting) {
         b->frames++;
-        b->keys += (uint64_t)key;
+        b->keys += (uint64_t)(key && !first);
     }
     if (c->cf) {
         char err[128];

@@ -702,11 +702,10 @@ static void work_remove(const char *work, const char *db)
     rmdir(work);
 }
 
-/* " w=64,h=48" or "": a session line with default params has no stray separator. */
-static const char *params_shown(const fz_case *c, char *buf, size_t cap)
+/* A case's params as its lines show them, `params=` then this: none given reads "(default)". */
+static const char *params_shown(const fz_case *c)
 {
-    snprintf(buf, cap, "%s%s", c->params[0] ? " " : "", c->params);
-    return buf;
+    return c->params[0] ? c->params : "(default)";
 }
 
 static double now_s(void)
@@ -812,7 +811,6 @@ int cli_fuzz_main(int argc, char **argv)
         snprintf(db, sizeof db, "%s/session.db", work);
     }
     const char *dbp = o.record ? db : NULL;
-    char shown[SIM_PARAMS_MAX + 2];
 
     if (o.case_file) {                         /* one saved case */
         fz_case c;
@@ -829,7 +827,7 @@ int cli_fuzz_main(int argc, char **argv)
         fz_result r;
         int rc = run_case(&c, dbp, NULL, &r);
         printf("case %s: %s seed=%llu params=%s ticks=%llu, %zu input(s): %s\n", o.case_file, c.kind,
-               (unsigned long long)c.seed, c.params[0] ? c.params : "(default)",
+               (unsigned long long)c.seed, params_shown(&c),
                (unsigned long long)c.ticks, c.n, rc == 0 ? "identical all three ways" : r.why);
         free(c.v);
         work_remove(work, db);
@@ -873,9 +871,9 @@ int cli_fuzz_main(int argc, char **argv)
         refused += r.refused;
         if (rc == 0) {
             if (!o.quiet)
-                printf("session %llu: %s seed=%llu%s, %llu ticks, %llu inputs (%llu refused): identical\n",
-                       (unsigned long long)i, c.kind, (unsigned long long)c.seed,
-                       params_shown(&c, shown, sizeof shown),
+                printf("session %llu: %s seed=%llu params=%s ticks=%llu, %llu inputs (%llu refused): "
+                       "identical\n", (unsigned long long)i, c.kind, (unsigned long long)c.seed,
+                       params_shown(&c),
                        (unsigned long long)c.ticks, (unsigned long long)r.accepted,
                        (unsigned long long)r.refused);
             if (chain_fp) {
@@ -898,9 +896,8 @@ int cli_fuzz_main(int argc, char **argv)
             break;
         }
         /* A divergence: shrink, write the reproducer, say how to run it. */
-        printf("session %llu: %s seed=%llu%s: DIVERGED (way %d at tick %llu): %s\n",
-               (unsigned long long)i, c.kind, (unsigned long long)c.seed,
-               params_shown(&c, shown, sizeof shown), r.way,
+        printf("session %llu: %s seed=%llu params=%s: DIVERGED (way %d at tick %llu): %s\n",
+               (unsigned long long)i, c.kind, (unsigned long long)c.seed, params_shown(&c), r.way,
                (unsigned long long)r.tick, r.why);
         if (!o.no_shrink) shrink(&c, dbp, r.way, o.quiet);
         status = 1;

@@ -134,7 +134,7 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
         snprintf(wal, sizeof wal, "%s-wal", f->path);
         int has_wal = stat(wal, &sw) == 0 && sw.st_size > 0;
         if (!has_wal && (int64_t)stt.st_size < pages * psize) {
-            snprintf(err, errlen, "%s is truncated: %lld bytes, but its header describes %lld",
+            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, but its header describes %lld",
                      f->path, (long long)stt.st_size, (long long)(pages * psize));
             return RPL_EFILE;
         }
@@ -162,7 +162,7 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
         if (fp) fclose(fp);
         if (n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0)
-            snprintf(err, errlen, "%s is truncated: %lld bytes, shorter than an SQLite header", path,
+            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, shorter than an SQLite header", path,
                      (long long)stt.st_size);
         else
             snprintf(err, errlen, "%s is not a Vivarium replay file: it is not an SQLite database", path);

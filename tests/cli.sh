@@ -114,5 +114,115 @@ grep -q "reproduce with: viv fuzz --case $case_file" "$tmp/out" || fail "fuzz di
 expect "fuzz: the case reproduces" 1 - -- "$viv" fuzz --case "$case_file" --out "$tmp/fzbad"
 expect "fuzz: bad kind" 2 "unknown world kind 'marble'" -- "$viv" fuzz --kinds marble
 
+# ---- issue 13's small things ----------------------------------------------------------------------
+# The short usage at the top of `viv sim --help` (up to its first blank line) names every flag.
+"$viv" sim --help | sed '/^$/q' > "$tmp/usage"
+for flag in --gif --gif-every --record --png --scale --inputs; do
+    grep -qF -- "[$flag " "$tmp/usage" || fail "viv sim usage line lacks $flag: $(cat "$tmp/usage")"
+done
+ok "viv sim usage names --gif, --gif-every and --record"
+
+# A bad number is reported by the subcommand, as its other errors are: `viv sim: …`, not `viv: …`.
+# starts <name> <prefix> -- command...: exit 2, and the first stderr line begins with prefix.
+starts() {
+    name=$1; prefix=$2; shift 3
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    got=$?
+    first=$(head -1 "$tmp/err")
+    if [ "$got" != 2 ]; then fail "$name: exit $got, wanted 2 ($first)"; return; fi
+    case "$first" in "$prefix"*) ok "$name" ;; *) fail "$name: stderr starts '$first', wanted '$prefix'" ;; esac
+}
+starts "sim --ticks -5" "viv sim: --ticks needs a non-negative integer, got '-5'" -- "$viv" sim --world sand --ticks -5
+starts "sim --scale 40" "viv sim: --scale needs an integer in 1..16" -- "$viv" sim --world sand --scale 40
+starts "sim --gif-every 0" "viv sim: --gif-every needs an integer in 1..100000" -- "$viv" sim --world sand --gif-every 0
+starts "fuzz --ticks -5" "viv fuzz: --ticks needs an integer in 1..10000000" -- "$viv" fuzz --ticks -5
+starts "fuzz --seed x" "viv fuzz: --seed needs a non-negative integer" -- "$viv" fuzz --seed x
+starts "replay verify --from -1" "viv replay verify: --from needs a non-negative integer" -- \
+    "$viv" replay verify "$tmp/none.db" --from -1
+starts "replay export --scale 0" "viv replay export: --scale needs an integer in 1..16" -- \
+    "$viv" replay export "$tmp/none.db" --scale 0
+starts "cycle --tick -1" "viv cycle: --tick needs a non-negative integer" -- "$viv" cycle convert --tick -1
+starts "bot --clients -1" "viv bot: --clients needs an integer in 0..100000" -- "$viv" bot --clients -1
+starts "view --every 0" "viv view: --every needs an integer in 1..3600" -- "$viv" view --every 0
+
+# viv fuzz: a session with default params reads `params=(default)`, no stray comma; a clean
+# campaign (recorded, the default) leaves no ./fuzz-out and no temporary directory behind.
+# Seed 3 draws default params for session 33 (its terrarium refuses the random ones).
+mkdir "$tmp/fzcwd" "$tmp/fztmp"
+aviv=$(cd "$(dirname "$viv")" && pwd)/$(basename "$viv")     # for runs in another directory
+(cd "$tmp/fzcwd" && TMPDIR="$tmp/fztmp" "$aviv" fuzz --sessions 34 --ticks 4 --seed 3) > "$tmp/out" 2> "$tmp/err" \
+    && ok "fuzz: a clean campaign" || fail "fuzz: a clean campaign failed: $(tail -3 "$tmp/err")"
+grep -q "params=(default) ticks=" "$tmp/out" && ok "fuzz: default params read params=(default)" \
+    || fail "fuzz: seed 3 no longer draws default params (pick another seed): $(grep '^session' "$tmp/out" | head -3)"
+if grep -E '^session' "$tmp/out" | grep -Eq ' ,|=,|,,|=:'; then
+    fail "fuzz: a stray separator: $(grep -E '^session' "$tmp/out" | grep -E ' ,|=,|,,|=:' | head -1)"
+else ok "fuzz: no stray comma"; fi
+[ -e "$tmp/fzcwd/fuzz-out" ] && fail "fuzz: a clean campaign left ./fuzz-out" || ok "fuzz: no ./fuzz-out without a case"
+[ -z "$(ls -A "$tmp/fztmp")" ] && ok "fuzz: its temporary recordings are gone" \
+    || fail "fuzz: left in TMPDIR: $(ls -A "$tmp/fztmp")"
+printf 'kind sand\nseed 1\nparams \nticks 30\nfault 0\n' > "$tmp/plain.case"
+(cd "$tmp/fzcwd" && TMPDIR="$tmp/fztmp" "$aviv" fuzz --case "$tmp/plain.case") > "$tmp/out" 2>&1
+grep -qF "params=(default) ticks=30" "$tmp/out" && ok "fuzz --case: default params" || fail "fuzz --case: $(cat "$tmp/out")"
+[ -e "$tmp/fzcwd/fuzz-out" ] && fail "fuzz --case left ./fuzz-out" || ok "fuzz --case: no ./fuzz-out"
+grep -qx "/fuzz-out/" "$(dirname "$0")/../.gitignore" && ok ".gitignore has /fuzz-out/" || fail ".gitignore lacks /fuzz-out/"
+
+# verify: a damaged file (a hash row gone, a truncated copy) is counted and said as damaged, not
+# as diverged and not as someone else's file; exit status 2.
+rdb=$tmp/rec.db
+"$viv" sim --world sand --params w=64,h=48 --ticks 700 --record "$rdb" > /dev/null 2>&1 &&
+    "$viv" sim --world sand --params w=64,h=48 --seed 2 --ticks 300 --record "$rdb" > /dev/null 2>&1 ||
+    fail "viv sim --record failed"
+if command -v sqlite3 > /dev/null 2>&1; then
+    sqlite3 "$rdb" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
+    cp "$rdb" "$tmp/hole.db"
+    sqlite3 "$tmp/hole.db" "DELETE FROM tick WHERE session = 1 AND tick = 500"
+    expect "verify: a missing hash row is damage" 2 "session 1 of $tmp/hole.db is damaged: the recorded hashes of tick 500 are missing" -- \
+        "$viv" replay verify --all --quiet "$tmp/hole.db"
+    grep -qx "2 sessions: 1 bit-exact, 0 diverged, 1 damaged, 0 not verifiable" "$tmp/out" \
+        && ok "verify --all counts it as damaged" || fail "verify --all summary: $(tail -1 "$tmp/out")"
+    grep -q "desync" "$tmp/out" && fail "verify: a missing row printed a desync report"
+    expect "verify --session: damaged is exit 2" 2 "is damaged" -- "$viv" replay verify --session 1 --quiet "$tmp/hole.db"
+    expect "verify: the good session still passes" 0 - -- "$viv" replay verify --session 2 --quiet "$tmp/hole.db"
+    sz=$(wc -c < "$rdb")
+    for cut in $((sz / 2)) 4096 60; do
+        head -c "$cut" "$rdb" > "$tmp/cut.db"
+        expect "verify: a copy cut at $cut bytes is damaged" 2 "$tmp/cut.db is damaged (truncated" -- \
+            "$viv" replay verify --all --quiet "$tmp/cut.db"
+        grep -q "not a Vivarium replay file" "$tmp/err" && fail "verify: a cut copy is called not ours: $(cat "$tmp/err")"
+        rm -f "$tmp/cut.db" "$tmp/cut.db-wal" "$tmp/cut.db-shm"
+    done
+    "$viv" replay verify --help | grep -q "damaged" && ok "verify --help explains damaged" || fail "verify --help does not say damaged"
+else
+    fail "sqlite3 (the command) missing: scripts/deps.sh should install it"
+fi
+
+# viv bot against a real vivd on a free loopback port: each viewer starts with a keyframe, and
+# the report counts it.
+vivd=$(dirname "$viv")/vivd
+if [ -x "$vivd" ]; then
+    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --no-record --admin-token cli-admin \
+        --player-token cli-player --quiet --world sand:seed=3:w=64,h=32 > "$tmp/vivd.log" 2>&1 &
+    vivd_pid=$!
+    n=0
+    while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/port" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+    if grep -Eq '^[0-9]+' "$tmp/port" 2>/dev/null; then
+        "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 4 --seconds 1 > "$tmp/bot" 2>&1
+        keys=$(sed -n 's/^ *\([0-9][0-9]*\) keyframes.*/\1/p' "$tmp/bot")
+        [ -n "$keys" ] && [ "$keys" -ge 4 ] && ok "viv bot counts $keys keyframes for 4 viewers" \
+            || fail "viv bot: '${keys:-no}' keyframes for 4 viewers: $(grep keyframes "$tmp/bot")"
+        grep -q "4 on subscribing" "$tmp/bot" && ok "viv bot: one keyframe on subscribing per viewer" \
+            || fail "viv bot: $(grep keyframes "$tmp/bot")"
+        "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 2 --seconds 1 --json > "$tmp/bot.json" 2>/dev/null
+        grep -q '"keyframes_on_subscribe":2' "$tmp/bot.json" && ok "viv bot --json: keyframes_on_subscribe" \
+            || fail "viv bot --json: $(grep -o '"keyframes[^,]*' "$tmp/bot.json")"
+    else
+        fail "vivd did not start: $(cat "$tmp/vivd.log")"
+    fi
+    kill "$vivd_pid" 2>/dev/null
+    wait "$vivd_pid" 2>/dev/null
+else
+    fail "$vivd is missing (build it: make $vivd)"
+fi
+
 if [ $fails -ne 0 ]; then echo "cli: $fails failure(s)" >&2; exit 1; fi
 echo "cli: all passed"
