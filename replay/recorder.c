@@ -545,9 +545,9 @@ void rpl_recorder_end(rpl_recorder *r, int64_t session)
 
 int rpl_recorder_suspend(rpl_recorder *r, int64_t session, const sim_world *w)
 {
-    batch *b = new_batch(B_SUSPEND, session, sim_world_tick(w));
+    batch *b = new_batch(B_SUSPEND, session, w ? sim_world_tick(w) : 0);
     if (!b) return RPL_ENOMEM;
-    int rc = save_into(b, w);
+    int rc = w ? save_into(b, w) : 0;
     if (rc) {                          /* suspended all the same: the resume replays further */
         free(b->cp);
         b->cp = NULL;

@@ -132,8 +132,9 @@ void rpl_recorder_end(rpl_recorder *r, int64_t session);
  * world, now at sim_world_tick(w), the tick after the last one handed to rpl_recorder_tick: its
  * state is written as a checkpoint there, so a resume starts from it and replays nothing. (Not
  * when the session is in a gap: the resume then starts from its last checkpoint, as after a
- * crash.) rpl_recorder_resume makes it 'running' again. 0, or RPL_ENOMEM (RPL_ESTATE): then
- * the session is suspended without the checkpoint. */
+ * crash.) w NULL: no checkpoint (the caller knows w is not the state the log ends with, e.g. it
+ * holds queued inputs). rpl_recorder_resume makes it 'running' again. 0, or RPL_ENOMEM
+ * (RPL_ESTATE): then the session is suspended without the checkpoint. */
 int rpl_recorder_suspend(rpl_recorder *r, int64_t session, const sim_world *w);
 /* Settled batches since the last call, in order per session. Returns how many were written. */
 size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max);

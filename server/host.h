@@ -101,6 +101,8 @@ typedef struct srv_rec_state {    /* record.c */
     uint8_t *cpbuf;
     size_t cpcap;
     uint64_t not_logged;       /* ticks the recorder could not take */
+    uint64_t logged_tick;      /* the last state handed to the log: its tick and state hash */
+    uint64_t logged_sh;        /* (a clean stop checkpoints it only if the world is still there) */
 } srv_rec_state;
 
 struct srv_world {
@@ -179,6 +181,10 @@ void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed o
 void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
 void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
 void srv_world_stats_log(srv *s, int level);
+/* A clean stop: inputs accepted for w's next tick (queued, not applied) are applied by one more
+ * tick, logged and acknowledged like any other, so that w's state is the one its log ends with
+ * (and the final checkpoint can be written). Nothing queued: nothing happens. */
+void srv_world_finish(srv *s, srv_world *w);
 /* Lateness percentile in microseconds (bucket upper bound). */
 uint64_t srv_world_lateness(const srv_world *w, double pct);
 

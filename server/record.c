@@ -187,6 +187,8 @@ static void begin_now(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot record: %s", w->id, err);
         return;
     }
+    r->logged_tick = sim_world_tick(w->w);
+    r->logged_sh = sim_world_hash(w->w);
     srv_log(s, SRV_LOG_INFO, "world %u is recorded as session %" PRId64 " in %s", w->id, r->session,
             s->db_path);
 }
@@ -212,6 +214,8 @@ static void resume_now(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, r->session);
         r->session = -1;
     }
+    r->logged_tick = sim_world_tick(w->w);
+    r->logged_sh = sim_world_hash(w->w);
 }
 
 int srv_record_start(srv *s)
@@ -272,6 +276,9 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
         r->not_logged++;
         srv_world_settle(s, w, tick + 1, 0);
         check_failing(s);
+    } else {
+        r->logged_tick = tick + 1;
+        r->logged_sh = sh;
     }
 }
 
@@ -284,7 +291,13 @@ void srv_record_end(srv *s, srv_world *w)
 void srv_record_suspend(srv *s, srv_world *w)
 {
     if (!s->rec || w->rec.session < 0 || w->rec.pending != SRV_REC_NONE) return;
-    if (rpl_recorder_suspend(s->rec, w->rec.session, w->w) != 0)
+    /* The final checkpoint must be the state the log ends with. Inputs queued since the last tick
+     * (never applied, never acknowledged: the stop refuses them) are part of the saved state, so
+     * then, or after a tick the log did not take, there is none: the resume replays from the
+     * last one, as after a crash. */
+    const srv_rec_state *r = &w->rec;
+    int same = sim_world_tick(w->w) == r->logged_tick && sim_world_hash(w->w) == r->logged_sh;
+    if (rpl_recorder_suspend(s->rec, w->rec.session, same ? w->w : NULL) != 0)
         srv_log(s, SRV_LOG_WARN, "world %u: its state at tick %" PRIu64 " cannot be saved; session "
                 "%" PRId64 " is suspended without a final checkpoint (the resume replays from the last "
                 "one)", w->id, sim_world_tick(w->w), w->rec.session);

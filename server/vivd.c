@@ -160,6 +160,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     int suspended = 0;
     for (int i = 0; i < s->nworlds; i++) {
         suspended += s->rec && s->worlds[i]->rec.session >= 0;
+        srv_world_finish(s, s->worlds[i]);
         srv_record_suspend(s, s->worlds[i]);
     }
     if (suspended)
