@@ -332,6 +332,60 @@ START_TEST(fresh_closes_the_suspended_and_starts_new_sessions)
 }
 END_TEST
 
+/* A file of schema 1 (tests/compat/before.db) is read as it is, and migrated in place to schema
+ * 2 when opened for writing: every session row kept, 'suspended' allowed, and it still verifies. */
+START_TEST(schema_1_is_migrated_in_place_on_write)
+{
+    char dir[] = "/tmp/vivmig.XXXXXX", db[128], cmd[512], err[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    snprintf(cmd, sizeof cmd, "cp compat/before.db %s", db);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 1);
+    int n = count_rows(db, "SELECT count(*) FROM session");
+    int closed = count_rows(db, "SELECT count(*) FROM session WHERE status='closed'");
+    int ticks = count_rows(db, "SELECT count(*) FROM tick");
+    ck_assert_int_gt(n, 0);
+    rpl_file *f;
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_close(f);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 1);      /* reading never migrates */
+    snprintf(cmd, sizeof cmd, "sqlite3 %s \"UPDATE session SET status='suspended' WHERE id=1\" 2>/dev/null", db);
+    ck_assert_int_ne(system(cmd), 0);                                /* schema 1's CHECK */
+    ck_assert_msg(rpl_open(db, RPL_WRITE, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_close(f);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), n);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), closed);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), ticks);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name='session_v2'"), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA integrity_check") , -1);   /* "ok", not a number */
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.threads = 1;
+    rpl_verify_result res;
+    static char report[16384];
+    for (int id = 1; id <= n; id++) {
+        o.session = id;
+        ck_assert_msg(rpl_verify(f, &o, &res, report, sizeof report) == 0, "%s", report);
+    }
+    rpl_close(f);
+    snprintf(cmd, sizeof cmd, "sqlite3 %s \"UPDATE session SET status='suspended' WHERE id=1\"", db);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_session ss;
+    ck_assert_int_eq(rpl_session_get(f, 1, &ss, err, sizeof err), 0);
+    ck_assert_int_eq(ss.suspended, 1);
+    ck_assert_int_eq(ss.running, 0);
+    o.session = 1;
+    ck_assert_msg(rpl_verify(f, &o, &res, report, sizeof report) == 0, "%s", report);
+    ck_assert_ptr_null(strstr(report, "still running"));            /* suspended: as closed */
+    rpl_close(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static void play_op(cli_conn *c, const char *op, long long arg)
 {
     wire_buf b;
@@ -468,6 +522,7 @@ Suite *suite_record(void)
     tcase_add_test(tc, kill_9_ten_times_resumes_bit_exactly);
     tcase_add_test(tc, clean_stop_suspends_and_the_next_start_resumes);
     tcase_add_test(tc, fresh_closes_the_suspended_and_starts_new_sessions);
+    tcase_add_test(tc, schema_1_is_migrated_in_place_on_write);
     tcase_add_test(tc, play_a_recording_pause_step_seek_speed);
     suite_add_tcase(s, tc);
     return s;
