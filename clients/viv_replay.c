@@ -315,7 +315,7 @@ static int cmd_list(int argc, char **argv)
     }
     if (n == 0) printf("%s holds no sessions\n", o.file);
     else
-        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-7s  %-7s  %s\n", "session", wk, "kind", ws,
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %s\n", "session", wk, "kind", ws,
                "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
     for (size_t i = 0; i < n; i++) {
         const rpl_session *s = &v[i].s;
@@ -328,9 +328,10 @@ static int cmd_list(int argc, char **argv)
                      (unsigned long long)v[i].gap_ticks);
         else
             snprintf(gaps, sizeof gaps, "0");
-        printf("%7lld  %-*s  %*llu  %-*s  %11s  %7llu  %7s  %-7s  %-7s  %s\n", (long long)s->id, wk,
+        printf("%7lld  %-*s  %*llu  %-*s  %11s  %7llu  %7s  %-9s  %-7s  %s\n", (long long)s->id, wk,
                s->kind, ws, (unsigned long long)s->seed, wt, ticks, dur,
-               (unsigned long long)v[i].inputs, gaps, s->running ? "running" : "closed",
+               (unsigned long long)v[i].inputs, gaps,
+               s->running ? "running" : s->suspended ? "suspended" : "closed",
                s->sim_version, s->source);
     }
     if (n) {
@@ -373,8 +374,9 @@ static int cmd_info(int argc, char **argv)
     printf("  sim version   %s (this build: %s)\n", s->sim_version, SIM_VERSION);
     if (s->world >= 0) printf("  source        %s (world %lld)\n", s->source, (long long)s->world);
     else printf("  source        %s\n", s->source);
-    printf("  status        %s%s\n", s->running ? "running" : "closed",
-           s->running ? " (unfinished: a server still has it open, or was interrupted)" : "");
+    printf("  status        %s%s\n", s->running ? "running" : s->suspended ? "suspended" : "closed",
+           s->running ? " (unfinished: a server still has it open, or was interrupted)"
+           : s->suspended ? " (stopped cleanly: the next vivd --db on this file resumes it)" : "");
     printf("  created       %s\n", s->created_at);
     if (s->closed_at[0]) printf("  closed        %s\n", s->closed_at);
     printf("  ticks         %llu..%llu (%llu ticks, %s of world time); %llu hash rows\n",

@@ -14,13 +14,19 @@ struct rpl_file {
     int mode;
 };
 
-static const char *const schema_sql =
-    "CREATE TABLE session ("
-    " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, kind_id INTEGER NOT NULL,"
-    " seed INTEGER NOT NULL, params TEXT NOT NULL, sim_version TEXT NOT NULL,"
-    " hz INTEGER NOT NULL, start_tick INTEGER NOT NULL, end_tick INTEGER NOT NULL,"
-    " status TEXT NOT NULL CHECK (status IN ('running','closed')), source TEXT NOT NULL,"
+/* The session table of schema 2 (docs/REPLAY.md), under a given name: the migration from
+ * schema 1 builds it beside the old one. Schema 1 differs only in the CHECK: no 'suspended'. */
+#define SESSION_TABLE(name)                                                                       \
+    "CREATE TABLE " name " ("                                                                     \
+    " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, kind_id INTEGER NOT NULL,"                      \
+    " seed INTEGER NOT NULL, params TEXT NOT NULL, sim_version TEXT NOT NULL,"                    \
+    " hz INTEGER NOT NULL, start_tick INTEGER NOT NULL, end_tick INTEGER NOT NULL,"               \
+    " status TEXT NOT NULL CHECK (status IN ('running','suspended','closed')),"                   \
+    " source TEXT NOT NULL,"                                                                      \
     " world INTEGER, checkpoint_every INTEGER NOT NULL, created_at TEXT NOT NULL, closed_at TEXT);"
+
+static const char *const schema_sql =
+    SESSION_TABLE("session")
     "CREATE TABLE input ("
     " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"
     " client INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, args BLOB NOT NULL,"
@@ -37,6 +43,21 @@ static const char *const schema_sql =
     " session INTEGER NOT NULL REFERENCES session(id), from_tick INTEGER NOT NULL,"
     " to_tick INTEGER NOT NULL, reason TEXT NOT NULL,"
     " PRIMARY KEY (session, from_tick)) WITHOUT ROWID;";
+
+/* Schema 1 → 2, in place, in one transaction: SQLite cannot change a CHECK, so the session
+ * table is rebuilt (sqlite.org/lang_altertable.html, "other kinds of table schema changes"): a
+ * new table, every row copied unchanged, the old one dropped, the new one renamed. The other
+ * tables and every row of theirs are untouched; their REFERENCES name 'session' and resolve to
+ * the new table. Foreign keys are off (SQLite's default, and we never turn them on). */
+static const char *const migrate_1_2_sql =
+    "BEGIN IMMEDIATE;"
+    SESSION_TABLE("session_v2")
+    "INSERT INTO session_v2 SELECT id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
+    " end_tick, status, source, world, checkpoint_every, created_at, closed_at FROM session;"
+    "DROP TABLE session;"
+    "ALTER TABLE session_v2 RENAME TO session;"
+    "PRAGMA user_version=2;"
+    "COMMIT;";
 
 static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap" };
 
@@ -213,6 +234,22 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         }
     }
     if (check_identity(f, err, errlen) != 0) goto fail;
+    if (mode == RPL_WRITE) {
+        /* A file of an older schema is migrated when it is opened for writing (never when read:
+         * readers take schema 1 as it is, since its statuses are a subset of schema 2's). */
+        int64_t ver = RPL_SCHEMA;
+        char *msg = NULL;
+        rc = query_int(f->db, "PRAGMA user_version", &ver);
+        if (rc == SQLITE_OK && ver == 1) rc = sqlite3_exec(f->db, migrate_1_2_sql, NULL, NULL, &msg);
+        if (rc != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot migrate it from replay schema 1 to %d: %s", path,
+                     RPL_SCHEMA, msg ? msg : sqlite_reason(rc));
+            sqlite3_free(msg);
+            sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
+            code = RPL_EDB;
+            goto fail;
+        }
+    }
     if (mode == RPL_WRITE) {
         char *msg = NULL;
         rc = sqlite3_exec(f->db, "PRAGMA journal_mode=WAL", NULL, NULL, &msg);

@@ -67,6 +67,7 @@ static void session_from_row(sqlite3_stmt *st, rpl_session *s)
     s->end_tick = (uint64_t)sqlite3_column_int64(st, 8);
     const unsigned char *status = sqlite3_column_text(st, 9);
     s->running = status && strcmp((const char *)status, "running") == 0;
+    s->suspended = status && strcmp((const char *)status, "suspended") == 0;
     copy_text(st, 10, s->source, sizeof s->source);
     s->world = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
     s->checkpoint_every = (uint64_t)sqlite3_column_int64(st, 12);

@@ -20,7 +20,7 @@
 #include <zstd.h>
 #include "replay.h"
 
-enum { B_BEGIN, B_TICK, B_RESUME, B_END };
+enum { B_BEGIN, B_TICK, B_RESUME, B_END, B_SUSPEND };
 
 typedef struct batch {
     struct batch *next;
@@ -59,7 +59,8 @@ struct rpl_recorder {
     struct { int64_t session; uint64_t from; char reason[128]; } gaps[MAX_GAPS];
     int ngaps;
     batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
-    sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run;
+    sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
+                 *st_suspend, *st_endq;
     ZSTD_CCtx *zctx;           /* thread-only: checkpoint compression */
     uint8_t *zbuf;
     size_t zcap;
@@ -165,6 +166,22 @@ static int write_batch(rpl_recorder *r, batch *b)
         sqlite3_bind_int64(r->st_close, 2, b->session);
         rc = step_done(r->st_close);
         break;
+    case B_SUSPEND: {
+        /* The final checkpoint only where the log ends: every tick before it committed (this
+         * batch follows them), no gap open. Otherwise the resume replays from the last one. */
+        int64_t end = -1;
+        sqlite3_bind_int64(r->st_endq, 1, b->session);
+        if (sqlite3_step(r->st_endq) == SQLITE_ROW) end = sqlite3_column_int64(r->st_endq, 0);
+        sqlite3_reset(r->st_endq);
+        sqlite3_clear_bindings(r->st_endq);
+        if (b->cp && end == (int64_t)b->tick && gap_find(r, b->session) == NO_GAP)
+            rc = put_checkpoint(r, b->session, b->tick, b->cp, b->cplen);
+        if (rc != SQLITE_OK) break;
+        sqlite3_bind_text(r->st_suspend, 1, b->meta.closed_at, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(r->st_suspend, 2, b->session);
+        rc = step_done(r->st_suspend);
+        break;
+    }
     case B_TICK: {
         int g = gap_find(r, b->session);
         if (g >= 0) {
@@ -376,9 +393,11 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
         " status, source, world, checkpoint_every, created_at) VALUES (?,?,?,?,?,?,?,?,?,'running',?,?,?,?)",
         "UPDATE session SET status = 'closed', closed_at = ? WHERE id = ?",
         "UPDATE session SET status = 'running', closed_at = NULL WHERE id = ?",
+        "UPDATE session SET status = 'suspended', closed_at = ? WHERE id = ?",
+        "SELECT end_tick FROM session WHERE id = ?",
     };
     sqlite3_stmt **st[] = { &r->st_input, &r->st_tick, &r->st_cp, &r->st_end, &r->st_gap,
-                            &r->st_session, &r->st_close, &r->st_run };
+                            &r->st_session, &r->st_close, &r->st_run, &r->st_suspend, &r->st_endq };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
         if (sqlite3_prepare_v2(db, sql[i], -1, st[i], NULL) != SQLITE_OK) {
             snprintf(err, errlen, "%s: %s", cfg->path, sqlite3_errmsg(db));
@@ -524,6 +543,21 @@ void rpl_recorder_end(rpl_recorder *r, int64_t session)
     enqueue(r, b, 1);
 }
 
+int rpl_recorder_suspend(rpl_recorder *r, int64_t session, const sim_world *w)
+{
+    batch *b = new_batch(B_SUSPEND, session, w ? sim_world_tick(w) : 0);
+    if (!b) return RPL_ENOMEM;
+    int rc = w ? save_into(b, w) : 0;
+    if (rc) {                          /* suspended all the same: the resume replays further */
+        free(b->cp);
+        b->cp = NULL;
+        b->cplen = 0;
+    }
+    now_iso(b->meta.closed_at, sizeof b->meta.closed_at);
+    enqueue(r, b, 1);
+    return rc;
+}
+
 size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max)
 {
     pthread_mutex_lock(&r->mu);
@@ -570,7 +604,7 @@ int rpl_recorder_close(rpl_recorder *r)
         batch_free(b);
     }
     sqlite3_stmt *st[] = { r->st_input, r->st_tick, r->st_cp, r->st_end, r->st_gap,
-                           r->st_session, r->st_close, r->st_run };
+                           r->st_session, r->st_close, r->st_run, r->st_suspend, r->st_endq };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(st[i]);
     rpl_close(r->f);
     pthread_mutex_destroy(&r->mu);

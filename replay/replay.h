@@ -54,7 +54,7 @@ void rpl_gif_abort(rpl_gif *g);                           /* removes the partial
 
 /* ---- the file ------------------------------------------------------------------------------------ */
 #define RPL_APP_ID 0x56495652          /* "VIVR" */
-#define RPL_SCHEMA 1
+#define RPL_SCHEMA 2                   /* 2: status 'suspended'; 1 is read as is, migrated on write */
 
 typedef struct rpl_file rpl_file;
 typedef struct sqlite3 sqlite3;
@@ -81,7 +81,8 @@ typedef struct rpl_session {
     char sim_version[32];
     uint32_t hz;
     uint64_t start_tick, end_tick;
-    int running;                       /* status 'running' (1) or 'closed' (0) */
+    int running;                       /* status 'running' (1), else 0 */
+    int suspended;                     /* status 'suspended' (1): stopped cleanly, to be resumed */
     char source[16];
     int64_t world;
     uint64_t checkpoint_every;
@@ -127,6 +128,14 @@ int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
 /* The session ends (status 'closed', end tick as committed). */
 void rpl_recorder_end(rpl_recorder *r, int64_t session);
+/* The session is suspended (a clean stop: status 'suspended', end tick as committed). w is its
+ * world, now at sim_world_tick(w), the tick after the last one handed to rpl_recorder_tick: its
+ * state is written as a checkpoint there, so a resume starts from it and replays nothing. (Not
+ * when the session is in a gap: the resume then starts from its last checkpoint, as after a
+ * crash.) w NULL: no checkpoint (the caller knows w is not the state the log ends with, e.g. it
+ * holds queued inputs). rpl_recorder_resume makes it 'running' again. 0, or RPL_ENOMEM
+ * (RPL_ESTATE): then the session is suspended without the checkpoint. */
+int rpl_recorder_suspend(rpl_recorder *r, int64_t session, const sim_world *w);
 /* Settled batches since the last call, in order per session. Returns how many were written. */
 size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max);
 /* 1 while writes are failing (msg says why), else 0. */

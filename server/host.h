@@ -92,12 +92,17 @@ typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazi
     uint64_t sh, sh_tick;
 } srv_frame_cache;
 
+enum { SRV_REC_NONE, SRV_REC_BEGIN, SRV_REC_RESUME };
+
 typedef struct srv_rec_state {    /* record.c */
     int64_t session;           /* replay session, or -1 when not recording */
+    int pending;               /* SRV_REC_…: what srv_record_start writes (nothing before it) */
     uint64_t cp_every;         /* ticks between checkpoints */
     uint8_t *cpbuf;
     size_t cpcap;
     uint64_t not_logged;       /* ticks the recorder could not take */
+    uint64_t logged_tick;      /* the last state handed to the log: its tick and state hash */
+    uint64_t logged_sh;        /* (a clean stop checkpoints it only if the world is still there) */
 } srv_rec_state;
 
 struct srv_world {
@@ -144,6 +149,9 @@ struct srv {
     uv_async_t rec_async;
     int rec_failing;
     int lock_fd;
+    int rec_starting;          /* start-up: sessions are begun and resumed by srv_record_start */
+    int64_t *rec_closing;      /* start-up: sessions srv_record_start closes (--fresh, unresumable) */
+    size_t nrec_closing;
 };
 
 /* ---- server/worlds.c ---------------------------------------------------------------------------- */
@@ -173,6 +181,10 @@ void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed o
 void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
 void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
 void srv_world_stats_log(srv *s, int level);
+/* A clean stop: inputs accepted for w's next tick (queued, not applied) are applied by one more
+ * tick, logged and acknowledged like any other, so that w's state is the one its log ends with
+ * (and the final checkpoint can be written). Nothing queued: nothing happens. */
+void srv_world_finish(srv *s, srv_world *w);
 /* Lateness percentile in microseconds (bucket upper bound). */
 uint64_t srv_world_lateness(const srv_world *w, double pct);
 
@@ -181,14 +193,34 @@ int srv_record_open(srv *s, char *err, size_t errlen);      /* lock, open, start
 void srv_record_begin(srv *s, srv_world *w);               /* a new session for a new world */
 void srv_record_tick(srv *s, srv_world *w, uint64_t tick); /* after stepping `tick` */
 void srv_record_end(srv *s, srv_world *w);
-void srv_record_close(srv *s);                             /* flush, settle, close */
+/* A clean stop: w's session is suspended with a checkpoint at its tick (the next start resumes
+ * it). Neither end nor suspend touches a session srv_record_start has not written yet. */
+void srv_record_suspend(srv *s, srv_world *w);
+void srv_record_close(srv *s);                             /* flush, settle, removes the lock file */
+/* Start-up writes nothing to the log until it has succeeded: with s->rec_starting set, begin and
+ * resume only mark the world; srv_record_start then clears it, closes the sessions resume_all
+ * set aside, begins and resumes the marked ones, and waits until that is written. 0 or SRV_ELOG. */
+int srv_record_start(srv *s);
 void srv_record_free(srv_world *w);                        /* the world's recording buffers */
-/* Resume every session a crash left running: replay each to its last committed tick, checking
- * the recorded hashes, and host it live. Returns how many were resumed. */
-int srv_record_resume_all(srv *s);
+/* Resume every session a crash left running or a clean stop suspended: replay each to its last
+ * committed tick, checking the recorded hashes, and host it live. fresh: resume none, and close
+ * them all instead (--fresh). A session that cannot be resumed is closed as it stands. The
+ * writes wait for srv_record_start. Returns how many were resumed. */
+int srv_record_resume_all(srv *s, int fresh);
 int srv_record_failing(srv *s);
 /* Acknowledge (ok) or refuse (not logged) the stepped inputs of ticks before upto. */
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
+
+/* ---- server/tokens.c — the admin and player tokens, kept across restarts ------------------------ */
+enum { SRV_TOKEN_ADMIN = 0, SRV_TOKEN_PLAYER = 1 };
+enum { SRV_TOKEN_GIVEN, SRV_TOKEN_FILE, SRV_TOKEN_NEW };   /* where a token came from */
+/* Fill s->cfg.admin_token and player_token. given[SRV_TOKEN_…]: from a flag or the environment
+ * (NULL or "": none), used as they are. Else the token file at path (mode 0600; NULL: no file,
+ * as with --no-record), unless rotate (--new-tokens); else a new random token, written to the
+ * file. origin[…] says which (SRV_TOKEN_GIVEN, _FILE, _NEW). 0, or SRV_EINVAL with a sentence
+ * in err (a bad token, a damaged or unwritable file, equal tokens). */
+int srv_tokens_setup(srv *s, const char *path, const char *given[2], int rotate, int origin[2],
+                     char *err, size_t errlen);
 
 /* ---- server/play.c — a recorded session hosted as a read-only world ------------------------------ */
 typedef struct srv_play srv_play;

@@ -76,7 +76,18 @@ int srv_play_open(srv *s, const char *spec, char *err, size_t errlen)
     memset(&cp, 0, sizeof cp);
     char warn[320];
     if (rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &p->f, err, errlen) != 0) goto fail;
-    if (session < 0 && rpl_session_only(p->f, &session, err, errlen) != 0) goto fail;
+    if (session < 0) {
+        int rc = rpl_session_only(p->f, &session, err, errlen);
+        if (rc == RPL_EUSAGE) {        /* its sentence names viv replay's --session N: say ours */
+            char *ids = strchr(err, '(');
+            char *close = ids ? strchr(ids, ')') : NULL;
+            char list[256] = "";
+            if (ids && close) snprintf(list, sizeof list, "%.*s", (int)(close - ids + 1), ids);
+            snprintf(err, errlen, "%s holds several sessions %s: pick one with --play %s:N "
+                     "(viv replay list %s shows them)", path, list, path, path);
+        }
+        if (rc != 0) goto fail;
+    }
     if (rpl_session_get(p->f, session, &p->sess, err, errlen) != 0) goto fail;
     if (!rpl_session_kind(p->f, &p->sess, warn, sizeof warn, err, errlen)) goto fail;
     if (warn[0]) srv_log(s, SRV_LOG_WARN, "%s: %s", path, warn);

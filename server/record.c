@@ -9,37 +9,77 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "read.h"
 #include "host.h"
 #include "replay.h"
 
-/* Another vivd on the same file would interleave sessions: hold an exclusive lock beside it. */
+static void lock_path(const srv *s, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s.lock", s->db_path);
+}
+
+/* Another vivd on the same file would interleave sessions: hold an exclusive lock beside it.
+ * flock dies with its process, so a lock file left by a dead vivd (kill -9, a power cut) is
+ * free: it is taken over, with a note naming the pid it held. A clean exit removes the file
+ * (srv_record_close), while still holding the lock; a vivd that opened it just before then has
+ * locked a name that no longer exists, so after locking, the file must still be the one at the
+ * path, or it starts over. */
 static int take_lock(srv *s, char *err, size_t errlen)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s.lock", s->db_path);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create the lock file %s: %s", path, strerror(errno));
-        return SRV_ELOG;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    lock_path(s, path, sizeof path);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot create the lock file %s: %s", path, strerror(errno));
+            return SRV_ELOG;
+        }
         char pid[32] = "";
+        int locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
         ssize_t n = read(fd, pid, sizeof pid - 1);
         pid[n > 0 ? n : 0] = '\0';
         pid[strcspn(pid, "\n")] = '\0';
-        snprintf(err, errlen, "%s is in use by another vivd%s%s%s; stop it or use another --db",
-                 s->db_path, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
-        close(fd);
-        return SRV_ELOG;
+        if (!locked) {
+            snprintf(err, errlen, "%s is in use by another vivd%s%s%s; stop it or use another --db",
+                     s->db_path, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
+            close(fd);
+            return SRV_ELOG;
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) != 0 || stat(path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+            close(fd);                 /* removed (or replaced) by the vivd that just exited */
+            continue;
+        }
+        if (pid[0]) {
+            long old = strtol(pid, NULL, 10);
+            int dead = old > 0 && kill((pid_t)old, 0) != 0 && errno == ESRCH;
+            srv_log(s, SRV_LOG_WARN, "took over the stale lock file %s left by pid %s, %s", path, pid,
+                    dead ? "which is no longer running" : "which no longer holds it");
+        }
+        char buf[32];
+        int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) { /* the pid is a courtesy */ }
+        s->lock_fd = fd;
+        return 0;
     }
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || write(fd, buf, (size_t)n) != n) { /* the pid is a courtesy */ }
-    s->lock_fd = fd;
-    return 0;
+    snprintf(err, errlen, "cannot take the lock file %s: it keeps being replaced", path);
+    return SRV_ELOG;
+}
+
+/* Remove the lock file while still holding the lock, then release it. */
+static void drop_lock(srv *s)
+{
+    if (s->lock_fd < 0) return;
+    char path[4200];
+    lock_path(s, path, sizeof path);
+    if (unlink(path) != 0 && errno != ENOENT)
+        srv_log(s, SRV_LOG_WARN, "cannot remove the lock file %s: %s", path, strerror(errno));
+    close(s->lock_fd);
+    s->lock_fd = -1;
 }
 
 static void on_wake(void *ud)
@@ -111,8 +151,7 @@ int srv_record_open(srv *s, char *err, size_t errlen)
     cfg.ud = s;
     s->rec = rpl_recorder_open(&cfg, err, errlen);
     if (!s->rec) {
-        close(s->lock_fd);
-        s->lock_fd = -1;
+        drop_lock(s);
         return SRV_ELOG;
     }
     uv_async_init(s->loop, &s->rec_async, on_async);
@@ -131,11 +170,10 @@ void srv_record_free(srv_world *w)
     w->rec.cpbuf = NULL;
 }
 
-void srv_record_begin(srv *s, srv_world *w)
+/* Begin w's session now: the first write a new world makes to the log. */
+static void begin_now(srv *s, srv_world *w)
 {
     srv_rec_state *r = &w->rec;
-    r->session = -1;
-    if (!s->rec) return;
     char err[256];
     r->cp_every = (uint64_t)w->kind->hz * 10;      /* a checkpoint every 10 s of world time */
     r->cpcap = sim_world_save_max(w->w);
@@ -149,8 +187,54 @@ void srv_record_begin(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot record: %s", w->id, err);
         return;
     }
+    r->logged_tick = sim_world_tick(w->w);
+    r->logged_sh = sim_world_hash(w->w);
     srv_log(s, SRV_LOG_INFO, "world %u is recorded as session %" PRId64 " in %s", w->id, r->session,
             s->db_path);
+}
+
+void srv_record_begin(srv *s, srv_world *w)
+{
+    srv_rec_state *r = &w->rec;
+    r->session = -1;
+    r->pending = SRV_REC_NONE;
+    if (!s->rec) return;
+    if (s->rec_starting) {             /* written by srv_record_start, once the start has succeeded */
+        r->pending = SRV_REC_BEGIN;
+        return;
+    }
+    begin_now(s, w);
+}
+
+/* Continue a resumed session in the log: a checkpoint at its tick, status 'running'. */
+static void resume_now(srv *s, srv_world *w)
+{
+    srv_rec_state *r = &w->rec;
+    if (rpl_recorder_resume(s->rec, r->session, w->w) != 0) {
+        srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, r->session);
+        r->session = -1;
+    }
+    r->logged_tick = sim_world_tick(w->w);
+    r->logged_sh = sim_world_hash(w->w);
+}
+
+int srv_record_start(srv *s)
+{
+    if (!s->rec) return 0;
+    s->rec_starting = 0;
+    for (size_t i = 0; i < s->nrec_closing; i++) rpl_recorder_end(s->rec, s->rec_closing[i]);
+    free(s->rec_closing);
+    s->rec_closing = NULL;
+    s->nrec_closing = 0;
+    for (int i = 0; i < s->nworlds; i++) {
+        srv_world *w = s->worlds[i];
+        int p = w->rec.pending;
+        w->rec.pending = SRV_REC_NONE;
+        if (p == SRV_REC_BEGIN) begin_now(s, w);
+        else if (p == SRV_REC_RESUME) resume_now(s, w);
+    }
+    /* Everything asked for so far is written before vivd says it is up. */
+    return rpl_recorder_flush(s->rec) == 0 ? 0 : SRV_ELOG;
 }
 
 /* After stepping `tick`: hand the inputs applied at it, both hashes and perhaps a checkpoint to
@@ -192,13 +276,34 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
         r->not_logged++;
         srv_world_settle(s, w, tick + 1, 0);
         check_failing(s);
+    } else {
+        r->logged_tick = tick + 1;
+        r->logged_sh = sh;
     }
 }
 
 void srv_record_end(srv *s, srv_world *w)
 {
-    if (!s->rec || w->rec.session < 0) return;
+    if (!s->rec || w->rec.session < 0 || w->rec.pending != SRV_REC_NONE) return;
     rpl_recorder_end(s->rec, w->rec.session);
+}
+
+void srv_record_suspend(srv *s, srv_world *w)
+{
+    if (!s->rec || w->rec.session < 0 || w->rec.pending != SRV_REC_NONE) return;
+    /* The final checkpoint must be the state the log ends with. Inputs queued since the last tick
+     * (never applied, never acknowledged: the stop refuses them) are part of the saved state, so
+     * then, or after a tick the log did not take, there is none: the resume replays from the
+     * last one, as after a crash. */
+    const srv_rec_state *r = &w->rec;
+    int same = sim_world_tick(w->w) == r->logged_tick && sim_world_hash(w->w) == r->logged_sh;
+    if (rpl_recorder_suspend(s->rec, w->rec.session, same ? w->w : NULL) != 0)
+        srv_log(s, SRV_LOG_WARN, "world %u: its state at tick %" PRIu64 " cannot be saved; session "
+                "%" PRId64 " is suspended without a final checkpoint (the resume replays from the last "
+                "one)", w->id, sim_world_tick(w->w), w->rec.session);
+    else
+        srv_log(s, SRV_LOG_DEBUG, "world %u: session %" PRId64 " suspended at tick %" PRIu64, w->id,
+                w->rec.session, sim_world_tick(w->w));
 }
 
 void srv_record_close(srv *s)
@@ -217,10 +322,10 @@ void srv_record_close(srv *s)
     else
         srv_log(s, SRV_LOG_INFO, "replay log %s closed cleanly", s->db_path);
     s->rec = NULL;
-    if (s->lock_fd >= 0) {
-        close(s->lock_fd);
-        s->lock_fd = -1;
-    }
+    free(s->rec_closing);
+    s->rec_closing = NULL;
+    s->nrec_closing = 0;
+    drop_lock(s);
 }
 
 /* ---- resume after a crash ------------------------------------------------------------------------ */
@@ -280,7 +385,16 @@ fail:
     return NULL;
 }
 
-int srv_record_resume_all(srv *s)
+/* A session to close once the start has succeeded (srv_record_start). */
+static void close_later(srv *s, int64_t session)
+{
+    int64_t *p = realloc(s->rec_closing, (s->nrec_closing + 1) * sizeof *p);
+    if (!p) return;                    /* it stays as it is: the next start sees it again */
+    s->rec_closing = p;
+    s->rec_closing[s->nrec_closing++] = session;
+}
+
+int srv_record_resume_all(srv *s, int fresh)
 {
     if (!s->rec) return 0;
     rpl_file *f;
@@ -299,13 +413,20 @@ int srv_record_resume_all(srv *s)
     }
     for (size_t i = 0; i < n; i++) {
         const rpl_session *ss = &list[i].s;
-        if (!ss->running) continue;
+        if (!ss->running && !ss->suspended) continue;
+        const char *how = ss->suspended ? "suspended by a clean stop" : "left running by a crash";
+        if (fresh) {
+            srv_log(s, SRV_LOG_INFO, "session %" PRId64 " (%s, tick %" PRIu64 ") was %s; --fresh: it is "
+                    "closed as it stands", ss->id, ss->kind, ss->end_tick, how);
+            close_later(s, ss->id);
+            continue;
+        }
         uint64_t t0 = uv_hrtime();
         sim_world *sw = rebuild(f, ss, err, sizeof err);
         if (!sw) {
-            srv_log(s, SRV_LOG_ERROR, "session %" PRId64 " (%s) was left running but cannot be "
-                    "resumed: %s; it is closed as it stands", ss->id, ss->kind, err);
-            rpl_recorder_end(s->rec, ss->id);
+            srv_log(s, SRV_LOG_ERROR, "session %" PRId64 " (%s) was %s but cannot be resumed: %s; it "
+                    "is closed as it stands", ss->id, ss->kind, how, err);
+            close_later(s, ss->id);
             continue;
         }
         srv_world *w = srv_world_adopt(s, sw, err, sizeof err);
@@ -318,13 +439,16 @@ int srv_record_resume_all(srv *s)
         r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * 10;
         r->cpcap = sim_world_save_max(w->w);
         r->cpbuf = malloc(r->cpcap);
-        if (!r->cpbuf || rpl_recorder_resume(s->rec, ss->id, w->w) != 0) {
-            srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, ss->id);
+        if (!r->cpbuf) {
+            srv_log(s, SRV_LOG_ERROR, "world %u: out of memory; session %" PRId64 " is not recorded",
+                    w->id, ss->id);
             r->session = -1;
+        } else {
+            r->pending = SRV_REC_RESUME;     /* written by srv_record_start */
         }
-        srv_log(s, SRV_LOG_INFO, "resumed session %" PRId64 " (%s seed=%" PRIu64 " %s) at tick %" PRIu64
-                " as world %u: rebuilt from its last checkpoint and checked in %.1f ms",
-                ss->id, ss->kind, ss->seed, ss->params, ss->end_tick, w->id,
+        srv_log(s, SRV_LOG_INFO, "resumed session %" PRId64 " (%s seed=%" PRIu64 " %s), %s, at tick %"
+                PRIu64 " as world %u: rebuilt from its last checkpoint and checked in %.1f ms",
+                ss->id, ss->kind, ss->seed, ss->params, how, ss->end_tick, w->id,
                 (double)(uv_hrtime() - t0) / 1e6);
         resumed++;
     }

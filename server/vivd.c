@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <netdb.h>
 #include <sys/resource.h>
 #include "replay.h"
 #include "network.h"
@@ -14,23 +14,35 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N]\n"
-        "            [--db FILE | --no-record] [--durability normal|full]\n"
+        "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
         "            [--port-file FILE] [--quiet | --verbose]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
         "\n"
-        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7400; port 0 picks one)\n"
+        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7400; port 0 picks one);\n"
+        "                       HOST is an address or a name (localhost), resolved at start-up\n"
         "  --world SPEC         host a world: KIND, then optional :seed=N and :key=value,... params,\n"
         "                       e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
         "                       world of every kind (the demo set).\n"
         "  --admin-token T      token for the admin role (create/close worlds). Default:\n"
-        "                       $VIVD_ADMIN_TOKEN, else a random one printed at start-up.\n"
+        "                       $VIVD_ADMIN_TOKEN, else the one kept in FILE.tokens (see below).\n"
         "  --player-token T     token for the player role (send inputs). Default:\n"
-        "                       $VIVD_PLAYER_TOKEN, else a random one printed at start-up.\n"
+        "                       $VIVD_PLAYER_TOKEN, else the one kept in FILE.tokens.\n"
+        "                       Tokens not given are kept in FILE.tokens beside the --db FILE\n"
+        "                       (./vivarium.db.tokens; mode 0600, readable by you alone): made at\n"
+        "                       random and printed at the first start, reused at every later one.\n"
+        "                       With --no-record (or only --play) there is no file: tokens not\n"
+        "                       given are new at each start.\n"
+        "  --new-tokens         make new random tokens (for the roles not given) and keep them in\n"
+        "                       FILE.tokens instead of the old ones\n"
         "  --max-clients N      connections beyond N are refused (default 1024)\n"
         "  --db FILE            record every world in this replay file (default ./vivarium.db);\n"
-        "                       sessions left running by a crash are resumed from it at start-up\n"
-        "                       (then the demo set is not added; --world adds worlds as usual)\n"
+        "                       sessions suspended by a clean stop or left running by a crash are\n"
+        "                       resumed from it at start-up, at their last tick, checked against\n"
+        "                       every recorded hash (then the demo set is not added; --world adds\n"
+        "                       worlds as usual)\n"
+        "  --fresh              resume nothing: close the sessions a stop or a crash left in FILE\n"
+        "                       and start new ones\n"
         "  --no-record          record nothing\n"
         "  --durability MODE    normal (default: survives a crash of vivd) or full (also a power\n"
         "                       cut: every commit is synced to disk)\n"
@@ -41,16 +53,9 @@ static void usage(FILE *out)
         "  --quiet              log warnings and errors only\n"
         "  --verbose            log every connection and error reply too\n"
         "\n"
-        "Stop with SIGINT or SIGTERM: the current tick finishes, then vivd exits 0.\n"
+        "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
+        "a checkpoint (the next start on the same FILE resumes it), then vivd exits 0.\n"
         "Watch with: viv view --host 127.0.0.1:7400\n");
-}
-
-static int random_token(char *out, size_t cap)
-{
-    uint8_t b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return -1;
-    for (size_t i = 0; i < sizeof b && 2 * i + 2 < cap; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
-    return 0;
 }
 
 /* 1 if s begins with `name=` (letters, digits, '_'): a new spec part, not the rest of a path. */
@@ -150,12 +155,71 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     uv_timer_stop(&s->tick_timer);
     uv_timer_stop(&s->net->sweep_timer);
-    /* Every session ends closed, and everything queued reaches the disk before we go. */
-    for (int i = 0; i < s->nworlds; i++) srv_record_end(s, s->worlds[i]);
+    /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
+     * and everything queued reaches the disk before we go; the lock file goes with it. */
+    int suspended = 0;
+    for (int i = 0; i < s->nworlds; i++) {
+        suspended += s->rec && s->worlds[i]->rec.session >= 0;
+        srv_world_finish(s, s->worlds[i]);
+        srv_record_suspend(s, s->worlds[i]);
+    }
+    if (suspended)
+        srv_log(s, SRV_LOG_INFO, "%d session(s) suspended in %s: the next vivd --db %s resumes them "
+                "(--fresh starts new ones)", suspended, s->db_path, s->db_path);
     srv_record_close(s);
     /* Clients close through their own path (their handles free their memory). */
     while (s->net->clients) srv_client_close(s->net->clients, "server shutting down");
     uv_walk(s->loop, on_walk_close, NULL);
+}
+
+/* HOST:PORT's host resolved to an address to bind (a name such as localhost, an IPv4 or IPv6
+ * address, [::1] in brackets). An IPv4 address is preferred when the name has both: it is what
+ * vivd binds by default, and a client that resolves the name tries each address in turn. */
+static int resolve_listen(const char *host, int port, struct sockaddr_storage *out, char *shown,
+                          size_t shownlen)
+{
+    char h[256];
+    size_t n = strlen(host);
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+        snprintf(h, sizeof h, "%.*s", (int)(n - 2), host + 1);
+    } else {
+        snprintf(h, sizeof h, "%s", host);
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int rc = getaddrinfo(h, ps, &hints, &res);
+    if (rc != 0) {
+        fprintf(stderr, "vivd: --listen: cannot resolve '%s': %s\n", host, gai_strerror(rc));
+        return -1;
+    }
+    const struct addrinfo *pick = NULL;
+    for (const struct addrinfo *a = res; a; a = a->ai_next)
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    if (!pick)
+        for (const struct addrinfo *a = res; a; a = a->ai_next)
+            if (a->ai_family == AF_INET6) {
+                pick = a;
+                break;
+            }
+    if (!pick || pick->ai_addrlen > sizeof *out) {
+        fprintf(stderr, "vivd: --listen: '%s' has no IPv4 or IPv6 address\n", host);
+        freeaddrinfo(res);
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    char ip[64] = "";
+    uv_ip_name(pick->ai_addr, ip, sizeof ip);
+    snprintf(shown, shownlen, "%s", ip);
+    freeaddrinfo(res);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -163,6 +227,7 @@ int main(int argc, char **argv)
     srv s;
     srv_net net;
     memset(&s, 0, sizeof s);
+    s.lock_fd = -1;
     s.cfg.listen_host = "127.0.0.1";
     s.cfg.listen_port = 7400;
     s.cfg.max_clients = 1024;
@@ -173,7 +238,7 @@ int main(int argc, char **argv)
     const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
     static char host[256];
     const char *db = "vivarium.db";
-    int no_record = 0, db_explicit = 0, nplays = 0;
+    int no_record = 0, db_explicit = 0, nplays = 0, fresh = 0, new_tokens = 0;
     const char *plays[SRV_MAX_WORLDS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -192,6 +257,12 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--no-record") == 0) {
             s.db_path = NULL;
             no_record = 1;
+            continue;
+        } else if (strcmp(a, "--fresh") == 0) {
+            fresh = 1;
+            continue;
+        } else if (strcmp(a, "--new-tokens") == 0) {
+            new_tokens = 1;
             continue;
         }
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
@@ -266,29 +337,20 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* The address is checked before anything is opened or created. */
-    struct sockaddr_storage addr;
-    int rc = uv_ip4_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in *)&addr);
-    if (rc) rc = uv_ip6_addr(s.cfg.listen_host, s.cfg.listen_port, (struct sockaddr_in6 *)&addr);
-    if (rc) {
-        fprintf(stderr, "vivd: --listen: '%s' is not an IPv4 or IPv6 address\n", s.cfg.listen_host);
+    /* Everything that can be checked is checked before anything is opened or created. */
+    if (no_record && db_explicit) {
+        fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
         return 2;
     }
-    int gen_admin = !admin || !*admin, gen_player = !player || !*player;
-    if (gen_admin ? random_token(s.cfg.admin_token, sizeof s.cfg.admin_token)
-                  : (snprintf(s.cfg.admin_token, sizeof s.cfg.admin_token, "%s", admin), 0)) {
-        fprintf(stderr, "vivd: cannot generate a random token: %s\n", strerror(errno));
-        return 1;
-    }
-    if (gen_player ? random_token(s.cfg.player_token, sizeof s.cfg.player_token)
-                   : (snprintf(s.cfg.player_token, sizeof s.cfg.player_token, "%s", player), 0)) {
-        fprintf(stderr, "vivd: cannot generate a random token: %s\n", strerror(errno));
-        return 1;
-    }
-    if (strcmp(s.cfg.admin_token, s.cfg.player_token) == 0) {
+    if (admin && *admin && player && *player && strcmp(admin, player) == 0) {
         fprintf(stderr, "vivd: the admin and player tokens must differ\n");
         return 2;
     }
+    struct sockaddr_storage addr;
+    char bound_ip[64];
+    if (resolve_listen(s.cfg.listen_host, s.cfg.listen_port, &addr, bound_ip, sizeof bound_ip) != 0)
+        return 2;
+    int rc;
     signal(SIGPIPE, SIG_IGN);
     /* Each client is a descriptor: raise the soft limit to the hard one, and keep max-clients
      * under it, or accepts would fail with nothing to show for it. */
@@ -313,11 +375,16 @@ int main(int argc, char **argv)
         goto done;
     }
     s.loop = uv_default_loop();
-    s.lock_fd = -1;
-    if (no_record && db && strcmp(db, "vivarium.db") != 0) {
-        fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
-        status = 2;
-        goto done;
+    /* The port first: a start that cannot listen (the port is in use) has touched nothing. */
+    uv_tcp_init(s.loop, &s.net->listener);
+    s.net->listener.data = &s;
+    rc = uv_tcp_bind(&s.net->listener, (const struct sockaddr *)&addr, 0);
+    if (!rc) rc = uv_listen((uv_stream_t *)&s.net->listener, 511, srv_on_connection);
+    if (rc) {
+        fprintf(stderr, "vivd: cannot listen on %s:%d: %s%s\n", s.cfg.listen_host, s.cfg.listen_port,
+                uv_strerror(rc), rc == UV_EADDRINUSE ? " (another vivd? pick another --listen port)" : "");
+        status = 1;
+        goto close_loop;
     }
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
     if (nplays && !nworlds && !db_explicit) no_record = 1;
@@ -327,21 +394,34 @@ int main(int argc, char **argv)
         if (srv_record_open(&s, err, sizeof err) != 0) {
             fprintf(stderr, "vivd: --db %s: %s\n", s.db_path, err);
             status = 1;
-            goto done;
+            goto close_loop;
         }
     }
-    int resumed = srv_record_resume_all(&s);
+    int origin[2];
+    {
+        char err[512], tpath[4200];
+        const char *given[2] = { admin, player };
+        if (s.db_path) snprintf(tpath, sizeof tpath, "%s.tokens", s.db_path);
+        if (srv_tokens_setup(&s, s.db_path ? tpath : NULL, given, new_tokens, origin, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: %s\n", err);
+            status = 2;
+            goto close_loop;
+        }
+    }
+    /* Nothing is written to the log until every world is in place (srv_record_start). */
+    s.rec_starting = 1;
+    int resumed = srv_record_resume_all(&s, fresh);
     for (int i = 0; i < nworlds; i++)
         if (parse_world(&s, worlds[i]) != 0) {
             status = 2;
-            goto done;
+            goto close_loop;
         }
     for (int i = 0; i < nplays; i++) {
         char err[512];
         if (srv_play_open(&s, plays[i], err, sizeof err) < 0) {
             fprintf(stderr, "vivd: --play %s: %s\n", plays[i], err);
             status = 2;
-            goto done;
+            goto close_loop;
         }
     }
     if (nworlds == 0 && resumed == 0 && nplays == 0) {   /* the demo set, unless told otherwise */
@@ -350,30 +430,35 @@ int main(int argc, char **argv)
             if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
                 fprintf(stderr, "vivd: demo world %s: %s\n", sim_kind_at(k)->name, err);
                 status = 1;
-                goto done;
+                goto close_loop;
             }
         }
     }
-    uv_tcp_init(s.loop, &s.net->listener);
-    s.net->listener.data = &s;
-    rc = uv_tcp_bind(&s.net->listener, (const struct sockaddr *)&addr, 0);
-    if (!rc) rc = uv_listen((uv_stream_t *)&s.net->listener, 511, srv_on_connection);
-    if (rc) {
-        fprintf(stderr, "vivd: cannot listen on %s:%d: %s\n", s.cfg.listen_host, s.cfg.listen_port,
-                uv_strerror(rc));
-        status = 1;
-        goto close_loop;
-    }
+    s.rec_starting = 0;
+    if (srv_record_start(&s) != 0)
+        srv_log(&s, SRV_LOG_ERROR, "the sessions could not all be written to %s", s.db_path);
     struct sockaddr_storage bound;
     int blen = sizeof bound;
     int port = s.cfg.listen_port;
     if (uv_tcp_getsockname(&s.net->listener, (struct sockaddr *)&bound, &blen) == 0)
         port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
                                                  : ((struct sockaddr_in *)&bound)->sin_port);
-    srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
-            s.cfg.listen_host, port, s.nworlds);
-    if (gen_admin) srv_log(&s, SRV_LOG_INFO, "admin token (generated): %s", s.cfg.admin_token);
-    if (gen_player) srv_log(&s, SRV_LOG_INFO, "player token (generated): %s", s.cfg.player_token);
+    if (strcmp(bound_ip, s.cfg.listen_host) == 0)
+        srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
+                s.cfg.listen_host, port, s.nworlds);
+    else
+        srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d (%s) with %d world(s)", SRV_VERSION,
+                s.cfg.listen_host, port, bound_ip, s.nworlds);
+    static const char *const role[2] = { "admin", "player" };
+    for (int r = 0; r < 2; r++) {
+        const char *tok = r == SRV_TOKEN_ADMIN ? s.cfg.admin_token : s.cfg.player_token;
+        if (origin[r] == SRV_TOKEN_NEW && s.db_path)
+            srv_log(&s, SRV_LOG_INFO, "%s token (new, kept in %s.tokens): %s", role[r], s.db_path, tok);
+        else if (origin[r] == SRV_TOKEN_NEW)
+            srv_log(&s, SRV_LOG_INFO, "%s token (generated): %s", role[r], tok);
+        else if (origin[r] == SRV_TOKEN_FILE)
+            srv_log(&s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s.db_path, tok);
+    }
     if (s.cfg.port_file) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s.tmp", s.cfg.port_file);
@@ -400,19 +485,14 @@ int main(int argc, char **argv)
     srv_log(&s, SRV_LOG_INFO, "stopped");
     goto done;
 close_loop:
+    /* A failed start: sessions not yet written stay unwritten (end skips them), and those a
+     * resume had picked up stay suspended or running, for the next start. */
     for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
     srv_record_close(&s);
     uv_walk(s.loop, on_walk_close, NULL);
     uv_run(s.loop, UV_RUN_DEFAULT);
     uv_loop_close(s.loop);
 done:
-    if (s.rec) {                           /* an early exit: leave nothing half-written */
-        for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
-        srv_record_close(&s);
-        uv_close((uv_handle_t *)&s.rec_async, NULL);
-        uv_run(s.loop, UV_RUN_DEFAULT);
-        uv_loop_close(s.loop);
-    }
     srv_net_free(&s);
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;

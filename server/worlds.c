@@ -255,6 +255,15 @@ static void run_tick(srv *s, srv_world *w)
     if (w->play) srv_play_after_tick(s, w);
 }
 
+void srv_world_finish(srv *s, srv_world *w)
+{
+    if (w->play || w->closed) return;
+    /* The hash cached at the last tick is that of the state before anything was queued; the
+     * saved state (and so its hash) holds the queue too: a difference is queued inputs. */
+    const srv_frame_cache *fc = &w->cache;
+    if (fc->sh_tick == sim_world_tick(w->w) && sim_world_hash(w->w) != fc->sh) run_tick(s, w);
+}
+
 static void on_tick_timer(uv_timer_t *t)
 {
     srv *s = t->data;

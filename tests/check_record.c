@@ -121,7 +121,7 @@ START_TEST(two_players_then_sigterm_verifies)
     cli_close(&a.c);
     cli_close(&b.c);
     ck_assert_int_eq(e2e_fixture_stop_keep(&fx), 0);
-    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=1 AND status='closed'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=1 AND status='suspended'"), 1);
     assert_logged(db, log, n);
     assert_verifies(db, NULL);
     server_cleanup(&fx.sv);
@@ -212,11 +212,177 @@ START_TEST(kill_9_ten_times_resumes_bit_exactly)
     }
     ck_assert_int_eq(server_stop_keep(&sv), 0);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
-    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
     assert_logged(db, log, n);
     assert_verifies(db, NULL);
     assert_headless_chain(db);
     server_cleanup(&sv);
+}
+END_TEST
+
+/* The tick of the first frame a new viewer of world 1 gets. */
+static uint64_t first_tick(const server *sv)
+{
+    static cli_conn c;
+    static tracker t;
+    memset(&t, 0, sizeof t);
+    connect_hello(&c, sv, "watch", NULL, NULL);
+    sub(&c, 1, 1, NULL, NULL);
+    wire_msg m;
+    for (int i = 0; i < 50 && t.count[1] == 0; i++) (void)recv_until_not_frame(&c, &t, &m, 100);
+    ck_assert_int_gt(t.count[1], 0);
+    uint64_t tick = t.f[1].tick;
+    cli_close(&c);
+    for (int i = 0; i < 16; i++) cli_frame_free(&t.f[i]);
+    return tick;
+}
+
+/* Ctrl-C (SIGTERM here) three times: each stop suspends the session with a checkpoint at its
+ * last tick, each start resumes it there (no new session, the painting kept), and the whole
+ * chain, across every restart, equals one headless run fed the same inputs at the same ticks. */
+START_TEST(clean_stop_suspends_and_the_next_start_resumes)
+{
+    server sv;
+    const char *const first[] = { "--world", WORLD, NULL };
+    server_start(&sv, first);
+    char dir[64], db[128];
+    snprintf(dir, sizeof dir, "%s", sv.dir);
+    snprintf(db, sizeof db, "%s/replay.db", dir);
+    const char *const later[] = { "--db", db, NULL };
+    static acked log[4000];
+    int n = 0;
+    uint64_t last_end = 0;
+    for (int stop = 0; stop < 3; stop++) {
+        if (stop > 0) {
+            uint64_t t = first_tick(&sv);             /* resumed where it stopped, not at 0 */
+            ck_assert_msg(t >= last_end && t < last_end + 600, "resumed at tick %llu, stopped at %llu",
+                          (unsigned long long)t, (unsigned long long)last_end);
+        }
+        static player a, b;
+        join(&a, &sv, "p1");
+        join(&b, &sv, "p2");
+        for (int k = 0; k < 25; k++) {
+            play(&a, 10 + (k * 7 + stop) % 70, 3, log, &n, 4000);
+            play(&b, 80 - (k * 5 + stop) % 70, 4, log, &n, 4000);
+            usleep(8000);
+        }
+        usleep(150000);
+        play(&a, 1, 3, log, &n, 4000);              /* collect the last acks */
+        play(&b, 1, 3, log, &n, 4000);
+        cli_close(&a.c);
+        cli_close(&b.c);
+        ck_assert_int_eq(server_stop_keep(&sv), 0);
+        ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
+        ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
+        /* The final checkpoint is at the last tick: the resume replays nothing. */
+        ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM checkpoint c JOIN session s ON "
+                                        "c.session = s.id AND c.tick = s.end_tick"), 1);
+        uint64_t end;
+        assert_logged(db, log, n);
+        assert_verifies(db, &end);
+        ck_assert_uint_gt(end, last_end);
+        last_end = end;
+        server_start_opts(&sv, later, 0, 0);
+        server_cleanup(&sv);
+        snprintf(sv.dir, sizeof sv.dir, "%s", dir);
+        ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='running'"), 1);
+    }
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
+    ck_assert_int_ge(n, 100);
+    assert_logged(db, log, n);
+    assert_verifies(db, NULL);
+    assert_headless_chain(db);
+    server_cleanup(&sv);
+}
+END_TEST
+
+/* --fresh resumes nothing: the suspended session is closed as it stands and a new one begins. */
+START_TEST(fresh_closes_the_suspended_and_starts_new_sessions)
+{
+    server sv;
+    const char *const first[] = { "--world", WORLD, NULL };
+    server_start(&sv, first);
+    char dir[64], db[128];
+    snprintf(dir, sizeof dir, "%s", sv.dir);
+    snprintf(db, sizeof db, "%s/replay.db", dir);
+    usleep(300000);
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
+    const char *const fresh[] = { "--db", db, "--fresh", "--world", WORLD, NULL };
+    server_start_opts(&sv, fresh, 0, 0);
+    server_cleanup(&sv);
+    snprintf(sv.dir, sizeof sv.dir, "%s", dir);
+    ck_assert_uint_lt(first_tick(&sv), 60);              /* a new world, from tick 0 */
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=1 AND status='closed'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=2 AND status='running'"), 1);
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=2 AND status='suspended'"), 1);
+    /* Without --fresh, only the suspended one comes back: one world. */
+    const char *const later[] = { "--db", db, NULL };
+    server_start_opts(&sv, later, 0, 0);
+    server_cleanup(&sv);
+    snprintf(sv.dir, sizeof sv.dir, "%s", dir);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=1 AND status='closed'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE id=2 AND status='running'"), 1);
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    server_cleanup(&sv);
+}
+END_TEST
+
+/* A file of schema 1 (tests/compat/before.db) is read as it is, and migrated in place to schema
+ * 2 when opened for writing: every session row kept, 'suspended' allowed, and it still verifies. */
+START_TEST(schema_1_is_migrated_in_place_on_write)
+{
+    char dir[] = "/tmp/vivmig.XXXXXX", db[128], cmd[512], err[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    snprintf(cmd, sizeof cmd, "cp compat/before.db %s", db);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 1);
+    int n = count_rows(db, "SELECT count(*) FROM session");
+    int closed = count_rows(db, "SELECT count(*) FROM session WHERE status='closed'");
+    int ticks = count_rows(db, "SELECT count(*) FROM tick");
+    ck_assert_int_gt(n, 0);
+    rpl_file *f;
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_close(f);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 1);      /* reading never migrates */
+    snprintf(cmd, sizeof cmd, "sqlite3 %s \"UPDATE session SET status='suspended' WHERE id=1\" 2>/dev/null", db);
+    ck_assert_int_ne(system(cmd), 0);                                /* schema 1's CHECK */
+    ck_assert_msg(rpl_open(db, RPL_WRITE, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_close(f);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), n);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), closed);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), ticks);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name='session_v2'"), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA integrity_check") , -1);   /* "ok", not a number */
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.threads = 1;
+    rpl_verify_result res;
+    static char report[16384];
+    for (int id = 1; id <= n; id++) {
+        o.session = id;
+        ck_assert_msg(rpl_verify(f, &o, &res, report, sizeof report) == 0, "%s", report);
+    }
+    rpl_close(f);
+    snprintf(cmd, sizeof cmd, "sqlite3 %s \"UPDATE session SET status='suspended' WHERE id=1\"", db);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_session ss;
+    ck_assert_int_eq(rpl_session_get(f, 1, &ss, err, sizeof err), 0);
+    ck_assert_int_eq(ss.suspended, 1);
+    ck_assert_int_eq(ss.running, 0);
+    o.session = 1;
+    ck_assert_msg(rpl_verify(f, &o, &res, report, sizeof report) == 0, "%s", report);
+    ck_assert_ptr_null(strstr(report, "still running"));            /* suspended: as closed */
+    rpl_close(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -354,6 +520,9 @@ Suite *suite_record(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, two_players_then_sigterm_verifies);
     tcase_add_test(tc, kill_9_ten_times_resumes_bit_exactly);
+    tcase_add_test(tc, clean_stop_suspends_and_the_next_start_resumes);
+    tcase_add_test(tc, fresh_closes_the_suspended_and_starts_new_sessions);
+    tcase_add_test(tc, schema_1_is_migrated_in_place_on_write);
     tcase_add_test(tc, play_a_recording_pause_step_seek_speed);
     suite_add_tcase(s, tc);
     return s;

@@ -499,7 +499,7 @@ START_TEST(recording_survives_a_full_disk)
         snprintf(q, sizeof q, "SELECT count(*) FROM input WHERE session=1 AND seq=%u", acked_seq[i]);
         ck_assert_msg(count_rows(db, q) == 1, "acked input seq %u is not in the log", acked_seq[i]);
     }
-    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
     server_cleanup(&fx.sv);
 }
 END_TEST
@@ -593,7 +593,8 @@ START_TEST(bad_command_lines_are_refused)
         { "--world sand:w=1", "sand params: w=1 must be an integer" },
         { "--max-clients 0", "--max-clients wants an integer" },
         { "--bogus", "unknown option '--bogus'" },
-        { "--listen 999.1.1.1:80", "is not an IPv4 or IPv6 address" },
+        { "--listen 999.1.1.1:80", "cannot resolve '999.1.1.1'" },
+        { "--listen no-such-host.invalid:80", "cannot resolve 'no-such-host.invalid'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(cmd, sizeof cmd, "%s/vivd %s 2>&1", bin ? bin : "../bin", cases[i].args);
@@ -615,6 +616,224 @@ START_TEST(bad_command_lines_are_refused)
 }
 END_TEST
 
+/* ---- restarts: tokens, a failed start, the lock file, --listen by name ------------------------- */
+/* The role a token gets in hello ("refused" for a bad one). */
+static const char *role_of(const server *sv, const char *token)
+{
+    cli_conn c;
+    wire_msg w;
+    char err[256];
+    ck_assert_msg(cli_connect(&c, sv->addr, err, sizeof err) == 0, "%s", err);
+    const char *role = "refused";
+    if (cli_hello(&c, "who", token, &w, err, sizeof err) == 0) {
+        const char *r;
+        size_t rl;
+        ck_assert_int_eq(wire_get_str(&w, "role", &r, &rl), 0);
+        role = wire_str_eq((const uint8_t *)r, rl, "admin") ? "admin"
+             : wire_str_eq((const uint8_t *)r, rl, "player") ? "player" : "viewer";
+    }
+    cli_close(&c);
+    return role;
+}
+
+/* The token of `role` in a token file ("" if none). */
+static void token_in_file(const char *path, const char *role, char *out, size_t cap)
+{
+    FILE *fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    char line[256], r[32], t[128];
+    out[0] = '\0';
+    while (fgets(line, sizeof line, fp))
+        if (line[0] != '#' && sscanf(line, "%31s %127s", r, t) == 2 && strcmp(r, role) == 0)
+            snprintf(out, cap, "%s", t);
+    fclose(fp);
+}
+
+static void restart(server *sv, const char *dir, const char *const *args, int flags)
+{
+    server_start_opts(sv, args, 0, flags);
+    server_cleanup(sv);                /* its own directory held only the port file */
+    snprintf(sv->dir, sizeof sv->dir, "%s", dir);
+}
+
+START_TEST(tokens_are_kept_across_restarts)
+{
+    server sv;
+    const char *const w[] = { "--world", "sand:seed=3:w=64,h=48", NULL };
+    server_start_opts(&sv, w, 0, E2E_OWN_TOKENS);
+    char dir[64], db[128], tf[160], admin[128], player[128], a2[128], p2[128];
+    snprintf(dir, sizeof dir, "%s", sv.dir);
+    snprintf(db, sizeof db, "%s/replay.db", dir);
+    snprintf(tf, sizeof tf, "%s.tokens", db);
+    struct stat st;
+    ck_assert_int_eq(stat(tf, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);         /* readable by its owner only */
+    token_in_file(tf, "admin", admin, sizeof admin);
+    token_in_file(tf, "player", player, sizeof player);
+    ck_assert_uint_ge(strlen(admin), 16);
+    ck_assert_uint_ge(strlen(player), 16);
+    ck_assert_str_ne(admin, player);
+    ck_assert_str_eq(role_of(&sv, player), "player");
+    ck_assert_str_eq(role_of(&sv, admin), "admin");
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    /* The same tokens after a restart. */
+    const char *const again[] = { "--db", db, NULL };
+    restart(&sv, dir, again, E2E_OWN_TOKENS);
+    ck_assert_str_eq(role_of(&sv, player), "player");
+    ck_assert_str_eq(role_of(&sv, admin), "admin");
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    token_in_file(tf, "admin", a2, sizeof a2);
+    token_in_file(tf, "player", p2, sizeof p2);
+    ck_assert_str_eq(a2, admin);
+    ck_assert_str_eq(p2, player);
+    /* A flag overrides the file for its role; the file is left as it was. */
+    const char *const flag[] = { "--db", db, "--admin-token", "flag-admin-token", NULL };
+    restart(&sv, dir, flag, E2E_OWN_TOKENS);
+    ck_assert_str_eq(role_of(&sv, "flag-admin-token"), "admin");
+    ck_assert_str_eq(role_of(&sv, admin), "refused");
+    ck_assert_str_eq(role_of(&sv, player), "player");
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    token_in_file(tf, "admin", a2, sizeof a2);
+    ck_assert_str_eq(a2, admin);
+    /* --new-tokens rotates them: the old ones stop working. */
+    const char *const rot[] = { "--db", db, "--new-tokens", NULL };
+    restart(&sv, dir, rot, E2E_OWN_TOKENS);
+    token_in_file(tf, "admin", a2, sizeof a2);
+    token_in_file(tf, "player", p2, sizeof p2);
+    ck_assert_str_ne(a2, admin);
+    ck_assert_str_ne(p2, player);
+    ck_assert_int_eq(stat(tf, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    ck_assert_str_eq(role_of(&sv, player), "refused");
+    ck_assert_str_eq(role_of(&sv, p2), "player");
+    ck_assert_str_eq(role_of(&sv, a2), "admin");
+    ck_assert_int_eq(server_stop(&sv), 0);
+}
+END_TEST
+
+/* Run vivd with args (its stderr into out); its exit status. */
+static int run_vivd(const char *args, char *out, size_t cap)
+{
+    const char *bin = getenv("VIV_BIN");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/vivd --quiet --admin-token a-tok --player-token p-tok %s 2>&1",
+             bin ? bin : "../bin", args);
+    FILE *fp = popen(cmd, "r");
+    ck_assert_ptr_nonnull(fp);
+    size_t n = fread(out, 1, cap - 1, fp);
+    out[n] = '\0';
+    int st = pclose(fp);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A start that fails (the port in use, a world that cannot be built) writes nothing to the
+ * database: no session begun, the suspended one left suspended at its tick; no lock file left. */
+START_TEST(failed_start_writes_nothing)
+{
+    static e2e_fixture fx;              /* holds the port */
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=5:w=64,h=48", NULL }, E2E_NO_RECORD);
+    char dir[] = "/tmp/vivfail.XXXXXX", db[128], lock[160], args[1024], out[4096], cmd[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/f.db", dir);
+    snprintf(lock, sizeof lock, "%s.lock", db);
+    /* One suspended session to begin with. */
+    server sv;
+    const char *const first[] = { "--db", db, "--world", "sand:seed=7:w=64,h=48", NULL };
+    server_start(&sv, first);
+    usleep(200000);
+    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
+    int end = count_rows(db, "SELECT end_tick FROM session WHERE id=1");
+    ck_assert_int_gt(end, 0);
+    int inputs = count_rows(db, "SELECT count(*) FROM tick");
+    /* The port is in use. */
+    snprintf(args, sizeof args, "--listen %s --db %s --world sand:seed=8", fx.sv.addr, db);
+    ck_assert_int_eq(run_vivd(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "cannot listen on") != NULL, "said '%s'", out);
+    /* A world that cannot be built, after the suspended session was rebuilt. */
+    snprintf(args, sizeof args, "--listen 127.0.0.1:0 --db %s --world sand:seed=8 "
+             "--world cycle:scene=file:%s/no-such.lbm", db, dir);
+    ck_assert_int_eq(run_vivd(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "no-such.lbm") != NULL, "said '%s'", out);
+    /* A recording that cannot be played. */
+    snprintf(args, sizeof args, "--listen 127.0.0.1:0 --db %s --world sand:seed=8 --play %s/nothing.db",
+             db, dir);
+    ck_assert_int_eq(run_vivd(args, out, sizeof out), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT end_tick FROM session WHERE id=1"), end);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), inputs);
+    ck_assert_int_eq(access(lock, F_OK), -1);           /* no lock file left behind either */
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A clean exit removes the lock file; one left by a dead process is taken over, with a note. */
+START_TEST(lock_file_removed_and_a_stale_one_taken_over)
+{
+    server sv;
+    const char *const w[] = { "--world", "sand:seed=3:w=64,h=48", NULL };
+    server_start(&sv, w);
+    char dir[64], db[128], lock[160], logp[160], note[256];
+    snprintf(dir, sizeof dir, "%s", sv.dir);
+    snprintf(db, sizeof db, "%s/replay.db", dir);
+    snprintf(lock, sizeof lock, "%s.lock", db);
+    ck_assert_int_eq(access(lock, F_OK), 0);           /* held while it runs */
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(access(lock, F_OK), -1);          /* gone after a clean exit */
+    /* A stale lock: the pid of a process that has exited (and been reaped). */
+    pid_t dead = fork();
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0) _exit(0);
+    waitpid(dead, NULL, 0);
+    FILE *fp = fopen(lock, "w");
+    ck_assert_ptr_nonnull(fp);
+    fprintf(fp, "%d\n", (int)dead);
+    fclose(fp);
+    const char *const again[] = { "--db", db, NULL };
+    server_start_opts(&sv, again, 0, E2E_LOG);      /* its log goes to its own directory */
+    snprintf(logp, sizeof logp, "%s/vivd.log", sv.dir);
+    snprintf(note, sizeof note, "took over the stale lock file %s left by pid %d", lock, (int)dead);
+    ck_assert_msg(file_contains(logp, note), "no note in the log");
+    server_cleanup(&sv);
+    snprintf(sv.dir, sizeof sv.dir, "%s", dir);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='running'"), 1);
+    /* A live one is refused: a second vivd on the same file. */
+    char args[512], out[4096];
+    snprintf(args, sizeof args, "--listen 127.0.0.1:0 --db %s", db);
+    ck_assert_int_eq(run_vivd(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "is in use by another vivd") != NULL, "said '%s'", out);
+    ck_assert_int_eq(server_stop_keep(&sv), 0);
+    ck_assert_int_eq(access(lock, F_OK), -1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
+    server_cleanup(&sv);
+}
+END_TEST
+
+/* --listen takes a host name and resolves it, as viv view --host does. */
+START_TEST(listen_resolves_a_host_name)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start_args(&fx, (const char *const[]){ "sand:seed=5:w=64,h=48", NULL },
+                           (const char *const[]){ "--listen", "localhost:0", NULL }, 0, E2E_NO_RECORD);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
+    e2e_sub(v, 1, 1, NULL, NULL);
+    wire_msg m;
+    for (int i = 0; i < 50 && v->t.count[1] == 0; i++) (void)recv_until_not_frame(&v->c, &v->t, &m, 100);
+    ck_assert_int_gt(v->t.count[1], 0);
+    /* And by name, as a client would. */
+    char name[64];
+    snprintf(name, sizeof name, "localhost%s", strrchr(fx.sv.addr, ':'));
+    cli_conn c;
+    char err[256];
+    ck_assert_msg(cli_connect(&c, name, err, sizeof err) == 0, "%s", err);
+    cli_close(&c);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 Suite *suite_server(void)
 {
     Suite *s = suite_create("server");
@@ -630,6 +849,10 @@ Suite *suite_server(void)
     tcase_add_test(tc, recording_survives_a_full_disk);
     tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
     tcase_add_test(tc, bad_command_lines_are_refused);
+    tcase_add_test(tc, tokens_are_kept_across_restarts);
+    tcase_add_test(tc, failed_start_writes_nothing);
+    tcase_add_test(tc, lock_file_removed_and_a_stale_one_taken_over);
+    tcase_add_test(tc, listen_resolves_a_host_name);
     suite_add_tcase(s, tc);
     return s;
 }

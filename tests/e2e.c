@@ -22,8 +22,8 @@ double now_s(void)
 }
 
 /* Start bin/vivd with extra args (NULL-terminated); wait for its port file. fsize > 0 limits the
- * size of files it may write (RLIMIT_FSIZE: a full disk); log != 0 sends its stderr to
- * <dir>/vivd.log. */
+ * size of files it may write (RLIMIT_FSIZE: a full disk); log & E2E_LOG sends its stderr to
+ * <dir>/vivd.log; log & E2E_OWN_TOKENS gives it no token (flags or environment). */
 void server_start_opts(server *sv, const char *const *extra, long fsize, int log)
 {
     const char *bin = getenv("VIV_BIN");
@@ -40,10 +40,12 @@ void server_start_opts(server *sv, const char *const *extra, long fsize, int log
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "--port-file";
     argv[n++] = portfile;
-    argv[n++] = "--admin-token";
-    argv[n++] = ADMIN;
-    argv[n++] = "--player-token";
-    argv[n++] = PLAYER;
+    if (!(log & E2E_OWN_TOKENS)) {
+        argv[n++] = "--admin-token";
+        argv[n++] = ADMIN;
+        argv[n++] = "--player-token";
+        argv[n++] = PLAYER;
+    }
     argv[n++] = "--quiet";
     int has_db = 0;
     for (int i = 0; extra && extra[i]; i++) has_db |= strcmp(extra[i], "--db") == 0 || strcmp(extra[i], "--no-record") == 0;
@@ -61,7 +63,11 @@ void server_start_opts(server *sv, const char *const *extra, long fsize, int log
             signal(SIGXFSZ, SIG_IGN);             /* writes past the limit fail with EFBIG */
             setrlimit(RLIMIT_FSIZE, &rl);
         }
-        if (log) {
+        if (log & E2E_OWN_TOKENS) {
+            unsetenv("VIVD_ADMIN_TOKEN");
+            unsetenv("VIVD_PLAYER_TOKEN");
+        }
+        if (log & E2E_LOG) {
             char lp[160];
             snprintf(lp, sizeof lp, "%s/vivd.log", sv->dir);
             if (!freopen(lp, "w", stderr)) _exit(126);
@@ -348,7 +354,7 @@ void e2e_fixture_start_args(e2e_fixture *fx, const char *const *worlds, const ch
         argv[n++] = args[i];
     }
     argv[n] = NULL;
-    server_start_opts(&fx->sv, argv, fsize, (flags & E2E_LOG) != 0);
+    server_start_opts(&fx->sv, argv, fsize, flags & (E2E_LOG | E2E_OWN_TOKENS));
 }
 
 void e2e_fixture_start(e2e_fixture *fx, const char *const *worlds, int flags)

@@ -31,6 +31,7 @@ typedef struct server {
 } server;
 
 double now_s(void);
+/* log: E2E_LOG and E2E_OWN_TOKENS of the flags below (1 is E2E_LOG). */
 void server_start_opts(server *sv, const char *const *extra, long fsize, int log);
 void server_start(server *sv, const char *const *extra);
 int server_stop(server *sv);        /* SIGTERM, wait, remove its directory */
@@ -62,7 +63,8 @@ int count_rows(const char *db, const char *sql);
 enum {
     E2E_LOG = 1,                       /* vivd's stderr goes to <dir>/vivd.log */
     E2E_VERBOSE = 2,                   /* vivd --verbose (with E2E_LOG: every connection logged) */
-    E2E_NO_RECORD = 4                  /* vivd --no-record */
+    E2E_NO_RECORD = 4,                 /* vivd --no-record */
+    E2E_OWN_TOKENS = 8                 /* no --admin-token/--player-token: vivd's own (FILE.tokens) */
 };
 
 typedef struct e2e_peer {
