@@ -187,6 +187,7 @@ int view_switch(vw_view *v, int dir)
     uint32_t old = w->id;
     if (v->pressed && w->mode->leave && w->mode->leave(v, w)) return -1;
     v->cur = (v->cur + dir + v->nworlds) % v->nworlds;
+    v->note[0] = '\0';           /* news of the world left behind */
     if (view_unsubscribe(v, old) || view_subscribe(v)) return -1;
     v->scr.have_valid = 0;        /* a clean screen until the new world's keyframe */
     return 0;
@@ -423,6 +424,7 @@ static int view_interactive(vw_view *v)
         int timeout = more ? 0 : (int)((v->win_t0 + 1.0 - now) * 1000.0) + 1;
         if (v->offline && (int)((v->retry_at - now) * 1000.0) + 1 < timeout)
             timeout = (int)((v->retry_at - now) * 1000.0) + 1;
+        if (v->offline && timeout > 100) timeout = 100;      /* the countdown moves */
         if (timeout < 0) timeout = 0;
         if (timeout > 1000) timeout = 1000;
         struct pollfd pf[3] = {

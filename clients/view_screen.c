@@ -316,8 +316,10 @@ static void view_name(const vw_view *v, const vw_world *w, char *s, size_t cap)
     else snprintf(s, cap, "normal (no %s)", v->o.view);
 }
 
-/* The status line, in the long form or the short one (for narrow terminals). */
-static void view_status_form(const vw_view *v, double now, int shrt, char *s, size_t cap)
+/* The status line: the long form, or a short one (for narrow terminals) of the information
+ * (shrt) and of the key hints (shints). */
+static void view_status_form(const vw_view *v, double now, int shrt, int shints, char *s,
+                             size_t cap)
 {
     const vw_world *w = &v->worlds[v->cur];
     double fps = v->fps, dps = v->dps, bps = v->bps, dt = now - v->win_t0;
@@ -366,27 +368,31 @@ static void view_status_form(const vw_view *v, double now, int shrt, char *s, si
     if (v->last_err[0])
         ADD(shrt ? " err %s" : "  err %s x%llu", v->last_err,
             (unsigned long long)(v->errors + v->resyncs));
-    if (v->note[0] && now - v->note_t < 5.0) ADD(shrt ? " (%s)" : "  (%s)", v->note);
-    ADD(shrt ? " | q" : "  | q quit");
-    if (v->nworlds > 1) ADD(shrt ? " Tab" : "  Tab/n/p world");
+    int note = v->note[0] && now - v->note_t < 5.0;
+    if (note && !shints) ADD("  (%s)", v->note);
+    ADD(shints ? " | q" : "  | q quit");
+    if (v->nworlds > 1) ADD(shints ? " Tab" : "  Tab/n/p world");
     if (w->is_play) {
         if (v->can_input)
-            ADD("%s", shrt ? " spc <> ^v Home End []"
+            ADD("%s", shints ? " spc <> ^v Home End []"
                            : "  space play  Left/Right step  Up/Down 1 s  Home/End  [ ] speed");
-        else ADD("%s", shrt ? " (--token to play)" : "  (a recording: --token T to play it)");
+        else ADD("%s", shints ? " (--token to play)" : "  (a recording: --token T to play it)");
     } else if (v->can_input) {
-        const char *hints = w->mode->hints ? w->mode->hints(w, shrt) : NULL;
+        const char *hints = w->mode->hints ? w->mode->hints(w, shints) : NULL;
         if (hints) ADD("%s", hints);
     } else if (w->mode->key) {
-        ADD("%s", shrt ? " (--token to play)" : "  (watching: --token T to play)");
+        ADD("%s", shints ? " (--token to play)" : "  (watching: --token T to play)");
     }
+    if (note && shints) ADD(" (%s)", v->note);     /* short: the key hints first */
 #undef ADD
 }
 
 static void view_status(const vw_view *v, double now, char *s, size_t cap)
 {
-    view_status_form(v, now, 0, s, cap);
-    if ((int)strlen(s) > v->scr.cols - 1) view_status_form(v, now, 1, s, cap);
+    int width = v->scr.cols - 1;
+    view_status_form(v, now, 0, 0, s, cap);
+    if ((int)strlen(s) > width) view_status_form(v, now, 0, 1, s, cap);
+    if ((int)strlen(s) > width) view_status_form(v, now, 1, 1, s, cap);
 }
 
 /* Draw what changed: the picture when there is a new frame (or the screen was reset), and the
