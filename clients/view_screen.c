@@ -376,11 +376,12 @@ static void view_status_form(const vw_view *v, double now, int shrt, int shints,
         if (v->can_input)
             ADD("%s", shints ? " spc <> ^v Home End []"
                            : "  space play  Left/Right step  Up/Down 1 s  Home/End  [ ] speed");
-        else ADD("%s", shints ? " (--token to play)" : "  (a recording: --token T to play it)");
+        else if (!(note && shints))        /* short: the note says it */
+            ADD("%s", shints ? " (--token to play)" : "  (a recording: --token T to play it)");
     } else if (v->can_input) {
         const char *hints = w->mode->hints ? w->mode->hints(w, shints) : NULL;
         if (hints) ADD("%s", hints);
-    } else if (w->mode->key) {
+    } else if (w->mode->key && !(note && shints)) {
         ADD("%s", shints ? " (--token to play)" : "  (watching: --token T to play)");
     }
     if (note && shints) ADD(" (%s)", v->note);     /* short: the key hints first */
