@@ -11,6 +11,7 @@
  * stdout, no alternate screen, no raw mode. */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,49 +47,111 @@ static void view_usage(FILE *out)
         "                    (default: the server's first world)\n"
         "  --every N         one frame every N ticks, 1..3600 (default 1)\n"
         "  --view NAME       render layer by name (default: the normal picture); a world without\n"
-        "                    that view shows its normal picture\n"
-        "  --token T         player or admin token, to paint with the mouse (default:\n"
-        "                    $VIVD_PLAYER_TOKEN). Without one you watch as a viewer.\n"
+        "                    that view shows its normal picture, and the status line says\n"
+        "                    \"normal (no NAME)\"\n"
+        "  --token T         player or admin token, to send inputs and play controls (default:\n"
+        "                    $VIVD_PLAYER_TOKEN). Without one you watch as a viewer, and a key\n"
+        "                    that needs a token says so on the status line.\n"
         "  --frames N        non-interactive: draw N frames to stdout (a file or pipe is fine),\n"
         "                    each as the changes to the one before, then exit 0\n"
-        "  --size COLSxROWS  the screen size --frames draws for (default 80x24)\n"
+        "  --size COLSxROWS  the screen size --frames draws for (default 80x24)\n");
+    fprintf(out,
         "\n"
-        "keys:\n"
-        "  q, Ctrl-C         quit\n"
+        "keys in every world:\n"
+        "  q, Ctrl-C         quit (also while reconnecting)\n"
         "  Tab, n            next world (the new stream starts with a keyframe)\n"
         "  p, Shift-Tab      previous world\n"
-        "  1-9, 0            choose the paint element: the values 1..10 of the paint input's\n"
-        "                    enum, from the server's names table\n"
         "  Ctrl-L            redraw the whole screen\n"
-        "mouse (with a player or admin token):\n"
-        "  left drag         in a world with a paint input: paint the chosen element in a disc\n"
-        "                    about one cell wide; in a world with grab/drag/release inputs:\n"
-        "                    press grabs, motion drags, release lets go\n"
+        "sand (with a token):\n"
+        "  1-9, 0            paint with element 1..10 (the names are below)\n"
+        "  e                 the erase tool: a drag empties discs, walls included (e again: paint)\n"
+        "  x                 the explode tool: a click or drag flings everything out of a disc\n"
+        "                    (x again: paint)\n"
+        "  [ ]               a smaller or larger brush (radius in world pixels, 1..64; it starts\n"
+        "                    at about one character cell)\n"
+        "  left drag         apply the tool along the stroke\n"
+        "terrarium (with a token):\n"
+        "  left drag         press grabs the nearest creature or rope, motion drags, release\n"
+        "                    lets go\n"
+        "  1, 2              spawn a lizard, a scrambler at the mouse pointer (where it last\n"
+        "                    moved over the picture; the middle before that)\n"
+        "  arrow keys        shove everything near the pointer that way\n"
+        "cycle (with a token):\n"
+        "  space             pause the colour cycling, or resume it\n"
+        "  [ ]               cycle slower or faster: 10 25 50 75 100 150 200 300 400 %%\n"
+        "  0-9               choose cycle range 0..9 (for t and m)\n"
+        "  t                 switch the chosen range off (base colours) or back on\n"
+        "  m                 switch the chosen range between standard and blend\n"
+        "a recording (vivd --play FILE:N; it starts paused; inputs are refused; with a token):\n");
+    fprintf(out,
+        "  space             play or pause (at the end: play from the start)\n"
+        "  Right, Left       pause, and step one tick forward or back\n"
+        "  Up, Down          jump one second (the world's rate in ticks) forward or back; also\n"
+        "                    Shift-Right and Shift-Left\n"
+        "  Home, End         jump to the first or the last recorded tick\n"
+        "  [ ]               play slower or faster: 10 25 50 100 200 400 1000 %% of real time\n"
         "\n"
-        "The status line (last row) shows the world id and kind, the tick, frames per second\n"
-        "received (and drawn, when fewer), bytes per second received, your role, the paint\n"
-        "element, and the acknowledged inputs and errors (with the last error's code).\n"
+        "The status line (last row) shows the world id and kind, the view, the tick, frames per\n"
+        "second received (and drawn, when fewer), bytes per second received, your role, the\n"
+        "world's tool and settings (the sand element and brush, the cycle speed and range), the\n"
+        "acknowledged inputs and errors (with the last error's code), and the keys; in a\n"
+        "recording, the tick / the last tick with a seek bar and the speed instead. When the\n"
+        "terminal is narrow (80 columns) it uses a shorter form.\n"
         "\n"
-        "Exit status: 0 after q or --frames, 1 for a connection or server problem, 2 for a bad\n"
-        "option, 128+N after signal N. The terminal is restored in every case.\n");
-    for (int i = 0; i < sim_kind_count(); i++) {
-        const sim_kind *k = sim_kind_at(i);
-        for (int e = 0; e < k->nenums; e++) {
-            fprintf(out, "\n%s %s keys:", k->name, k->enums[e].name);
-            for (int v = 1; v <= 10 && v < k->enums[e].count; v++)
-                fprintf(out, " %d %s", v % 10, k->enums[e].values[v]);
-            fprintf(out, "\n");
-        }
-    }
+        "When the server goes away, the picture stays, the status line says \"reconnecting…\",\n"
+        "and viv view tries again after 0.25 s, doubling the wait up to 4 s, for as long as it\n"
+        "runs; then it watches the same world (by id, else the first of its kind) with the same\n"
+        "--view and --every, from a keyframe.\n"
+        "\n"
+        "Exit status: 0 after q or --frames, 1 for a connection or server problem (with\n"
+        "--frames, or when the first connection fails), 2 for a bad option, 128+N after signal N.\n"
+        "The terminal is restored in every case.\n");
+    view_modes_help(out);
 }
 
 /* ---- messages to the server ------------------------------------------------------------------- */
+/* Interactive, a failed send marks the connection lost (view_interactive reconnects) and is
+ * not an error; while offline nothing is sent. */
 int view_send(vw_view *v)
 {
+    if (v->conn.fd < 0 || v->lost) {
+        wire_buf_reset(&v->b);
+        return v->o.frames ? -1 : 0;
+    }
     int rc = cli_send(&v->conn, &v->b);
     wire_buf_reset(&v->b);
-    if (rc) snprintf(v->err, sizeof v->err, "sending to the server failed: %s", strerror(errno));
+    if (rc) {
+        snprintf(v->err, sizeof v->err, "sending to the server failed: %s", strerror(errno));
+        if (!v->o.frames) {
+            v->lost = 1;
+            return 0;
+        }
+    }
     return rc;
+}
+
+void view_note(vw_view *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->note, sizeof v->note, fmt, ap);
+    va_end(ap);
+    v->note_t = vw_now();
+}
+
+int view_play(vw_view *v, const char *op, uint64_t tick, int speed)
+{
+    const vw_world *w = &v->worlds[v->cur];
+    int seek = strcmp(op, "seek") == 0, sp = strcmp(op, "speed") == 0;
+    wire_msg_begin(&v->b);
+    wire_put_map(&v->b, 3 + seek + sp);
+    wire_put_str(&v->b, "t"); wire_put_str(&v->b, "play");
+    wire_put_str(&v->b, "world"); wire_put_uint(&v->b, w->id);
+    wire_put_str(&v->b, "op"); wire_put_str(&v->b, op);
+    if (seek) { wire_put_str(&v->b, "tick"); wire_put_uint(&v->b, tick); }
+    if (sp) { wire_put_str(&v->b, "speed"); wire_put_uint(&v->b, (uint64_t)speed); }
+    wire_msg_end(&v->b);
+    return view_send(v);
 }
 
 /* (Re)subscribe to the current world: the server answers with a keyframe first. --view applies
@@ -124,6 +187,7 @@ int view_switch(vw_view *v, int dir)
     uint32_t old = w->id;
     if (v->pressed && w->mode->leave && w->mode->leave(v, w)) return -1;
     v->cur = (v->cur + dir + v->nworlds) % v->nworlds;
+    v->note[0] = '\0';           /* news of the world left behind */
     if (view_unsubscribe(v, old) || view_subscribe(v)) return -1;
     v->scr.have_valid = 0;        /* a clean screen until the new world's keyframe */
     return 0;
@@ -150,6 +214,11 @@ static int view_on_message(vw_view *v, const wire_msg *m)
         char e[256];
         int rc = cli_frame_apply(&v->frame, m, e, sizeof e);
         if (rc == 0) {
+            vw_world *w = &v->worlds[v->cur];
+            if (w->is_play) {
+                w->play_tick = v->frame.tick;
+                if (w->play_tick >= w->play_end) w->play_paused = 1;   /* it stops there */
+            }
             v->frames_rx++;
             v->win_frames++;
             v->frame_ok = 1;
@@ -164,6 +233,15 @@ static int view_on_message(vw_view *v, const wire_msg *m)
         v->frame.have_key = 0;
         v->frame_ok = 0;
         return view_put_sub(v) ? -1 : 0;
+    }
+    if (cli_msg_is(m, "playing")) {
+        const wire_val *pv = wire_msg_get(m, "play");
+        uint64_t tick;
+        for (int i = 0; i < v->nworlds; i++)
+            if (wire_get_u64(m, "world", &id) == 0 && v->worlds[i].id == id && pv &&
+                vw_play_read(pv, &v->worlds[i]) == 0 && wire_get_u64(m, "tick", &tick) == 0)
+                v->worlds[i].play_tick = tick;
+        return 0;
     }
     if (cli_msg_is(m, "ack")) {
         v->acks++;
@@ -225,12 +303,93 @@ static int view_drain(vw_view *v)
             if (v->final_err[0])
                 snprintf(v->err, sizeof v->err, "%s (its last word: %s)", e, v->final_err);
             else snprintf(v->err, sizeof v->err, "%s", e);
+            v->lost = 1;
             return -1;
         }
         if (rc == 0) return 0;
         if (view_on_message(v, &m) < 0) return -1;
     }
     return 1;
+}
+
+/* ---- reconnecting ------------------------------------------------------------------------------ */
+/* The connection is gone: keep the picture, say so, and try again at retry_at. */
+static void view_go_offline(vw_view *v, double now)
+{
+    cli_close(&v->conn);
+    v->offline = 1;
+    v->lost = 0;
+    v->attempts = 0;
+    v->pressed = 0;
+    v->backoff = VW_RETRY_MIN;
+    v->retry_at = now + v->backoff;
+    snprintf(v->note, sizeof v->note, "%.90s", v->err);     /* why: shown while reconnecting */
+    v->note_t = now;
+    v->err[0] = '\0';
+}
+
+/* Carry what the user chose in a world (tool, element, brush, cycle settings) to its entry in
+ * a new welcome. */
+static void view_carry(vw_world *to, const vw_world *from)
+{
+    to->element = from->element;
+    to->tool = from->tool;
+    to->brush = from->brush;
+    to->cyc_speed = from->cyc_speed;
+    to->cyc_paused = from->cyc_paused;
+    to->cyc_range = from->cyc_range;
+    to->cyc_blend = from->cyc_blend;
+    to->cyc_off = from->cyc_off;
+}
+
+/* One attempt: connect, hello, read the welcome, find the same world (by id and kind, else the
+ * first of its kind, else the first), subscribe as before. 0, or -1 (the next wait doubles). */
+static int view_reconnect(vw_view *v, double now)
+{
+    char err[256];
+    wire_msg welcome;
+    v->attempts++;
+    if (cli_connect(&v->conn, v->o.host, err, sizeof err) ||
+        cli_hello(&v->conn, "viv-view", v->o.token, &welcome, err, sizeof err)) {
+        cli_close(&v->conn);
+        snprintf(v->note, sizeof v->note, "%.90s", err);
+        v->note_t = now;
+        v->backoff = v->backoff * 2 > VW_RETRY_MAX ? VW_RETRY_MAX : v->backoff * 2;
+        v->retry_at = vw_now() + v->backoff;
+        return -1;
+    }
+    vw_world *old = v->worlds, cur = old[v->cur];
+    int nold = v->nworlds;
+    v->worlds = NULL;
+    if (view_read_welcome(v, &welcome) || v->nworlds == 0) {
+        snprintf(v->note, sizeof v->note, "%.90s", v->nworlds ? v->err : "the server hosts no worlds");
+        free(v->worlds);
+        v->worlds = old;
+        v->nworlds = nold;
+        cli_close(&v->conn);
+        v->backoff = v->backoff * 2 > VW_RETRY_MAX ? VW_RETRY_MAX : v->backoff * 2;
+        v->retry_at = vw_now() + v->backoff;
+        return -1;
+    }
+    int pick = -1;
+    for (int i = 0; i < v->nworlds; i++) {
+        for (int j = 0; j < nold; j++)
+            if (old[j].id == v->worlds[i].id && strcmp(old[j].kind, v->worlds[i].kind) == 0)
+                view_carry(&v->worlds[i], &old[j]);
+        if (pick < 0 && v->worlds[i].id == cur.id && strcmp(v->worlds[i].kind, cur.kind) == 0)
+            pick = i;
+    }
+    for (int i = 0; pick < 0 && i < v->nworlds; i++)
+        if (strcmp(v->worlds[i].kind, cur.kind) == 0) pick = i;
+    free(old);
+    v->cur = pick < 0 ? 0 : pick;
+    v->offline = 0;
+    v->win_bytes = 0;                   /* the new connection counts from 0 */
+    v->klen = 0;
+    view_note(v, "reconnected after %d attempt%s", v->attempts, v->attempts == 1 ? "" : "s");
+    if (view_subscribe(v)) return -1;
+    v->scr.have_valid = 0;
+    return 0;
 }
 
 static int view_interactive(vw_view *v)
@@ -254,7 +413,18 @@ static int view_interactive(vw_view *v)
     v->err[0] = '\0';
     for (;;) {
         double now = vw_now();
+        if (v->lost) {
+            view_go_offline(v, now);
+            more = 0;
+        }
+        if (v->offline && now >= v->retry_at) {
+            view_reconnect(v, now);
+            now = vw_now();
+        }
         int timeout = more ? 0 : (int)((v->win_t0 + 1.0 - now) * 1000.0) + 1;
+        if (v->offline && (int)((v->retry_at - now) * 1000.0) + 1 < timeout)
+            timeout = (int)((v->retry_at - now) * 1000.0) + 1;
+        if (v->offline && timeout > 100) timeout = 100;      /* the countdown moves */
         if (timeout < 0) timeout = 0;
         if (timeout > 1000) timeout = 1000;
         struct pollfd pf[3] = {
@@ -287,6 +457,7 @@ static int view_interactive(vw_view *v)
             ssize_t n = read(STDIN_FILENO, kb, sizeof kb);
             if (n > 0) {
                 int rc = view_keys(v, kb, (size_t)n, vw_now());
+                if (rc < 0 && v->lost) rc = 0;
                 if (rc) {
                     status = rc > 0 ? 0 : 1;
                     break;
@@ -297,9 +468,10 @@ static int view_interactive(vw_view *v)
             status = 1;
             break;
         }
-        if (more || (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        if (!v->offline && !v->lost && (more || (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))) {
             more = view_drain(v);
-            if (more < 0) {
+            if (more < 0 && v->lost) more = 0;          /* gone: reconnect at the next turn */
+            else if (more < 0) {
                 status = 1;
                 break;
             }
@@ -468,17 +640,6 @@ int cli_view_main(int argc, char **argv)
     }
     if (view_pick_world(v)) {
         fprintf(stderr, "viv view: %s\n", v->err);
-        rc = 2;
-        goto done;
-    }
-    const vw_world *w = &v->worlds[v->cur];
-    if (v->o.view && !vw_world_has_view(w, v->o.view)) {
-        char views[200] = "";
-        for (int i = 0; i < w->nviews; i++)
-            snprintf(views + strlen(views), sizeof views - strlen(views), "%s%s", i ? ", " : "",
-                     w->views[i]);
-        fprintf(stderr, "viv view: world %u (%s) has no view '%s' (views: %s)\n", w->id, w->kind,
-                v->o.view, views);
         rc = 2;
         goto done;
     }

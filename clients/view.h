@@ -30,6 +30,14 @@
  * server tick, and 2 x 12 stays under its 32 (the 33rd is rate_limited, and 16 errors end the
  * connection). */
 #define VW_INPUTS_PER_TICK 12
+#define VW_RETRY_MIN 0.25         /* reconnecting: the first wait, doubled after each failure */
+#define VW_RETRY_MAX 4.0          /* ... up to this */
+#define VW_SHOVE_PX 16            /* a terrarium shove: pixels per tick (the world caps it) */
+
+/* Keys that are not one byte: arrows, Home and End (escape sequences), after the 256 bytes. */
+enum { VW_K_UP = 256, VW_K_DOWN, VW_K_RIGHT, VW_K_LEFT, VW_K_SUP, VW_K_SDOWN, VW_K_SRIGHT,
+       VW_K_SLEFT, VW_K_HOME, VW_K_END };
+enum { VW_TOOL_PAINT, VW_TOOL_ERASE, VW_TOOL_EXPLODE };   /* what a sand stroke does */
 
 /* ---- what the welcome says about a world ------------------------------------------------------- */
 typedef struct vw_enum {
@@ -51,23 +59,32 @@ typedef struct vw_mode {
     const char *name;                 /* "paint", "grab", "watch" */
     /* Fit the mode to a world: find the inputs it uses. 0, or -1 when the world lacks them. */
     int (*fit)(vw_world *w);
-    /* A key the common key map (view_keys.c) does not use. 0, or -1: sending failed. */
-    int (*key)(vw_view *v, vw_world *w, uint8_t ch);
+    /* The keys the mode uses (a byte string; VW_K_* arrows when uses_arrows): for a viewer,
+     * these say that they need a player token instead of doing nothing. */
+    const char *keys;
+    int uses_arrows;
+    /* A key the common key map (view_keys.c) does not use: a byte, or a VW_K_* code. Only
+     * called for a player or admin. 0, or -1: sending failed. */
+    int (*key)(vw_view *v, vw_world *w, int key);
     /* The left button did VW_PRESS, VW_MOTION or VW_RELEASE at frame pixel (x, y); motion only
      * when the pixel changed. Updates v->last_x/y as it sends. 0, or -1: sending failed. */
     int (*pointer)(vw_view *v, vw_world *w, int what, int x, int y);
     /* The world stops being watched while the button is down: let go of what is held. */
     int (*leave)(vw_view *v, vw_world *w);
     /* For a player or admin: the mode's part of the status line, and its key hints. */
-    void (*status)(const vw_view *v, const vw_world *w, char *s, size_t cap);
-    const char *(*hints)(const vw_world *w);
+    void (*status)(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap);
+    /* The key hints: long (wide terminals) or short (80 columns). */
+    const char *(*hints)(const vw_world *w, int shrt);
 } vw_mode;
 
-/* One row per world kind the viewer knows: its mode and the first value of the paint enum. */
+/* One row per world kind the viewer knows: its mode, the first value of the paint enum, and the
+ * enum its number keys choose from (for --help). */
 typedef struct vw_kind_row {
     const char *kind;
     const vw_mode *mode;
     const char *first_value;          /* a value name of the paint enum to start with, or NULL */
+    const char *key_enum;             /* the enum whose values 1..10 the keys 1-9,0 take */
+    const char *key_does;             /* what such a key does, for --help */
 } vw_kind_row;
 
 struct vw_world {
@@ -83,8 +100,17 @@ struct vw_world {
     /* The mode (view_mode_pick), and what it found among the inputs. */
     const vw_mode *mode;
     int in_paint, in_grab, in_drag, in_release;        /* input indexes, or -1 */
+    int in_erase, in_explode, in_spawn, in_shove;      /* sand, terrarium */
+    int in_speed, in_pause, in_resume, in_toggle, in_cmode;    /* cycle */
     int paint_enum, paint_enum_arg;   /* the enum the paint input takes, and which arg; or -1 */
     int element;                      /* the chosen value of that enum */
+    int tool, brush;                  /* sand: VW_TOOL_*, the brush radius (0: about a cell) */
+    int spawn_enum;                   /* terrarium: the enum of spawn's kind, or -1 */
+    int cyc_speed, cyc_paused, cyc_range;              /* cycle: what this viewer last sent */
+    uint32_t cyc_blend, cyc_off;      /* cycle: ranges this viewer set to blend, switched off */
+    /* A recording hosted with vivd --play (the welcome's "play" map, then "playing" replies). */
+    int is_play, play_paused, play_speed;
+    uint64_t play_start, play_end, play_tick;
 };
 
 typedef struct vw_opts {
@@ -138,6 +164,7 @@ struct vw_view {
     double ktime;
     /* pointer */
     int pressed, last_x, last_y;
+    int hover, hover_x, hover_y;      /* where the pointer is (any-motion reports), if known */
     uint32_t seq;
     double in_t0;                     /* the current input window, and what it has sent */
     int in_count;
@@ -145,11 +172,14 @@ struct vw_view {
     uint64_t frames_rx, frames_drawn, inputs_sent, acks, errors, resyncs;
     char last_err[40];
     char final_err[200];              /* the last error, when nothing followed it */
-    char note[48];                    /* news for the status line, shown for a few seconds */
+    char note[96];                    /* news for the status line, shown for a few seconds */
     double note_t;
     double win_t0, fps, dps, bps;     /* the rates' one-second window, and the last rates */
     uint64_t win_frames, win_drawn, win_bytes;
     int have_rates;
+    /* reconnecting: the connection is gone, the next attempt is due at retry_at */
+    int lost, offline, attempts;      /* lost: a send or receive failed (go offline) */
+    double retry_at, backoff;
     char err[512];
 };
 
@@ -158,6 +188,9 @@ double vw_now(void);
 /* view.c: messages to the server */
 int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
 int view_switch(vw_view *v, int dir);
+void view_note(vw_view *v, const char *fmt, ...);
+/* Send a play op for the current recording (seek: to tick; speed: to speed). 0, or -1. */
+int view_play(vw_view *v, const char *op, uint64_t tick, int speed);
 
 /* view_welcome.c */
 /* The welcome's role and worlds into v. 0, or -1 with the reason in v->err. */
@@ -165,6 +198,7 @@ int view_read_welcome(vw_view *v, const wire_msg *m);
 /* --world ID|KIND, or the first world. 0, or -1 with the reason in v->err. */
 int view_pick_world(vw_view *v);
 int vw_world_has_view(const vw_world *w, const char *name);
+int vw_play_read(const wire_val *v, vw_world *w);
 const char *vw_enum_name(const vw_enum *e, int id);
 
 /* view_modes.c */
@@ -173,6 +207,12 @@ const char *vw_enum_name(const vw_enum *e, int id);
 void view_mode_pick(vw_world *w);
 /* The left button at terminal cell (col, row), 0-based. 0, or -1 when sending failed. */
 int view_pointer(vw_view *v, int col, int row, int what);
+/* The pointer moved with no button down: remembered, for keys that act at the pointer. */
+void view_hover(vw_view *v, int col, int row);
+/* For --help: one line per kind row whose number keys choose from an enum. */
+void view_modes_help(FILE *out);
+/* The status line's part for a recording: its position, a seek bar and the speed. */
+void view_play_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap);
 
 /* view_keys.c */
 /* Feed bytes from the keyboard. 1: quit; 0: go on; -1: the server is unreachable (v->err). */

@@ -1,42 +1,168 @@
-/* view_keys.c — the key map of `viv view`: bytes from the keyboard in raw mode become keys,
- * SGR mouse reports and Shift-Tab; q, Tab/n/p and Ctrl-L are the same in every world, and every
- * other key goes to the world's mode (view_modes.c). */
+/* view_keys.c — the key map of `viv view`: bytes from the keyboard in raw mode become keys
+ * (arrows, Home and End from their escape sequences), SGR mouse reports and Shift-Tab. q,
+ * Tab/n/p and Ctrl-L are the same in every world; in a recording (vivd --play) the playback
+ * keys come next; every other key goes to the world's mode (view_modes.c). A key that would
+ * send something, pressed without a player token, says so on the status line. */
 #include <string.h>
 #include "view.h"
 
-static int view_csi(vw_view *v, const uint8_t *p, size_t n, uint8_t final)
+/* ---- playback --------------------------------------------------------------------------------- */
+/* The speed steps of [ and ], in percent of real time (the server takes 10..1000). */
+static const int vw_play_speeds[] = { 10, 25, 50, 100, 200, 400, 1000 };
+#define VW_NPLAY (int)(sizeof vw_play_speeds / sizeof vw_play_speeds[0])
+
+static int play_seek(vw_view *v, vw_world *w, int64_t t)
 {
-    if (final == 'Z') return view_switch(v, -1);
-    if ((final != 'M' && final != 'm') || n < 1 || p[0] != '<') return 0;
-    long f[3] = { 0, 0, 0 };
-    int nf = 0;
-    for (size_t i = 1; i < n && nf < 3; i++) {
-        if (p[i] >= '0' && p[i] <= '9') {
-            if (f[nf] < 100000) f[nf] = f[nf] * 10 + (p[i] - '0');
-        } else if (p[i] == ';') nf++;
-        else return 0;
-    }
-    if (nf != 2) return 0;
-    long b = f[0];
-    if ((b & 3) != 0 || (b & 64)) return 0;     /* the left button only; no wheel */
-    int kind = final == 'm' ? VW_RELEASE : (b & 32) ? VW_MOTION : VW_PRESS;
-    return view_pointer(v, (int)f[1] - 1, (int)f[2] - 1, kind);
+    if (t < (int64_t)w->play_start) t = (int64_t)w->play_start;
+    if (t > (int64_t)w->play_end) t = (int64_t)w->play_end;
+    w->play_tick = (uint64_t)t;
+    return view_play(v, "seek", (uint64_t)t, 0);
 }
 
-/* The keys every world shares; the rest go to the world's mode. 1: quit; 0: go on; -1: the
- * server is unreachable (v->err). */
-static int view_key(vw_view *v, uint8_t ch)
+static int play_pause(vw_view *v, vw_world *w)
+{
+    if (w->play_paused) return 0;
+    w->play_paused = 1;
+    return view_play(v, "pause", 0, 0);
+}
+
+/* 1: the key was a playback key (done, or refused with a note); 0: it was not; -1: failed. */
+static int play_key(vw_view *v, vw_world *w, int key)
+{
+    int64_t t = (int64_t)w->play_tick, sec = w->hz;
+    int is = key == ' ' || key == '[' || key == ']' || (key >= VW_K_UP && key <= VW_K_END);
+    if (!is) return 0;
+    if (!v->can_input) {
+        view_note(v, "playback keys need a player token: --token T");
+        return 1;
+    }
+    int rc = 0;
+    switch (key) {
+    case ' ':
+        if (!w->play_paused) rc = play_pause(v, w);
+        else {
+            if (w->play_tick >= w->play_end) rc = play_seek(v, w, (int64_t)w->play_start);
+            w->play_paused = 0;
+            if (!rc) rc = view_play(v, "resume", 0, 0);
+        }
+        break;
+    case VW_K_RIGHT:
+        if (w->play_tick >= w->play_end) {
+            view_note(v, "at the end of the recording");
+            break;
+        }
+        rc = play_pause(v, w);
+        w->play_tick++;
+        if (!rc) rc = view_play(v, "step", 0, 0);
+        break;
+    case VW_K_LEFT:
+        rc = play_pause(v, w);
+        if (!rc) rc = play_seek(v, w, t - 1);
+        break;
+    case VW_K_UP: case VW_K_SRIGHT: case VW_K_SUP: rc = play_seek(v, w, t + sec); break;
+    case VW_K_DOWN: case VW_K_SLEFT: case VW_K_SDOWN: rc = play_seek(v, w, t - sec); break;
+    case VW_K_HOME: rc = play_seek(v, w, (int64_t)w->play_start); break;
+    case VW_K_END: rc = play_seek(v, w, (int64_t)w->play_end); break;
+    case '[': case ']': {
+        int i = 0;
+        while (i < VW_NPLAY - 1 && vw_play_speeds[i] < w->play_speed) i++;
+        if (key == ']' && vw_play_speeds[i] <= w->play_speed && i < VW_NPLAY - 1) i++;
+        if (key == '[' && i > 0) i--;
+        w->play_speed = vw_play_speeds[i];
+        rc = view_play(v, "speed", 0, w->play_speed);
+        break;
+    }
+    }
+    return rc < 0 ? -1 : 1;
+}
+
+/* ---- the key map ------------------------------------------------------------------------------ */
+/* The keys every world shares, then playback, then the world mode's keys. 1: quit; 0: go on;
+ * -1: the server is unreachable (v->err). */
+static int view_key(vw_view *v, int key)
 {
     vw_world *w = &v->worlds[v->cur];
-    if (ch == 'q' || ch == 'Q' || ch == 3) return 1;
-    if (ch == '\t' || ch == 'n') return view_switch(v, 1);
-    if (ch == 'p') return view_switch(v, -1);
-    if (ch == 12) {
+    if (key == 'q' || key == 'Q' || key == 3) return 1;
+    if (key == '\t' || key == 'n') return view_switch(v, 1);
+    if (key == 'p') return view_switch(v, -1);
+    if (key == 12) {
         v->scr.have_valid = 0;
         v->frame_new = v->frame_ok;
         return 0;
     }
-    return w->mode->key ? w->mode->key(v, w, ch) : 0;    /* the world mode's keys */
+    if (w->is_play) {
+        int rc = play_key(v, w, key);
+        if (rc < 0) return -1;
+        if (rc == 0 && key < 256 && strchr(w->mode->keys, key) && key)
+            view_note(v, "a recording takes no inputs");
+        return 0;
+    }
+    int mine = key >= 256 ? w->mode->uses_arrows && key <= VW_K_LEFT
+                          : key && strchr(w->mode->keys, key) != NULL;
+    if (!mine || !w->mode->key) return 0;
+    if (!v->can_input) {
+        char name[8] = { (char)key, 0 };
+        view_note(v, "'%s' needs a player token: --token T",
+                  key == ' ' ? "space" : key >= 256 ? "arrow" : name);
+        return 0;
+    }
+    return w->mode->key(v, w, key);
+}
+
+/* CSI parameters: up to 3 numbers separated by ';'. -1 when it is not that form. */
+static int csi_params(const uint8_t *p, size_t n, long *f, int *nf)
+{
+    f[0] = f[1] = f[2] = 0;
+    *nf = n ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] >= '0' && p[i] <= '9') {
+            if (f[*nf - 1] < 100000) f[*nf - 1] = f[*nf - 1] * 10 + (p[i] - '0');
+        } else if (p[i] == ';' && *nf < 3) (*nf)++;
+        else return -1;
+    }
+    return 0;
+}
+
+/* An arrow, Home or End final byte, with CSI modifier mod (2: Shift). 0 for anything else. */
+static int cursor_key(uint8_t final, long mod)
+{
+    int shift = mod == 2;
+    switch (final) {
+    case 'A': return shift ? VW_K_SUP : VW_K_UP;
+    case 'B': return shift ? VW_K_SDOWN : VW_K_DOWN;
+    case 'C': return shift ? VW_K_SRIGHT : VW_K_RIGHT;
+    case 'D': return shift ? VW_K_SLEFT : VW_K_LEFT;
+    case 'H': return VW_K_HOME;
+    case 'F': return VW_K_END;
+    }
+    return 0;
+}
+
+static int view_csi(vw_view *v, const uint8_t *p, size_t n, uint8_t final)
+{
+    long f[3];
+    int nf;
+    if (final == 'Z') return view_switch(v, -1);
+    if (final != 'M' && final != 'm') {
+        if (csi_params(p, n, f, &nf)) return 0;
+        if (final == '~') {            /* ESC[1~ ESC[7~ Home, ESC[4~ ESC[8~ End */
+            if (f[0] == 1 || f[0] == 7) return view_key(v, VW_K_HOME);
+            if (f[0] == 4 || f[0] == 8) return view_key(v, VW_K_END);
+            return 0;
+        }
+        int k = cursor_key(final, nf >= 2 ? f[1] : 1);
+        return k ? view_key(v, k) : 0;
+    }
+    if (n < 1 || p[0] != '<' || csi_params(p + 1, n - 1, f, &nf) || nf != 3) return 0;
+    long b = f[0];
+    if (b & 64) return 0;                      /* the wheel */
+    if ((b & 32) && (b & 3) == 3) {            /* motion with no button: the pointer */
+        view_hover(v, (int)f[1] - 1, (int)f[2] - 1);
+        return 0;
+    }
+    if ((b & 3) != 0) return 0;                /* the left button only */
+    int kind = final == 'm' ? VW_RELEASE : (b & 32) ? VW_MOTION : VW_PRESS;
+    return view_pointer(v, (int)f[1] - 1, (int)f[2] - 1, kind);
 }
 
 /* Escape sequences split across reads wait for their rest. */
@@ -68,7 +194,9 @@ int view_keys(vw_view *v, const uint8_t *p, size_t n, double now)
             i = j + 1;
         } else if (v->kbuf[i + 1] == 'O') {                        /* SS3: keypad, F1-F4 */
             if (i + 2 >= v->klen) break;
+            int k = cursor_key(v->kbuf[i + 2], 1);
             i += 3;
+            if (k) rc = view_key(v, k);
         } else {
             i++;                      /* Alt+key or a lone Esc: the key itself counts */
         }
@@ -77,4 +205,3 @@ int view_keys(vw_view *v, const uint8_t *p, size_t n, double now)
     v->klen -= i;
     return rc;
 }
-

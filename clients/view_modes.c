@@ -1,36 +1,47 @@
 /* view_modes.c — the world modes of `viv view`: what the keys and the mouse do in a world.
  *
- * A mode is a row of hooks (view.h's vw_mode): paint (a paint input: keys 1-9,0 choose the
- * element of its enum, a drag paints discs along the stroke), grab (grab/drag/release inputs: a
- * press grabs, motion drags, a release lets go) and watch (nothing to send). The kinds table
+ * A mode is a row of hooks (view.h's vw_mode): paint (sand: a paint input, with erase and
+ * explode when the world has them; keys 1-9,0 choose the element of its enum, e and x the
+ * tool, [ and ] the brush; a drag applies the tool along the stroke), grab (terrarium:
+ * grab/drag/release inputs: a press grabs, motion drags, a release lets go; with spawn and
+ * shove, the number keys spawn a body at the pointer and the arrows shove what is near it),
+ * cycle (speed, pause/resume, toggle and mode keys) and watch (nothing to send). The kinds table
  * gives each known kind its mode; a kind without a row gets the first mode its welcome's inputs
  * fit, so a new kind works in the viewer without editing it — with watch only, and the generic
- * status line, when it has no pointer inputs. */
+ * status line, when it has no inputs the modes know.
+ *
+ * Every input is built from what the welcome described: arguments by name, clamped to the
+ * ranges it gave. A recording (vivd --play) takes no inputs: its keys are the playback keys
+ * (view_keys.c), and this file only draws its seek bar. */
 #include <stdlib.h>
 #include <string.h>
 #include "view.h"
 
-/* The brush radius in frame pixels: a disc about one terminal cell across. */
-static int view_brush(const vw_view *v)
+/* The brush radius in frame pixels: the chosen one, or a disc about one terminal cell across. */
+static int view_brush(const vw_view *v, const vw_world *w)
 {
+    if (w->brush > 0) return w->brush;
     int step = v->scr.den ? (v->scr.num + v->scr.den - 1) / v->scr.den : 1;
     return step < 2 ? 2 : step;
 }
 
-/* Send input ii of the current world at frame pixel (x, y). Arguments are filled by name: x, y,
- * r (the brush), the paint enum's arg (the chosen element); any other takes 0, or its range's
- * nearest end. Every value is clamped to the range the welcome gave. */
-static int view_send_input(vw_view *v, int ii, int x, int y)
+/* Send input ii of the current world. Arguments are filled by name: x, y, r (the brush), the
+ * paint enum's arg (the chosen element), then n1 = a1 and n2 = a2 (either name may be NULL);
+ * any other takes 0, or its range's nearest end. Every value is clamped to the range the
+ * welcome gave. */
+static int send_in(vw_view *v, int ii, int x, int y, const char *n1, int64_t a1, const char *n2,
+                   int64_t a2)
 {
     const vw_world *w = &v->worlds[v->cur];
     const cli_input_desc *in = &w->inputs[ii];
-    int brush = view_brush(v);
     int64_t args[SIM_INPUT_MAX_ARGS];
     for (int a = 0; a < in->nargs; a++) {
         int64_t val = 0;
-        if (strcmp(in->arg[a], "x") == 0) val = x;
+        if (n1 && strcmp(in->arg[a], n1) == 0) val = a1;
+        else if (n2 && strcmp(in->arg[a], n2) == 0) val = a2;
+        else if (strcmp(in->arg[a], "x") == 0) val = x;
         else if (strcmp(in->arg[a], "y") == 0) val = y;
-        else if (strcmp(in->arg[a], "r") == 0) val = brush;
+        else if (strcmp(in->arg[a], "r") == 0) val = view_brush(v, w);
         else if (ii == w->in_paint && a == w->paint_enum_arg) val = w->element;
         if (val < in->lo[a]) val = in->lo[a];
         if (val > in->hi[a]) val = in->hi[a];
@@ -39,6 +50,11 @@ static int view_send_input(vw_view *v, int ii, int x, int y)
     cli_put_input(&v->b, w->id, ++v->seq, in->name, args, in->nargs);
     v->inputs_sent++;
     return view_send(v);
+}
+
+static int view_send_input(vw_view *v, int ii, int x, int y)
+{
+    return send_in(v, ii, x, y, NULL, 0, NULL, 0);
 }
 
 /* May a stroke send another input now? Presses and releases do not ask: they always go. */
@@ -54,62 +70,139 @@ static int view_input_budget(vw_view *v)
     return 1;
 }
 
+/* Where a key acts: the pointer (as last reported), else the last stroke, else the middle. */
+static void key_point(const vw_view *v, const vw_world *w, int *x, int *y)
+{
+    if (v->hover) {
+        *x = v->hover_x;
+        *y = v->hover_y;
+    } else {
+        *x = w->w / 2;
+        *y = w->h / 2;
+    }
+}
+
+static int find_in(const vw_world *w, const char *name)
+{
+    return cli_input_find(w->inputs, w->ninputs, name);
+}
+
+static int find_enum(const vw_world *w, const char *name)
+{
+    for (int e = 0; name && e < w->nenums; e++)
+        if (strcmp(w->enums[e].name, name) == 0) return e;
+    return -1;
+}
+
 /* ---- paint ------------------------------------------------------------------------------------ */
 static int paint_fit(vw_world *w)
 {
-    w->in_paint = cli_input_find(w->inputs, w->ninputs, "paint");
+    w->in_paint = find_in(w, "paint");
+    w->in_erase = find_in(w, "erase");
+    w->in_explode = find_in(w, "explode");
     return w->in_paint >= 0 ? 0 : -1;
 }
 
-/* 1-9, 0: the values 1..10 of the paint enum. */
-static int paint_key(vw_view *v, vw_world *w, uint8_t ch)
+static int paint_tool_input(const vw_world *w)
 {
-    if (ch >= '0' && ch <= '9' && w->paint_enum >= 0) {
-        int id = ch == '0' ? 10 : ch - '0';
-        if (vw_enum_name(&w->enums[w->paint_enum], id)) w->element = id;
+    return w->tool == VW_TOOL_ERASE ? w->in_erase
+         : w->tool == VW_TOOL_EXPLODE ? w->in_explode : w->in_paint;
+}
+
+/* 1-9, 0: paint the values 1..10 of the paint enum; e, x: the erase and explode tools (again:
+ * back to paint); [ and ]: a smaller or larger brush. */
+static int paint_key(vw_view *v, vw_world *w, int key)
+{
+    const cli_input_desc *in = &w->inputs[w->in_paint];
+    int ri = -1;
+    for (int a = 0; a < in->nargs; a++)
+        if (strcmp(in->arg[a], "r") == 0) ri = a;
+    if (key >= '0' && key <= '9' && w->paint_enum >= 0) {
+        int id = key == '0' ? 10 : key - '0';
+        if (vw_enum_name(&w->enums[w->paint_enum], id)) {
+            w->element = id;
+            w->tool = VW_TOOL_PAINT;
+        }
+    } else if (key == 'e' && w->in_erase >= 0) {
+        w->tool = w->tool == VW_TOOL_ERASE ? VW_TOOL_PAINT : VW_TOOL_ERASE;
+    } else if (key == 'x' && w->in_explode >= 0) {
+        w->tool = w->tool == VW_TOOL_EXPLODE ? VW_TOOL_PAINT : VW_TOOL_EXPLODE;
+    } else if ((key == '[' || key == ']') && ri >= 0) {
+        int r = view_brush(v, w) + (key == ']' ? 1 : -1);
+        int lo = in->lo[ri] < 1 ? 1 : in->lo[ri], hi = in->hi[ri] > 64 ? 64 : in->hi[ri];
+        w->brush = r < lo ? lo : r > hi ? hi : r;
     }
     return 0;
 }
 
 static int paint_pointer(vw_view *v, vw_world *w, int what, int x, int y)
 {
-    if (what == VW_PRESS) return view_send_input(v, w->in_paint, x, y);
+    int ii = paint_tool_input(w);
+    if (ii < 0) return 0;
+    if (what == VW_PRESS) return view_send_input(v, ii, x, y);
     if (what == VW_RELEASE) return 0;
-    /* Paint along the stroke, a disc every brush radius, so a quick drag leaves no gaps (at
-     * most 8 per event, and within the budget: a very fast stroke gets gaps, not errors). */
-    int r = view_brush(v);
+    /* Along the stroke, a disc every brush radius, so a quick drag leaves no gaps (at most 8
+     * per event, and within the budget: a very fast stroke gets gaps, not errors). */
+    int r = view_brush(v, w);
     int dx = x - v->last_x, dy = y - v->last_y;
     int dist = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
     int n = (dist + r - 1) / r;
     if (n > 8) n = 8;
     for (int i = 1; i <= n && view_input_budget(v); i++)
-        if (view_send_input(v, w->in_paint, v->last_x + dx * i / n, v->last_y + dy * i / n))
-            return -1;
+        if (view_send_input(v, ii, v->last_x + dx * i / n, v->last_y + dy * i / n)) return -1;
     v->last_x = x;
     v->last_y = y;
     return 0;
 }
 
-static void paint_status(const vw_view *v, const vw_world *w, char *s, size_t cap)
+static void paint_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap)
 {
-    s[0] = '\0';
-    if (w->paint_enum < 0) return;
-    const char *el = vw_enum_name(&w->enums[w->paint_enum], w->element);
-    snprintf(s, cap, "  %s %s", w->enums[w->paint_enum].name, el ? el : "?");
+    const char *el = w->paint_enum >= 0 ? vw_enum_name(&w->enums[w->paint_enum], w->element) : NULL;
+    int r = view_brush(v, w);
+    if (w->tool == VW_TOOL_ERASE) snprintf(s, cap, shrt ? " erase r%d" : "  erase  brush %d", r);
+    else if (w->tool == VW_TOOL_EXPLODE)
+        snprintf(s, cap, shrt ? " explode r%d" : "  explode  brush %d", r);
+    else if (el && shrt) snprintf(s, cap, " %s r%d", el, r);
+    else if (el) snprintf(s, cap, "  %s %s  brush %d", w->enums[w->paint_enum].name, el, r);
+    else snprintf(s, cap, shrt ? " r%d" : "  brush %d", r);
 }
 
-static const char *paint_hints(const vw_world *w)
+static const char *paint_hints(const vw_world *w, int shrt)
 {
-    return w->paint_enum >= 0 ? "  1-9,0 element  drag paint" : NULL;
+    if (w->in_erase >= 0 && w->in_explode >= 0)
+        return shrt ? " 1-0 e x [] drag" : "  1-9,0 element  e erase  x explode  [ ] brush  drag paint";
+    return shrt ? " 1-0 [] drag" : "  1-9,0 element  [ ] brush  drag paint";
 }
 
 /* ---- grab ------------------------------------------------------------------------------------- */
 static int grab_fit(vw_world *w)
 {
-    w->in_grab = cli_input_find(w->inputs, w->ninputs, "grab");
-    w->in_drag = cli_input_find(w->inputs, w->ninputs, "drag");
-    w->in_release = cli_input_find(w->inputs, w->ninputs, "release");
+    w->in_grab = find_in(w, "grab");
+    w->in_drag = find_in(w, "drag");
+    w->in_release = find_in(w, "release");
+    w->in_spawn = find_in(w, "spawn");
+    w->in_shove = find_in(w, "shove");
     return w->in_grab >= 0 && w->in_drag >= 0 && w->in_release >= 0 ? 0 : -1;
+}
+
+/* 1-9, 0: spawn the values 1..10 of spawn's enum at the pointer; arrows: shove what is near
+ * the pointer that way. */
+static int grab_key(vw_view *v, vw_world *w, int key)
+{
+    int x, y;
+    key_point(v, w, &x, &y);
+    if (key >= '0' && key <= '9' && w->in_spawn >= 0 && w->spawn_enum >= 0) {
+        int id = key == '0' ? 10 : key - '0';
+        const char *name = vw_enum_name(&w->enums[w->spawn_enum], id);
+        if (!name) return 0;
+        view_note(v, "spawn %s at %d,%d", name, x, y);
+        return send_in(v, w->in_spawn, x, y, "kind", id, w->enums[w->spawn_enum].name, id);
+    }
+    if (w->in_shove < 0) return 0;
+    int dx = key == VW_K_RIGHT ? VW_SHOVE_PX : key == VW_K_LEFT ? -VW_SHOVE_PX : 0;
+    int dy = key == VW_K_DOWN ? VW_SHOVE_PX : key == VW_K_UP ? -VW_SHOVE_PX : 0;
+    if (!dx && !dy) return 0;
+    return send_in(v, w->in_shove, x, y, "dx", dx, "dy", dy);
 }
 
 static int grab_pointer(vw_view *v, vw_world *w, int what, int x, int y)
@@ -128,24 +221,112 @@ static int grab_leave(vw_view *v, vw_world *w)
     return view_send_input(v, w->in_release, v->last_x, v->last_y);
 }
 
-static const char *grab_hints(const vw_world *w) { return "  drag grab"; }
+static const char *grab_hints(const vw_world *w, int shrt)
+{
+    if (w->in_spawn >= 0 && w->in_shove >= 0)
+        return shrt ? " drag 1-2 arrows" : "  drag grab  1-2 spawn at pointer  arrows shove";
+    return shrt ? " drag" : "  drag grab";
+}
+
+/* ---- cycle ------------------------------------------------------------------------------------ */
+static int cycle_fit(vw_world *w)
+{
+    w->in_speed = find_in(w, "speed");
+    w->in_pause = find_in(w, "pause");
+    w->in_resume = find_in(w, "resume");
+    w->in_toggle = find_in(w, "toggle");
+    w->in_cmode = find_in(w, "mode");
+    return w->in_speed >= 0 && w->in_pause >= 0 && w->in_resume >= 0 && w->in_toggle >= 0 &&
+           w->in_cmode >= 0 ? 0 : -1;
+}
+
+/* The speed steps of [ and ], in percent; the world's range clamps them. */
+static const int vw_cycle_speeds[] = { 10, 25, 50, 75, 100, 150, 200, 300, 400 };
+#define VW_NSPEEDS (int)(sizeof vw_cycle_speeds / sizeof vw_cycle_speeds[0])
+
+/* space: pause or resume; [ ]: slower, faster; 0-9: choose a range; t: switch it off or on;
+ * m: switch it between standard and blend. */
+static int cycle_key(vw_view *v, vw_world *w, int key)
+{
+    if (key == ' ') {
+        w->cyc_paused = !w->cyc_paused;
+        return send_in(v, w->cyc_paused ? w->in_pause : w->in_resume, 0, 0, NULL, 0, NULL, 0);
+    }
+    if (key == '[' || key == ']') {
+        int i = 0;
+        while (i < VW_NSPEEDS - 1 && vw_cycle_speeds[i] < w->cyc_speed) i++;
+        if (key == ']' && vw_cycle_speeds[i] <= w->cyc_speed && i < VW_NSPEEDS - 1) i++;
+        if (key == '[' && i > 0) i--;
+        const cli_input_desc *in = &w->inputs[w->in_speed];
+        int sp = vw_cycle_speeds[i];
+        if (in->nargs && sp < in->lo[0]) sp = in->lo[0];
+        if (in->nargs && sp > in->hi[0]) sp = in->hi[0];
+        w->cyc_speed = sp;
+        return send_in(v, w->in_speed, 0, 0, "percent", sp, NULL, 0);
+    }
+    if (key >= '0' && key <= '9') {
+        w->cyc_range = key - '0';
+        return 0;
+    }
+    uint32_t bit = 1u << (w->cyc_range & 31);
+    if (key == 't') {
+        w->cyc_off ^= bit;
+        return send_in(v, w->in_toggle, 0, 0, "range", w->cyc_range, NULL, 0);
+    }
+    if (key == 'm') {
+        w->cyc_blend ^= bit;
+        return send_in(v, w->in_cmode, 0, 0, "range", w->cyc_range, "mode",
+                       (w->cyc_blend & bit) ? 1 : 0);
+    }
+    return 0;
+}
+
+static void cycle_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap)
+{
+    uint32_t bit = 1u << (w->cyc_range & 31);
+    snprintf(s, cap, shrt ? " %d%%%s r%d%s%s" : "  speed %d%%%s  range %d%s%s", w->cyc_speed,
+             w->cyc_paused ? (shrt ? " paused" : "  paused") : "", w->cyc_range,
+             (w->cyc_off & bit) ? " off" : "", (w->cyc_blend & bit) ? " blend" : "");
+}
+
+static const char *cycle_hints(const vw_world *w, int shrt)
+{
+    return shrt ? " spc [] 0-9 t m" : "  space pause  [ ] speed  0-9 range  t on/off  m blend";
+}
 
 /* ---- the table -------------------------------------------------------------------------------- */
-static const vw_mode vw_mode_paint = { "paint", paint_fit, paint_key, paint_pointer, NULL,
-                                       paint_status, paint_hints };
-static const vw_mode vw_mode_grab = { "grab", grab_fit, NULL, grab_pointer, grab_leave, NULL,
-                                      grab_hints };
-static const vw_mode vw_mode_watch = { "watch", NULL, NULL, NULL, NULL, NULL, NULL };
+static const vw_mode vw_mode_paint = { "paint", paint_fit, "1234567890ex[]", 0, paint_key,
+                                       paint_pointer, NULL, paint_status, paint_hints };
+static const vw_mode vw_mode_grab = { "grab", grab_fit, "1234567890", 1, grab_key, grab_pointer,
+                                      grab_leave, NULL, grab_hints };
+static const vw_mode vw_mode_cycle = { "cycle", cycle_fit, " []1234567890tm", 0, cycle_key, NULL,
+                                       NULL, cycle_status, cycle_hints };
+static const vw_mode vw_mode_watch = { "watch", NULL, "", 0, NULL, NULL, NULL, NULL, NULL };
 
 /* One row per world kind. A falling powder is the friendliest first brush. */
 static const vw_kind_row vw_kinds[] = {
-    { "sand", &vw_mode_paint, "sand" },
-    { "terrarium", &vw_mode_grab, NULL },
-    { "cycle", &vw_mode_watch, NULL },
+    { "sand", &vw_mode_paint, "sand", "element", "paint (drag)" },
+    { "terrarium", &vw_mode_grab, NULL, "body", "spawn at the pointer" },
+    { "cycle", &vw_mode_cycle, NULL, NULL, NULL },
 };
 
 /* A kind without a row (or whose world lacks its row's inputs): the first mode that fits. */
-static const vw_mode *const vw_default_modes[] = { &vw_mode_grab, &vw_mode_paint, &vw_mode_watch };
+static const vw_mode *const vw_default_modes[] = { &vw_mode_grab, &vw_mode_paint, &vw_mode_cycle,
+                                                   &vw_mode_watch };
+
+void view_modes_help(FILE *out)
+{
+    for (size_t r = 0; r < sizeof vw_kinds / sizeof vw_kinds[0]; r++) {
+        const sim_kind *k = sim_kind_find(vw_kinds[r].kind);
+        for (int e = 0; k && vw_kinds[r].key_enum && e < k->nenums; e++) {
+            if (strcmp(k->enums[e].name, vw_kinds[r].key_enum)) continue;
+            fprintf(out, "\n%s %s keys, %s:", k->name, k->enums[e].name, vw_kinds[r].key_does);
+            for (int i = 1; i <= 10 && i < k->enums[e].count; i++)
+                fprintf(out, " %d %s", i % 10, k->enums[e].values[i]);
+            fprintf(out, "\n");
+        }
+    }
+}
 
 static int mode_fits(const vw_mode *m, vw_world *w)
 {
@@ -181,21 +362,33 @@ void view_mode_pick(vw_world *w)
     for (size_t i = 0; i < sizeof vw_kinds / sizeof vw_kinds[0]; i++)
         if (strcmp(vw_kinds[i].kind, w->kind) == 0) row = &vw_kinds[i];
     w->in_paint = w->in_grab = w->in_drag = w->in_release = -1;
+    w->in_erase = w->in_explode = w->in_spawn = w->in_shove = -1;
+    w->in_speed = w->in_pause = w->in_resume = w->in_toggle = w->in_cmode = -1;
     w->mode = NULL;
     if (row && mode_fits(row->mode, w)) w->mode = row->mode;
     for (size_t i = 0; !w->mode && i < sizeof vw_default_modes / sizeof vw_default_modes[0]; i++)
         if (mode_fits(vw_default_modes[i], w)) w->mode = vw_default_modes[i];
     find_paint_enum(w, row ? row->first_value : NULL);
+    /* spawn's enum: the row's, else the only one; its argument is named after it or "kind". */
+    w->spawn_enum = find_enum(w, row ? row->key_enum : NULL);
+    if (w->spawn_enum < 0 && w->nenums == 1) w->spawn_enum = 0;
+    w->tool = VW_TOOL_PAINT;
+    w->cyc_speed = 100;
 }
 
 /* ---- the pointer ------------------------------------------------------------------------------ */
 /* A press on the picture starts a stroke, motion continues it even off the picture (clamped to
- * its edge), a release ends it. Only for a player, in a world whose mode uses the pointer. */
+ * its edge), a release ends it. Only for a player, in a live world whose mode uses the pointer. */
 int view_pointer(vw_view *v, int col, int row, int what)
 {
     vw_world *w = &v->worlds[v->cur];
-    if (!v->can_input || !w->mode->pointer || !v->frame_ok) return 0;
     int x, y;
+    if (vw_screen_to_frame(&v->scr, col, row, 1, &x, &y) == 0) {
+        v->hover = 1;
+        v->hover_x = x;
+        v->hover_y = y;
+    }
+    if (!v->can_input || !w->mode->pointer || !v->frame_ok || w->is_play) return 0;
     if (what == VW_PRESS) {
         if (vw_screen_to_frame(&v->scr, col, row, 0, &x, &y)) return 0;   /* not on the picture */
         v->pressed = 1;
@@ -210,4 +403,28 @@ int view_pointer(vw_view *v, int col, int row, int what)
     }
     if (x == v->last_x && y == v->last_y) return 0;
     return w->mode->pointer(v, w, VW_MOTION, x, y);
+}
+
+void view_hover(vw_view *v, int col, int row)
+{
+    int x, y;
+    if (vw_screen_to_frame(&v->scr, col, row, 0, &x, &y)) return;     /* off the picture */
+    v->hover = 1;
+    v->hover_x = x;
+    v->hover_y = y;
+}
+
+/* ---- a recording ------------------------------------------------------------------------------ */
+void view_play_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap)
+{
+    uint64_t span = w->play_end > w->play_start ? w->play_end - w->play_start : 0;
+    uint64_t at = w->play_tick > w->play_start ? w->play_tick - w->play_start : 0;
+    if (at > span) at = span;
+    int width = shrt ? 8 : 20, fill = span ? (int)(at * (uint64_t)width / span) : width;
+    char bar[32];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '-';
+    bar[width] = '\0';
+    snprintf(s, cap, shrt ? "  %s %llu/%llu [%s] %d%%" : "  %s  tick %llu / %llu  [%s]  speed %d%%",
+             w->play_paused ? (shrt ? "||" : "paused") : (shrt ? ">" : "playing"),
+             (unsigned long long)w->play_tick, (unsigned long long)w->play_end, bar, w->play_speed);
 }

@@ -308,7 +308,18 @@ void view_rates(vw_view *v, double now)
     v->have_rates = 1;
 }
 
-static void view_status(const vw_view *v, double now, char *s, size_t cap)
+/* The view the picture shows: --view when the world has it, else "normal (no NAME)". */
+static void view_name(const vw_view *v, const vw_world *w, char *s, size_t cap)
+{
+    if (!v->o.view) snprintf(s, cap, "normal");
+    else if (vw_world_has_view(w, v->o.view)) snprintf(s, cap, "%s", v->o.view);
+    else snprintf(s, cap, "normal (no %s)", v->o.view);
+}
+
+/* The status line: the long form, or a short one (for narrow terminals) of the information
+ * (shrt) and of the key hints (shints). */
+static void view_status_form(const vw_view *v, double now, int shrt, int shints, char *s,
+                             size_t cap)
 {
     const vw_world *w = &v->worlds[v->cur];
     double fps = v->fps, dps = v->dps, bps = v->bps, dt = now - v->win_t0;
@@ -317,31 +328,72 @@ static void view_status(const vw_view *v, double now, char *s, size_t cap)
         dps = (double)v->win_drawn / dt;
         bps = (double)(v->conn.bytes_in - v->win_bytes) / dt;
     }
-    char rate[32], tick[32];
+    if (bps < 0) bps = 0;
+    char rate[32], tick[48], view[VW_NAME + 16], part[160];
     if (bps < 1e3) snprintf(rate, sizeof rate, "%.0f B/s", bps);
     else if (bps < 1e6) snprintf(rate, sizeof rate, "%.1f kB/s", bps / 1e3);
     else snprintf(rate, sizeof rate, "%.2f MB/s", bps / 1e6);
-    if (v->frame_ok) snprintf(tick, sizeof tick, "tick %llu", (unsigned long long)v->frame.tick);
-    else snprintf(tick, sizeof tick, "waiting for a keyframe");
+    if (v->frame_ok) snprintf(tick, sizeof tick, shrt ? "t%llu" : "tick %llu",
+                              (unsigned long long)v->frame.tick);
+    else snprintf(tick, sizeof tick, shrt ? "no keyframe" : "waiting for a keyframe");
+    view_name(v, w, view, sizeof view);
     size_t k = 0;
 #define ADD(...) do { int n_ = snprintf(s + k, cap - k, __VA_ARGS__); \
                       if (n_ > 0) k = k + (size_t)n_ < cap ? k + (size_t)n_ : cap - 1; } while (0)
-    ADD(" world %u %s  %s  %.0f fps", w->id, w->kind, tick, fps);
-    if (v->frames_rx && dps + 0.5 < fps) ADD(" (%.0f drawn)", dps);
-    ADD("  %s  %s", rate, v->role);
-    if (v->can_input && w->mode->status) {
-        char part[128];
-        w->mode->status(v, w, part, sizeof part);
+    if (shrt) ADD(" %u %s %s", w->id, w->kind, view);
+    else ADD(" world %u %s  view %s", w->id, w->kind, view);
+    if (v->offline) {
+        double left = v->retry_at - now;
+        ADD(shrt ? "  reconnecting… #%d %.1fs" : "  reconnecting… (attempt %d, next in %.1f s)",
+            v->attempts + 1, left < 0 ? 0.0 : left);
+        if (v->note[0] && !shrt) ADD("  (%s)", v->note);
+        ADD(shrt ? " | q" : "  | q quit");
+        return;
+    }
+    if (w->is_play) {
+        view_play_status(v, w, shrt, part, sizeof part);
+        ADD("%s", part);
+        ADD(shrt ? " %.0ffps" : "  %.0f fps", fps);
+    } else {
+        ADD(shrt ? " %s %.0ffps" : "  %s  %.0f fps", tick, fps);
+        if (v->frames_rx && dps + 0.5 < fps && !shrt) ADD(" (%.0f drawn)", dps);
+    }
+    if (!shrt) ADD("  %s", rate);
+    ADD(shrt ? " %s" : "  %s", v->role);
+    if (v->can_input && !w->is_play && w->mode->status) {
+        w->mode->status(v, w, shrt, part, sizeof part);
         ADD("%s", part);
     }
-    if (v->inputs_sent) ADD("  acks %llu", (unsigned long long)v->acks);
-    if (v->last_err[0]) ADD("  err %s x%llu", v->last_err, (unsigned long long)(v->errors + v->resyncs));
-    if (v->note[0] && now - v->note_t < 5.0) ADD("  (%s)", v->note);
-    ADD("  | q quit");
-    if (v->nworlds > 1) ADD("  Tab/n/p world");
-    const char *hints = v->can_input && w->mode->hints ? w->mode->hints(w) : NULL;
-    if (hints) ADD("%s", hints);
+    if (v->inputs_sent) ADD(shrt ? " ack%llu" : "  acks %llu", (unsigned long long)v->acks);
+    if (v->last_err[0])
+        ADD(shrt ? " err %s" : "  err %s x%llu", v->last_err,
+            (unsigned long long)(v->errors + v->resyncs));
+    int note = v->note[0] && now - v->note_t < 5.0;
+    if (note && !shints) ADD("  (%s)", v->note);
+    ADD(shints ? " | q" : "  | q quit");
+    if (v->nworlds > 1) ADD(shints ? " Tab" : "  Tab/n/p world");
+    if (w->is_play) {
+        if (v->can_input)
+            ADD("%s", shints ? " spc <> ^v Home End []"
+                           : "  space play  Left/Right step  Up/Down 1 s  Home/End  [ ] speed");
+        else if (!(note && shints))        /* short: the note says it */
+            ADD("%s", shints ? " (--token to play)" : "  (a recording: --token T to play it)");
+    } else if (v->can_input) {
+        const char *hints = w->mode->hints ? w->mode->hints(w, shints) : NULL;
+        if (hints) ADD("%s", hints);
+    } else if (w->mode->key && !(note && shints)) {
+        ADD("%s", shints ? " (--token to play)" : "  (watching: --token T to play)");
+    }
+    if (note && shints) ADD(" (%s)", v->note);     /* short: the key hints first */
 #undef ADD
+}
+
+static void view_status(const vw_view *v, double now, char *s, size_t cap)
+{
+    int width = v->scr.cols - 1;
+    view_status_form(v, now, 0, 0, s, cap);
+    if ((int)strlen(s) > width) view_status_form(v, now, 0, 1, s, cap);
+    if ((int)strlen(s) > width) view_status_form(v, now, 1, 1, s, cap);
 }
 
 /* Draw what changed: the picture when there is a new frame (or the screen was reset), and the

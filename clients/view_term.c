@@ -1,5 +1,5 @@
 /* view_term.c — the terminal of `viv view`: its size, raw mode, the alternate screen, mouse
- * reporting, and the signals (blocked and read from a signalfd, so that every way out restores
+ * reporting (buttons and any motion), and the signals (blocked and read from a signalfd, so that every way out restores
  * the terminal). */
 #include <errno.h>
 #include <signal.h>
@@ -24,7 +24,7 @@ void vw_term_size(int *cols, int *rows)
     }
 }
 
-#define VW_TERM_LEAVE "\x1b[0m\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?25h\x1b[?1049l"
+#define VW_TERM_LEAVE "\x1b[0m\x1b[?1006l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?25h\x1b[?1049l"
 
 /* Undo term_enter; safe to call twice. Needs no allocation, so it works on every way out. */
 void vw_term_leave(vw_view *v)
@@ -82,7 +82,8 @@ int vw_term_enter(vw_view *v)
     }
     v->tty_on = 1;
     const char *enter = "\x1b[?1049h\x1b[?25l\x1b[0m\x1b[2J";
-    const char *mouse = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
+    /* Any-motion reports (1003) too: keys that act at the pointer need to know where it is. */
+    const char *mouse = "\x1b[?1000h\x1b[?1002h\x1b[?1003h\x1b[?1006h";
     if (vw_write_all(STDOUT_FILENO, enter, strlen(enter)) ||
         (v->can_input && vw_write_all(STDOUT_FILENO, mouse, strlen(mouse)))) {
         snprintf(v->err, sizeof v->err, "writing to the terminal failed: %s", strerror(errno));

@@ -38,6 +38,24 @@ const char *vw_enum_name(const vw_enum *e, int id)
     return NULL;
 }
 
+/* A "play" map (the welcome's world entry, or a "playing" reply) into w. 0, or -1. */
+int vw_play_read(const wire_val *v, vw_world *w)
+{
+    wire_msg pm;
+    uint64_t start, end, speed;
+    int paused;
+    if (v->type != WIRE_MAP || wire_msg_decode(v->raw, v->rawlen, &pm) ||
+        wire_get_u64(&pm, "start", &start) || wire_get_u64(&pm, "end", &end) || end < start)
+        return -1;
+    w->is_play = 1;
+    w->play_start = start;
+    w->play_end = end;
+    if (wire_get_bool(&pm, "paused", &paused) == 0) w->play_paused = paused;
+    if (wire_get_u64(&pm, "speed", &speed) == 0 && speed <= 100000) w->play_speed = (int)speed;
+    if (!w->play_speed) w->play_speed = 100;
+    return 0;
+}
+
 /* One entry of the welcome's "worlds". 0, or -1 when it is not what the protocol describes. */
 static int parse_world(const wire_val *v, vw_world *w)
 {
@@ -63,6 +81,9 @@ static int parse_world(const wire_val *v, vw_world *w)
     if (cli_inputs_read(&e.m, w->inputs, VW_MAX_INPUTS, &w->ninputs)) return -1;
     if ((f = wire_msg_get(&e.m, "names")) && parse_names(f, w)) return -1;
     view_mode_pick(w);
+    if ((f = wire_msg_get(&e.m, "play")) && vw_play_read(f, w)) return -1;
+    uint64_t tick;
+    if (w->is_play) w->play_tick = wire_get_u64(&e.m, "tick", &tick) == 0 ? tick : w->play_start;
     return 0;
 }
 

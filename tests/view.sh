@@ -54,7 +54,7 @@ wait_until() {
 start_vivd() {
     rm -f "$tmp/port"
     [ $# -gt 0 ] || set -- --world sand:seed=7 --world sand:seed=3:w=64,h=32
-    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
+    "$vivd" --listen "${LISTEN:-127.0.0.1:0}" --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
         --player-token "$PLAYER" --quiet "$@" \
         > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!
@@ -111,10 +111,16 @@ grep -qF "${esc}[38;2;" "$tmp/frames30" && ok "truecolor foreground (ESC[38;2;r;
 grep -qF "${esc}[48;2;" "$tmp/frames30" && ok "truecolor background (ESC[48;2;r;g;bm)" ||
     fail "no ESC[48;2;…m in the output"
 grep -qF "$upper" "$tmp/frames30" && ok "upper half-blocks" || fail "no ▀ in the output"
-grep -aq "world 1 sand  tick [0-9]" "$tmp/frames30" && ok "status line: world, kind, tick" ||
-    fail "no status line with 'world 1 sand  tick N'"
-grep -aq " fps " "$tmp/frames30" && grep -aq "B/s  viewer" "$tmp/frames30" &&
-    ok "status line: frames/s, bytes/s, role" || fail "status line lacks fps, B/s or the role"
+grep -aq " 1 sand normal t[0-9]* [0-9]*fps viewer | q Tab (--token to play)" "$tmp/frames30" &&
+    ok "80 columns: the short status line, with the view and key hints" ||
+    fail "no short status line ' 1 sand normal tN Nfps viewer | q Tab (--token to play)' at 80x24"
+"$viv" view --host "$host" --frames 3 --size 200x20 > "$tmp/wide" 2> "$tmp/err"
+grep -aq "world 1 sand  view normal  tick [0-9]" "$tmp/wide" && ok "status line: world, kind, view, tick" ||
+    fail "no status line with 'world 1 sand  view normal  tick N' at 200 columns"
+grep -aq " fps " "$tmp/wide" && grep -aq "B/s  viewer" "$tmp/wide" &&
+    grep -aq "| q quit  Tab/n/p world  (watching: --token T to play)" "$tmp/wide" &&
+    ok "status line: frames/s, bytes/s, role, key hints" ||
+    fail "status line lacks fps, B/s, the role or the hints: $(grep -ao 'world 1.*' "$tmp/wide" | tail -1)"
 grep -aF "${esc}[?1049h" "$tmp/frames30" > /dev/null && fail "--frames used the alternate screen"
 
 # Only changed cells are drawn after the first frame: 30 frames cost far less than 30 first ones.
@@ -158,6 +164,7 @@ while pos < len(text):
             k, n = 0, n or [0]
             while k < len(n):
                 if n[k] == 0: fg = bg = None
+                elif n[k] == 39: fg = None
                 elif n[k] == 38: fg = tuple(n[k + 2:k + 5]); k += 4
                 elif n[k] == 48: bg = tuple(n[k + 2:k + 5]); k += 4
                 elif n[k] == 49: bg = None
@@ -213,7 +220,7 @@ EOF
         shift
         "$viv" view --host "$host" --frames 30 --size "${pc}x$pr" "$@" > "$tmp/pic.out" 2> "$tmp/err" ||
             { fail "$pname: viv view failed: $(cat "$tmp/err")"; return; }
-        tick=$(grep -ao 'tick [0-9]*' "$tmp/pic.out" | tail -1 | cut -d' ' -f2)
+        tick=$(grep -aoE ' (tick |t)[0-9]+ ' "$tmp/pic.out" | tail -1 | tr -dc 0-9)
         [ -n "$tick" ] || { fail "$pname: no tick in the status line"; return; }
         # shellcheck disable=SC2086
         "$viv" sim $simargs --ticks "$tick" --png "$tmp/pic.png" > /dev/null 2> "$tmp/err" ||
@@ -233,13 +240,14 @@ fi
 
 # ---- options and errors ------------------------------------------------------------------------
 expect "--world by id" 0 - -- "$viv" view --host "$host" --world 2 --frames 3 --size 40x12
-grep -aq "world 2 sand" "$tmp/out" || fail "--world 2 does not show world 2 in the status line"
+grep -aq " 2 sand normal t" "$tmp/out" || fail "--world 2 does not show world 2 in the status line"
 expect "--world by kind" 0 - -- "$viv" view --host "$host" --world sand --frames 2 --view normal
 expect "--every 5" 0 - -- "$viv" view --host "$host" --every 5 --frames 3
-ticks=$(grep -ao 'tick [0-9]*' "$tmp/out" | cut -d' ' -f2 | sort -un)
+ticks=$(grep -aoE ' (tick |t)[0-9]+ ' "$tmp/out" | tr -dc '0-9\n' | sort -un)
 for t in $ticks; do [ $((t % 5)) = 0 ] || fail "--every 5 drew tick $t"; done
 expect "player token" 0 - -- "$viv" view --host "$host" --token "$PLAYER" --frames 2 --size 120x30
-grep -aq "player  element sand" "$tmp/out" || fail "a player's status line lacks 'player  element sand'"
+grep -aq "player  element sand  brush [0-9]" "$tmp/out" ||
+    fail "a player's status line lacks 'player  element sand  brush N'"
 expect "token from VIVD_PLAYER_TOKEN" 0 - -- env VIVD_PLAYER_TOKEN="$PLAYER" \
     "$viv" view --host "$host" --frames 1 --size 120x30
 grep -aq "player" "$tmp/out" || fail "VIVD_PLAYER_TOKEN did not make a player"
@@ -247,8 +255,10 @@ expect "unknown world" 2 "viv view: no world 'marble' (worlds: 1 sand, 2 sand)" 
     "$viv" view --host "$host" --world marble --frames 1
 expect "unknown world id" 2 "viv view: no world '9' (worlds: 1 sand, 2 sand)" -- \
     "$viv" view --host "$host" --world 9 --frames 1
-expect "unknown view" 2 "world 1 (sand) has no view 'xray' (views: normal)" -- \
-    "$viv" view --host "$host" --view xray --frames 1
+expect "a view the world lacks" 0 - -- "$viv" view --host "$host" --view xray --frames 1 --size 200x20
+grep -aq "world 1 sand  view normal (no xray)  tick" "$tmp/out" &&
+    ok "a view the world lacks: the normal picture, and the status line says so" ||
+    fail "--view xray on sand: no 'view normal (no xray)' in the status line"
 expect "bad --every" 2 "--every needs an integer in 1..3600, got '0'" -- \
     "$viv" view --host "$host" --every 0 --frames 1
 expect "bad --size" 2 "--size needs COLSxROWS" -- "$viv" view --host "$host" --frames 1 --size 80
@@ -276,6 +286,11 @@ run_in_tmux() {
     tm new-session -d -s "$name" -x 100 -y 30 "sh $tmp/$name.sh"
 }
 pane_has() { tm capture-pane -p -t "$1" | grep -qF -- "$2"; }
+# status_is NAME ERE: the pane's last row (the status line) matches ERE.
+status_is() { tm capture-pane -p -t "$1" | tail -1 | grep -qE -- "$2"; }
+status_of() { tm capture-pane -p -t "$1" | tail -1; }
+# The acks the status line counts (0 before any).
+acks_of() { status_of "$1" | grep -oE 'acks? ?[0-9]+' | tr -dc 0-9; }
 pane_flag() { tm display -p -t "$1" "#{$2}"; }
 is_file() { [ -s "$1" ]; }
 
@@ -304,30 +319,57 @@ check_restored() {
 if command -v tmux > /dev/null 2>&1; then
     unset TMUX
     run_in_tmux keys --token "$PLAYER"
-    if wait_until 50 pane_has keys "world 1 sand  tick"; then
+    if wait_until 50 status_is keys "^ 1 sand normal t[0-9]"; then
         ok "tmux: drawing, with a status line"
         [ "$(pane_flag keys alternate_on)" = 1 ] || fail "tmux: not on the alternate screen"
         [ "$(pane_flag keys mouse_sgr_flag)" = 1 ] || fail "tmux: a player gets no SGR mouse"
         [ "$(pane_flag keys cursor_flag)" = 0 ] || fail "tmux: the cursor is not hidden"
         tm capture-pane -p -t keys | grep -qF "$upper" || fail "tmux: no half-blocks on screen"
         tm send-keys -t keys 4
-        wait_until 30 pane_has keys "element water" && ok "tmux: key 4 chooses water" ||
+        wait_until 30 status_is keys " water r[0-9]+ " && ok "tmux: key 4 chooses water" ||
             fail "tmux: key 4 did not choose water: $(tm capture-pane -p -t keys | tail -1)"
         # A left-button stroke across the middle, as SGR mouse reports: press, motion, release.
         tm send-keys -t keys -l "${esc}[<0;40;12M"
         for x in 42 44 46 48 50 52 54 56 58 60; do tm send-keys -t keys -l "${esc}[<32;$x;12M"; done
         tm send-keys -t keys -l "${esc}[<0;60;12m"
-        wait_until 30 pane_has keys "acks " && ok "tmux: a mouse stroke paints (acks counted)" ||
+        wait_until 30 status_is keys " ack[0-9]+ " && ok "tmux: a mouse stroke paints (acks counted)" ||
             fail "tmux: no acks after a stroke: $(tm capture-pane -p -t keys | tail -1)"
         pane_has keys "err " && fail "tmux: the stroke got errors: $(tm capture-pane -p -t keys | tail -1)"
         tm send-keys -t keys Tab
-        wait_until 30 pane_has keys "world 2 sand  tick" && ok "tmux: Tab switches to world 2" ||
+        wait_until 30 status_is keys "^ 2 sand normal t" && ok "tmux: Tab switches to world 2" ||
             fail "tmux: Tab did not switch: $(tm capture-pane -p -t keys | tail -1)"
         tm send-keys -t keys p
-        wait_until 30 pane_has keys "world 1 sand  tick" && ok "tmux: p switches back" ||
+        wait_until 30 status_is keys "^ 1 sand normal t" && ok "tmux: p switches back" ||
             fail "tmux: p did not switch back"
+        # The sand tools: erase and explode strokes reach the world (acknowledged, no error),
+        # and [ ] change the brush.
+        wait_until 30 status_is keys "ack[0-9]" || true
+        a0=$(acks_of keys)
+        tm send-keys -t keys e ']' ']'
+        wait_until 30 status_is keys " erase r[0-9]+ " && ok "tmux: e chooses the erase tool" ||
+            fail "tmux: e: $(status_of keys)"
+        tm send-keys -t keys -l "${esc}[<0;30;10M"
+        tm send-keys -t keys -l "${esc}[<32;34;10M"
+        tm send-keys -t keys -l "${esc}[<0;34;10m"
+        tm send-keys -t keys x
+        wait_until 30 status_is keys " explode r[0-9]+ " && ok "tmux: x chooses the explode tool" ||
+            fail "tmux: x: $(status_of keys)"
+        tm send-keys -t keys -l "${esc}[<0;50;8M"
+        tm send-keys -t keys -l "${esc}[<0;50;8m"
+        check_acks() { a=$(acks_of keys); [ "${a:-0}" -ge $((a0 + 3)) ]; }
+        wait_until 30 check_acks && ok "tmux: erase and explode are acknowledged ($a0 -> $(acks_of keys))" ||
+            fail "tmux: erase/explode not acknowledged: $a0 -> $(status_of keys)"
+        status_is keys "err " && fail "tmux: erase/explode got errors: $(status_of keys)"
+        r1=$(status_of keys | grep -oE 'explode r[0-9]+' | tr -dc 0-9)
+        tm send-keys -t keys '['
+        wait_until 30 status_is keys " explode r$((r1 - 1)) " && ok "tmux: [ makes the brush smaller" ||
+            fail "tmux: [ did not shrink the brush from $r1: $(status_of keys)"
+        tm send-keys -t keys 3
+        wait_until 30 status_is keys " [a-z]+ r[0-9]+ " && ! status_is keys "explode" &&
+            ok "tmux: a number key goes back to painting: $(status_of keys | grep -oE ' [a-z]+ r[0-9]+ ')" ||
+            fail "tmux: key 3 did not choose an element: $(status_of keys)"
         tm resize-window -t keys -x 60 -y 20 2> /dev/null
-        wait_until 30 sh -c "tmux -S '$tmp/tmux.sock' capture-pane -p -t keys | sed -n 20p | grep -q 'world 1'" &&
+        wait_until 30 sh -c "tmux -S '$tmp/tmux.sock' capture-pane -p -t keys | sed -n 20p | grep -q ' 1 sand'" &&
             ok "tmux: re-fits after a resize" || fail "tmux: no status line on row 20 after a resize"
         tm send-keys -t keys q
         check_restored keys 0
@@ -337,22 +379,145 @@ if command -v tmux > /dev/null 2>&1; then
 
     run_in_tmux sigterm
     if wait_until 50 pane_has sigterm "world 1 sand"; then
+        # A viewer's keys that need a token say so.
+        tm send-keys -t sigterm 4
+        wait_until 30 pane_has sigterm "'4' needs a player token: --token T" &&
+            ok "viewer: a key that needs a token says so" ||
+            fail "viewer: no token note after 4: $(status_of sigterm)"
         kill -TERM "$(cat "$tmp/sigterm.pid")"
         check_restored sigterm 143
     else
         fail "sigterm: viv view did not start"
     fi
 
-    run_in_tmux lost --token "$PLAYER"
-    if wait_until 50 pane_has lost "world 1 sand"; then
+    # 80 columns, a player: the short status line keeps the tool and the key hints.
+    tm new-session -d -s narrow -x 80 -y 24 "$viv view --host $host --token $PLAYER; sleep 600"
+    if wait_until 50 status_is narrow "^ 1 sand normal t[0-9]+ [0-9]+fps player [a-z]+ r[0-9]+ \| q Tab 1-0 e x \[\] drag"; then
+        ok "80 columns: '$(status_of narrow)'"
+    else
+        fail "80 columns: the status line lacks the short hints: '$(status_of narrow)'"
+    fi
+    tm kill-session -t narrow
+
+    # The server goes away: "reconnecting…", no exit; the server comes back on the same port:
+    # the picture resumes from a keyframe of the same world, with the same --view.
+    run_in_tmux lost --token "$PLAYER" --world 2
+    if wait_until 50 status_is lost "^ 2 sand normal t"; then
+        port=${host##*:}
         stop_vivd
-        check_restored lost 1
-        pane_has lost "viv view: the server closed the connection" &&
-            ok "lost: says the server closed the connection" ||
-            fail "lost: no message: $(tm capture-pane -p -t lost)"
+        wait_until 30 pane_has lost "reconnecting…" && ok "lost: says reconnecting…" ||
+            fail "lost: no 'reconnecting…': $(status_of lost)"
+        sleep 1
+        [ -s "$tmp/lost.rc" ] && fail "lost: viv view exited ($(cat "$tmp/lost.rc")) when the server went away"
+        LISTEN=127.0.0.1:$port start_vivd
+        if wait_until 80 status_is lost "^ 2 sand normal t[0-9]+ [0-9]+fps player"; then
+            t1=$(status_of lost | grep -oE ' t[0-9]+ ' | tr -dc 0-9)
+            sleep 0.5
+            t2=$(status_of lost | grep -oE ' t[0-9]+ ' | tr -dc 0-9)
+            [ "${t2:-0}" -gt "${t1:-0}" ] && tm capture-pane -p -t lost | grep -qF "$upper" &&
+                ok "lost: reconnected to world 2, the picture goes on (tick $t1 -> $t2)" ||
+                fail "lost: the picture does not go on after reconnecting: $(status_of lost)"
+        else
+            fail "lost: did not reconnect within 8 s: $(status_of lost)"
+        fi
+        tm send-keys -t lost q
+        check_restored lost 0
     else
         fail "lost: viv view did not start"
     fi
+
+    # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode.
+    stop_vivd
+    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire
+    run_in_tmux kinds --token "$PLAYER"
+    if wait_until 50 status_is kinds "terrarium"; then
+        tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
+        tm send-keys -t kinds 1 2 Left Up
+        wait_until 30 status_is kinds " ack[s ]*4 " && ok "terrarium: 1 2 spawn, arrows shove (4 acks)" ||
+            fail "terrarium: spawn/shove not acknowledged: $(status_of kinds)"
+        status_is kinds "err " && fail "terrarium: spawn/shove got errors: $(status_of kinds)"
+        tm send-keys -t kinds Tab
+        wait_until 30 status_is kinds "cycle" || fail "kinds: Tab did not reach the cycle world"
+        tm send-keys -t kinds ']' ' ' 1 t m
+        wait_until 30 status_is kinds "150% paused r1 off blend ack[s ]*8 " &&
+            ok "cycle: ] space 1 t m: $(status_of kinds | grep -oE '150%.*ack[s ]*8')" ||
+            fail "cycle: speed/pause/toggle/mode: $(status_of kinds)"
+        status_is kinds "err " && fail "cycle: the keys got errors: $(status_of kinds)"
+        tm send-keys -t kinds ' '
+        wait_until 30 status_is kinds "150% r1 off blend ack[s ]*9 " && ok "cycle: space resumes" ||
+            fail "cycle: space did not resume: $(status_of kinds)"
+        tm send-keys -t kinds q
+        check_restored kinds 0
+    else
+        fail "kinds: viv view did not start: $(status_of kinds)"
+    fi
+    stop_vivd
+
+    # A recording: vivd --play FILE:1. The playback keys move it, and after each stop the
+    # picture on the screen is the recorded frame of the tick the status line shows.
+    "$viv" sim --world sand --seed 3 --params w=64,h=32 --ticks 240 --record "$tmp/rec.db" \
+        > /dev/null 2> "$tmp/err" || fail "play: viv sim --record: $(cat "$tmp/err")"
+    start_vivd --play "$tmp/rec.db:1"
+    play_tick() { status_of play | grep -oE '(tick )?[0-9]+ ?/ ?240' | head -1 | cut -d/ -f1 | tr -dc 0-9; }
+    play_at() { [ "$(play_tick)" = "$1" ]; }
+    shown_is() {     # shown_is NAME TICK: the tmux screen shows the recorded frame of TICK
+        tm capture-pane -p -e -N -t play > "$tmp/play.scr"
+        "$viv" sim --world sand --seed 3 --params w=64,h=32 --ticks "$2" --png "$tmp/play.png" \
+            > /dev/null 2>&1 || { fail "$1: viv sim --png failed"; return; }
+        if python3 "$tmp/picture.py" "$tmp/play.scr" 100 30 "$tmp/play.png" 2> "$tmp/err"; then
+            ok "$1: the screen shows the recorded frame of tick $2"
+        else
+            fail "$1: $(cat "$tmp/err")"
+        fi
+    }
+    run_in_tmux play --token "$PLAYER"
+    if wait_until 50 play_at 0; then
+        status_is play "\|\| 0/240|paused  tick 0 / 240" && ok "play: starts paused at 0 / 240" ||
+            fail "play: $(status_of play)"
+        status_is play "drag|element|paint" && fail "play: the status line offers painting: $(status_of play)"
+        tm send-keys -t play Right Right Right
+        wait_until 30 play_at 3 && ok "play: Right steps (tick 3)" || fail "play: Right x3: $(status_of play)"
+        tm send-keys -t play Up
+        wait_until 30 play_at 63 && ok "play: Up jumps a second (tick 63)" || fail "play: Up: $(status_of play)"
+        tm send-keys -t play Left
+        wait_until 30 play_at 62 && ok "play: Left steps back (tick 62)" || fail "play: Left: $(status_of play)"
+        sleep 0.3
+        command -v python3 > /dev/null 2>&1 && shown_is "play: after Left" 62
+        tm send-keys -t play S-Left
+        wait_until 30 play_at 2 && ok "play: Shift-Left jumps back a second (tick 2)" ||
+            fail "play: S-Left: $(status_of play)"
+        tm send-keys -t play End
+        wait_until 30 play_at 240 && ok "play: End (tick 240)" || fail "play: End: $(status_of play)"
+        tm send-keys -t play Home ']'
+        wait_until 30 play_at 0 && status_is play " 200%" && ok "play: Home, and ] doubles the speed" ||
+            fail "play: Home ]: $(status_of play)"
+        tm send-keys -t play Space
+        sleep 0.6
+        tm send-keys -t play Space
+        sleep 0.4
+        t=$(play_tick)
+        [ "${t:-0}" -gt 20 ] && status_is play "\|\| |paused" && ok "play: space plays and pauses (tick $t)" ||
+            fail "play: space: tick $t: $(status_of play)"
+        sleep 0.3
+        command -v python3 > /dev/null 2>&1 && shown_is "play: after play and pause" "$(play_tick)"
+        tm send-keys -t play 4
+        wait_until 30 pane_has play "(a recording takes" && ok "play: inputs are refused with a note" ||
+            fail "play: key 4: $(status_of play)"
+        tm send-keys -t play q
+        check_restored play 0
+    else
+        fail "play: no '0/240' on the status line: $(status_of play)"
+    fi
+    run_in_tmux playv
+    if wait_until 50 pane_has playv "/240"; then
+        tm send-keys -t playv Space
+        wait_until 30 pane_has playv "playback keys need a player token" &&
+            ok "play: a viewer's space says it needs a token" || fail "play: viewer space: $(status_of playv)"
+        tm send-keys -t playv q
+    else
+        fail "playv: viv view did not start: $(status_of playv)"
+    fi
+    stop_vivd
 else
     echo "view: skipped: the interactive tests need tmux"
 fi
@@ -361,6 +526,7 @@ fi
 # A palette-cycling world (only its palette changes after tick 0) and a terrarium, in x-ray too.
 if command -v python3 > /dev/null 2>&1; then
     [ -n "$vivd_pid" ] && stop_vivd
+    start_vivd
     start_vivd --world cycle:seed=5:scene=fire --world cycle:seed=2:scene=dusk
     picture "cycle fire 80x24" 80 24 --world cycle --seed 5 --params scene=fire -- --world 1
     picture "cycle dusk 120x40" 120 40 --world cycle --seed 2 --params scene=dusk -- --world 2
