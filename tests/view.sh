@@ -280,7 +280,8 @@ run_in_tmux() {
     {
         echo "sh -c 'echo \$\$ > $tmp/$name.pid; exec \"\$@\"' sh $viv view --host $host $*"
         echo "echo \$? > $tmp/$name.rc"
-        echo "stty -a > $tmp/$name.stty 2>&1"
+        # Written whole (renamed into place), and waited for: the rc file comes first.
+        echo "stty -a > $tmp/$name.stty.part 2>&1; mv $tmp/$name.stty.part $tmp/$name.stty"
         echo "sleep 600"
     } > "$tmp/$name.sh"
     tm new-session -d -s "$name" -x 100 -y 30 "sh $tmp/$name.sh"
@@ -305,6 +306,7 @@ check_restored() {
         fail "$name: exit status $(cat "$tmp/$name.rc"), wanted $want"
     pid=$(cat "$tmp/$name.pid")
     kill -0 "$pid" 2>/dev/null && fail "$name: process $pid is still there"
+    wait_until 50 is_file "$tmp/$name.stty" || fail "$name: the shell never wrote the terminal settings"
     [ "$(pane_flag "$name" alternate_on)" = 0 ] || fail "$name: still on the alternate screen"
     [ "$(pane_flag "$name" cursor_flag)" = 1 ] || fail "$name: the cursor is still hidden"
     [ "$(pane_flag "$name" mouse_any_flag)" = 0 ] || fail "$name: mouse reporting is still on"
