@@ -1,5 +1,6 @@
 /* check_sand.c — the falling-sand world: the golden hash chain, the sync test, behaviours a
- * player would notice, sleeping chunks, and the demo's long run. */
+ * player would notice, sleeping chunks, the demo's picture and its long run, and the bench scene
+ * kept as it was. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,155 @@ START_TEST(demo_long_run_stays_alive)
 }
 END_TEST
 
+/* ---- the demo's picture (issue 13) ----------------------------------------------------------------
+ * The demo is a landscape at dusk (sim/sand/scenes.c): a waterfall into a lake, a tree with a
+ * campfire, dunes over an oil cave, a lava vent under a glacier. At 320×180 by default. */
+
+/* Cells of `el` in the plan rectangle [x0,x1]×[y0,y1]. */
+static int count_in(sim_world *w, int el, int x0, int y0, int x1, int y1)
+{
+    int n = 0;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) n += at(w, x, y) == el;
+    return n;
+}
+
+/* The picture uses the whole frame: at tick 0 fewer than half the cells are empty air, no one
+ * colour covers more than 12% of the frame (the old demo was 70% one navy), at least 48 colours
+ * are in use, and every pixel is on the palette. Checked again after 30 s of play. */
+START_TEST(demo_picture_fills_the_frame)
+{
+    sim_world *w = mk(1, "");
+    for (int pass = 0; pass < 2; pass++) {
+        sim_frame f;
+        ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+        sim_world_render(w, 0, &f);
+        ck_assert_int_eq(f.w, 320);
+        ck_assert_int_eq(f.h, 180);
+        int hist[256] = { 0 }, used = 0, top = 0, empty = 0;
+        for (int i = 0; i < f.w * f.h; i++) {
+            ck_assert_msg(f.px[i] < f.pal.count, "pixel %d: colour %d off the palette of %d", i,
+                          f.px[i], f.pal.count);
+            hist[f.px[i]]++;
+        }
+        for (int k = 0; k < 256; k++) {
+            used += hist[k] > 0;
+            if (hist[k] > top) top = hist[k];
+        }
+        for (int y = 0; y < 180; y++)
+            for (int x = 0; x < 320; x++) empty += at(w, x, y) == el_id("empty");
+        ck_assert_msg(empty * 2 < 320 * 180, "pass %d: %d cells of %d are empty air", pass, empty, 320 * 180);
+        ck_assert_msg(top * 100 < 12 * 320 * 180, "pass %d: one colour covers %d pixels", pass, top);
+        ck_assert_msg(used >= 48, "pass %d: only %d colours in use", pass, used);
+        sim_frame_free(&f);
+        run(w, 1800);
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* Highest water cell in column x (below the sky), or -1. */
+static int water_top(sim_world *w, int x)
+{
+    for (int y = 60; y < 180; y++)
+        if (at(w, x, y) == el_id("water")) return y;
+    return -1;
+}
+
+/* The lake is poured in lopsided (its surface falls 14 rows from the waterfall to the spillway);
+ * within 15 s it lies flat, and the waterfall keeps it topped up without a mound. */
+START_TEST(demo_lake_levels)
+{
+    sim_world *w = mk(1, "");
+    int lo = 999, hi = -1;
+    for (int x = 80; x <= 135; x++) {
+        int t = water_top(w, x);
+        ck_assert_int_ge(t, 0);
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
+    }
+    ck_assert_msg(hi - lo >= 10, "tick 0: the lake's surface spans only %d rows", hi - lo);
+    for (int check = 0; check < 3; check++) {
+        run(w, check == 0 ? 900 : 450);
+        lo = 999; hi = -1;
+        for (int x = 80; x <= 135; x++) {
+            int t = water_top(w, x);
+            ck_assert_int_ge(t, 0);
+            if (t < lo) lo = t;
+            if (t > hi) hi = t;
+        }
+        ck_assert_msg(hi - lo <= 1, "tick %llu: the lake's surface spans rows %d..%d",
+                      (unsigned long long)sim_world_tick(w), lo, hi);
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The lava vent erupts through the glacier at once: within 30 s (1,800 ticks) a fifth of the ice
+ * has melted, steam has risen from it, and lava has reached into the ice. */
+START_TEST(demo_glacier_melts_over_the_vent)
+{
+    sim_world *w = mk(1, "");
+    int ice = el_id("ice"), ice0 = count_in(w, ice, 256, 50, 300, 80);
+    ck_assert_int_gt(ice0, 400);
+    int steam = 0;
+    for (int t = 0; t < 1800; t++) {
+        sim_world_step(w);
+        if (t % 30 == 0) {
+            int n = count(w, "steam");
+            if (n > steam) steam = n;
+        }
+    }
+    int ice1 = count_in(w, ice, 256, 50, 300, 80);
+    ck_assert_msg(ice1 * 5 < ice0 * 4, "ice %d → %d in 30 s", ice0, ice1);
+    ck_assert_int_gt(steam, 10);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The campfire lights the tree within 30 s and it burns to nothing but smoke; then it grows back. */
+START_TEST(demo_tree_burns_and_grows_back)
+{
+    sim_world *w = mk(1, "");
+    void *s = sim__world_impl(w);
+    int wood = el_id("wood"), wood0 = count_in(w, wood, 148, 50, 190, 109);
+    ck_assert_int_gt(wood0, 500);
+    int burning = 0, least = wood0;
+    for (int t = 0; t < 1800; t++) {
+        sim_world_step(w);
+        if (t % 20) continue;
+        int n = 0;
+        for (int y = 50; y <= 109; y++)
+            for (int x = 148; x <= 190; x++)
+                n += sand__element(s, x, y) == wood && (sand__cell(s, x, y) >> 16 & SAND_F_BURNING);
+        if (n > burning) burning = n;
+        int left = count_in(w, wood, 148, 50, 190, 109);
+        if (left < least) least = left;
+    }
+    ck_assert_msg(burning > 100, "at most %d cells of the tree burned at once", burning);
+    ck_assert_msg(least * 10 < wood0, "the tree burned down only to %d of %d", least, wood0);
+    run(w, 600);
+    ck_assert_msg(count_in(w, wood, 148, 50, 190, 109) * 10 > wood0 * 8, "the tree did not grow back");
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The bench scene is exactly as it was before issue 13: state and frame, so benchmarks stay
+ * comparable (`viv sim --world sand --seed 9 --ticks 2000 --params scene=bench`). */
+START_TEST(bench_scene_unchanged)
+{
+    sim_world *w = mk(9, "scene=bench");
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    run(w, 2000);
+    sim_world_render(w, 0, &f);
+    ck_assert_uint_eq(sim_world_hash(w), 0xa68b8cd6955a597cull);
+    ck_assert_uint_eq(sim_frame_hash(&f), 0x8461989bc55d8ca2ull);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+}
+END_TEST
+
 Suite *suite_sand(void)
 {
     Suite *s = suite_create("sand");
@@ -368,6 +518,14 @@ Suite *suite_sand(void)
     tcase_add_test(beh, sleeping_chunk_wakes_for_its_neighbour);
     tcase_add_test(beh, settled_world_sleeps);
     suite_add_tcase(s, beh);
+    TCase *pic = tcase_create("picture");
+    tcase_set_timeout(pic, 600);
+    tcase_add_test(pic, demo_picture_fills_the_frame);
+    tcase_add_test(pic, demo_lake_levels);
+    tcase_add_test(pic, demo_glacier_melts_over_the_vent);
+    tcase_add_test(pic, demo_tree_burns_and_grows_back);
+    tcase_add_test(pic, bench_scene_unchanged);
+    suite_add_tcase(s, pic);
     TCase *lr = tcase_create("long_run");
     tcase_set_timeout(lr, 900);
     tcase_add_test(lr, demo_long_run_stays_alive);

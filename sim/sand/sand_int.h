@@ -73,7 +73,7 @@ typedef struct sand_drain {
     int16_t x, y, w, h;
 } sand_drain;
 
-#define MAX_EMITTERS 24
+#define MAX_EMITTERS 24            /* the demo uses 15 */
 #define MAX_DRAINS 8
 
 typedef struct rect16 {
@@ -184,6 +184,13 @@ void sim__sand_step(void *impl, const sim_ctx *ctx);
 /* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
 void sim__sand_scene_demo(sand_world *s, int build);
 void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build);
+/* The demo's plan (320×180 plan coordinates, position only), for the renderer: the top of the
+ * rock at plan x, whether a position is carved out of the rock (a cave), whether wood there is
+ * leaves. */
+int sim__sand_demo_ground(int px);
+int sim__sand_demo_cave(int px, int py);
+int sim__sand_demo_leaf(int px, int py);
+int sim__sand_demo_overhang(int px, int py);
 /* render.c: the palette, shade noise and the per-position wall and air colours (at create time);
  * the frame. */
 void sim__sand_render_init(sand_world *s);
