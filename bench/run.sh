@@ -60,3 +60,11 @@ echo
 sh bench/record.sh "$BIN"
 echo
 FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
+echo
+{
+    echo "### $(date -u +%Y-%m-%d) — GIF export against gifsicle -O3: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`sh bench/gif.sh $BIN\`), $(gifsicle --version | head -1)"
+    echo
+    sh bench/gif.sh "$BIN"
+} | tee bench/out/gif.md

@@ -1,10 +1,13 @@
 /* gif.c — animated GIF export with giflib. Frames are already palette-indexed, so the GIF uses
  * the frame's own palette (padded to a power of two): no quantising, no dithering, no loss.
  *
- * Each frame after the first writes only the bounding box of the pixels that changed (disposal
- * "do not dispose"), as gifsicle -O1 would; a frame whose palette differs from the global one
- * carries a local colour table and is written whole. Delays are whole centiseconds; the writer
- * spreads the remainders so the average rate is exact (at 60 Hz with every=2: 3, 3, 4, 3, 3, 4…). */
+ * Each frame after the first writes only the bounding box of the pixels whose colour changed,
+ * with the unchanged pixels inside it transparent and disposal "do not dispose", as gifsicle -O2
+ * would: the long transparent runs cost LZW almost nothing. Colours are compared as RGB, so a
+ * palette-cycling frame writes only the pixels whose colour cycled, with its palette as a local
+ * colour table. Delays are whole centiseconds; the writer spreads the remainders so the average
+ * rate is exact (at 60 Hz with every=2: 3, 3, 4, 3, 3, 4…). bench/gif.sh compares the sizes with
+ * gifsicle -O3. */
 #include "replay.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -21,19 +24,27 @@ struct rpl_gif {
     unsigned hz, every;
     uint64_t nframes;
     sim_palette global;           /* the first frame's palette */
-    uint8_t *prev;                /* the previous frame's indexes (unscaled) */
+    int gsize;                    /* entries in the global colour table (a power of two) */
+    uint8_t *prev;                /* what a viewer shows now: indexes into prevpal (unscaled) */
     sim_palette prevpal;
+    uint8_t *cur;                 /* this frame's indexes, those past the palette read as 0 */
+    uint8_t *changed;             /* 1 where this frame's colour differs from the shown one */
     uint8_t *line;                /* one scaled row */
     char err[200];
 };
 
-static ColorMapObject *make_map(const sim_palette *p)
+static int pow2_at_least(int n)
 {
-    int n = p->count ? p->count : 1, size = 2;
+    int size = 2;                 /* GIF's smallest table */
     while (size < n) size *= 2;
+    return size;
+}
+
+static ColorMapObject *make_map(const sim_palette *p, int size)
+{
     GifColorType colors[256];
     memset(colors, 0, sizeof colors);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < p->count && i < size; i++) {
         colors[i].Red = p->rgb[3 * i];
         colors[i].Green = p->rgb[3 * i + 1];
         colors[i].Blue = p->rgb[3 * i + 2];
@@ -41,9 +52,10 @@ static ColorMapObject *make_map(const sim_palette *p)
     return GifMakeMapObject(size, colors);
 }
 
-static int same_palette(const sim_palette *a, const sim_palette *b)
+static uint32_t rgb_at(const sim_palette *p, int i)
 {
-    return a->count == b->count && memcmp(a->rgb, b->rgb, (size_t)a->count * 3) == 0;
+    const uint8_t *c = &p->rgb[3 * i];
+    return (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
 }
 
 rpl_gif *rpl_gif_open(const char *path, int w, int h, int scale, unsigned hz, unsigned every,
@@ -62,15 +74,17 @@ rpl_gif *rpl_gif_open(const char *path, int w, int h, int scale, unsigned hz, un
     g->w = w; g->h = h; g->scale = scale; g->hz = hz; g->every = every;
     snprintf(g->path, sizeof g->path, "%s", path);
     snprintf(g->tmp, sizeof g->tmp, "%s.tmp.%ld", path, (long)getpid());
-    g->prev = malloc((size_t)w * (size_t)h);
+    size_t n = (size_t)w * (size_t)h;
+    g->prev = malloc(n);
+    g->cur = malloc(n);
+    g->changed = malloc(n);
     g->line = malloc((size_t)w * (size_t)scale);
-    int e = 0;
+    int ok = g->prev && g->cur && g->changed && g->line, e = 0;
     /* Open it ourselves: giflib would create the file mode 0600. */
-    int fd = (g->prev && g->line) ? open(g->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
-    if (fd < 0 && g->prev && g->line) {
+    int fd = ok ? open(g->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+    if (fd < 0 && ok) {
         snprintf(err, errlen, "gif: cannot create %s: %s", g->tmp, strerror(errno));
-        free(g->prev); free(g->line); free(g);
-        return NULL;
+        goto fail;
     }
     g->gif = fd >= 0 ? EGifOpenFileHandle(fd, &e) : NULL;
     if (!g->gif) {
@@ -80,18 +94,23 @@ rpl_gif *rpl_gif_open(const char *path, int w, int h, int scale, unsigned hz, un
         }
         snprintf(err, errlen, "gif: cannot create %s: %s", g->tmp,
                  e ? GifErrorString(e) : "out of memory");
-        free(g->prev); free(g->line); free(g);
-        return NULL;
+        goto fail;
     }
     EGifSetGifVersion(g->gif, true);
     return g;
+fail:
+    free(g->prev); free(g->cur); free(g->changed); free(g->line); free(g);
+    return NULL;
 }
 
-/* Write the rectangle (x0,y0)-(x1,y1) of f, scaled. 0, or RPL_EIMAGE (giflib's error in g->gif). */
-static int put_rect(rpl_gif *g, const sim_frame *f, int x0, int y0, int x1, int y1,
-                    const ColorMapObject *local, int delay)
+/* Write the rectangle (x0,y0)-(x1,y1) of this frame, scaled: a changed pixel as its index, an
+ * unchanged one as `trans` (or as its index when trans < 0). 0, or RPL_EIMAGE (giflib's error in
+ * g->gif). */
+static int put_rect(rpl_gif *g, int x0, int y0, int x1, int y1, const ColorMapObject *local,
+                    int trans, int delay)
 {
-    GraphicsControlBlock gcb = { DISPOSE_DO_NOT, false, delay, NO_TRANSPARENT_COLOR };
+    GraphicsControlBlock gcb = { DISPOSE_DO_NOT, false, delay,
+                                 trans >= 0 ? trans : NO_TRANSPARENT_COLOR };
     GifByteType ext[4];
     size_t n = EGifGCBToExtension(&gcb, ext);
     int s = g->scale;
@@ -99,16 +118,102 @@ static int put_rect(rpl_gif *g, const sim_frame *f, int x0, int y0, int x1, int 
     if (EGifPutImageDesc(g->gif, x0 * s, y0 * s, (x1 - x0 + 1) * s, (y1 - y0 + 1) * s, false,
                          local) == GIF_ERROR)
         return RPL_EIMAGE;
-    int maxidx = (local ? local->ColorCount : g->gif->SColorMap->ColorCount) - 1;
     for (int y = y0; y <= y1; y++) {
-        const uint8_t *src = &f->px[(size_t)y * f->w];
+        const uint8_t *src = &g->cur[(size_t)y * g->w], *ch = &g->changed[(size_t)y * g->w];
         int k = 0;
-        for (int x = x0; x <= x1; x++)
-            for (int r = 0; r < s; r++) g->line[k++] = src[x] <= maxidx ? src[x] : 0;
+        for (int x = x0; x <= x1; x++) {
+            uint8_t v = trans < 0 || ch[x] ? src[x] : (uint8_t)trans;
+            for (int r = 0; r < s; r++) g->line[k++] = v;
+        }
         for (int r = 0; r < s; r++)
             if (EGifPutLine(g->gif, g->line, k) == GIF_ERROR) return RPL_EIMAGE;
     }
     return 0;
+}
+
+/* The lowest index below size that no pixel of `used` needs, or -1. */
+static int free_index(const uint8_t *used, int size)
+{
+    for (int i = 0; i < size; i++)
+        if (!used[i]) return i;
+    return -1;
+}
+
+/* A frame after the first: only the rectangle whose colours changed (compared as RGB, so a
+ * palette-cycling frame writes just the pixels whose colour cycled), unchanged pixels inside it
+ * transparent, disposal "do not dispose", so the viewer's canvas is the frame. The global table
+ * serves when every written index means there what it means now; otherwise the frame carries its
+ * own palette as a local table. An unchanged frame is one transparent pixel carrying the delay. */
+static int put_delta(rpl_gif *g, const sim_frame *f, int delay)
+{
+    int w = g->w, h = g->h;
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    int same = f->pal.count == g->prevpal.count &&
+               memcmp(f->pal.rgb, g->prevpal.rgb, (size_t)f->pal.count * 3) == 0;
+    uint32_t curc[256], prevc[256];
+    if (!same)
+        for (int i = 0; i < 256; i++) {
+            curc[i] = i < f->pal.count ? rgb_at(&f->pal, i) : 0;
+            prevc[i] = i < g->prevpal.count ? rgb_at(&g->prevpal, i) : 0;
+        }
+    for (int y = 0; y < h; y++) {
+        const uint8_t *a = &g->cur[(size_t)y * w], *b = &g->prev[(size_t)y * w];
+        uint8_t *ch = &g->changed[(size_t)y * w];
+        int any = 0;
+        if (same && memcmp(a, b, (size_t)w) == 0) {
+            memset(ch, 0, (size_t)w);
+            continue;
+        }
+        for (int x = 0; x < w; x++) {
+            ch[x] = same ? a[x] != b[x] : curc[a[x]] != prevc[b[x]];
+            if (ch[x]) {
+                if (x < x0) x0 = x;
+                if (x > x1) x1 = x;
+                any = 1;
+            }
+        }
+        if (any) {
+            if (y < y0) y0 = y;
+            y1 = y;
+        }
+    }
+    if (x1 < 0) {
+        g->changed[0] = 0;
+        return put_rect(g, 0, 0, 0, 0, NULL, g->cur[0] < g->gsize ? g->cur[0] : 0, delay);
+    }
+    /* Which indexes the changed pixels use, and which all the rectangle's pixels use. */
+    uint8_t used[256] = { 0 }, used_all[256] = { 0 };
+    int maxidx = 0;
+    for (int y = y0; y <= y1; y++) {
+        const uint8_t *a = &g->cur[(size_t)y * w], *ch = &g->changed[(size_t)y * w];
+        for (int x = x0; x <= x1; x++) {
+            used_all[a[x]] = 1;
+            if (ch[x]) {
+                used[a[x]] = 1;
+                if (a[x] > maxidx) maxidx = a[x];
+            }
+        }
+    }
+    int global_ok = 1, global_all_ok = 1;
+    for (int i = 0; i < 256; i++) {
+        int means = i < g->gsize && i < f->pal.count && i < g->global.count &&
+                    rgb_at(&f->pal, i) == rgb_at(&g->global, i);
+        if (used[i] && !means) global_ok = 0;
+        if (used_all[i] && !means) global_all_ok = 0;
+    }
+    int trans = -1, rc;
+    if (global_ok && (trans = free_index(used, g->gsize)) >= 0)
+        return put_rect(g, x0, y0, x1, y1, NULL, trans, delay);
+    if (global_all_ok)      /* every index of the table is needed: the rectangle opaque */
+        return put_rect(g, x0, y0, x1, y1, NULL, -1, delay);
+    /* A local table: the frame's palette, as large as its indexes need plus a transparent one. */
+    int size = pow2_at_least(maxidx + 1);
+    if ((trans = free_index(used, size)) < 0 && size < 256) trans = size, size *= 2;
+    ColorMapObject *local = make_map(&f->pal, size);   /* trans < 0: all 256 changed, opaque */
+    if (!local) return RPL_ENOMEM;
+    rc = put_rect(g, x0, y0, x1, y1, local, trans, delay);
+    GifFreeMapObject(local);
+    return rc;
 }
 
 int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
@@ -122,9 +227,13 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
     uint64_t t1 = (g->nframes + 1) * g->every * 100 / g->hz;
     int delay = (int)(t1 - t0);
     int rc;
+    size_t n = (size_t)g->w * g->h;
+    int count = f->pal.count ? f->pal.count : 1;
+    for (size_t i = 0; i < n; i++) g->cur[i] = f->px[i] < count ? f->px[i] : 0;
     if (g->nframes == 0) {
         g->global = f->pal;
-        ColorMapObject *map = make_map(&f->pal);
+        g->gsize = pow2_at_least(count);
+        ColorMapObject *map = make_map(&f->pal, g->gsize);
         if (!map) goto no_memory;
         rc = EGifPutScreenDesc(g->gif, g->w * g->scale, g->h * g->scale, 8, 0, map);
         GifFreeMapObject(map);
@@ -137,32 +246,13 @@ int rpl_gif_frame(rpl_gif *g, const sim_frame *f)
             EGifPutExtensionBlock(g->gif, 3, loop) == GIF_ERROR ||
             EGifPutExtensionTrailer(g->gif) == GIF_ERROR)
             goto gif_error;
-        rc = put_rect(g, f, 0, 0, g->w - 1, g->h - 1, NULL, delay);
+        rc = put_rect(g, 0, 0, g->w - 1, g->h - 1, NULL, -1, delay);
     } else {
-        int x0 = 0, y0 = 0, x1 = g->w - 1, y1 = g->h - 1;
-        if (same_palette(&f->pal, &g->prevpal)) {
-            /* Only the changed box; an unchanged frame still needs one pixel for its delay. */
-            x0 = g->w; y0 = g->h; x1 = -1; y1 = -1;
-            for (int y = 0; y < g->h; y++) {
-                const uint8_t *a = &f->px[(size_t)y * g->w], *b = &g->prev[(size_t)y * g->w];
-                if (memcmp(a, b, (size_t)g->w) == 0) continue;
-                if (y < y0) y0 = y;
-                y1 = y;
-                for (int x = 0; x < g->w; x++)
-                    if (a[x] != b[x]) {
-                        if (x < x0) x0 = x;
-                        if (x > x1) x1 = x;
-                    }
-            }
-            if (x1 < 0) x0 = x1 = y0 = y1 = 0;
-        }
-        ColorMapObject *local = same_palette(&f->pal, &g->global) ? NULL : make_map(&f->pal);
-        if (!same_palette(&f->pal, &g->global) && !local) goto no_memory;
-        rc = put_rect(g, f, x0, y0, x1, y1, local, delay);
-        if (local) GifFreeMapObject(local);
+        rc = put_delta(g, f, delay);
     }
+    if (rc == RPL_ENOMEM) goto no_memory;
     if (rc) goto gif_error;
-    memcpy(g->prev, f->px, (size_t)g->w * g->h);
+    memcpy(g->prev, g->cur, n);
     g->prevpal = f->pal;
     g->nframes++;
     return 0;
@@ -194,6 +284,8 @@ int rpl_gif_close(rpl_gif *g, char *err, size_t errlen)
     }
     if (rc) unlink(g->tmp);
     free(g->prev);
+    free(g->cur);
+    free(g->changed);
     free(g->line);
     free(g);
     return rc;
@@ -205,6 +297,8 @@ void rpl_gif_abort(rpl_gif *g)
     EGifCloseFile(g->gif, &e);
     unlink(g->tmp);
     free(g->prev);
+    free(g->cur);
+    free(g->changed);
     free(g->line);
     free(g);
 }

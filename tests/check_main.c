@@ -9,7 +9,7 @@ int main(int argc, char **argv)
 {
     Suite *(*const makers[])(void) = {
         suite_rng, suite_dmath, suite_raster, suite_world, suite_kinds, suite_verlet, suite_wire, suite_codec, suite_server, suite_record,
-        suite_replay, suite_scene, suite_ilbm, suite_ccjson,
+        suite_replay, suite_gif, suite_scene, suite_ilbm, suite_ccjson,
         /* Every kind's own suite, suite_<kind> from tests/check_<kind>.c, from the one list. */
 #define SIM_KIND(name) suite_##name,
 #include "kinds.h"

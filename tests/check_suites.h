@@ -21,6 +21,7 @@ Suite *suite_decoder(void);
 Suite *suite_codec(void);
 Suite *suite_server(void);
 Suite *suite_replay(void);
+Suite *suite_gif(void);        /* replay/gif.c: composited frames equal the world's */
 Suite *suite_record(void);
 Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
 Suite *suite_acks(void);
