@@ -115,6 +115,12 @@ static int put_rect(rpl_gif *g, int x0, int y0, int x1, int y1, const ColorMapOb
     size_t n = EGifGCBToExtension(&gcb, ext);
     int s = g->scale;
     if (EGifPutExtension(g->gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) == GIF_ERROR) return RPL_EIMAGE;
+    /* giflib keeps a copy of the last local colour table in Image.ColorMap and, when the next
+     * image has none, overwrites the pointer without freeing it (giflib 5.2): free it here. */
+    if (!local && g->gif->Image.ColorMap) {
+        GifFreeMapObject(g->gif->Image.ColorMap);
+        g->gif->Image.ColorMap = NULL;
+    }
     if (EGifPutImageDesc(g->gif, x0 * s, y0 * s, (x1 - x0 + 1) * s, (y1 - y0 + 1) * s, false,
                          local) == GIF_ERROR)
         return RPL_EIMAGE;
