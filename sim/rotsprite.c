@@ -1,0 +1,211 @@
+/* rotsprite.c — RotSprite pre-bake (seed 000 §2): Scale2x ×3, nearest rotation, 8× mode
+ * reduction; quarter turns exact. See rotsprite.h for the contract, docs/rotsprite.md for the
+ * choices. Allocates only inside sim_rot_bake, which a world calls at create time. */
+#include <stdlib.h>
+#include <string.h>
+#include "rotsprite.h"
+#include "sim.h"
+
+#define FX_ONE 65536  /* 16.16 fixed point for cos and sin */
+
+void sim_rot_scale2x(uint8_t *dst, const uint8_t *src, int w, int h, uint8_t transparent)
+{
+    int dw = 2 * w;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            uint8_t e = src[y * w + x];
+            uint8_t b = y > 0 ? src[(y - 1) * w + x] : transparent;
+            uint8_t hh = y < h - 1 ? src[(y + 1) * w + x] : transparent;
+            uint8_t d = x > 0 ? src[y * w + x - 1] : transparent;
+            uint8_t f = x < w - 1 ? src[y * w + x + 1] : transparent;
+            uint8_t e0 = e, e1 = e, e2 = e, e3 = e;
+            /* scale2x.it: if B != H && D != F apply the rules, else all four outputs are E */
+            if (b != hh && d != f) {
+                e0 = d == b ? d : e;
+                e1 = b == f ? f : e;
+                e2 = d == hh ? d : e;
+                e3 = hh == f ? f : e;
+            }
+            uint8_t *o = dst + (2 * y) * dw + 2 * x;
+            o[0] = e0;
+            o[1] = e1;
+            o[dw] = e2;
+            o[dw + 1] = e3;
+        }
+    }
+}
+
+/* Smallest n with n·n >= v (v small: a loop is plenty at bake time). */
+static int ceil_sqrt(int64_t v)
+{
+    int n = 0;
+    while ((int64_t)n * n < v)
+        n++;
+    return n;
+}
+
+/* round(x · FX_ONE) for |x| <= 1, half away from zero; x comes from sim_cos/sim_sin, so it is
+ * the same double everywhere, and the product by a power of two is exact. */
+static int32_t fx_round(double x)
+{
+    double v = x * FX_ONE;
+    return (int32_t)(v >= 0 ? v + 0.5 : v - 0.5);
+}
+
+/* floor(a / b) for b > 0, independent of how the compiler rounds a negative quotient. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* cos and sin of angle k × 22.5° in 16.16. Only the first quadrant is computed (0°, 22.5°, 45°,
+ * 67.5° with the last two taken from the first two, so cos 45° == sin 45° exactly); the other
+ * quadrants are exact quarter turns of it, and multiples of 90° are exactly 0 and ±1. */
+static void angle_fx(int k, int32_t *c, int32_t *s)
+{
+    int32_t c1 = fx_round(sim_cos(SIM_PI / 8)), s1 = fx_round(sim_sin(SIM_PI / 8));
+    int32_t c2 = fx_round(sim_cos(SIM_PI / 4));
+    int32_t qc[4] = { FX_ONE, c1, c2, s1 }, qs[4] = { 0, s1, c2, c1 };
+    int32_t cc = qc[k & 3], ss = qs[k & 3];
+    for (int q = 0; q < (k >> 2); q++) {  /* +90°: (cos, sin) → (−sin, cos) */
+        int32_t t = cc;
+        cc = -ss;
+        ss = t;
+    }
+    *c = cc;
+    *s = ss;
+}
+
+/* A quarter turn (q = 0..3 times 90° clockwise) of the input itself, pixel for pixel. Centres
+ * are in half-pixel units relative to the pivot; the canvas centre is `side` half-units from its
+ * corner and has the pivot's parity, so every rotated centre lands on a pixel centre. */
+static void bake_exact(uint8_t *img, int side, const sim_rot_sprite *in, int q)
+{
+    for (int y = 0; y < in->h; y++) {
+        for (int x = 0; x < in->w; x++) {
+            uint8_t v = in->px[y * in->w + x];
+            if (v == in->transparent)
+                continue;
+            int dx = 2 * x + 1 - in->pivot_x2, dy = 2 * y + 1 - in->pivot_y2;
+            for (int i = 0; i < q; i++) {  /* clockwise on screen (y down): (dx, dy) → (−dy, dx) */
+                int t = dx;
+                dx = -dy;
+                dy = t;
+            }
+            int ox = (side + dx - 1) / 2, oy = (side + dy - 1) / 2;
+            img[oy * side + ox] = v;
+        }
+    }
+}
+
+/* The general path: every output pixel is an 8×8 block of the rotated 8× canvas; each of its 64
+ * samples is the nearest pixel of the 8× sprite under the inverse rotation. */
+static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int bh,
+                         const sim_rot_sprite *in, int k)
+{
+    int32_t c, s;
+    angle_fx(k, &c, &s);
+    const int64_t S8 = (int64_t)SIM_ROT_SCALE * side;        /* canvas centre, half-subpixels */
+    const int64_t px = (int64_t)SIM_ROT_SCALE * in->pivot_x2; /* pivot in the 8× sprite, same */
+    const int64_t py = (int64_t)SIM_ROT_SCALE * in->pivot_y2;
+    const int64_t cell = 2 * (int64_t)FX_ONE;                /* one subpixel, in fixed half-units */
+    uint8_t tr = in->transparent;
+    for (int oy = 0; oy < side; oy++) {
+        for (int ox = 0; ox < side; ox++) {
+            uint16_t count[256];
+            int opaque = 0;
+            memset(count, 0, sizeof count);
+            for (int j = 0; j < SIM_ROT_SCALE; j++) {
+                int64_t qy = 2 * ((int64_t)oy * SIM_ROT_SCALE + j) + 1 - S8;
+                for (int i = 0; i < SIM_ROT_SCALE; i++) {
+                    int64_t qx = 2 * ((int64_t)ox * SIM_ROT_SCALE + i) + 1 - S8;
+                    /* inverse of the clockwise turn: (qx, qy) → (c·qx + s·qy, −s·qx + c·qy) */
+                    int64_t sx = c * qx + s * qy + px * FX_ONE;
+                    int64_t sy = -s * qx + c * qy + py * FX_ONE;
+                    int64_t ix = floor_div(sx, cell), iy = floor_div(sy, cell);
+                    if (ix < 0 || iy < 0 || ix >= bw || iy >= bh)
+                        continue;
+                    uint8_t v = big[iy * bw + ix];
+                    if (v == tr)
+                        continue;
+                    count[v]++;
+                    opaque++;
+                }
+            }
+            if (opaque < SIM_ROT_COVER_MIN)
+                continue;
+            int best = -1;
+            for (int v = 0; v < 256; v++)  /* most frequent; ties go to the lowest index */
+                if (count[v] > 0 && (best < 0 || count[v] > count[best]))
+                    best = v;
+            img[oy * side + ox] = (uint8_t)best;
+        }
+    }
+}
+
+int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)
+{
+    int rc = 0;
+    uint8_t *a = NULL, *b = NULL;
+    out->px = NULL;
+    out->side = 0;
+    if (!in || !in->px || in->w < 1 || in->h < 1 || in->w > SIM_ROT_MAX_DIM ||
+        in->h > SIM_ROT_MAX_DIM || in->pivot_x2 < 0 || in->pivot_y2 < 0 ||
+        in->pivot_x2 > 2 * in->w || in->pivot_y2 > 2 * in->h ||
+        ((in->pivot_x2 ^ in->pivot_y2) & 1))
+        return SIM_EINVAL;
+    /* The farthest sprite corner from the pivot bounds every rotation. */
+    int64_t dx = in->pivot_x2 > 2 * in->w - in->pivot_x2 ? in->pivot_x2 : 2 * in->w - in->pivot_x2;
+    int64_t dy = in->pivot_y2 > 2 * in->h - in->pivot_y2 ? in->pivot_y2 : 2 * in->h - in->pivot_y2;
+    int side = ceil_sqrt(dx * dx + dy * dy);
+    if ((side ^ in->pivot_x2) & 1)
+        side++;
+    if (side < 1)
+        side = 1 + (in->pivot_x2 & 1 ? 0 : 1);
+    size_t area = (size_t)side * (size_t)side;
+    size_t big = (size_t)in->w * in->h * SIM_ROT_SCALE * SIM_ROT_SCALE;
+    uint8_t *px = malloc(area * SIM_ROT_ANGLES);
+    a = malloc(big);
+    b = malloc(big);
+    if (!px || !a || !b) {
+        free(px);
+        rc = SIM_ENOMEM;
+        goto done;
+    }
+    memset(px, in->transparent, area * SIM_ROT_ANGLES);
+    /* 8×: three Scale2x passes, ping-ponging between a and b; the result ends in a. */
+    memcpy(b, in->px, (size_t)in->w * in->h);
+    sim_rot_scale2x(a, b, in->w, in->h, in->transparent);
+    sim_rot_scale2x(b, a, 2 * in->w, 2 * in->h, in->transparent);
+    sim_rot_scale2x(a, b, 4 * in->w, 4 * in->h, in->transparent);
+    for (int k = 0; k < SIM_ROT_ANGLES; k++) {
+        uint8_t *img = px + area * (size_t)k;
+        if (k % 4 == 0)
+            bake_exact(img, side, in, k / 4);
+        else
+            bake_general(img, side, a, SIM_ROT_SCALE * in->w, SIM_ROT_SCALE * in->h, in, k);
+    }
+    out->px = px;
+    out->side = side;
+    out->transparent = in->transparent;
+done:
+    free(a);
+    free(b);
+    return rc;
+}
+
+void sim_rot_free(sim_rot_set *s)
+{
+    if (!s)
+        return;
+    free(s->px);
+    s->px = NULL;
+    s->side = 0;
+}
+
+const uint8_t *sim_rot_image(const sim_rot_set *s, int k)
+{
+    int m = ((k % SIM_ROT_ANGLES) + SIM_ROT_ANGLES) % SIM_ROT_ANGLES;
+    return s->px + (size_t)s->side * (size_t)s->side * (size_t)m;
+}
