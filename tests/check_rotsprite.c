@@ -31,9 +31,8 @@ START_TEST(scale2x_rules_by_hand)
 }
 END_TEST
 
-/* Mixed neighbours: a 3×3 with the centre's four neighbours distinct, so E0..E3 each pick their
- * own side. Centre 5, B=1 (up), D=2 (left), F=2 (right), H=1 (down)? That makes B==H: all E.
- * Instead B=1, D=1, F=2, H=2: B≠H, D≠F; E0=D=1 (D==B), E1=E (B≠F), E2=E (D≠H), E3=F=2 (H==F). */
+/* The centre 5 of a 3×3 with B=1 (up), D=1 (left), F=2 (right), H=2 (down): B≠H and D≠F, so the
+ * rules apply: E0=D=1 (D==B), E1=E (B≠F), E2=E (D≠H), E3=F=2 (H==F). */
 START_TEST(scale2x_corner_rules)
 {
     const uint8_t src[9] = { 7, 1, 7,
@@ -67,7 +66,7 @@ START_TEST(quarter_turns_exact_corner_pivot)
     sim_rot_sprite sp = { N, N, in, T, N, N };
     sim_rot_set s;
     bake_ok(&s, &sp);
-    ck_assert_int_eq(s.side, 6);  /* ceil(√(4²+4²)) = 6 half-units... side 6, even like the pivot */
+    ck_assert_int_eq(s.side, 6);  /* corners 4 half-units away on each axis: ceil(√32) = 6, even */
     int o = (s.side - N) / 2;
     for (int q = 0; q < 4; q++) {
         const uint8_t *img = sim_rot_image(&s, 4 * q);
