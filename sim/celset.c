@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #define SAVE_TAG 0xCE15u      /* marks the engine's block in a world's state */
-#define SAVE_SLOT_BYTES 28    /* bytes one slot takes in a save (see save_slot) */
+#define SAVE_SLOT_BYTES 32    /* bytes one slot takes in a save (see save_slot) */
 /* Lookups a single tick may take to resolve a cel: end and restart each cost one, and a sane
  * set needs at most two; a set of nothing but commands draws nothing instead of spinning. */
 #define RESOLVE_STEPS 4
@@ -50,7 +50,12 @@ int sim_anim_alloc(sim_anim *an, int object, int x, int y)
         /* wSpriteAnimCount "overflowing from 255 to 1": 0 would mark the slot empty */
         an->count = an->count == 255 ? 1 : (uint8_t)(an->count + 1);
         const sim_anim_object *o = &an->cfg.objects[object];
-        memset(s, 0, sizeof *s);               /* "All subsequent fields are zeroed" */
+        /* "All subsequent fields are zeroed"; what the slot rendered this tick (a slot deleted
+         * by its behaviour) still draws, as OAM already written would on the Game Boy. */
+        sim_anim_slot keep = *s;
+        memset(s, 0, sizeof *s);
+        s->shown = keep.shown; s->shown_cel = keep.shown_cel; s->shown_flags = keep.shown_flags;
+        s->shown_base = keep.shown_base; s->shown_x = keep.shown_x; s->shown_y = keep.shown_y;
         s->index = an->count;
         s->celset_id = o->celset_id;
         s->behaviour_id = o->behaviour_id;
@@ -143,7 +148,11 @@ static int resolve(const sim_anim *an, sim_anim_slot *s, entry *out)
 
 void sim_anim_tick(sim_anim *an, void *ctx)
 {
-    for (int i = 0; i < an->cfg.nslots; i++) an->slot[i].shown = 0;
+    for (int i = 0; i < an->cfg.nslots; i++) {     /* nothing shown unless this tick says so */
+        sim_anim_slot *s = &an->slot[i];
+        s->shown = s->shown_cel = s->shown_flags = s->shown_base = 0;
+        s->shown_x = s->shown_y = 0;
+    }
     for (int i = 0; i < an->cfg.nslots; i++) {
         sim_anim_slot *s = &an->slot[i];
         if (s->index == 0) continue;

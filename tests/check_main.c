@@ -16,6 +16,7 @@ int main(int argc, char **argv)
 #undef SIM_KIND
         suite_framing, suite_decoder,
         suite_compat,
+        suite_celset,
         suite_acks, suite_handlers, suite_fanout,
         suite_robust,
     };

@@ -12,6 +12,7 @@ Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sy
 #include "kinds.h"
 #undef SIM_KIND
 Suite *suite_verlet(void);
+Suite *suite_celset(void);     /* sim/celset.c: the cel-set sprite engine of seed 002 */
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);
