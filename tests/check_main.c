@@ -17,6 +17,7 @@ int main(int argc, char **argv)
         suite_framing, suite_decoder,
         suite_compat,
         suite_rotsprite,
+        suite_celset,
         suite_acks, suite_handlers, suite_fanout,
         suite_robust,
     };
