@@ -19,9 +19,10 @@
 # Before the real checks, each check runs on objects that break its rule on purpose and must
 # fail: a check that cannot fail is a bug.
 #
-# usage: layers.sh BUILD_DIR   (after `make all`; the Makefile passes CC and the INC_* flags)
+# usage: layers.sh [BUILD_DIR]   (default build/default, after `make all`; the Makefile passes CC
+# and the INC_* flags)
 set -eu
-build=${1:?usage: layers.sh BUILD_DIR}
+build=${1:-build/default}   # the default build, as `make test-layers` passes it
 CC=${CC:-cc}
 INC_sim=${INC_sim:--Isim}
 INC_wire=${INC_wire:--Iwire -Isim}
