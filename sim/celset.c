@@ -291,6 +291,7 @@ int sim_anim_load(sim_anim *an, sim_reader *rd)
         int16_t gx = (int16_t)sim__r_u16(rd), gy = (int16_t)sim__r_u16(rd);
         if (rd->err) return rd->err;
         if (n != an->cfg.nslots) return SIM_ECORRUPT;
+        if (count == 0) return SIM_ECORRUPT;             /* the counter is never 0 */
         for (int i = 0; i < n; i++) {
             sim_anim_slot tmp;
             int rc = load_slot(&tmp, rd);

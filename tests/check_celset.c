@@ -598,6 +598,7 @@ START_TEST(corrupt_saves_refused_untouched)
     struct { size_t at; uint8_t v; } pokes[] = {
         { 0, 0x00 },                     /* tag */
         { 2, 9 },                        /* slot count other than the world's */
+        { 3, 0 },                        /* the allocation counter is never 0 (fuzz_celset) */
         { 8 + 20, 2 },                   /* slot 0: shown is 0 or 1 */
         { 8 + 22, 0x80 },                /* slot 0: shown flags hold only the two flips */
         { 8 + 21, SIM_CEL_DELETE },      /* slot 0: a shown cel is a cel id */

@@ -15,6 +15,7 @@
 #include <zstd.h>
 #include "codec.h"
 #include "sim.h"
+#include "celset.h"
 #include "cycle/scene.h"
 #include "wire.h"
 
@@ -582,6 +583,64 @@ static void corpus_scenes(void)
     put_file("ilbm", "bmhd-only.ilbm", hdr, sizeof hdr);
 }
 
+/* ---- celset: cel sets, an OAM set and an engine state (fuzz_celset.c's layout) ------------------ */
+static void celset_seed(const char *name, int nslots_byte, const uint8_t *cs0, size_t n0,
+                        const uint8_t *cs1, size_t n1, const uint8_t *oam, size_t no, int ticks)
+{
+    uint8_t buf[2048];
+    size_t n = 0;
+    buf[n++] = (uint8_t)nslots_byte;
+    buf[n++] = (uint8_t)n0;
+    memcpy(buf + n, cs0, n0);
+    n += n0;
+    buf[n++] = (uint8_t)n1;
+    memcpy(buf + n, cs1, n1);
+    n += n1;
+    buf[n++] = (uint8_t)no;
+    memcpy(buf + n, oam, no);
+    n += no;
+    /* A state the engine itself saved with these tables, after a few ticks. */
+    static const uint8_t px[16] = { 1 };
+    sim_sprite tiles[3] = { { 4, 4, px, 0 }, { 2, 8, px, -1 }, { 1, 1, px, 3 } };
+    sim_cel_set sets[4] = { { cs0, (uint16_t)n0 }, { cs1, (uint16_t)n1 }, { cs0, (uint16_t)n0 }, { NULL, 0 } };
+    sim_cel cels[3] = { { 0, oam, (uint16_t)no }, { 1, oam, (uint16_t)no }, { 2, NULL, 0 } };
+    sim_anim_object objs[3] = { { 0, 0, 0 }, { 1, 0, 1 }, { 2, 0, 2 } };
+    sim_anim_config cfg = sim_anim_config_default();
+    cfg.nslots = 1 + nslots_byte % 12;
+    cfg.objects = objs;
+    cfg.nobjects = 3;
+    cfg.celsets = sets;
+    cfg.ncelsets = 4;
+    cfg.cels = cels;
+    cfg.ncels = 3;
+    cfg.tiles = tiles;
+    cfg.ntiles = 3;
+    sim_anim a;
+    if (sim_anim_init(&a, &cfg) != 0) exit(1);
+    for (int i = 0; i < 3; i++) sim_anim_alloc(&a, i, 10 + 7 * i, 20 - 3 * i);
+    for (int t = 0; t < ticks; t++) sim_anim_tick(&a, NULL);
+    sim_writer wr;
+    sim__w_init(&wr, buf + n, sizeof buf - n);
+    sim_anim_save(&a, &wr);
+    n += wr.len;
+    sim_anim_free(&a);
+    put_file("celset", name, buf, n);
+}
+
+static void corpus_celset(void)
+{
+    static const uint8_t loop[] = { 0, 3, 0, 1, 2, 0x20, SIM_CEL_RESTART };
+    static const uint8_t waits[] = { 1, 1, 0x40, SIM_CEL_WAIT, 4, 0, 0, 0, SIM_CEL_END };
+    static const uint8_t del_last[] = { 0, 0, 0, SIM_CEL_DELETE };
+    static const uint8_t cut[] = { 1, 200 };
+    static const uint8_t oam2[] = { 2, 0xFC, 0xFC, 0, 0, 2, 0, 1, 0x60 };
+    static const uint8_t oam_short[] = { 5, 1, 1, 0 };
+    celset_seed("loop-wait", 3, loop, sizeof loop, waits, sizeof waits, oam2, sizeof oam2, 5);
+    celset_seed("delete-last-cut", 9, del_last, sizeof del_last, cut, sizeof cut, oam_short,
+                sizeof oam_short, 2);
+    celset_seed("restart-only", 0, loop + 6, 1, del_last, sizeof del_last, oam2, sizeof oam2, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -595,6 +654,7 @@ int main(int argc, char **argv)
     corpus_frame();
     corpus_state();
     corpus_inputs();
+    corpus_celset();
     if (sim_kind_find("cycle")) corpus_scenes();
     printf("make_corpus: %d files in %s\n", nfiles, root);
     return 0;
