@@ -490,6 +490,670 @@ START_TEST(fmt_double_reports_value_and_bits)
 }
 END_TEST
 
+/* ---- the terrarium's bytes ------------------------------------------------------------------- */
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* A terrarium-like run (ropes, loose chunks, linked pairs, flings, pins dragged through walls) on
+ * a solver with every issue-14 option off: its bytes after 600 steps were recorded before those
+ * options existed, so this fails if any of them leaks into the default solve or the saved state. */
+START_TEST(spin_off_keeps_old_bytes)
+{
+    box();
+    segs[nsegs++] = (sim_seg){ 100, 200, 300, 150, SIM_SEG_SOLID };
+    segs[nsegs++] = (sim_seg){ 120, 100, 220, 100, SIM_SEG_ONEWAY };
+    segs[nsegs++] = (sim_seg){ 330, 300, 330, 120, SIM_SEG_POLE };
+    sim_verlet v;
+    mk(&v, 540.0, 0.002);
+    sim_rng rng;
+    sim_rng_seed(&rng, 14, 3);
+    sim_verlet_make_rope(&v, 0, 30, 30, 1, 0);
+    sim_verlet_make_rope(&v, 0, 250, 60, 0, 1);
+    for (int b = 0; b < 6; b++) {
+        sim_verlet_body_begin(&v, (uint8_t)(1 + b % 2));
+        int a = sim_verlet_add_chunk(&v, 40 + 55 * b, 40 + sim_rng_unit(&rng) * 80, 3, 1.0);
+        int c = sim_verlet_add_chunk(&v, 50 + 55 * b, 45, 2 + sim_rng_unit(&rng), 0.3);
+        sim_verlet_add_link(&v, a, c, -1, 0.7);
+    }
+    for (int t = 0; t < 600; t++) {
+        if (t % 40 == 0)
+            for (int i = 0; i < v.nchunk; i++) {
+                v.chunk[i].px = v.chunk[i].x - (sim_rng_unit(&rng) - 0.5) * 30.0;
+                v.chunk[i].py = v.chunk[i].y - (sim_rng_unit(&rng) - 0.5) * 30.0;
+            }
+        if (t % 150 == 0) {
+            if (v.npin) sim_verlet_pin_remove(&v, 0);
+            double tx = t % 300 == 0 ? -40.0 : 200.0;
+            sim_verlet_pin_add(&v, (t / 150 * 7) % v.nchunk, 5, tx, 310, 0.4);
+        }
+        if (t % 25 == 0) v.ax[3] = 900.0;
+        sim_verlet_step(&v);
+    }
+    uint8_t buf[8192];
+    sim_writer wr;
+    sim__w_init(&wr, buf, sizeof buf);
+    sim_verlet_save(&v, &wr);
+    ck_assert(!wr.overflow);
+    size_t want = 8 + 8 * 9 + (size_t)v.nchunk * 48 + (size_t)v.nlink * 20 + (size_t)v.npin * 32;
+    ck_assert_uint_eq(wr.len, want);
+    uint64_t h = fnv1a(buf, wr.len);
+    ck_assert_msg(h == 0x5e7701067f71eb21ULL, "spin-off bytes changed: hash 0x%016llx",
+                  (unsigned long long)h);
+    sim_verlet_free(&v);
+}
+END_TEST
+
+/* ---- the fruit-merge options (issue 14 §3): spin, chunk contact, passes, removal ------------- */
+/* A fruit container at 60 Hz: floor at y 400, walls at x 0 and 240, running far up so that nothing
+ * dropped from above can go round their ends, and past the floor's corners (verlet.h). */
+#define FRUIT_DT (1.0 / 60.0)
+#define FRUIT_W 240.0
+#define FRUIT_FLOOR 400.0
+static const double fruit_r[11] = { 5, 7, 9, 11.5, 14, 16.5, 19, 22, 25, 29, 33 };
+
+static void fruit_box(void)
+{
+    nsegs = 0;
+    segs[nsegs++] = (sim_seg){ 0, -1000, 0, 420, SIM_SEG_SOLID };
+    segs[nsegs++] = (sim_seg){ FRUIT_W, 420, FRUIT_W, -1000, SIM_SEG_SOLID };
+    segs[nsegs++] = (sim_seg){ -20, FRUIT_FLOOR, FRUIT_W + 20, FRUIT_FLOOR, SIM_SEG_SOLID };
+}
+
+static void mk_fruit(sim_verlet *v, int passes, int spin)
+{
+    ck_assert_int_eq(sim_verlet_init(v, 64, 32, 16, 64), 0);
+    v->dt = FRUIT_DT;
+    v->gravity = 600.0;
+    v->seg = segs;
+    v->nseg = nsegs;
+    v->passes = passes;
+    v->spin = spin;
+    v->spin_drag = 0.02;
+    v->collide_chunks = 1;
+}
+
+/* One fruit: a body of one chunk, mass ∝ r². */
+static int add_fruit(sim_verlet *v, double x, double y, double r)
+{
+    ck_assert_int_ge(sim_verlet_body_begin(v, 0), 0);
+    return sim_verlet_add_chunk(v, x, y, r, r * r / 100.0);
+}
+
+/* 60 fruit of mixed tiers (mostly the small five, every tenth a big one) on a grid above the
+ * container, not touching, at rest. */
+static void drop_60(sim_verlet *v, uint64_t seed)
+{
+    sim_rng rng;
+    sim_rng_seed(&rng, seed, 1);
+    for (int i = 0; i < 60; i++) {
+        int tier = (int)(sim_rng_unit(&rng) * 6);
+        if (i % 10 == 9) tier = 6 + (int)(sim_rng_unit(&rng) * 5);
+        double x = 35 + (i % 5) * 42 + sim_rng_unit(&rng) * 4, y = -20 - (i / 5) * 70.0;
+        add_fruit(v, x, y, fruit_r[tier]);
+    }
+}
+
+static double speed(const sim_chunk *c) { return len(c->x - c->px, c->y - c->py); }
+
+/* The touching pairs by brute force, in the order and by the test verlet.h promises. */
+static int brute_pairs(const sim_verlet *v, uint16_t (*out)[2], int cap)
+{
+    int n = 0;
+    for (int i = 0; i < v->nchunk; i++)
+        for (int j = i + 1; j < v->nchunk; j++) {
+            if (sim_verlet_body_of(v, i) == sim_verlet_body_of(v, j)) continue;
+            const sim_chunk *a = &v->chunk[i], *b = &v->chunk[j];
+            double dx = a->x - b->x, dy = a->y - b->y, rr = a->r + b->r + SIM_VL_SKIN;
+            if (dx * dx + dy * dy > rr * rr) continue;
+            ck_assert_int_lt(n, cap);
+            out[n][0] = (uint16_t)i;
+            out[n][1] = (uint16_t)j;
+            n++;
+        }
+    return n;
+}
+
+static void assert_pairs_exact(const sim_verlet *v, int t)
+{
+    uint16_t want[512][2];
+    int n = brute_pairs(v, want, 512);
+    ck_assert_msg(v->npair == n, "tick %d: %d pairs listed, %d touch", t, v->npair, n);
+    ck_assert_int_eq(v->npair_lost, 0);
+    for (int k = 0; k < n; k++)
+        ck_assert_msg(v->pair[k][0] == want[k][0] && v->pair[k][1] == want[k][1],
+                      "tick %d pair %d: %d–%d listed, %d–%d touch", t, k, v->pair[k][0],
+                      v->pair[k][1], want[k][0], want[k][1]);
+}
+
+static size_t save_bytes(const sim_verlet *v, uint8_t *buf, size_t cap)
+{
+    sim_writer wr;
+    sim__w_init(&wr, buf, cap);
+    sim_verlet_save(v, &wr);
+    ck_assert(!wr.overflow);
+    ck_assert_uint_le(wr.len, sim_verlet_save_max(v));
+    return wr.len;
+}
+
+/* The contact point of chunk c on a surface with unit normal n (toward the centre) slips at
+ * v·t − w·r along t = (−ny, nx): the spin moves the point at −n·r by w·(n_y r, −n_x r) = −w·r·t. */
+static double slip_on(const sim_chunk *c, double nx, double ny)
+{
+    double vx = c->x - c->px, vy = c->y - c->py;
+    return vx * -ny + vy * nx - c->w * c->r;
+}
+
+/* A disc dropped, moving sideways, onto a 26.6° slope ends up rolling down it: no slip at the
+ * contact, spinning clockwise (it travels right, y down), and accelerating at ⅔ g sin θ, the rate
+ * of a rolling solid disc (I = ½ m r²; a sliding one would take the whole g sin θ). Both with
+ * and without chunk contact (the per-pass and the pile velocity treatment). */
+START_TEST(disc_rolls_down_a_slope)
+{
+    for (int pile = 0; pile < 2; pile++) {
+        nsegs = 0;
+        segs[nsegs++] = (sim_seg){ 0, 100, 800, 500, SIM_SEG_SOLID };
+        sim_verlet v;
+        mk_fruit(&v, 8, 1);
+        v.spin_drag = 0.0;
+        v.collide_chunks = pile;
+        int c = add_fruit(&v, 60, 60, 10);
+        v.chunk[c].px = v.chunk[c].x - 1.0;
+        double len_s = sqrt(800.0 * 800.0 + 400.0 * 400.0);
+        double nx = 400.0 / len_s, ny = -800.0 / len_s, tx = -ny, ty = nx;
+        double v40 = 0.0, v80 = 0.0;
+        for (int t = 1; t <= 80; t++) {
+            sim_verlet_step(&v);
+            const sim_chunk *ch = &v.chunk[c];
+            double vt = (ch->x - ch->px) * tx + (ch->y - ch->py) * ty;
+            if (t == 40) v40 = vt;
+            if (t == 80) v80 = vt;
+        }
+        const sim_chunk *ch = &v.chunk[c];
+        ck_assert_int_ne(v.contact[c] & SIM_VL_TOUCH, 0);
+        ck_assert_msg(v80 > 2.0, "pile %d: rolled at only %.3f a step", pile, v80);
+        double slip = slip_on(ch, nx, ny);
+        ck_assert_msg(fabs(slip) < 0.01 * v80, "pile %d: slips at %.5f, rolling at %.3f", pile,
+                      slip, v80);
+        ck_assert_msg(ch->w > 0.0, "pile %d: travelling right but w = %.5f", pile, ch->w);
+        double rate = (v80 - v40) / 40.0;
+        double want = 2.0 / 3.0 * 600.0 * (400.0 / len_s) * FRUIT_DT * FRUIT_DT;
+        ck_assert_msg(fabs(rate - want) < 0.03 * want, "pile %d: accelerates at %.5f, not %.5f",
+                      pile, rate, want);
+        sim_verlet_free(&v);
+    }
+}
+END_TEST
+
+/* A disc spinning clockwise at rest on a floor drives itself right, and ends rolling. Friction at
+ * the contact keeps the angular momentum about the contact point: I·w0 = (I + m r²)·w, so it ends
+ * at a third of its spin, rolling at w0·r/3. */
+START_TEST(spin_drives_disc_along_floor)
+{
+    for (int pile = 0; pile < 2; pile++) {
+        nsegs = 0;
+        segs[nsegs++] = (sim_seg){ -20, 300, 420, 300, SIM_SEG_SOLID };
+        sim_verlet v;
+        mk_fruit(&v, 8, 1);
+        v.spin_drag = 0.0;
+        v.collide_chunks = pile;
+        int c = add_fruit(&v, 100, 290, 10);
+        v.chunk[c].w = 0.2;
+        for (int t = 0; t < 60; t++) sim_verlet_step(&v);
+        const sim_chunk *ch = &v.chunk[c];
+        double vx = ch->x - ch->px;
+        ck_assert_msg(ch->x > 100.0 && vx > 0.0, "pile %d: not moving right (x %.3f)", pile,
+                      ch->x);
+        ck_assert_msg(fabs(vx - 0.2 * 10.0 / 3.0) < 0.01, "pile %d: rolls at %.5f, not 2/3", pile,
+                      vx);
+        ck_assert_msg(fabs(slip_on(ch, 0.0, -1.0)) < 1e-3, "pile %d: still slips", pile);
+        ck_assert_double_eq_tol(ch->y, 290.0, 1e-6);
+        sim_verlet_free(&v);
+    }
+}
+END_TEST
+
+/* A fruit at rest against a wall, touching it but not pressed on it, falls as if the wall were
+ * not there: no friction without a push (SIM_VL_PRESS); one pressed on the floor keeps it. */
+START_TEST(touching_a_wall_is_not_friction)
+{
+    for (int spin = 0; spin < 2; spin++) {
+        fruit_box();
+        sim_verlet v;
+        mk_fruit(&v, 8, spin);
+        int c = add_fruit(&v, 10, 100, 10);                       /* gap 0 to the left wall */
+        for (int n = 1; n <= 30; n++) {
+            sim_verlet_step(&v);
+            ck_assert_int_ne(v.contact[c] & SIM_VL_TOUCH, 0);
+        }
+        double g = 600.0 * FRUIT_DT * FRUIT_DT;
+        ck_assert_double_eq_tol(v.chunk[c].y, 100.0 + g * 30 * 31 / 2, 1e-9);
+        ck_assert_double_eq_tol(v.chunk[c].x, 10.0, 1e-9);
+        ck_assert_double_eq(v.chunk[c].w, 0.0);
+        sim_verlet_free(&v);
+    }
+}
+END_TEST
+
+/* An angle is wrapped into [−π, π) every step, and a spin never exceeds the cap. */
+START_TEST(angle_stays_wrapped)
+{
+    nsegs = 0;
+    sim_verlet v;
+    mk_fruit(&v, 0, 1);
+    v.gravity = 0.0;
+    v.spin_drag = 0.0;
+    int a = add_fruit(&v, 100, 100, 5), b = add_fruit(&v, 200, 100, 5);
+    v.chunk[a].w = 3.0;
+    v.chunk[b].w = -1.7;
+    double turned = 0.0;
+    for (int t = 0; t < 1000; t++) {
+        double before = v.chunk[a].a;
+        sim_verlet_step(&v);
+        for (int i = 0; i < 2; i++)
+            ck_assert_msg(v.chunk[i].a >= -SIM_PI && v.chunk[i].a < SIM_PI, "angle %.17g",
+                          v.chunk[i].a);
+        double d = v.chunk[a].a - before;
+        turned += d < 0.0 ? d + 2.0 * SIM_PI : d;
+    }
+    ck_assert_double_eq_tol(turned, 3000.0, 1e-6);                 /* no turn lost to the wrap */
+    v.chunk[a].w = 100.0;                                          /* a caller overdoing it */
+    sim_verlet_step(&v);
+    ck_assert_double_eq(v.chunk[a].w, SIM_VL_MAX_SPIN);
+    sim_verlet_free(&v);
+}
+END_TEST
+
+/* Two equal discs pushed into each other end exactly touching, pushed apart symmetrically about
+ * their centre of mass, so the speeds the push gives them cancel. Two unequal discs that meet
+ * stop against each other (no bounce) and keep their total momentum. */
+START_TEST(discs_collide_and_keep_momentum)
+{
+    nsegs = 0;
+    sim_verlet v;
+    mk_fruit(&v, 0, 0);
+    v.gravity = 0.0;
+    int a = add_fruit(&v, 100, 100, 10), b = add_fruit(&v, 112, 100, 10);
+    sim_verlet_step(&v);
+    const sim_chunk *ca = &v.chunk[a], *cb = &v.chunk[b];
+    ck_assert_double_ge(len(cb->x - ca->x, cb->y - ca->y), 20.0 - 1e-9);
+    ck_assert_double_eq_tol(ca->x + cb->x, 212.0, 1e-12);
+    ck_assert_double_eq_tol((ca->x - ca->px) + (cb->x - cb->px), 0.0, 1e-12);
+    ck_assert_double_eq_tol(ca->y, 100.0, 1e-12);
+    ck_assert_int_eq(v.npair, 1);
+    ck_assert_int_ne(v.contact[a] & SIM_VL_CHUNK, 0);
+    sim_verlet_free(&v);
+
+    /* Mass 1 at +4 a step meets mass 2 at −1, just touching: momentum 2, so they go on together
+     * at 2/3 a step. */
+    mk_fruit(&v, 0, 0);
+    v.gravity = 0.0;
+    sim_verlet_body_begin(&v, 0);
+    a = sim_verlet_add_chunk(&v, 100, 100, 10, 1.0);
+    sim_verlet_body_begin(&v, 0);
+    b = sim_verlet_add_chunk(&v, 120, 100, 10, 2.0);
+    v.chunk[a].px = 96;
+    v.chunk[b].px = 121;
+    for (int t = 0; t < 10; t++) {
+        sim_verlet_step(&v);
+        double va = v.chunk[a].x - v.chunk[a].px, vb = v.chunk[b].x - v.chunk[b].px;
+        ck_assert_double_eq_tol(va * 1.0 + vb * 2.0, 2.0, 1e-9);
+        ck_assert_double_eq_tol(va, 2.0 / 3.0, 1e-9);                 /* together: no bounce */
+        ck_assert_double_eq_tol(vb, 2.0 / 3.0, 1e-9);
+        ck_assert_double_ge(v.chunk[b].x - v.chunk[a].x, 20.0 - 1e-9);
+    }
+    sim_verlet_free(&v);
+}
+END_TEST
+
+/* A cluster of discs with random speeds and spins, in space: every contact is an equal and
+ * opposite impulse, so the total momentum never changes. */
+START_TEST(pile_conserves_momentum)
+{
+    nsegs = 0;
+    sim_verlet v;
+    mk_fruit(&v, 8, 1);
+    v.gravity = 0.0;
+    sim_rng rng;
+    sim_rng_seed(&rng, 9, 2);
+    for (int i = 0; i < 30; i++) {
+        int c = add_fruit(&v, 100 + (i % 6) * 22, 100 + (i / 6) * 22, fruit_r[i % 4] + 2.0);
+        v.chunk[c].px = v.chunk[c].x - (sim_rng_unit(&rng) - 0.5) * 2.0;
+        v.chunk[c].py = v.chunk[c].y - (sim_rng_unit(&rng) - 0.5) * 2.0;
+        v.chunk[c].w = (sim_rng_unit(&rng) - 0.5) * 0.4;
+    }
+    double px0 = 0.0, py0 = 0.0;
+    for (int i = 0; i < v.nchunk; i++) {
+        px0 += v.chunk[i].m * (v.chunk[i].x - v.chunk[i].px);
+        py0 += v.chunk[i].m * (v.chunk[i].y - v.chunk[i].py);
+    }
+    int touched = 0;
+    for (int t = 0; t < 200; t++) {
+        sim_verlet_step(&v);
+        touched += v.npair;
+        double mx = 0.0, my = 0.0;
+        for (int i = 0; i < v.nchunk; i++) {
+            mx += v.chunk[i].m * (v.chunk[i].x - v.chunk[i].px);
+            my += v.chunk[i].m * (v.chunk[i].y - v.chunk[i].py);
+        }
+        ck_assert_double_eq_tol(mx, px0, 1e-9);
+        ck_assert_double_eq_tol(my, py0, 1e-9);
+    }
+    ck_assert_int_gt(touched, 200);                                   /* they did collide */
+    sim_verlet_free(&v);
+}
+END_TEST
+
+/* 60 fruit of mixed sizes dropped into the container at 8 passes settle within 10 s: nothing
+ * moves faster than 3 px/s, nothing is outside the container, and no pair overlaps by a pixel
+ * (docs/verlet.md has the spread over 20 drops: worst pair 0.53 px, fastest 2.2 px/s). */
+START_TEST(pile_of_60_settles)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        fruit_box();
+        sim_verlet v;
+        mk_fruit(&v, 8, 1);
+        v.spin_drag = 0.05;
+        drop_60(&v, seed);
+        for (int t = 0; t < 600; t++) sim_verlet_step(&v);
+        double fastest = 0.0, worst = 0.0, out = 0.0;
+        for (int i = 0; i < v.nchunk; i++) {
+            const sim_chunk *c = &v.chunk[i];
+            if (speed(c) > fastest) fastest = speed(c);
+            double o = -(c->x - c->r);
+            if (c->x + c->r - FRUIT_W > o) o = c->x + c->r - FRUIT_W;
+            if (c->y + c->r - FRUIT_FLOOR > o) o = c->y + c->r - FRUIT_FLOOR;
+            if (o > out) out = o;
+            for (int j = i + 1; j < v.nchunk; j++) {
+                const sim_chunk *d = &v.chunk[j];
+                double ov = c->r + d->r - len(c->x - d->x, c->y - d->y);
+                if (ov > worst) worst = ov;
+            }
+        }
+        ck_assert_msg(fastest < 0.05, "seed %d: a fruit still moves at %.4f a step", (int)seed,
+                      fastest);
+        ck_assert_msg(out < 1e-6, "seed %d: a fruit is %.4f into the container", (int)seed, out);
+        ck_assert_msg(worst < 1.0, "seed %d: a pair overlaps by %.3f", (int)seed, worst);
+        ck_assert_int_gt(v.npair, 80);                         /* a pile, not loose fruit */
+        sim_verlet_free(&v);
+    }
+}
+END_TEST
+
+/* The pair list is exactly the touching pairs, every tick, while the fruit fall, land and settle,
+ * and pairs within one body (a linked pair of chunks) are never listed. */
+START_TEST(pair_list_is_exact)
+{
+    fruit_box();
+    sim_verlet v;
+    mk_fruit(&v, 6, 0);
+    drop_60(&v, 4);
+    sim_verlet_body_begin(&v, 1);
+    int a = sim_verlet_add_chunk(&v, 120, -900, 6, 0.4);
+    int b = sim_verlet_add_chunk(&v, 130, -900, 6, 0.4);
+    sim_verlet_add_link(&v, a, b, 10.0, 1.0);
+    for (int t = 0; t < 500; t++) {
+        sim_verlet_step(&v);
+        assert_pairs_exact(&v, t);
+    }
+    ck_assert_int_gt(v.npair, 80);
+    sim_verlet_free(&v);
+}
+END_TEST
+
+/* Removing a body in the middle renumbers everything after it: the same chunks stay linked and
+ * pinned, the per-chunk scratch and the pair list follow, and the state still saves and loads. */
+START_TEST(body_remove_renumbers)
+{
+    fruit_box();
+    sim_verlet v;
+    mk_fruit(&v, 4, 1);
+    sim_verlet_make_rope(&v, 1, 20, 100, 1, 0);                      /* body 0: chunks 0..9 */
+    int f1 = add_fruit(&v, 60, 200, 9);                              /* body 1: chunk 10 */
+    sim_verlet_make_rope(&v, 2, 20, 150, 1, 0);                      /* body 2: chunks 11..20 */
+    sim_verlet_body_begin(&v, 3);                                    /* body 3: chunks 21, 22 */
+    int p = sim_verlet_add_chunk(&v, 150, 250, 5, 1), q = sim_verlet_add_chunk(&v, 165, 250, 5, 1);
+    sim_verlet_add_link(&v, p, q, -1, 1.0);
+    for (int i = 0; i < 6; i++) add_fruit(&v, 30 + 35 * i, 330, 12);  /* bodies 4..9 */
+    sim_verlet_pin_add(&v, 3, 10, 40, 90, 0.3);
+    sim_verlet_pin_add(&v, f1, 11, 60, 190, 0.3);
+    sim_verlet_pin_add(&v, 15, 12, 60, 140, 0.3);
+    sim_verlet_pin_add(&v, q, 13, 170, 240, 0.3);
+    sim_verlet_pin_add(&v, 25, 14, 100, 330, 0.3);
+    for (int t = 0; t < 40; t++) sim_verlet_step(&v);
+    ck_assert_int_gt(v.npair, 0);
+
+    /* Remember every link and pin by the position of its chunks, which removal must not move. */
+    for (int round = 0; round < 2; round++) {
+        int victim = 1;                         /* the fruit, then rope 2 (body 1 by then) */
+        double lx[64][4];
+        int nl0 = v.nlink, nc0 = v.nchunk, nb0 = v.nbody, vnc = v.body[victim].nc;
+        int vnl = v.body[victim].nl, vl0 = v.body[victim].l0;
+        ck_assert_int_eq(vnl, round == 0 ? 0 : SIM_ROPE_CHUNKS - 1);
+        for (int l = 0; l < v.nlink; l++) {
+            lx[l][0] = v.chunk[v.link[l].a].x;
+            lx[l][1] = v.chunk[v.link[l].a].y;
+            lx[l][2] = v.chunk[v.link[l].b].x;
+            lx[l][3] = v.chunk[v.link[l].b].y;
+        }
+        double pxy[16][2];
+        uint32_t ptag[16];
+        int np0 = v.npin, vpins = 0;
+        for (int k = 0; k < v.npin; k++) {
+            ptag[k] = v.pin[k].tag;
+            pxy[k][0] = v.chunk[v.pin[k].chunk].x;
+            pxy[k][1] = v.chunk[v.pin[k].chunk].y;
+            if (v.pin[k].body == victim) vpins++;
+        }
+        int last = v.nchunk - 1;
+        v.ax[last] = 123.0;
+        v.contact[last] = 7;
+        sim_verlet_body_remove(&v, victim);
+        ck_assert_int_eq(v.nbody, nb0 - 1);
+        ck_assert_int_eq(v.nchunk, nc0 - vnc);
+        ck_assert_int_eq(v.nlink, nl0 - vnl);
+        ck_assert_int_eq(v.npin, np0 - vpins);
+        ck_assert_double_eq(v.ax[last - vnc], 123.0);
+        ck_assert_int_eq(v.contact[last - vnc], 7);
+        v.ax[last - vnc] = 0.0;
+        int c_next = 0, l_next = 0;
+        for (int b = 0; b < v.nbody; b++) {
+            ck_assert_int_eq(v.body[b].c0, c_next);
+            ck_assert_int_eq(v.body[b].l0, l_next);
+            c_next += v.body[b].nc;
+            l_next += v.body[b].nl;
+        }
+        ck_assert_int_eq(c_next, v.nchunk);
+        ck_assert_int_eq(l_next, v.nlink);
+        /* Links: the ones before the victim's kept their place, the later ones moved down by its
+         * link count, and all still join the same two points. */
+        for (int l = 0; l < v.nlink; l++) {
+            int old = l < vl0 ? l : l + vnl;
+            ck_assert_double_eq(v.chunk[v.link[l].a].x, lx[old][0]);
+            ck_assert_double_eq(v.chunk[v.link[l].a].y, lx[old][1]);
+            ck_assert_double_eq(v.chunk[v.link[l].b].x, lx[old][2]);
+            ck_assert_double_eq(v.chunk[v.link[l].b].y, lx[old][3]);
+            ck_assert_int_eq(sim_verlet_body_of(&v, v.link[l].a),
+                             sim_verlet_body_of(&v, v.link[l].b));
+        }
+        for (int k = 0; k < v.npin; k++) {
+            int old = 0;
+            while (ptag[old] != v.pin[k].tag) old++;
+            ck_assert_double_eq(v.chunk[v.pin[k].chunk].x, pxy[old][0]);
+            ck_assert_double_eq(v.chunk[v.pin[k].chunk].y, pxy[old][1]);
+            ck_assert_int_eq(v.pin[k].body, sim_verlet_body_of(&v, v.pin[k].chunk));
+            if (k > 0) ck_assert_int_le(v.pin[k - 1].body, v.pin[k].body);
+        }
+        ck_assert_int_eq(sim_verlet_pin_find(&v, round == 0 ? 11 : 12), -1);
+        /* Nothing moved, so the renumbered pair list is the touching pairs of the new indexing. */
+        assert_pairs_exact(&v, -1);
+    }
+    sim_verlet_body_remove(&v, -1);                                  /* out of range: ignored */
+    sim_verlet_body_remove(&v, v.nbody);
+    ck_assert_int_eq(v.nbody, 8);
+    sim_verlet_body_remove(&v, v.nbody - 1);                         /* the last, and the first */
+    sim_verlet_body_remove(&v, 0);
+    ck_assert_int_eq(v.nbody, 6);
+    ck_assert_int_eq(v.npin, 2);                     /* the linked pair's and a fruit's survive */
+    ck_assert_int_eq(v.pin[0].tag, 13);
+    ck_assert_int_eq(v.pin[1].tag, 14);
+
+    /* The state after all that saves, loads and runs on as the original does. */
+    uint8_t buf[8192], buf2[8192];
+    size_t n = save_bytes(&v, buf, sizeof buf);
+    sim_verlet w;
+    mk_fruit(&w, 4, 1);
+    sim_reader rd;
+    sim__r_init(&rd, buf, n);
+    ck_assert_int_eq(sim_verlet_load(&w, &rd), 0);
+    for (int t = 0; t < 60; t++) {
+        sim_verlet_step(&v);
+        sim_verlet_step(&w);
+    }
+    n = save_bytes(&v, buf, sizeof buf);
+    ck_assert_uint_eq(save_bytes(&w, buf2, sizeof buf2), n);
+    ck_assert_int_eq(memcmp(buf, buf2, n), 0);
+    sim_verlet_free(&v);
+    sim_verlet_free(&w);
+}
+END_TEST
+
+/* With spin a chunk saves 64 bytes (a and w after its other fields), the state round-trips bit
+ * for bit, the diff names an angle and a spin, and a load refuses a bad one. */
+START_TEST(spin_state_round_trip)
+{
+    fruit_box();
+    sim_verlet a, b;
+    mk_fruit(&a, 8, 1);
+    mk_fruit(&b, 8, 1);
+    for (int i = 0; i < 12; i++) {
+        int c = add_fruit(&a, 30 + (i % 6) * 35, 300 + (i / 6) * 40, fruit_r[i % 5]);
+        a.chunk[c].px = a.chunk[c].x + (i % 3 - 1) * 1.5;            /* thrown about, spinning */
+        a.chunk[c].w = (i % 4 - 1.5) * 0.05;
+    }
+    for (int t = 0; t < 120; t++) sim_verlet_step(&a);
+    int spun = 0;
+    for (int i = 0; i < a.nchunk; i++) spun += a.chunk[i].w != 0.0 && a.chunk[i].a != 0.0;
+    ck_assert_int_gt(spun, 6);
+    uint8_t buf[8192], buf2[8192], bad[8192];
+    size_t n = save_bytes(&a, buf, sizeof buf);
+    ck_assert_uint_eq(n, 8 + 12 * 9 + 12 * 64);
+    sim_reader rd;
+    sim__r_init(&rd, buf, n);
+    ck_assert_int_eq(sim_verlet_load(&b, &rd), 0);
+    ck_assert_uint_eq(rd.pos, n);
+    ck_assert_uint_eq(save_bytes(&b, buf2, sizeof buf2), n);
+    ck_assert_int_eq(memcmp(buf, buf2, n), 0);
+    char out[4096];
+    sim_diff_out o = { out, sizeof out, 0, 0, 50 };
+    ck_assert_int_eq(sim_verlet_diff(&a, &b, &o), 0);
+    b.chunk[4].a += 1e-9;
+    b.chunk[7].w -= 1e-9;
+    ck_assert_int_eq(sim_verlet_diff(&a, &b, &o), 2);
+    ck_assert_ptr_nonnull(strstr(out, "chunk 4 angle:"));
+    ck_assert_ptr_nonnull(strstr(out, "chunk 7 spin:"));
+    sim__r_init(&rd, buf, n);
+    ck_assert_int_eq(sim_verlet_load(&b, &rd), 0);
+    for (int t = 0; t < 100; t++) {
+        sim_verlet_step(&a);
+        sim_verlet_step(&b);
+    }
+    n = save_bytes(&a, buf, sizeof buf);
+    ck_assert_uint_eq(save_bytes(&b, buf2, sizeof buf2), n);
+    ck_assert_int_eq(memcmp(buf, buf2, n), 0);
+
+    /* Chunk 5's angle is at chunks + 5·64 + 48, its spin 8 further. */
+    size_t at = 8 + 12 * 9 + 5 * 64 + 48;
+    struct { size_t off; double val; const char *what; } cases[] = {
+        { at, NAN, "a NaN angle" },
+        { at, 3.2, "an angle past π" },
+        { at, -3.2, "an angle past −π" },
+        { at + 8, INFINITY, "an infinite spin" },
+        { at + 8, SIM_VL_MAX_SPIN * 1.01, "a spin past the cap" },
+        { at + 8, -SIM_VL_MAX_SPIN * 1.01, "a spin past the cap the other way" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(bad, buf, n);
+        uint64_t bits;
+        memcpy(&bits, &cases[k].val, 8);
+        for (int i = 0; i < 8; i++) bad[cases[k].off + i] = (uint8_t)(bits >> (8 * i));
+        sim__r_init(&rd, bad, n);
+        ck_assert_msg(sim_verlet_load(&b, &rd) == SIM_ECORRUPT, "accepted %s", cases[k].what);
+    }
+    memcpy(bad, buf, n);                                             /* and the boundary itself */
+    double pi = -SIM_PI;
+    uint64_t bits;
+    memcpy(&bits, &pi, 8);
+    for (int i = 0; i < 8; i++) bad[at + i] = (uint8_t)(bits >> (8 * i));
+    sim__r_init(&rd, bad, n);
+    ck_assert_int_eq(sim_verlet_load(&b, &rd), 0);
+    sim_verlet_free(&a);
+    sim_verlet_free(&b);
+}
+END_TEST
+
+/* The same 60-fruit run twice gives the same bytes, and so does one saved and loaded halfway
+ * (the sweep order is scratch: it must not matter what it held). */
+START_TEST(pile_is_deterministic)
+{
+    fruit_box();
+    static uint8_t b1[16384], b2[16384], b3[16384];
+    sim_verlet x, y, z;
+    mk_fruit(&x, 8, 1);
+    mk_fruit(&y, 8, 1);
+    mk_fruit(&z, 8, 1);
+    drop_60(&x, 7);
+    drop_60(&y, 7);
+    for (int t = 0; t < 150; t++) {
+        sim_verlet_step(&x);
+        sim_verlet_step(&y);
+    }
+    size_t n = save_bytes(&x, b1, sizeof b1);
+    sim_reader rd;
+    sim__r_init(&rd, b1, n);
+    ck_assert_int_eq(sim_verlet_load(&z, &rd), 0);
+    for (int t = 0; t < 250; t++) {
+        sim_verlet_step(&x);
+        sim_verlet_step(&y);
+        sim_verlet_step(&z);
+        ck_assert_int_eq(x.npair, z.npair);
+    }
+    n = save_bytes(&x, b1, sizeof b1);
+    ck_assert_uint_eq(save_bytes(&y, b2, sizeof b2), n);
+    ck_assert_uint_eq(save_bytes(&z, b3, sizeof b3), n);
+    ck_assert_msg(fnv1a(b1, n) == fnv1a(b2, n), "two runs differ");
+    ck_assert_msg(fnv1a(b1, n) == fnv1a(b3, n), "a save and load changed the run");
+    ck_assert_int_eq(memcmp(b1, b3, n), 0);
+    sim_verlet_free(&x);
+    sim_verlet_free(&y);
+    sim_verlet_free(&z);
+}
+END_TEST
+
+/* `passes` replaces SIM_VL_PASSES: a soft link relaxed 8 times a step (0 keeps 4). */
+START_TEST(passes_is_per_solver)
+{
+    nsegs = 0;
+    for (int passes = 0; passes <= 8; passes += 8) {
+        sim_verlet v;
+        mk(&v, 0.0, 0.0);
+        v.passes = passes;
+        sim_verlet_body_begin(&v, 0);
+        int a = sim_verlet_add_chunk(&v, 0, 0, 1, 1.0);
+        int b = sim_verlet_add_chunk(&v, 20, 0, 1, 1.0);
+        sim_verlet_add_link(&v, a, b, 10.0, 0.06);
+        sim_verlet_step(&v);
+        double keep = 1.0;
+        for (int i = 0; i < (passes ? passes : SIM_VL_PASSES); i++) keep *= 0.94;
+        ck_assert_double_eq_tol(v.chunk[b].x - v.chunk[a].x - 10.0, 10.0 * keep, 1e-9);
+        sim_verlet_free(&v);
+    }
+}
+END_TEST
+
 Suite *suite_verlet(void)
 {
     Suite *s = suite_create("verlet");
@@ -517,6 +1181,22 @@ Suite *suite_verlet(void)
     tcase_add_test(tc, save_load_round_trip);
     tcase_add_test(tc, load_refuses_garbage);
     tcase_add_test(tc, fmt_double_reports_value_and_bits);
+    tcase_add_test(tc, spin_off_keeps_old_bytes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("fruit");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, disc_rolls_down_a_slope);
+    tcase_add_test(tc, spin_drives_disc_along_floor);
+    tcase_add_test(tc, touching_a_wall_is_not_friction);
+    tcase_add_test(tc, angle_stays_wrapped);
+    tcase_add_test(tc, discs_collide_and_keep_momentum);
+    tcase_add_test(tc, pile_conserves_momentum);
+    tcase_add_test(tc, pile_of_60_settles);
+    tcase_add_test(tc, pair_list_is_exact);
+    tcase_add_test(tc, body_remove_renumbers);
+    tcase_add_test(tc, spin_state_round_trip);
+    tcase_add_test(tc, pile_is_deterministic);
+    tcase_add_test(tc, passes_is_per_solver);
     suite_add_tcase(s, tc);
     return s;
 }
