@@ -122,8 +122,18 @@ static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int
     uint8_t tr = in->transparent;
     uint16_t count[256];
     memset(count, 0, sizeof count);
+    /* A block whose centre maps more than 6 subpixels outside the 8× sprite has no sample inside
+     * it (every sample is within 4√2 < 6 subpixels of the centre, and turning keeps distances),
+     * so it stays transparent without sampling: most of the square outside a sprite's corners. */
+    const int64_t margin = 6 * cell;
     for (int oy = 0; oy < side; oy++) {
+        int64_t cy = 2 * ((int64_t)oy * SIM_ROT_SCALE + SIM_ROT_SCALE / 2) - S8;
         for (int ox = 0; ox < side; ox++) {
+            int64_t cx = 2 * ((int64_t)ox * SIM_ROT_SCALE + SIM_ROT_SCALE / 2) - S8;
+            int64_t csx = c * cx + s * cy + px * FX_ONE, csy = -s * cx + c * cy + py * FX_ONE;
+            if (csx < -margin || csy < -margin || csx > bw * cell + margin ||
+                csy > bh * cell + margin)
+                continue;
             /* The mode is kept as samples arrive: only the index just counted can overtake
              * the leader, and it does so when it has more samples, or as many and a lower index
              * — the same answer as scanning all 256 counts at the end. */
