@@ -59,16 +59,25 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-/* cos and sin of angle k × 22.5° in 16.16. Only the first quadrant is computed (0°, 22.5°, 45°,
- * 67.5° with the last two taken from the first two, so cos 45° == sin 45° exactly); the other
- * quadrants are exact quarter turns of it, and multiples of 90° are exactly 0 and ±1. */
-static void angle_fx(int k, int32_t *c, int32_t *s)
+/* cos and sin of angle k × 360°/n in 16.16 (n a multiple of 4). Only the first quadrant is
+ * computed, and only its first half from sim_cos/sim_sin: an angle past 45° takes the values of
+ * its complement swapped, and 45° itself (when n is a multiple of 8) uses cos 45° for both, so
+ * the quadrant is symmetric exactly. The other quadrants are exact quarter turns of it, and
+ * multiples of 90° are exactly 0 and ±1. For n = 16 this is the 22.5° table of the original
+ * bake, value for value (2π·j/16 is π/8 or π/4 exactly in binary). */
+static void angle_fx(int k, int n, int32_t *c, int32_t *s)
 {
-    int32_t c1 = fx_round(sim_cos(SIM_PI / 8)), s1 = fx_round(sim_sin(SIM_PI / 8));
-    int32_t c2 = fx_round(sim_cos(SIM_PI / 4));
-    int32_t qc[4] = { FX_ONE, c1, c2, s1 }, qs[4] = { 0, s1, c2, c1 };
-    int32_t cc = qc[k & 3], ss = qs[k & 3];
-    for (int q = 0; q < (k >> 2); q++) {  /* +90°: (cos, sin) → (−sin, cos) */
+    int quarter = n / 4, j = k % quarter, jj = 2 * j > quarter ? quarter - j : j;
+    int32_t cj = FX_ONE, sj = 0;
+    if (2 * jj == quarter) {
+        cj = sj = fx_round(sim_cos(SIM_PI / 4));
+    } else if (jj > 0) {
+        double a = SIM_PI * (2.0 * jj) / n;
+        cj = fx_round(sim_cos(a));
+        sj = fx_round(sim_sin(a));
+    }
+    int32_t cc = 2 * j > quarter ? sj : cj, ss = 2 * j > quarter ? cj : sj;
+    for (int q = 0; q < k / quarter; q++) {  /* +90°: (cos, sin) → (−sin, cos) */
         int32_t t = cc;
         cc = -ss;
         ss = t;
@@ -102,20 +111,34 @@ static void bake_exact(uint8_t *img, int side, const sim_rot_sprite *in, int q)
 /* The general path: every output pixel is an 8×8 block of the rotated 8× canvas; each of its 64
  * samples is the nearest pixel of the 8× sprite under the inverse rotation. */
 static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int bh,
-                         const sim_rot_sprite *in, int k)
+                         const sim_rot_sprite *in, int k, int n)
 {
     int32_t c, s;
-    angle_fx(k, &c, &s);
+    angle_fx(k, n, &c, &s);
     const int64_t S8 = (int64_t)SIM_ROT_SCALE * side;        /* canvas centre, half-subpixels */
     const int64_t px = (int64_t)SIM_ROT_SCALE * in->pivot_x2; /* pivot in the 8× sprite, same */
     const int64_t py = (int64_t)SIM_ROT_SCALE * in->pivot_y2;
     const int64_t cell = 2 * (int64_t)FX_ONE;                /* one subpixel, in fixed half-units */
     uint8_t tr = in->transparent;
+    uint16_t count[256];
+    memset(count, 0, sizeof count);
+    /* A block whose centre maps more than 6 subpixels outside the 8× sprite has no sample inside
+     * it (every sample is within 4√2 < 6 subpixels of the centre, and turning keeps distances),
+     * so it stays transparent without sampling: most of the square outside a sprite's corners. */
+    const int64_t margin = 6 * cell;
     for (int oy = 0; oy < side; oy++) {
+        int64_t cy = 2 * ((int64_t)oy * SIM_ROT_SCALE + SIM_ROT_SCALE / 2) - S8;
         for (int ox = 0; ox < side; ox++) {
-            uint16_t count[256];
-            int opaque = 0;
-            memset(count, 0, sizeof count);
+            int64_t cx = 2 * ((int64_t)ox * SIM_ROT_SCALE + SIM_ROT_SCALE / 2) - S8;
+            int64_t csx = c * cx + s * cy + px * FX_ONE, csy = -s * cx + c * cy + py * FX_ONE;
+            if (csx < -margin || csy < -margin || csx > bw * cell + margin ||
+                csy > bh * cell + margin)
+                continue;
+            /* The mode is kept as samples arrive: only the index just counted can overtake
+             * the leader, and it does so when it has more samples, or as many and a lower index
+             * — the same answer as scanning all 256 counts at the end. */
+            uint8_t touched[SIM_ROT_SCALE * SIM_ROT_SCALE];
+            int opaque = 0, best = -1, ntouched = 0;
             for (int j = 0; j < SIM_ROT_SCALE; j++) {
                 int64_t qy = 2 * ((int64_t)oy * SIM_ROT_SCALE + j) + 1 - S8;
                 for (int i = 0; i < SIM_ROT_SCALE; i++) {
@@ -129,27 +152,31 @@ static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int
                     uint8_t v = big[iy * bw + ix];
                     if (v == tr)
                         continue;
-                    count[v]++;
+                    if (count[v]++ == 0)
+                        touched[ntouched++] = v;
                     opaque++;
+                    if (best < 0 || count[v] > count[best] || (count[v] == count[best] && v < best))
+                        best = v;
                 }
             }
+            for (int t = 0; t < ntouched; t++)  /* leave count all zero for the next block */
+                count[touched[t]] = 0;
             if (opaque < SIM_ROT_COVER_MIN)
                 continue;
-            int best = -1;
-            for (int v = 0; v < 256; v++)  /* most frequent; ties go to the lowest index */
-                if (count[v] > 0 && (best < 0 || count[v] > count[best]))
-                    best = v;
             img[oy * side + ox] = (uint8_t)best;
         }
     }
 }
 
-int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)
+int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
 {
     int rc = 0;
     uint8_t *a = NULL, *b = NULL;
     out->px = NULL;
     out->side = 0;
+    out->nangles = 0;
+    if (nangles < 4 || nangles > SIM_ROT_ANGLES_MAX || nangles % 4 != 0)
+        return SIM_EINVAL;
     if (!in || !in->px || in->w < 1 || in->h < 1 || in->w > SIM_ROT_MAX_DIM ||
         in->h > SIM_ROT_MAX_DIM || in->pivot_x2 < 0 || in->pivot_y2 < 0 ||
         in->pivot_x2 > 2 * in->w || in->pivot_y2 > 2 * in->h ||
@@ -165,7 +192,7 @@ int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)
         side = 1 + (in->pivot_x2 & 1 ? 0 : 1);
     size_t area = (size_t)side * (size_t)side;
     size_t big = (size_t)in->w * in->h * SIM_ROT_SCALE * SIM_ROT_SCALE;
-    uint8_t *px = malloc(area * SIM_ROT_ANGLES);
+    uint8_t *px = malloc(area * (size_t)nangles);
     a = malloc(big);
     b = malloc(big);
     if (!px || !a || !b) {
@@ -173,26 +200,34 @@ int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)
         rc = SIM_ENOMEM;
         goto done;
     }
-    memset(px, in->transparent, area * SIM_ROT_ANGLES);
+    memset(px, in->transparent, area * (size_t)nangles);
     /* 8×: three Scale2x passes, ping-ponging between a and b; the result ends in a. */
     memcpy(b, in->px, (size_t)in->w * in->h);
     sim_rot_scale2x(a, b, in->w, in->h, in->transparent);
     sim_rot_scale2x(b, a, 2 * in->w, 2 * in->h, in->transparent);
     sim_rot_scale2x(a, b, 4 * in->w, 4 * in->h, in->transparent);
-    for (int k = 0; k < SIM_ROT_ANGLES; k++) {
+    int quarter = nangles / 4;
+    for (int k = 0; k < nangles; k++) {
         uint8_t *img = px + area * (size_t)k;
-        if (k % 4 == 0)
-            bake_exact(img, side, in, k / 4);
+        if (k % quarter == 0)
+            bake_exact(img, side, in, k / quarter);
         else
-            bake_general(img, side, a, SIM_ROT_SCALE * in->w, SIM_ROT_SCALE * in->h, in, k);
+            bake_general(img, side, a, SIM_ROT_SCALE * in->w, SIM_ROT_SCALE * in->h, in, k,
+                         nangles);
     }
     out->px = px;
     out->side = side;
+    out->nangles = nangles;
     out->transparent = in->transparent;
 done:
     free(a);
     free(b);
     return rc;
+}
+
+int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)
+{
+    return sim_rot_bake_n(out, in, SIM_ROT_ANGLES);
 }
 
 void sim_rot_free(sim_rot_set *s)
@@ -202,10 +237,32 @@ void sim_rot_free(sim_rot_set *s)
     free(s->px);
     s->px = NULL;
     s->side = 0;
+    s->nangles = 0;
 }
 
 const uint8_t *sim_rot_image(const sim_rot_set *s, int k)
 {
-    int m = ((k % SIM_ROT_ANGLES) + SIM_ROT_ANGLES) % SIM_ROT_ANGLES;
+    int n = s->nangles > 0 ? s->nangles : SIM_ROT_ANGLES;
+    int m = ((k % n) + n) % n;
     return s->px + (size_t)s->side * (size_t)s->side * (size_t)m;
+}
+
+int sim_rot_nearest(const sim_rot_set *s, double degrees)
+{
+    int n = s->nangles > 0 ? s->nangles : SIM_ROT_ANGLES;
+    /* degrees·n/360 rounded half up, reduced to 0..n-1; the product is exact for the small
+     * integer-valued angles callers use, and sim_floor is the core's own floor */
+    double t = sim_floor(degrees * n / 360.0 + 0.5);
+    if (!(t > -1e9 && t < 1e9))  /* NaN or absurd: angle 0 rather than an overflow */
+        return 0;
+    int k = (int)t % n;
+    return k < 0 ? k + n : k;
+}
+
+void sim_rot_blit(sim_frame *f, const sim_rot_set *s, int k, int x, int y, unsigned flags)
+{
+    if (!s || !s->px)
+        return;
+    sim_sprite sp = { (uint16_t)s->side, (uint16_t)s->side, sim_rot_image(s, k), s->transparent };
+    sim_raster_blit(f, &sp, x - s->side / 2, y - s->side / 2, flags);
 }

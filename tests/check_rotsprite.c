@@ -1,6 +1,8 @@
 /* check_rotsprite.c — sim/rotsprite.c (seed 000 §2): Scale2x's E0..E3 rules on a pattern worked
  * by hand, exact quarter turns, no new colours, a one-pixel outline that stays 8-connected,
- * transparency outside the rotated shape, a bake that repeats byte for byte, and the refusals. */
+ * transparency outside the rotated shape, a bake that repeats byte for byte, and the refusals;
+ * then any number of angles: the 16 of sim_rot_bake are those of sim_rot_bake_n, finer sets share
+ * their angles and mirror, and the angle lookup. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -291,6 +293,123 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A 13×11 sprite of five colours, pivot on a pixel centre off the middle: sim_rot_bake is
+ * sim_rot_bake_n with 16, byte for byte, and every angle a 32- or 64-angle set shares with the
+ * 16-angle one (k·22.5°) is the same image — the finer sets only add angles between. The quarter
+ * turns of the 64-angle set are the exact rotations (they equal the 16-set's, which the tests
+ * above pin to the textbook rotations). */
+START_TEST(bake_n_matches_bake)
+{
+    enum { W = 13, H = 11 };
+    uint8_t in[W * H];
+    uint32_t r = 4242;
+    for (int i = 0; i < W * H; i++) {
+        r = r * 1664525u + 1013904223u;
+        in[i] = (r >> 28) < 5 ? T : (uint8_t)(1 + (r >> 24) % 5);
+    }
+    sim_rot_sprite sp = { W, H, in, T, 9, 7 };
+    sim_rot_set s16, n16, n32, n64;
+    bake_ok(&s16, &sp);
+    ck_assert_int_eq(s16.nangles, SIM_ROT_ANGLES);
+    ck_assert_int_eq(sim_rot_bake_n(&n16, &sp, 16), 0);
+    ck_assert_int_eq(sim_rot_bake_n(&n32, &sp, 32), 0);
+    ck_assert_int_eq(sim_rot_bake_n(&n64, &sp, 64), 0);
+    ck_assert_int_eq(n64.nangles, 64);
+    ck_assert_int_eq(n16.side, s16.side);
+    ck_assert_int_eq(n64.side, s16.side);
+    size_t area = (size_t)s16.side * s16.side;
+    ck_assert_mem_eq(n16.px, s16.px, area * SIM_ROT_ANGLES);
+    for (int k = 0; k < 16; k++) {
+        ck_assert_msg(memcmp(sim_rot_image(&n32, 2 * k), sim_rot_image(&s16, k), area) == 0,
+                      "32-angle image %d differs from 16-angle image %d", 2 * k, k);
+        ck_assert_msg(memcmp(sim_rot_image(&n64, 4 * k), sim_rot_image(&s16, k), area) == 0,
+                      "64-angle image %d differs from 16-angle image %d", 4 * k, k);
+    }
+    /* the in-between angles are really new images, and the index wraps modulo 64 */
+    ck_assert(memcmp(sim_rot_image(&n64, 1), sim_rot_image(&n64, 0), area) != 0);
+    ck_assert(memcmp(sim_rot_image(&n64, 1), sim_rot_image(&n64, 4), area) != 0);
+    ck_assert_ptr_eq(sim_rot_image(&n64, -1), sim_rot_image(&n64, 63));
+    ck_assert_ptr_eq(sim_rot_image(&n64, 65), sim_rot_image(&n64, 1));
+    sim_rot_free(&s16);
+    sim_rot_free(&n16);
+    sim_rot_free(&n32);
+    sim_rot_free(&n64);
+    ck_assert_int_eq(n64.nangles, 0);
+}
+END_TEST
+
+/* Fine angles mirror: a sprite symmetric about its vertical axis, turned by +k steps, is the X
+ * mirror of the same sprite turned by −k steps — the first-quadrant table is symmetric, so a
+ * leaning head looks the same to the left and to the right. */
+START_TEST(bake_n_mirror_symmetric)
+{
+    enum { W = 9, H = 12 };
+    uint8_t in[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int dx = x < W / 2 ? W / 2 - x : x - W / 2;
+            in[y * W + x] = (uint8_t)((dx + y) % 4 == 0 ? T : 1 + (dx * 3 + y) % 4);
+        }
+    sim_rot_sprite sp = { W, H, in, T, W, 2 * H - 1 };  /* bottom-middle pixel's centre */
+    sim_rot_set s;
+    ck_assert_int_eq(sim_rot_bake_n(&s, &sp, 64), 0);
+    int n = s.side;
+    for (int k = 1; k < 8; k++) {
+        const uint8_t *a = sim_rot_image(&s, k), *b = sim_rot_image(&s, -k);
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++)
+                ck_assert_msg(a[y * n + x] == b[y * n + n - 1 - x], "angle ±%d, (%d,%d)", k, x, y);
+    }
+    sim_rot_free(&s);
+}
+END_TEST
+
+/* The one-pixel circle ring stays one 8-connected piece at all 64 angles too. */
+START_TEST(bake_n_outline_connected)
+{
+    enum { C = 16 };
+    uint8_t ci[C * C];
+    for (int y = 0; y < C; y++)
+        for (int x = 0; x < C; x++) {
+            double dx = x + 0.5 - C / 2.0, dy = y + 0.5 - C / 2.0, d = sqrt(dx * dx + dy * dy);
+            ci[y * C + x] = fabs(d - 6.5) <= 0.5 ? 6 : T;
+        }
+    sim_rot_sprite sp = { C, C, ci, T, C, C };
+    sim_rot_set s;
+    ck_assert_int_eq(sim_rot_bake_n(&s, &sp, 64), 0);
+    for (int k = 0; k < 64; k++)
+        ck_assert_msg(components8(sim_rot_image(&s, k), s.side) == 1, "angle %d broken", k);
+    sim_rot_free(&s);
+}
+END_TEST
+
+START_TEST(bake_n_refusals_and_nearest)
+{
+    uint8_t in[4] = { 1, 1, 1, 1 };
+    sim_rot_sprite sp = { 2, 2, in, T, 2, 2 };
+    sim_rot_set s;
+    const int bad[] = { 0, 2, 3, 6, 18, SIM_ROT_ANGLES_MAX + 4, -16 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(sim_rot_bake_n(&s, &sp, bad[i]), SIM_EINVAL);
+        ck_assert_ptr_null(s.px);
+        ck_assert_int_eq(s.nangles, 0);
+    }
+    ck_assert_int_eq(sim_rot_bake_n(&s, &sp, 4), 0);
+    sim_rot_free(&s);
+    ck_assert_int_eq(sim_rot_bake_n(&s, &sp, SIM_ROT_ANGLES_MAX), 0);
+    sim_rot_free(&s);
+    ck_assert_int_eq(sim_rot_bake_n(&s, &sp, 64), 0);
+    ck_assert_int_eq(sim_rot_nearest(&s, 0), 0);
+    ck_assert_int_eq(sim_rot_nearest(&s, 12), 2);     /* 12 × 64/360 = 2.13 */
+    ck_assert_int_eq(sim_rot_nearest(&s, -12), 62);
+    ck_assert_int_eq(sim_rot_nearest(&s, 22), 4);     /* 3.91 */
+    ck_assert_int_eq(sim_rot_nearest(&s, 90), 16);
+    ck_assert_int_eq(sim_rot_nearest(&s, 360 + 5.625), 1);  /* a half step rounds up */
+    ck_assert_int_eq(sim_rot_nearest(&s, -720), 0);
+    sim_rot_free(&s);
+}
+END_TEST
+
 Suite *suite_rotsprite(void)
 {
     Suite *s = suite_create("rotsprite");
@@ -304,6 +423,10 @@ Suite *suite_rotsprite(void)
     tcase_add_test(tc, bake_twice_identical);
     tcase_add_test(tc, transparent_outside_shape);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, bake_n_matches_bake);
+    tcase_add_test(tc, bake_n_mirror_symmetric);
+    tcase_add_test(tc, bake_n_outline_connected);
+    tcase_add_test(tc, bake_n_refusals_and_nearest);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@ Suite *suite_verlet(void);
 Suite *suite_rotsprite(void);  /* sim/rotsprite.c: RotSprite pre-bake (seed 000 §2) */
 Suite *suite_celset(void);     /* sim/celset.c: the cel-set sprite engine of seed 002 */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
+Suite *suite_merge_art(void);  /* sim/merge/art.c: the fruit-merge world's art (seed 003) */
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);
