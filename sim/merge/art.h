@@ -104,7 +104,7 @@ enum {
     MERGE_C_SKY2,
     MERGE_C_SKY3,
     MERGE_C_SKY4,
-    MERGE_C_COUNT           /* ≤ 64 */
+    MERGE_C_COUNT           /* 63 named colours (≤ 64) */
 };
 #define MERGE_C_PUPIL MERGE_C_OUTLINE
 #define MERGE_C_BODY(t) (MERGE_C_CHERRY + 3 * (t))
@@ -167,8 +167,8 @@ typedef struct merge_art {
 } merge_art;
 
 /* Draw every sprite and bake every rotation. 0 or SIM_ENOMEM (then `a` is freed and zeroed);
- * allocates, so create time only. The result is a pure function of nothing: two builds give the
- * same bytes, so a world rebuilds it on load rather than saving it. */
+ * allocates, so create time only. The result depends on nothing (no seed, no params): two
+ * builds give the same bytes, so a world rebuilds it on load rather than saving it. */
 int sim__merge_art_build(merge_art *a);
 /* Free what the build allocated and zero `a`; safe on a zeroed or failed art. */
 void sim__merge_art_free(merge_art *a);
