@@ -23,7 +23,7 @@ const char *const sim__merge_tier_name[MERGE_TIERS] = {
     "pear", "peach", "pineapple", "melon", "watermelon"
 };
 
-/* ---- the palette ------------------------------------------------------------------------------ */
+/* ---- the palette ----------------------------------------------------------------------------- */
 #define RGB(v) { (uint8_t)((v) >> 16), (uint8_t)((v) >> 8), (uint8_t)(v) }
 static const uint8_t palette_rgb[MERGE_C_COUNT][3] = {
     [MERGE_C_CLEAR] = RGB(0x2b2350),
@@ -85,7 +85,7 @@ int sim__merge_is_outline(uint8_t c)
     return c == MERGE_C_OUTLINE;
 }
 
-/* ---- the fruit canvas ------------------------------------------------------------------------- */
+/* ---- the fruit canvas ------------------------------------------------------------------------ */
 /* A fruit is drawn at a turn θ (clockwise on screen): its markings, stem and leaves are placed in
  * the fruit's own coordinates ("object space", y down, the upright fruit) and mapped through the
  * turn, while the light stays on the screen's upper left. So every baked angle is painted afresh
@@ -373,7 +373,7 @@ static void fnub(fcv *c, double inner, double ux, double uy, double vx, double v
     }
 }
 
-/* ---- the eleven fruit ------------------------------------------------------------------------- */
+/* ---- the eleven fruit ------------------------------------------------------------------------ */
 
 static void fruit_cherry(fcv *c)
 {
@@ -463,7 +463,7 @@ static void fruit_persimmon(fcv *c)
     fleaf(c, P_LEAF, 0, -8.5, -7.5, -7.0, 2.0);    /* the calyx's four sepals: left, right, */
     fleaf(c, P_LEAF, 0, -8.5, 7.5, -7.0, 2.0);
     fleaf(c, P_LEAF2, 0, -9.0, 0.5, -4.8, 1.7);    /* the front one, foreshortened */
-    fstem(c, 0, -9, 0, -11.5, 1.0);
+    fstem(c, 0, -8.5, 0.3, -11.8, 0.8);  /* a short dark stub in the middle of the calyx */
 }
 
 static void fruit_apple(fcv *c)
@@ -471,8 +471,8 @@ static void fruit_apple(fcv *c)
     two_ell s = { { 0, 0.8, 13.8, 13.2 }, { 0, -14.2, 3.2, 2.6 } };  /* the body minus a dimple */
     fbody(c, shape_minus, &s, 0, 0.8, 13.5, 1.0);
     c->sep[P_LEAF] = 1;
-    fstem(c, 0, -10.5, 1.2, -14, 1.0);
-    fleaf(c, P_LEAF, 1.5, -11.5, 8.3, -11.0, 2.6);
+    fstem(c, 0, -10.5, 1.6, -14.2, 1.3);
+    fleaf(c, P_LEAF, 2.0, -12.0, 10.0, -9.8, 3.0);
 }
 
 /* Two circles blended by a smooth minimum of their signed distances (k pixels of fillet). */
@@ -488,8 +488,8 @@ static int shape_pear(double ox, double oy, const void *p)
 
 static void fruit_pear(fcv *c)
 {
-    two_ell s = { { 0, 2.5, 15.0, 15.0 }, { 0, -7.5, 8.5, 8.5 } };
-    fbody(c, shape_pear, &s, 0, 1.5, 16.0, 1.0);
+    two_ell s = { { 0, 3.0, 14.5, 14.5 }, { 0, -8.0, 7.6, 7.6 } };
+    fbody(c, shape_pear, &s, 0, 2.0, 15.5, 1.0);
     static const int8_t dots[][2] = { { -6, 5 }, { 3, 9 }, { 8, 2 }, { -2, 12 }, { -10, 9 },
                                       { 9, 9 }, { 3, -3 }, { -4, -7 }, { -9, 1 }, { 5, -9 } };
     for (size_t i = 0; i < sizeof dots / sizeof dots[0]; i++)
@@ -697,10 +697,10 @@ static int paint_fruit_set(sim_rot_set *s, uint8_t *pid, uint8_t *ink, int tier,
     return 0;
 }
 
-/* ---- the carrier, from character maps ---------------------------------------------------------- */
+/* ---- the carrier, from character maps -------------------------------------------------------- */
 /* One character a pixel: '.' clear, 'o' outline, 'w' white, 's' skin, 'd' skin shade, 'b' blush,
- * 'h' hat, 'H' hat shade, 'r' hat band (and shirt), 'R' its shade, 'm' mitten, 'M' mitten shade, 'c' shirt, 'C' shirt shade,
- * 't' stem brown (hair). */
+ * 'h' hat, 'H' hat shade, 'r' hat band (also the shirt and the mittens' cuffs), 'R' its shade,
+ * 'm' mitten, 'M' mitten shade, 'c' overalls, 'C' their shade, 't' brown (hair), 'g' gold. */
 static uint8_t map_colour(char ch)
 {
     switch (ch) {
@@ -773,26 +773,48 @@ static const char *const body_map[MERGE_BODY_H] = {
 };
 
 static const char *const hand_open_map[MERGE_HAND_H] = {
-    "..o.o.o.",
-    ".omomomo",
-    ".omomomo",
-    "oommmmmo",
+    "...oooo.",
+    "..ommmmo",
+    "..ommmMo",
+    ".oommmMo",
     "omommmMo",
     "ommmmmMo",
-    ".ommmMo.",
+    ".orrrRo.",
     "..oooo..",
 };
 
 static const char *const hand_closed_map[MERGE_HAND_H] = {
     "........",
-    "..ooooo.",
-    ".ommmmmo",
-    ".oMmMmMo",
-    "oommmmmo",
-    "omommmMo",
-    ".oommMo.",
-    "...ooo..",
+    "..oooo..",
+    ".ommmmo.",
+    "ommmmmMo",
+    "ommmmmMo",
+    "oommmMMo",
+    ".orrrRo.",
+    "..oooo..",
 };
+
+/* Tidy a RotSprite image of a part: a pixel that sticks out alone (three or four transparent
+ * 4-neighbours) goes, and every pixel left on the silhouette's edge is ink, so a turned hat or
+ * head keeps a whole one-pixel outline where the 8× reduction broke it. */
+static void tidy_turned(uint8_t *img, int side)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++) {
+                uint8_t *p = &img[y * side + x];
+                if (*p == MERGE_C_CLEAR)
+                    continue;
+                int clear = (x == 0 || img[y * side + x - 1] == MERGE_C_CLEAR) +
+                            (x == side - 1 || img[y * side + x + 1] == MERGE_C_CLEAR) +
+                            (y == 0 || img[(y - 1) * side + x] == MERGE_C_CLEAR) +
+                            (y == side - 1 || img[(y + 1) * side + x] == MERGE_C_CLEAR);
+                if (pass == 0 && clear >= 3)
+                    *p = MERGE_C_CLEAR;
+                else if (pass == 1 && clear > 0)
+                    *p = MERGE_C_OUTLINE;
+            }
+}
 
 /* The face, stamped upright at its turned place on every head image: its features are one to
  * three pixels, and RotSprite would smudge them at a 6° lean, while the head's outline and hair
@@ -811,7 +833,7 @@ static int feature_h(const feature *f)
 }
 
 /* Stamp the face on a head image of side `side` (pivot = the middle pixel) turned by angle k of
- * MERGE_PART_ANGLES: each feature's centre turns about the neck, the feature itself stays upright. */
+ * MERGE_PART_ANGLES: each feature's centre turns about the neck, the feature stays upright. */
 static void stamp_face(uint8_t *img, int side, int k)
 {
     double co, si;
@@ -822,7 +844,8 @@ static void stamp_face(uint8_t *img, int side, int k)
         double cx = face[f].x + (w - 1) / 2.0 - MERGE_HEAD_NECK_X;
         double cy = face[f].y + (h - 1) / 2.0 - MERGE_HEAD_NECK_Y;
         double tx = cx * co - cy * si, ty = cx * si + cy * co;
-        int x0 = side / 2 + sim_snap(tx - (w - 1) / 2.0), y0 = side / 2 + sim_snap(ty - (h - 1) / 2.0);
+        int x0 = side / 2 + sim_snap(tx - (w - 1) / 2.0);
+        int y0 = side / 2 + sim_snap(ty - (h - 1) / 2.0);
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
                 uint8_t v = map_colour(face[f].rows[j][i]);
@@ -923,8 +946,12 @@ int sim__merge_art_build(merge_art *a)
                           2 * MERGE_HEAD_NECK_X + 1, 2 * MERGE_HEAD_NECK_Y + 1 };
     if ((rc = sim_rot_bake_n(&a->head_rot, &hs, MERGE_PART_ANGLES)) != 0)
         goto done;
-    for (int k = 0; k < MERGE_PART_ANGLES; k++)
-        stamp_face((uint8_t *)sim_rot_image(&a->head_rot, k), a->head_rot.side, k);
+    for (int k = 0; k < MERGE_PART_ANGLES; k++) {
+        uint8_t *img = (uint8_t *)sim_rot_image(&a->head_rot, k);
+        if (k != 0)  /* angle 0 is the sprite itself, exactly */
+            tidy_turned(img, a->head_rot.side);
+        stamp_face(img, a->head_rot.side, k);
+    }
     /* the upright head gets the same face at angle 0: the bake above read it faceless */
     for (size_t f = 0; f < sizeof face / sizeof face[0]; f++) {
         int w = (int)strlen(face[f].rows[0]), h = feature_h(&face[f]);
@@ -939,6 +966,8 @@ int sim__merge_art_build(merge_art *a)
                           2 * MERGE_HAT_PIVOT_X + 1, 2 * MERGE_HAT_PIVOT_Y + 1 };
     if ((rc = sim_rot_bake_n(&a->hat_rot, &ts, MERGE_PART_ANGLES)) != 0)
         goto done;
+    for (int k = 1; k < MERGE_PART_ANGLES; k++)
+        tidy_turned((uint8_t *)sim_rot_image(&a->hat_rot, k), a->hat_rot.side);
 done:
     free(scratch);
     if (rc != 0) {
@@ -948,7 +977,7 @@ done:
     return 0;
 }
 
-/* ---- eyes -------------------------------------------------------------------------------------- */
+/* ---- eyes ------------------------------------------------------------------------------------ */
 /* Per tier: the white's width and height, the pupil's, the gap between the two whites, and the
  * row of the whites' top relative to the centre. Whites of 4 px and up are rounded and ringed in
  * ink; pupils of 2×3 and up carry a one-pixel glint (2×2 from 5×7 up). */
@@ -1052,7 +1081,7 @@ void sim__merge_draw_eyes(sim_frame *f, const merge_art *a, int tier, int cx, in
     draw_one_eye(f, g, cx, rx, y, mirror, blink);
 }
 
-/* ---- text -------------------------------------------------------------------------------------- */
+/* ---- text ------------------------------------------------------------------------------------ */
 /* 3×5 glyphs, one row a 3-bit number (bit 2 = left column). */
 typedef struct glyph { char ch; uint8_t rows[5]; } glyph;
 static const glyph font[] = {
@@ -1133,7 +1162,7 @@ int sim__merge_draw_text(sim_frame *f, const merge_art *a, int x, int y, const c
     return sim__merge_draw_text_scaled(f, a, x, y, text, colour, 1);
 }
 
-/* ---- the carrier ------------------------------------------------------------------------------- */
+/* ---- the carrier ----------------------------------------------------------------------------- */
 
 void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int neck_y, int head_k,
                              int hat_k)
@@ -1155,11 +1184,12 @@ void sim__merge_draw_hand(sim_frame *f, const merge_art *a, int x, int y, int ri
     if (!f || !a || !a->mem)
         return;
     const sim_sprite *s = closed ? &a->hand_closed : &a->hand_open;
-    unsigned flags = (right ? 0u : (unsigned)SIM_BLIT_FLIPX) | (flipv ? (unsigned)SIM_BLIT_FLIPY : 0u);
+    unsigned flags = (right ? 0u : (unsigned)SIM_BLIT_FLIPX) |
+                     (flipv ? (unsigned)SIM_BLIT_FLIPY : 0u);
     sim_raster_blit(f, s, x - MERGE_HAND_W / 2, y - MERGE_HAND_H / 2, flags);
 }
 
-/* ---- the backdrop ------------------------------------------------------------------------------ */
+/* ---- the backdrop ---------------------------------------------------------------------------- */
 
 /* 4×4 Bayer thresholds 0..15: a band boundary dithers by pattern, not noise. */
 static const uint8_t bayer4[4][4] = {
@@ -1250,8 +1280,10 @@ void sim__merge_draw_backdrop(sim_frame *f, const merge_art *a, int x0, int x1, 
     int nearh[320];
     for (int x = 0; x < f->w; x++) {
         double fx = x;
-        int far = sim_snap(134.0 + 5.0 * sim_sin(fx * 0.031 + 0.8) + 3.0 * sim_sin(fx * 0.083 + 2.1));
-        int nh = sim_snap(153.0 + 5.0 * sim_sin(fx * 0.047 + 2.4) + 2.0 * sim_sin(fx * 0.121 + 0.3));
+        int far = sim_snap(134.0 + 5.0 * sim_sin(fx * 0.031 + 0.8) +
+                           3.0 * sim_sin(fx * 0.083 + 2.1));
+        int nh = sim_snap(153.0 + 5.0 * sim_sin(fx * 0.047 + 2.4) +
+                          2.0 * sim_sin(fx * 0.121 + 0.3));
         if (x < 320)
             nearh[x] = nh;
         for (int y = far; y < f->h; y++)
@@ -1303,7 +1335,6 @@ void sim__merge_draw_backdrop(sim_frame *f, const merge_art *a, int x0, int x1, 
     box(f, x0 - W, y_floor, x1 + W - 1, y_floor + W - 1, MERGE_C_WOOD);
     hline(f, x0 - W, x1 + W - 1, y_floor, MERGE_C_WOOD_LIGHT);
     hline(f, x0 - W, x1 + W - 1, y_floor + W - 1, MERGE_C_OUTLINE);
-    hline(f, x0, x1 - 1, y_floor - 1 + 1, MERGE_C_WOOD_LIGHT);
     for (int x = x0 + 7; x < x1 - 4; x += 13)
         hline(f, x, x + 3, y_floor + 2, MERGE_C_WOOD_DARK);
     vline(f, x0 - W, y_floor, y_floor + W - 1, MERGE_C_OUTLINE);

@@ -5,14 +5,24 @@
  * which only write pixels of a frame.
  *
  * Sizes and pivots, for the world (all in pixels; "pivot pixel" = the pixel whose centre is the
- * point, and sim_rot_blit(f, set, k, x, y, flags) puts that pixel of image k on frame pixel (x, y)):
+ * point; sim_rot_blit(f, set, k, x, y, flags) puts that pixel of image k on frame pixel (x, y)):
  *   fruit[t]        side 2r+1 (r = sim__merge_radius[t]); the centre pixel (r, r) is the physics
- *                   centre. Draw upright with sim_raster_blit at (cx − r, cy − r), or rotated with
- *                   sim_rot_blit(f, &fruit_rot[t], k, cx, cy, 0) (k of MERGE_FRUIT_ANGLES).
+ *                   centre. Draw upright with sim_raster_blit at (cx − r, cy − r), or turned with
+ *                   sim_rot_blit(f, &fruit_rot[t], k, cx, cy, 0) (k of MERGE_FRUIT_ANGLES, angle k
+ *                   = k × 22.5° clockwise; sim_rot_nearest picks k from degrees). Every opaque
+ *                   pixel lies within r + 0.5 of the centre at every angle, and the disc of r − 1
+ *                   is at least 85% covered: the picture is the physics circle.
+ *   fruit_rot[t]    not RotSprite: each angle is painted afresh by the same code with the fruit's
+ *                   markings, stem and leaves turned and the light kept on the upper left, then
+ *                   outlined, so a rolling fruit keeps its gloss, a clean outline and no mixels.
+ *                   The sets are ordinary sim_rot_sets (side 2r+1, the centre pixel the pivot).
  *   fruit_rot_fine  tiers 0..MERGE_CARRY_TIERS-1 only, MERGE_PART_ANGLES angles about the same
- *                   centre (the carried fruit's ±16° tilt); the others are empty sets.
+ *                   centre (the carried fruit's ±16° tilt: k = sim_rot_nearest(set, 16) = 3);
+ *                   the other tiers' sets are empty (px NULL).
  *   head            MERGE_HEAD_W × MERGE_HEAD_H, pivot = the neck point (MERGE_HEAD_NECK_X,
- *                   MERGE_HEAD_NECK_Y) = its bottom-middle pixel.
+ *                   MERGE_HEAD_NECK_Y) = its bottom-middle pixel. head_rot is RotSprite
+ *                   (sim_rot_bake_n, 64 angles) of the faceless head, with the face (eyes, cheeks,
+ *                   smile) stamped upright at its turned place on every image, so it stays crisp.
  *   hat             MERGE_HAT_W × MERGE_HAT_H, pivot = the brim centre (MERGE_HAT_PIVOT_X, _Y).
  *                   On the upright head the hat's pivot sits MERGE_HAT_ON_HEAD_DY pixels above
  *                   the neck point (straight up, dx 0): a leaning head carries the hat's pivot to
@@ -21,9 +31,16 @@
  *   body            MERGE_BODY_W × MERGE_BODY_H, drawn first, its neck pixel (MERGE_BODY_NECK_X,
  *                   MERGE_BODY_NECK_Y) on the head's neck point; it does not rotate.
  *   hand_open/closed MERGE_HAND_W × MERGE_HAND_H, drawn as the hand on the screen's RIGHT of the
- *                   carrier, thumb up, palm facing −x (toward what it holds); the left hand is
+ *                   carrier: a mitten seen from the front, cuff down, the open one's thumb out on
+ *                   its −x side (towards the carrier and what it holds); the left hand is
  *                   SIM_BLIT_FLIPX, the seed's palm-down pose SIM_BLIT_FLIPY. Place a hand by its
- *                   centre pixel (MERGE_HAND_W/2, MERGE_HAND_H/2).
+ *                   centre pixel (MERGE_HAND_W/2, MERGE_HAND_H/2) (sim__merge_draw_hand does).
+ *   eyes            drawn at render time, upright, never part of a fruit sprite; every eye pixel
+ *                   lies on the fruit's upright silhouette, in its upper half.
+ * The build takes about 35 ms (gcc -O2; ~150 ms at -O0): call it once per world at create time
+ * (and on load), never per step. Nothing in it depends on the world's seed, and it is the same
+ * bytes everywhere (+ − × ÷ sqrt and sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2,
+ * clang -O3 and aarch64 gcc under qemu when it was written), so frames that show it hash alike.
  */
 #ifndef VIVARIUM_SIM_MERGE_ART_H
 #define VIVARIUM_SIM_MERGE_ART_H
@@ -43,7 +60,8 @@ extern const char *const sim__merge_tier_name[MERGE_TIERS];
 
 /* The named palette. Index 0 is the transparent key of every sprite (its colour is the top of
  * the sky, so even a stray one reads as background). Per tier three colours in a row: body,
- * shade (lower right), highlight (upper left): MERGE_C_BODY(t), MERGE_C_SHADE(t), MERGE_C_HIGH(t). */
+ * shade (lower right), highlight (upper left): MERGE_C_BODY(t), MERGE_C_SHADE(t),
+ * MERGE_C_HIGH(t). */
 enum {
     MERGE_C_CLEAR = 0,      /* transparent key; = the sky's top colour */
     MERGE_C_OUTLINE,        /* the one dark ink: outlines, pupils, stems, text outline */
@@ -86,7 +104,7 @@ enum {
     MERGE_C_SKY2,
     MERGE_C_SKY3,
     MERGE_C_SKY4,
-    MERGE_C_COUNT           /* ≤ 64 */
+    MERGE_C_COUNT           /* 63 named colours (≤ 64) */
 };
 #define MERGE_C_PUPIL MERGE_C_OUTLINE
 #define MERGE_C_BODY(t) (MERGE_C_CHERRY + 3 * (t))
@@ -109,7 +127,7 @@ enum {
 #define MERGE_BODY_NECK_Y 0
 #define MERGE_HAND_W 8
 #define MERGE_HAND_H 8
-#define MERGE_HAT_WOBBLE 0.9           /* seed 003: HatWobbleMultiplier, the hat turns 9/10 as far */
+#define MERGE_HAT_WOBBLE 0.9           /* seed 003 HatWobbleMultiplier: the hat turns 0.9 as far */
 
 /* The layout the art was drawn for (the world may choose others; draw_backdrop takes the box). */
 #define MERGE_BOX_X0 92                /* inside: x0 ≤ x < x1, y_top ≤ y < y_floor (pixels) */
@@ -134,18 +152,23 @@ enum {
 
 typedef struct merge_art {
     sim_palette pal;                       /* version 1; count = MERGE_C_COUNT */
-    sim_sprite fruit[MERGE_TIERS];         /* upright fruit body WITHOUT eyes, side 2r+1, centre pixel = centre; key = MERGE_C_CLEAR */
-    sim_rot_set fruit_rot[MERGE_TIERS];    /* MERGE_FRUIT_ANGLES baked rotations of fruit[t] about its centre */
-    sim_rot_set fruit_rot_fine[MERGE_TIERS]; /* MERGE_PART_ANGLES, tiers 0..MERGE_CARRY_TIERS-1 only (the carried fruit tilts ±16°) */
-    sim_sprite head, hat, hand_open, hand_closed;   /* carrier parts; hands drawn for the RIGHT hand, the left is an X flip */
-    sim_rot_set head_rot, hat_rot;         /* MERGE_PART_ANGLES each, pivots: the head's neck point, the hat's brim centre */
-    sim_sprite body;                       /* the carrier's torso and shoulders, drawn under the head */
+    /* upright fruit body WITHOUT eyes, side 2r+1, centre pixel = centre; key = MERGE_C_CLEAR */
+    sim_sprite fruit[MERGE_TIERS];
+    /* MERGE_FRUIT_ANGLES baked rotations of fruit[t] about its centre (image 0 = fruit[t]) */
+    sim_rot_set fruit_rot[MERGE_TIERS];
+    /* MERGE_PART_ANGLES, tiers 0..MERGE_CARRY_TIERS-1 only (the carried fruit tilts ±16°) */
+    sim_rot_set fruit_rot_fine[MERGE_TIERS];
+    /* carrier parts; hands drawn for the RIGHT hand, the left is an X flip */
+    sim_sprite head, hat, hand_open, hand_closed;
+    /* MERGE_PART_ANGLES each, pivots: the head's neck point, the hat's brim centre */
+    sim_rot_set head_rot, hat_rot;
+    sim_sprite body;                       /* the carrier's torso and shoulders, under the head */
     uint8_t *mem;                          /* owned pixel memory of the sprites */
 } merge_art;
 
 /* Draw every sprite and bake every rotation. 0 or SIM_ENOMEM (then `a` is freed and zeroed);
- * allocates, so create time only. The result is a pure function of nothing: two builds give the
- * same bytes, so a world rebuilds it on load rather than saving it. */
+ * allocates, so create time only. The result depends on nothing (no seed, no params): two
+ * builds give the same bytes, so a world rebuilds it on load rather than saving it. */
 int sim__merge_art_build(merge_art *a);
 /* Free what the build allocated and zero `a`; safe on a zeroed or failed art. */
 void sim__merge_art_free(merge_art *a);
