@@ -184,9 +184,9 @@ typedef struct sim_verlet {
      * nearly sorted already); its order never depends on what it held before (the key is total). */
     uint16_t *order;
     int norder;             /* entries of order that are valid; the step rebuilds it if ≠ nchunk */
-    double *key;            /* x − r per chunk, at the start of the pass */
+    double *key;            /* x − r per chunk, as of the last sort */
     uint16_t *cbody;        /* each chunk's body, for the step */
-    uint16_t (*pair_tmp)[2];
+    uint16_t (*pair_tmp)[2]; /* the step's candidate pairs, then the touching ones unsorted */
     int *pair_cnt;          /* cap_chunk + 1 counters: the pairs are bucketed by first chunk */
     double (*pn)[4];        /* each listed pair's unit normal, from pair[k][1] toward pair[k][0],
                              * then 1 / (1/m_i + 1/m_j), and that × friction / 3 */
