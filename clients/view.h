@@ -102,6 +102,8 @@ struct vw_world {
     int in_paint, in_grab, in_drag, in_release;        /* input indexes, or -1 */
     int in_erase, in_explode, in_spawn, in_shove;      /* sand, terrarium */
     int in_speed, in_pause, in_resume, in_toggle, in_cmode;    /* cycle */
+    int in_move, in_drop;             /* merge */
+    int car_dir;                      /* merge: the last move this viewer sent */
     int paint_enum, paint_enum_arg;   /* the enum the paint input takes, and which arg; or -1 */
     int element;                      /* the chosen value of that enum */
     int tool, brush;                  /* sand: VW_TOOL_*, the brush radius (0: about a cell) */

@@ -5,7 +5,8 @@
  * tool, [ and ] the brush; a drag applies the tool along the stroke), grab (terrarium:
  * grab/drag/release inputs: a press grabs, motion drags, a release lets go; with spawn and
  * shove, the number keys spawn a body at the pointer and the arrows shove what is near it),
- * cycle (speed, pause/resume, toggle and mode keys) and watch (nothing to send). The kinds table
+ * cycle (speed, pause/resume, toggle and mode keys), carry (merge: the arrows walk and stop the
+ * carrier, space drops, a click drops at the pointer) and watch (nothing to send). The kinds table
  * gives each known kind its mode; a kind without a row gets the first mode its welcome's inputs
  * fit, so a new kind works in the viewer without editing it — with watch only, and the generic
  * status line, when it has no inputs the modes know.
@@ -294,6 +295,50 @@ static const char *cycle_hints(const vw_world *w, int shrt)
     return shrt ? " spc [] 0-9 t m" : "  space pause  [ ] speed  0-9 range  t on/off  m blend";
 }
 
+/* ---- carry (merge) ------------------------------------------------------------------------------ */
+static int carry_fit(vw_world *w)
+{
+    w->in_move = find_in(w, "move");
+    w->in_drop = find_in(w, "drop");
+    return w->in_move >= 0 && w->in_drop >= 0 ? 0 : -1;
+}
+
+/* left, right: walk that way; down: stop (a terminal reports no key release); space: drop where
+ * the hand is. */
+static int carry_key(vw_view *v, vw_world *w, int key)
+{
+    int dir = key == VW_K_LEFT ? -1 : key == VW_K_RIGHT ? 1 : key == VW_K_DOWN ? 0 : 2;
+    if (dir != 2) {
+        w->car_dir = dir;
+        return send_in(v, w->in_move, 0, 0, "dir", dir, NULL, 0);
+    }
+    if (key == ' ') return send_in(v, w->in_drop, 0, 0, "x", -1, NULL, 0);
+    return 0;
+}
+
+/* A click drops at the pointer: the carrier walks there first. */
+static int carry_pointer(vw_view *v, vw_world *w, int what, int x, int y)
+{
+    if (what != VW_PRESS) return 0;
+    v->last_x = x;
+    v->last_y = y;
+    w->car_dir = 0;
+    return send_in(v, w->in_drop, x, y, NULL, 0, NULL, 0);
+}
+
+static void carry_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap)
+{
+    (void)v;
+    const char *d = w->car_dir < 0 ? "left" : w->car_dir > 0 ? "right" : "stopped";
+    snprintf(s, cap, shrt ? " %s" : "  walking %s", d);
+}
+
+static const char *carry_hints(const vw_world *w, int shrt)
+{
+    (void)w;
+    return shrt ? " <- -> v spc click" : "  <- -> walk  down stop  space drop  click drop there";
+}
+
 /* ---- the table -------------------------------------------------------------------------------- */
 static const vw_mode vw_mode_paint = { "paint", paint_fit, "1234567890ex[]", 0, paint_key,
                                        paint_pointer, NULL, paint_status, paint_hints };
@@ -301,6 +346,8 @@ static const vw_mode vw_mode_grab = { "grab", grab_fit, "1234567890", 1, grab_ke
                                       grab_leave, NULL, grab_hints };
 static const vw_mode vw_mode_cycle = { "cycle", cycle_fit, " []1234567890tm", 0, cycle_key, NULL,
                                        NULL, cycle_status, cycle_hints };
+static const vw_mode vw_mode_carry = { "carry", carry_fit, " ", 1, carry_key, carry_pointer,
+                                       NULL, carry_status, carry_hints };
 static const vw_mode vw_mode_watch = { "watch", NULL, "", 0, NULL, NULL, NULL, NULL, NULL };
 
 /* One row per world kind. A falling powder is the friendliest first brush. */
@@ -308,11 +355,12 @@ static const vw_kind_row vw_kinds[] = {
     { "sand", &vw_mode_paint, "sand", "element", "paint (drag)" },
     { "terrarium", &vw_mode_grab, NULL, "body", "spawn at the pointer" },
     { "cycle", &vw_mode_cycle, NULL, NULL, NULL },
+    { "merge", &vw_mode_carry, NULL, NULL, NULL },
 };
 
 /* A kind without a row (or whose world lacks its row's inputs): the first mode that fits. */
 static const vw_mode *const vw_default_modes[] = { &vw_mode_grab, &vw_mode_paint, &vw_mode_cycle,
-                                                   &vw_mode_watch };
+                                                   &vw_mode_carry, &vw_mode_watch };
 
 void view_modes_help(FILE *out)
 {
@@ -364,6 +412,8 @@ void view_mode_pick(vw_world *w)
     w->in_paint = w->in_grab = w->in_drag = w->in_release = -1;
     w->in_erase = w->in_explode = w->in_spawn = w->in_shove = -1;
     w->in_speed = w->in_pause = w->in_resume = w->in_toggle = w->in_cmode = -1;
+    w->in_move = w->in_drop = -1;
+    w->car_dir = 0;
     w->mode = NULL;
     if (row && mode_fits(row->mode, w)) w->mode = row->mode;
     for (size_t i = 0; !w->mode && i < sizeof vw_default_modes / sizeof vw_default_modes[0]; i++)

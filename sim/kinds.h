@@ -19,3 +19,4 @@
 SIM_KIND(sand)
 SIM_KIND(terrarium)
 SIM_KIND(cycle)
+SIM_KIND(merge)
