@@ -219,7 +219,9 @@ struct sim_kind {
     int nenums;
     const char *const *views;         /* views[0] is the normal picture */
     int nviews;
-    /* bare != 0: allocate for these params but do not build a scene (a load follows). */
+    /* bare != 0: allocate for these params but do not build a scene (a load follows). bare == 2:
+     * the world is only loaded, saved, hashed, compared (and perhaps stepped), never rendered, so
+     * what only render needs may be skipped (the merge world's art). */
     int (*create)(const sim_params *p, uint64_t seed, int bare, void **impl, char *err,
                   size_t errlen);
     void (*destroy)(void *impl);
@@ -235,6 +237,13 @@ struct sim_kind {
     /* Describe how two loaded states of this kind differ, field by field, appending lines to out
      * (sim_diff_line). Returns the number of differing fields found. For desync reports. */
     long (*diff)(const void *a, const void *b, sim_diff_out *out);
+    /* Optional. What a world derives at create for render alone and never saves (the merge
+     * world's art: a pure function of nothing, costly to build) moves from the impl a load
+     * replaces (from) to the one it loaded (to), so a load does not build it again: with adopt
+     * set, sim_world_load creates its scratch impl with bare = 2 and, once the load has
+     * succeeded, calls adopt before destroying the old impl. Only for what the params do not
+     * change, since a load may bring other params. NULL: every load creates with bare = 1. */
+    void (*adopt)(void *to, void *from);
 };
 
 int sim_kind_count(void);
@@ -257,7 +266,9 @@ typedef struct sim_config {
     size_t errlen;
     const sim_file_reader *files;     /* optional: lets a world read the file it is built from */
     int bare;                         /* 1: an empty shell for sim_world_load to fill: no scene is
-                                         built and no file is read (replay, desync reports) */
+                                         built and no file is read (replay, desync reports);
+                                         2: the same for a world that is never rendered (its
+                                         frames are blank): sim_state_diff's */
 } sim_config;
 sim_config sim_config_default(void);
 

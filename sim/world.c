@@ -34,6 +34,7 @@ struct sim_world {
     uint8_t *scratch;               /* save buffer for hashing: sized at create, reused */
     size_t scratch_cap;
     char err[256];
+    int state_only;                 /* created with bare = 2: never rendered */
 };
 
 const char *sim_strerror(int err)
@@ -432,7 +433,8 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
         goto done;
     }
     p.files = cfg->files;
-    rc = k->create(&p, cfg->seed, cfg->bare ? 1 : 0, &w->impl, msg, msglen);
+    w->state_only = cfg->bare == 2;
+    rc = k->create(&p, cfg->seed, cfg->bare == 2 ? 2 : cfg->bare ? 1 : 0, &w->impl, msg, msglen);
     if (rc) {
         w->impl = NULL;
         goto done;
@@ -579,6 +581,10 @@ void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
     sim_ctx ctx = { w->seed, w->tick };
     if (view < 0 || view >= w->kind->nviews) view = 0;
+    if (w->state_only) {                /* its kind may have skipped what drawing needs */
+        memset(out->px, 0, (size_t)out->w * out->h);
+        return;
+    }
     w->kind->render(w->impl, &ctx, view, out);
 }
 
@@ -744,7 +750,7 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
             goto done;
         }
     }
-    rc = k->create(&p, seed, 1, &impl, perr, sizeof perr);
+    rc = k->create(&p, seed, w->state_only || k->adopt ? 2 : 1, &impl, perr, sizeof perr);
     if (rc) {
         impl = NULL;
         goto done;
@@ -762,6 +768,7 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
         goto done;
     }
     /* Commit: nothing below can fail. */
+    if (k->adopt && !w->state_only) k->adopt(impl, w->impl);
     k->destroy(w->impl);
     w->impl = impl;
     impl = NULL;
@@ -808,7 +815,8 @@ static sim_world *world_from_blob(const uint8_t *buf, size_t len, int *rc)
     cfg.kind = k->name;
     cfg.seed = seed;
     cfg.params = params;
-    cfg.bare = 1;                     /* the blob is the whole state: build nothing, read no file */
+    cfg.bare = 2;                     /* the blob is the whole state, and only compared: build
+                                         nothing, read no file, skip what drawing needs */
     sim_world *w = sim_world_create(&cfg, rc);
     if (!w) return NULL;
     *rc = sim_world_load(w, buf, len);

@@ -577,6 +577,39 @@ START_TEST(corrupt_states_refused)
 }
 END_TEST
 
+/* A desync report names what differs (its worlds are built without the art: bare 2), and a load
+ * into a world keeps drawing (the art moves over from the world it replaces: adopt). */
+START_TEST(diff_report_and_load_keep_drawing)
+{
+    sim_world *a = mk(NULL), *b = mk(NULL);
+    run(a, 300);
+    run(b, 300);
+    merge_world *mb = impl(b);
+    mb->score += 7;
+    size_t cap = sim_world_save_max(a);
+    uint8_t *sa = malloc(cap), *sb = malloc(cap);
+    size_t na = sim_world_save(a, sa, cap), nb = sim_world_save(b, sb, cap);
+    char out[2048];
+    ck_assert_int_eq(sim_state_diff(sa, na, sb, nb, out, sizeof out, 20), 1);
+    ck_assert_ptr_nonnull(strstr(out, "score"));
+    ck_assert_int_eq(sim_state_diff(sa, na, sa, na, out, sizeof out, 20), 0);
+    sim_frame f1, f2;
+    sim_world_frame_init(a, &f1);
+    sim_world_frame_init(a, &f2);
+    sim_world_render(a, 0, &f1);
+    ck_assert_int_eq(sim_world_load(b, sa, na), 0);
+    ck_assert_int_eq(sim_world_load(b, sa, na), 0);           /* twice: adopted art adopted again */
+    sim_world_render(b, 0, &f2);
+    ck_assert_uint_eq(sim_frame_hash(&f1), sim_frame_hash(&f2));
+    sim_frame_free(&f1);
+    sim_frame_free(&f2);
+    free(sa);
+    free(sb);
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+}
+END_TEST
+
 Suite *suite_merge(void)
 {
     Suite *s = suite_create("merge");
@@ -601,6 +634,7 @@ Suite *suite_merge(void)
     tcase_add_test(t, fruit_roll_along_the_floor);
     tcase_add_test(t, picture_is_drawn);
     tcase_add_test(t, corrupt_states_refused);
+    tcase_add_test(t, diff_report_and_load_keep_drawing);
     suite_add_tcase(s, t);
     return s;
 }

@@ -150,16 +150,21 @@ static int merge_create(const sim_params *p, uint64_t seed, int bare, void **imp
     /* The right hand (the one a drop leaves) reaches from 5 px inside one wall to the other. */
     w->ccfg.xmin = MERGE_X0 + 5 - MERGE_HAND_DX;
     w->ccfg.xmax = MERGE_X1 - 5 - MERGE_HAND_DX;
-    sim_frame bd;
+    /* The art (and the backdrop, drawn once and copied under every frame) is for render only:
+     * a world that is never rendered (bare 2: a desync report's) goes without it. */
+    int draws = bare != 2;
+    sim_frame bd = { 0 };
     if (sim_verlet_init(&w->v, MERGE_MAX_FRUIT, 1, 1, MERGE_MAX_FRUIT) ||
-        sim__merge_art_build(&w->art) || sim__merge_anim_init(w) ||
-        sim_frame_init(&bd, MERGE_W, MERGE_H)) {
+        (draws && (sim__merge_art_build(&w->art) || sim_frame_init(&bd, MERGE_W, MERGE_H))) ||
+        sim__merge_anim_init(w)) {
+        sim_frame_free(&bd);
         merge_destroy(w);
         sim__fmt(err, errlen, "merge: out of memory");
         return SIM_ENOMEM;
     }
-    /* The backdrop never changes: drawn once here, copied under every frame. */
-    sim__merge_draw_backdrop(&bd, &w->art, MERGE_X0, MERGE_X1, MERGE_TOP, MERGE_FLOOR, MERGE_LINE);
+    if (draws)
+        sim__merge_draw_backdrop(&bd, &w->art, MERGE_X0, MERGE_X1, MERGE_TOP, MERGE_FLOOR,
+                                 MERGE_LINE);
     w->backdrop = bd.px;
     sim__merge_container(w);
     w->target_x = -1;
@@ -179,6 +184,23 @@ static int merge_create(const sim_params *p, uint64_t seed, int bare, void **imp
     }
     *impl = w;
     return 0;
+}
+
+/* A load keeps the art and the backdrop of the world it replaces (they depend on nothing). */
+static void merge_adopt(void *to, void *from)
+{
+    merge_world *t = to, *f = from;
+    merge_art art = t->art;
+    uint8_t *bd = t->backdrop;
+    t->art = f->art;
+    t->backdrop = f->backdrop;
+    f->art = art;
+    f->backdrop = bd;
+    /* The cel-set engine's tile table holds copies of the art's sprites: point them at the art
+     * the world now has. */
+    t->anim_tiles[0] = t->art.hand_closed;
+    t->anim_tiles[1] = t->art.hand_open;
+    t->anim_tiles[2] = t->art.body;
 }
 
 static void merge_frame_size(const void *impl, int *fw, int *fh)
@@ -219,4 +241,5 @@ const sim_kind sim__kind_merge = {
     .save = sim__merge_save,
     .load = sim__merge_load,
     .diff = sim__merge_diff,
+    .adopt = merge_adopt,
 };
