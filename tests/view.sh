@@ -428,9 +428,10 @@ if command -v tmux > /dev/null 2>&1; then
         fail "lost: viv view did not start"
     fi
 
-    # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode.
+    # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode,
+    # merge walk, stop and drop.
     stop_vivd
-    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire
+    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire --world merge:seed=6:autopilot=0
     run_in_tmux kinds --token "$PLAYER"
     if wait_until 50 status_is kinds "terrarium"; then
         tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
@@ -448,6 +449,15 @@ if command -v tmux > /dev/null 2>&1; then
         tm send-keys -t kinds ' '
         wait_until 30 status_is kinds "150% r1 off blend ack[s ]*9 " && ok "cycle: space resumes" ||
             fail "cycle: space did not resume: $(status_of kinds)"
+        tm send-keys -t kinds Tab
+        wait_until 30 status_is kinds "merge" || fail "kinds: Tab did not reach the merge world"
+        tm send-keys -t kinds Right
+        wait_until 30 status_is kinds "right ack[s ]*10 " && ok "merge: Right walks" ||
+            fail "merge: Right: $(status_of kinds)"
+        tm send-keys -t kinds Down Space
+        wait_until 30 status_is kinds "stopped ack[s ]*12 " && ok "merge: Down stops, space drops" ||
+            fail "merge: Down, space: $(status_of kinds)"
+        status_is kinds "err " && fail "merge: the keys got errors: $(status_of kinds)"
         tm send-keys -t kinds q
         check_restored kinds 0
     else
