@@ -3,8 +3,8 @@
  * refused without effect), run three ways and compared tick by tick:
  *   1. live, recorded into SQLite through the real recorder (replay/recorder.c);
  *   2. replayed from that file by the verifier (replay/verify.c), which compares every hash;
- *   3. in sync-test mode: at random ticks the world is saved, a fresh world loads the bytes and
- *      carries on (GGPO's sync test).
+ *   3. in sync-test mode: at random ticks the world is saved, a second world (with another
+ *      history) loads the bytes and carries on (GGPO's sync test).
  * A divergence is shrunk (drop inputs, halve ticks) to a minimal case, written under --out as an
  * inputs file, a case file and a replay file, with the one command that reproduces it.
  *
@@ -346,8 +346,9 @@ out:
     return status;
 }
 
-/* Way 3: sync test — at random ticks (from the case's seed), save, load into a fresh world, and
- * continue from the loaded one. Compared with the live chain at every tick. */
+/* Way 3: sync test — at random ticks (from the case's seed), save, load into a second world (made
+ * for the case, holding an older state of it: another history), and continue from the loaded one;
+ * the two take turns. Compared with the live chain at every tick. */
 static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, size_t nacc,
                     fz_result *res)
 {
@@ -368,23 +369,26 @@ static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, siz
     }
     sim_rng r;
     sim_rng_stream(&r, c->seed, "viv.fuzz.sync");
+    sim_world *spare = NULL;            /* the world the next save is loaded into */
     size_t k = 0;
     int status = 0, faulted = 0;
     for (uint64_t t = 0; t < c->ticks; t++) {
         if (sim_rng_below(&r, 8) == 0) {                  /* about one tick in eight */
             size_t n = sim_world_save(w, buf, cap);
-            sim_world *fresh = make_world(c, err, sizeof err);
-            if (!fresh || n == 0 || sim_world_load(fresh, buf, n) != 0) {
+            if (!spare) spare = make_world(c, err, sizeof err);
+            if (!spare || n == 0 || sim_world_load(spare, buf, n) != 0) {
                 snprintf(res->why, sizeof res->why, "save/load failed at tick %llu: %s",
-                         (unsigned long long)t, fresh ? sim_world_error(fresh) : err);
-                sim_world_destroy(fresh);
+                         (unsigned long long)t, spare ? sim_world_error(spare) : err);
                 res->way = 3;
                 res->tick = t;
                 status = 1;
                 break;
             }
-            sim_world_destroy(w);
-            w = fresh;
+            /* Continue from the world that loaded; the other, with its older history, takes the
+             * next load. */
+            sim_world *old = w;
+            w = spare;
+            spare = old;
             cap = sim_world_save_max(w);
             uint8_t *nb = realloc(buf, cap);
             if (!nb) {
@@ -424,6 +428,7 @@ out:
     sim_frame_free(&f);
     free(buf);
     sim_world_destroy(w);
+    sim_world_destroy(spare);
     return status;
 }
 
@@ -655,7 +660,7 @@ static void usage(FILE *out)
         "input stream (valid inputs, boundary values, and invalid ones that must be refused\n"
         "without effect), run three ways and compared at every tick: live (recorded into SQLite\n"
         "through the real recorder), replayed from that file (every recorded hash checked), and in\n"
-        "sync-test mode (save, load into a fresh world, continue, at random ticks).\n"
+        "sync-test mode (save, load into a second world, continue, at random ticks).\n"
         "\n"
         "  --sessions N   sessions to run (default 20; with --seconds, until time is up)\n"
         "  --ticks T      ticks per session, each session picks T/2..T (default 600)\n"
