@@ -1,9 +1,10 @@
 /* check_merge_art.c — sim/merge/art.c (issue 14 §3, seed 003): the fruit-merge world's art.
  * Every sprite within its size and the palette; each fruit the physics circle's picture (inside
  * r + 0.5, covering the disc of r − 1) with a one-pixel ink outline at every baked angle; angle 0
- * is the upright sprite; two builds are the same bytes; eyes mirror with the look and shrink to a
- * line with a blink; each digit of the font is its own picture; the backdrop paints every pixel
- * and puts the container where it is told. */
+ * is the upright sprite; the turned fruit are RotSprite bakes of the upright one, tidied and
+ * nothing more, and keep every detail at every angle; two builds are the same bytes; eyes mirror
+ * with the look and shrink to a line with a blink; each digit of the font is its own picture; the
+ * backdrop paints every pixel and puts the container where it is told. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,158 @@ START_TEST(rotation_zero_is_upright)
     /* a turned image really is turned: the quarter turn of the head differs from upright */
     ck_assert(memcmp(sim_rot_image(&art.head_rot, 0), sim_rot_image(&art.head_rot, 16),
                      (size_t)art.head_rot.side * art.head_rot.side) != 0);
+}
+END_TEST
+
+/* Transparent 4-neighbours of (x, y) in an n × n image, the edge counting as transparent. */
+static int clear4(const uint8_t *px, int n, int x, int y)
+{
+    return (x == 0 || px[y * n + x - 1] == MERGE_C_CLEAR) +
+           (x == n - 1 || px[y * n + x + 1] == MERGE_C_CLEAR) +
+           (y == 0 || px[(y - 1) * n + x] == MERGE_C_CLEAR) +
+           (y == n - 1 || px[(y + 1) * n + x] == MERGE_C_CLEAR);
+}
+
+/* `got` is what RotSprite gives for the upright sprite: a fresh sim_rot_bake(_n) about the centre
+ * pixel, cut to the sprite's square (nothing opaque outside it) and tidied, byte for byte. Read
+ * without the tidy function too: every pixel is the bake's, or a pixel the bake made opaque that
+ * the tidy cleared because three or four of its 4-neighbours were transparent, or inked because
+ * it lies on the silhouette's edge; and those are a small part of the picture. */
+static void is_tidied_bake(const sim_rot_set *got, const sim_sprite *up, int nangles,
+                           const char *name)
+{
+    enum { NMAX = 67 };
+    int n = up->w, r = n / 2;
+    ck_assert_int_le(n, NMAX);
+    ck_assert_int_eq(got->nangles, nangles);
+    ck_assert_int_eq(got->side, n);
+    sim_rot_sprite s = { n, n, up->px, MERGE_C_CLEAR, n, n };  /* pivot: pixel (r, r)'s centre */
+    sim_rot_set fresh;
+    ck_assert_int_eq(nangles == SIM_ROT_ANGLES ? sim_rot_bake(&fresh, &s)
+                                               : sim_rot_bake_n(&fresh, &s, nangles), 0);
+    int off = fresh.side / 2 - r, opaque = 0, changed = 0;
+    for (int k = 0; k < nangles; k++) {
+        uint8_t raw[NMAX * NMAX], tidy[NMAX * NMAX];
+        const uint8_t *big = sim_rot_image(&fresh, k), *img = sim_rot_image(got, k);
+        for (int y = 0; y < fresh.side; y++)
+            for (int x = 0; x < fresh.side; x++) {
+                int ix = x - off, iy = y - off;
+                uint8_t v = big[y * fresh.side + x];
+                if (ix >= 0 && iy >= 0 && ix < n && iy < n)
+                    raw[iy * n + ix] = v;
+                else
+                    ck_assert_msg(v == MERGE_C_CLEAR, "%s angle %d: the bake has a pixel outside "
+                                  "the sprite's square", name, k);
+            }
+        memcpy(tidy, raw, (size_t)n * n);
+        sim__merge_fruit_tidy(tidy, n);
+        ck_assert_msg(memcmp(tidy, img, (size_t)n * n) == 0,
+                      "%s angle %d of %d is not the tidied RotSprite bake of the upright sprite",
+                      name, k, nangles);
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++) {
+                uint8_t w = raw[y * n + x], v = img[y * n + x];
+                opaque += v != MERGE_C_CLEAR;
+                if (v == w)
+                    continue;
+                changed++;
+                ck_assert_msg(w != MERGE_C_CLEAR, "%s angle %d: (%d,%d) opaque where the bake "
+                              "is not", name, k, x, y);
+                if (v == MERGE_C_CLEAR)
+                    ck_assert_msg(clear4(raw, n, x, y) >= 3, "%s angle %d: (%d,%d) cleared but "
+                                  "not a lone protruding pixel of the bake", name, k, x, y);
+                else
+                    ck_assert_msg(v == MERGE_C_OUTLINE && clear4(img, n, x, y) > 0,
+                                  "%s angle %d: (%d,%d) recoloured off the silhouette's edge",
+                                  name, k, x, y);
+            }
+    }
+    ck_assert_msg(changed * 20 <= opaque, "%s: the tidy changed %d of %d pixels", name, changed,
+                  opaque);
+    sim_rot_free(&fresh);
+}
+
+START_TEST(fruit_rotations_are_rotsprite)
+{
+    for (int t = 0; t < MERGE_TIERS; t++) {
+        is_tidied_bake(&art.fruit_rot[t], &art.fruit[t], MERGE_FRUIT_ANGLES, NAME(t));
+        if (t < MERGE_CARRY_TIERS)
+            is_tidied_bake(&art.fruit_rot_fine[t], &art.fruit[t], MERGE_PART_ANGLES, NAME(t));
+        /* the upright sprite is already tidy, so image 0 (the bake's exact path) is the sprite */
+        int n = art.fruit[t].w;
+        uint8_t up[67 * 67];
+        memcpy(up, art.fruit[t].px, (size_t)n * n);
+        ck_assert_int_eq(sim__merge_fruit_tidy(up, n), 0);
+    }
+    /* and the tidy does what it says on a made-up picture: a lone pixel sticking out of a block
+     * goes, the block's edge is inked, its inside is kept */
+    uint8_t img[7 * 7];
+    memset(img, MERGE_C_CLEAR, sizeof img);
+    for (int y = 2; y <= 4; y++)
+        for (int x = 2; x <= 4; x++)
+            img[y * 7 + x] = MERGE_C_CHERRY;
+    img[1 * 7 + 3] = MERGE_C_CHERRY;  /* a spur on top */
+    ck_assert_int_gt(sim__merge_fruit_tidy(img, 7), 0);
+    ck_assert_int_eq(img[1 * 7 + 3], MERGE_C_CLEAR);
+    ck_assert_int_eq(img[3 * 7 + 3], MERGE_C_CHERRY);
+    ck_assert_int_eq(img[2 * 7 + 2], MERGE_C_OUTLINE);
+    ck_assert_int_eq(img[2 * 7 + 3], MERGE_C_OUTLINE);
+    ck_assert_int_eq(sim__merge_fruit_tidy(img, 7), 0);  /* tidy once, tidy for good here */
+}
+END_TEST
+
+/* Every detail reads at every angle: each colour the upright fruit shows besides its ink, body and
+ * shade (seeds, stems, leaves, net, stripes, the highlight) is there at every baked angle, with at
+ * least a third of its upright pixels and at most three times as many; and the upright sprite
+ * has no lone pixel (one that no 8-neighbour shares its colour with), which the bake would show
+ * at some angles only. */
+static void details_kept(const sim_rot_set *s, const int *up_count, int t)
+{
+    for (int k = 0; k < s->nangles; k++) {
+        int count[256] = { 0 };
+        const uint8_t *img = sim_rot_image(s, k);
+        for (int i = 0; i < s->side * s->side; i++)
+            count[img[i]]++;
+        for (int c = 0; c < MERGE_C_COUNT; c++) {
+            if (!up_count[c] || c == MERGE_C_CLEAR || c == MERGE_C_OUTLINE ||
+                c == MERGE_C_BODY(t) || c == MERGE_C_SHADE(t))
+                continue;
+            ck_assert_msg(3 * count[c] >= up_count[c] && count[c] <= 3 * up_count[c],
+                          "%s angle %d of %d: colour %d has %d pixels, %d upright", NAME(t), k,
+                          s->nangles, c, count[c], up_count[c]);
+        }
+    }
+}
+
+START_TEST(fruit_details_survive_every_angle)
+{
+    for (int t = 0; t < MERGE_TIERS; t++) {
+        int n = art.fruit[t].w;
+        const uint8_t *px = art.fruit[t].px;
+        int up_count[MERGE_C_COUNT] = { 0 };
+        int details = 0;
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++) {
+                uint8_t v = px[y * n + x];
+                if (v == MERGE_C_CLEAR)
+                    continue;
+                up_count[v]++;
+                int same = 0;
+                for (int j = -1; j <= 1; j++)
+                    for (int i = -1; i <= 1; i++)
+                        same += (i || j) && x + i >= 0 && y + j >= 0 && x + i < n && y + j < n &&
+                                px[(y + j) * n + x + i] == v;
+                ck_assert_msg(same > 0, "%s: a lone pixel of colour %d at (%d,%d)", NAME(t), v, x,
+                              y);
+            }
+        for (int c = 0; c < MERGE_C_COUNT; c++)
+            details += up_count[c] && c != MERGE_C_OUTLINE && c != MERGE_C_BODY(t) &&
+                       c != MERGE_C_SHADE(t);
+        ck_assert_msg(details >= 2, "%s has %d kinds of detail", NAME(t), details);
+        details_kept(&art.fruit_rot[t], up_count, t);
+        if (t < MERGE_CARRY_TIERS)
+            details_kept(&art.fruit_rot_fine[t], up_count, t);
+    }
 }
 END_TEST
 
@@ -485,6 +638,8 @@ Suite *suite_merge_art(void)
     tcase_add_test(tc, fruit_fill_the_physics_circle);
     tcase_add_test(tc, fruit_outlined_at_every_angle);
     tcase_add_test(tc, rotation_zero_is_upright);
+    tcase_add_test(tc, fruit_rotations_are_rotsprite);
+    tcase_add_test(tc, fruit_details_survive_every_angle);
     tcase_add_test(tc, build_twice_same_bytes);
     tcase_add_test(tc, eyes_mirror_and_blink);
     tcase_add_test(tc, text_digits_differ);

@@ -12,13 +12,17 @@
  *                   = k × 22.5° clockwise; sim_rot_nearest picks k from degrees). Every opaque
  *                   pixel lies within r + 0.5 of the centre at every angle, and the disc of r − 1
  *                   is at least 85% covered: the picture is the physics circle.
- *   fruit_rot[t]    not RotSprite: each angle is painted afresh by the same code with the fruit's
- *                   markings, stem and leaves turned and the light kept on the upper left, then
- *                   outlined, so a rolling fruit keeps its gloss, a clean outline and no mixels.
- *                   The sets are ordinary sim_rot_sets (side 2r+1, the centre pixel the pivot).
- *   fruit_rot_fine  tiers 0..MERGE_CARRY_TIERS-1 only, MERGE_PART_ANGLES angles about the same
- *                   centre (the carried fruit's ±16° tilt: k = sim_rot_nearest(set, 16) = 3);
- *                   the other tiers' sets are empty (px NULL).
+ *   fruit_rot[t]    RotSprite (issue 14 §3: "drawn from the 16 pre-baked rotations of §2"):
+ *                   image k is sim_rot_bake of fruit[t] about its centre pixel, cut to the
+ *                   (2r+1)² square around that pixel and tidied by sim__merge_fruit_tidy (lone
+ *                   protruding pixels cleared, the silhouette's edge inked); nothing else is
+ *                   drawn on it. The markings, stem, leaves and highlight turn with the fruit,
+ *                   which is how the eye reads the roll. The sets are ordinary sim_rot_sets
+ *                   (side 2r+1, the centre pixel the pivot).
+ *   fruit_rot_fine  tiers 0..MERGE_CARRY_TIERS-1 only: the same, baked at MERGE_PART_ANGLES
+ *                   angles (sim_rot_bake_n) for the carried fruit's ±16° tilt (k =
+ *                   sim_rot_nearest(set, 16) = 3); image 4k is fruit_rot image k. The other
+ *                   tiers' sets are empty (px NULL).
  *   head            MERGE_HEAD_W × MERGE_HEAD_H, pivot = the neck point (MERGE_HEAD_NECK_X,
  *                   MERGE_HEAD_NECK_Y) = its bottom-middle pixel. head_rot is RotSprite
  *                   (sim_rot_bake_n, 64 angles) of the faceless head, with the face (eyes, cheeks,
@@ -37,8 +41,8 @@
  *                   centre pixel (MERGE_HAND_W/2, MERGE_HAND_H/2) (sim__merge_draw_hand does).
  *   eyes            drawn at render time, upright, never part of a fruit sprite; every eye pixel
  *                   lies on the fruit's upright silhouette, in its upper half.
- * The build takes about 35 ms (gcc -O2; ~150 ms at -O0): call it once per world at create time
- * (and on load), never per step. Nothing in it depends on the world's seed, and it is the same
+ * The build takes about 80 ms (gcc -O2; nearly all of it the RotSprite bakes): call it once per
+ * world at create time (and on load), never per step. Nothing in it depends on the world's seed, and it is the same
  * bytes everywhere (+ − × ÷ sqrt and sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2,
  * clang -O3 and aarch64 gcc under qemu when it was written), so frames that show it hash alike.
  */
@@ -154,7 +158,7 @@ typedef struct merge_art {
     sim_palette pal;                       /* version 1; count = MERGE_C_COUNT */
     /* upright fruit body WITHOUT eyes, side 2r+1, centre pixel = centre; key = MERGE_C_CLEAR */
     sim_sprite fruit[MERGE_TIERS];
-    /* MERGE_FRUIT_ANGLES baked rotations of fruit[t] about its centre (image 0 = fruit[t]) */
+    /* MERGE_FRUIT_ANGLES RotSprite rotations of fruit[t] about its centre (image 0 = fruit[t]) */
     sim_rot_set fruit_rot[MERGE_TIERS];
     /* MERGE_PART_ANGLES, tiers 0..MERGE_CARRY_TIERS-1 only (the carried fruit tilts ±16°) */
     sim_rot_set fruit_rot_fine[MERGE_TIERS];
@@ -209,6 +213,12 @@ void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int n
  * the left (X flip); closed picks the drawing; flipv 1 turns it palm down (the seed's FlipV). */
 void sim__merge_draw_hand(sim_frame *f, const merge_art *a, int x, int y, int right, int closed,
                           int flipv);
+/* The tidy pass every baked fruit image gets (n × n, n = 2r + 1 ≤ 67, in place): an opaque pixel
+ * with three or four transparent 4-neighbours is cleared, then every opaque pixel with a
+ * transparent 4-neighbour is inked; both rules read the image as it was before that rule.
+ * Returns the number of pixels changed (0: the image was tidy). Exposed so a test can tidy a
+ * fresh bake and compare. */
+int sim__merge_fruit_tidy(uint8_t *img, int n);
 /* 1 when index c is an outline colour (the ink every sprite's silhouette is drawn in). */
 int sim__merge_is_outline(uint8_t c);
 #endif
