@@ -26,13 +26,9 @@
 #include <zstd.h>
 #include "codec.h"
 #include "sim.h"
+#include "bench.h"
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
+static double now_us(void) { return bench_now() * 1e6; }
 
 static void die(const char *what)
 {
@@ -42,17 +38,7 @@ static void die(const char *what)
 
 static sim_world *mk(const char *params)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "sand";
-    c.seed = 1;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    if (!w) die(err);
-    return w;
+    return bench_world("bench_codec", "sand", 1, params);
 }
 
 /* Totals for one encoding over a run. */

@@ -17,13 +17,9 @@
 #include "msg.h"
 #include "cycle/scene.h"
 #include "wire.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return bench_now(); }
 
 /* The frame message as vivd builds it (wire/msg.c's writer), for world 1 with the widest
  * hashes; its length, prefix included. */
@@ -37,20 +33,7 @@ static size_t msg_size(wire_encoder *e, wire_buf *b, const sim_frame *f, const u
 
 static sim_world *make(const char *params)
 {
-    char err[256];
-    sim_config cfg = sim_config_default();
-    cfg.kind = "cycle";
-    cfg.seed = 1;
-    cfg.params = params;
-    cfg.err = err;
-    cfg.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&cfg, &rc);
-    if (!w) {
-        fprintf(stderr, "bench_cycle: %s\n", err);
-        exit(1);
-    }
-    return w;
+    return bench_world("bench_cycle", "cycle", 1, params);
 }
 
 static const char *const SCENES[] = { "scene=waterfall", "scene=fire", "scene=dusk" };

@@ -12,30 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include "merge/merge.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return bench_now(); }
 
 static sim_world *mk(const char *params)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "merge";
-    c.seed = 1;
-    c.params = params;
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    if (!w) {
-        fprintf(stderr, "bench_merge: %s\n", err);
-        exit(1);
-    }
-    return w;
+    return bench_world("bench_merge", "merge", 1, params);
 }
 
 typedef struct result {

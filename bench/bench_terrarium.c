@@ -12,30 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include "terrarium/terrarium.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return bench_now(); }
 
 static sim_world *mk(uint64_t seed)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = "terrarium";
-    c.seed = seed;
-    c.params = "";
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    if (!w) {
-        fprintf(stderr, "bench_terrarium: %s\n", err);
-        exit(1);
-    }
-    return w;
+    return bench_world("bench_terrarium", "terrarium", seed, "");
 }
 
 /* Ten more creatures, spread along the room, before the timed run. */

@@ -15,30 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "read.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return bench_now(); }
 
 static sim_world *mk(const sim_kind *k)
 {
-    char err[256];
-    sim_config c = sim_config_default();
-    c.kind = k->name;
-    c.seed = 1;
-    c.params = "";
-    c.err = err;
-    c.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&c, &rc);
-    if (!w) {
-        fprintf(stderr, "bench_verify: %s: %s\n", k->name, err);
-        exit(1);
-    }
-    return w;
+    return bench_world("bench_verify", k->name, 1, "");
 }
 
 /* The scripted input of tick t, if any: every half second, the kind's inputs in turn, with

@@ -13,6 +13,7 @@
  * duration offset and the cel id's entry, reinits and deletes, all driven by the slot's bytes. */
 #include "fuzz.h"
 #include "celset.h"
+#include "fuzz_celset.h"
 
 #define TICKS 12
 
@@ -67,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     const uint8_t *d = data;
     size_t left = size;
-    int nslots = 1 + d[0] % 12;
+    uint8_t slots_byte = d[0];
     d++;
     left--;
     cut cs[2] = { take(&d, &left), take(&d, &left) };
@@ -75,25 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     uint8_t *csb[2] = { fuzz_dup(cs[0].p, cs[0].n), fuzz_dup(cs[1].p, cs[1].n) };
     uint8_t *oamb = fuzz_dup(oam.p, oam.n);
-    static const uint8_t px[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0 };
-    sim_sprite tiles[3] = { { 4, 4, px, 0 }, { 2, 8, px, -1 }, { 1, 1, px, 3 } };
-    sim_cel_set sets[4] = { { csb[0], (uint16_t)cs[0].n }, { csb[1], (uint16_t)cs[1].n },
-                            { csb[0], (uint16_t)cs[0].n }, { NULL, 0 } };
-    sim_cel cels[3] = { { 0, oamb, (uint16_t)oam.n }, { 1, oamb, (uint16_t)oam.n }, { 2, NULL, 0 } };
-    sim_anim_object objs[3] = { { 0, 1, 0 }, { 1, 1, 1 }, { 2, 0, 2 } };
-    sim_anim_behaviour behs[2] = { NULL, behaviour };
-    sim_anim_config cfg = sim_anim_config_default();
-    cfg.nslots = nslots;
-    cfg.objects = objs;
-    cfg.nobjects = 3;
-    cfg.celsets = sets;
-    cfg.ncelsets = 4;
-    cfg.cels = cels;
-    cfg.ncels = 3;
-    cfg.tiles = tiles;
-    cfg.ntiles = 3;
-    cfg.behaviours = behs;
-    cfg.nbehaviours = 2;
+    fuzz_celset_tables tb;
+    sim_anim_config cfg = fuzz_celset_config(&tb, slots_byte, csb[0], cs[0].n, csb[1], cs[1].n, oamb,
+                                             oam.n, behaviour);
 
     sim_anim a, b;
     FUZZ_CHECK(sim_anim_init(&a, &cfg) == 0, "init failed");

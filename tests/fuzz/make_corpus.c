@@ -16,6 +16,7 @@
 #include "codec.h"
 #include "sim.h"
 #include "celset.h"
+#include "fuzz/fuzz_celset.h"
 #include "cycle/scene.h"
 #include "wire.h"
 
@@ -599,22 +600,10 @@ static void celset_seed(const char *name, int nslots_byte, const uint8_t *cs0, s
     buf[n++] = (uint8_t)no;
     memcpy(buf + n, oam, no);
     n += no;
-    /* A state the engine itself saved with these tables, after a few ticks. */
-    static const uint8_t px[16] = { 1 };
-    sim_sprite tiles[3] = { { 4, 4, px, 0 }, { 2, 8, px, -1 }, { 1, 1, px, 3 } };
-    sim_cel_set sets[4] = { { cs0, (uint16_t)n0 }, { cs1, (uint16_t)n1 }, { cs0, (uint16_t)n0 }, { NULL, 0 } };
-    sim_cel cels[3] = { { 0, oam, (uint16_t)no }, { 1, oam, (uint16_t)no }, { 2, NULL, 0 } };
-    sim_anim_object objs[3] = { { 0, 0, 0 }, { 1, 0, 1 }, { 2, 0, 2 } };
-    sim_anim_config cfg = sim_anim_config_default();
-    cfg.nslots = 1 + nslots_byte % 12;
-    cfg.objects = objs;
-    cfg.nobjects = 3;
-    cfg.celsets = sets;
-    cfg.ncelsets = 4;
-    cfg.cels = cels;
-    cfg.ncels = 3;
-    cfg.tiles = tiles;
-    cfg.ntiles = 3;
+    /* A state the engine itself saved with these tables, after a few ticks (no behaviour). */
+    fuzz_celset_tables tb;
+    sim_anim_config cfg = fuzz_celset_config(&tb, (uint8_t)nslots_byte, cs0, n0, cs1, n1, oam, no,
+                                             NULL);
     sim_anim a;
     if (sim_anim_init(&a, &cfg) != 0) exit(1);
     for (int i = 0; i < 3; i++) sim_anim_alloc(&a, i, 10 + 7 * i, 20 - 3 * i);
