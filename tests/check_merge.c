@@ -48,6 +48,18 @@ static int count_tier(const merge_world *m, int tier)
     return n;
 }
 
+/* The physics and the pictures use one radius per tier: the descriptors' are the art's. */
+START_TEST(descriptors_match_the_art)
+{
+    for (int t = 0; t < MERGE_TIERS; t++) {
+        ck_assert(sim__merge_desc[t].tier == t);
+        ck_assert(sim__merge_desc[t].r == (double)sim__merge_radius[t]);
+        ck_assert(sim__merge_desc[t].m == sim__merge_desc[t].r * sim__merge_desc[t].r / 25.0);
+        ck_assert_int_eq(sim__merge_desc[t].points, (t + 1) * (t + 2) / 2);
+    }
+}
+END_TEST
+
 /* ---- the merge ------------------------------------------------------------------------------- */
 /* Two touching cherries both "receive the callback", and the guard makes it one merge: one
  * strawberry, its points, no cherry left. */
@@ -615,6 +627,7 @@ Suite *suite_merge(void)
     Suite *s = suite_create("merge");
     TCase *t = tcase_create("merge");
     tcase_set_timeout(t, 120);
+    tcase_add_test(t, descriptors_match_the_art);
     tcase_add_test(t, one_contact_one_merge);
     tcase_add_test(t, three_touching_make_one_merge);
     tcase_add_test(t, frozen_and_different_never_merge);
