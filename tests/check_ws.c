@@ -542,26 +542,34 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
     free(big);
     keep_watching(good);
 
-    /* Continuation abuse: one with no message to continue, a new message inside an unfinished
-     * one, a fragmented ping. RFC 6455 violations: lws ends the connection (a close frame or EOF). */
-    static const struct { const char *what; int fin1, op1, fin2, op2; } abuse[] = {
-        { "a continuation with no message", 1, WSC_CONT, -1, 0 },
-        { "a new message inside an unfinished one", 0, WSC_BIN, 1, WSC_BIN },
-        { "a fragmented control frame", 0, WSC_PING, -1, 0 },
-        { "a reserved opcode", 1, 3, -1, 0 },
+    /* Frames that break RFC 6455: lws ends the connection with a close frame, 1002 (protocol
+     * error), before anything reaches the handlers. Raw bytes: FIN+opcode, MASK+length, a zero
+     * mask key (the payload as it is), the payload {} (0x80). */
+    static const struct { const char *what; uint8_t bytes[16]; size_t n; } abuse[] = {
+        { "a continuation with no message", { 0x80, 0x81, 0, 0, 0, 0, 0x80 }, 7 },
+        { "a new message inside an unfinished one",
+          { 0x02, 0x81, 0, 0, 0, 0, 0x80, 0x82, 0x81, 0, 0, 0, 0, 0x80 }, 14 },
+        { "a fragmented control frame", { 0x09, 0x81, 0, 0, 0, 0, 0x80 }, 7 },
+        { "a reserved opcode", { 0x83, 0x81, 0, 0, 0, 0, 0x80 }, 7 },
+        { "a reserved bit (no extension was agreed)", { 0xc2, 0x81, 0, 0, 0, 0, 0x80 }, 7 },
+        { "a control frame over 125 bytes", { 0x89, 0xfe, 0x00, 0xc8, 0, 0, 0, 0 }, 8 },
     };
     for (size_t i = 0; i < sizeof abuse / sizeof abuse[0]; i++) {
         ws_hello(&w, &fx.sv, "abuse", NULL, NULL);
-        ck_assert_int_eq(wsc_send_frame(&w, abuse[i].fin1, abuse[i].op1, "\x80", 1), 0);
-        if (abuse[i].fin2 >= 0) ck_assert_int_eq(wsc_send_frame(&w, abuse[i].fin2, abuse[i].op2, "\x80", 1), 0);
-        /* Whatever is said first, the connection must end. */
-        double t0 = now_s();
-        int ended = 0;
-        while (!ended && now_s() - t0 < 5.0) {
-            int rc = ws_until_not_frame(&w, NULL, &m, 100, err, sizeof err);
-            if (rc < 0) ended = 1;
+        ck_assert_int_eq(wsc_send_raw(&w, abuse[i].bytes, abuse[i].n), 0);
+        if (abuse[i].bytes[1] == 0xfe) {            /* the 200 bytes of that ping */
+            static const uint8_t zero[200];
+            ck_assert_int_eq(wsc_send_raw(&w, zero, sizeof zero), 0);
         }
-        ck_assert_msg(ended, "%s: the connection did not end", abuse[i].what);
+        double t0 = now_s();
+        int rc = 0;
+        while (rc >= 0 && now_s() - t0 < 5.0) {
+            rc = ws_until_not_frame(&w, NULL, &m, 100, err, sizeof err);
+            ck_assert_msg(rc <= 0, "%s: a message reached the client: the frame was handled", abuse[i].what);
+        }
+        ck_assert_msg(rc < 0, "%s: the connection did not end", abuse[i].what);
+        ck_assert_msg(w.close_code == 1002 || w.close_code == 1005, "%s: closed with %d, wanted 1002 or none",
+                      abuse[i].what, w.close_code);
         wsc_close(&w);
         keep_watching(good);
     }
@@ -654,6 +662,7 @@ START_TEST(ws_never_reading_viewer_is_bounded_and_dropped)
     wire_buf_free(&b);
     double t0 = now_s(), over_at = 0, dropped_at = 0;
     uint64_t qmax = 0, clients = 0, q = 0, skipped = 0;
+    long rss0 = rss_kb(fx.sv.pid), rss_max = rss0;
     while (!dropped_at) {
         ck_assert_msg(now_s() - t0 < 70.0, "the WebSocket viewer that never reads was not dropped within 70 s");
         keep_watching(good);
@@ -663,12 +672,20 @@ START_TEST(ws_never_reading_viewer_is_bounded_and_dropped)
         ck_assert_msg(q <= SRV_HARD_LIMIT, "vivd holds %llu bytes for one WebSocket client, over the hard limit",
                       (unsigned long long)q);
         if (!over_at && q > SRV_SOFT_LIMIT) over_at = now_s();
+        long rss = rss_kb(fx.sv.pid);
+        if (rss > rss_max) rss_max = rss;
+#if !defined(__SANITIZE_ADDRESS__)
+        /* Not only what vivd says it holds: its memory does not grow with the 110 MB it is sent
+         * over the test. (Under ASan the allocator's quarantine makes resident memory meaningless.) */
+        ck_assert_msg(rss - rss0 < 16 * 1024, "vivd grew by %ld KB while the viewer did not read", rss - rss0);
+#endif
         if (clients == 1) dropped_at = now_s();
         else ck_assert_uint_eq(clients, 2);
     }
     double stalled = dropped_at - over_at;
-    printf("ws: a viewer that never reads: over the soft limit (at most %llu bytes held) for %.1f s, "
-           "dropped %.1f s after it subscribed\n", (unsigned long long)qmax, stalled, dropped_at - t0);
+    printf("ws: a viewer that never reads: over the soft limit (at most %llu bytes held, vivd +%ld KB) "
+           "for %.1f s, dropped %.1f s after it subscribed\n", (unsigned long long)qmax, rss_max - rss0,
+           stalled, dropped_at - t0);
     fflush(stdout);
     ck_assert_msg(over_at > 0, "it never went over the soft limit");
     ck_assert_msg(stalled >= 27.0 && stalled <= 35.0, "dropped %.1f s after going over the soft limit", stalled);
@@ -773,6 +790,13 @@ static pid_t vivd_without_plugin(const char *const *args, const char *errpath)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         if (!freopen(errpath, "w", stderr)) _exit(126);
+        /* Under the sanitizer build: libwebsockets 4.1 leaks one scandir entry (48 bytes) when it
+         * fails to load the plugin, inside lws_create_context; vivd cannot free it. The leak
+         * check stays on in every other test. */
+        const char *asan = getenv("ASAN_OPTIONS");
+        char opts[512];
+        snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", asan ? asan : "", asan && *asan ? ":" : "");
+        setenv("ASAN_OPTIONS", opts, 1);
         execvp("unshare", (char *const *)argv);
         _exit(127);
     }
