@@ -211,28 +211,34 @@ static void on_signal(uv_signal_t *sig, int signum)
     close_own_handles(s);
 }
 
-/* The page's files when --web is not given: clients/web of the source tree the binary sits in
- * (bin/vivd, build/san/bin/vivd: the nearest ancestor with a clients/ folder), so that it is found
- * from any working directory. out holds the path; it may not exist yet (vivd says so). */
+/* The page's files when --web is not given: clients/web of the source tree the binary was built
+ * in (bin/vivd, build/san/bin/vivd), so that it is found from any working directory: the nearest
+ * ancestor of the binary's folder with a clients/web folder, else the nearest that is the source
+ * tree (it has docs/PROTOCOL.md; the page may not be there yet, and vivd says so). */
 static const char *default_web_dir(char *out, size_t outlen)
 {
-    char exe[PATH_MAX];
+    char exe[PATH_MAX], tree[PATH_MAX] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     snprintf(out, outlen, "clients/web");
     if (n <= 0) return out;
     exe[n] = '\0';
-    for (int up = 0; up < 5; up++) {
+    for (int up = 0; up < 6; up++) {
         char *slash = strrchr(exe, '/');
         if (!slash || slash == exe) break;
         *slash = '\0';
-        char probe[PATH_MAX + 16];
+        char probe[PATH_MAX + 32];
         struct stat st;
-        snprintf(probe, sizeof probe, "%s/clients", exe);
-        if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && strlen(probe) + 4 < outlen) {
-            memcpy(out, probe, strlen(probe));
-            memcpy(out + strlen(probe), "/web", 5);
+        snprintf(probe, sizeof probe, "%s/clients/web", exe);
+        if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && strlen(probe) < outlen) {
+            memcpy(out, probe, strlen(probe) + 1);
             return out;
         }
+        snprintf(probe, sizeof probe, "%s/docs/PROTOCOL.md", exe);
+        if (!tree[0] && stat(probe, &st) == 0) snprintf(tree, sizeof tree, "%s", exe);
+    }
+    if (tree[0] && strlen(tree) + 12 < outlen) {
+        memcpy(out, tree, strlen(tree));
+        memcpy(out + strlen(tree), "/clients/web", 13);
     }
     return out;
 }

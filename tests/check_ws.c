@@ -498,6 +498,34 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
     wire_msg m;
     ck_assert_int_eq(ws_until_not_frame(&w, NULL, &m, 5000, err, sizeof err), 1);
     ck_assert_msg(cli_msg_is(&m, "pong"), "a fragmented ping got no pong");
+    /* A large message (lws hands it over in 4 KiB pieces), whole and in three fragments: the pong
+     * echoes its 30,000-byte "n" byte for byte. */
+    uint8_t *blob = malloc(30000);
+    for (int i = 0; i < 30000; i++) blob[i] = (uint8_t)(i * 7 + (i >> 8));
+    wire_msg_begin(&b);
+    wire_put_map(&b, 2);
+    put_kv_str(&b, "t", "ping");
+    wire_put_str(&b, "n");
+    wire_put_bin(&b, blob, 30000);
+    ck_assert_int_eq(wire_msg_end(&b) > 30000, 1);
+    for (int split = 0; split < 2; split++) {
+        size_t body = b.len - 4, third = body / 3;
+        if (!split) ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, b.p + 4, body), 0);
+        else {
+            ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_BIN, b.p + 4, third), 0);
+            ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_CONT, b.p + 4 + third, third), 0);
+            ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_CONT, b.p + 4 + 2 * third, body - 2 * third), 0);
+        }
+        ck_assert_int_eq(ws_until_not_frame(&w, NULL, &m, 5000, err, sizeof err), 1);
+        ck_assert(cli_msg_is(&m, "pong"));
+        const wire_val *n = wire_msg_get(&m, "n");
+        ck_assert_ptr_nonnull(n);
+        ck_assert_int_eq(n->type, WIRE_BIN);
+        ck_assert_uint_eq(n->n, 30000);
+        ck_assert_int_eq(memcmp(n->p, blob, 30000), 0);
+    }
+    free(blob);
+    wire_buf_reset(&b);
     /* The budget: 16 errors in all, then too_many_errors and the close. 6 so far. */
     for (int i = 0; i < 9; i++) {
         ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, bad, sizeof bad), 0);
