@@ -160,6 +160,9 @@ typedef struct srv_net {
     int http_asked;            /* --http was given: a failure to serve is fatal */
     const char *web_dir;       /* the page's files; NULL: found beside the binary */
     struct srv_http *http;     /* the libwebsockets context and its vhost, or NULL */
+    /* WebSocket writes: every message is written from its shared buffer; when the kernel takes
+     * only part of one, lws copies the rest (ws_partial_bytes counts those messages whole). */
+    uint64_t ws_msgs, ws_partials, ws_partial_bytes;
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */

@@ -215,6 +215,11 @@ static int ws_writeable(srv_client *c, struct lws *wsi)
         int w = lws_write(wsi, SRV_MSG_BODY(m), SRV_MSG_BODYLEN(m), LWS_WRITE_BINARY);
         /* What the kernel did not take, lws has copied: the reference can go now. */
         ws->inflight = w >= 0 && lws_partial_buffered(wsi) ? m->len : 0;
+        c->s->net->ws_msgs++;
+        if (ws->inflight) {
+            c->s->net->ws_partials++;
+            c->s->net->ws_partial_bytes += SRV_MSG_BODYLEN(m);
+        }
         srv_msg_unref(m);
         if (w < 0) {
             srv_client_close(c, "WebSocket write failed");
@@ -382,6 +387,10 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     h->protocols[0].callback = ws_callback;
     h->protocols[0].per_session_data_size = sizeof(srv_client *);
     h->protocols[0].rx_buffer_size = WS_RX_CHUNK;
+    /* Left 0, lws would send() at most rx_buffer_size bytes at a time and copy the rest of
+     * every larger frame into a buffer of its own: a copy per viewer of nearly every keyframe.
+     * With the largest message here, one send() offers the whole frame to the kernel. */
+    h->protocols[0].tx_packet_size = WIRE_MAX_SERVER_MSG + LWS_PRE;
 
     lws_set_log_level(s->cfg.log_level <= SRV_LOG_DEBUG ? LLL_ERR | LLL_WARN : 0, lws_log_line);
     struct lws_context_creation_info info;
@@ -445,6 +454,12 @@ void srv_http_stop(srv *s)
 {
     srv_http *h = s->net ? s->net->http : NULL;
     if (!h || h->destroyed) return;
+    srv_net *n = s->net;
+    if (n->ws_msgs)
+        srv_log(s, SRV_LOG_INFO, "websocket: %llu messages written from the shared buffers, %llu of "
+                "them in part (libwebsockets copied their unsent rest: at most %llu bytes)",
+                (unsigned long long)n->ws_msgs, (unsigned long long)n->ws_partials,
+                (unsigned long long)n->ws_partial_bytes);
     h->destroyed = 1;
     h->port = 0;
     if (h->ctx) lws_context_destroy(h->ctx);
