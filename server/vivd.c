@@ -505,7 +505,8 @@ int main(int argc, char **argv)
     }
     /* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. */
     if (http_host) {
-        char err[600], webbuf[PATH_MAX];
+        static char webbuf[PATH_MAX];
+        char err[600];
         s.net->http_host = http_ip;
         s.net->http_port = http_port;
         s.net->http_asked = http_asked;
