@@ -219,6 +219,10 @@ START_TEST(http_serves_the_page_files)
             ck_assert_uint_eq(r.body_len, strlen(index));
             ck_assert_str_eq(r.body, index);
         }
+        /* The page may reach its own vivd and nothing else, on every answer. */
+        ck_assert_msg(strcasestr(r.headers, "\r\ncontent-security-policy: default-src 'none'; script-src 'self'") &&
+                      strstr(r.headers, "connect-src 'self';") && strcasestr(r.headers, "\r\nx-content-type-options: nosniff"),
+                      "GET %s: headers without the policy:\n%s", want[i].path, r.headers);
         http_reply_free(&r);
     }
     /* Nothing outside the web directory, however the path is spelt. */

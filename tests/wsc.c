@@ -441,6 +441,7 @@ int http_get(const char *hostport, const char *path, http_reply *r, char *err, s
         return -1;
     }
     *he = '\0';
+    r->headers = strdup(buf);
     char *ct = strcasestr(buf, "\r\ncontent-type:");
     if (ct) {
         ct += 15;
@@ -458,5 +459,6 @@ int http_get(const char *hostport, const char *path, http_reply *r, char *err, s
 void http_reply_free(http_reply *r)
 {
     free(r->body);
-    r->body = NULL;
+    free(r->headers);
+    r->body = r->headers = NULL;
 }

@@ -54,6 +54,7 @@ int wsc_recv_msg(wsc *w, int timeout_ms, wire_msg *m, char *err, size_t errlen);
 typedef struct http_reply {
     int status;
     char content_type[128];
+    char *headers;             /* the whole header block (malloc'd, NUL-ended; http_reply_free) */
     char *body;
     size_t body_len;
 } http_reply;
