@@ -53,6 +53,8 @@ ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)
 UV_LIBS      := $(shell pkg-config --libs libuv 2>/dev/null)
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null)
 SQLITE_LIBS  := $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
+LWS_CFLAGS   := $(shell pkg-config --cflags libwebsockets 2>/dev/null)
+LWS_LIBS     := $(shell pkg-config --libs libwebsockets 2>/dev/null || echo -lwebsockets)
 
 SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
@@ -60,7 +62,7 @@ VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
-TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c
+TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
@@ -91,6 +93,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(BASE_CPPFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
 
 EXTRA_CFLAGS_replay  = $(PNG_CFLAGS)
+EXTRA_CFLAGS_server  = $(LWS_CFLAGS)
 EXTRA_CFLAGS_tests   = $(CHECK_CFLAGS)
 
 $(LIBSIM): $(SIM_OBJ)
@@ -119,10 +122,10 @@ $(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 
 $(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(LWS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
 $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(UV_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(UV_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.

@@ -44,7 +44,7 @@ stop_vivd() {
 trap 'stop_vivd; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000 --no-record"
+vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000 --no-record"
 
 start_vivd() {
     rm -f "$tmp/port"

@@ -28,7 +28,7 @@ token=record-bench-player
 run() {
     name=$1; shift
     rm -f "$tmp/port"
-    VIVD_PLAYER_TOKEN=$token $server_pin "$bin/vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" \
+    VIVD_PLAYER_TOKEN=$token $server_pin "$bin/vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/port" \
         --world sand:seed=1 --quiet "$@" 2>>"$tmp/vivd.log" &
     pid=$!
     i=0

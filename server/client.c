@@ -1,18 +1,14 @@
-/* client.c — connections: accept, framed reads with caps, writes with Redis-style output limits,
- * timeouts, and closing. A client is freed only in its close callback (libuv's rule), after every
- * write it queued has called back. */
+/* client.c — a client, whatever carries its bytes: ids, output limits in the manner of Redis's
+ * client output buffers, error replies and their budget, the last word before a disconnect,
+ * timeouts, and closing. The transport (tcp.c, ws.c: srv_transport) writes, reads and frees; a
+ * client is freed only by its transport, once no callback can reach it (libuv's rule). */
 #include <stdlib.h>
 #include <string.h>
 #include "network.h"
 
-typedef struct srv_write {
-    uv_write_t req;
-    srv_msg *m;
-} srv_write;
-
 size_t srv_client_queued(const srv_client *c)
 {
-    return uv_stream_get_write_queue_size((const uv_stream_t *)&c->tcp);
+    return c->tr->queued(c);
 }
 
 srv_client *srv_client_by_id(srv *s, uint32_t id)
@@ -31,11 +27,46 @@ static void unlink_id(srv_net *n, srv_client *c)
         }
 }
 
-static void on_close(uv_handle_t *h)
+srv_client *srv_client_new(srv *s, const srv_transport *tr)
 {
-    srv_client *c = h->data;
+    srv_client *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->s = s;
+    c->tr = tr;
+    snprintf(c->peer, sizeof c->peer, "?");
+    return c;
+}
+
+void srv_client_free(srv_client *c)
+{
     free(c->in);
     free(c);
+}
+
+void srv_client_attach(srv_client *c)
+{
+    srv *s = c->s;
+    srv_net *n = s->net;
+    c->id = n->next_client_id++;
+    c->connected_at = c->last_msg = uv_now(s->loop);
+    c->next = n->clients;
+    if (n->clients) n->clients->prev = c;
+    n->clients = c;
+    n->nclients++;
+    c->idnext = n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)];
+    n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)] = c;
+    if (s->stopping || n->nclients > s->cfg.max_clients) {
+        srv_client_error_final(c, "server_full", s->stopping ? "the server is shutting down"
+                                                             : "too many clients; try later");
+        return;
+    }
+    srv_log(s, SRV_LOG_DEBUG, "client %u connected from %s (%s)", c->id, c->peer, c->tr->name);
+}
+
+void srv_client_received(srv_client *c, const uint8_t *body, size_t len)
+{
+    c->last_msg = uv_now(c->s->loop);
+    srv_handle_message(c, body, len);
 }
 
 void srv_sub_drop(srv_client *c, srv_sub *sub)
@@ -45,7 +76,7 @@ void srv_sub_drop(srv_client *c, srv_sub *sub)
     memset(sub, 0, sizeof *sub);
 }
 
-/* Start closing: unsubscribe, unlink, close the handle. Safe to call twice. */
+/* Start closing: unsubscribe, unlink, let the transport go. Safe to call twice. */
 void srv_client_close(srv_client *c, const char *why)
 {
     if (c->closing) return;
@@ -59,56 +90,16 @@ void srv_client_close(srv_client *c, const char *why)
     else n->clients = c->next;
     if (c->next) c->next->prev = c->prev;
     n->nclients--;
-    srv_log(s, SRV_LOG_DEBUG, "client %u (%s, %s) closed: %s", c->id, c->name[0] ? c->name : "-",
-            c->peer, why);
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    uv_close((uv_handle_t *)&c->tcp, on_close);
-}
-
-static void on_write(uv_write_t *req, int status)
-{
-    srv_write *w = (srv_write *)req;
-    srv_client *c = req->data;
-    srv_msg_unref(w->m);
-    free(w);
-    if (status < 0 && status != UV_ECANCELED && !c->closing) srv_client_close(c, uv_strerror(status));
+    srv_log(s, SRV_LOG_DEBUG, "client %u (%s, %s, %s) closed: %s", c->id, c->name[0] ? c->name : "-",
+            c->peer, c->tr->name, why);
+    c->tr->close(c);
 }
 
 void srv_client_send(srv_client *c, srv_msg *m)
 {
     if (c->closing || c->draining) return;
-    uv_buf_t buf = uv_buf_init((char *)m->data, (unsigned)m->len);
-    /* The common case: nothing queued and the socket has room. Write now — no request, no
-     * callback, no reference — and queue only what the kernel did not take. */
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0) {
-        int n = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
-        if (n == (int)m->len) {
-            c->bytes_out += m->len;
-            return;
-        }
-        if (n > 0) {
-            buf.base += n;
-            buf.len -= (size_t)n;
-        } else if (n != UV_EAGAIN) {
-            srv_client_close(c, uv_strerror(n));
-            return;
-        }
-    }
-    srv_write *w = malloc(sizeof *w);
-    if (!w) {
-        srv_client_close(c, "out of memory queueing a write");
-        return;
-    }
-    w->m = m;
-    srv_msg_ref(m);
-    w->req.data = c;
-    int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_write);
-    if (rc < 0) {
-        srv_msg_unref(m);
-        free(w);
-        srv_client_close(c, uv_strerror(rc));
-        return;
-    }
+    c->tr->send(c, m);
+    if (c->closing) return;
     c->bytes_out += m->len;
     /* A client that does not read costs at most the hard limit. */
     if (srv_client_queued(c) > SRV_HARD_LIMIT) srv_client_close(c, "output over the hard limit");
@@ -149,16 +140,10 @@ static void send_error(srv_client *c, const char *code, const char *msg, const i
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: error %s: %s", c->id, code, msg);
 }
 
-static void on_shutdown(uv_shutdown_t *req, int status)
-{
-    srv_client *c = req->data;
-    if (status < 0 && !c->closing) srv_client_close(c, "shutdown failed");
-}
-
 /* The last word before a disconnect. Closing at once would make the kernel answer unread input
- * with a reset, and the client would never see the message: so send it, shut down our side
- * (FIN after the queued bytes), keep reading and discarding until the client closes, and close
- * then — or after SRV_DRAIN_MS (the sweep). */
+ * with a reset, and the client would never see the message: so send it, let the transport end
+ * our side after it (TCP: FIN after the queued bytes; WebSocket: a close frame), keep reading
+ * and discarding until the client closes, and close then — or after SRV_DRAIN_MS (the sweep). */
 void srv_client_error_final(srv_client *c, const char *code, const char *msg)
 {
     if (c->closing || c->draining) return;
@@ -173,120 +158,7 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg)
     c->draining = 1;
     c->drain_since = uv_now(c->s->loop);
     snprintf(c->drain_why, sizeof c->drain_why, "%s", msg);
-    c->shutdown_req.data = c;
-    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) != 0)
-        srv_client_close(c, msg);
-}
-
-/* ---- reading ------------------------------------------------------------------------------------ */
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    srv_client *c = h->data;
-    (void)suggested;
-    /* Grow toward one whole maximal message; start small so idle viewers cost little. */
-    if (c->incap - c->inlen < 4096 && c->incap < WIRE_MAX_CLIENT_MSG + 4) {
-        size_t nc = c->incap ? c->incap * 2 : 4096;
-        if (nc > WIRE_MAX_CLIENT_MSG + 4) nc = WIRE_MAX_CLIENT_MSG + 4;
-        uint8_t *p = realloc(c->in, nc);
-        if (p) {
-            c->in = p;
-            c->incap = nc;
-        }
-    }
-    *buf = uv_buf_init((char *)c->in + c->inlen, (unsigned)(c->incap - c->inlen));
-}
-
-static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
-{
-    srv_client *c = st->data;
-    (void)buf;
-    if (nread < 0) {
-        srv_client_close(c, c->draining ? c->drain_why
-                            : nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
-        return;
-    }
-    if (nread == 0 || c->closing) return;
-    if (c->draining) {                   /* discard: the conversation is over */
-        c->inlen = 0;
-        return;
-    }
-    c->inlen += (size_t)nread;
-    size_t off = 0;
-    while (!c->closing && c->inlen - off >= 4) {
-        uint32_t n = wire_be32(c->in + off);
-        if (n == 0 || n > WIRE_MAX_CLIENT_MSG) {
-            /* The length is garbage or hostile: the stream cannot be resynchronised. */
-            char msg[128];
-            snprintf(msg, sizeof msg, "message length %u is %s (1..%u bytes); disconnecting", n,
-                     n == 0 ? "zero" : "over the limit", WIRE_MAX_CLIENT_MSG);
-            srv_client_error_final(c, n == 0 ? "bad_length" : "too_large", msg);
-            return;
-        }
-        if (c->inlen - off - 4 < n) break;
-        c->last_msg = uv_now(c->s->loop);
-        srv_handle_message(c, c->in + off + 4, n);
-        off += 4 + (size_t)n;
-    }
-    if (c->closing) return;
-    if (off) {
-        memmove(c->in, c->in + off, c->inlen - off);
-        c->inlen -= off;
-    }
-    c->partial_since = c->inlen ? (c->partial_since ? c->partial_since : uv_now(c->s->loop)) : 0;
-}
-
-void srv_on_connection(uv_stream_t *server, int status)
-{
-    srv *s = server->data;
-    if (status < 0) {
-        srv_log(s, SRV_LOG_WARN, "accept failed: %s", uv_strerror(status));
-        return;
-    }
-    srv_client *c = calloc(1, sizeof *c);
-    if (!c) {
-        srv_log(s, SRV_LOG_ERROR, "out of memory accepting a client");
-        return;
-    }
-    uv_tcp_init(s->loop, &c->tcp);
-    c->tcp.data = c;
-    c->s = s;
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
-        uv_close((uv_handle_t *)&c->tcp, on_close);
-        return;
-    }
-    srv_net *n = s->net;
-    c->id = n->next_client_id++;
-    c->connected_at = c->last_msg = uv_now(s->loop);
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    snprintf(c->peer, sizeof c->peer, "?");
-    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
-        char ip[48] = "?";
-        int port = 0;
-        if (ss.ss_family == AF_INET) {
-            uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof ip);
-            port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            uv_ip6_name((struct sockaddr_in6 *)&ss, ip, sizeof ip);
-            port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        }
-        snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
-    }
-    uv_tcp_nodelay(&c->tcp, 1);
-    uv_tcp_keepalive(&c->tcp, 1, 60);
-    c->next = n->clients;
-    if (n->clients) n->clients->prev = c;
-    n->clients = c;
-    n->nclients++;
-    c->idnext = n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)];
-    n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)] = c;
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-    if (s->stopping || n->nclients > s->cfg.max_clients) {
-        srv_client_error_final(c, "server_full", s->stopping ? "the server is shutting down"
-                                                             : "too many clients; try later");
-        return;
-    }
-    srv_log(s, SRV_LOG_DEBUG, "client %u connected from %s", c->id, c->peer);
+    c->tr->finish(c);
 }
 
 /* Once a second: hello deadlines, unfinished messages, idle connections, stalled readers. */

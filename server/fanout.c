@@ -9,15 +9,33 @@
 #include <string.h>
 #include "network.h"
 
+void srv_msg_reserve(wire_buf *b)
+{
+    static const uint8_t zero[SRV_MSG_PRE - 4];
+    wire_put_raw(b, zero, sizeof zero);       /* the message's 4-byte prefix completes it */
+}
+
 srv_msg *srv_msg_from_buf(wire_buf *b)
 {
+    if (b->oom || b->len < b->msg_start + 4) return NULL;
     srv_msg *m = malloc(sizeof *m);
     if (!m) return NULL;
+    const uint8_t *framed = b->p + b->msg_start;
     m->refs = 1;
-    m->len = b->len;
-    m->data = b->p;
-    b->p = NULL;
-    b->len = b->cap = 0;
+    m->len = b->len - b->msg_start;
+    memcpy(m->prefix, framed, 4);
+    if (b->msg_start == SRV_MSG_PRE - 4) {    /* reserved: the body already sits at SRV_MSG_PRE */
+        m->data = b->p;
+        b->p = NULL;
+        b->len = b->cap = b->msg_start = 0;
+        return m;
+    }
+    m->data = malloc(SRV_MSG_PRE + m->len - 4);
+    if (!m->data) {
+        free(m);
+        return NULL;
+    }
+    memcpy(m->data + SRV_MSG_PRE, framed + 4, m->len - 4);
     return m;
 }
 
@@ -97,11 +115,12 @@ static srv_msg *build_frame(srv *s, srv_world *w, const srv_stream *st, uint64_t
 {
     wire_buf b;
     wire_buf_init(&b);
+    srv_msg_reserve(&b);                      /* headroom for the WebSocket header: no copy */
     wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal,
                      .enc = st->enc, .fh = fh, .sh = sh };
     if (wire_msg_frame(&s->net->enc, &b, &m, f, st->prev) < 0) goto oom;
     w->fan->msgs_built++;
-    w->fan->bytes_built += b.len;
+    w->fan->bytes_built += b.len - b.msg_start;   /* the framed message, not the headroom */
     srv_msg *msg = srv_msg_from_buf(&b);
     if (!msg) goto oom;
     return msg;

@@ -23,13 +23,27 @@
 #define SRV_MAX_SUBS 8                      /* worlds one client may watch at once */
 #define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
 
-/* ---- shared, refcounted message buffers: encode once, write to many ------------------------------ */
+/* ---- shared, refcounted message buffers: encode once, write to many ------------------------------
+ * One message body with SRV_MSG_PRE bytes of headroom in front of it. libwebsockets writes its
+ * frame header (2 to 10 bytes, the same for every viewer of the message) into that headroom, in
+ * place, so that every WebSocket viewer is written from the one buffer. TCP writes the 4-byte
+ * length from `prefix`, then the body: the prefix cannot live in the buffer, where the
+ * WebSocket header would overwrite it while a TCP write of the same buffer is still queued. */
+#define SRV_MSG_PRE 16u        /* libwebsockets' LWS_PRE (server/ws.c checks that they agree) */
 typedef struct srv_msg {
     int refs;
-    size_t len;            /* the framed message: 4-byte length + body */
-    uint8_t *data;
+    size_t len;            /* the framed message as TCP sends it: 4-byte length + body */
+    uint8_t *data;         /* SRV_MSG_PRE bytes of headroom, then the body */
+    uint8_t prefix[4];     /* the TCP framing: the body's length, big-endian */
 } srv_msg;
-srv_msg *srv_msg_from_buf(wire_buf *b);   /* takes b's allocation; b is left empty */
+#define SRV_MSG_BODY(m) ((m)->data + SRV_MSG_PRE)
+#define SRV_MSG_BODYLEN(m) ((m)->len - 4)
+/* Make room in an empty b for the headroom, so that the message written next into b becomes an
+ * srv_msg without a copy. */
+void srv_msg_reserve(wire_buf *b);
+/* The one message in b as a shared buffer (refs 1), or NULL (out of memory). A buffer reserved
+ * with srv_msg_reserve gives its allocation (b is left empty); any other is copied. */
+srv_msg *srv_msg_from_buf(wire_buf *b);
 void srv_msg_ref(srv_msg *m);
 void srv_msg_unref(srv_msg *m);
 
@@ -72,8 +86,39 @@ struct srv_sub {
 /* ---- clients ------------------------------------------------------------------------------------ */
 enum { SRV_ROLE_NONE, SRV_ROLE_VIEWER, SRV_ROLE_PLAYER, SRV_ROLE_ADMIN };
 
+/* How a client's bytes reach the wire: TCP (server/tcp.c) or WebSocket (server/ws.c). Everything
+ * above it — the handlers, fan-out, the limits and timeouts of client.c — is the same for both. */
+typedef struct srv_transport {
+    const char *name;                          /* "tcp", "ws" (the log says which) */
+    /* Write m now or queue it (taking a reference); on a failure, srv_client_close(c). */
+    void (*send)(srv_client *c, srv_msg *m);
+    size_t (*queued)(const srv_client *c);     /* bytes held for c beyond what the kernel took */
+    /* The last word is queued: end our side once it is written, and discard what c still sends. */
+    void (*finish)(srv_client *c);
+    /* Stop reading and let the connection go. The transport frees c (srv_client_free) once no
+     * callback can reach it any more: never here. */
+    void (*close)(srv_client *c);
+} srv_transport;
+extern const srv_transport srv_transport_tcp;   /* server/tcp.c */
+extern const srv_transport srv_transport_ws;    /* server/ws.c */
+
+/* A WebSocket connection's side of a client (server/ws.c). lws writes one message at a time, on
+ * its WRITEABLE callback; the rest wait here as references to the shared buffers. */
+typedef struct srv_ws_conn {
+    struct lws *wsi;           /* NULL once libwebsockets has closed the connection */
+    srv_msg **q;               /* the ring of messages waiting to be written, oldest at q[head] */
+    uint32_t head, n, cap;
+    size_t qbytes;             /* their framed lengths (srv_msg.len) */
+    size_t inflight;           /* the framed length of the message lws still holds part of, or 0 */
+    int text;                  /* the message being received is a text one: refused, discarded */
+    int finish;                /* after the queue: a close frame (the last word was said) */
+    int close_sent;            /* that close frame is written */
+} srv_ws_conn;
+
 struct srv_client {
-    uv_tcp_t tcp;
+    uv_tcp_t tcp;              /* the TCP transport's connection */
+    srv_ws_conn ws;            /* the WebSocket transport's */
+    const srv_transport *tr;
     srv *s;
     uint32_t id;           /* the `client` of its inputs: connection order, from 1 */
     int role;              /* NONE until hello */
@@ -109,6 +154,15 @@ typedef struct srv_net {
     srv_client *by_id[SRV_CLIENT_BUCKETS];
     wire_encoder enc;      /* frame building: tile scratch and the zstd context */
     uint64_t frames_sent, bytes_sent, msgs_dropped;
+    /* HTTP and WebSocket (server/ws.c); set before srv_http_start */
+    const char *http_host;     /* NULL: --no-http */
+    int http_port;             /* 0: any free port */
+    int http_asked;            /* --http was given: a failure to serve is fatal */
+    const char *web_dir;       /* the page's files; NULL: found beside the binary */
+    struct srv_http *http;     /* the libwebsockets context and its vhost, or NULL */
+    /* WebSocket writes: every message is written from its shared buffer; when the kernel takes
+     * only part of one, lws copies the rest (ws_partial_bytes counts those messages whole). */
+    uint64_t ws_msgs, ws_partials, ws_partial_bytes;
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
@@ -124,8 +178,16 @@ void srv_fanout_rekey(srv_world *w);       /* every subscriber starts over from 
 int srv_fanout_subs(const srv_world *w);
 void srv_fanout_free(srv_world *w);
 
-/* ---- server/client.c ------------------------------------------------------------------------------ */
-void srv_on_connection(uv_stream_t *server, int status);
+/* ---- server/client.c: a client whatever its transport ------------------------------------------------ */
+/* A new client on transport tr, not yet counted or named (srv_client_attach does that). NULL:
+ * out of memory. */
+srv_client *srv_client_new(srv *s, const srv_transport *tr);
+/* Give c its id, count it and link it; a client past --max-clients (or any while the server
+ * stops) is told server_full and let go. The transport has filled in c->peer. */
+void srv_client_attach(srv_client *c);
+void srv_client_free(srv_client *c);                         /* the transport's last act */
+/* One whole message body from c: time-stamped and handed to the handler table. */
+void srv_client_received(srv_client *c, const uint8_t *body, size_t len);
 srv_client *srv_client_by_id(srv *s, uint32_t id);          /* NULL: gone */
 void srv_client_send(srv_client *c, srv_msg *m);           /* takes a new reference */
 void srv_client_send_buf(srv_client *c, wire_buf *b);      /* a one-off reply */
@@ -138,6 +200,23 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);
 void srv_sweep(uv_timer_t *t);
 void srv_sub_drop(srv_client *c, srv_sub *sub);
+
+/* ---- server/tcp.c: the TCP transport ------------------------------------------------------------------ */
+void srv_on_connection(uv_stream_t *server, int status);
+
+/* ---- server/ws.c: HTTP (the page's files) and WebSocket, through libwebsockets on s->loop ------------ */
+/* Serve n->http_host:http_port. 0, or -1 with one line for the user in err (what is missing or
+ * wrong, and what to do); nothing is left open then. */
+int srv_http_start(srv *s, char *err, size_t errlen);
+int srv_http_port(const srv *s);          /* the port bound, or 0: not serving */
+/* The sentence for a missing or broken libuv plugin of libwebsockets (why: dlerror's). */
+void srv_http_plugin_message(const char *why, char *err, size_t errlen);
+const char *srv_http_web_dir(const srv *s);
+/* Shutting down takes two steps on a foreign loop: stop (destroys the context: its connections
+ * close, its handles start closing), let the loop run, then srv_http_free (destroys it again if
+ * libwebsockets has not finished, and frees what is left). */
+void srv_http_stop(srv *s);
+void srv_http_free(srv *s);
 
 /* ---- server/proto.c: the handler table ------------------------------------------------------------- */
 typedef struct srv_handler {

@@ -5,22 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netdb.h>
+#include <limits.h>
+#include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include "replay.h"
 #include "network.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-        "usage: vivd [--listen HOST:PORT] [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
+        "usage: vivd [--listen HOST:PORT] [--http HOST:PORT | --no-http] [--web DIR]\n"
+        "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
-        "            [--port-file FILE] [--quiet | --verbose]\n"
+        "            [--port-file FILE] [--http-port-file FILE] [--quiet | --verbose]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
         "\n"
         "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7400; port 0 picks one);\n"
         "                       HOST is an address or a name (localhost), resolved at start-up\n"
+        "  --http HOST:PORT     serve the browser viewer and WebSocket clients on this address\n"
+        "                       (default 127.0.0.1:7401; port 0 picks one): the page at\n"
+        "                       http://HOST:PORT/, the protocol at ws://HOST:PORT/ws. Given\n"
+        "                       explicitly, a failure to serve it stops vivd (exit 1); the\n"
+        "                       default only warns (one line) and vivd serves TCP alone.\n"
+        "                       Needs libwebsockets' libuv plugin (apt-get install\n"
+        "                       libwebsockets-evlib-uv)\n"
+        "  --no-http            no HTTP or WebSocket port: TCP only\n"
+        "  --web DIR            the page's files (default: clients/web of the source tree the\n"
+        "                       vivd binary was built in)\n"
         "  --world SPEC         host a world: KIND, then optional :seed=N and :key=value,... params,\n"
         "                       e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
         "                       world of every kind (the demo set).\n"
@@ -50,12 +64,13 @@ static void usage(FILE *out)
         "                       read-only world, paused at its start; players and admins pause,\n"
         "                       resume, step, seek and set its speed (docs/PROTOCOL.md, play)\n"
         "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
+        "  --http-port-file FILE  the same for the HTTP port (nothing is written without HTTP)\n"
         "  --quiet              log warnings and errors only\n"
         "  --verbose            log every connection and error reply too\n"
         "\n"
         "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
         "a checkpoint (the next start on the same FILE resumes it), then vivd exits 0.\n"
-        "Watch with: viv view --host 127.0.0.1:7400\n");
+        "Watch with: viv view --host 127.0.0.1:7400, or open http://127.0.0.1:7401/\n");
 }
 
 /* 1 if s begins with `name=` (letters, digits, '_'): a new spec part, not the rest of a path. */
@@ -145,6 +160,29 @@ static void on_walk_close(uv_handle_t *h, void *arg)
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
+/* vivd's own handles, never libwebsockets': lws closes its own while its context is destroyed,
+ * and closing one of them here would have lws close it a second time, which libuv aborts on.
+ * A handle never initialised is still zero (UV_UNKNOWN_HANDLE). */
+static void close_own_handles(srv *s)
+{
+    uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
+                           (uv_handle_t *)&s->tick_timer, (uv_handle_t *)&s->sig_int,
+                           (uv_handle_t *)&s->sig_term, (uv_handle_t *)&s->rec_async };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i]->type != UV_UNKNOWN_HANDLE && !uv_is_closing(own[i])) uv_close(own[i], NULL);
+}
+
+/* After the loop stopped: libwebsockets' second step, then anything left, then the loop. 0 if
+ * it closed with nothing open. */
+static int close_loop_all(srv *s)
+{
+    srv_http_free(s);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    uv_walk(s->loop, on_walk_close, NULL);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    return uv_loop_close(s->loop);
+}
+
 static void on_signal(uv_signal_t *sig, int signum)
 {
     srv *s = sig->data;
@@ -169,14 +207,79 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_record_close(s);
     /* Clients close through their own path (their handles free their memory). */
     while (s->net->clients) srv_client_close(s->net->clients, "server shutting down");
-    uv_walk(s->loop, on_walk_close, NULL);
+    srv_http_stop(s);
+    close_own_handles(s);
+}
+
+/* The page's files when --web is not given: clients/web of the source tree the binary was built
+ * in (bin/vivd, build/san/bin/vivd), so that it is found from any working directory: the nearest
+ * ancestor of the binary's folder with a clients/web folder, else the nearest that is the source
+ * tree (it has docs/PROTOCOL.md; the page may not be there yet, and vivd says so). */
+static const char *default_web_dir(char *out, size_t outlen)
+{
+    char exe[PATH_MAX], tree[PATH_MAX] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(out, outlen, "clients/web");
+    if (n <= 0) return out;
+    exe[n] = '\0';
+    for (int up = 0; up < 6; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash || slash == exe) break;
+        *slash = '\0';
+        char probe[PATH_MAX + 32];
+        struct stat st;
+        snprintf(probe, sizeof probe, "%s/clients/web", exe);
+        if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && strlen(probe) < outlen) {
+            memcpy(out, probe, strlen(probe) + 1);
+            return out;
+        }
+        snprintf(probe, sizeof probe, "%s/docs/PROTOCOL.md", exe);
+        if (!tree[0] && stat(probe, &st) == 0) snprintf(tree, sizeof tree, "%s", exe);
+    }
+    if (tree[0] && strlen(tree) + 12 < outlen) {
+        memcpy(out, tree, strlen(tree));
+        memcpy(out + strlen(tree), "/clients/web", 13);
+    }
+    return out;
+}
+
+/* Write a port number to path atomically (a reader sees no file or the whole number). */
+static int write_port_file(const char *path, int port, const char *opt)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp || fprintf(fp, "%d\n", port) < 0 || fclose(fp) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "vivd: cannot write %s %s: %s\n", opt, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* HOST:PORT for option opt into host (without brackets' removal: resolve_listen does that) and
+ * *port. 0, or -1 with a message on stderr. */
+static int parse_hostport(const char *opt, const char *v, const char *example, char *host,
+                          size_t hostlen, int *port)
+{
+    const char *colon = strrchr(v, ':');
+    char *end;
+    long p = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || colon == v || (size_t)(colon - v) >= hostlen || *end || p < 0 || p > 65535 ||
+        colon[1] == '\0') {
+        fprintf(stderr, "vivd: %s wants HOST:PORT (e.g. %s), got '%s'\n", opt, example, v);
+        return -1;
+    }
+    memcpy(host, v, (size_t)(colon - v));
+    host[colon - v] = '\0';
+    *port = (int)p;
+    return 0;
 }
 
 /* HOST:PORT's host resolved to an address to bind (a name such as localhost, an IPv4 or IPv6
  * address, [::1] in brackets). An IPv4 address is preferred when the name has both: it is what
  * vivd binds by default, and a client that resolves the name tries each address in turn. */
-static int resolve_listen(const char *host, int port, struct sockaddr_storage *out, char *shown,
-                          size_t shownlen)
+static int resolve_listen(const char *opt, const char *host, int port, struct sockaddr_storage *out,
+                          char *shown, size_t shownlen)
 {
     char h[256];
     size_t n = strlen(host);
@@ -193,7 +296,7 @@ static int resolve_listen(const char *host, int port, struct sockaddr_storage *o
     snprintf(ps, sizeof ps, "%d", port);
     int rc = getaddrinfo(h, ps, &hints, &res);
     if (rc != 0) {
-        fprintf(stderr, "vivd: --listen: cannot resolve '%s': %s\n", host, gai_strerror(rc));
+        fprintf(stderr, "vivd: %s: cannot resolve '%s': %s\n", opt, host, gai_strerror(rc));
         return -1;
     }
     const struct addrinfo *pick = NULL;
@@ -209,7 +312,7 @@ static int resolve_listen(const char *host, int port, struct sockaddr_storage *o
                 break;
             }
     if (!pick || pick->ai_addrlen > sizeof *out) {
-        fprintf(stderr, "vivd: --listen: '%s' has no IPv4 or IPv6 address\n", host);
+        fprintf(stderr, "vivd: %s: '%s' has no IPv4 or IPv6 address\n", opt, host);
         freeaddrinfo(res);
         return -1;
     }
@@ -239,6 +342,9 @@ int main(int argc, char **argv)
     static char host[256];
     const char *db = "vivarium.db";
     int no_record = 0, db_explicit = 0, nplays = 0, fresh = 0, new_tokens = 0;
+    static char hhost[256];
+    const char *http_host = "127.0.0.1", *web_dir = NULL, *http_port_file = NULL;
+    int http_port = 7401, http_asked = 0, no_http = 0;
     const char *plays[SRV_MAX_WORLDS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -264,10 +370,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--new-tokens") == 0) {
             new_tokens = 1;
             continue;
+        } else if (strcmp(a, "--no-http") == 0) {
+            no_http = 1;
+            continue;
         }
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
                                                   "--player-token", "--max-clients", "--port-file",
-                                                  "--db", "--durability", "--play" };
+                                                  "--db", "--durability", "--play", "--http",
+                                                  "--web", "--http-port-file" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -281,18 +391,16 @@ int main(int argc, char **argv)
         }
         i++;
         if (strcmp(a, "--listen") == 0) {
-            const char *colon = strrchr(v, ':');
-            char *end;
-            long port = colon ? strtol(colon + 1, &end, 10) : -1;
-            if (!colon || colon == v || (size_t)(colon - v) >= sizeof host || *end || port < 0 ||
-                port > 65535 || colon[1] == '\0') {
-                fprintf(stderr, "vivd: --listen wants HOST:PORT (e.g. 127.0.0.1:7400), got '%s'\n", v);
-                return 2;
-            }
-            memcpy(host, v, (size_t)(colon - v));
-            host[colon - v] = '\0';
+            if (parse_hostport(a, v, "127.0.0.1:7400", host, sizeof host, &s.cfg.listen_port) != 0) return 2;
             s.cfg.listen_host = host;
-            s.cfg.listen_port = (int)port;
+        } else if (strcmp(a, "--http") == 0) {
+            if (parse_hostport(a, v, "127.0.0.1:7401", hhost, sizeof hhost, &http_port) != 0) return 2;
+            http_host = hhost;
+            http_asked = 1;
+        } else if (strcmp(a, "--web") == 0) {
+            web_dir = v;
+        } else if (strcmp(a, "--http-port-file") == 0) {
+            http_port_file = v;
         } else if (strcmp(a, "--world") == 0) {
             if (nworlds == SRV_MAX_WORLDS) {
                 fprintf(stderr, "vivd: at most %d --world options\n", SRV_MAX_WORLDS);
@@ -342,13 +450,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
         return 2;
     }
+    if (no_http && (http_asked || web_dir || http_port_file)) {
+        fprintf(stderr, "vivd: --no-http contradicts %s\n", http_asked ? "--http" : web_dir ? "--web" : "--http-port-file");
+        return 2;
+    }
+    if (no_http) http_host = NULL;
     if (admin && *admin && player && *player && strcmp(admin, player) == 0) {
         fprintf(stderr, "vivd: the admin and player tokens must differ\n");
         return 2;
     }
     struct sockaddr_storage addr;
     char bound_ip[64];
-    if (resolve_listen(s.cfg.listen_host, s.cfg.listen_port, &addr, bound_ip, sizeof bound_ip) != 0)
+    if (resolve_listen("--listen", s.cfg.listen_host, s.cfg.listen_port, &addr, bound_ip, sizeof bound_ip) != 0)
+        return 2;
+    struct sockaddr_storage http_addr;
+    char http_ip[64] = "";
+    if (http_host && resolve_listen("--http", http_host, http_port, &http_addr, http_ip, sizeof http_ip) != 0)
         return 2;
     int rc;
     signal(SIGPIPE, SIG_IGN);
@@ -385,6 +502,24 @@ int main(int argc, char **argv)
                 uv_strerror(rc), rc == UV_EADDRINUSE ? " (another vivd? pick another --listen port)" : "");
         status = 1;
         goto close_loop;
+    }
+    /* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. */
+    if (http_host) {
+        static char webbuf[PATH_MAX];
+        char err[600];
+        s.net->http_host = http_ip;
+        s.net->http_port = http_port;
+        s.net->http_asked = http_asked;
+        s.net->web_dir = web_dir ? web_dir : default_web_dir(webbuf, sizeof webbuf);
+        if (srv_http_start(&s, err, sizeof err) != 0) {
+            if (http_asked) {
+                fprintf(stderr, "vivd: --http %s:%d: %s\n", http_host, http_port, err);
+                status = 1;
+                goto close_loop;
+            }
+            srv_log(&s, SRV_LOG_WARN, "no browser viewer on %s:%d: %s; serving TCP only", http_host,
+                    http_port, err);
+        }
     }
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
     if (nplays && !nworlds && !db_explicit) no_record = 1;
@@ -449,6 +584,12 @@ int main(int argc, char **argv)
     else
         srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d (%s) with %d world(s)", SRV_VERSION,
                 s.cfg.listen_host, port, bound_ip, s.nworlds);
+    if (srv_http_port(&s)) {
+        const char *hh = strchr(http_ip, ':') ? "[" : "";
+        srv_log(&s, SRV_LOG_INFO, "the browser viewer: http://%s%s%s:%d/ (WebSocket ws://%s%s%s:%d/ws, "
+                "files from %s)", hh, http_ip, *hh ? "]" : "", srv_http_port(&s), hh, http_ip,
+                *hh ? "]" : "", srv_http_port(&s), srv_http_web_dir(&s));
+    }
     static const char *const role[2] = { "admin", "player" };
     for (int r = 0; r < 2; r++) {
         const char *tok = r == SRV_TOKEN_ADMIN ? s.cfg.admin_token : s.cfg.player_token;
@@ -459,15 +600,14 @@ int main(int argc, char **argv)
         else if (origin[r] == SRV_TOKEN_FILE)
             srv_log(&s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s.db_path, tok);
     }
-    if (s.cfg.port_file) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.tmp", s.cfg.port_file);
-        FILE *fp = fopen(tmp, "w");
-        if (!fp || fprintf(fp, "%d\n", port) < 0 || fclose(fp) != 0 || rename(tmp, s.cfg.port_file) != 0) {
-            fprintf(stderr, "vivd: cannot write --port-file %s: %s\n", s.cfg.port_file, strerror(errno));
-            status = 1;
-            goto close_loop;
-        }
+    if (http_port_file && srv_http_port(&s) &&
+        write_port_file(http_port_file, srv_http_port(&s), "--http-port-file") != 0) {
+        status = 1;
+        goto close_loop;
+    }
+    if (s.cfg.port_file && write_port_file(s.cfg.port_file, port, "--port-file") != 0) {
+        status = 1;
+        goto close_loop;
     }
     uv_timer_init(s.loop, &s.tick_timer);
     uv_timer_init(s.loop, &s.net->sweep_timer);
@@ -480,7 +620,7 @@ int main(int argc, char **argv)
     uv_signal_start(&s.sig_term, on_signal, SIGTERM);
     srv_tick_start(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
-    rc = uv_loop_close(s.loop);
+    rc = close_loop_all(&s);
     if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
     srv_log(&s, SRV_LOG_INFO, "stopped");
     goto done;
@@ -489,9 +629,10 @@ close_loop:
      * resume had picked up stay suspended or running, for the next start. */
     for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
     srv_record_close(&s);
-    uv_walk(s.loop, on_walk_close, NULL);
+    srv_http_stop(&s);
+    close_own_handles(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
-    uv_loop_close(s.loop);
+    close_loop_all(&s);
 done:
     srv_net_free(&s);
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);

@@ -162,8 +162,8 @@ static void rig_up(rig *r, int enc)
     int st = srv_stream_find(r->w, 0, 1, enc);
     ck_assert_int_ge(st, 0);
     for (int i = 0; i < 5; i++) {
-        srv_client *c = calloc(1, sizeof *c);
-        c->s = &r->s;
+        srv_client *c = srv_client_new(&r->s, &srv_transport_tcp);  /* its queue is tcp's count */
+        ck_assert_ptr_nonnull(c);
         c->id = (uint32_t)i + 1;
         c->closing = 1;
         c->role = SRV_ROLE_VIEWER;
@@ -181,7 +181,7 @@ static void rig_down(rig *r)
 {
     for (int i = 0; i < 5; i++) {
         srv_sub_drop(r->c[i], &r->c[i]->subs[0]);
-        free(r->c[i]);
+        srv_client_free(r->c[i]);
     }
     srv_net_free(&r->s);
     for (int i = 0; i < r->s.nworlds; i++) srv_world_free(r->s.worlds[i]);

@@ -32,4 +32,5 @@ Suite *suite_acks(void);
 Suite *suite_handlers(void);
 Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
+Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real vivd (issue 15) */
 #endif

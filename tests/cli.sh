@@ -200,7 +200,7 @@ fi
 # the report counts it.
 vivd=$(dirname "$viv")/vivd
 if [ -x "$vivd" ]; then
-    "$vivd" --listen 127.0.0.1:0 --port-file "$tmp/port" --no-record --admin-token cli-admin \
+    "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/port" --no-record --admin-token cli-admin \
         --player-token cli-player --quiet --world sand:seed=3:w=64,h=32 > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!
     n=0

@@ -27,13 +27,13 @@ double now_s(void)
 void server_start_opts(server *sv, const char *const *extra, long fsize, int log)
 {
     const char *bin = getenv("VIV_BIN");
-    char vivd[512], portfile[128], dbfile[128];
+    char vivd[512], portfile[128], dbfile[128], httpfile[128], webdir[128];
     snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
     snprintf(sv->dir, sizeof sv->dir, "/tmp/vivtest.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(sv->dir));
     snprintf(portfile, sizeof portfile, "%s/port", sv->dir);
     snprintf(dbfile, sizeof dbfile, "%s/replay.db", sv->dir);
-    const char *argv[64];
+    const char *argv[96];
     int n = 0;
     argv[n++] = vivd;
     argv[n++] = "--listen";
@@ -47,13 +47,43 @@ void server_start_opts(server *sv, const char *const *extra, long fsize, int log
         argv[n++] = PLAYER;
     }
     argv[n++] = "--quiet";
-    int has_db = 0;
-    for (int i = 0; extra && extra[i]; i++) has_db |= strcmp(extra[i], "--db") == 0 || strcmp(extra[i], "--no-record") == 0;
+    int has_db = 0, has_http = 0, no_http = 0, has_web = 0;
+    for (int i = 0; extra && extra[i]; i++) {
+        has_db |= strcmp(extra[i], "--db") == 0 || strcmp(extra[i], "--no-record") == 0;
+        has_http |= strcmp(extra[i], "--http") == 0;
+        no_http |= strcmp(extra[i], "--no-http") == 0;
+        has_web |= strcmp(extra[i], "--web") == 0;
+    }
+    snprintf(httpfile, sizeof httpfile, "%s/http-port", sv->dir);
+    sv->http[0] = '\0';
+    if (!no_http) {
+        if (!has_http) {
+            argv[n++] = "--http";
+            argv[n++] = "127.0.0.1:0";
+        }
+        argv[n++] = "--http-port-file";
+        argv[n++] = httpfile;
+        if (!has_web) {
+            snprintf(webdir, sizeof webdir, "%s/web", sv->dir);
+            ck_assert_int_eq(mkdir(webdir, 0700), 0);
+            char index[160];
+            snprintf(index, sizeof index, "%s/index.html", webdir);
+            FILE *fp = fopen(index, "w");
+            ck_assert_ptr_nonnull(fp);
+            fputs("<!doctype html><title>vivarium test</title>\n", fp);
+            fclose(fp);
+            argv[n++] = "--web";
+            argv[n++] = webdir;
+        }
+    }
     if (!has_db) {                     /* record into the test's own directory, never ./vivarium.db */
         argv[n++] = "--db";
         argv[n++] = dbfile;
     }
-    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
+    for (int i = 0; extra && extra[i]; i++) {
+        ck_assert_int_lt(n, 94);
+        argv[n++] = extra[i];
+    }
     argv[n] = NULL;
     sv->pid = fork();
     ck_assert_int_ge(sv->pid, 0);
@@ -84,6 +114,14 @@ void server_start_opts(server *sv, const char *const *extra, long fsize, int log
             fclose(fp);
             if (ok == 1 && port > 0) {
                 snprintf(sv->addr, sizeof sv->addr, "127.0.0.1:%d", port);
+                /* vivd writes the HTTP port's file first, when it serves HTTP */
+                int hport = 0;
+                FILE *hf = no_http ? NULL : fopen(httpfile, "r");
+                if (hf) {
+                    if (fscanf(hf, "%d", &hport) != 1) hport = 0;
+                    fclose(hf);
+                }
+                if (hport > 0) snprintf(sv->http, sizeof sv->http, "127.0.0.1:%d", hport);
                 return;
             }
         }

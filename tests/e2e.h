@@ -28,10 +28,13 @@ typedef struct server {
     pid_t pid;
     char addr[64];
     char dir[64];
+    char http[64];     /* HOST:PORT of its HTTP and WebSocket port, "" with --no-http */
 } server;
 
 double now_s(void);
-/* log: E2E_LOG and E2E_OWN_TOKENS of the flags below (1 is E2E_LOG). */
+/* log: E2E_LOG and E2E_OWN_TOKENS of the flags below (1 is E2E_LOG). Unless extra says --http or
+ * --no-http, vivd serves HTTP too, on a free port (sv->http), with --web <dir>/web (an
+ * index.html) unless extra says --web: every end-to-end test runs beside libwebsockets. */
 void server_start_opts(server *sv, const char *const *extra, long fsize, int log);
 void server_start(server *sv, const char *const *extra);
 int server_stop(server *sv);        /* SIGTERM, wait, remove its directory */

@@ -54,7 +54,7 @@ wait_until() {
 start_vivd() {
     rm -f "$tmp/port"
     [ $# -gt 0 ] || set -- --world sand:seed=7 --world sand:seed=3:w=64,h=32
-    "$vivd" --listen "${LISTEN:-127.0.0.1:0}" --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
+    "$vivd" --listen "${LISTEN:-127.0.0.1:0}" --no-http --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
         --player-token "$PLAYER" --quiet "$@" \
         > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!

@@ -1,0 +1,64 @@
+/* wsc.h — a small blocking WebSocket client (RFC 6455) and HTTP/1.1 GET for the tests of vivd's
+ * HTTP port (tests/check_ws.c). Written by hand over a plain socket, not with libwebsockets, so
+ * that a test can send what no well-behaved client would: text frames, a length of 2^62,
+ * continuations out of order. Client frames are masked, as the RFC requires. */
+#ifndef VIVARIUM_WSC_H
+#define VIVARIUM_WSC_H
+#include <stddef.h>
+#include <stdint.h>
+#include "wire.h"
+
+enum { WSC_CONT = 0, WSC_TEXT = 1, WSC_BIN = 2, WSC_CLOSE = 8, WSC_PING = 9, WSC_PONG = 10 };
+
+typedef struct wsc {
+    int fd;
+    uint8_t *in;               /* bytes received, not yet parsed */
+    size_t inlen, incap;
+    uint8_t *msg;              /* the message being reassembled, then returned */
+    size_t msglen, msgcap;
+    int msgop;                 /* its opcode, or -1 between messages */
+    int closed;                /* a close frame arrived (code and reason below) or EOF */
+    int close_code;            /* 1005: none given */
+    char close_reason[128];
+    uint64_t bytes_in;
+} wsc;
+
+/* Connect to HOST:PORT (IPv4) and upgrade GET path, offering subprotocol when not NULL; rcvbuf
+ * > 0 sets SO_RCVBUF before connecting (a small window from the start). The 101 answer is
+ * checked (Sec-WebSocket-Accept). 0, or -1 with a sentence in err. */
+int wsc_connect(wsc *w, const char *hostport, const char *path, const char *subprotocol, int rcvbuf,
+                char *err, size_t errlen);
+/* Like wsc_connect, but 1 when the server refused the upgrade (any answer but 101, or a close
+ * before one) and err holds its status line. */
+int wsc_connect_refused(wsc *w, const char *hostport, const char *path, const char *subprotocol,
+                        char *err, size_t errlen);
+void wsc_close(wsc *w);
+/* One masked frame: fin, opcode, payload. 0 or -1. */
+int wsc_send_frame(wsc *w, int fin, int opcode, const void *p, size_t n);
+/* A frame header that claims len bytes (masked, any 64-bit length), and nothing else. */
+int wsc_send_header(wsc *w, int fin, int opcode, uint64_t len);
+int wsc_send_raw(wsc *w, const void *p, size_t n);
+/* A message built with wire_msg_begin/end: its body as one binary message (no length prefix). */
+int wsc_send_msg(wsc *w, const wire_buf *b);
+/* Receive one whole message (continuations joined; pings answered; a close frame recorded in
+ * w->closed and answered). 1 with *op and the payload (valid until the next call); 0 timeout;
+ * -1 the connection ended (err says how: close code and reason, or EOF). */
+int wsc_recv(wsc *w, int timeout_ms, int *op, const uint8_t **p, size_t *n, char *err, size_t errlen);
+/* Receive a binary message and decode it as a protocol map. As wsc_recv; a text message or a
+ * body that is not a map is -1. */
+int wsc_recv_msg(wsc *w, int timeout_ms, wire_msg *m, char *err, size_t errlen);
+
+/* GET path from HOST:PORT with `Connection: close` (the request line's path is sent as given,
+ * unnormalised). The status code, the content-type (or ""), and the body (malloc'd, NUL-ended,
+ * free it). 0, or -1 with err. */
+typedef struct http_reply {
+    int status;
+    char content_type[128];
+    char *headers;             /* the whole header block (malloc'd, NUL-ended; http_reply_free) */
+    char *body;
+    size_t body_len;
+} http_reply;
+int http_get(const char *hostport, const char *path, http_reply *r, char *err, size_t errlen);
+void http_reply_free(http_reply *r);
+
+#endif
