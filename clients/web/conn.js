@@ -23,7 +23,7 @@ export function wsUrl(location) {
 
 export class Connection {
     constructor({ url, token = "", name = "viv-web", makeSocket, onWelcome = () => {}, onMessage = () => {},
-                  onState = () => {}, setTimeout: st = globalThis.setTimeout, clearTimeout: ct = globalThis.clearTimeout }) {
+                  onState = () => {}, setTimeout: st, clearTimeout: ct }) {
         this.url = url;
         this.token = token;
         this.name = name;
@@ -31,8 +31,9 @@ export class Connection {
         this.onWelcome = onWelcome;
         this.onMessage = onMessage;
         this.onState = onState;
-        this.setTimeout = st;
-        this.clearTimeout = ct;
+        /* a browser's timers must be called unbound (as methods of this object they throw) */
+        this.setTimeout = st ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
+        this.clearTimeout = ct ?? ((t) => globalThis.clearTimeout(t));
         this.ws = null;
         this.state = "offline";
         this.greeted = false;

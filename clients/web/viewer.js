@@ -42,6 +42,7 @@ export class Viewer {
         this.seq = 0;
         this.counts = { frames: 0, mismatches: 0, badFrames: 0, resyncs: 0, acks: 0, errors: 0, inputs: 0 };
         this.lastError = null;
+        this.applyMs = 0;
         this.notes = [];
         this.samples = [];                       /* [t, bytes, isFrame] of the last second */
         this.conn = new Connection({
@@ -249,8 +250,11 @@ export class Viewer {
     #frame(m) {
         if (num(m.world) !== this.cur) return;     /* in flight from a world left */
         let r;
+        const t0 = this.now();
         try {
             r = this.stream.apply(m);
+            /* decode and hash, smoothed over about 20 frames */
+            this.applyMs += (this.now() - t0 - this.applyMs) / 20;
         } catch (e) {
             if (!(e instanceof FrameError)) throw e;
             if (e.code === "nokey") return;          /* from before the keyframe asked for */

@@ -114,3 +114,24 @@ test("a message that is not one msgpack map is reported, not fatal", () => {
     assert.equal(got[0].t, "local_error");
     assert.equal(c.state, "open");
 });
+
+test("the default timers are called unbound, as a browser requires", () => {
+    const real = globalThis.setTimeout;
+    const socks = [];
+    let calls = 0;
+    /* a browser's setTimeout throws "Illegal invocation" when called as another object's method */
+    globalThis.setTimeout = function (fn, ms) {
+        if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+        calls++;
+        return real(() => {}, 0);
+    };
+    try {
+        const c = new Connection({ url: "ws://h/ws", makeSocket: (u) => new FakeSocket(u, socks) });
+        c.start();
+        socks[0].close();
+        assert.equal(calls, 1, "the reconnect was scheduled");
+        c.close();
+    } finally {
+        globalThis.setTimeout = real;
+    }
+});
