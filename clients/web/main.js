@@ -452,6 +452,7 @@ function renderStatus() {
 }
 
 function renderUi() {
+    document.title = viewer.world ? `${viewer.world.kind} · Vivarium` : "Vivarium";
     renderStatus();
     renderWorlds();
     renderInfo();
@@ -470,6 +471,7 @@ function openToken() {
     d.showModal();
 }
 $("token-open").addEventListener("click", openToken);
+$("token-cancel").addEventListener("click", () => $("token-dialog").close("cancel"));
 $("token-dialog").addEventListener("close", () => {
     if ($("token-dialog").returnValue !== "save") return;
     viewer.conn.setToken($("token-input").value.trim());

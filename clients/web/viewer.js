@@ -37,7 +37,6 @@ export class Viewer {
         this.client = 0;
         this.server = "";
         this.stream = new FrameStream();
-        this.awaitingKey = false;
         this.verified = false;                   /* the picture is the last frame, hash checked */
         this.seq = 0;
         this.counts = { frames: 0, mismatches: 0, badFrames: 0, resyncs: 0, acks: 0, errors: 0, inputs: 0 };
@@ -80,7 +79,6 @@ export class Viewer {
         const view = this.view && w.views.includes(this.view) ? this.view : "";
         this.stream.reset();
         this.verified = false;
-        this.awaitingKey = true;
         this.conn.send(sub(w.id, { every: this.every, enc: this.enc, view }));
     }
 
@@ -269,7 +267,6 @@ export class Viewer {
             this.#resync();
             return;
         }
-        if (r.key) this.awaitingKey = false;
         this.verified = true;
         this.counts.frames++;
         const w = this.world;
