@@ -8,6 +8,7 @@
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
 #   make test-san        every Check suite, cli.sh and view.sh under ASan+UBSan (make test runs it)
+#   make web-vendor      refresh the page's vendored JavaScript (clients/web/vendor/) from npm
 
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -226,6 +227,11 @@ run: deps
 
 clean:
 	rm -rf build bin
+
+# The page's vendored modules, from the npm registry at the versions refresh.sh pins.
+.PHONY: web-vendor
+web-vendor:
+	sh clients/web/vendor/refresh.sh
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'

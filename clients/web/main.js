@@ -1,0 +1,511 @@
+// main.js — the page: draws what viewer.js keeps (the worlds, the picture, the counters) and turns
+// the mouse, touch and keys into what inputs.js builds. Everything that can run without a DOM
+// lives in the other modules; this one only wires them to the document.
+//
+// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&enc=E&debug=1.
+import { Viewer } from "./viewer.js";
+import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
+import { wsUrl } from "./conn.js";
+import { buildLut, paint } from "./palette.js";
+import { hex64 } from "./hash.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, props = {}, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) {
+        if (k === "class") e.className = v;
+        else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+        else if (k in e && typeof v !== "string") e[k] = v;
+        else e.setAttribute(k, v);
+    }
+    for (const c of kids) if (c !== null && c !== undefined) e.append(c);
+    return e;
+};
+
+/* ---- start-up: the fragment ------------------------------------------------------------------- */
+const frag = new URLSearchParams(location.hash.slice(1));
+const canvas = $("screen"), stage = $("stage"), overlay = $("overlay");
+const ctx = canvas.getContext("2d", { alpha: false });
+let image = null, image32 = null;
+const lut = new Uint32Array(256);
+let dirty = false, lutDirty = true, shownTick = -1;
+
+const viewer = new Viewer({
+    url: wsUrl(location),
+    token: frag.get("token") ?? "",
+    want: {
+        world: frag.get("world"),
+        view: frag.get("view") ?? "",
+        every: Number(frag.get("every")) || 1,
+        enc: frag.get("enc") ?? "",
+    },
+    onFrame: (r) => {
+        if (r.palette) lutDirty = true;
+        dirty = true;
+    },
+    onChange: () => scheduleUi(),
+    onNote: () => scheduleUi(),
+});
+
+/* Keep the fragment in step with what is watched, so a reload comes back to it. */
+function saveFragment() {
+    const f = new URLSearchParams();
+    if (viewer.conn.token) f.set("token", viewer.conn.token);
+    if (viewer.cur !== null) f.set("world", String(viewer.cur));
+    if (viewer.view) f.set("view", viewer.view);
+    if (viewer.every !== 1) f.set("every", String(viewer.every));
+    if (viewer.enc) f.set("enc", viewer.enc);
+    if (!overlay.hidden) f.set("debug", "1");
+    const h = f.toString();
+    if (h !== location.hash.slice(1)) history.replaceState(null, "", h ? `#${h}` : location.pathname + location.search);
+}
+
+/* ---- drawing -------------------------------------------------------------------------------- */
+/* The largest whole number of device pixels per frame pixel that fits the stage (below 1, the
+ * picture shrinks to fit). */
+function fit() {
+    const s = viewer.stream, w = s.w || viewer.world?.w || 320, h = s.h || viewer.world?.h || 180;
+    const dpr = window.devicePixelRatio || 1;
+    const narrow = window.matchMedia("(max-width: 820px)").matches;
+    const aw = stage.clientWidth - (narrow ? 0 : 16);
+    const ah = narrow ? Math.min(window.innerHeight * 0.62, aw * h / w + 1) : stage.clientHeight - 16;
+    const k = Math.floor(Math.min(aw * dpr / w, ah * dpr / h));
+    const css = k >= 1 ? k / dpr : Math.min(aw / w, ah / h);
+    canvas.style.width = `${Math.max(1, Math.round(w * css))}px`;
+    canvas.style.height = `${Math.max(1, Math.round(h * css))}px`;
+    fit.scale = k >= 1 ? k : css * dpr;
+}
+
+function draw() {
+    requestAnimationFrame(draw);
+    const s = viewer.stream;
+    if (!dirty || !viewer.verified || !s.haveKey) return;
+    dirty = false;
+    if (!image || image.width !== s.w || image.height !== s.h) {
+        canvas.width = s.w;
+        canvas.height = s.h;
+        ctx.imageSmoothingEnabled = false;
+        image = ctx.createImageData(s.w, s.h);
+        image32 = new Uint32Array(image.data.buffer);
+        lutDirty = true;
+        fit();
+    }
+    /* a palette-only frame repaints through a new table, with no pixel decoded */
+    if (lutDirty) buildLut(s.pal, s.count, lut);
+    lutDirty = false;
+    paint(s.px, lut, image32);
+    ctx.putImageData(image, 0, 0);
+    shownTick = s.tick;
+}
+
+/* ---- the overlay (` toggles it) ------------------------------------------------------------- */
+function overlayText() {
+    const s = viewer.stream, w = viewer.world, r = viewer.rates(), c = viewer.counts;
+    const ok = s.hash === s.fh && viewer.verified;
+    const kb = r.bps / 1000;
+    return [
+        `tick      ${s.tick < 0 ? "-" : s.tick}${w?.play ? `  (recording ${w.play.start}..${w.play.end})` : ""}`,
+        `frames/s  ${r.fps.toFixed(1).padStart(5)}    bytes/s ${kb >= 1000 ? (kb / 1000).toFixed(2) + " MB" : kb.toFixed(1) + " KB"}`,
+        `mismatch  ${c.mismatches}          bad frames ${c.badFrames}`,
+        `fh        ${hex64(s.fh)} ${ok ? "✓" : "✗"}`,
+        `computed  ${hex64(s.hash)}`,
+        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  ${viewer.enc || "tile.zst"}`,
+        `frame     ${s.w}×${s.h} ×${fit.scale ? +fit.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
+        `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
+        `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
+    ].join("\n");
+}
+
+function toggleOverlay(on = overlay.hidden) {
+    overlay.hidden = !on;
+    saveFragment();
+}
+setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
+
+/* ---- the pointer ---------------------------------------------------------------------------- */
+function framePoint(ev) {
+    const r = canvas.getBoundingClientRect(), s = viewer.stream;
+    return { x: ((ev.clientX - r.left) / r.width) * s.w, y: ((ev.clientY - r.top) / r.height) * s.h };
+}
+
+let down = null;          /* the pointer id of the stroke in progress */
+canvas.addEventListener("pointerdown", (ev) => {
+    const c = viewer.ctl;
+    if (!c || down !== null || (ev.pointerType === "mouse" && ev.button !== 0)) return;
+    if (!viewer.canInput) {
+        if (c.scheme !== "watch" && !c.recording) viewer.note("playing needs a player token: press “token” above");
+        return;
+    }
+    ev.preventDefault();
+    down = ev.pointerId;
+    canvas.setPointerCapture(ev.pointerId);
+    const p = framePoint(ev);
+    viewer.sendInputs(c.pointer("down", p.x, p.y, ev.timeStamp));
+});
+canvas.addEventListener("pointermove", (ev) => {
+    const c = viewer.ctl;
+    if (!c || !viewer.canInput) return;
+    if (down !== null && ev.pointerId !== down) return;
+    const p = framePoint(ev);
+    /* coalesced events keep a fast stroke smooth where the browser has them */
+    const evs = down !== null && ev.getCoalescedEvents ? ev.getCoalescedEvents() : [ev];
+    for (const e of evs.length ? evs : [ev]) {
+        const q = e === ev ? p : framePoint(e);
+        viewer.sendInputs(c.pointer("move", q.x, q.y, e.timeStamp));
+    }
+});
+const pointerEnd = (ev) => {
+    if (ev.pointerId !== down) return;
+    down = null;
+    const c = viewer.ctl;
+    if (!c) return;
+    const p = framePoint(ev);
+    viewer.sendInputs(ev.type === "pointercancel" ? c.leave() : c.pointer("up", p.x, p.y, ev.timeStamp));
+};
+canvas.addEventListener("pointerup", pointerEnd);
+canvas.addEventListener("pointercancel", pointerEnd);
+canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+
+/* ---- keys ----------------------------------------------------------------------------------- */
+/* Keys go to the world unless a field has them (a focused button keeps space and Enter). */
+const typing = (ev) => {
+    const a = document.activeElement;
+    if (!a || a === document.body) return false;
+    if (a.tagName === "BUTTON") return ev.key === " " || ev.key === "Enter";
+    return a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT" || a.tagName === "DIALOG";
+};
+
+/* A control used with the pointer hands the keys back to the world at once. */
+document.addEventListener("click", (ev) => {
+    const b = ev.target.closest?.("button");
+    if (b && ev.detail > 0 && !b.closest("dialog")) b.blur();
+});
+document.addEventListener("change", (ev) => {
+    const t = ev.target;
+    if (t.matches?.("#panel input, #panel select")) t.blur();
+});
+
+/* Playback keys in a recording, as viv view's: space, ← →, ↑ ↓ (a second), Home, End, [ ]. */
+function playKey(k) {
+    const w = viewer.world, p = w.play, sec = w.hz || 60;
+    const seek = (t) => viewer.play("seek", { tick: t });
+    switch (k) {
+    case " ": togglePlay(); return true;
+    case "ArrowRight": if (p.tick < p.end) viewer.play("step"); return true;
+    case "ArrowLeft": viewer.play("pause"); seek(p.tick - 1); return true;
+    case "ArrowUp": seek(p.tick + sec); return true;
+    case "ArrowDown": seek(p.tick - sec); return true;
+    case "Home": seek(p.start); return true;
+    case "End": seek(p.end); return true;
+    case "[": case "]": viewer.play("speed", { speed: stepOf(PLAY_SPEEDS, p.speed, k === "]" ? 1 : -1) }); return true;
+    }
+    return false;
+}
+
+function onKey(ev, isDown) {
+    if (typing(ev) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "`" || ev.code === "Backquote") {
+        if (isDown && !ev.repeat) toggleOverlay();
+        ev.preventDefault();
+        return;
+    }
+    const c = viewer.ctl, w = viewer.world;
+    if (!c || !w) return;
+    if (w.play) {
+        if (isDown && viewer.canInput && playKey(ev.key)) ev.preventDefault();
+        return;
+    }
+    /* a held key repeats: carry walks once per press, the rest may repeat (a brush size) */
+    if (ev.repeat && (c.scheme === "carry" || ev.key === " ")) {
+        ev.preventDefault();
+        return;
+    }
+    const { inputs, used } = c.key(ev.key, isDown);
+    if (used) ev.preventDefault();
+    if (used && !viewer.canInput && isDown) viewer.note("playing needs a player token: press “token” above");
+    viewer.sendInputs(inputs);
+    if (used) scheduleUi();
+}
+window.addEventListener("keydown", (ev) => onKey(ev, true));
+window.addEventListener("keyup", (ev) => onKey(ev, false));
+/* a key held when the window loses focus never comes up: stop what it started */
+window.addEventListener("blur", () => viewer.ctl && viewer.sendInputs(viewer.ctl.leave()));
+
+/* ---- the panel ------------------------------------------------------------------------------ */
+let uiPending = false;
+function scheduleUi() {
+    if (uiPending) return;
+    uiPending = true;
+    requestAnimationFrame(() => {
+        uiPending = false;
+        renderUi();
+    });
+}
+
+const seg = (label, items, current, pick) => el("div", { class: "group" },
+    label ? el("div", { class: "label" }, label) : null,
+    el("div", { class: "seg" }, ...items.map(([value, text]) =>
+        el("button", { type: "button", "aria-pressed": String(value === current), onclick: () => { pick(value); scheduleUi(); } }, text))));
+
+const slider = (label, { min, max, step = 1, value, show = (v) => String(v), input, change }) => {
+    const out = el("output", {}, show(value));
+    const r = el("input", { type: "range", min: String(min), max: String(max), step: String(step), value: String(value), class: "grow" });
+    r.addEventListener("input", () => { out.textContent = show(+r.value); input?.(+r.value); });
+    r.addEventListener("change", () => change?.(+r.value));
+    return el("div", { class: "group" }, el("div", { class: "label" }, label), el("div", { class: "row" }, r, out));
+};
+
+const check = (text, on, toggle) => {
+    const box = el("input", { type: "checkbox" });
+    box.checked = on;
+    box.addEventListener("change", () => toggle(box.checked));
+    return el("label", { class: "check" }, box, text);
+};
+
+const keys = (...parts) => el("span", { class: "keys" }, ...parts.flatMap(([k, t]) => [el("kbd", {}, k), ` ${t}  `]));
+
+function renderWorlds() {
+    const nav = $("worlds");
+    nav.replaceChildren(...viewer.worlds.map((w) => el("button", {
+        type: "button", "aria-pressed": String(w.id === viewer.cur), title: `${w.kind} #${w.id} — ${w.params}`,
+        onclick: () => { viewer.select(w.id); saveFragment(); fit(); },
+    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "● recording") : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
+}
+
+function renderInfo() {
+    const w = viewer.world;
+    const info = $("info");
+    if (!w) {
+        info.replaceChildren(el("h2", {}, viewer.state === "open" ? "No worlds" : "Connecting…"));
+        return;
+    }
+    const role = viewer.canInput ? `${viewer.role}: you can play` : "viewer: watching";
+    info.replaceChildren(
+        el("h2", {}, w.kind),
+        el("div", { class: "sub" }, `world ${w.id} · seed ${w.seed} · ${w.params || "default params"}`),
+        el("div", { class: "role" }, role, viewer.canInput ? null : el("button", { type: "button", class: "ghost", onclick: openToken }, "add token")));
+}
+
+function togglePlay() {
+    const p = viewer.world?.play;
+    if (!p) return;
+    if (!p.paused) viewer.play("pause");
+    else {
+        if (p.tick >= p.end) viewer.play("seek", { tick: p.start });
+        viewer.play("resume");
+    }
+}
+
+function renderPlayback() {
+    const box = $("playback"), w = viewer.world;
+    if (!w?.play) {
+        box.hidden = true;
+        box.replaceChildren();
+        return;
+    }
+    const p = w.play, can = viewer.canInput;
+    box.hidden = false;
+    const seek = el("input", { type: "range", min: String(p.start), max: String(p.end), step: "1", value: String(p.tick ?? p.start), class: "grow", disabled: !can });
+    const out = el("output", {}, `${p.tick ?? p.start} / ${p.end}`);
+    seek.addEventListener("input", () => { out.textContent = `${seek.value} / ${p.end}`; });
+    seek.addEventListener("change", () => viewer.play("seek", { tick: +seek.value }));
+    const speed = el("select", { disabled: !can, title: "Speed" },
+        ...PLAY_SPEEDS.map((s) => { const o = el("option", { value: String(s) }, `${s}%`); o.selected = s === p.speed; return o; }));
+    speed.addEventListener("change", () => viewer.play("speed", { speed: +speed.value }));
+    box.replaceChildren(
+        el("div", { class: "label" }, `Recording · session ${p.session}`),
+        el("div", { class: "row" },
+            el("button", { type: "button", class: "btn", disabled: !can, onclick: togglePlay }, p.paused ? "▶ Play" : "❚❚ Pause"),
+            el("button", { type: "button", class: "btn", disabled: !can || p.tick >= p.end, onclick: () => viewer.play("step") }, "Step ▸"),
+            speed),
+        el("div", { class: "row" }, seek, out),
+        ...(can ? [] : [el("div", { class: "small" }, "Playback controls need a player token.")]));
+    renderPlayback.seek = seek;
+    renderPlayback.out = out;
+}
+
+/* The seek bar follows the frames without rebuilding the panel. */
+function followPlayback() {
+    const w = viewer.world, s = renderPlayback.seek;
+    if (!w?.play || !s || !s.isConnected || document.activeElement === s) return;
+    const t = w.play.tick ?? w.play.start;
+    if (+s.value !== t) {
+        s.value = String(t);
+        renderPlayback.out.textContent = `${t} / ${w.play.end}`;
+    }
+    if (w.play.paused !== renderPlayback.paused) {
+        renderPlayback.paused = w.play.paused;
+        renderPlayback();
+    }
+}
+setInterval(followPlayback, 100);
+
+function renderControls() {
+    const box = $("controls"), c = viewer.ctl, w = viewer.world;
+    const hints = $("hints");
+    box.replaceChildren();
+    hints.replaceChildren();
+    canvas.classList.toggle("watch", !c || c.scheme === "watch" || !!w?.play || !viewer.canInput);
+    if (!c || !w) return;
+    if (w.play) {
+        hints.append(keys(["space", "play/pause"], ["← →", "step"], ["↑ ↓", "±1 s"], ["[ ]", "speed"], ["`", "debug"]));
+        return;
+    }
+    const toolNames = { paint: "Paint", erase: "Erase", explode: "Explode", grab: "Grab", shove: "Shove", spawn: "Spawn" };
+    switch (c.scheme) {
+    case "paint": {
+        const tools = c.tools();
+        if (tools.length > 1) box.append(seg("Tool", tools.map((t) => [t, toolNames[t]]), c.tool, (t) => { c.tool = t; }));
+        if (c.paintEnum)
+            box.append(el("div", { class: "group" }, el("div", { class: "label" }, c.paintEnum.name),
+                el("div", { class: "elements" }, ...c.paintEnum.values.map((v) => el("button", {
+                    type: "button", class: "btn" + (c.tool === "paint" && c.element === v.id ? " on" : ""), title: `${v.name} (${v.id})`,
+                    onclick: () => { c.element = v.id; c.tool = "paint"; scheduleUi(); },
+                }, v.name)))));
+        const r = c.byName.get("paint").args.find((a) => a.name === "r");
+        if (r) box.append(slider("Brush", { min: Math.max(1, r.lo), max: Math.min(64, r.hi), value: c.brushRadius(), show: (v) => `${v} px`, input: (v) => c.setBrush(v) }));
+        hints.append(keys(["drag", "paint"], ["1–9 0", c.paintEnum?.name ?? "value"], ["e x", "erase, explode"], ["[ ]", "brush"], ["`", "debug"]));
+        break;
+    }
+    case "grab": {
+        box.append(seg("Tool", c.tools().map((t) => [t, toolNames[t]]), c.tool, (t) => { c.tool = t; }));
+        if (c.tool === "spawn" && c.spawnEnum)
+            box.append(seg(c.spawnEnum.name, c.spawnEnum.values.map((v) => [v.id, v.name]), c.spawnKind, (id) => { c.spawnKind = id; }));
+        const say = { grab: "Drag a creature to carry it; let go to drop it.", shove: "Swipe across the picture to shove what is where you start.", spawn: "Click to add one where you click." };
+        box.append(el("div", { class: "small" }, say[c.tool]));
+        hints.append(keys(["drag", "grab"], ["1 2", "spawn at pointer"], ["arrows", "shove"], ["`", "debug"]));
+        break;
+    }
+    case "cycle": {
+        const cy = c.cycle, sp = c.byName.get("speed").args[0];
+        box.append(el("div", { class: "row" },
+            el("button", { type: "button", class: "btn", onclick: () => { viewer.sendInputs(c.cyclePause(!cy.paused)); scheduleUi(); } }, cy.paused ? "▶ Resume" : "❚❚ Pause"),
+            el("button", { type: "button", class: "btn", onclick: () => { viewer.sendInputs(c.cycleSpeed(100)); scheduleUi(); } }, "100%")));
+        const steps = CYCLE_SPEEDS.filter((s) => s >= sp.lo && s <= sp.hi);
+        box.append(slider("Cycle speed", { min: 0, max: steps.length - 1, value: Math.max(0, steps.indexOf(stepOf(steps, cy.speed, 0))),
+            show: (i) => `${steps[i]}%`, change: (i) => { viewer.sendInputs(c.cycleSpeed(steps[i])); } }));
+        const rg = c.cycleRanges();
+        const pick = el("select", {}, ...Array.from({ length: rg.hi - rg.lo + 1 }, (_, i) => {
+            const o = el("option", { value: String(rg.lo + i) }, `range ${rg.lo + i}`);
+            o.selected = rg.lo + i === cy.range;
+            return o;
+        }));
+        pick.addEventListener("change", () => { cy.range = +pick.value; scheduleUi(); });
+        box.append(el("div", { class: "group" }, el("div", { class: "label" }, "Colour range"),
+            el("div", { class: "row" }, pick,
+                check("on", !cy.off.has(cy.range), () => { viewer.sendInputs(c.cycleToggle(cy.range)); }),
+                check("blend", cy.blend.has(cy.range), (b) => { viewer.sendInputs(c.cycleBlend(cy.range, b)); }))));
+        hints.append(keys(["space", "pause"], ["[ ]", "speed"], ["0–9", "range"], ["t", "on/off"], ["m", "blend"], ["`", "debug"]));
+        break;
+    }
+    case "carry": {
+        /* buttons that walk while held, for touch */
+        const hold = (dir, text) => {
+            const b = el("button", { type: "button", class: "btn" }, text);
+            const start = (ev) => { ev.preventDefault(); b.setPointerCapture?.(ev.pointerId); c.carryDir = dir; viewer.sendInput(c.build("move", { dir })); };
+            const stop = () => { if (c.carryDir === dir) { c.carryDir = 0; viewer.sendInput(c.build("move", { dir: 0 })); } };
+            b.addEventListener("pointerdown", start);
+            b.addEventListener("pointerup", stop);
+            b.addEventListener("pointercancel", stop);
+            return b;
+        };
+        box.append(el("div", { class: "label" }, "Carrier"), el("div", { class: "pad" },
+            hold(-1, "◀"), el("button", { type: "button", class: "btn", onclick: () => viewer.sendInputs(c.key("ArrowDown", true).inputs) }, "■"), hold(1, "▶"),
+            el("button", { type: "button", class: "btn drop", onclick: () => viewer.sendInputs(c.key(" ", true).inputs) }, "Drop")));
+        hints.append(keys(["← →", "walk"], ["↓", "stop"], ["space", "drop"], ["click", "drop there"], ["`", "debug"]));
+        break;
+    }
+    default:
+        box.append(el("div", { class: "small" }, "This world takes no inputs the page knows; watching."));
+        hints.append(keys(["`", "debug"]));
+    }
+    if (!viewer.canInput) for (const b of box.querySelectorAll("button, input, select")) b.disabled = true;
+}
+
+function renderView() {
+    const box = $("view"), w = viewer.world;
+    box.replaceChildren();
+    if (!w) return;
+    const cur = viewer.view && w.views.includes(viewer.view) ? viewer.view : w.views[0];
+    const parts = [];
+    if (w.views.length === 2 && w.views.includes("xray"))
+        parts.push(check("X-ray", cur === "xray", (on) => { viewer.setView(on ? "xray" : ""); saveFragment(); }));
+    else if (w.views.length > 1)
+        parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { viewer.setView(v === w.views[0] ? "" : v); saveFragment(); }));
+    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick)`, viewer.every === 3, (on) => { viewer.setEvery(on ? 3 : 1); saveFragment(); }));
+    parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
+    box.append(el("div", { class: "label" }, "View"), ...parts);
+}
+
+function renderNotes() {
+    $("notes").replaceChildren(...viewer.notes.slice(-4).reverse().map((n) =>
+        el("li", { class: /error|refused|mismatch|bad|offline/.test(n.text) ? "err" : "" }, n.text)));
+}
+
+function renderStatus() {
+    const s = viewer.state;
+    $("dot").className = `dot ${s}`;
+    $("status").textContent = s === "open" ? `${viewer.server} · ${viewer.role}` : s === "connecting" ? "connecting…" : "offline, reconnecting…";
+    const b = $("banner");
+    b.hidden = s === "open";
+    b.textContent = s === "offline" ? "connection lost — reconnecting…" : "connecting…";
+}
+
+function renderUi() {
+    document.title = viewer.world ? `${viewer.world.kind} · Vivarium` : "Vivarium";
+    renderStatus();
+    renderWorlds();
+    renderInfo();
+    /* not while the seek bar is held: the frames move it (followPlayback) */
+    if (!renderPlayback.seek || document.activeElement !== renderPlayback.seek || !viewer.world?.play) renderPlayback();
+    renderControls();
+    renderView();
+    renderNotes();
+    saveFragment();
+}
+
+/* ---- the token ------------------------------------------------------------------------------ */
+function openToken() {
+    const d = $("token-dialog");
+    $("token-input").value = viewer.conn.token;
+    d.showModal();
+}
+$("token-open").addEventListener("click", openToken);
+$("token-cancel").addEventListener("click", () => $("token-dialog").close("cancel"));
+$("token-dialog").addEventListener("close", () => {
+    if ($("token-dialog").returnValue !== "save") return;
+    viewer.conn.setToken($("token-input").value.trim());
+    saveFragment();
+});
+
+/* ---- go ------------------------------------------------------------------------------------- */
+new ResizeObserver(() => fit()).observe(stage);
+window.addEventListener("resize", fit);
+if (frag.get("debug") === "1") overlay.hidden = false;
+
+/* The test hook (clients/web/README.md): viewer.js's, and what only the page has. */
+window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescriptors({
+    /* How many canvas pixels differ from the palette colour of the frame's index there (0: the
+     * canvas shows the verified frame exactly). -1 before the first frame is drawn. */
+    canvasMismatches() {
+        const s = viewer.stream;
+        if (!image || shownTick !== s.tick || !viewer.verified) return -1;
+        const got = ctx.getImageData(0, 0, s.w, s.h).data, pal = s.pal;
+        let bad = 0;
+        for (let i = 0; i < s.px.length; i++) {
+            const k = s.px[i] * 3;
+            if (got[4 * i] !== pal[k] || got[4 * i + 1] !== pal[k + 1] || got[4 * i + 2] !== pal[k + 2] || got[4 * i + 3] !== 255) bad++;
+        }
+        return bad;
+    },
+    get shownTick() { return shownTick; },
+    get scale() { return fit.scale; },
+    overlay(on) { toggleOverlay(on); },
+    setToken(t) { viewer.conn.setToken(t); saveFragment(); },
+    viewer,
+}));
+
+fit();
+renderUi();
+requestAnimationFrame(draw);
+viewer.start();

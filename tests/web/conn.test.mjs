@@ -1,0 +1,137 @@
+// conn.test.mjs — the connection (clients/web/conn.js) with a scripted socket and a fake clock:
+// the greeting, reconnecting with backoff, a refused token, text messages.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { Connection, RETRY_MAX_MS, RETRY_MIN_MS, wsUrl } from "../../clients/web/conn.js";
+import { decodeMessage, encodeMessage } from "../../clients/web/protocol.js";
+import { WS_PATH } from "../../clients/web/protocol.js";
+import { load } from "./corpus.mjs";
+
+/* A socket the test plays the server of. */
+class FakeSocket {
+    constructor(url, log) {
+        this.url = url;
+        this.readyState = 0;
+        this.sent = [];
+        log.push(this);
+    }
+    open() { this.readyState = 1; this.onopen?.({}); }
+    send(b) { this.sent.push(decodeMessage(b)); }
+    recv(obj) { this.onmessage?.({ data: (obj instanceof Uint8Array ? obj : encodeMessage(obj)).slice().buffer }); }
+    close() { this.readyState = 3; this.onclose?.({ code: 1006 }); }
+}
+
+function fakeClock() {
+    const timers = [];
+    return {
+        timers,
+        setTimeout: (fn, ms) => { timers.push({ fn, ms }); return timers.length; },
+        clearTimeout: () => {},
+        fire() { const t = timers.shift(); t.fn(); return t.ms; },
+    };
+}
+
+const welcomeBody = () => load("welcome.msgs")[0].body;
+
+test("the page's WebSocket URL is /ws on its own host and port", () => {
+    assert.equal(WS_PATH, "/ws");
+    assert.equal(wsUrl(new URL("http://127.0.0.1:7401/index.html#token=abc")), "ws://127.0.0.1:7401/ws");
+    assert.equal(wsUrl(new URL("https://viv.example:8443/sub/page.html?x=1")), "wss://viv.example:8443/ws");
+});
+
+test("hello first, then the welcome, then messages; a drop reconnects with a doubling wait", () => {
+    const socks = [], clock = fakeClock(), got = [], states = [];
+    let welcomes = 0;
+    const c = new Connection({ url: "ws://h/ws", token: "tok", makeSocket: (u) => new FakeSocket(u, socks),
+                               onWelcome: () => welcomes++, onMessage: (m) => got.push(m.t), onState: (s) => states.push(s), ...clock });
+    c.start();
+    socks[0].open();
+    assert.deepEqual(socks[0].sent, [{ t: "hello", v: 1, name: "viv-web", token: "tok" }]);
+    assert.equal(c.send({ t: "ping" }), false, "nothing goes before the welcome");
+    socks[0].recv(welcomeBody());
+    assert.equal(welcomes, 1);
+    assert.equal(c.state, "open");
+    assert.equal(c.send({ t: "ping", n: 1 }), true);
+    socks[0].recv({ t: "pong", n: 1 });
+    socks[0].onmessage({ data: "text is not the protocol" });
+    assert.deepEqual(got, ["pong"]);
+    /* the server goes away: 250, 500, 1000, 2000, 4000, 4000 ms between attempts */
+    socks[0].close();
+    assert.equal(c.state, "offline");
+    const waits = [];
+    for (let i = 0; i < 6; i++) {
+        waits.push(clock.fire());
+        socks.at(-1).close();                 /* refused again */
+    }
+    assert.deepEqual(waits, [RETRY_MIN_MS, 500, 1000, 2000, RETRY_MAX_MS, RETRY_MAX_MS]);
+    /* it comes back: the wait starts over */
+    clock.fire();
+    const s = socks.at(-1);
+    s.open();
+    s.recv(welcomeBody());
+    assert.equal(welcomes, 2);
+    assert.equal(c.connects, 2);
+    s.close();
+    assert.equal(clock.timers[0].ms, RETRY_MIN_MS);
+    c.close();
+    assert.ok(states.includes("connecting") && states.includes("open") && states.at(-1) === "offline");
+});
+
+test("a refused token is said once, and the page greets again as a viewer", () => {
+    const socks = [], got = [];
+    const c = new Connection({ url: "ws://h/ws", token: "wrong", makeSocket: (u) => new FakeSocket(u, socks),
+                               onMessage: (m) => got.push(m), ...fakeClock() });
+    c.start();
+    socks[0].open();
+    socks[0].recv({ t: "error", code: "bad_token", msg: "the token matches no role" });
+    assert.equal(got[0].t, "local_error");
+    assert.equal(got[0].code, "bad_token");
+    assert.deepEqual(socks[0].sent[1], { t: "hello", v: 1, name: "viv-web" }, "no token the second time");
+    socks[0].recv(welcomeBody());
+    assert.equal(c.state, "open");
+});
+
+test("the reason a server gives before it disconnects is the reason shown", () => {
+    const socks = [], states = [];
+    const c = new Connection({ url: "ws://h/ws", makeSocket: (u) => new FakeSocket(u, socks),
+                               onState: (s, why) => states.push([s, why]), ...fakeClock() });
+    c.start();
+    socks[0].open();
+    socks[0].recv(welcomeBody());
+    socks[0].recv({ t: "error", code: "bad_input", msg: "not a reason to close" });
+    socks[0].recv({ t: "error", code: "too_many_errors", msg: "16 errors" });
+    socks[0].close();
+    assert.deepEqual(states.at(-1), ["offline", "too_many_errors: 16 errors"]);
+});
+
+test("a message that is not one msgpack map is reported, not fatal", () => {
+    const socks = [], got = [];
+    const c = new Connection({ url: "ws://h/ws", makeSocket: (u) => new FakeSocket(u, socks), onMessage: (m) => got.push(m), ...fakeClock() });
+    c.start();
+    socks[0].open();
+    socks[0].recv(welcomeBody());
+    socks[0].recv(Uint8Array.of(0x92, 1, 2));
+    assert.equal(got[0].t, "local_error");
+    assert.equal(c.state, "open");
+});
+
+test("the default timers are called unbound, as a browser requires", () => {
+    const real = globalThis.setTimeout;
+    const socks = [];
+    let calls = 0;
+    /* a browser's setTimeout throws "Illegal invocation" when called as another object's method */
+    globalThis.setTimeout = function (fn, ms) {
+        if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+        calls++;
+        return real(() => {}, 0);
+    };
+    try {
+        const c = new Connection({ url: "ws://h/ws", makeSocket: (u) => new FakeSocket(u, socks) });
+        c.start();
+        socks[0].close();
+        assert.equal(calls, 1, "the reconnect was scheduled");
+        c.close();
+    } finally {
+        globalThis.setTimeout = real;
+    }
+});

@@ -1,0 +1,79 @@
+// protocol.test.mjs — the messages (clients/web/protocol.js): a real welcome read into worlds,
+// the maps the page sends, and messages the page must refuse.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { encode } from "../../clients/web/vendor/msgpack.js";
+import { ProtocolError, decodeMessage, encodeMessage, hello, input, play, readError, readWelcome,
+         readWorld, sub, u64, num } from "../../clients/web/protocol.js";
+import { load, welcome } from "./corpus.mjs";
+
+test("a real welcome gives every demo world with its inputs, ranges and names", () => {
+    const wl = readWelcome(welcome());
+    assert.equal(wl.role, "player");
+    assert.deepEqual(wl.worlds.map((w) => w.kind), ["sand", "terrarium", "cycle", "merge"]);
+    const sand = wl.worlds[0];
+    assert.equal(sand.w, 320);
+    assert.equal(sand.h, 180);
+    assert.equal(sand.hz, 60);
+    assert.equal(typeof sand.seed, "bigint");
+    const paint = sand.inputs.find((i) => i.name === "paint");
+    assert.deepEqual(paint.args.map((a) => a.name), ["x", "y", "r", "element"]);
+    assert.deepEqual(paint.args[2], { name: "r", lo: 0, hi: 64 });
+    assert.equal(sand.names.element.sand, 3);
+    const terra = wl.worlds[1];
+    assert.deepEqual(terra.views, ["normal", "xray"]);
+    assert.deepEqual(terra.inputs.find((i) => i.name === "release").args, []);
+    assert.equal(wl.worlds[3].inputs.find((i) => i.name === "drop").args[0].lo, -1);
+    assert.equal(sand.play, null);
+});
+
+test("a recording's welcome carries its play map", () => {
+    const m = load("play.msgs")[0].msg;
+    const w = readWelcome(m).worlds[0];
+    assert.ok(w.play);
+    assert.equal(w.play.paused, true);
+    assert.ok(w.play.end > w.play.start);
+    assert.equal(w.play.session, 1);
+});
+
+test("u64 hashes keep every bit; small ones come as numbers and are widened", () => {
+    const big = decodeMessage(encode({ t: "frame", fh: 0xfedcba9876543210n }, { useBigInt64: true }));
+    assert.equal(u64(big.fh), 0xfedcba9876543210n);
+    const small = decodeMessage(encode({ t: "frame", fh: 5 }));
+    assert.equal(u64(small.fh), 5n);
+    assert.equal(num(10n), 10);
+    assert.throws(() => num(2n ** 60n), ProtocolError);
+    assert.throws(() => u64(-1), ProtocolError);
+});
+
+test("the page's messages are the maps of docs/PROTOCOL.md, with absent options left out", () => {
+    const rt = (o) => decodeMessage(encodeMessage(o));
+    assert.deepEqual(rt(hello("viv-web", "")), { t: "hello", v: 1, name: "viv-web" });
+    assert.deepEqual(rt(hello("viv-web", "tok")), { t: "hello", v: 1, name: "viv-web", token: "tok" });
+    assert.deepEqual(rt(sub(3)), { t: "sub", world: 3 });
+    assert.deepEqual(rt(sub(3, { every: 3, enc: "tile", view: "xray" })), { t: "sub", world: 3, every: 3, enc: "tile", view: "xray" });
+    assert.deepEqual(rt(sub(3, { every: 1 })), { t: "sub", world: 3 });
+    assert.deepEqual(rt(input(1, 7, "drop", [-1])), { t: "input", world: 1, seq: 7, kind: "drop", args: [-1] });
+    assert.deepEqual(rt(play(1, "seek", { tick: 120 })), { t: "play", world: 1, op: "seek", tick: 120 });
+    assert.deepEqual(rt(play(1, "speed", { speed: 200, tick: 5 })), { t: "play", world: 1, op: "speed", speed: 200 });
+    assert.deepEqual(rt(play(1, "pause", { speed: 200 })), { t: "play", world: 1, op: "pause" });
+    /* the smallest integer forms: "seq" then 7 as one byte (a positive fixint) */
+    const b = Buffer.from(encodeMessage(input(1, 7, "x", [0]))).toString("hex");
+    assert.ok(b.includes("a373657107"), b);
+});
+
+test("what is not one msgpack map with a string t is refused", () => {
+    assert.throws(() => decodeMessage(new Uint8Array(0)), ProtocolError);
+    assert.throws(() => decodeMessage(encode([1, 2])), /not a msgpack map/);
+    assert.throws(() => decodeMessage(encode({ x: 1 })), /string 't'/);
+    assert.throws(() => decodeMessage(Uint8Array.from([...encode({ t: "ack" }), 0])), /not one msgpack value/);
+    assert.throws(() => decodeMessage(Uint8Array.from([0x81, 0xa1])), ProtocolError);
+    assert.throws(() => readWelcome({ t: "welcome", v: 2, worlds: [] }), /protocol 2/);
+    assert.throws(() => readWorld({ id: 1, kind: "sand" }), /no int 'tick'/);
+});
+
+test("errors read into code, sentence and seq", () => {
+    assert.deepEqual(readError({ t: "error", code: "bad_input", msg: "paint: r=999 is out of range 0..64", seq: 4 }),
+                     { code: "bad_input", msg: "paint: r=999 is out of range 0..64", seq: 4 });
+    assert.deepEqual(readError({ t: "error", code: "forbidden", msg: "m" }), { code: "forbidden", msg: "m", seq: null });
+});

@@ -1,0 +1,163 @@
+// viewer.test.mjs — the page's session (clients/web/viewer.js) against a real vivd, over TCP
+// through a WebSocket look-alike (tcp.mjs): the frames it rebuilds are the ones `viv sim`
+// renders; a dropped connection resumes from a keyframe with no hash mismatch; inputs are acked;
+// a recording plays, pauses, steps and seeks. Skipped when bin/vivd and bin/viv are not built.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { Viewer } from "../../clients/web/viewer.js";
+import { Controls } from "../../clients/web/inputs.js";
+import { TcpWebSocket } from "./tcp.mjs";
+import { PLAYER, haveBinaries, startVivd, vivSim } from "./vivd.mjs";
+
+const skip = haveBinaries() ? false : "bin/vivd and bin/viv are not built (make -j2 all)";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const running = new Set();
+test.afterEach(() => {
+    for (const v of running) v.stop();
+    running.clear();
+});
+
+function viewer(port, opts = {}) {
+    const frames = [];
+    const v = new Viewer({ url: "ws://127.0.0.1/ws", token: PLAYER, makeSocket: () => new TcpWebSocket("127.0.0.1", port),
+                           onFrame: (r) => frames.push({ ...r, hash: v.stream.hash, sh: v.stream.sh }), ...opts });
+    v.frames = frames;
+    running.add(v);
+    return v;
+}
+
+async function until(what, pred, ms = 10000) {
+    const t0 = Date.now();
+    while (!pred()) {
+        if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+        await sleep(10);
+    }
+}
+
+const hex = (b) => b.toString(16).padStart(16, "0");
+
+test("120 frames of a live world, each equal to the frame viv sim renders at its tick", { skip }, async () => {
+    const srv = await startVivd(["--no-record", "--world", "sand:seed=7:w=64,h=48", "--world", "terrarium:seed=2"]);
+    try {
+        const v = viewer(srv.port);
+        v.start();
+        await until("120 frames", () => v.frames.length >= 120);
+        const h = v.hook();
+        assert.equal(h.mismatches, 0);
+        assert.equal(h.kind, "sand");
+        for (const f of [v.frames[0], v.frames[60], v.frames[119]]) {
+            const ref = vivSim("sand", 7, "w=64,h=48", f.tick);
+            assert.equal(hex(f.hash), ref.fh, `frame hash at tick ${f.tick}`);
+            assert.equal(hex(f.sh), ref.sh, `state hash at tick ${f.tick}`);
+        }
+        /* the other world, its x-ray view at 13 fps (every 3) */
+        const terra = v.worlds.find((w) => w.kind === "terrarium");
+        v.setEvery(3);
+        v.setView("xray");
+        v.select(terra.id);
+        const from = v.frames.length;
+        await until("30 terrarium frames", () => v.frames.length >= from + 30);
+        const got = v.frames.slice(from + 1);
+        assert.ok(got.every((f) => f.tick % 3 === 0), "every 3 ticks");
+        const last = got.at(-1);
+        assert.equal(hex(last.hash), vivSim("terrarium", 2, "", last.tick, "xray").fh, "the x-ray frame");
+        assert.equal(h.mismatches, 0);
+        v.stop();
+    } finally {
+        await srv.stop();
+    }
+});
+
+test("a connection dropped mid-stream reconnects and resumes from a keyframe, with 0 mismatches", { skip }, async () => {
+    const srv = await startVivd(["--no-record", "--world", "merge:seed=3"]);
+    try {
+        const v = viewer(srv.port);
+        v.start();
+        const h = v.hook();
+        for (let round = 1; round <= 3; round++) {
+            await until("frames", () => v.frames.length >= 40 * round);
+            h.drop();
+            await until("the reconnect", () => h.connects === round + 1);
+        }
+        await until("frames after", () => v.frames.length >= 160);
+        assert.equal(h.mismatches, 0);
+        assert.equal(h.badFrames, 0);
+        const keys = v.frames.filter((f) => f.key).length;
+        assert.ok(keys >= 4, `a keyframe at the start and after each reconnect (${keys})`);
+        for (let i = 1; i < v.frames.length; i++) assert.ok(v.frames[i].tick > v.frames[i - 1].tick, "ticks only go forward");
+        const f = v.frames.at(-1);
+        assert.equal(hex(f.hash), vivSim("merge", 3, "", f.tick).fh);
+        v.stop();
+    } finally {
+        await srv.stop();
+    }
+});
+
+test("a stroke of paint is acked, and sand appears in later frames", { skip }, async () => {
+    const srv = await startVivd(["--no-record", "--world", "sand:seed=1:w=96,h=64,scene=empty"]);
+    try {
+        const v = viewer(srv.port);
+        v.start();
+        await until("a frame", () => v.frames.length >= 2);
+        const c = v.ctl;
+        assert.ok(c instanceof Controls && c.scheme === "paint");
+        const empty = v.hook().pixels();
+        c.setBrush(3);
+        v.sendInputs(c.pointer("down", 20, 10, 0));
+        v.sendInputs(c.pointer("move", 60, 10, 1));
+        v.sendInputs(c.pointer("up", 60, 10, 2));
+        await until("acks", () => v.counts.acks >= 6);
+        await sleep(100);
+        const now = v.hook().pixels();
+        let changed = 0;
+        for (let i = 0; i < now.length; i++) if (now[i] !== empty[i]) changed++;
+        assert.ok(changed > 50, `sand painted (${changed} pixels)`);
+        assert.equal(v.counts.errors, 0);
+        /* a viewer may not paint: the page does not even send */
+        const w = viewer(srv.port, { token: "" });
+        w.start();
+        await until("a viewer's frame", () => w.frames.length >= 1);
+        assert.equal(w.role, "viewer");
+        assert.equal(w.sendInput(w.ctl.build("paint", { x: 1, y: 1 })), 0);
+        w.stop();
+        v.stop();
+    } finally {
+        await srv.stop();
+    }
+});
+
+test("a recording: play, pause, step and seek; a sought frame is the one viv sim renders", { skip }, async () => {
+    const rec = await startVivd(["--db", "rec.db", "--world", "sand:seed=4:w=64,h=40"], { keep: true });
+    await sleep(2500);
+    await rec.stop();
+    const srv = await startVivd(["--play", "rec.db:1"], { dir: rec.dir });
+    try {
+        const v = viewer(srv.port);
+        v.start();
+        await until("the first frame", () => v.frames.length >= 1);
+        const h = v.hook();
+        const play = h.playState;
+        assert.ok(play && play.paused && play.end > play.start + 100, JSON.stringify(play));
+        assert.equal(v.frames[0].tick, play.start);
+        v.play("step");
+        await until("a step", () => v.frames.length >= 2);
+        assert.equal(v.frames[1].tick, play.start + 1);
+        v.play("speed", { speed: 400 });
+        v.play("resume");
+        await until("frames playing", () => v.frames.length >= 30);
+        v.play("pause");
+        await until("paused", () => v.world.play.paused);
+        await sleep(100);
+        v.play("seek", { tick: 100 });
+        await until("the frame at 100", () => v.frames.at(-1).tick === 100 && v.frames.at(-1).key);
+        await until("playing", () => v.world.play.tick === 100);
+        assert.equal(hex(v.frames.at(-1).hash), vivSim("sand", 4, "w=64,h=40", 100).fh);
+        assert.equal(h.mismatches, 0);
+        /* inputs to a recording are not sent */
+        assert.equal(v.sendInput({ kind: "paint", args: [1, 1, 1, 3] }), 0);
+        v.stop();
+    } finally {
+        await srv.stop();
+    }
+});
