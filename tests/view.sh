@@ -538,7 +538,6 @@ fi
 # A palette-cycling world (only its palette changes after tick 0) and a terrarium, in x-ray too.
 if command -v python3 > /dev/null 2>&1; then
     [ -n "$vivd_pid" ] && stop_vivd
-    start_vivd
     start_vivd --world cycle:seed=5:scene=fire --world cycle:seed=2:scene=dusk
     picture "cycle fire 80x24" 80 24 --world cycle --seed 5 --params scene=fire -- --world 1
     picture "cycle dusk 120x40" 120 40 --world cycle --seed 2 --params scene=dusk -- --world 2
