@@ -127,7 +127,7 @@ sim_biped_cfg sim_biped_cfg_default(void)
     return (sim_biped_cfg){
         .stride = SIM_BIPED_STRIDE, .lift = SIM_BIPED_LIFT, .poses = SIM_BIPED_POSES,
         .lean_k = SIM_BIPED_LEAN_K, .lean_max = SIM_BIPED_LEAN_MAX, .hip_h = SIM_BIPED_HIP_H,
-        .breath_period = SIM_BREATH_PERIOD, .hair_dx = -2, .hair_dy = 8,
+        .breath_period = SIM_BREATH_PERIOD, .hair_dx = -3, .hair_dy = 8,
         .hair = { .nodes = SIM_HAIR_NODES, .iters = SIM_HAIR_ITERS, .link = SIM_HAIR_LINK,
                   .damping = SIM_HAIR_DAMPING, .gravity = SIM_HAIR_GRAVITY,
                   .back = SIM_HAIR_BACK },

@@ -36,7 +36,7 @@
 #define SIM_BIPED_MAX_COORD 1.0e6
 
 /* Defaults (sim_biped_cfg_default): the seed's numbers, and ours where it gives none. */
-#define SIM_BIPED_STRIDE 16.0       /* ours: px a gait cycle, a body length of a 16-px creature */
+#define SIM_BIPED_STRIDE 12.0       /* ours: px a gait cycle: feet 6 px apart at contact under 6-px legs */
 #define SIM_BIPED_LIFT 2.0          /* ours: px a foot rises, 1/8 of its height */
 #define SIM_BIPED_POSES 8           /* seed: 4, 6 or 8 poses; 8 reads smoothest at 16 px */
 #define SIM_BIPED_LEAN_K 2.0        /* ours: px of lean per px/tick, 1 px at a brisk 0.5 px/tick */
@@ -46,10 +46,10 @@
 #define SIM_BREATH_AMP 1.0          /* seed: A = 1 px */
 #define SIM_HAIR_NODES 5            /* seed: 4–6 */
 #define SIM_HAIR_ITERS 3            /* seed: 2–4 distance iterations */
-#define SIM_HAIR_LINK 2.0           /* ours: px between nodes, a 1-to-3-px block apart */
+#define SIM_HAIR_LINK 1.5           /* ours: px between nodes: the blocks overlap into one lock */
 #define SIM_HAIR_DAMPING 0.85       /* ours: velocity kept a tick; settles in ~half a second */
 #define SIM_HAIR_GRAVITY 0.12       /* ours: px/tick² (430 px/s²): hair falls, but not like rock */
-#define SIM_HAIR_BACK 0.05          /* ours: px/tick² behind the facing, so resting hair trails */
+#define SIM_HAIR_BACK 0.10          /* ours: px/tick² behind the facing: resting hair drapes ~40° back */
 
 typedef struct sim_hair_cfg {
     int nodes;                      /* SIM_HAIR_MIN..SIM_HAIR_MAX */

@@ -50,11 +50,12 @@ int sim_sprite_smear(uint8_t *dst, size_t cap, int *dw, int *dh, const sim_sprit
 #define SIM_JUICE_WINDUP_TICKS 2    /* seed: hold the anticipation pose 1–3 extra ticks */
 #define SIM_JUICE_HOP_V 2.5         /* ours: px/tick at launch: a 16-px hop at 60 Hz */
 #define SIM_JUICE_GRAVITY 0.2       /* ours: px/tick² (720 px/s²): 25 ticks in the air */
-/* Ours: the landing spring, under-damped (ζ = c / 2√k ≈ 0.29): it pops to ~2.4 px of squash,
- * overshoots to ~1 px of stretch and is still in ~0.4 s. ω ≈ 24.5 rad/s. */
+/* Ours: the landing spring, under-damped (ζ = c / 2√k ≈ 0.29, ω ≈ 24.5 rad/s). Kicked at 90 px/s
+ * it pops to 2.06 px of squash at the 3rd tick, overshoots to 0.75 px of stretch at the 11th, and
+ * shows neither from the 13th on (measured at 60 Hz: tests/check_juice.c pins the sequence). */
 #define SIM_JUICE_POP_K 600.0       /* 1/s² */
 #define SIM_JUICE_POP_C 14.0        /* 1/s */
-#define SIM_JUICE_POP_KICK 60.0     /* px/s of squash the landing gives */
+#define SIM_JUICE_POP_KICK 90.0     /* px/s of squash the landing gives */
 #define SIM_JUICE_SHOW 0.5          /* px of spring before squash (stretch) shows */
 #define SIM_JUICE_STATUS 2          /* statuses an art set carries: normal and one swap */
 
