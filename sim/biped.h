@@ -36,7 +36,7 @@
 #define SIM_BIPED_MAX_COORD 1.0e6
 
 /* Defaults (sim_biped_cfg_default): the seed's numbers, and ours where it gives none. */
-#define SIM_BIPED_STRIDE 12.0       /* ours: px a gait cycle: feet 6 px apart at contact under 6-px legs */
+#define SIM_BIPED_STRIDE 12.0       /* ours: px a gait cycle: feet ~6 px apart at contact, 5-px legs */
 #define SIM_BIPED_LIFT 2.0          /* ours: px a foot rises, 1/8 of its height */
 #define SIM_BIPED_POSES 8           /* seed: 4, 6 or 8 poses; 8 reads smoothest at 16 px */
 #define SIM_BIPED_LEAN_K 2.0        /* ours: px of lean per px/tick, 1 px at a brisk 0.5 px/tick */
