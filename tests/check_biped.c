@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "biped.h"
+#include "check_blob.h"
 
 #define GROUND 100.0
 
@@ -348,63 +349,40 @@ START_TEST(hair_pinned_tapered_and_inked_by_state)
 }
 END_TEST
 
-static size_t save(const sim_biped *b, uint8_t *buf, size_t cap)
-{
-    sim_writer w;
-    sim__w_init(&w, buf, cap);
-    sim_biped_save(b, &w);
-    ck_assert(!w.overflow);
-    ck_assert_uint_le(w.len, sim_biped_save_max());
-    return w.len;
-}
-
 static double pace(uint64_t t)
 {
     const double p[] = { 0.25, 0.5, 0.0, -0.375, 0.0, 0.125 };
     return p[(t / 37) % 6];
 }
+static sim_biped_cfg CFG;           /* the configuration the blob helpers step and load with */
+static void bp_save(const void *o, sim_writer *w) { sim_biped_save(o, w); }
+static int bp_load(void *o, sim_reader *r) { return sim_biped_load(o, &CFG, r); }
+static void bp_step(void *o, uint64_t t) { sim_biped_step(o, &CFG, pace(t), t, 0.02); }
+static const blob_piece BIPED = { sizeof(sim_biped), bp_save, bp_load, bp_step };
 
 START_TEST(save_load_continue)
 {
-    sim_biped_cfg c = cfg0();
+    CFG = cfg0();
     sim_biped a, b;
-    mk(&a, &c, 8, 8);
-    static uint8_t ba[1024], bb[1024];
-    for (uint64_t t = 1; t < 400; t++) {
-        size_t n = save(&a, ba, sizeof ba);
-        memset(&b, 0x77, sizeof b);
-        sim_reader r;
-        sim__r_init(&r, ba, n);
-        ck_assert_int_eq(sim_biped_load(&b, &c, &r), 0);
-        ck_assert_uint_eq(r.pos, n);
-        for (uint64_t k = 0; k < 3; k++) {
-            sim_biped_step(&a, &c, pace(t + k), t + k, 0.02);
-            sim_biped_step(&b, &c, pace(t + k), t + k, 0.02);
-        }
-        size_t na = save(&a, ba, sizeof ba);
-        ck_assert_uint_eq(save(&b, bb, sizeof bb), na);
-        ck_assert(memcmp(ba, bb, na) == 0);
-    }
+    mk(&a, &CFG, 8, 8);
+    static uint8_t buf[BLOB_MAX];
+    ck_assert_uint_le(blob_save(&BIPED, &a, buf, sizeof buf), sim_biped_save_max());
+    blob_sync(&BIPED, &a, &b, 400, 3);
 }
 END_TEST
 
 START_TEST(corrupt_refused_untouched)
 {
-    sim_biped_cfg c = cfg0();
+    CFG = cfg0();
     sim_biped a, b;
-    mk(&a, &c, 8, 8);
-    for (uint64_t t = 1; t < 20; t++) sim_biped_step(&a, &c, 0.25, t, 0.0);
-    mk(&b, &c, 9, 9);
-    static uint8_t good[1024], bad[1024], before[1024], after[1024];
-    size_t n = save(&a, good, sizeof good), nb = save(&b, before, sizeof before);
-    sim_reader r;
-    for (size_t cut = 0; cut < n; cut++) {
-        sim__r_init(&r, good, cut);
-        ck_assert_int_ne(sim_biped_load(&b, &c, &r), 0);
-    }
+    mk(&a, &CFG, 8, 8);
+    for (uint64_t t = 1; t < 20; t++) sim_biped_step(&a, &CFG, 0.25, t, 0.0);
+    mk(&b, &CFG, 9, 9);
+    static uint8_t good[BLOB_MAX];
+    size_t n = blob_save(&BIPED, &a, good, sizeof good);
     /* offsets: x 0, ground 8, dist 16, speed 24, facing 32, planted 33 34, plant_x 35 43,
      * state 51, breath 52, hair n 60, nodes from 61 */
-    struct { size_t at; double v; int byte; } pokes[] = {
+    const blob_poke pokes[] = {
         { 16, 12.0, 0 },           /* dist = stride: out of [0, stride) */
         { 16, -0.5, 0 },
         { 24, 13.0, 0 },           /* speed beyond a stride a tick */
@@ -417,19 +395,7 @@ START_TEST(corrupt_refused_untouched)
         { 61 + 16, 1.0, 0 },       /* hair root's px ≠ x: a pinned root has no velocity */
         { 0, 2e6, 0 },             /* x beyond the bound */
     };
-    for (size_t k = 0; k < sizeof pokes / sizeof pokes[0]; k++) {
-        memcpy(bad, good, n);
-        if (pokes[k].byte) {
-            bad[pokes[k].at] = (uint8_t)pokes[k].v;
-        } else {
-            sim_writer w;
-            sim__w_init(&w, bad + pokes[k].at, 8);
-            sim__w_f64(&w, pokes[k].v);
-        }
-        sim__r_init(&r, bad, n);
-        ck_assert_msg(sim_biped_load(&b, &c, &r) == SIM_ECORRUPT, "poke %zu", k);
-    }
-    ck_assert(save(&b, after, sizeof after) == nb && memcmp(before, after, nb) == 0);
+    blob_refusals(&BIPED, &b, good, n, pokes, sizeof pokes / sizeof pokes[0]);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "fabrik.h"
+#include "check_blob.h"
 
 #define N 9
 static const double LEN[N - 1] = { 6, 6, 5, 5, 4, 4, 4, 3 };     /* reach 37 */
@@ -128,36 +129,22 @@ START_TEST(drawn_on_palette_tapered)
 }
 END_TEST
 
-static size_t save(const sim_fabrik *r, uint8_t *buf, size_t cap)
+static void fb_save(const void *o, sim_writer *w) { sim_fabrik_save(o, w); }
+static int fb_load(void *o, sim_reader *r) { return sim_fabrik_load(o, r); }
+static void fb_step(void *o, uint64_t t)
 {
-    sim_writer w;
-    sim__w_init(&w, buf, cap);
-    sim_fabrik_save(r, &w);
-    ck_assert(!w.overflow);
-    ck_assert_uint_le(w.len, sim_fabrik_save_max());
-    return w.len;
+    double u = (double)(t / 4);     /* a target that jumps every 4 ticks */
+    sim_fabrik_solve(o, RX + 30 * cos(u * 0.05), RY - 20 + 15 * sin(u * 0.11) + (double)(t % 4));
 }
+static const blob_piece FABRIK = { sizeof(sim_fabrik), fb_save, fb_load, fb_step };
 
 START_TEST(save_load_continue)
 {
     sim_fabrik a, b;
     mk(&a);
-    static uint8_t ba[1024], bb[1024];
-    for (int t = 0; t < 200; t++) {
-        double tx = RX + 30 * cos(t * 0.05), ty = RY - 20 + 15 * sin(t * 0.11);
-        size_t n = save(&a, ba, sizeof ba);
-        memset(&b, 0x33, sizeof b);
-        sim_reader rd;
-        sim__r_init(&rd, ba, n);
-        ck_assert_int_eq(sim_fabrik_load(&b, &rd), 0);
-        for (int k = 0; k < 4; k++) {
-            sim_fabrik_solve(&a, tx, ty + k);
-            sim_fabrik_solve(&b, tx, ty + k);
-        }
-        size_t na = save(&a, ba, sizeof ba);
-        ck_assert_uint_eq(save(&b, bb, sizeof bb), na);
-        ck_assert(memcmp(ba, bb, na) == 0);
-    }
+    static uint8_t buf[BLOB_MAX];
+    ck_assert_uint_le(blob_save(&FABRIK, &a, buf, sizeof buf), sim_fabrik_save_max());
+    blob_sync(&FABRIK, &a, &b, 300, 4);
 }
 END_TEST
 
@@ -167,33 +154,16 @@ START_TEST(corrupt_refused_untouched)
     mk(&a);
     mk(&b);
     sim_fabrik_solve(&b, RX + 3, RY - 3);
-    static uint8_t good[1024], bad[1024], before[1024], after[1024];
-    size_t n = save(&a, good, sizeof good), nb = save(&b, before, sizeof before);
-    sim_reader r;
-    for (size_t cut = 0; cut < n; cut++) {
-        sim__r_init(&r, good, cut);
-        ck_assert_int_ne(sim_fabrik_load(&b, &r), 0);
-    }
-    struct { size_t at; double v; int byte; } pokes[] = {
+    static uint8_t good[BLOB_MAX];
+    size_t n = blob_save(&FABRIK, &a, good, sizeof good);
+    const blob_poke pokes[] = {
         { 0, 1, 1 }, { 0, SIM_FABRIK_MAX + 1, 1 },
         { 1 + 24 * 4 + 8, 0.0, 0 },               /* joint 4's y: off its length */
         { 1 + 16, 2.0, 0 },                       /* len[0] */
         { 1 + 24 * 2 + 16, 100.0, 0 },            /* a length beyond SIM_FABRIK_MAX_LEN */
         { 1 + 24 * 3, 2e6, 0 },                   /* a joint beyond the coordinate bound */
     };
-    for (size_t k = 0; k < sizeof pokes / sizeof pokes[0]; k++) {
-        memcpy(bad, good, n);
-        if (pokes[k].byte) {
-            bad[pokes[k].at] = (uint8_t)pokes[k].v;
-        } else {
-            sim_writer w;
-            sim__w_init(&w, bad + pokes[k].at, 8);
-            sim__w_f64(&w, pokes[k].v);
-        }
-        sim__r_init(&r, bad, n);
-        ck_assert_msg(sim_fabrik_load(&b, &r) == SIM_ECORRUPT, "poke %zu", k);
-    }
-    ck_assert(save(&b, after, sizeof after) == nb && memcmp(before, after, nb) == 0);
+    blob_refusals(&FABRIK, &b, good, n, pokes, sizeof pokes / sizeof pokes[0]);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "juice.h"
+#include "check_blob.h"
 
 enum { T = 0 };
 #define SW 12
@@ -298,89 +299,56 @@ START_TEST(art_set_draws_each_look_in_place)
 }
 END_TEST
 
-static size_t save(const sim_juice *j, uint8_t *buf, size_t cap)
+static sim_juice_cfg CFG;           /* the configuration the blob helpers step and load with */
+static void ju_save(const void *o, sim_writer *w) { sim_juice_save(o, w); }
+static int ju_load(void *o, sim_reader *r) { return sim_juice_load(o, &CFG, r); }
+static void ju_step(void *o, uint64_t t)
 {
-    sim_writer w;
-    sim__w_init(&w, buf, cap);
-    sim_juice_save(j, &w);
-    ck_assert(!w.overflow);
-    ck_assert_uint_eq(w.len, sim_juice_save_max());
-    return w.len;
+    sim_juice *j = o;
+    if (t % 50 == 3) sim_juice_hop(j);
+    if (t % 17 == 5) sim_juice_poke(j);
+    if (t % 100 == 0) j->status = (uint8_t)((t / 100) % SIM_JUICE_STATUS);
+    sim_juice_step(j, &CFG);
 }
+static const blob_piece JUICE = { sizeof(sim_juice), ju_save, ju_load, ju_step };
 
 START_TEST(save_load_continue)
 {
-    sim_juice_cfg c = cfg0();
+    CFG = cfg0();
     sim_juice a, b;
     sim_juice_init(&a);
-    uint8_t ba[64], bb[64];
-    for (int t = 0; t < 300; t++) {
-        if (t % 50 == 3) sim_juice_hop(&a);
-        if (t % 17 == 5) sim_juice_poke(&a);
-        if (t == 100) a.status = 1;
-        size_t n = save(&a, ba, sizeof ba);
-        memset(&b, 0x11, sizeof b);
-        sim_reader r;
-        sim__r_init(&r, ba, n);
-        ck_assert_int_eq(sim_juice_load(&b, &c, &r), 0);
-        for (int k = 0; k < 2; k++) {
-            sim_juice_step(&a, &c);
-            sim_juice_step(&b, &c);
-        }
-        save(&a, ba, sizeof ba);
-        save(&b, bb, sizeof bb);
-        ck_assert(memcmp(ba, bb, n) == 0);
-    }
+    static uint8_t buf[BLOB_MAX];
+    ck_assert_uint_eq(blob_save(&JUICE, &a, buf, sizeof buf), sim_juice_save_max());
+    blob_sync(&JUICE, &a, &b, 300, 2);
 }
 END_TEST
 
 START_TEST(corrupt_refused_untouched)
 {
-    sim_juice_cfg c = cfg0();
+    CFG = cfg0();
     sim_juice a, b;
     sim_juice_init(&a);
     sim_juice_hop(&a);
-    for (int t = 0; t < 5; t++) sim_juice_step(&a, &c);          /* in the air */
+    for (int t = 0; t < 5; t++) sim_juice_step(&a, &CFG);        /* in the air */
     ck_assert_int_eq(a.hop, SIM_HOP_AIR);
     sim_juice_init(&b);
     b.status = 1;
-    uint8_t good[64], bad[64], before[64], after[64];
-    size_t n = save(&a, good, sizeof good), nb = save(&b, before, sizeof before);
-    sim_reader r;
-    for (size_t cut = 0; cut < n; cut++) {
-        sim__r_init(&r, good, cut);
-        ck_assert_int_ne(sim_juice_load(&b, &c, &r), 0);
-    }
+    static uint8_t good[BLOB_MAX], bad[BLOB_MAX];
+    size_t n = blob_save(&JUICE, &a, good, sizeof good);
     /* pending 0, flash 1, smear 2, hop 3, windup 4, status 5, y 6, vy 14, spring 22 */
-    struct { size_t at; double v; int byte; } pokes[] = {
+    const blob_poke pokes[] = {
         { 0, 4, 1 }, { 1, 9, 1 }, { 2, 2, 1 }, { 3, 3, 1 }, { 4, 1, 1 },
         { 5, SIM_JUICE_STATUS, 1 }, { 6, 1.0, 0 }, { 22, 2e6, 0 },
     };
-    for (size_t k = 0; k < sizeof pokes / sizeof pokes[0]; k++) {
-        memcpy(bad, good, n);
-        if (pokes[k].byte) {
-            bad[pokes[k].at] = (uint8_t)pokes[k].v;
-        } else {
-            sim_writer w;
-            sim__w_init(&w, bad + pokes[k].at, 8);
-            sim__w_f64(&w, pokes[k].v);
-        }
-        sim__r_init(&r, bad, n);
-        ck_assert_msg(sim_juice_load(&b, &c, &r) == SIM_ECORRUPT, "poke %zu", k);
-    }
+    blob_refusals(&JUICE, &b, good, n, pokes, sizeof pokes / sizeof pokes[0]);
     /* at rest off the ground, or with a smear: impossible */
     sim_juice t;
     sim_juice_init(&t);
     t.y = -3.0;
-    save(&t, bad, sizeof bad);
-    sim__r_init(&r, bad, n);
-    ck_assert_int_eq(sim_juice_load(&b, &c, &r), SIM_ECORRUPT);
+    blob_refuse(&JUICE, &b, bad, blob_save(&JUICE, &t, bad, sizeof bad));
     sim_juice_init(&t);
     t.smear = 1;
-    save(&t, bad, sizeof bad);
-    sim__r_init(&r, bad, n);
-    ck_assert_int_eq(sim_juice_load(&b, &c, &r), SIM_ECORRUPT);
-    ck_assert(save(&b, after, sizeof after) == nb && memcmp(before, after, nb) == 0);
+    blob_refuse(&JUICE, &b, bad, blob_save(&JUICE, &t, bad, sizeof bad));
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "spine.h"
+#include "check_blob.h"
 
 #define N 12
 #define BEND 0.52                  /* 30°, give or take */
@@ -154,15 +155,13 @@ START_TEST(drawn_on_palette_solid_and_outlined)
 }
 END_TEST
 
-static size_t save(const sim_spine *s, uint8_t *buf, size_t cap)
+static void sp_save(const void *o, sim_writer *w) { sim_spine_save(o, w); }
+static int sp_load(void *o, sim_reader *r) { return sim_spine_load(o, r); }
+static void sp_step(void *o, uint64_t t)
 {
-    sim_writer w;
-    sim__w_init(&w, buf, cap);
-    sim_spine_save(s, &w);
-    ck_assert(!w.overflow);
-    ck_assert_uint_le(w.len, sim_spine_save_max());
-    return w.len;
+    sim_spine_step(o, 100 + 60 * cos((double)t * 0.07), 60 + 40 * sin((double)t * 0.13));
 }
+static const blob_piece SPINE = { sizeof(sim_spine), sp_save, sp_load, sp_step };
 
 /* GGPO's sync test for the piece: save at every step, load into another, step both: the same
  * bytes ever after. */
@@ -170,23 +169,9 @@ START_TEST(save_load_continue)
 {
     sim_spine a, b;
     mk(&a);
-    static uint8_t ba[2048], bb[2048];
-    for (int t = 0; t < 300; t++) {
-        double tx = 100 + 60 * cos(t * 0.07), ty = 60 + 40 * sin(t * 0.13);
-        size_t n = save(&a, ba, sizeof ba);
-        memset(&b, 0x5a, sizeof b);
-        sim_reader r;
-        sim__r_init(&r, ba, n);
-        ck_assert_int_eq(sim_spine_load(&b, &r), 0);
-        ck_assert_uint_eq(r.pos, n);
-        for (int k = 0; k < 5; k++) {
-            sim_spine_step(&a, tx + k, ty);
-            sim_spine_step(&b, tx + k, ty);
-        }
-        size_t na = save(&a, ba, sizeof ba), nb = save(&b, bb, sizeof bb);
-        ck_assert_uint_eq(na, nb);
-        ck_assert(memcmp(ba, bb, na) == 0);
-    }
+    static uint8_t buf[BLOB_MAX];
+    ck_assert_uint_le(blob_save(&SPINE, &a, buf, sizeof buf), sim_spine_save_max());
+    blob_sync(&SPINE, &a, &b, 300, 5);
 }
 END_TEST
 
@@ -196,66 +181,40 @@ START_TEST(corrupt_refused_untouched)
     mk(&a);
     mk(&b);
     sim_spine_step(&b, 0, 0);
-    static uint8_t good[2048], bad[2048], before[2048], after[2048];
-    size_t n = save(&a, good, sizeof good), nb = save(&b, before, sizeof before);
-    sim_reader r;
-    /* every truncation */
-    for (size_t cut = 0; cut < n; cut++) {
-        sim__r_init(&r, good, cut);
-        ck_assert_int_ne(sim_spine_load(&b, &r), 0);
-    }
-    /* n out of range; a point moved off its rest length; a bend past the limit; len[0] ≠ 0 */
-    const size_t pt = 1 + 16;       /* point 0's record */
-    struct { size_t at; double v; int byte; } pokes[] = {
+    static uint8_t good[BLOB_MAX], bad[BLOB_MAX];
+    size_t n = blob_save(&SPINE, &a, good, sizeof good);
+    /* n out of range; a point off its rest length; len[0] ≠ 0; max_bend too large; a radius too
+     * thick to bend */
+    const size_t pt = 1 + 16;       /* point 0's record: x, y, len, radius */
+    const blob_poke pokes[] = {
         { 0, 0, 1 }, { 0, SIM_SPINE_MAX + 1, 1 },
-        { pt + 32 * 3 + 0, 0.0, 0 },              /* point 3's x */
-        { pt + 16, 1.0, 0 },                      /* len[0] */
-        { 1, 3.1, 0 },                            /* max_bend beyond SIM_SPINE_MAX_BEND */
-        { pt + 32 * 5 + 24, 40.0, 0 },            /* a radius too thick to bend */
+        { pt + 32 * 3 + 0, 0.0, 0 },
+        { pt + 16, 1.0, 0 },
+        { 1, 3.1, 0 },
+        { pt + 32 * 5 + 24, 40.0, 0 },
     };
-    for (size_t k = 0; k < sizeof pokes / sizeof pokes[0]; k++) {
-        memcpy(bad, good, n);
-        if (pokes[k].byte) {
-            bad[pokes[k].at] = (uint8_t)pokes[k].v;
-        } else {
-            sim_writer w;
-            sim__w_init(&w, bad + pokes[k].at, 8);
-            sim__w_f64(&w, pokes[k].v);
-        }
-        sim__r_init(&r, bad, n);
-        ck_assert_msg(sim_spine_load(&b, &r) == SIM_ECORRUPT, "poke %zu", k);
-    }
+    blob_refusals(&SPINE, &b, good, n, pokes, sizeof pokes / sizeof pokes[0]);
     /* a bend past the limit: the tail from point 2 on turned rigidly about point 1 by 1.2 rad,
-     * so every length still holds and only joint 1's bend is wrong */
-    {
+     * so every length still holds and only joint 1's bend is wrong; the same turn by 0.4 rad
+     * (within the limit) loads */
+    for (int k = 0; k < 2; k++) {
         sim_spine t = a;
-        double c = cos(1.2), sn = sin(1.2);
+        double ang = k ? 0.4 : 1.2, c = cos(ang), sn = sin(ang);
         for (int i = 2; i < t.n; i++) {
             double dx = t.x[i] - t.x[1], dy = t.y[i] - t.y[1];
             t.x[i] = t.x[1] + dx * c - dy * sn;
             t.y[i] = t.y[1] + dx * sn + dy * c;
         }
-        ck_assert_double_gt(bend(&t, 2), BEND);
-        save(&t, bad, sizeof bad);
-        sim__r_init(&r, bad, n);
-        ck_assert_int_eq(sim_spine_load(&b, &r), SIM_ECORRUPT);
-        t = a;                                   /* and the same turn within the limit loads */
-        c = cos(0.4);
-        sn = sin(0.4);
-        for (int i = 2; i < t.n; i++) {
-            double dx = t.x[i] - t.x[1], dy = t.y[i] - t.y[1];
-            t.x[i] = t.x[1] + dx * c - dy * sn;
-            t.y[i] = t.y[1] + dx * sn + dy * c;
+        size_t m = blob_save(&SPINE, &t, bad, sizeof bad);
+        if (!k) {
+            ck_assert_double_gt(bend(&t, 2), BEND);
+            blob_refuse(&SPINE, &b, bad, m);
+        } else {
+            sim_reader r;
+            sim__r_init(&r, bad, m);
+            ck_assert_int_eq(sim_spine_load(&b, &r), 0);
         }
-        sim_spine keep = b;
-        save(&t, bad, sizeof bad);
-        sim__r_init(&r, bad, n);
-        ck_assert_int_eq(sim_spine_load(&b, &r), 0);
-        b = keep;
     }
-    ck_assert(save(&b, after, sizeof after) == nb && memcmp(before, after, nb) == 0);
-    sim__r_init(&r, good, n);
-    ck_assert_int_eq(sim_spine_load(&b, &r), 0);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "spring.h"
+#include "check_blob.h"
 
 /* "v += (k*(target-x) - c*v)*dt; x += v*dt": one step by hand. */
 START_TEST(step_is_the_seeds_formula)
@@ -118,56 +119,37 @@ START_TEST(fade_wave_fades_slows_and_stops)
 }
 END_TEST
 
-static size_t save(const sim_spring *s, uint8_t *buf, size_t cap)
+static void sp_save(const void *o, sim_writer *w) { sim_spring_save(o, w); }
+static int sp_load(void *o, sim_reader *r) { return sim_spring_load(o, r); }
+static void sp_step(void *o, uint64_t t)
 {
-    sim_writer w;
-    sim__w_init(&w, buf, cap);
-    sim_spring_save(s, &w);
-    ck_assert(!w.overflow);
-    return w.len;
+    sim_spring *s = o;
+    if (t % 40 == 1) s->v += 90.0;               /* a landing every 40 ticks */
+    sim_spring_step(s, 0.0, 600.0, 14.0, 1.0 / 60.0);
 }
+static const blob_piece SPRING = { sizeof(sim_spring), sp_save, sp_load, sp_step };
 
-/* Save → load → continue equals continue, at every step of a pop. */
+/* Save → load → continue equals continue, at every step of a run of pops. */
 START_TEST(save_load_continue)
 {
-    sim_spring a = { 0.0, 60.0 };
-    uint8_t ba[32], bb[32];
-    for (int t = 0; t < 60; t++) {
-        size_t n = save(&a, ba, sizeof ba);
-        ck_assert_uint_eq(n, 16);
-        sim_spring b = { 9.0, 9.0 };
-        sim_reader r;
-        sim__r_init(&r, ba, n);
-        ck_assert_int_eq(sim_spring_load(&b, &r), 0);
-        sim_spring_step(&a, 0.0, 600.0, 14.0, 1.0 / 60.0);
-        sim_spring_step(&b, 0.0, 600.0, 14.0, 1.0 / 60.0);
-        ck_assert_uint_eq(save(&b, bb, sizeof bb), save(&a, ba, sizeof ba));
-        ck_assert(memcmp(ba, bb, 16) == 0);
-    }
+    sim_spring a = { 0.0, 0.0 }, b;
+    uint8_t buf[32];
+    ck_assert_uint_eq(blob_save(&SPRING, &a, buf, sizeof buf), 16);
+    blob_sync(&SPRING, &a, &b, 200, 3);
 }
 END_TEST
 
 START_TEST(corrupt_refused_untouched)
 {
     sim_spring a = { 1.0, 2.0 }, b = { 3.0, 4.0 };
-    uint8_t buf[16];
-    save(&a, buf, sizeof buf);
-    sim_reader r;
-    sim__r_init(&r, buf, 15);                                   /* truncated */
-    ck_assert_int_eq(sim_spring_load(&b, &r), SIM_ETRUNC);
-    ck_assert(b.x == 3.0 && b.v == 4.0);
-    double big = 2.0 * SIM_SPRING_MAX;                          /* out of range */
-    sim_writer w;
-    sim__w_init(&w, buf, sizeof buf);
-    sim__w_f64(&w, big);
-    sim__w_f64(&w, 0.0);
-    sim__r_init(&r, buf, 16);
-    ck_assert_int_eq(sim_spring_load(&b, &r), SIM_ECORRUPT);
-    ck_assert(b.x == 3.0 && b.v == 4.0);
-    const uint64_t nan = 0x7ff8000000000000ULL;                /* not finite */
-    for (int i = 0; i < 8; i++) buf[i] = (uint8_t)(nan >> (8 * i));
-    sim__r_init(&r, buf, 16);
-    ck_assert_int_eq(sim_spring_load(&b, &r), SIM_ECORRUPT);
+    uint8_t good[16], inf[16];
+    size_t n = blob_save(&SPRING, &a, good, sizeof good);
+    const blob_poke pokes[] = { { 0, 2.0 * SIM_SPRING_MAX, 0 }, { 8, -2.0 * SIM_SPRING_MAX, 0 } };
+    blob_refusals(&SPRING, &b, good, n, pokes, sizeof pokes / sizeof pokes[0]);
+    memcpy(inf, good, sizeof inf);            /* x's exponent bits all set: not finite */
+    inf[6] = 0xf0;
+    inf[7] = 0x7f;
+    blob_refuse(&SPRING, &b, inf, sizeof inf);
     ck_assert(b.x == 3.0 && b.v == 4.0);
 }
 END_TEST
