@@ -114,8 +114,8 @@ typedef struct sim_biped {
  * a non-finite position. */
 int sim_biped_init(sim_biped *b, const sim_biped_cfg *cfg, double x, double ground, int facing,
                    uint64_t seed, uint64_t id);
-/* One tick: walk dx px (0: stand, settling any lifted foot), then the feet, then the hair against
- * this tick's pose. wind as sim_hair_step. Allocates nothing. */
+/* One tick: walk dx px (clamped to ±stride; 0: stand, settling any lifted foot), then the feet,
+ * then the hair against this tick's pose. wind as sim_hair_step. Allocates nothing. */
 void sim_biped_step(sim_biped *b, const sim_biped_cfg *cfg, double dx, uint64_t tick, double wind);
 /* 1 when it stands still with both feet down (and so breathes). */
 int sim_biped_idle(const sim_biped *b);
