@@ -18,6 +18,8 @@ int main(int argc, char **argv)
         suite_compat,
         suite_rotsprite,
         suite_celset,
+        suite_spring, suite_timing, suite_outline, suite_spine, suite_fabrik, suite_biped,
+        suite_walker, suite_juice,
         suite_merge_carrier,
         suite_merge_art,
         suite_acks, suite_handlers, suite_fanout,

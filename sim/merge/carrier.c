@@ -4,8 +4,10 @@
  * the catch time (the seed divides by the drop time and overshoots when the two differ), and the
  * timers are clamped so a saved state stays in a checkable range. Phases are accumulators
  * advanced by dt × frequency, never sin(time × frequency): a frequency may change between steps
- * and the wave goes on from where it was. */
+ * and the wave goes on from where it was: the shared phase accumulator and fading wave of
+ * sim/spring.c. */
 #include "carrier.h"
+#include "spring.h"
 
 #define TWO_PI (2.0 * SIM_PI)
 /* Ours: a blink whose time left is within a nanosecond of zero has ended, so a duration that is a
@@ -66,21 +68,14 @@ void sim__merge_carrier_init(merge_carrier *c, const merge_carrier_cfg *cfg, dou
 /* One decaying wobble (the seed's stop block, for the fruit or the head): while the timer has not
  * run out, the angle is sin(acc) × (1 − t/T) × amp × lastDir × −1: it swings opposite to the last
  * travel first (what is carried keeps going), and the accumulator advances by dt × f × amplitude,
- * so the wobble slows as it fades. Angle first, then advance, as the seed orders it. The timer is
- * clamped at T (the seed lets it run past; nothing reads it there). Returns the angle, or 0 once
- * the fade is over. */
+ * so the wobble slows as it fades (sim_fade_wave_step, sim/spring.c). Angle first, then advance,
+ * as the seed orders it. The timer is clamped at T (the seed lets it run past; nothing reads it
+ * there). Returns the angle, or 0 once the fade is over. */
 static double wobble(double *timer, double *acc, double T, double f, double amp, int last_dir,
                      double dt)
 {
     if (!(*timer < T)) return 0.0;
-    double a = 1.0 - (*timer / T < 1.0 ? *timer / T : 1.0);
-    double angle = sim_sin(*acc) * a * amp * (double)last_dir * -1.0;
-    /* the last step counts only the time left of the fade, so the accumulator stays within
-     * f × T whatever dt is (a checkable bound for a loaded state) */
-    double step = dt < T - *timer ? dt : T - *timer;
-    *timer = *timer + step < T ? *timer + step : T;
-    *acc += step * f * a;
-    return angle;
+    return sim_fade_wave_step(timer, acc, T, f, dt) * amp * (double)last_dir * -1.0;
 }
 
 void sim__merge_carrier_update(merge_carrier *c, const merge_carrier_cfg *cfg, double dt,
@@ -98,13 +93,7 @@ void sim__merge_carrier_update(merge_carrier *c, const merge_carrier_cfg *cfg, d
     double head = (double)dir * cfg->head_amp;
     if (dir != 0) {
         /* the speed wiggle on top, added to both (the seed adds the same amplitude to each) */
-        c->speed_wiggle_acc += dt * cfg->wiggle_freq;
-        if (c->speed_wiggle_acc >= TWO_PI) {
-            /* kept in [0, 2π) so a long walk keeps its bits; sin is 2π-periodic */
-            c->speed_wiggle_acc -= TWO_PI * sim_floor(c->speed_wiggle_acc / TWO_PI);
-            if (!(c->speed_wiggle_acc >= 0.0 && c->speed_wiggle_acc < TWO_PI))
-                c->speed_wiggle_acc = 0.0;
-        }
+        c->speed_wiggle_acc = sim_phase_advance(c->speed_wiggle_acc, dt * cfg->wiggle_freq);
         double w = sim_sin(c->speed_wiggle_acc) * cfg->wiggle_amp;
         head += w;
         fruit += w;
