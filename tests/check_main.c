@@ -19,6 +19,7 @@ int main(int argc, char **argv)
         suite_rotsprite,
         suite_celset,
         suite_inks,
+        suite_water,
         suite_merge_carrier,
         suite_merge_art,
         suite_acks, suite_handlers, suite_fanout,
