@@ -20,6 +20,7 @@ int main(int argc, char **argv)
         suite_celset,
         suite_inks,
         suite_water,
+        suite_particles,
         suite_merge_carrier,
         suite_merge_art,
         suite_acks, suite_handlers, suite_fanout,
