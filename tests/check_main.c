@@ -21,6 +21,7 @@ int main(int argc, char **argv)
         suite_inks,
         suite_water,
         suite_particles,
+        suite_cloth,
         suite_merge_carrier,
         suite_merge_art,
         suite_acks, suite_handlers, suite_fanout,
