@@ -22,6 +22,7 @@ int main(int argc, char **argv)
         suite_water,
         suite_particles,
         suite_cloth,
+        suite_grass,
         suite_merge_carrier,
         suite_merge_art,
         suite_acks, suite_handlers, suite_fanout,
