@@ -271,9 +271,10 @@ START_TEST(load_refuses_corrupt)
         save(&b, after, sizeof after);
         ck_assert_mem_eq(after, before, nb);
     }
+    sim_cloth_free(&a);
+    sim_cloth_free(&b);
     ck_assert_int_eq(sim_cloth_init(&b, 1, 4), SIM_EINVAL);
     ck_assert_int_eq(sim_cloth_init(&b, 6, SIM_CLOTH_MAX + 1), SIM_EINVAL);
-    sim_cloth_free(&a);
 }
 END_TEST
 

@@ -320,9 +320,10 @@ START_TEST(load_refuses_corrupt)
     ck_assert_int_eq(sim_grass_add(&a, 0, 0, 2, &r), SIM_EINVAL);
     for (int i = 0; i < 5; i++) ck_assert_int_ge(sim_grass_add(&a, 0, 0, 0, &r), 0);
     ck_assert_int_eq(sim_grass_add(&a, 0, 0, 0, &r), SIM_EFULL);
+    sim_grass_free(&a);
+    sim_grass_free(&b);
     sim_sprite big = { 17, 4, tuft_px[0], KEY };
     ck_assert_int_eq(sim_grass_init(&b, 4, &big, 1), SIM_EINVAL);
-    sim_grass_free(&a);
 }
 END_TEST
 

@@ -263,10 +263,10 @@ START_TEST(load_refuses_corrupt)
         save(&b, after, sizeof after);
         ck_assert_mem_eq(after, before, nb);
     }
-    ck_assert_int_eq(sim_water_init(&b, 1), SIM_EINVAL);
-    ck_assert_int_eq(sim_water_init(&b, SIM_WATER_MAX_COLS + 1), SIM_EINVAL);
     sim_water_free(&a);
     sim_water_free(&b);
+    ck_assert_int_eq(sim_water_init(&b, 1), SIM_EINVAL);
+    ck_assert_int_eq(sim_water_init(&b, SIM_WATER_MAX_COLS + 1), SIM_EINVAL);
 }
 END_TEST
 
