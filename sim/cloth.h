@@ -45,7 +45,7 @@
 #define SIM_CLOTH_MAX_COORD 1.0e6       /* a load's bound on every coordinate */
 
 typedef struct sim_cloth {
-    int w, h;                           /* nodes across and down, 2..SIM_CLOTH_MAX (fixed at init) */
+    int w, h;                           /* nodes across and down, 2..SIM_CLOTH_MAX, fixed at init */
     double *x, *y;                      /* w·h positions, px */
     double *px, *py;                    /* previous positions */
     uint8_t *pin;                       /* 1: never moves */

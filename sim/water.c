@@ -144,12 +144,14 @@ int sim_water_load(sim_water *w, sim_reader *rd)
         if (tag != SAVE_TAG || n != w->n) return SIM_ECORRUPT;
         for (int i = 0; i < n; i++) {
             int32_t h = sim__r_i32(rd);
-            if (h > SIM_WATER_HMAX || h < -SIM_WATER_HMAX) return rd->err ? rd->err : SIM_ECORRUPT;
+            if (h > SIM_WATER_HMAX || h < -SIM_WATER_HMAX)
+                return rd->err ? rd->err : SIM_ECORRUPT;
             if (keep) w->h[i] = h;
         }
         for (int i = 0; i < n - 1; i++) {
             int32_t fl = sim__r_i32(rd);
-            if (fl > SIM_WATER_FMAX || fl < -SIM_WATER_FMAX) return rd->err ? rd->err : SIM_ECORRUPT;
+            if (fl > SIM_WATER_FMAX || fl < -SIM_WATER_FMAX)
+                return rd->err ? rd->err : SIM_ECORRUPT;
             if (keep) w->f[i] = fl;
         }
         if (rd->err) return rd->err;

@@ -205,7 +205,8 @@ START_TEST(save_load_continue)
 {
     sim_cloth a, b;
     mk(&a, 100, 1);
-    ck_assert_int_eq(sim_cloth_init(&b, SIM_FLAG_W, SIM_FLAG_H), 0);   /* never hung: all from the blob */
+    /* b is never hung: everything comes from the blob */
+    ck_assert_int_eq(sim_cloth_init(&b, SIM_FLAG_W, SIM_FLAG_H), 0);
     for (int t = 0; t < 333; t++) sim_cloth_step(&a, 60);
     static uint8_t buf[2048], buf2[2048];
     size_t n = save(&a, buf, sizeof buf);

@@ -285,7 +285,8 @@ START_TEST(load_refuses_corrupt)
     static uint8_t buf[1024], bad[1024], before[1024], after[1024];
     size_t n = save(&a, buf, sizeof buf), nb = save(&b, before, sizeof before);
     ck_assert_uint_eq(n, 6 + 3 * 20);
-    /* record k starts at 6 + 20k: slot 0, x 2, y 6, vx 10, vy 12, age 14, life 16, size 18, kind 19 */
+    /* record k starts at 6 + 20k: slot 0, x 2, y 6, vx 10, vy 12, age 14, life 16, size 18,
+     * kind 19 */
     struct { size_t at; uint8_t v; } pokes[] = {
         { 0, 0 }, { 2, 15 }, { 4, 17 },
         { 6 + 20, 0 },                    /* record 1 in slot 0 again: out of order */
