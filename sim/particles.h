@@ -34,7 +34,7 @@
 #define SIM_PT_WIND_SPEED SIM_PT_ONE
 
 typedef struct sim_pt_kind {
-    uint8_t ramp[SIM_PT_RAMP_MAX];  /* palette indexes, hot first (white, yellow, orange, red, dark) */
+    uint8_t ramp[SIM_PT_RAMP_MAX];  /* palette indexes, hot first: white … dark */
     int nramp;                      /* 1..SIM_PT_RAMP_MAX */
     int life_min, life_max;         /* ticks, 1 ≤ min ≤ max ≤ SIM_PT_LIFE_MAX */
     int size_min, size_max;         /* px at birth, 1..3 */
