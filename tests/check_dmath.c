@@ -28,6 +28,7 @@
 #define ACOS_BOUND (1.55 + SLACK)       /* [-1, 1]: 1.286; within 2^-10 of ±1: 1.459 */
 #define EXP_BOUND (0.72 + SLACK)        /* [-700, 700]: 0.671; [-1, 1]: 0.638; 709..709.78: 0.602 */
 #define EXP_SUB_BOUND (0.80 + SLACK)    /* subnormal results, in ulps of 2^-1074: 0.757 */
+#define CBRT_BOUND (0.51 + SLACK)       /* every binade, subnormals included: 0.500 */
 
 static uint64_t bits_of(double x)
 {
@@ -289,6 +290,51 @@ START_TEST(test_exp_exact)
 }
 END_TEST
 
+/* ---- cbrt ------------------------------------------------------------------------------------ */
+/* Scattered over every binade (subnormals every tenth draw), both signs: the worst error against
+ * cbrtl. */
+START_TEST(test_cbrt_sweep)
+{
+    uint64_t seed = 31337;
+    struct worst w = {0, 0, 0};
+    for (int i = 0; i < 1000000; i++) {
+        double x = xs_double(&seed, i % 10 ? -1022 : -1023, 1023, 1);
+        if (x == 0.0) continue;
+        note(&w, ulp_err(sim_cbrt(x), cbrtl((long double)x)), x, 0);
+    }
+    /* The range OKLab uses (linear light 0..1), densely. */
+    struct worst u = sweep(sim_cbrt, cbrtl, 0.0, 1.0, 1000000);
+    note(&w, u.err, u.x, 0);
+    ck_assert_msg(w.err <= CBRT_BOUND, "cbrt: %.4f ulp at %a (bound %.2f)", w.err, w.x, CBRT_BOUND);
+}
+END_TEST
+
+START_TEST(test_cbrt_exact)
+{
+    /* Perfect cubes come back exact, and ∛ is odd. */
+    for (int k = -1000; k <= 1000; k++) {
+        double c = (double)k * k * k;
+        ck_assert_msg(sim_cbrt(c) == (double)k, "cbrt(%d³) = %a", k, sim_cbrt(c));
+    }
+    for (int e = -1074; e <= 1023; e += 3) {
+        double x = ldexp(1.0, e);
+        ck_assert_msg(sim_cbrt(x) == ldexp(1.0, e / 3) || e % 3 != 0, "cbrt(2^%d)", e);
+    }
+    ck_assert(sim_cbrt(0x1p-1074) == 0x1p-358);
+    ck_assert(sim_cbrt(0.125) == 0.5 && sim_cbrt(-0.125) == -0.5);
+    uint64_t seed = 99;
+    for (int i = 0; i < 10000; i++) {
+        double x = xs_double(&seed, -1023, 1023, 0);
+        ck_assert(bits_of(sim_cbrt(-x)) == (bits_of(sim_cbrt(x)) | (UINT64_C(1) << 63)));
+    }
+    ck_assert(sim_cbrt(0.0) == 0.0 && !signbit(sim_cbrt(0.0)));
+    ck_assert(sim_cbrt(-0.0) == 0.0 && signbit(sim_cbrt(-0.0)));
+    ck_assert(isinf(sim_cbrt(INFINITY)) && sim_cbrt(-INFINITY) < 0 && isinf(sim_cbrt(-INFINITY)));
+    ck_assert(isnan(sim_cbrt(NAN)));
+    ck_assert(sim_cbrt(DBL_MAX) < 5.65e102 && sim_cbrt(DBL_MAX) > 5.64e102);
+}
+END_TEST
+
 /* ---- sqrt, floor, isfinite ------------------------------------------------------------------- */
 START_TEST(test_sqrt)
 {
@@ -415,6 +461,32 @@ START_TEST(test_golden_bits)
 }
 END_TEST
 
+/* The bits of sim_cbrt on a fixed input set, as test_golden_bits does for the others (a separate
+ * hash, so adding cbrt left DMATH_GOLDEN as it was). Measured with gcc -O0, gcc -O2, clang -O3 and
+ * aarch64-linux-gnu-gcc -O2 under qemu-aarch64 (x86-64 host): the same value. */
+#define CBRT_GOLDEN UINT64_C(0x80137a7d05583493)
+
+static uint64_t cbrt_hash(void)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (int i = 0; i < 20000; i++) {
+        double x = -1000.0 + i * 0.1000731;
+        h = fnv(h, sim_cbrt(x));
+        h = fnv(h, sim_cbrt(x * 1e-300));
+        h = fnv(h, sim_cbrt(x * 1e300));
+        h = fnv(h, sim_cbrt((double)i / 19999.0));
+    }
+    return h;
+}
+
+START_TEST(test_cbrt_golden_bits)
+{
+    uint64_t h = cbrt_hash();
+    ck_assert_msg(h == CBRT_GOLDEN, "cbrt output hash %#018llx, golden %#018llx",
+                  (unsigned long long)h, (unsigned long long)CBRT_GOLDEN);
+}
+END_TEST
+
 Suite *suite_dmath(void)
 {
     Suite *s = suite_create("dmath");
@@ -425,6 +497,7 @@ Suite *suite_dmath(void)
     tcase_add_test(acc, test_atan2_grid);
     tcase_add_test(acc, test_acos);
     tcase_add_test(acc, test_exp_sweep);
+    tcase_add_test(acc, test_cbrt_sweep);
     suite_add_tcase(s, acc);
     TCase *exact = tcase_create("exact");
     tcase_add_test(exact, test_atan2_special);
@@ -434,6 +507,8 @@ Suite *suite_dmath(void)
     tcase_add_test(exact, test_isfinite);
     tcase_add_test(exact, test_nan_bits);
     tcase_add_test(exact, test_golden_bits);
+    tcase_add_test(exact, test_cbrt_exact);
+    tcase_add_test(exact, test_cbrt_golden_bits);
     suite_add_tcase(s, exact);
     return s;
 }

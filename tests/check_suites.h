@@ -23,6 +23,12 @@ Suite *suite_fabrik(void);     /* sim/fabrik.c: the FABRIK reacher */
 Suite *suite_biped(void);      /* sim/biped.c: the parametric biped, hair, breathing */
 Suite *suite_walker(void);     /* sim/walker.c: the rule-built walk from one sprite */
 Suite *suite_juice(void);      /* sim/juice.c: flash, squash and stretch, smear, hop, pop */
+/* The garden's environment pieces (seed 000 §5, issue 16) */
+Suite *suite_inks(void);       /* sim/inks.c: OKLab and the 8-ink lock */
+Suite *suite_water(void);      /* sim/water.c: the spring height field */
+Suite *suite_particles(void);  /* sim/particles.c: fire and smoke */
+Suite *suite_cloth(void);      /* sim/cloth.c: the flag's Verlet grid */
+Suite *suite_grass(void);      /* sim/grass.c: tufts, sway and gusts */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
 Suite *suite_merge_art(void);  /* sim/merge/art.c: the fruit-merge world's art (seed 003) */
 Suite *suite_scene(void);
