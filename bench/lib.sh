@@ -1,0 +1,118 @@
+# bench/lib.sh — what the vivd benchmarks driven by `viv bot` share (bench/fanout.sh,
+# bench/ws.sh): sourced from the repository's root, after the script has set
+#   bin        the directory holding viv and vivd
+#   tmp        a scratch directory of its own
+#   vivd_cmd   the vivd command line (with --port-file "$tmp/port", and --http-port-file
+#              "$tmp/hport" when it serves HTTP)
+#   token      the player token vivd is started with
+# and gives: bench_need_bins, bench_pins (server_pin, bot_pin), start_vivd / stop_vivd, and field
+# (a value of a bot's one-line JSON report), per_frame and bytes_per_frame. The caller installs its own traps and calls stop_vivd
+# in them.
+# shellcheck shell=sh
+
+# The script's name, for messages.
+bench_name=$(basename "$0")
+
+bench_need_bins() {
+    for exe in "$bin/viv" "$bin/vivd"; do
+        if [ ! -x "$exe" ]; then
+            echo "$bench_name: $exe not found; build with: make bin/viv bin/vivd" >&2
+            exit 1
+        fi
+    done
+}
+
+# vivd on CPU 0 and the bot on CPU 1, when there are two and taskset.
+bench_pins() {
+    server_pin="" bot_pin=""
+    if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+        server_pin="taskset -c 0"
+        bot_pin="taskset -c 1"
+    fi
+}
+
+vivd_pid=""
+stop_vivd() {
+    if [ -n "$vivd_pid" ]; then
+        kill -TERM "$vivd_pid" 2>/dev/null || true
+        wait "$vivd_pid" 2>/dev/null || true
+        vivd_pid=""
+    fi
+}
+
+# start_vivd LOG PORTFILE...: a fresh vivd (its stderr appended to LOG), waiting until it has
+# written every port file; then $port holds the first one's port.
+start_vivd() {
+    log=$1
+    shift
+    for f in "$@"; do rm -f "$f"; done
+    # shellcheck disable=SC2086
+    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd 2>>"$log" &
+    vivd_pid=$!
+    for f in "$@"; do
+        i=0
+        while [ ! -s "$f" ]; do
+            i=$((i + 1))
+            if [ $i -gt 500 ] || ! kill -0 "$vivd_pid" 2>/dev/null; then
+                echo "$bench_name: vivd did not start; its log:" >&2
+                cat "$log" >&2
+                exit 1
+            fi
+            sleep 0.01
+        done
+    done
+    port=$(cat "$1")
+}
+
+# A value of a run's one-line JSON report by its key path: field RUN server world overruns.
+# A small JSON walker in awk (objects, strings, numbers, true/false/null: all viv bot writes).
+# shellcheck disable=SC2016  # awk code, not shell
+json_awk='
+function skipstr(   c) {            # at an opening quote; returns the string, i after it
+    out = ""; i++
+    while (i <= n) {
+        c = substr(s, i, 1)
+        if (c == "\\") { out = out substr(s, i, 2); i += 2; continue }
+        i++
+        if (c == "\"") return out
+        out = out c
+    }
+    return out
+}
+{
+    s = $0; n = length(s); i = 1; d = 0
+    while (i <= n) {
+        c = substr(s, i, 1)
+        if (c == "{") { d++; i++; continue }
+        if (c == "}") { d--; i++; continue }
+        if (c == "," || c == " ") { i++; continue }
+        if (c != "\"") { i++; continue }
+        key[d] = skipstr()
+        i++                                    # the colon
+        path = key[1]
+        for (k = 2; k <= d; k++) path = path "." key[k]
+        c = substr(s, i, 1)
+        if (c == "{") continue
+        if (c == "\"") v = skipstr()
+        else { v = ""; while (i <= n && substr(s, i, 1) !~ /[,}]/) { v = v substr(s, i, 1); i++ } }
+        if (path == want) { print (v == "null" ? "-" : v); exit }
+    }
+}'
+field() {
+    f="$tmp/$1.json"
+    shift
+    want=$1
+    shift
+    for k in "$@"; do want="$want.$k"; done
+    awk -v want="$want" "$json_awk" "$f"
+}
+
+per_frame() {    # per_frame RUN cpu_user_us: that CPU counter over the frames sent, in µs
+    awk -v c="$(field "$1" server "$2")" -v f="$(field "$1" server frames_sent)" \
+        'BEGIN { if (f > 0) printf "%.3f\n", c / f; else print "-" }'
+}
+
+bytes_per_frame() {
+    awk -v b="$(field "$1" server bytes_sent)" -v f="$(field "$1" server frames_sent)" \
+        'BEGIN { if (f > 0) printf "%.0f\n", b / f; else print "-" }'
+}
