@@ -11,19 +11,10 @@
 #   BIN       directory holding viv and vivd (default bin)
 #   FANOUT_SECONDS  measured seconds per run (default 20)
 set -eu
-bin=${1:-}
-case $bin in
-    "") ;;
-    /*) ;;
-    *) bin="$(pwd)/$bin" ;;         # relative to where the script was started
-esac
-cd "$(dirname "$0")/.."
-bin=${bin:-bin}
 secs=${FANOUT_SECONDS:-20}
 # shellcheck source=bench/lib.sh
-. bench/lib.sh
-bench_need_bins
-bench_pins
+. "$(dirname "$0")/lib.sh"
+bench_init "${1:-}"
 token="fanout-bench-player"
 tmp=$(mktemp -d /tmp/vivfanout.XXXXXX)
 trap 'stop_vivd; rm -rf "$tmp"' EXIT
@@ -36,14 +27,7 @@ run() {
     name=$1
     shift
     start_vivd "$tmp/vivd.log" "$tmp/port"
-    # shellcheck disable=SC2086
-    if ! $bot_pin "$bin/viv" bot --host "127.0.0.1:$port" --seconds "$secs" --json "$@" \
-            >"$tmp/$name.json" 2>"$tmp/$name.err"; then
-        echo "fanout.sh: viv bot $* failed:" >&2
-        cat "$tmp/$name.err" >&2
-        stop_vivd
-        exit 1
-    fi
+    bot_json "$name" "127.0.0.1:$port" "$@"
     stop_vivd
 }
 

@@ -1,29 +1,38 @@
 # bench/lib.sh — what the vivd benchmarks driven by `viv bot` share (bench/fanout.sh,
-# bench/ws.sh): sourced from the repository's root, after the script has set
-#   bin        the directory holding viv and vivd
+# bench/ws.sh), sourced as `. "$(dirname "$0")/lib.sh"` and then `bench_init "${1:-}"` (BIN: the
+# directory holding viv and vivd, default bin; afterwards the script runs from the repository's
+# root, with $bin, $server_pin and $bot_pin set). The script then sets
 #   tmp        a scratch directory of its own
 #   vivd_cmd   the vivd command line (with --port-file "$tmp/port", and --http-port-file
 #              "$tmp/hport" when it serves HTTP)
 #   token      the player token vivd is started with
-# and gives: bench_need_bins, bench_pins (server_pin, bot_pin), start_vivd / stop_vivd, and field
-# (a value of a bot's one-line JSON report), per_frame and bytes_per_frame. The caller installs its own traps and calls stop_vivd
-# in them.
+# and uses start_vivd / stop_vivd, bot_json (one bot run, its JSON report kept), field (a value of
+# that report), per_frame and bytes_per_frame. It installs its own traps and calls stop_vivd in
+# them.
 # shellcheck shell=sh
+# shellcheck disable=SC2154,SC2034  # tmp, vivd_cmd, token, secs come from the script; port goes to it
 
 # The script's name, for messages.
 bench_name=$(basename "$0")
 
-bench_need_bins() {
+# bench_init BIN: $bin (relative to where the script was started), the repository's root as the
+# working directory, both programs there; vivd on CPU 0 and the bot on CPU 1, when there are two
+# and taskset.
+bench_init() {
+    bin=$1
+    case $bin in
+        "") ;;
+        /*) ;;
+        *) bin="$(pwd)/$bin" ;;
+    esac
+    cd "$(dirname "$0")/.." || exit 1
+    bin=${bin:-bin}
     for exe in "$bin/viv" "$bin/vivd"; do
         if [ ! -x "$exe" ]; then
             echo "$bench_name: $exe not found; build with: make bin/viv bin/vivd" >&2
             exit 1
         fi
     done
-}
-
-# vivd on CPU 0 and the bot on CPU 1, when there are two and taskset.
-bench_pins() {
     server_pin="" bot_pin=""
     if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
         server_pin="taskset -c 0"
@@ -62,6 +71,22 @@ start_vivd() {
         done
     done
     port=$(cat "$1")
+}
+
+# bot_json NAME ADDR FLAGS...: the bot against ADDR for $secs seconds, its JSON report kept in
+# $tmp/NAME.json; a failed run stops vivd and the script, with the bot's own words.
+bot_json() {
+    name=$1
+    addr=$2
+    shift 2
+    # shellcheck disable=SC2086
+    if ! $bot_pin "$bin/viv" bot --host "$addr" --seconds "$secs" --json "$@" \
+            >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+        echo "$bench_name: viv bot --host $addr $* failed:" >&2
+        cat "$tmp/$name.err" >&2
+        stop_vivd
+        exit 1
+    fi
 }
 
 # A value of a run's one-line JSON report by its key path: field RUN server world overruns.

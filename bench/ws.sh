@@ -18,26 +18,17 @@
 # Prints a Markdown block for bench/RESULTS.md; the block is also kept in bench/out/ws.md.
 #   BIN             directory holding viv and vivd (default bin)
 #   WS_SECONDS      measured seconds per run (default 20)
-#   WS_ROUNDS       rounds of TCP + WebSocket per encoding (default 2)
+#   WS_ROUNDS       rounds of TCP + WebSocket per encoding (default 3)
 #   WS_VIEWERS      viewers per run (default 200)
 #   WS_ENCODINGS    encodings (default "tile.zst raw")
 set -eu
-bin=${1:-}
-case $bin in
-    "") ;;
-    /*) ;;
-    *) bin="$(pwd)/$bin" ;;         # relative to where the script was started
-esac
-cd "$(dirname "$0")/.."
-bin=${bin:-bin}
 secs=${WS_SECONDS:-20}
-rounds=${WS_ROUNDS:-2}
+rounds=${WS_ROUNDS:-3}
 viewers=${WS_VIEWERS:-200}
 encs=${WS_ENCODINGS:-tile.zst raw}
 # shellcheck source=bench/lib.sh
-. bench/lib.sh
-bench_need_bins
-bench_pins
+. "$(dirname "$0")/lib.sh"
+bench_init "${1:-}"
 token="ws-bench-player"
 tmp=$(mktemp -d /tmp/vivws.XXXXXX)
 trap 'stop_vivd; rm -rf "$tmp"' EXIT
@@ -54,14 +45,7 @@ run() {
     shift 2
     start_vivd "$tmp/$name.log" "$tmp/port" "$tmp/hport"
     if [ "$transport" = ws ]; then addr="ws://127.0.0.1:$(cat "$tmp/hport")/ws"; else addr="127.0.0.1:$port"; fi
-    # shellcheck disable=SC2086
-    if ! $bot_pin "$bin/viv" bot --host "$addr" --seconds "$secs" --json "$@" \
-            >"$tmp/$name.json" 2>"$tmp/$name.err"; then
-        echo "ws.sh: viv bot --host $addr $* failed:" >&2
-        cat "$tmp/$name.err" >&2
-        stop_vivd
-        exit 1
-    fi
+    bot_json "$name" "$addr" "$@"
     stop_vivd
     echo "$name" >> "$tmp/runs"
 }
@@ -88,6 +72,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 row() {
     name=$1
+    # shellcheck disable=SC2046  # three words: messages, in part, bytes
     set -- $(ws_copies "$name")
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
         "$(echo "$name" | sed 's/-\([0-9]*\)$/ (round \1)/')" \
