@@ -16,9 +16,6 @@ secs=${FANOUT_SECONDS:-20}
 . "$(dirname "$0")/lib.sh"
 bench_init "${1:-}"
 token="fanout-bench-player"
-tmp=$(mktemp -d /tmp/vivfanout.XXXXXX)
-trap 'stop_vivd; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 
 vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000 --no-record"
 

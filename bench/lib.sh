@@ -1,23 +1,22 @@
 # bench/lib.sh — what the vivd benchmarks driven by `viv bot` share (bench/fanout.sh,
 # bench/ws.sh), sourced as `. "$(dirname "$0")/lib.sh"` and then `bench_init "${1:-}"` (BIN: the
 # directory holding viv and vivd, default bin; afterwards the script runs from the repository's
-# root, with $bin, $server_pin and $bot_pin set). The script then sets
-#   tmp        a scratch directory of its own
+# root, with $bin, $server_pin and $bot_pin set, and $tmp a scratch directory that goes, with any
+# vivd still running, when the script exits). The script then sets
 #   vivd_cmd   the vivd command line (with --port-file "$tmp/port", and --http-port-file
 #              "$tmp/hport" when it serves HTTP)
 #   token      the player token vivd is started with
 # and uses start_vivd / stop_vivd, bot_json (one bot run, its JSON report kept), field (a value of
-# that report), per_frame and bytes_per_frame. It installs its own traps and calls stop_vivd in
-# them.
+# that report), per_frame and bytes_per_frame.
 # shellcheck shell=sh
-# shellcheck disable=SC2154,SC2034  # tmp, vivd_cmd, token, secs come from the script; port goes to it
+# shellcheck disable=SC2154,SC2034  # vivd_cmd, token, secs come from the script; port goes to it
 
 # The script's name, for messages.
 bench_name=$(basename "$0")
 
 # bench_init BIN: $bin (relative to where the script was started), the repository's root as the
 # working directory, both programs there; vivd on CPU 0 and the bot on CPU 1, when there are two
-# and taskset.
+# and taskset; $tmp and the traps that clean up.
 bench_init() {
     bin=$1
     case $bin in
@@ -38,6 +37,9 @@ bench_init() {
         server_pin="taskset -c 0"
         bot_pin="taskset -c 1"
     fi
+    tmp=$(mktemp -d "/tmp/viv-$(basename "$0" .sh).XXXXXX")
+    trap 'stop_vivd; rm -rf "$tmp"' EXIT
+    trap 'exit 130' INT TERM
 }
 
 vivd_pid=""

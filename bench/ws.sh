@@ -30,9 +30,6 @@ encs=${WS_ENCODINGS:-tile.zst raw}
 . "$(dirname "$0")/lib.sh"
 bench_init "${1:-}"
 token="ws-bench-player"
-tmp=$(mktemp -d /tmp/vivws.XXXXXX)
-trap 'stop_vivd; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 
 # The default log level: vivd's stop line with the WebSocket copy counts is an info line.
 vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --http 127.0.0.1:0 --port-file $tmp/port --http-port-file $tmp/hport --world sand:seed=1 --max-clients 5000 --no-record"

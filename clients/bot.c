@@ -214,8 +214,7 @@ static void bot_usage(FILE *out)
 {
     fprintf(out,
         "usage: viv bot [--host H:P | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
-        "               [--seconds S]\n"
-        "               [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
+        "               [--seconds S] [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
         "               [--every E] [--enc ENC] [--verify M] [--json]\n"
         "\n"
         "Load generator for vivd: many viewers of one world, optional players sending random\n"
