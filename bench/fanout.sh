@@ -37,19 +37,12 @@ run v1000in4 --clients 1000 --inputs-per-sec 1000 --players 4 --token "$token"
 row() {
     name=$1
     label=$2
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$label" \
         "$(field "$name" connections viewers ok)" \
         "$(field "$name" frames per_second)" \
         "$(field "$name" frames gaps)" \
         "$(field "$name" frames lag_p99_ticks)" \
-        "$(field "$name" server cpu_us_per_viewer_frame)" \
-        "$(per_frame "$name" cpu_user_us)" \
-        "$(per_frame "$name" cpu_sys_us)" \
-        "$(field "$name" server cpu_percent)" \
-        "$(field "$name" server world late_p50_us)" \
-        "$(field "$name" server world late_p99_us)" \
-        "$(field "$name" server world late_max_us)" \
-        "$(field "$name" server world overruns)"
+        "$(server_cells "$name")"
 }
 
 irow() {

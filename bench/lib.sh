@@ -143,3 +143,17 @@ bytes_per_frame() {
     awk -v b="$(field "$1" server bytes_sent)" -v f="$(field "$1" server frames_sent)" \
         'BEGIN { if (f > 0) printf "%.0f\n", b / f; else print "-" }'
 }
+
+# The server's cells of a run's table row: µs CPU per viewer-frame, of it user and sys, CPU % of
+# a core, lateness p50, p99 and max (µs), overruns.
+server_cells() {
+    printf '%s | %s | %s | %s | %s | %s | %s | %s' \
+        "$(field "$1" server cpu_us_per_viewer_frame)" \
+        "$(per_frame "$1" cpu_user_us)" \
+        "$(per_frame "$1" cpu_sys_us)" \
+        "$(field "$1" server cpu_percent)" \
+        "$(field "$1" server world late_p50_us)" \
+        "$(field "$1" server world late_p99_us)" \
+        "$(field "$1" server world late_max_us)" \
+        "$(field "$1" server world overruns)"
+}

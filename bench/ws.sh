@@ -71,21 +71,14 @@ row() {
     name=$1
     # shellcheck disable=SC2046  # three words: messages, in part, bytes
     set -- $(ws_copies "$name")
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
         "$(echo "$name" | sed 's/-\([0-9]*\)$/ (round \1)/')" \
         "$(field "$name" connections viewers ok)" \
         "$(field "$name" frames per_second)" \
         "$(field "$name" frames gaps)" \
         "$(field "$name" frames lag_p99_ticks)" \
         "$(bytes_per_frame "$name")" \
-        "$(field "$name" server cpu_us_per_viewer_frame)" \
-        "$(per_frame "$name" cpu_user_us)" \
-        "$(per_frame "$name" cpu_sys_us)" \
-        "$(field "$name" server cpu_percent)" \
-        "$(field "$name" server world late_p50_us)" \
-        "$(field "$name" server world late_p99_us)" \
-        "$(field "$name" server world late_max_us)" \
-        "$(field "$name" server world overruns)" \
+        "$(server_cells "$name")" \
         "$1 / $2" "$3"
 }
 
