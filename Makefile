@@ -61,7 +61,7 @@ SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
 VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
-CLILIB_SRC  := clients/net.c
+CLILIB_SRC  := clients/net.c clients/websocket.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c
 

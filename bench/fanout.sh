@@ -11,116 +11,21 @@
 #   BIN       directory holding viv and vivd (default bin)
 #   FANOUT_SECONDS  measured seconds per run (default 20)
 set -eu
-bin=${1:-}
-case $bin in
-    "") ;;
-    /*) ;;
-    *) bin="$(pwd)/$bin" ;;         # relative to where the script was started
-esac
-cd "$(dirname "$0")/.."
-bin=${bin:-bin}
 secs=${FANOUT_SECONDS:-20}
-for exe in "$bin/viv" "$bin/vivd"; do
-    if [ ! -x "$exe" ]; then
-        echo "fanout.sh: $exe not found; build with: make bin/viv bin/vivd" >&2
-        exit 1
-    fi
-done
-server_pin="" bot_pin=""
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    server_pin="taskset -c 0"
-    bot_pin="taskset -c 1"
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init "${1:-}"
 token="fanout-bench-player"
-tmp=$(mktemp -d /tmp/vivfanout.XXXXXX)
-vivd_pid=""
-stop_vivd() {
-    if [ -n "$vivd_pid" ]; then
-        kill -TERM "$vivd_pid" 2>/dev/null || true
-        wait "$vivd_pid" 2>/dev/null || true
-        vivd_pid=""
-    fi
-}
-trap 'stop_vivd; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 
 vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000 --no-record"
-
-start_vivd() {
-    rm -f "$tmp/port"
-    # shellcheck disable=SC2086
-    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd 2>>"$tmp/vivd.log" &
-    vivd_pid=$!
-    i=0
-    while [ ! -s "$tmp/port" ]; do
-        i=$((i + 1))
-        if [ $i -gt 500 ] || ! kill -0 "$vivd_pid" 2>/dev/null; then
-            echo "fanout.sh: vivd did not start; its log:" >&2
-            cat "$tmp/vivd.log" >&2
-            exit 1
-        fi
-        sleep 0.01
-    done
-    port=$(cat "$tmp/port")
-}
 
 # One run: a fresh vivd, the bot with the given flags (its JSON report kept in $tmp/$1.json).
 run() {
     name=$1
     shift
-    start_vivd
-    # shellcheck disable=SC2086
-    if ! $bot_pin "$bin/viv" bot --host "127.0.0.1:$port" --seconds "$secs" --json "$@" \
-            >"$tmp/$name.json" 2>"$tmp/$name.err"; then
-        echo "fanout.sh: viv bot $* failed:" >&2
-        cat "$tmp/$name.err" >&2
-        stop_vivd
-        exit 1
-    fi
+    start_vivd "$tmp/vivd.log" "$tmp/port"
+    bot_json "$name" "127.0.0.1:$port" "$@"
     stop_vivd
-}
-
-# A value of a run's one-line JSON report by its key path: field RUN server world overruns.
-# A small JSON walker in awk (objects, strings, numbers, true/false/null: all viv bot writes).
-# shellcheck disable=SC2016  # awk code, not shell
-json_awk='
-function skipstr(   c) {            # at an opening quote; returns the string, i after it
-    out = ""; i++
-    while (i <= n) {
-        c = substr(s, i, 1)
-        if (c == "\\") { out = out substr(s, i, 2); i += 2; continue }
-        i++
-        if (c == "\"") return out
-        out = out c
-    }
-    return out
-}
-{
-    s = $0; n = length(s); i = 1; d = 0
-    while (i <= n) {
-        c = substr(s, i, 1)
-        if (c == "{") { d++; i++; continue }
-        if (c == "}") { d--; i++; continue }
-        if (c == "," || c == " ") { i++; continue }
-        if (c != "\"") { i++; continue }
-        key[d] = skipstr()
-        i++                                    # the colon
-        path = key[1]
-        for (k = 2; k <= d; k++) path = path "." key[k]
-        c = substr(s, i, 1)
-        if (c == "{") continue
-        if (c == "\"") v = skipstr()
-        else { v = ""; while (i <= n && substr(s, i, 1) !~ /[,}]/) { v = v substr(s, i, 1); i++ } }
-        if (path == want) { print (v == "null" ? "-" : v); exit }
-    }
-}'
-field() {
-    f="$tmp/$1.json"
-    shift
-    want=$1
-    shift
-    for k in "$@"; do want="$want.$k"; done
-    awk -v want="$want" "$json_awk" "$f"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
@@ -129,27 +34,15 @@ run v100 --clients 100
 run v1000in --clients 1000 --inputs-per-sec 1000 --token "$token"
 run v1000in4 --clients 1000 --inputs-per-sec 1000 --players 4 --token "$token"
 
-per_frame() {    # per_frame RUN cpu_user_us: that CPU counter over the frames sent, in µs
-    awk -v c="$(field "$1" server "$2")" -v f="$(field "$1" server frames_sent)" \
-        'BEGIN { if (f > 0) printf "%.3f\n", c / f; else print "-" }'
-}
-
 row() {
     name=$1
     label=$2
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$label" \
         "$(field "$name" connections viewers ok)" \
         "$(field "$name" frames per_second)" \
         "$(field "$name" frames gaps)" \
         "$(field "$name" frames lag_p99_ticks)" \
-        "$(field "$name" server cpu_us_per_viewer_frame)" \
-        "$(per_frame "$name" cpu_user_us)" \
-        "$(per_frame "$name" cpu_sys_us)" \
-        "$(field "$name" server cpu_percent)" \
-        "$(field "$name" server world late_p50_us)" \
-        "$(field "$name" server world late_p99_us)" \
-        "$(field "$name" server world late_max_us)" \
-        "$(field "$name" server world overruns)"
+        "$(server_cells "$name")"
 }
 
 irow() {
@@ -171,11 +64,6 @@ marginal() {
     awk -v c1="$(field v1000 server cpu_us)" -v f1="$(field v1000 server frames_sent)" \
         -v c0="$(field v100 server cpu_us)" -v f0="$(field v100 server frames_sent)" \
         'BEGIN { if (f1 - f0 > 0) printf "%.3f\n", (c1 - c0) / (f1 - f0); else print "-" }'
-}
-
-bytes_per_frame() {
-    awk -v b="$(field "$1" server bytes_sent)" -v f="$(field "$1" server frames_sent)" \
-        'BEGIN { if (f > 0) printf "%.0f\n", b / f; else print "-" }'
 }
 
 # The loopback TCP floor, measured now: the kernel's cost to a sender of one message of the same

@@ -1,6 +1,6 @@
 /* bot.c — `viv bot`: a load generator for vivd (docs/PROTOCOL.md).
  *
- * One libuv loop drives every connection: N viewers (hello, sub, count frames, keyframes and tick
+ * One libuv loop drives every connection, over TCP or (--ws) WebSocket: N viewers (hello, sub, count frames, keyframes and tick
  * gaps), P players (random valid inputs at a fixed total rate; ack latency), K slow clients
  * (subscribe to raw frames and never read) and one control connection (stats before and after the
  * measured window). Viewers decode only a frame's header fields — at 1000 viewers × 60 fps the
@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include "bot.h"
 #include "cli.h"
@@ -212,8 +213,8 @@ static void on_sigint(uv_signal_t *s, int signum)
 static void bot_usage(FILE *out)
 {
     fprintf(out,
-        "usage: viv bot [--host H:P] [--clients N] [--world ID|KIND] [--seconds S]\n"
-        "               [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
+        "usage: viv bot [--host H:P | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
+        "               [--seconds S] [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
         "               [--every E] [--enc ENC] [--verify M] [--json]\n"
         "\n"
         "Load generator for vivd: many viewers of one world, optional players sending random\n"
@@ -221,7 +222,12 @@ static void bot_usage(FILE *out)
         "(a viewer counts as connected at its first frame, a player at its welcome), then\n"
         "measures for S seconds and prints a report. Raises the open-file limit as needed.\n"
         "\n"
-        "  --host H:P           server address (default 127.0.0.1:7400)\n"
+        "  --host H:P           server address (default 127.0.0.1:7400, vivd's TCP port)\n"
+        "  --host ws://H:P/PATH connect over WebSocket instead (RFC 6455: masked binary frames,\n"
+        "                       one msgpack map each, subprotocol \"vivarium\") to vivd's --http\n"
+        "                       port; the path defaults to /ws. Every role, check and report is\n"
+        "                       the same as over TCP; bytes received include the frame headers\n"
+        "  --ws                 WebSocket at --host H:P (default 127.0.0.1:7401), path /ws\n"
         "  --clients N          viewer connections (default 10); each sends hello (name bot-<i>)\n"
         "                       and sub, and counts frames, keyframes and tick gaps (a gap: the\n"
         "                       tick jumped by more than E; the frames in between were skipped)\n"
@@ -273,6 +279,7 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
     o->every = 1;
     o->players = -1;
     o->token = getenv("VIVD_PLAYER_TOKEN");
+    int host_given = 0;
     static const char *const with_value[] = { "--host", "--clients", "--world", "--seconds",
         "--inputs-per-sec", "--players", "--token", "--slow", "--every", "--enc", "--verify" };
     for (int i = 1; i < argc; i++) {
@@ -283,6 +290,10 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         }
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--ws") == 0) {
+            o->ws = 1;
             continue;
         }
         int known = 0;
@@ -298,7 +309,10 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         }
         const char *v = argv[++i];
         int rc = 0;
-        if (strcmp(a, "--host") == 0) o->host = v;
+        if (strcmp(a, "--host") == 0) {
+            o->host = v;
+            host_given = 1;
+        }
         else if (strcmp(a, "--world") == 0) o->world = v;
         else if (strcmp(a, "--token") == 0) o->token = v;
         else if (strcmp(a, "--clients") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->clients);
@@ -319,6 +333,24 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         if (rc) return -1;
     }
     if (o->players < 0) o->players = o->rate > 0 ? 1 : 0;
+    if (strstr(o->host, "://")) {       /* a URL: ws://, or a scheme that gets a clear error */
+        char err[300];
+        if (cli_ws_url_split(o->host, o->ws_hostport, sizeof o->ws_hostport, o->ws_path,
+                             sizeof o->ws_path, err, sizeof err)) {
+            fprintf(stderr, "viv bot: --host %s\n", err);
+            return -1;
+        }
+        o->ws = 1;
+    } else if (o->ws) {
+        /* --ws with HOST:PORT: vivd's HTTP port, at its WebSocket path. */
+        const char *hp = host_given ? o->host : "127.0.0.1:7401";
+        if (strlen(hp) >= sizeof o->ws_hostport) {
+            fprintf(stderr, "viv bot: --host '%s' is too long\n", hp);
+            return -1;
+        }
+        snprintf(o->ws_hostport, sizeof o->ws_hostport, "%s", hp);
+        snprintf(o->ws_path, sizeof o->ws_path, "%s", CLI_WS_PATH);
+    }
     if (o->verify > o->clients) {
         fprintf(stderr, "viv bot: --verify %ld is more than the %ld viewer(s) of --clients\n",
                 o->verify, o->clients);
@@ -397,7 +429,11 @@ int cli_bot_main(int argc, char **argv)
     }
     int code = 1;
     b->o = o;
-    if ((rc = resolve(o.host, &b->addr)) != 0) {
+    if (o.ws) {                    /* shown as the address in the report and messages */
+        snprintf(b->url, sizeof b->url, "ws://%s%s", o.ws_hostport, o.ws_path);
+        b->o.host = b->url;
+    }
+    if ((rc = resolve(o.ws ? o.ws_hostport : o.host, &b->addr)) != 0) {
         code = rc;
         goto done;
     }
@@ -433,6 +469,10 @@ int cli_bot_main(int argc, char **argv)
     sim_rng_seed(&b->rng, now_ns(), 0x626f74);
     b->next_seq = 1;
     wire_buf_init(&b->wb);
+    if (o.ws) {
+        sim_rng_seed(&b->mask_rng, now_ns(), 0x7773);
+        wire_buf_init(&b->wsout);
+    }
     b->loop = malloc(sizeof *b->loop);
     if (!b->loop || uv_loop_init(b->loop) != 0) {
         fprintf(stderr, "viv bot: cannot start the event loop\n");
@@ -476,6 +516,7 @@ done:
     if (b->conns)
         for (int i = 0; i < b->nconns; i++) {
             free(b->conns[i].pend);
+            if (o.ws) cli_ws_reader_free(&b->conns[i].wr);
             if (b->conns[i].cf) {
                 cli_frame_free(b->conns[i].cf);
                 free(b->conns[i].cf);
@@ -486,6 +527,7 @@ done:
     free(b->ring);
     free(b->lat_hist);
     wire_buf_free(&b->wb);
+    if (o.ws) wire_buf_free(&b->wsout);
     free(b->loop);
     free(b);
     return code;

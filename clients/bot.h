@@ -1,12 +1,14 @@
 /* bot.h — the parts of `viv bot` (private to clients/bot*.c). See bot.c for what the bot does.
  *
  *   bot.c         options, the phases (control → ramp → run → final → drain → done), main
- *   bot_conn.c    the libuv transport: connect, write, read and split into messages, outcomes
+ *   bot_conn.c    the libuv transport: connect, write, read and split into messages, outcomes;
+ *                 over TCP (4-byte length + msgpack) or WebSocket (--ws: one binary message each)
  *   bot_roles.c   what each role does with its messages: control (world, stats), viewer
  *                 (frames), player (inputs, acks), slow (never reads)
  *   bot_report.c  tallies, the latency and lag histograms, the text and JSON reports
  *
- * The protocol itself (framing, builders, readers) is net.h's, shared with the blocking client. */
+ * The protocol itself (framing, builders, readers) is net.h's, shared with the blocking client;
+ * the WebSocket rules (handshake, masking, frames) are websocket.h's, shared with tests/wsc.c. */
 #ifndef VIVARIUM_BOT_H
 #define VIVARIUM_BOT_H
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <sys/socket.h>
 #include <uv.h>
 #include "net.h"
+#include "websocket.h"
 #include "wire.h"
 
 #define BOT_RAMP_INFLIGHT 200   /* connections between connect() and welcome at once: well under
@@ -34,14 +37,16 @@
 #define BOT_SLOW_RCVBUF 16384   /* small, so the server's queue is what fills */
 #define BOT_SAMPLE_MS 1000      /* viewer lag is sampled this often in the window */
 #define BOT_LAG_BUCKETS 4096    /* viewer lag histogram: one bucket per tick */
+#define BOT_WS_ANSWER_MAX 16384 /* the longest answer header to a WebSocket upgrade read */
 
 enum { ROLE_CONTROL, ROLE_VIEWER, ROLE_PLAYER, ROLE_SLOW, ROLE_COUNT };
 extern const char *const bot_role_names[ROLE_COUNT];     /* "viewer" */
 extern const char *const bot_role_plural[ROLE_COUNT];    /* "viewers" */
 
 /* A viewer is ready at its first frame, a player at its welcome, a slow client once its hello
- * and sub are written. */
-enum { ST_IDLE, ST_CONNECTING, ST_HELLO, ST_SUB, ST_READY, ST_FAILED, ST_LOST, ST_DROPPED };
+ * and sub are written. Over WebSocket a connection waits in ST_UPGRADE for the answer to its
+ * upgrade request before it says hello. */
+enum { ST_IDLE, ST_CONNECTING, ST_UPGRADE, ST_HELLO, ST_SUB, ST_READY, ST_FAILED, ST_LOST, ST_DROPPED };
 enum { P_CONTROL, P_RAMP, P_RUN, P_FINAL, P_DRAIN, P_DONE };
 
 typedef struct bot bot;
@@ -61,6 +66,10 @@ typedef struct bot_conn {
     uint64_t gaps, skipped;
     cli_frame *cf;          /* --verify viewers: the rebuilt frame */
     char last_err[32];      /* the last error code the server sent on this connection */
+    /* WebSocket only */
+    char ws_key[CLI_WS_KEY_LEN + 1];   /* this upgrade's Sec-WebSocket-Key */
+    cli_ws_reader wr;       /* the server's frames into messages */
+    int ws_close;           /* the status of the server's close frame, 0 before one */
 } bot_conn;
 
 typedef struct bot_tally {
@@ -86,11 +95,14 @@ typedef struct bot_opts {
     const char *host, *world, *token, *enc;
     long clients, seconds, rate, players, slow, every, verify;
     int json;
+    int ws;                 /* --ws or a ws:// --host: WebSocket; then host is "ws://HOST:PORT/PATH" */
+    char ws_hostport[272], ws_path[256];
 } bot_opts;
 
 struct bot {
     uv_loop_t *loop;
     bot_opts o;
+    char url[600];          /* over WebSocket, the address shown: ws://HOST:PORT/PATH (o.host) */
     struct sockaddr_storage addr;
     bot_conn *conns;        /* [0] control, then viewers, players, slow: the ramp's order */
     int nconns;
@@ -140,6 +152,8 @@ struct bot {
     uint64_t lat_min, lat_max, lat_sum;
     bot_tally input_errs;
     wire_buf wb;
+    wire_buf wsout;         /* wb's messages as masked WebSocket frames */
+    sim_rng mask_rng;       /* WebSocket nonces and masks */
     /* viewer lag: world tick (from stats) − the viewer's latest frame tick, sampled */
     uint64_t lag_hist[BOT_LAG_BUCKETS], lag_n, lag_max, t_last_sample;
     /* server stats: at start, at the window's start, at its end; slot 3: a lag sample */

@@ -1,7 +1,12 @@
 /* bot_conn.c — `viv bot`'s transport: one libuv loop, thousands of TCP connections. Connects,
  * writes (at once when the socket takes the bytes, else a queued copy), reads into one shared
  * buffer and splits the stream into messages with net.h's framing rule, and records how each
- * connection ended. What a message means is bot_roles.c's business. */
+ * connection ended. What a message means is bot_roles.c's business.
+ *
+ * Over WebSocket (--ws) the same connections first upgrade (GET /ws, subprotocol "vivarium"),
+ * then each message goes as one masked binary frame and the server's frames are read with
+ * websocket.h's reader: whole frames in the shared buffer are handled in place, as over TCP.
+ * Pings are answered and a close frame is echoed; the roles see the same messages either way. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +87,40 @@ int bot_conn_send_buf(bot_conn *c, wire_buf *wb)
     const uint8_t *p = wb->p;
     size_t n = wb->len;
     int oom = wb->oom;
+    if (c->b->o.ws && !oom) {
+        /* One masked binary frame per message (wb may hold several, each length-prefixed). */
+        bot *b = c->b;
+        wire_buf_reset(&b->wsout);
+        uint32_t len;
+        while (n && cli_msg_split(p, n, &len) == CLI_RECV_MSG) {
+            uint32_t r = sim_rng_next(&b->mask_rng);
+            uint8_t mask[4] = { (uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24) };
+            cli_ws_put_frame(&b->wsout, 1, CLI_WS_BIN, p + 4, len, mask);
+            p += 4 + (size_t)len;
+            n -= 4 + (size_t)len;
+        }
+        wire_buf_reset(wb);
+        if (b->wsout.oom) {
+            bot_conn_lost(c, UV_ENOMEM);
+            return -1;
+        }
+        return conn_send(c, b->wsout.p, b->wsout.len);
+    }
     wire_buf_reset(wb);
     return oom ? -1 : conn_send(c, p, n);
+}
+
+/* A control frame (a pong, or the close that answers the server's), masked. */
+static int ws_send_control(bot_conn *c, int opcode, const uint8_t *p, size_t n)
+{
+    uint8_t f[CLI_WS_HEADER_MAX + CLI_WS_CONTROL_MAX];
+    uint32_t r = sim_rng_next(&c->b->mask_rng);
+    uint8_t mask[4] = { (uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24) };
+    if (n > CLI_WS_CONTROL_MAX) n = CLI_WS_CONTROL_MAX;
+    size_t h = cli_ws_header_put(f, 1, opcode, n, mask);
+    memcpy(f + h, p, n);
+    cli_ws_mask(f + h, n, mask, 0);
+    return conn_send(c, f, h + n);
 }
 
 /* ---- connection outcomes ---------------------------------------------------------------------------- */
@@ -107,7 +144,8 @@ void bot_conn_fail(bot_conn *c, const char *fmt, ...)
     bot_conn_close(c);
     if (c->role == ROLE_CONTROL) {
         bot_fatal(b, "cannot connect to %s: %s%s", b->o.host, why,
-              strstr(why, "refused") ? " (is vivd running? see --host)" : "");
+              !strstr(why, "refused") ? "" : b->o.ws ? " (is vivd running, with its --http port "
+              "there? see --host)" : " (is vivd running? see --host)");
         return;
     }
     bot_ramp_fill(b);
@@ -129,14 +167,23 @@ void bot_conn_lost(bot_conn *c, int status)
 {
     bot *b = c->b;
     if (!c->open) return;
+    if (c->state == ST_UPGRADE) {
+        bot_conn_fail(c, "%s before it answered the WebSocket upgrade (vivd upgrades GET %s only)",
+                      status == UV_EOF ? "closed by the server" : uv_strerror(status), CLI_WS_PATH);
+        return;
+    }
     if (c->state == ST_CONNECTING || c->state == ST_HELLO || c->state == ST_SUB) {
         bot_conn_fail(c, "%s before the %s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
                   c->state == ST_SUB ? "first frame" : "welcome");
         return;
     }
     char why[160];
-    snprintf(why, sizeof why, "%s%s%s%s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
-             c->last_err[0] ? " (last error: " : "", c->last_err, c->last_err[0] ? ")" : "");
+    if (c->ws_close)
+        snprintf(why, sizeof why, "closed by the server (WebSocket close %d%s%s)", c->ws_close,
+                 c->last_err[0] ? "; last error: " : "", c->last_err);
+    else
+        snprintf(why, sizeof why, "%s%s%s%s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
+                 c->last_err[0] ? " (last error: " : "", c->last_err, c->last_err[0] ? ")" : "");
     bot_conn_close(c);
     if (c->role == ROLE_SLOW && b->phase == P_DRAIN) {
         c->state = ST_DROPPED;
@@ -226,43 +273,14 @@ static void conn_feed(bot_conn *c, const uint8_t *p, size_t left)
     }
 }
 
-static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
-{
-    bot_conn *c = st->data;
-    bot *b = c->b;
-    if (!c->open) return;
-    if (nread < 0) {
-        bot_conn_lost(c, (int)nread);
-        return;
-    }
-    if (nread == 0) return;
-    if (c->role == ROLE_SLOW) {           /* only read while draining at the end */
-        b->slow_drained_bytes += (uint64_t)nread;
-        return;
-    }
-    if (b->phase == P_RUN) b->bytes += (uint64_t)nread;
-    conn_feed(c, (const uint8_t *)buf->base, (size_t)nread);
-}
+/* ---- WebSocket --------------------------------------------------------------------------------- */
+static void ws_frames(bot_conn *c, const uint8_t *p, size_t n);
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 
-/* ---- connecting ---------------------------------------------------------------------------------- */
-static void on_connect(uv_connect_t *req, int status)
+/* hello (and, for a slow client, sub at once: it will never read the welcome). */
+static void send_hello(bot_conn *c)
 {
-    bot_conn *c = req->data;
     bot *b = c->b;
-    if (!c->open) return;
-    if (status < 0) {
-        bot_conn_fail(c, "connect: %s", uv_strerror(status));
-        return;
-    }
-    c->state = ST_HELLO;
-    uv_tcp_nodelay(&c->tcp, 1);     /* inputs and stats are small: no Nagle wait for their acks */
-    if (c->role != ROLE_SLOW) {
-        int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-        if (rc) {
-            bot_conn_fail(c, "read: %s", uv_strerror(rc));
-            return;
-        }
-    }
     char name[48];
     if (c->role == ROLE_CONTROL) snprintf(name, sizeof name, "bot-control");
     else if (c->role == ROLE_VIEWER) snprintf(name, sizeof name, "bot-%d", c->idx);
@@ -276,6 +294,165 @@ static void on_connect(uv_connect_t *req, int status)
         bot_conn_ready(c);
         bot_ramp_fill(b);
     }
+}
+
+/* Connected: ask for the upgrade. Every role reads its answer, slow clients too (they stop
+ * reading once it has come). */
+static void ws_upgrade(bot_conn *c)
+{
+    bot *b = c->b;
+    c->state = ST_UPGRADE;
+    cli_ws_reader_init(&c->wr, WIRE_MAX_SERVER_MSG);
+    int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (rc) {
+        bot_conn_fail(c, "read: %s", uv_strerror(rc));
+        return;
+    }
+    uint8_t nonce[16];
+    for (int i = 0; i < 16; i += 4) {
+        uint32_t r = sim_rng_next(&b->mask_rng);
+        for (int k = 0; k < 4; k++) nonce[i + k] = (uint8_t)(r >> (8 * k));
+    }
+    cli_ws_key(nonce, c->ws_key);
+    char req[1024];
+    size_t n = cli_ws_request(req, sizeof req, b->o.ws_hostport, b->o.ws_path, c->ws_key,
+                              CLI_WS_SUBPROTOCOL);
+    if (n == 0) {                  /* the option parser keeps the address shorter than this */
+        bot_conn_fail(c, "the WebSocket address is too long");
+        return;
+    }
+    conn_send(c, (const uint8_t *)req, n);
+}
+
+/* Bytes of the answer to the upgrade, gathered in pend until its header is whole; then hello,
+ * and what came after the header is the first frames. */
+static void ws_answer(bot_conn *c, const uint8_t *p, size_t n)
+{
+    bot *b = c->b;
+    if (pend_reserve(c, c->plen + n)) {
+        bot_conn_lost(c, UV_ENOMEM);
+        return;
+    }
+    memcpy(c->pend + c->plen, p, n);
+    c->plen += n;
+    if (cli_ws_answer_not_http(c->pend, c->plen)) {
+        bot_conn_fail(c, "the answer to the WebSocket upgrade is not HTTP: is %s vivd's TCP port? "
+                      "WebSocket is on its --http port (default 7401)", b->o.ws_hostport);
+        return;
+    }
+    size_t hl = cli_ws_answer_len(c->pend, c->plen);
+    if (!hl) {
+        if (c->plen > BOT_WS_ANSWER_MAX)
+            bot_conn_fail(c, "the answer to the WebSocket upgrade has a header over %d bytes",
+                          BOT_WS_ANSWER_MAX);
+        return;
+    }
+    char err[200];
+    int rc = cli_ws_answer_check((const char *)c->pend, hl, c->ws_key, CLI_WS_SUBPROTOCOL, err, sizeof err);
+    if (rc == CLI_WS_REFUSED) {
+        bot_conn_fail(c, "the WebSocket upgrade was refused: %s (vivd upgrades GET %s only)", err,
+                      CLI_WS_PATH);
+        return;
+    }
+    if (rc) {
+        bot_conn_fail(c, "%s", err);
+        return;
+    }
+    size_t rest = c->plen - hl;
+    c->plen = 0;                   /* pend's bytes stay where they are until ws_frames is done */
+    c->state = ST_HELLO;
+    if (c->role == ROLE_SLOW) uv_read_stop((uv_stream_t *)&c->tcp);
+    send_hello(c);
+    if (rest && c->open && c->role != ROLE_SLOW) ws_frames(c, c->pend + hl, rest);
+}
+
+/* The server's frames: messages go to the roles, a ping is answered, a close is echoed and ends
+ * the connection. */
+static void ws_frames(bot_conn *c, const uint8_t *p, size_t n)
+{
+    bot *b = c->b;
+    for (;;) {
+        cli_ws_event ev;
+        char err[160];
+        int rc = cli_ws_read(&c->wr, &p, &n, &ev, err, sizeof err);
+        if (rc == 0) return;
+        if (rc < 0) {
+            char name[48];
+            bot_conn_name(c, name, sizeof name);
+            fprintf(stderr, "viv bot: %s: the server broke the WebSocket protocol: %s; dropping it\n",
+                    name, err);
+            b->malformed++;
+            bot_conn_lost(c, UV_EPROTO);
+            return;
+        }
+        if (ev.op == CLI_WS_BIN) {
+            if (bot_conn_message(c, ev.p, ev.n) || !c->open) return;
+        } else if (ev.op == CLI_WS_TEXT) {
+            b->malformed++;        /* vivd's messages are binary */
+        } else if (ev.op == CLI_WS_PING) {
+            if (ws_send_control(c, CLI_WS_PONG, ev.p, ev.n)) return;
+        } else if (ev.op == CLI_WS_CLOSE) {
+            const char *why;
+            size_t wl;
+            int code = cli_ws_close_status(&ev, &why, &wl);
+            uint8_t echo[2] = { (uint8_t)(code >> 8), (uint8_t)code };
+            c->ws_close = code;
+            ws_send_control(c, CLI_WS_CLOSE, echo, code == 1005 ? 0 : 2);
+            bot_conn_lost(c, UV_EOF);
+            return;
+        }
+    }
+}
+
+static void ws_feed(bot_conn *c, const uint8_t *p, size_t n)
+{
+    if (c->state == ST_UPGRADE) ws_answer(c, p, n);
+    else ws_frames(c, p, n);
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    bot_conn *c = st->data;
+    bot *b = c->b;
+    if (!c->open) return;
+    if (nread < 0) {
+        bot_conn_lost(c, (int)nread);
+        return;
+    }
+    if (nread == 0) return;
+    if (c->role == ROLE_SLOW && c->state != ST_UPGRADE) {   /* only read while draining at the end */
+        b->slow_drained_bytes += (uint64_t)nread;
+        return;
+    }
+    if (b->phase == P_RUN) b->bytes += (uint64_t)nread;
+    if (b->o.ws) ws_feed(c, (const uint8_t *)buf->base, (size_t)nread);
+    else conn_feed(c, (const uint8_t *)buf->base, (size_t)nread);
+}
+
+/* ---- connecting ---------------------------------------------------------------------------------- */
+static void on_connect(uv_connect_t *req, int status)
+{
+    bot_conn *c = req->data;
+    bot *b = c->b;
+    if (!c->open) return;
+    if (status < 0) {
+        bot_conn_fail(c, "connect: %s", uv_strerror(status));
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);     /* inputs and stats are small: no Nagle wait for their acks */
+    if (b->o.ws) {
+        ws_upgrade(c);
+        return;
+    }
+    c->state = ST_HELLO;
+    if (c->role != ROLE_SLOW) {
+        int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        if (rc) {
+            bot_conn_fail(c, "read: %s", uv_strerror(rc));
+            return;
+        }
+    }
+    send_hello(c);
 }
 
 void bot_conn_read_start(bot_conn *c)

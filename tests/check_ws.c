@@ -362,7 +362,7 @@ START_TEST(ws_frames_are_the_tcp_bytes)
         rc = wsc_recv(&w, 5, &op, &body, &len, err, sizeof err);
         ck_assert_msg(rc >= 0, "ws: %s", err);
         if (rc == 1) {
-            ck_assert_int_eq(op, WSC_BIN);
+            ck_assert_int_eq(op, CLI_WS_BIN);
             capture_add(cw, &nw, body, len);
             wire_msg m;
             ck_assert_int_eq(wire_msg_decode(body, len, &m), 0);
@@ -473,31 +473,31 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
 
     /* A text message: not_binary, and the connection goes on (the error budget counts it). */
     ws_hello(&w, &fx.sv, "text", NULL, NULL);
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_TEXT, "{\"t\":\"ping\"}", 12), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_TEXT, "{\"t\":\"ping\"}", 12), 0);
     ws_expect_error(&w, NULL, "not_binary");
     /* ... in fragments too */
-    ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_TEXT, "ab", 2), 0);
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_CONT, "cd", 2), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_TEXT, "ab", 2), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_CONT, "cd", 2), 0);
     ws_expect_error(&w, NULL, "not_binary");
     ping(&w);
     keep_watching(good);
     /* Malformed msgpack, a map that is not one, an empty message: as over TCP. */
     static const uint8_t bad[] = { 0xc1 }, arr[] = { 0x91, 0x01 }, trunc[] = { 0x82, 0xa1, 't' };
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, bad, sizeof bad), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, bad, sizeof bad), 0);
     ws_expect_error(&w, NULL, "bad_msgpack");
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, arr, sizeof arr), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, arr, sizeof arr), 0);
     ws_expect_error(&w, NULL, "not_map");
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, trunc, sizeof trunc), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, trunc, sizeof trunc), 0);
     ws_expect_error(&w, NULL, "bad_msgpack");
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, "", 0), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, "", 0), 0);
     ws_expect_error(&w, NULL, "bad_msgpack");
     /* A message split over frames, with a ping between them, is one message. */
     wire_buf b;
     wire_buf_init(&b);
     cli_put_bare(&b, "ping");
-    ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_BIN, b.p + 4, 3), 0);
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_PING, "x", 1), 0);
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_CONT, b.p + 7, b.len - 7), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_BIN, b.p + 4, 3), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_PING, "x", 1), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_CONT, b.p + 7, b.len - 7), 0);
     wire_buf_reset(&b);
     wire_msg m;
     ck_assert_int_eq(ws_until_not_frame(&w, NULL, &m, 5000, err, sizeof err), 1);
@@ -514,11 +514,11 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
     ck_assert_int_eq(wire_msg_end(&b) > 30000, 1);
     for (int split = 0; split < 2; split++) {
         size_t body = b.len - 4, third = body / 3;
-        if (!split) ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, b.p + 4, body), 0);
+        if (!split) ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, b.p + 4, body), 0);
         else {
-            ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_BIN, b.p + 4, third), 0);
-            ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_CONT, b.p + 4 + third, third), 0);
-            ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_CONT, b.p + 4 + 2 * third, body - 2 * third), 0);
+            ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_BIN, b.p + 4, third), 0);
+            ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_CONT, b.p + 4 + third, third), 0);
+            ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_CONT, b.p + 4 + 2 * third, body - 2 * third), 0);
         }
         ck_assert_int_eq(ws_until_not_frame(&w, NULL, &m, 5000, err, sizeof err), 1);
         ck_assert(cli_msg_is(&m, "pong"));
@@ -532,10 +532,10 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
     wire_buf_reset(&b);
     /* The budget: 16 errors in all, then too_many_errors and the close. 6 so far. */
     for (int i = 0; i < 9; i++) {
-        ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, bad, sizeof bad), 0);
+        ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, bad, sizeof bad), 0);
         ws_expect_error(&w, NULL, "bad_msgpack");
     }
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, bad, sizeof bad), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, bad, sizeof bad), 0);
     ws_expect_error(&w, NULL, "bad_msgpack");
     ws_expect_error(&w, NULL, "too_many_errors");
     ws_expect_closed(&w, 5000);
@@ -546,27 +546,27 @@ START_TEST(ws_hostile_frames_get_errors_and_others_keep_streaming)
     /* 70,000 bytes in one message: too_large, then the close. */
     ws_hello(&w, &fx.sv, "oversize", NULL, NULL);
     uint8_t *big = calloc(1, 70000);
-    ck_assert_int_eq(wsc_send_frame(&w, 1, WSC_BIN, big, 70000), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 1, CLI_WS_BIN, big, 70000), 0);
     ws_expect_error(&w, NULL, "too_large");
     ws_expect_closed(&w, 5000);
     wsc_close(&w);
     /* The same over continuations, 40,000 bytes each. */
     ws_hello(&w, &fx.sv, "oversize-fragments", NULL, NULL);
-    ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_BIN, big, 40000), 0);
-    ck_assert_int_eq(wsc_send_frame(&w, 0, WSC_CONT, big, 40000), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_BIN, big, 40000), 0);
+    ck_assert_int_eq(wsc_send_frame(&w, 0, CLI_WS_CONT, big, 40000), 0);
     ws_expect_error(&w, NULL, "too_large");
     ws_expect_closed(&w, 5000);
     wsc_close(&w);
     /* A frame claiming 2^62 bytes: refused at once, before any of them is read. */
     ws_hello(&w, &fx.sv, "2^62", NULL, NULL);
-    ck_assert_int_eq(wsc_send_header(&w, 1, WSC_BIN, 1ull << 62), 0);
+    ck_assert_int_eq(wsc_send_header(&w, 1, CLI_WS_BIN, 1ull << 62), 0);
     ck_assert_int_eq(wsc_send_raw(&w, big, 100), 0);
     ws_expect_error(&w, NULL, "too_large");
     ws_expect_closed(&w, 5000);
     wsc_close(&w);
     /* ... and before hello, too. */
     ws_open(&w, &fx.sv, 0);
-    ck_assert_int_eq(wsc_send_header(&w, 1, WSC_BIN, 1ull << 62), 0);
+    ck_assert_int_eq(wsc_send_header(&w, 1, CLI_WS_BIN, 1ull << 62), 0);
     ck_assert_int_eq(wsc_send_raw(&w, big, 100), 0);
     ws_expect_error(&w, NULL, "too_large");
     ws_expect_closed(&w, 5000);
@@ -949,7 +949,7 @@ START_TEST(sigterm_with_ws_clients_exits_0)
     wire_buf_free(&b);
     ws_open(&silent, &fx.sv, 0);               /* never says hello */
     ws_hello(&partial, &fx.sv, "partial", NULL, NULL);
-    ck_assert_int_eq(wsc_send_frame(&partial, 0, WSC_BIN, "\x81", 1), 0);   /* half a message */
+    ck_assert_int_eq(wsc_send_frame(&partial, 0, CLI_WS_BIN, "\x81", 1), 0);   /* half a message */
     wire_msg m;
     ck_assert_int_eq(ws_until_not_frame(&reading, &t, &m, 1500, err, sizeof err), 0);
     ck_assert_int_gt(t.count[1], 30);

@@ -142,6 +142,9 @@ starts "replay verify --from -1" "viv replay verify: --from needs a non-negative
 starts "replay export --scale 0" "viv replay export: --scale needs an integer in 1..16" -- \
     "$viv" replay export "$tmp/none.db" --scale 0
 starts "cycle --tick -1" "viv cycle: --tick needs a non-negative integer" -- "$viv" cycle convert --tick -1
+expect "viv bot --help" 0 - -- "$viv" bot --help
+grep -q -- "--host ws://H:P/PATH" "$tmp/out" && grep -q -- "--ws " "$tmp/out" \
+    && ok "bot --help names the WebSocket address and --ws" || fail "bot --help does not name --ws"
 starts "bot --clients -1" "viv bot: --clients needs an integer in 0..100000" -- "$viv" bot --clients -1
 starts "view --every 0" "viv view: --every needs an integer in 1..3600" -- "$viv" view --every 0
 
@@ -197,10 +200,11 @@ else
 fi
 
 # viv bot against a real vivd on a free loopback port: each viewer starts with a keyframe, and
-# the report counts it.
+# the report counts it. Then the same over WebSocket (vivd's HTTP port, also a free one).
 vivd=$(dirname "$viv")/vivd
 if [ -x "$vivd" ]; then
-    "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/port" --no-record --admin-token cli-admin \
+    "$vivd" --listen 127.0.0.1:0 --http 127.0.0.1:0 --http-port-file "$tmp/hport" --port-file "$tmp/port" \
+        --no-record --admin-token cli-admin \
         --player-token cli-player --quiet --world sand:seed=3:w=64,h=32 > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!
     n=0
@@ -215,6 +219,44 @@ if [ -x "$vivd" ]; then
         "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 2 --seconds 1 --json > "$tmp/bot.json" 2>/dev/null
         grep -q '"keyframes_on_subscribe":2' "$tmp/bot.json" && ok "viv bot --json: keyframes_on_subscribe" \
             || fail "viv bot --json: $(grep -o '"keyframes[^,]*' "$tmp/bot.json")"
+        # Over WebSocket: 4 viewers (2 rebuilding every frame and checking its hash), a player
+        # whose inputs are acked, a slow client; the report is the TCP one.
+        ws="ws://127.0.0.1:$(cat "$tmp/hport")/ws"
+        "$viv" bot --host "$ws" --clients 4 --verify 2 --inputs-per-sec 30 --token cli-player --slow 1 \
+            --seconds 1 --json > "$tmp/ws.json" 2> "$tmp/ws.err"
+        st=$?
+        verify=$(grep -o '"verify":{[^}]*}' "$tmp/ws.json")
+        frames=$(echo "$verify" | sed -n 's/.*"frames":\([0-9]*\).*/\1/p')
+        if [ $st = 0 ] && echo "$verify" | grep -q '"mismatches":0,"errors":0' && [ "${frames:-0}" -ge 60 ]; then
+            ok "viv bot over WebSocket: 2 viewers rebuilt $frames frames, every hash checked out"
+        else
+            fail "viv bot over WebSocket: exit $st, verify $verify: $(cat "$tmp/ws.err")"
+        fi
+        grep -q '"host":"'"$ws"'"' "$tmp/ws.json" && grep -q '"keyframes_on_subscribe":4' "$tmp/ws.json" \
+            && grep -q '"viewers":{"wanted":4,"ok":4,"failed":0,"closed_by_server":0}' "$tmp/ws.json" \
+            && ok "viv bot over WebSocket: 4 viewers, one keyframe each on subscribing" \
+            || fail "viv bot over WebSocket: $(grep -o '"connections":{[^}]*}' "$tmp/ws.json") $(grep -o '"keyframes[^,]*' "$tmp/ws.json")"
+        sent=$(sed -n 's/.*"inputs":{[^}]*"sent":\([0-9]*\).*/\1/p' "$tmp/ws.json")
+        acks=$(sed -n 's/.*"inputs":{[^}]*"acks":\([0-9]*\).*/\1/p' "$tmp/ws.json")
+        [ "${sent:-0}" -gt 0 ] && [ "$sent" = "$acks" ] && ok "viv bot over WebSocket: $acks of $sent inputs acked" \
+            || fail "viv bot over WebSocket: inputs sent ${sent:-?}, acked ${acks:-?}"
+        grep -q '"slow":{"connections":1,' "$tmp/ws.json" && ok "viv bot over WebSocket: the slow client connected" \
+            || fail "viv bot over WebSocket: $(grep -o '"slow":{[^}]*}' "$tmp/ws.json")"
+        # --ws takes HOST:PORT and the default path.
+        "$viv" bot --ws --host "127.0.0.1:$(cat "$tmp/hport")" --clients 1 --seconds 1 > "$tmp/bot" 2>&1 \
+            && grep -q "on $ws," "$tmp/bot" && ok "viv bot --ws --host H:P is $ws" \
+            || fail "viv bot --ws: $(head -c 300 "$tmp/bot")"
+        # Bad WebSocket addresses: a clear sentence, exit 2 for a malformed one, 1 for a wrong place.
+        expect "bot --ws at vivd's TCP port" 1 "is 127.0.0.1:$(cat "$tmp/port") vivd's TCP port? WebSocket is on its --http port" -- \
+            "$viv" bot --ws --host "127.0.0.1:$(cat "$tmp/port")" --clients 1 --seconds 1
+        expect "bot at a path that is not /ws" 1 "vivd upgrades GET /ws only" -- \
+            "$viv" bot --host "ws://127.0.0.1:$(cat "$tmp/hport")/page" --clients 1 --seconds 1
+        expect "bot ws:// without a port" 2 "the address needs a host and a port, as in ws://127.0.0.1:7401/ws" -- \
+            "$viv" bot --host ws://127.0.0.1/ws
+        expect "bot wss://" 2 "wss:// (WebSocket over TLS) is not supported" -- \
+            "$viv" bot --host "wss://127.0.0.1:$(cat "$tmp/hport")/ws"
+        expect "bot http://" 2 "is not a ws:// address; want ws://HOST:PORT/ws" -- \
+            "$viv" bot --host "http://127.0.0.1:$(cat "$tmp/hport")/"
     else
         fail "vivd did not start: $(cat "$tmp/vivd.log")"
     fi

@@ -13,56 +13,6 @@
 #include <sys/socket.h>
 #include "wsc.h"
 
-/* ---- SHA-1 and base64, for Sec-WebSocket-Accept ------------------------------------------------- */
-static uint32_t rol(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
-
-static void sha1(const uint8_t *msg, size_t len, uint8_t out[20])
-{
-    uint32_t h[5] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u };
-    size_t total = ((len + 8) / 64 + 1) * 64;
-    uint8_t *p = calloc(1, total);
-    memcpy(p, msg, len);
-    p[len] = 0x80;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; i++) p[total - 1 - i] = (uint8_t)(bits >> (8 * i));
-    for (size_t off = 0; off < total; off += 64) {
-        uint32_t w[80];
-        for (int i = 0; i < 16; i++)
-            w[i] = (uint32_t)p[off + 4 * i] << 24 | (uint32_t)p[off + 4 * i + 1] << 16 |
-                   (uint32_t)p[off + 4 * i + 2] << 8 | p[off + 4 * i + 3];
-        for (int i = 16; i < 80; i++) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-        for (int i = 0; i < 80; i++) {
-            uint32_t f, k;
-            if (i < 20) { f = (b & c) | (~b & d); k = 0x5a827999u; }
-            else if (i < 40) { f = b ^ c ^ d; k = 0x6ed9eba1u; }
-            else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8f1bbcdcu; }
-            else { f = b ^ c ^ d; k = 0xca62c1d6u; }
-            uint32_t t = rol(a, 5) + f + e + k + w[i];
-            e = d; d = c; c = rol(b, 30); b = a; a = t;
-        }
-        h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e;
-    }
-    free(p);
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(h[i] >> (24 - 8 * j));
-}
-
-static void base64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-                     (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = t[v >> 18];
-        out[o++] = t[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    out[o] = '\0';
-}
-
 /* ---- sockets ------------------------------------------------------------------------------------- */
 static double mono(void)
 {
@@ -141,66 +91,43 @@ static int fill(wsc *w, int timeout_ms)
 static int handshake(wsc *w, const char *hostport, const char *path, const char *proto, char *err,
                      size_t errlen, int *refused)
 {
-    uint8_t key[16];
-    for (int i = 0; i < 16; i++) key[i] = (uint8_t)(rand() & 0xff);
-    char key64[32], req[1024];
-    base64(key, 16, key64);
-    int n = snprintf(req, sizeof req,
-                     "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s%s%s"
-                     "Origin: http://%s\r\n\r\n",
-                     path, hostport, key64, proto ? "Sec-WebSocket-Protocol: " : "", proto ? proto : "",
-                     proto ? "\r\n" : "", hostport);
-    if (send_all(w->fd, req, (size_t)n) != 0) {
-        snprintf(err, errlen, "send: %s", strerror(errno));
+    uint8_t nonce[16];
+    for (int i = 0; i < 16; i++) nonce[i] = (uint8_t)(rand() & 0xff);
+    char key[CLI_WS_KEY_LEN + 1], req[1024];
+    cli_ws_key(nonce, key);
+    size_t n = cli_ws_request(req, sizeof req, hostport, path, key, proto);
+    if (n == 0 || send_all(w->fd, req, n) != 0) {
+        snprintf(err, errlen, "send: %s", n ? strerror(errno) : "the request is too long");
         return -1;
     }
     double end = mono() + 5.0;
-    uint8_t *hdr_end = NULL;
-    while (!hdr_end) {
+    size_t hlen;
+    while ((hlen = cli_ws_answer_len(w->in, w->inlen)) == 0) {
         int rc = fill(w, 100);
         if (rc < 0) {
             if (refused) *refused = 1;
             snprintf(err, errlen, "closed before the upgrade was answered");
             return -1;
         }
-        hdr_end = w->inlen >= 4 ? memmem(w->in, w->inlen, "\r\n\r\n", 4) : NULL;
-        if (!hdr_end && mono() > end) {
+        if (mono() > end) {
             snprintf(err, errlen, "no answer to the upgrade within 5 s");
             return -1;
         }
     }
-    size_t hlen = (size_t)(hdr_end - w->in) + 4;
-    char *h = malloc(hlen + 1);
-    memcpy(h, w->in, hlen);
-    h[hlen] = '\0';
+    int rc = cli_ws_answer_check((const char *)w->in, hlen, key, proto, err, errlen);
+    if (rc == CLI_WS_REFUSED && refused) *refused = 1;
+    if (rc != 0) return -1;
+    /* What follows the answer is the first frames. */
     memmove(w->in, w->in + hlen, w->inlen - hlen);
     w->inlen -= hlen;
-    int ok = strncmp(h, "HTTP/1.1 101", 12) == 0;
-    if (!ok) {
-        if (refused) *refused = 1;
-        snprintf(err, errlen, "%.*s", (int)strcspn(h, "\r\n"), h);
-        free(h);
-        return -1;
-    }
-    /* Sec-WebSocket-Accept = base64(SHA-1(key + the RFC's GUID)) */
-    char cat[80], want[40];
-    uint8_t dig[20];
-    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", key64);
-    sha1((const uint8_t *)cat, strlen(cat), dig);
-    base64(dig, 20, want);
-    char *acc = strcasestr(h, "\r\nSec-WebSocket-Accept:");
-    ok = acc && strstr(acc, want) == acc + strspn(acc + 23, " ") + 23;
-    if (!ok) snprintf(err, errlen, "bad Sec-WebSocket-Accept in: %s", h);
-    free(h);
-    return ok ? 0 : -1;
+    return 0;
 }
 
 static int do_connect(wsc *w, const char *hostport, const char *path, const char *proto, int rcvbuf,
                       char *err, size_t errlen, int *refused)
 {
     memset(w, 0, sizeof *w);
-    w->msgop = -1;
+    cli_ws_reader_init(&w->rd, WIRE_MAX_SERVER_MSG);
     w->close_code = 1005;
     w->fd = tcp_open(hostport, rcvbuf, err, errlen);
     if (w->fd < 0) return -1;
@@ -230,46 +157,27 @@ void wsc_close(wsc *w)
     if (w->fd >= 0) close(w->fd);
     w->fd = -1;
     free(w->in);
-    free(w->msg);
-    w->in = w->msg = NULL;
-    w->inlen = w->incap = w->msglen = w->msgcap = 0;
+    w->in = NULL;
+    w->inlen = w->incap = w->inoff = 0;
+    cli_ws_reader_free(&w->rd);
 }
 
 /* ---- frames -------------------------------------------------------------------------------------- */
-static size_t put_header(uint8_t *h, int fin, int opcode, uint64_t len, const uint8_t mask[4])
-{
-    size_t n = 0;
-    h[n++] = (uint8_t)((fin ? 0x80 : 0) | (opcode & 15));
-    if (len < 126) {
-        h[n++] = (uint8_t)(0x80 | len);
-    } else if (len < 65536) {
-        h[n++] = 0x80 | 126;
-        h[n++] = (uint8_t)(len >> 8);
-        h[n++] = (uint8_t)len;
-    } else {
-        h[n++] = 0x80 | 127;
-        for (int i = 7; i >= 0; i--) h[n++] = (uint8_t)(len >> (8 * i));
-    }
-    memcpy(h + n, mask, 4);
-    return n + 4;
-}
-
 int wsc_send_frame(wsc *w, int fin, int opcode, const void *p, size_t n)
 {
     uint8_t mask[4] = { (uint8_t)rand(), (uint8_t)rand(), (uint8_t)rand(), (uint8_t)rand() };
-    uint8_t *f = malloc(14 + n);
-    if (!f) return -1;
-    size_t h = put_header(f, fin, opcode, n, mask);
-    for (size_t i = 0; i < n; i++) f[h + i] = ((const uint8_t *)p)[i] ^ mask[i & 3];
-    int rc = send_all(w->fd, f, h + n);
-    free(f);
+    wire_buf b;
+    wire_buf_init(&b);
+    cli_ws_put_frame(&b, fin, opcode, p, n, mask);
+    int rc = b.oom ? -1 : send_all(w->fd, b.p, b.len);
+    wire_buf_free(&b);
     return rc;
 }
 
 int wsc_send_header(wsc *w, int fin, int opcode, uint64_t len)
 {
-    uint8_t h[14], mask[4] = { 1, 2, 3, 4 };
-    return send_all(w->fd, h, put_header(h, fin, opcode, len, mask));
+    uint8_t h[CLI_WS_HEADER_MAX], mask[4] = { 1, 2, 3, 4 };
+    return send_all(w->fd, h, cli_ws_header_put(h, fin, opcode, len, mask));
 }
 
 int wsc_send_raw(wsc *w, const void *p, size_t n)
@@ -280,96 +188,47 @@ int wsc_send_raw(wsc *w, const void *p, size_t n)
 int wsc_send_msg(wsc *w, const wire_buf *b)
 {
     if (b->oom || b->len < 4) return -1;
-    return wsc_send_frame(w, 1, WSC_BIN, b->p + 4, b->len - 4);
-}
-
-/* Parse one frame out of w->in: 1 (its fields set, payload in place), 0 (need more bytes). */
-static int parse_frame(wsc *w, int *fin, int *op, uint8_t **payload, uint64_t *len, size_t *used)
-{
-    if (w->inlen < 2) return 0;
-    const uint8_t *b = w->in;
-    size_t h = 2;
-    uint64_t n = b[1] & 127;
-    if (n == 126) {
-        if (w->inlen < 4) return 0;
-        n = (uint64_t)b[2] << 8 | b[3];
-        h = 4;
-    } else if (n == 127) {
-        if (w->inlen < 10) return 0;
-        n = 0;
-        for (int i = 0; i < 8; i++) n = n << 8 | b[2 + i];
-        h = 10;
-    }
-    int masked = b[1] & 0x80;          /* a server must not mask; tolerated here, and unmasked */
-    if (masked) h += 4;
-    if (w->inlen < h || w->inlen - h < n) return 0;
-    if (masked)
-        for (uint64_t i = 0; i < n; i++) w->in[h + i] ^= b[h - 4 + (i & 3)];
-    *fin = b[0] >> 7;
-    *op = b[0] & 15;
-    *payload = w->in + h;
-    *len = n;
-    *used = h + (size_t)n;
-    return 1;
+    return wsc_send_frame(w, 1, CLI_WS_BIN, b->p + 4, b->len - 4);
 }
 
 int wsc_recv(wsc *w, int timeout_ms, int *op, const uint8_t **p, size_t *n, char *err, size_t errlen)
 {
     double end = mono() + (timeout_ms < 0 ? 1e9 : timeout_ms / 1000.0);
-    /* The message returned last time is done with. */
-    if (w->msgop == -2) {
-        w->msglen = 0;
-        w->msgop = -1;
-    }
     for (;;) {
-        int fin, fop;
-        uint8_t *pl;
-        uint64_t len;
-        size_t used;
-        while (parse_frame(w, &fin, &fop, &pl, &len, &used)) {
-            if (fop >= 8) {                  /* control frames may come between fragments */
-                if (fop == WSC_PING) wsc_send_frame(w, 1, WSC_PONG, pl, (size_t)len);
-                if (fop == WSC_CLOSE) {
-                    w->closed = 1;
-                    w->close_code = len >= 2 ? pl[0] << 8 | pl[1] : 1005;
-                    snprintf(w->close_reason, sizeof w->close_reason, "%.*s",
-                             len > 2 ? (int)(len - 2) : 0, (const char *)pl + 2);
-                    uint8_t echo[2] = { (uint8_t)(w->close_code >> 8), (uint8_t)w->close_code };
-                    wsc_send_frame(w, 1, WSC_CLOSE, echo, 2);
-                }
-                memmove(w->in, w->in + used, w->inlen - used);
-                w->inlen -= used;
-                if (w->closed) {
-                    snprintf(err, errlen, "closed by the server: %d %s", w->close_code, w->close_reason);
-                    return -1;
-                }
-                continue;
-            }
-            if (fop != WSC_CONT) w->msgop = fop;
-            if (w->msglen + len > w->msgcap) {
-                size_t nc = w->msgcap ? w->msgcap : 65536;
-                while (nc < w->msglen + len) nc *= 2;
-                uint8_t *q = realloc(w->msg, nc);
-                if (!q) return -1;
-                w->msg = q;
-                w->msgcap = nc;
-            }
-            memcpy(w->msg + w->msglen, pl, (size_t)len);
-            w->msglen += (size_t)len;
-            memmove(w->in, w->in + used, w->inlen - used);
-            w->inlen -= used;
-            if (fin) {
-                *op = w->msgop;
-                *p = w->msg;
-                *n = w->msglen;
-                w->msgop = -2;               /* cleared at the next call */
-                return 1;
-            }
-        }
-        int left = (int)((end - mono()) * 1000.0);
-        if (left <= 0) return 0;
-        int rc = fill(w, left < 100 ? left : 100);
+        /* The bytes from inoff on; a message returned last time (in place in them, or in the
+         * reader) is done with now. */
+        const uint8_t *at = w->in + w->inoff;
+        size_t left = w->inlen - w->inoff;
+        cli_ws_event ev;
+        int rc = cli_ws_read(&w->rd, &at, &left, &ev, err, errlen);
+        w->inoff = w->inlen - left;
         if (rc < 0) {
+            w->closed = 1;
+            return -1;
+        }
+        if (rc == 1 && ev.op == CLI_WS_PING) {
+            wsc_send_frame(w, 1, CLI_WS_PONG, ev.p, ev.n);
+        } else if (rc == 1 && ev.op == CLI_WS_CLOSE) {
+            const char *why;
+            size_t wl;
+            w->closed = 1;
+            w->close_code = cli_ws_close_status(&ev, &why, &wl);
+            snprintf(w->close_reason, sizeof w->close_reason, "%.*s", (int)wl, why);
+            uint8_t echo[2] = { (uint8_t)(w->close_code >> 8), (uint8_t)w->close_code };
+            wsc_send_frame(w, 1, CLI_WS_CLOSE, echo, 2);
+            snprintf(err, errlen, "closed by the server: %d %s", w->close_code, w->close_reason);
+            return -1;
+        } else if (rc == 1 && ev.op != CLI_WS_PONG) {
+            *op = ev.op;
+            *p = ev.p;
+            *n = ev.n;
+            return 1;
+        }
+        if (rc == 1) continue;
+        w->inlen = w->inoff = 0;          /* every byte is read (a cut frame is in the reader) */
+        int ms = (int)((end - mono()) * 1000.0);
+        if (ms <= 0) return 0;
+        if (fill(w, ms < 100 ? ms : 100) < 0) {
             w->closed = 1;
             snprintf(err, errlen, "the connection ended%s", w->close_code != 1005 ? " after a close frame" : " (EOF, no close frame)");
             return -1;
@@ -384,7 +243,7 @@ int wsc_recv_msg(wsc *w, int timeout_ms, wire_msg *m, char *err, size_t errlen)
     size_t n;
     int rc = wsc_recv(w, timeout_ms, &op, &p, &n, err, errlen);
     if (rc != 1) return rc;
-    if (op != WSC_BIN) {
+    if (op != CLI_WS_BIN) {
         snprintf(err, errlen, "a message with opcode %d, not binary", op);
         return -1;
     }

@@ -1,22 +1,21 @@
-/* wsc.h — a small blocking WebSocket client (RFC 6455) and HTTP/1.1 GET for the tests of vivd's
- * HTTP port (tests/check_ws.c). Written by hand over a plain socket, not with libwebsockets, so
- * that a test can send what no well-behaved client would: text frames, a length of 2^62,
- * continuations out of order. Client frames are masked, as the RFC requires. */
+/* wsc.h — a small blocking WebSocket client and HTTP/1.1 GET for the tests of vivd's HTTP port
+ * (tests/check_ws.c). The RFC 6455 rules (handshake, masking, frames, joining fragments) are
+ * clients/websocket.h's, shared with `viv bot`; this file is the blocking transport around them,
+ * over a plain socket rather than libwebsockets, so that a test can send what no well-behaved
+ * client would: text frames, a length of 2^62, continuations out of order. Client frames are
+ * masked, as the RFC requires. */
 #ifndef VIVARIUM_WSC_H
 #define VIVARIUM_WSC_H
 #include <stddef.h>
 #include <stdint.h>
+#include "websocket.h"
 #include "wire.h"
-
-enum { WSC_CONT = 0, WSC_TEXT = 1, WSC_BIN = 2, WSC_CLOSE = 8, WSC_PING = 9, WSC_PONG = 10 };
 
 typedef struct wsc {
     int fd;
-    uint8_t *in;               /* bytes received, not yet parsed */
-    size_t inlen, incap;
-    uint8_t *msg;              /* the message being reassembled, then returned */
-    size_t msglen, msgcap;
-    int msgop;                 /* its opcode, or -1 between messages */
+    uint8_t *in;               /* bytes received; those before inoff are read */
+    size_t inlen, incap, inoff;
+    cli_ws_reader rd;          /* frames into messages (clients/websocket.h) */
     int closed;                /* a close frame arrived (code and reason below) or EOF */
     int close_code;            /* 1005: none given */
     char close_reason[128];
