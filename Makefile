@@ -169,9 +169,11 @@ test-san-scripts: san-build
 test-san: test-san-fast test-san-slow test-san-scripts
 
 # The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
-test-layers: $(BIN)/viv $(BIN)/vivd
+test-layers: $(BIN)/viv $(BIN)/vivd wasm
 	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_replay="$(INC_replay)" \
-	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" sh tests/layers.sh $(BUILD)
+	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" \
+	    WASM_CC="$(WASM_CC)" WASM_NM="$(WASM_NM)" WASM_BUILD="$(WASM_BUILD)" WASM_MODULE="$(WASM_MODULE)" \
+	    sh tests/layers.sh $(BUILD)
 
 test-cli: $(BIN)/viv $(BIN)/vivd
 	sh tests/cli.sh $(BIN)/viv
@@ -237,5 +239,6 @@ help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 include tests/fuzz/fuzz.mk
+include wasm/wasm.mk
 
 -include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -805,6 +805,7 @@ int cli_fuzz_main(int argc, char **argv)
     }
     /* --out is made only for a reproducer: a clean campaign leaves no directory behind. */
     char work[4096] = "", db[4200] = "";
+#ifndef VIV_NO_REPLAY               /* without it nothing is recorded (and WASI has no mkdtemp) */
     if (o.record) {
         const char *td = getenv("TMPDIR");
         snprintf(work, sizeof work, "%s/viv-fuzz-XXXXXX", td && *td ? td : "/tmp");
@@ -815,6 +816,7 @@ int cli_fuzz_main(int argc, char **argv)
         }
         snprintf(db, sizeof db, "%s/session.db", work);
     }
+#endif
     const char *dbp = o.record ? db : NULL;
 
     if (o.case_file) {                         /* one saved case */
