@@ -32,13 +32,16 @@ $(WASM_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(WASM_CC) $(BASE_CPPFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(WASM_CFLAGS) -c $< -o $@
 
-# A reactor: no main; the caller runs _initialize once, then calls the vw_ exports.
+# A reactor: no main; the caller runs _initialize once, then calls the vw_ exports. The stack
+# (1 MiB: the largest frame in sim/ is 46 KB, the cycle scene builder's) comes first in memory,
+# so that an overflow traps instead of writing over static data and the heap.
+WASM_LDFLAGS := -mexec-model=reactor -Wl,--stack-first,-z,stack-size=1048576
 $(WASM_MODULE): $(WASM_API_OBJ) $(WASM_SIM_OBJ)
 	@mkdir -p $(dir $@)
-	$(WASM_CC) -mexec-model=reactor -o $@ $^
+	$(WASM_CC) $(WASM_LDFLAGS) -o $@ $^
 
 $(WASM_COUNT): $(WASM_API_OBJ) $(WASM_SIM_OBJ) $(WASM_BUILD)/tests/wasm/count.o
-	$(WASM_CC) -mexec-model=reactor -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
+	$(WASM_CC) $(WASM_LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
 	    -o $@ $^
 
 test-wasm: wasm $(BIN)/viv
