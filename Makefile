@@ -3,7 +3,9 @@
 #   make                 build everything (bin/viv)
 #   make run             install missing Debian packages, build, start the demo
 #   make test            install missing packages, build, run every test (incl. test-cross)
-#   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu
+#   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu,
+#                        wasm32 under Node
+#   make wasm            bin/vivarium.wasm, sim/ for the page (wasm/wasm.mk); make test-wasm tests it
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
@@ -132,7 +134,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view
+	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm
 	$(MAKE) --no-print-directory test-cross
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)

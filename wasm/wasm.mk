@@ -36,13 +36,13 @@ $(WASM_BUILD)/%.o: %.c
 # (1 MiB: the largest frame in sim/ is 46 KB, the cycle scene builder's) comes first in memory,
 # so that an overflow traps instead of writing over static data and the heap.
 WASM_LDFLAGS := -mexec-model=reactor -Wl,--stack-first,-z,stack-size=1048576
-$(WASM_MODULE): $(WASM_API_OBJ) $(WASM_SIM_OBJ)
+$(WASM_MODULE): $(WASM_API_OBJ) $(WASM_SIM_OBJ) wasm/wasm.mk
 	@mkdir -p $(dir $@)
-	$(WASM_CC) $(WASM_LDFLAGS) -o $@ $^
+	$(WASM_CC) $(WASM_LDFLAGS) -o $@ $(filter %.o,$^)
 
-$(WASM_COUNT): $(WASM_API_OBJ) $(WASM_SIM_OBJ) $(WASM_BUILD)/tests/wasm/count.o
+$(WASM_COUNT): $(WASM_API_OBJ) $(WASM_SIM_OBJ) $(WASM_BUILD)/tests/wasm/count.o wasm/wasm.mk
 	$(WASM_CC) $(WASM_LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
-	    -o $@ $^
+	    -o $@ $(filter %.o,$^)
 
 test-wasm: wasm $(BIN)/viv
 	node --test tests/wasm/
