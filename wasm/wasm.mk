@@ -3,7 +3,7 @@
 #   make wasm        $(BIN)/vivarium.wasm: sim/ and wasm/api.c as a WASI reactor module for the
 #                    page (wasm/README.md lists its functions); Debian's clang 14, wasi-libc,
 #                    wasm-ld and the wasm32 builtins of libclang-rt-14-dev-wasm32, nothing else
-#   make test-wasm   tests/wasm/api.test.mjs under Node: every kind through the module, its hashes
+#   make test-wasm   tests/wasm/api.test.mjs under Node (node --test): every kind through the module, its hashes
 #                    against bin/viv sim's, save/load, refusals, and no allocation in a step
 #
 # The objects are compiled with the project's warnings and the core's determinism flags, like
@@ -45,6 +45,6 @@ $(WASM_COUNT): $(WASM_API_OBJ) $(WASM_SIM_OBJ) $(WASM_BUILD)/tests/wasm/count.o 
 	    -o $@ $(filter %.o,$^)
 
 test-wasm: wasm $(BIN)/viv
-	node --test tests/wasm/
+	VIV_BIN=$(BIN) WASM_COUNT=$(WASM_COUNT) node --test tests/wasm/api.test.mjs
 
 -include $(WASM_SIM_OBJ:.o=.d) $(WASM_API_OBJ:.o=.d)

@@ -19,9 +19,11 @@ import { frameHash } from "../../clients/web/hash.js";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 const golden = path.join(root, "tests/golden");
-const viv = path.join(root, process.env.VIV_BIN ?? "bin", "viv");
-const MODULE = path.join(root, process.env.VIV_BIN ?? "bin", "vivarium.wasm");
-const COUNT_MODULE = path.join(root, "build/wasm/vivarium-count.wasm");
+/* make test-wasm passes the Makefile's BIN and WASM_COUNT (another BUILD under SANITIZE=…) */
+const bin = path.resolve(root, process.env.VIV_BIN ?? "bin");
+const viv = path.join(bin, "viv");
+const MODULE = path.join(bin, "vivarium.wasm");
+const COUNT_MODULE = path.resolve(root, process.env.WASM_COUNT ?? "build/wasm/vivarium-count.wasm");
 const EVERY = 50;
 
 const hex = (v) => v.toString(16).padStart(16, "0");

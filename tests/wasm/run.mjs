@@ -36,5 +36,5 @@ try {
     console.error(`run.mjs: ${modulePath} is not a WebAssembly module: ${e.message}`);
     process.exit(2);
 }
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport });
 process.exitCode = wasi.start(instance);
