@@ -671,7 +671,7 @@ static void usage(FILE *out)
         "                 to write; the running session's recording lives in a temporary\n"
         "                 directory ($TMPDIR, else /tmp), deleted when the campaign ends\n"
         "  --chain FILE   write every session's per-tick state and frame hashes (for comparing\n"
-        "                 builds: the determinism matrix runs the same seed on four builds)\n"
+        "                 builds: the determinism matrix runs the same seed on five builds)\n"
         "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
         "  --no-shrink    write a divergent case as found, without shrinking it\n"
         "  --case FILE    run one saved case (as written next to a reproducer) and report\n"

@@ -38,7 +38,7 @@ async function instantiate(source, imports) {
     if (source instanceof WebAssembly.Module) return WebAssembly.instantiate(source, imports);
     if (typeof Response !== "undefined" && source instanceof Response) {
         if (!source.ok) throw new SimError(0, `cannot load the sim module: HTTP ${source.status}`);
-        if (WebAssembly.instantiateStreaming && source.headers.get("content-type") === "application/wasm")
+        if (WebAssembly.instantiateStreaming && (source.headers.get("content-type") ?? "").startsWith("application/wasm"))
             return (await WebAssembly.instantiateStreaming(source, imports)).instance;
         source = await source.arrayBuffer();
     }
