@@ -51,7 +51,7 @@ done
 # Workloads: each prints a hash chain. The golden ones come from tests/golden/; the others are
 # kind-specific extras.
 run_all() {   # runner-prefix dir
-    pre=$1; dir=$2
+    pre=$1; dir=$2; t0=$(date +%s)
     rm -f "$dir/fuzz.failed"
     # Every kind's golden script, hashes every 10 ticks (the committed chain has every 100th).
     for k in $kinds; do
@@ -81,6 +81,7 @@ run_all() {   # runner-prefix dir
     # tick's hashes written out.
     $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet \
         --out "$dir/fuzz-out" --chain "$dir/fuzz.chain" > "$dir/fuzz.log" 2>&1 || touch "$dir/fuzz.failed"
+    echo "cross: $(basename "$dir"): workloads in $(( $(date +%s) - t0 )) s"
 }
 
 QEMU="qemu-aarch64"
