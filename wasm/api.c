@@ -120,7 +120,7 @@ static int fit_buffers(vw_world *h)
 }
 
 /* h takes the world and buffers of fresh in place of its own. */
-static void adopt(vw_world *h, vw_world *fresh)
+static void install(vw_world *h, vw_world *fresh)
 {
     drop_world(h);
     h->w = fresh->w;
@@ -129,6 +129,39 @@ static void adopt(vw_world *h, vw_world *fresh)
     h->save_cap = fresh->save_cap;
     h->save_len = 0;
     h->err[0] = '\0';
+}
+
+/* Make a world of (kind, seed, params) apart from h; with blob, as an empty shell (no scene built,
+ * no file read) that the blob is loaded into. Size its frame and save buffer, then give it to h in
+ * place of h's world. 0, or a SIM_E… code with the sentence in h->err, and h left as it was. */
+static int replace_world(vw_world *h, const char *kind, uint64_t seed, const char *params,
+                         const uint8_t *blob, size_t len)
+{
+    char err[256] = "";
+    sim_config cfg = sim_config_default();
+    cfg.kind = kind;
+    cfg.seed = seed;
+    cfg.params = params;
+    cfg.err = err;
+    cfg.errlen = sizeof err;
+    cfg.bare = blob != NULL;
+    int rc;
+    vw_world fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.w = sim_world_create(&cfg, &rc);
+    if (!fresh.w) return fail(h, rc, err[0] ? err : sim_strerror(rc));
+    if (blob && (rc = sim_world_load(fresh.w, blob, len)) != 0) {
+        fail(h, rc, sim_world_error(fresh.w));
+        drop_world(&fresh);
+        return rc;
+    }
+    rc = fit_buffers(&fresh);
+    if (rc) {
+        drop_world(&fresh);
+        return fail(h, rc, "out of memory for the frame or the save buffer");
+    }
+    install(h, &fresh);
+    return 0;
 }
 
 /* ---- a world ---------------------------------------------------------------------------------- */
@@ -144,27 +177,7 @@ VW_EXPORT("vw_view_find") int vw_view_find(const vw_world *h, const char *name);
  * reads no file here: a cycle world with scene=file:PATH is refused with SIM_EFILE. */
 int vw_create(vw_world *h, const char *kind, uint64_t seed, const char *params)
 {
-    if (!h) return SIM_EINVAL;
-    char err[256] = "";
-    sim_config cfg = sim_config_default();
-    cfg.kind = kind;
-    cfg.seed = seed;
-    cfg.params = params ? params : "";
-    cfg.err = err;
-    cfg.errlen = sizeof err;
-    int rc;
-    sim_world *w = sim_world_create(&cfg, &rc);
-    if (!w) return fail(h, rc, err[0] ? err : sim_strerror(rc));
-    vw_world fresh;
-    memset(&fresh, 0, sizeof fresh);
-    fresh.w = w;
-    rc = fit_buffers(&fresh);
-    if (rc) {
-        drop_world(&fresh);
-        return fail(h, rc, "out of memory for the frame or the save buffer");
-    }
-    adopt(h, &fresh);
-    return 0;
+    return h ? replace_world(h, kind, seed, params ? params : "", NULL, 0) : SIM_EINVAL;
 }
 
 /* Ticks stepped so far, which is the tick the next inputs are for (0 with no world). */
@@ -319,29 +332,5 @@ int vw_load(vw_world *h, const uint8_t *buf, size_t len)
         h->err[0] = '\0';
         return 0;
     }
-    char err[256] = "";
-    sim_config cfg = sim_config_default();
-    cfg.kind = k->name;
-    cfg.seed = seed;
-    cfg.params = params;
-    cfg.err = err;
-    cfg.errlen = sizeof err;
-    cfg.bare = 1;                     /* a shell for the load: no scene built, no file read */
-    vw_world fresh;
-    memset(&fresh, 0, sizeof fresh);
-    fresh.w = sim_world_create(&cfg, &rc);
-    if (!fresh.w) return fail(h, rc, err[0] ? err : sim_strerror(rc));
-    rc = sim_world_load(fresh.w, buf, len);
-    if (rc) {
-        fail(h, rc, sim_world_error(fresh.w));
-        drop_world(&fresh);
-        return rc;
-    }
-    rc = fit_buffers(&fresh);
-    if (rc) {
-        drop_world(&fresh);
-        return fail(h, rc, "out of memory for the frame or the save buffer");
-    }
-    adopt(h, &fresh);
-    return 0;
+    return replace_world(h, k->name, seed, params, buf, len);
 }
