@@ -3,7 +3,9 @@
 #   make                 build everything (bin/viv)
 #   make run             install missing Debian packages, build, start the demo
 #   make test            install missing packages, build, run every test (incl. test-cross)
-#   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu
+#   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu,
+#                        wasm32 under Node
+#   make wasm            bin/vivarium.wasm, sim/ for the page (wasm/wasm.mk); make test-wasm tests it
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
@@ -132,7 +134,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view
+	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm
 	$(MAKE) --no-print-directory test-cross
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)
@@ -169,9 +171,11 @@ test-san-scripts: san-build
 test-san: test-san-fast test-san-slow test-san-scripts
 
 # The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
-test-layers: $(BIN)/viv $(BIN)/vivd
+test-layers: $(BIN)/viv $(BIN)/vivd wasm
 	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_replay="$(INC_replay)" \
-	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" sh tests/layers.sh $(BUILD)
+	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" \
+	    WASM_CC="$(WASM_CC)" WASM_NM="$(WASM_NM)" WASM_BUILD="$(WASM_BUILD)" WASM_MODULE="$(WASM_MODULE)" \
+	    sh tests/layers.sh $(BUILD)
 
 test-cli: $(BIN)/viv $(BIN)/vivd
 	sh tests/cli.sh $(BIN)/viv
@@ -193,7 +197,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks wasm
 	BUILD=$(BUILD) sh bench/run.sh
 
 $(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
@@ -220,6 +224,9 @@ $(BUILD)/bench_terrarium: $(BUILD)/bench/bench_terrarium.o $(LIBSIM)
 $(BUILD)/bench_merge: $(BUILD)/bench/bench_merge.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
+$(BUILD)/bench_ticks: $(BUILD)/bench/bench_ticks.o $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # ---- run ----------------------------------------------------------------------------------------
 run: deps
 	$(MAKE) --no-print-directory all
@@ -237,5 +244,6 @@ help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 include tests/fuzz/fuzz.mk
+include wasm/wasm.mk
 
 -include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

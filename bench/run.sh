@@ -34,6 +34,16 @@ echo
 } | tee bench/out/merge.md
 echo
 {
+    echo "### $(date -u +%Y-%m-%d) — every world in WebAssembly under Node beside native: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin node bench/wasm.mjs $BUILD\`: bin/vivarium.wasm through"
+    echo "clients/web/sim.js, and $BUILD/bench_ticks for the same loop natively), compiler: $(${CC:-cc} --version | head -1),"
+    echo "wasm: $(clang --version | head -1) --target=wasm32-wasi"
+    echo
+    BIN=$BIN $pin node bench/wasm.mjs "$BUILD"
+} | tee bench/out/wasm.md
+echo
+{
     echo "### $(date -u +%Y-%m-%d) — bytes per frame, 60 s of each demo world: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_bytes --seconds 60\`)"

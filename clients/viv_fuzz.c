@@ -671,7 +671,7 @@ static void usage(FILE *out)
         "                 to write; the running session's recording lives in a temporary\n"
         "                 directory ($TMPDIR, else /tmp), deleted when the campaign ends\n"
         "  --chain FILE   write every session's per-tick state and frame hashes (for comparing\n"
-        "                 builds: the determinism matrix runs the same seed on four builds)\n"
+        "                 builds: the determinism matrix runs the same seed on five builds)\n"
         "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
         "  --no-shrink    write a divergent case as found, without shrinking it\n"
         "  --case FILE    run one saved case (as written next to a reproducer) and report\n"
@@ -805,6 +805,7 @@ int cli_fuzz_main(int argc, char **argv)
     }
     /* --out is made only for a reproducer: a clean campaign leaves no directory behind. */
     char work[4096] = "", db[4200] = "";
+#ifndef VIV_NO_REPLAY               /* without it nothing is recorded (and WASI has no mkdtemp) */
     if (o.record) {
         const char *td = getenv("TMPDIR");
         snprintf(work, sizeof work, "%s/viv-fuzz-XXXXXX", td && *td ? td : "/tmp");
@@ -815,6 +816,7 @@ int cli_fuzz_main(int argc, char **argv)
         }
         snprintf(db, sizeof db, "%s/session.db", work);
     }
+#endif
     const char *dbp = o.record ? db : NULL;
 
     if (o.case_file) {                         /* one saved case */

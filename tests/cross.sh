@@ -1,8 +1,9 @@
 #!/bin/sh
-# The determinism matrix (make test-cross): build `viv sim` four ways — gcc -O0, gcc -O2,
-# clang -O3, and aarch64-linux-gnu-gcc -O2 (static, run under qemu-aarch64) — run the same
-# workloads on each, and require identical hash chains. The cross build holds only the sim core
-# and the runner (no libpng; xxhash is header-only).
+# The determinism matrix (make test-cross): build `viv sim` five ways — gcc -O0, gcc -O2,
+# clang -O3, aarch64-linux-gnu-gcc -O2 (static, run under qemu-aarch64) and clang -O2 for
+# wasm32-wasi (Debian's clang 14 with wasi-libc, run under Node's node:wasi by
+# tests/wasm/run.mjs) — run the same workloads on each, and require identical hash chains. The
+# cross builds hold only the sim core and the runner (no libpng; xxhash is header-only).
 set -eu
 cd "$(dirname "$0")/.."
 out=build/cross
@@ -18,14 +19,20 @@ build() {   # name compiler flags...
     $cc $COMMON "$@" $SRC -o "$out/$name/viv"
 }
 
-echo "cross: building gcc-O0 gcc-O2 clang-O3 aarch64-O2"
+BUILDS="gcc-O0 gcc-O2 clang-O3 aarch64-O2 wasm32-O2"
+echo "cross: building $BUILDS"
 build gcc-O0 gcc -O0 &
 build gcc-O2 gcc -O2 &
 wait
 build clang-O3 clang -O3 &
 build aarch64-O2 aarch64-linux-gnu-gcc -O2 -static &
+# WASI has no process ids: viv fuzz's fallback seed (never used here, --seed is given) takes
+# wasi-libc's emulated getpid. The stack is 8 MiB as on Linux, placed first in memory so that an
+# overflow traps instead of writing over the heap.
+build wasm32-O2 "clang --target=wasm32-wasi" -O2 -D_WASI_EMULATED_GETPID -lwasi-emulated-getpid \
+    -Wl,--stack-first,-z,stack-size=8388608 &
 wait
-for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
+for b in $BUILDS; do
     [ -x "$out/$b/viv" ] || { echo "cross: build $b failed" >&2; exit 1; }
 done
 
@@ -44,7 +51,7 @@ done
 # Workloads: each prints a hash chain. The golden ones come from tests/golden/; the others are
 # kind-specific extras.
 run_all() {   # runner-prefix dir
-    pre=$1; dir=$2
+    pre=$1; dir=$2; t0=$(date +%s)
     rm -f "$dir/fuzz.failed"
     # Every kind's golden script, hashes every 10 ticks (the committed chain has every 100th).
     for k in $kinds; do
@@ -74,20 +81,33 @@ run_all() {   # runner-prefix dir
     # tick's hashes written out.
     $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet \
         --out "$dir/fuzz-out" --chain "$dir/fuzz.chain" > "$dir/fuzz.log" 2>&1 || touch "$dir/fuzz.failed"
+    echo "cross: $(basename "$dir"): workloads in $(( $(date +%s) - t0 )) s"
 }
 
 QEMU="qemu-aarch64"
+# The wasm32 module runs from tests/golden too, so the runner's path is absolute.
+WASI="node --no-warnings $PWD/tests/wasm/run.mjs"
+status=0
+# Every build must hold the same kinds, in the same order, as the one list.
+for b in gcc-O0 clang-O3 aarch64-O2 wasm32-O2; do
+    case $b in aarch64-*) pre=$QEMU ;; wasm32-*) pre=$WASI ;; *) pre="" ;; esac
+    got=$($pre "$out/$b/viv" sim --list-kinds | awk '{print $1}')
+    [ "$got" = "$kinds" ] || { echo "cross: $b lists other kinds: $(echo $got) (gcc-O2: $(echo $kinds))" >&2; status=1; }
+done
 start=$(date +%s)
-run_all "" "$out/gcc-O0" &
-run_all "" "$out/gcc-O2" &
-wait
-run_all "" "$out/clang-O3" &
+# aarch64 under qemu takes longest by far (user emulation, ~10× a native run), so it has a core
+# to itself while the other four run one after another on the other.
 run_all "$QEMU" "$out/aarch64-O2" &
+{
+    run_all "" "$out/gcc-O0"
+    run_all "" "$out/gcc-O2"
+    run_all "" "$out/clang-O3"
+    run_all "$WASI" "$out/wasm32-O2"
+} &
 wait
 echo "cross: ran the workloads in $(( $(date +%s) - start )) s"
 
-status=0
-for b in gcc-O0 gcc-O2 clang-O3 aarch64-O2; do
+for b in $BUILDS; do
     if [ -e "$out/$b/fuzz.failed" ]; then
         echo "cross: viv fuzz failed on $b:" >&2
         tail -5 "$out/$b/fuzz.log" >&2
@@ -99,14 +119,15 @@ for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray c
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")
     [ "$lines" -gt 0 ] || { echo "cross: $chain produced no output" >&2; status=1; continue; }
-    for b in gcc-O0 clang-O3 aarch64-O2; do
+    for b in $BUILDS; do
+        [ "$b" = gcc-O2 ] && continue
         if ! cmp -s "$ref" "$out/$b/$chain.chain"; then
             echo "cross: $chain differs between gcc-O2 and $b; first difference:" >&2
             diff "$ref" "$out/$b/$chain.chain" | head -4 >&2
             status=1
         fi
     done
-    [ $status -eq 0 ] && echo "cross: $chain: $lines hash lines identical on gcc-O0, gcc-O2, clang-O3, aarch64-O2"
+    [ $status -eq 0 ] && echo "cross: $chain: $lines hash lines identical on $(echo $BUILDS | sed 's/ /, /g')"
 done
 # The matrix must also agree with every kind's committed golden chain.
 for k in $kinds; do

@@ -15,12 +15,16 @@
 #   libwire.a    no uv_ or sqlite3_ symbol, nothing of server/, replay/ or clients/;
 #   libreplay.a  no uv_ symbol and nothing of server/ or clients/;
 #   clients      nothing of server/;
-#   server host  no symbol defined by the server's network objects.
+#   server host  no symbol defined by the server's network objects;
+#   wasm32       sim/ and wasm/api.c compiled for wasm32-wasi (make wasm), read with llvm-nm: the
+#                same rule as libsim.a (wasm/ reaches only sim/ and libc), and the module
+#                bin/vivarium.wasm imports only the WASI calls libc needs to report an assert
+#                (tests/wasm/imports.mjs): no clock, file, randomness or `env` symbol.
 # Before the real checks, each check runs on objects that break its rule on purpose and must
 # fail: a check that cannot fail is a bug.
 #
-# usage: layers.sh [BUILD_DIR]   (default build/default, after `make all`; the Makefile passes CC
-# and the INC_* flags)
+# usage: layers.sh [BUILD_DIR]   (default build/default, after `make all` and `make wasm`; the
+# Makefile passes CC, the INC_* flags and the WASM_* settings)
 set -eu
 build=${1:-build/default}   # the default build, as `make test-layers` passes it
 CC=${CC:-cc}
@@ -29,6 +33,11 @@ INC_wire=${INC_wire:--Iwire -Isim}
 INC_replay=${INC_replay:--Ireplay -Isim}
 INC_server=${INC_server:--Iserver -Iwire -Ireplay -Isim}
 INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Isim}
+INC_wasm=${INC_wasm:--Isim}
+WASM_CC=${WASM_CC:-clang --target=wasm32-wasi}
+WASM_NM=${WASM_NM:-llvm-nm-14}
+WASM_BUILD=${WASM_BUILD:-build/wasm}
+WASM_MODULE=${WASM_MODULE:-bin/vivarium.wasm}
 # The server's network layer: these objects may call the host; the host may not call them.
 NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o proto.o fanout.o network.o}
 
@@ -37,8 +46,10 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 fail() { echo "layers: $*" >&2; status=1; }
 
-undefined() { nm -u "$@" 2>/dev/null | awk 'NF && $NF !~ /:$/ {print $NF}' | sed 's/@.*//' | sort -u; }
-defined()   { nm --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRVWC]/ {print $3}' | sort -u; }
+# NM: GNU nm for the host's objects; llvm-nm for wasm32 objects (same output format).
+NM=nm
+undefined() { $NM -u "$@" 2>/dev/null | awk 'NF && $NF !~ /:$/ {print $NF}' | sed 's/@.*//' | sort -u; }
+defined()   { $NM --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRVWC]/ {print $3}' | sort -u; }
 
 # ---- link-time rules ----------------------------------------------------------------------
 # libc functions the core may call: memory and strings, nothing with a clock, a file or a lock.
@@ -62,11 +73,13 @@ classify() {
     esac
 }
 
+# The linker's own globals in a wasm32 object: the stack pointer is not a libc call.
+WASM_ALLOW='^(__stack_pointer)$'
 # check_core NAME LIB...: every undefined symbol is defined by LIB itself or allowed.
 check_core() {
     name=$1; shift
     undefined "$@" > "$tmp/u"; defined "$@" > "$tmp/d"
-    bad=$(comm -23 "$tmp/u" "$tmp/d" | grep -Ev "$SIM_ALLOW" || true)
+    bad=$(comm -23 "$tmp/u" "$tmp/d" | grep -Ev "$SIM_ALLOW" | { [ "$NM" = nm ] && cat || grep -Ev "$WASM_ALLOW"; } || true)
     [ -z "$bad" ] && return 0
     for s in $bad; do echo "  $s ($(classify "$s"))"; done
     return 1
@@ -147,12 +160,53 @@ check_deny "$WIRE_DENY" "$tmp/bad_core.o" > /dev/null \
     && fail "negative control: a wire object that calls libuv and SQLite passed"
 check_cross "$tmp/host.o" -- "$tmp/net.o" > /dev/null \
     && fail "negative control: a host object that calls the network layer passed"
+# wasm32: the same rule on objects read with llvm-nm, and the module's imports. The bad object
+# calls libm transcendentals, a clock, a file and libuv; linked as a reactor (without libuv), the
+# module imports a clock, the filesystem and randomness.
+cat > "$tmp/bad_wasm.c" <<'C'
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int uv_run(void *loop, int mode);
+double bad_wasm(double x);
+__attribute__((export_name("bad_wasm"))) double bad_wasm(double x)
+{
+    struct timespec ts;
+    unsigned char r[8];
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    FILE *f = fopen("state.bin", "rb");
+    getentropy(r, sizeof r);
+    return sin(x) + cos(x) + exp(x) + pow(x, (double)ts.tv_nsec) + (f != NULL) + r[0];
+}
+double bad_uv(double x);
+double bad_uv(double x) { return bad_wasm(x) + uv_run(NULL, 0); }
+C
+# shellcheck disable=SC2086
+$WASM_CC -O1 -D_DEFAULT_SOURCE -c "$tmp/bad_wasm.c" -o "$tmp/bad_wasm.o"
+if out=$(NM=$WASM_NM check_core wasm32 "$tmp/bad_wasm.o"); then
+    fail "negative control: a wasm32 object that calls libm, a clock, stdio and libuv passed; the check is broken"
+else
+    for want in sin cos exp pow clock_gettime fopen uv_run; do
+        echo "$out" | grep -q "^  $want " || fail "negative control: wasm32 $want was not caught (got: $(echo "$out" | tr '\n' ' '))"
+    done
+fi
+# --allow-undefined makes uv_run an import from `env`, as a missing symbol would be.
+# shellcheck disable=SC2086
+$WASM_CC -mexec-model=reactor -Wl,--allow-undefined -Wl,--export=bad_uv -o "$tmp/bad.wasm" "$tmp/bad_wasm.o"
+if out=$(node tests/wasm/imports.mjs "$tmp/bad.wasm" 2>&1 >/dev/null); then
+    fail "negative control: a module that imports a clock, files and randomness passed the imports check"
+else
+    for want in clock_time_get path_open random_get "env.uv_run"; do
+        echo "$out" | grep -q "$want" || fail "negative control: the module's import $want was not caught (got: $(echo "$out" | tr '\n' ' '))"
+    done
+fi
 # Compile time: with sim/'s include path alone, a header of another layer is not found.
 printf '#include "replay.h"\n' > "$tmp/probe_bad.c"
 # shellcheck disable=SC2086
 "$CC" $INC_sim -fsyntax-only "$tmp/probe_bad.c" 2>/dev/null \
     && fail "negative control: a sim/ file could include replay.h"
-[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, replay, host; compile: include paths)"
+[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, replay, host, wasm32 objects and module imports; compile: include paths)"
 
 # ---- the real checks -----------------------------------------------------------------------
 need() { [ -e "$1" ] || { fail "$1 is missing (run make all first)"; return 1; }; }
@@ -171,6 +225,8 @@ probe wire wire.h ok
 for h in replay.h host.h network.h net.h cli.h; do probe wire "$h" fail; done
 probe replay replay.h ok
 for h in wire.h codec.h msg.h host.h network.h net.h cli.h; do probe replay "$h" fail; done
+probe wasm sim.h ok
+for h in wire.h codec.h msg.h replay.h files.h host.h network.h net.h cli.h; do probe wasm "$h" fail; done
 probe clients net.h ok
 probe server host.h ok
 probe server net.h fail
@@ -182,7 +238,7 @@ for src in server/*.c; do
     case " $NET_OBJS vivd.o " in *" $(basename "$src" .c).o "*) continue ;; esac
     grep -q '^#include "network.h"' "$src" && fail "compile: $src is host code but includes network.h"
 done
-[ $status -eq 0 ] && echo "layers: compile: sim/ sees only sim/; wire/ and replay/ see sim/; clients/ cannot see server/; no host file includes network.h"
+[ $status -eq 0 ] && echo "layers: compile: sim/ and wasm/ see only sim/; wire/ and replay/ see sim/; clients/ cannot see server/; no host file includes network.h"
 
 if need "$build/libsim.a"; then
     if out=$(check_core libsim "$build/libsim.a"); then
@@ -205,6 +261,27 @@ if [ -n "$clients" ]; then
     # shellcheck disable=SC2086
     if out=$(check_deny "$CLIENT_DENY" $clients); then echo "layers: clients: no server symbol"
     else fail "clients/ references server/ symbols (clients speak the protocol through wire/):"; echo "$out" >&2; fi
+fi
+# wasm32: sim/ and wasm/ objects as make wasm compiled them, and the module they make.
+wasm_objs=$(for src in sim/*.c sim/*/*.c wasm/*.c; do o="$WASM_BUILD/${src%.c}.o"; echo "$o"; done)
+wasm_ok=1
+for o in $wasm_objs "$WASM_MODULE"; do need "$o" || wasm_ok=0; done
+if [ $wasm_ok -eq 1 ]; then
+    # shellcheck disable=SC2086
+    if out=$(NM=$WASM_NM check_core wasm32 $wasm_objs); then
+        # shellcheck disable=SC2086
+        echo "layers: wasm32 sim/ and wasm/ objects: $(NM=$WASM_NM undefined $wasm_objs | wc -l) undefined symbols, all their own, libc memory and string functions or the stack pointer"
+    else
+        fail "the wasm32 objects of sim/ and wasm/ call what the core may not (wasm/ reaches sim/ and libc only; use sim/dmath.c for maths):"
+        echo "$out" >&2
+    fi
+    if out=$(node tests/wasm/imports.mjs "$WASM_MODULE" 2>&1 >/dev/null); then
+        n=$(node tests/wasm/imports.mjs "$WASM_MODULE" | wc -l)
+        echo "layers: $WASM_MODULE imports $n function(s), all WASI calls libc needs (no clock, file, randomness or env)"
+    else
+        fail "$WASM_MODULE imports what the core may not:"
+        echo "$out" >&2
+    fi
 fi
 host=""; net=""
 # Objects of the sources that exist now (a build directory may hold objects of removed files).
