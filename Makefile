@@ -184,7 +184,7 @@ test-view: $(BIN)/viv $(BIN)/vivd
 # The browser viewer (clients/web/): its modules in Node against recorded streams and a live vivd
 # (tests/web/), then the page itself in Debian's Chromium, headless, driven by playwright-core
 # against a real vivd on a free loopback port (tests/browser/; scripts/deps.sh installs chromium,
-# node and the pinned npm packages). About a minute and a half on a quiet 2-core machine.
+# node and the pinned npm packages). 63 to 102 s on a 2-core machine shared with other builds.
 test-web: $(BIN)/viv $(BIN)/vivd
 	VIV_BIN=$(BIN) node --test tests/web/
 	VIV_BIN=$(BIN) node --test tests/browser/
