@@ -10,6 +10,8 @@
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
 #   make test-san        every Check suite, cli.sh and view.sh under ASan+UBSan (make test runs it)
+#   make test-web        the browser viewer: its modules in Node, then the page in Chromium
+#   make web-screenshot  copy the screenshot test-web takes to docs/web-viewer.png (the README's)
 #   make web-vendor      refresh the page's vendored JavaScript (clients/web/vendor/) from npm
 
 CC       ?= cc
@@ -85,7 +87,7 @@ SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-campaign bench golden clean help
-.PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts
+.PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts test-web web-screenshot
 all: $(BIN)/viv $(BIN)/vivd
 
 deps:
@@ -134,7 +136,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm
+	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web
 	$(MAKE) --no-print-directory test-cross
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)
@@ -182,6 +184,20 @@ test-cli: $(BIN)/viv $(BIN)/vivd
 
 test-view: $(BIN)/viv $(BIN)/vivd
 	sh tests/view.sh $(BIN)
+
+# The browser viewer (clients/web/): its modules in Node against recorded streams and a live vivd
+# (tests/web/), then the page itself in Debian's Chromium, headless, driven by playwright-core
+# against a real vivd on a free loopback port (tests/browser/; scripts/deps.sh installs chromium,
+# node and the pinned npm packages). 63 to 102 s on a 2-core machine shared with other builds.
+test-web: $(BIN)/viv $(BIN)/vivd
+	VIV_BIN=$(BIN) node --test tests/web/
+	VIV_BIN=$(BIN) node --test tests/browser/
+
+# The README's picture of the page, from test-web's last run (it is not overwritten by a test run,
+# since every run shows another tick).
+web-screenshot:
+	@test -f build/browser/web-viewer.png || { echo "run make test-web first"; exit 1; }
+	cp build/browser/web-viewer.png docs/web-viewer.png
 
 # The determinism campaign: random sessions of every kind for CAMPAIGN_SECONDS, three ways each,
 # with a fresh seed printed first (`viv fuzz --seed S` repeats a failure).

@@ -1,5 +1,7 @@
 #!/bin/sh
-# Install the Debian 12 packages Vivarium needs, and only those that are missing.
+# Install the Debian 12 packages Vivarium needs, and only those that are missing; then the
+# browser tests' npm packages (tests/browser/package-lock.json), unless node_modules already
+# holds exactly what that lock file pins.
 # Idempotent: a second run installs nothing and prints nothing but the summary line.
 # Called first by `make run` and `make test`. Needs root (or sudo) only when something is missing.
 set -eu
@@ -7,8 +9,25 @@ set -eu
 PKGS="build-essential pkg-config libuv1-dev libmsgpack-dev libsqlite3-dev check libxxhash-dev
 libpng-dev libgif-dev clang llvm libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 qemu-user netpbm zstd libzstd-dev sqlite3 binutils python3 tmux gifsicle imagemagick
-webp libwebsockets-dev libwebsockets-evlib-uv
-wasi-libc lld-14 libclang-rt-14-dev-wasm32 nodejs"
+webp libwebsockets-dev libwebsockets-evlib-uv chromium
+wasi-libc lld-14 libclang-rt-14-dev-wasm32"
+# Node and npm, for the page's tests: Debian's only when there is none (a newer Node installed
+# some other way stays; playwright-core 1.64 needs Node 20 or newer, and Debian 12's is 18).
+command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+
+# The browser tests' packages: `npm ci` from the lock file, only when node_modules does not hold
+# what it pins (a copy of the lock file is kept in node_modules after a good install). No install
+# scripts run and no browser is downloaded: the tests drive Debian's /usr/bin/chromium.
+npm_packages() {
+    web=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+    if cmp -s "$web/package-lock.json" "$web/node_modules/.vivarium-lock" 2>/dev/null; then
+        return 0
+    fi
+    echo "deps: npm ci in tests/browser (playwright-core, as package-lock.json pins it)"
+    (cd "$web" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$web/package-lock.json" "$web/node_modules/.vivarium-lock"
+}
 
 missing=""
 for p in $PKGS; do
@@ -18,6 +37,7 @@ for p in $PKGS; do
 done
 
 if [ -z "$missing" ]; then
+    npm_packages
     echo "deps: all packages present"
     exit 0
 fi
@@ -38,4 +58,5 @@ if ! $SUDO apt-get install -y -q --no-install-recommends $missing; then
     # shellcheck disable=SC2086
     $SUDO apt-get install -y -q --no-install-recommends $missing
 fi
+npm_packages
 echo "deps: done"

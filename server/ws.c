@@ -86,10 +86,16 @@ static void ws_finish(srv_client *c)
     if (c->ws.wsi) lws_callback_on_writable(c->ws.wsi);
 }
 
-/* Ask lws to close the connection at its next turn; CLOSED then frees c (ws_gone). */
+/* Ask lws to close the connection at its next turn; CLOSED then frees c (ws_gone). The kill is
+ * also asked for through WRITEABLE (ws_writeable returns -1 for a closing client): on vivd's
+ * foreign loop lws runs an asynchronous kill asked for from outside its own callbacks (the
+ * sweep's, after SRV_DRAIN_MS) only at its next timer, which was up to 30 s later, while the
+ * WRITEABLE request wakes it at once. */
 static void ws_close(srv_client *c)
 {
-    if (c->ws.wsi) lws_set_timeout(c->ws.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    if (!c->ws.wsi) return;
+    lws_set_timeout(c->ws.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    lws_callback_on_writable(c->ws.wsi);
 }
 
 const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close };

@@ -307,7 +307,7 @@ export class Viewer {
             get state() { return v.conn.state; },
             get connects() { return v.conn.connects; },
             get role() { return v.role; },
-            get worlds() { return v.worlds.map((w) => ({ id: w.id, kind: w.kind, w: w.w, h: w.h, hz: w.hz, views: [...w.views], play: w.play ? { ...w.play } : null })); },
+            get worlds() { return v.worlds.map((w) => ({ id: w.id, kind: w.kind, seed: String(w.seed), params: w.params, w: w.w, h: w.h, hz: w.hz, views: [...w.views], play: w.play ? { ...w.play } : null })); },
             get playState() { return v.world?.play ? { ...v.world.play } : null; },
             pixels() { return v.stream.px.slice(); },
             palette() { return v.stream.pal.slice(); },

@@ -7,8 +7,10 @@ import os from "node:os";
 import path from "node:path";
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-export const VIVD = path.join(ROOT, "bin/vivd");
-export const VIV = path.join(ROOT, "bin/viv");
+/* The binaries: bin/ of the source tree, or $VIV_BIN (the Makefile's $(BIN), e.g. a sanitizer build's). */
+const BIN = process.env.VIV_BIN ? path.resolve(process.env.VIV_BIN) : path.join(ROOT, "bin");
+export const VIVD = path.join(BIN, "vivd");
+export const VIV = path.join(BIN, "viv");
 export const PLAYER = "web-test-player";
 export const ADMIN = "web-test-admin";
 
@@ -23,34 +25,59 @@ function noHttp() {
     return httpFlag;
 }
 
-/* Start vivd with args; resolves to {port, dir, stop()} once it listens. dir: a fresh folder
- * it runs in (and that stop() removes unless keep). */
-export async function startVivd(args, { keep = false, dir } = {}) {
+/* The port vivd wrote to file (it writes the file once it listens), or throws when it has not
+ * within about 10 s (a loaded machine) or has exited. */
+async function readPort(file, exited, what) {
+    for (let i = 0; i < 400 && !fs.existsSync(file) && !exited(); i++) await new Promise((r) => setTimeout(r, 25));
+    if (!fs.existsSync(file)) throw new Error(`vivd ${what} did not start`);
+    let port = 0;
+    for (let i = 0; i < 40 && !port; i++) {
+        port = +fs.readFileSync(file, "utf8").trim();
+        if (!port) await new Promise((r) => setTimeout(r, 25));
+    }
+    return port;
+}
+
+/* Start vivd with args; resolves to {port, httpPort, dir, stop()} once it listens. dir: a fresh
+ * folder it runs in (and that stop() removes unless keep). http: also serve the page and the
+ * WebSocket on a free loopback port (httpPort; 0 without it). */
+export async function startVivd(args, { keep = false, dir, http = false } = {}) {
     dir = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "viv-web-"));
-    const portFile = path.join(dir, `port-${process.pid}-${Math.random().toString(36).slice(2)}`);
-    const child = spawn(VIVD, ["--listen", "127.0.0.1:0", "--port-file", portFile, "--quiet", ...noHttp(),
+    const tag = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const portFile = path.join(dir, `port-${tag}`), httpFile = path.join(dir, `http-port-${tag}`);
+    const httpArgs = http ? ["--http", "127.0.0.1:0", "--http-port-file", httpFile] : noHttp();
+    const child = spawn(VIVD, ["--listen", "127.0.0.1:0", "--port-file", portFile, "--quiet", ...httpArgs,
                                "--player-token", PLAYER, "--admin-token", ADMIN, ...args],
                         { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
     let exited = false;
     child.on("exit", () => { exited = true; });
-    for (let i = 0; i < 200 && !fs.existsSync(portFile) && !exited; i++) await new Promise((r) => setTimeout(r, 25));
-    if (!fs.existsSync(portFile)) throw new Error(`vivd ${args.join(" ")} did not start`);
-    let port = 0;
-    for (let i = 0; i < 40 && !port; i++) {
-        port = +fs.readFileSync(portFile, "utf8").trim();
-        if (!port) await new Promise((r) => setTimeout(r, 25));
+    const what = args.join(" ");
+    let port, httpPort;
+    try {
+        port = await readPort(portFile, () => exited, what);
+        httpPort = http ? await readPort(httpFile, () => exited, `${what} (its HTTP port)`) : 0;
+    } catch (e) {
+        if (!exited) child.kill("SIGKILL");
+        throw e;
     }
     return {
         port,
+        httpPort,
         dir,
+        pid: child.pid,
+        /* SIGINT, as a person stops it; resolves to its exit code (a signal's name if it was
+         * killed: after 20 s it is sent SIGKILL, so a hung vivd fails a test, never hangs it) */
         stop: () => new Promise((resolve) => {
             const done = () => {
+                clearTimeout(hung);
                 if (!keep) fs.rmSync(dir, { recursive: true, force: true });
-                resolve();
+                resolve(child.exitCode ?? child.signalCode);
             };
+            let hung = null;
             if (exited) return done();
             child.on("exit", done);
             child.kill("SIGINT");
+            hung = setTimeout(() => child.kill("SIGKILL"), 20000);
         }),
     };
 }
