@@ -28,7 +28,7 @@
 #define RS_STATE_PIECE (128u * 1024u)   /* bytes of a checkpoint in one replay_state */
 #define RS_LOW_WATER (64u * 1024u)  /* read the next piece when the client holds less than this */
 #define RS_WAIT_MIN_MS 2            /* then look again after this, doubling... */
-#define RS_WAIT_MAX_MS 250          /* ...up to this, while the client does not read */
+#define RS_WAIT_MAX_MS 20           /* ...up to this, while the client does not read */
 #define RS_SESSIONS_PER_FILE 256    /* `sessions` lists the newest of each file */
 #define RS_SESSIONS_MAX 1024        /* and at most this many in all */
 #define RS_FILES_MAX (SRV_MAX_WORLDS + 1)
