@@ -245,6 +245,19 @@ bad:
     return rc == 1 ? 1 : -1;
 }
 
+/* The plan's skipped ranges not sent yet that end by tick `upto`, as wire_gaps (pointing into the
+ * plan; at most a few per span: a gap row takes a failing disk to make). NULL: out of memory. */
+static wire_gap *skipped_until(srv_rstream *r, uint64_t upto, size_t *n)
+{
+    wire_gap *v = malloc((r->plan.nskipped + 1) * sizeof *v);
+    *n = 0;
+    while (v && r->skipped_sent < r->plan.nskipped && r->plan.skipped[r->skipped_sent].to <= upto) {
+        const rpl_gap *g = &r->plan.skipped[r->skipped_sent++];
+        v[(*n)++] = (wire_gap){ g->from, g->to, g->reason };
+    }
+    return v;
+}
+
 static int step_span(srv_rstream *r)
 {
     const rpl_span *sp = &r->plan.spans[r->span];
@@ -258,17 +271,18 @@ static int step_span(srv_rstream *r)
         return 0;
     }
     /* The ranges no span covers, up to this one. */
-    wire_gap gaps[64];
-    size_t ng = 0;
-    while (r->skipped_sent < r->plan.nskipped && r->plan.skipped[r->skipped_sent].to <= sp->start &&
-           ng < sizeof gaps / sizeof gaps[0]) {
-        const rpl_gap *g = &r->plan.skipped[r->skipped_sent++];
-        gaps[ng++] = (wire_gap){ g->from, g->to, g->reason };
+    size_t ng;
+    wire_gap *gaps = skipped_until(r, sp->start, &ng);
+    if (!gaps) {
+        rpl_checkpoint_free(&cp);
+        fail(r, "replay_failed", 1, "out of memory");
+        return 0;
     }
     uint64_t rowv[2] = { row.state_hash, row.frame_hash };
     srv_msg_reserve(&r->out);
     wire_msg_replay_span(&r->out, r->sess.id, (uint32_t)r->span, sp->start, sp->end, gaps, ng,
                          (uint32_t)r->slen, cp.hash, have_row ? rowv : NULL);
+    free(gaps);
     rpl_checkpoint_free(&cp);
     r->soff = 0;
     r->phase = RS_STATE;
@@ -426,14 +440,15 @@ failed:
 
 static void step_end(srv_rstream *r)
 {
-    wire_gap gaps[64];
-    size_t ng = 0;
-    while (r->skipped_sent < r->plan.nskipped && ng < sizeof gaps / sizeof gaps[0]) {
-        const rpl_gap *g = &r->plan.skipped[r->skipped_sent++];
-        gaps[ng++] = (wire_gap){ g->from, g->to, g->reason };
+    size_t ng;
+    wire_gap *gaps = skipped_until(r, UINT64_MAX, &ng);
+    if (!gaps) {
+        fail(r, "replay_failed", 1, "out of memory");
+        return;
     }
     srv_msg_reserve(&r->out);
     wire_msg_replay_end(&r->out, r->sess.id, gaps, ng);
+    free(gaps);
     r->phase = RS_DONE;
 }
 
