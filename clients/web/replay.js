@@ -82,6 +82,14 @@ export class RecordingVerifier {
         return true;
     }
 
+    /* Stop waiting for a stream that cannot come any more (the connection dropped): the result
+     * is "unverifiable" with why. */
+    abort(why) {
+        if (this.done()) return;
+        this.failure = { code: "aborted", msg: why };
+        this.#poke();
+    }
+
     done() {
         return this.failure !== null || this.damage !== null || this.ended;
     }
