@@ -589,9 +589,11 @@ async function verifyRecording({ session, file, flip = null } = {}) {
     scheduleUi();
     if (!viewer.conn.send(v.request())) v.abort("not connected to vivd");
     const r = await v.run();
-    ver.run = null;
     ver.result = r;
     ver.progress = v.progress();
+    scheduleUi();
+    await v.drained();            /* what vivd still sends of it, after a divergence */
+    ver.run = null;
     scheduleUi();
     return r;
 }

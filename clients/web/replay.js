@@ -50,6 +50,7 @@ export class RecordingVerifier {
         this.ended = false;           /* replay_end */
         this.trailing = [];           /* ranges skipped after the last span */
         this.failure = null;          /* an error reply, or a stream that breaks the protocol */
+        this.finished = false;        /* run() has its verdict: the rest of the stream is dropped */
         this.received = 0;            /* ticks whose rows arrived */
         this.verified = 0;
         this.wake = null;
@@ -73,6 +74,13 @@ export class RecordingVerifier {
             return true;
         }
         if (!m.t.startsWith("replay_") || m.session === undefined || num(m.session) !== this.session) return false;
+        if (this.finished) {
+            /* the verdict is in (a divergence): the rest of the stream is only let go by, to its end */
+            if (m.t === "replay_end") this.ended = true;
+            if (m.t === "replay_damage") this.damage = { after: num(m.after), msg: String(m.msg ?? "") };
+            this.#poke();
+            return true;
+        }
         try {
             this.#take(m);
         } catch (e) {
@@ -88,6 +96,12 @@ export class RecordingVerifier {
         if (this.done()) return;
         this.failure = { code: "aborted", msg: why };
         this.#poke();
+    }
+
+    /* Resolves once the stream has ended (vivd sends one stream at a time per connection: the next
+     * request waits for this one's end, which comes soon after a divergence stops the replay). */
+    async drained() {
+        while (!this.done()) await new Promise((r) => { this.wake = r; });
     }
 
     done() {
@@ -179,7 +193,10 @@ export class RecordingVerifier {
         let replayMs = 0, world = null;
         const res = (verdict, extra = {}) => {
             world?.destroy();
-            return this.#result(verdict, { seconds: (this.now() - t0) / 1000, replaySeconds: replayMs / 1000, ...extra });
+            const out = this.#result(verdict, { seconds: (this.now() - t0) / 1000, replaySeconds: replayMs / 1000, ...extra });
+            this.finished = true;         /* from here the stream is let go by */
+            this.spans.length = 0;
+            return out;
         };
         try {
             if (!(await this.#until(() => this.info))) return this.#ended(res);
