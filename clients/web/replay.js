@@ -242,7 +242,7 @@ export class RecordingVerifier {
                         if (sh !== want || fh !== wantFh)
                             return res("diverged", { divergedAt: t + 1, recorded: { sh: want, fh: wantFh }, replayed: { sh, fh } });
                         this.verified++;
-                        if ((this.verified & 63) === 0 && this.now() - slice >= SLICE_MS) {
+                        if ((this.verified & 7) === 0 && this.now() - slice >= SLICE_MS) {
                             replayMs += this.now() - slice;
                             this.onProgress(this.progress());
                             await yieldNow();
