@@ -594,6 +594,7 @@ async function verifyRecording({ session, file, flip = null } = {}) {
     scheduleUi();
     await v.drained();            /* what vivd still sends of it, after a divergence */
     ver.run = null;
+    refreshSessions();            /* running sessions have grown meanwhile */
     scheduleUi();
     return r;
 }
