@@ -530,21 +530,27 @@ function renderUi() {
 /* ---- verifying a recording in this tab (replay.js) --------------------------------------------- */
 /* The recordings vivd can hand out (its `sessions` reply), the verification running, its
  * progress and its last result. */
-const ver = { files: [], pick: "", run: null, progress: null, result: null, error: "", asked: false, link: 0 };
+const ver = { files: [], pick: "", busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
 
 function verifyMessage(m) {
     if (m.t === "sessions") {
         ver.files = readSessions(m);
         ver.asked = false;
+        for (const w of ver.waiting.splice(0)) w();
         scheduleUi();
         return true;
+    }
+    if (m.t === "error" && ver.asked && !ver.run && /^replay_(busy|failed)$/.test(m.code)) {
+        ver.asked = false;                /* the list is not coming: the viewer notes why */
+        for (const w of ver.waiting.splice(0)) w();
+        return false;
     }
     return ver.run !== null && ver.run.feed(m);
 }
 
 /* Ask vivd for its sessions (not while a verification streams: one stream at a time). */
 function refreshSessions() {
-    if (isLocal || ver.run || viewer.state !== "open") return false;
+    if (isLocal || ver.busy || viewer.state !== "open") return false;
     ver.asked = viewer.conn.send({ t: "sessions" });
     return ver.asked;
 }
@@ -556,7 +562,11 @@ function checkVerifyLink() {
         ver.link = viewer.conn.connects;
         refreshSessions();
     }
-    if (viewer.state !== "open") ver.run?.abort("the connection to vivd closed");
+    if (viewer.state !== "open") {
+        ver.run?.abort("the connection to vivd closed");
+        ver.asked = false;                /* a new connection: that list is not coming */
+        for (const w of ver.waiting.splice(0)) w();
+    }
 }
 
 /* The session a world is (a recording played, or a live world recorded): "file\nid", or "". */
@@ -571,22 +581,34 @@ function sessionOf(w) {
 
 /* Verify session (of file) here; resolves to the result (replay.js). flip: tests only. */
 async function verifyRecording({ session, file, flip = null } = {}) {
-    if (ver.run) throw new Error("a verification is already running");
+    if (ver.busy) throw new Error("a verification is already running");
+    ver.busy = true;
+    try {
+        return await verifyNow(session, file, flip);
+    } finally {
+        ver.busy = false;
+        refreshSessions();        /* running sessions have grown meanwhile */
+        scheduleUi();
+    }
+}
+
+async function verifyNow(session, file, flip) {
     ver.result = null;
     ver.error = "";
     ver.progress = { received: 0, verified: 0, total: 0 };
+    scheduleUi();
     let s;
     try {
         s = await sim();
     } catch (e) {
         ver.error = `the sim module did not load (${e.message}): make builds it, and vivd serves it at /vivarium.wasm`;
         ver.progress = null;
-        scheduleUi();
         return { verdict: "unverifiable", message: ver.error };
     }
+    /* one stream at a time on the connection: a session list asked for comes first */
+    if (ver.asked) await new Promise((r) => ver.waiting.push(r));
     const v = new RecordingVerifier(s, { session, file, flip, onProgress: (p) => { ver.progress = p; followVerify(); } });
     ver.run = v;
-    scheduleUi();
     if (!viewer.conn.send(v.request())) v.abort("not connected to vivd");
     const r = await v.run();
     ver.result = r;
@@ -594,8 +616,6 @@ async function verifyRecording({ session, file, flip = null } = {}) {
     scheduleUi();
     await v.drained();            /* what vivd still sends of it, after a divergence */
     ver.run = null;
-    refreshSessions();            /* running sessions have grown meanwhile */
-    scheduleUi();
     return r;
 }
 
@@ -610,7 +630,7 @@ function renderVerify() {
     const all = ver.files.flatMap((f) => f.sessions.map((x) => ({ f, x, key: `${f.file}\n${x.session}` })));
     const mine = sessionOf(viewer.world);
     if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
-    const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.run || all.length === 0 },
+    const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
         ...all.map(({ f, x, key }) => {
             const o = el("option", { value: key, title: `${f.file}: session ${x.session}, ${x.kind} seed ${x.seed} ${x.params}, ticks ${x.start}..${x.end}, ${x.status}` },
                 `${key === mine ? "this world: " : ""}${x.kind} #${x.session} · ${x.end - x.start} ticks${x.status === "running" ? " so far" : ""}`);
@@ -618,10 +638,10 @@ function renderVerify() {
             return o;
         }));
     pick.addEventListener("change", () => { ver.pick = pick.value; scheduleUi(); });
-    const go = el("button", { type: "button", class: "btn", disabled: !!ver.run || !ver.pick || viewer.state !== "open", onclick: () => {
+    const go = el("button", { type: "button", class: "btn", disabled: !!ver.busy || !ver.pick || viewer.state !== "open", onclick: () => {
         const [file, id] = ver.pick.split("\n");
         verifyRecording({ session: +id, file });
-    } }, ver.run ? "Verifying…" : "Verify");
+    } }, ver.busy ? "Verifying…" : "Verify");
     const parts = [el("div", { class: "label" }, "Verify in this tab"),
         all.length ? el("div", { class: "row" }, pick, go)
             : el("div", { class: "small" }, ver.asked ? "asking vivd for its recordings…" : "vivd records nothing here and plays no recording.")];
@@ -718,7 +738,7 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
     get sessions() { return JSON.parse(JSON.stringify(ver.files)); },
     refreshSessions() { return refreshSessions(); },
     verify(opts) { return verifyRecording(opts); },
-    get verifyState() { return { running: ver.run !== null, progress: ver.progress && { ...ver.progress }, result: ver.result, error: ver.error }; },
+    get verifyState() { return { running: ver.busy, progress: ver.progress && { ...ver.progress }, result: ver.result, error: ver.error }; },
     get isLocal() { return isLocal; },
     get localError() { return localFailed; },
 }));
