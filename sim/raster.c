@@ -533,6 +533,14 @@ void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0,
         capsule_pixels(f, &k, x0, y0, xa, xb, ya, yb, c);
         return;
     }
+    /* A tighter box: a covered pixel is at most sqrt(rmax² + rmax) from the segment in x and in y,
+     * and the rule's rounding cannot reach an integer offset k with k² ≥ floor(rmax² + rmax) + 2. */
+    m = isqrt_small(floor_i64(rmax * rmax + rmax) + 1);
+    xa = max64(min64(x0, x1) - m, 0);
+    xb = min64(max64(x0, x1) + m, (int64_t)f->w - 1);
+    ya = max64(min64(y0, y1) - m, 0);
+    yb = min64(max64(y0, y1) + m, (int64_t)f->h - 1);
+    if (xa > xb || ya > yb) return;
     capsule_spans(f, &k, x0, y0, idx, idy, xa - x0, xb - x0, ya, yb, c);
 }
 
