@@ -117,7 +117,8 @@ struct vw_world {
 
 typedef struct vw_opts {
     const char *host, *world, *token, *view;
-    uint32_t every;
+    uint32_t every, div;              /* --every, --div */
+    int homage;                       /* the h key: every 3rd tick at a third of the size */
     long frames;                      /* 0: interactive */
     int cols, rows;                   /* --size */
     int size_given;
@@ -190,6 +191,7 @@ double vw_now(void);
 /* view.c: messages to the server */
 int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
 int view_switch(vw_view *v, int dir);
+int view_homage(vw_view *v);          /* the h key: the homage on or off, from a keyframe */
 void view_note(vw_view *v, const char *fmt, ...);
 /* Send a play op for the current recording (seek: to tick; speed: to speed). 0, or -1. */
 int view_play(vw_view *v, const char *op, uint64_t tick, int speed);

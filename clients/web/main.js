@@ -2,7 +2,7 @@
 // the mouse, touch and keys into what inputs.js builds. Everything that can run without a DOM
 // lives in the other modules; this one only wires them to the document.
 //
-// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&enc=E&debug=1.
+// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1.
 import { Viewer } from "./viewer.js";
 import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
 import { wsUrl } from "./conn.js";
@@ -37,6 +37,7 @@ const viewer = new Viewer({
         world: frag.get("world"),
         view: frag.get("view") ?? "",
         every: Number(frag.get("every")) || 1,
+        div: Number(frag.get("div")) || 1,
         enc: frag.get("enc") ?? "",
     },
     onFrame: (r) => {
@@ -54,6 +55,7 @@ function saveFragment() {
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (viewer.view) f.set("view", viewer.view);
     if (viewer.every !== 1) f.set("every", String(viewer.every));
+    if (viewer.div !== 1) f.set("div", String(viewer.div));
     if (viewer.enc) f.set("enc", viewer.enc);
     if (!overlay.hidden) f.set("debug", "1");
     const h = f.toString();
@@ -109,7 +111,7 @@ function overlayText() {
         `mismatch  ${c.mismatches}          bad frames ${c.badFrames}`,
         `fh        ${hex64(s.fh)} ${ok ? "✓" : "✗"}`,
         `computed  ${hex64(s.hash)}`,
-        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  ${viewer.enc || "tile.zst"}`,
+        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  div ${viewer.div}  ${viewer.enc || "tile.zst"}`,
         `frame     ${s.w}×${s.h} ×${fit.scale ? +fit.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
         `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
         `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
@@ -123,9 +125,12 @@ function toggleOverlay(on = overlay.hidden) {
 setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
 
 /* ---- the pointer ---------------------------------------------------------------------------- */
+/* In world frame pixels, which inputs speak, whatever the size of the picture (the homage's is a
+ * third of it). */
 function framePoint(ev) {
-    const r = canvas.getBoundingClientRect(), s = viewer.stream;
-    return { x: ((ev.clientX - r.left) / r.width) * s.w, y: ((ev.clientY - r.top) / r.height) * s.h };
+    const r = canvas.getBoundingClientRect(), s = viewer.stream, w = viewer.world;
+    const fw = w?.w || s.w, fh = w?.h || s.h;
+    return { x: ((ev.clientX - r.left) / r.width) * fw, y: ((ev.clientY - r.top) / r.height) * fh };
 }
 
 let down = null;          /* the pointer id of the stroke in progress */
@@ -432,7 +437,7 @@ function renderView() {
         parts.push(check("X-ray", cur === "xray", (on) => { viewer.setView(on ? "xray" : ""); saveFragment(); }));
     else if (w.views.length > 1)
         parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { viewer.setView(v === w.views[0] ? "" : v); saveFragment(); }));
-    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick)`, viewer.every === 3, (on) => { viewer.setEvery(on ? 3 : 1); saveFragment(); }));
+    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { viewer.setHomage(on); saveFragment(); }));
     parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
     box.append(el("div", { class: "label" }, "View"), ...parts);
 }
