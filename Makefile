@@ -193,7 +193,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_garden
 	BUILD=$(BUILD) sh bench/run.sh
 
 $(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
@@ -218,6 +218,9 @@ $(BUILD)/bench_terrarium: $(BUILD)/bench/bench_terrarium.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/bench_merge: $(BUILD)/bench/bench_merge.o $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bench_garden: $(BUILD)/bench/bench_garden.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- run ----------------------------------------------------------------------------------------
