@@ -56,11 +56,12 @@ const char *const sim__garden_colour_name[GC_COUNT] = {
     "gold", "gold_dark", "plum", "plum_dark", "blue", "blue_dark", "pink", "pink_dark",
 };
 
-/* The eight inks: the outline, paper white, the sky's violet and its peach, the meadow, the
- * earth, the water and the flag's red. Fire locks to peach and white, the serpent to the meadow
- * and the water: every creature keeps a silhouette against what is behind it. */
-const uint8_t sim__garden_inks8[8] = { GC_INK, GC_WHITE, GC_SKY2, GC_SKY4,
-                                       GC_GRASS, GC_SOIL, GC_WATER, GC_RED };
+/* The eight inks: the outline, paper white, three of the dusk (its violet, its rose, its peach),
+ * the meadow, the earth and the flag's red. Under the lock the sky keeps three bands, the hills
+ * and the pond take the violet (the pond's white surface line parts them), fire goes peach, rose
+ * and white, the serpent meadow-green with a white back: every creature keeps its silhouette. */
+const uint8_t sim__garden_inks8[8] = { GC_INK, GC_WHITE, GC_SKY1, GC_SKY3,
+                                       GC_SKY4, GC_GRASS, GC_SOIL, GC_RED };
 
 void sim__garden_palette(sim_palette *pal)
 {
@@ -91,9 +92,9 @@ static void from_text(uint8_t *px, const char *const *rows, int w, int h, const 
 
 /* ---- the villagers ------------------------------------------------------------------------------ */
 /* 11 × 12, facing right, the hip pixel at (4, 11). 'H' is the hair (or the scarf): the ink of the
- * hair state. Four poses for the throw: standing, the wind-up (leaning back, the stone raised
- * behind the head), the strike (the arm flung forward) and the follow-through (the arm down in
- * front). */
+ * hair state. Four poses for the throw, a sidearm skim that reads at this size: standing, the
+ * wind-up (the arm back behind the body, the stone in the hand), the strike (the arm flung
+ * forward) and the follow-through (the arm down in front). */
 #define BODY_W 11
 #define BODY_H 12
 #define BODY_HIP_COL 4
@@ -111,27 +112,27 @@ static const char *const girl[GB_POSES][BODY_H] = {
       ".KTTTTTTK..",
       "..KttttK...",
       "...KttK...." },
-    { "..KKKK.....",
-      ".KHHHHK....",
-      "KHHSSSSK...",
-      "KHSSSKSK...",
-      "KHSSSSSK.KK",
-      ".KsSSSK.KSo",
-      "..KTTTTKKSK",
-      ".KTTTTTTSK.",
-      ".KTTTTTTK..",
-      ".KTTTTTTK..",
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTK...",
+      "KKKTTTTTK..",
+      "oSSTTTTTK..",
+      "KKKTTTTTK..",
       "..KttttK...",
       "...KttK...." },
-    { "....KKKK...",
-      "...KHHHHK..",
-      "..KHHSSSSK.",
-      "..KHSSSKSK.",
-      "..KHSSSSSK.",
-      "...KsSSSK..",
-      "..KTTTTTKKK",
-      ".KTTTTTTSSK",
-      ".KTTTTTTKK.",
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTKKK.",
+      ".KTTTTTSSSK",
+      ".KTTTTTKKK.",
       ".KTTTTTTK..",
       "..KttttK...",
       "...KttK...." },
@@ -141,12 +142,12 @@ static const char *const girl[GB_POSES][BODY_H] = {
       ".KHSSSKSK..",
       ".KHSSSSSK..",
       "..KsSSSK...",
-      "..KTTTTKK..",
+      "..KTTTTK...",
+      ".KTTTTTTK..",
+      ".KTTTTTSK..",
       ".KTTTTTTSK.",
-      ".KTTTTTTSK.",
-      ".KTTTTTTKK.",
-      "..KttttK...",
-      "...KttK...." },
+      "..KttttKSK.",
+      "...KttK.K.." },
 };
 static const char *const boy[GB_POSES][BODY_H] = {
     { "...KKKK....",
@@ -161,27 +162,27 @@ static const char *const boy[GB_POSES][BODY_H] = {
       ".KTTTTTTK..",
       "..KttttK...",
       "...KttK...." },
-    { "..KKKK.....",
-      ".KhhhhK....",
-      "KhhhSSSK...",
-      "KhSSSKSK...",
-      "KSSSSSSK.KK",
-      ".KSSSsK.KSo",
-      "KHHHHHHKKSK",
-      "KTTTTTTTSK.",
-      ".KTTTTTTK..",
-      ".KTTTTTTK..",
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHK..",
+      "KKKTTTTTK..",
+      "oSSTTTTTK..",
+      "KKKTTTTTK..",
       "..KttttK...",
       "...KttK...." },
-    { "....KKKK...",
-      "...KhhhhK..",
-      "..KhhhSSSK.",
-      "..KhSSSKSK.",
-      "..KSSSSSSK.",
-      "...KSSSsK..",
-      "..KHHHHHHKK",
-      ".KTTTTTTSSK",
-      ".KTTTTTTKK.",
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHKKK",
+      ".KTTTTTSSSK",
+      ".KTTTTTKKK.",
       ".KTTTTTTK..",
       "..KttttK...",
       "...KttK...." },
@@ -191,12 +192,12 @@ static const char *const boy[GB_POSES][BODY_H] = {
       ".KhSSSKSK..",
       ".KSSSSSSK..",
       "..KSSSsK...",
-      ".KHHHHHHKK.",
+      ".KHHHHHHK..",
+      ".KTTTTTTK..",
+      ".KTTTTTSK..",
       ".KTTTTTTSK.",
-      ".KTTTTTTSK.",
-      ".KTTTTTTKK.",
-      "..KttttK...",
-      "...KttK...." },
+      "..KttttKSK.",
+      "...KttK.K.." },
 };
 /* The hair inks by state (GB_CALM, GB_WARM, GB_STARTLED, GB_AIMING): a palette swap per state,
  * never new art. */

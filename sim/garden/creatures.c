@@ -67,8 +67,9 @@ static int pick_goal(sim_rng *r, double x, int lo_meadow)
 int sim__garden_add_serpent(garden_world *w, double x, double y)
 {
     if (w->nserpent >= GARDEN_MAX_SERPENTS) return SIM_EFULL;
-    static const double radius[GARDEN_SERPENT_POINTS] = { 4.0, 3.0, 3.4, 3.7, 3.8, 3.7, 3.5,
-                                                          3.2, 2.8, 2.4, 2.0, 1.6, 1.2, 0.8 };
+    /* a head, a neck, a body that tapers to the tail */
+    static const double radius[GARDEN_SERPENT_POINTS] = { 3.4, 2.3, 2.7, 3.0, 3.0, 2.9, 2.8, 2.6,
+                                                          2.4, 2.2, 2.0, 1.7, 1.4, 1.1, 0.8, 0.6 };
     double len[GARDEN_SERPENT_POINTS - 1];
     for (int i = 0; i < GARDEN_SERPENT_POINTS - 1; i++) len[i] = GARDEN_SERPENT_SEG;
     garden_serpent *s = &w->serpent[w->nserpent];

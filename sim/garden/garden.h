@@ -72,8 +72,8 @@
 #define GARDEN_PARTICLES 256
 
 /* ---- numbers (seed 000 where it gives one, ours otherwise; docs/garden.md) ------------------------- */
-#define GARDEN_SERPENT_POINTS 14    /* ours: 13 segments of 4.5 px, ~58 px of serpent */
-#define GARDEN_SERPENT_SEG 4.5
+#define GARDEN_SERPENT_POINTS 16    /* ours: 15 segments of 4 px, 60 px of serpent */
+#define GARDEN_SERPENT_SEG 4.0
 #define GARDEN_SERPENT_BEND 0.55    /* ours: ±31° a joint: it coils in loops of ~3 joints' radius */
 #define GARDEN_SERPENT_SPEED 1.25   /* ours: px a tick, 75 px/s */
 #define GARDEN_ORBIT_R 14.0         /* ours: px a serpent circles its target at */

@@ -115,24 +115,35 @@ static void draw_walker(const garden_world *w, int i, sim_frame *f)
     sim_juice_draw(&a->gnome[img], &look, f, sim_snap(g->x) - fw / 2, GARDEN_GROUND - fh, g->facing);
 }
 
-/* ---- serpents: the body outlined, a lit back, fins, an eye ------------------------------------------ */
+/* ---- serpents: the body outlined, a lit back, a row of dorsal spikes, an eye, two horns ------------ */
+/* The unit normal of the body at joint i that points up the screen. */
+static void up_normal(const sim_spine *sp, int i, double *nx, double *ny, double *tx, double *ty)
+{
+    int a = i > 0 ? i - 1 : 0, b = i + 1 < sp->n ? i + 1 : i;
+    double dx = sp->x[a] - sp->x[b], dy = sp->y[a] - sp->y[b];
+    double m = sim_sqrt(dx * dx + dy * dy);
+    if (!(m > 0.0)) { dx = 1.0; dy = 0.0; m = 1.0; }
+    *tx = dx / m;                                      /* toward the head */
+    *ty = dy / m;
+    *nx = -*ty;
+    *ny = *tx;
+    if (*ny > 0) { *nx = -*nx; *ny = -*ny; }
+}
+
 static void draw_serpent(const garden_serpent *s, sim_frame *f)
 {
     const sim_spine *sp = &s->spine;
     int flash = s->juice.flash_left != 0;
-    /* fins on the upper side of every other joint, drawn first so the body's outline caps them */
+    double nx, ny, tx, ty;
+    /* spikes along the back, drawn first so the body's outline closes over their roots */
     if (!flash)
         for (int i = 2; i < sp->n - 3; i += 2) {
-            double dx = sp->x[i - 1] - sp->x[i + 1], dy = sp->y[i - 1] - sp->y[i + 1];
-            double m = sim_sqrt(dx * dx + dy * dy);
-            if (!(m > 0.0)) continue;
-            double nx = -dy / m, ny = dx / m;
-            if (ny > 0) { nx = -nx; ny = -ny; }            /* the normal pointing up */
-            double r = sp->radius[i] + 1.5;
+            up_normal(sp, i, &nx, &ny, &tx, &ty);
+            double r = sp->radius[i];
             int bx = sim_snap(sp->x[i] + nx * r), by = sim_snap(sp->y[i] + ny * r);
-            int tx = sim_snap(sp->x[i] + nx * (r + 1.5) - dx / m * 1.5);
-            int ty = sim_snap(sp->y[i] + ny * (r + 1.5) - dy / m * 1.5);
-            sim_raster_line(f, bx, by, tx, ty, GC_TEAL_DARK);
+            int px = sim_snap(sp->x[i] + nx * (r + 2.5) - tx * 1.5);
+            int py = sim_snap(sp->y[i] + ny * (r + 2.5) - ty * 1.5);
+            sim_raster_line(f, bx, by, px, py, GC_INK);
         }
     sim_spine_draw(sp, f, flash ? GC_WHITE : GC_TEAL, GC_INK);
     if (flash) return;
@@ -140,16 +151,23 @@ static void draw_serpent(const garden_serpent *s, sim_frame *f)
     sim_spine lit = *sp;
     for (int i = 0; i < lit.n; i++) {
         lit.radius[i] *= 0.4;
-        lit.y[i] -= 1.2;
+        lit.y[i] -= 1.0;
     }
     sim_spine_draw(&lit, f, GC_TEAL_LIGHT, -1);
-    /* the eye: forward of the head's centre, on its upper side */
-    double hx, hy;
-    sim_spine_heading(sp, &hx, &hy);
-    double nx = -hy, ny = hx;
-    if (ny > 0) { nx = -nx; ny = -ny; }
-    int ex = sim_snap(sp->x[0] + hx * 1.5 + nx * 1.2), ey = sim_snap(sp->y[0] + hy * 1.5 + ny * 1.2);
+    /* the belly: dark under the tail half */
+    for (int i = sp->n / 2; i < sp->n - 1; i++) {
+        up_normal(sp, i, &nx, &ny, &tx, &ty);
+        px_put(f, sim_snap(sp->x[i] - nx * (sp->radius[i] - 0.6)), sim_snap(sp->y[i] - ny * (sp->radius[i] - 0.6)),
+               GC_TEAL_DARK);
+    }
+    /* the head: an eye forward on its upper side, two horns swept back */
+    up_normal(sp, 0, &nx, &ny, &tx, &ty);
+    double hx = sp->x[0], hy = sp->y[0];
+    int ex = sim_snap(hx + tx * 1.0 + nx * 1.0), ey = sim_snap(hy + ty * 1.0 + ny * 1.0);
     px_put(f, ex, ey, GC_INK);
+    px_put(f, sim_snap(hx + tx * 1.0 + nx * 1.0 - tx), ey, GC_WHITE);
+    int hbx = sim_snap(hx - tx * 1.0 + nx * 3.0), hby = sim_snap(hy - ty * 1.0 + ny * 3.0);
+    sim_raster_line(f, hbx, hby, sim_snap(hx - tx * 4.0 + nx * 5.0), sim_snap(hy - ty * 4.0 + ny * 5.0), GC_GOLD);
 }
 
 /* ---- the butterfly: wings on a hold list, a bob on the open frames ----------------------------------- */
@@ -183,8 +201,11 @@ static void draw_pond(const garden_world *w, sim_frame *f)
 static void draw_stones(const garden_world *w, sim_frame *f)
 {
     for (int i = 0; i < w->nstone; i++) {
+        /* a pebble: 2×2, lit top-left, in a 1-px outline with the corners cut */
         int x = sim_snap(w->stone[i].x), y = sim_snap(w->stone[i].y);
-        sim_raster_rect(f, x, y, 2, 2, GC_STONE_DARK);
+        sim_raster_rect(f, x - 1, y, 4, 2, GC_INK);
+        sim_raster_rect(f, x, y - 1, 2, 4, GC_INK);
+        sim_raster_rect(f, x, y, 2, 2, GC_STONE);
         px_put(f, x, y, GC_STONE_LIGHT);
     }
 }
