@@ -88,7 +88,7 @@ START_TEST(poke_flashes_the_creature_for_its_ticks)
     int x = sim_snap(g->walker[1].x);
     flash_check(w, &g->walker[1].juice, x, GARDEN_GROUND - 6, x - 8, GARDEN_GROUND - 45, x + 8,
                 GARDEN_GROUND - 1);
-    ck_assert_int_ne(g->walker[1].juice.hop, SIM_HOP_REST);       /* startled: a hop */
+    ck_assert_int_ne(g->walker[1].juice.hop, SIM_HOP_REST);       /* startled: a hop after it */
     /* a villager */
     x = sim_snap(g->biped[0].b.x);
     flash_check(w, &g->biped[0].juice, x, GARDEN_GROUND - 8, x - 9, GARDEN_GROUND - 30, x + 9,
@@ -435,6 +435,30 @@ START_TEST(gnome_hop_anticipates_smears_and_pops)
 }
 END_TEST
 
+/* A poked gnome flashes, standing still, for the flash's ticks; then its startled hop plays the
+ * whole juice in order: the anticipation's squash, the one smear frame, the stretch. */
+START_TEST(poked_gnome_flashes_then_hops)
+{
+    sim_world *w = mk("wander=0");
+    garden_world *g = impl(w);
+    garden_walker *gn = &g->walker[1];
+    run(w, 2);
+    double x0 = gn->x;
+    ck_assert_int_eq(input(w, "poke", 2, sim_snap(gn->x), GARDEN_GROUND - 6, 0), 0);
+    int want[] = { SIM_LOOK_FLASH, SIM_LOOK_FLASH, SIM_LOOK_FLASH, SIM_LOOK_SQUASH, SIM_LOOK_SQUASH,
+                   SIM_LOOK_SMEAR, SIM_LOOK_STRETCH };
+    for (size_t t = 0; t < sizeof want / sizeof want[0]; t++) {
+        run(w, 1);
+        sim_juice_look look;
+        sim_juice_look_at(&gn->juice, &g->jcfg, &look);
+        ck_assert_int_eq(look.shape, want[t]);
+        ck_assert(gn->x == x0);                                   /* a hop on the spot */
+    }
+    ck_assert(gn->juice.y < 0.0);
+    sim_world_destroy(w);
+}
+END_TEST
+
 /* Walking, a gnome shows the four rule-built frames on 8-tick holds; by the fire it wears the
  * warm palette (a status swap), away from it its own. */
 START_TEST(gnome_walks_on_holds_and_warms_by_the_fire)
@@ -744,6 +768,7 @@ Suite *suite_garden(void)
     tcase_add_test(t, bad_inputs_refused_and_change_nothing);
     tcase_add_test(t, inks8_frames_hold_only_the_eight);
     tcase_add_test(t, gnome_hop_anticipates_smears_and_pops);
+    tcase_add_test(t, poked_gnome_flashes_then_hops);
     tcase_add_test(t, gnome_walks_on_holds_and_warms_by_the_fire);
     tcase_add_test(t, villagers_breathe_out_of_step);
     tcase_add_test(t, villager_throws_on_the_seeds_holds);

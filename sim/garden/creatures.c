@@ -204,10 +204,10 @@ void sim__garden_poke(garden_world *w, int x, int y)
         if (sim__garden_hit_walker(w, i, x, y)) {
             garden_walker *g = &w->walker[i];
             sim_juice_poke(&g->juice);
-            if (g->juice.hop == SIM_HOP_REST) {        /* startled: a hop on the spot */
-                sim_juice_hop(&g->juice);
-                g->hop_dx = 0.0;
-            }
+            /* startled: it freezes while it flashes, then hops on the spot, so the hop's
+             * anticipation and its smear show after the flash instead of under it */
+            if (g->juice.hop == SIM_HOP_REST && !(g->juice.pending & SIM_JUICE_HOP) && !g->startle)
+                g->startle = (uint8_t)(w->jcfg.flash_ticks + 1);
             return;
         }
     for (int i = w->nbiped - 1; i >= 0; i--)
@@ -432,7 +432,12 @@ static void step_walkers(garden_world *w, uint64_t tick)
 {
     for (int i = 0; i < w->nwalker; i++) {
         garden_walker *g = &w->walker[i];
-        int grounded = g->juice.hop == SIM_HOP_REST && !(g->juice.pending & SIM_JUICE_HOP);
+        if (g->startle && --g->startle == 0 && g->juice.hop == SIM_HOP_REST) {
+            sim_juice_hop(&g->juice);
+            g->hop_dx = 0.0;
+        }
+        int grounded = g->juice.hop == SIM_HOP_REST && !(g->juice.pending & SIM_JUICE_HOP) &&
+                       !g->startle;
         if (g->task == GW_WALK && grounded) {
             double d = g->goal_x - g->x;
             if (d <= GARDEN_WALKER_SPEED && d >= -GARDEN_WALKER_SPEED) {

@@ -174,6 +174,7 @@ typedef struct garden_walker {
     sim_clip clip;                  /* walk or idle */
     sim_juice juice;                /* hops, flash, landing pop, status (1: warm, by the fire) */
     double hop_dx;                  /* px a tick along x while in the air */
+    uint8_t startle;                /* poked: ticks before its startled hop (the flash's, and one) */
 } garden_walker;
 
 typedef struct garden_stone {

@@ -10,7 +10,7 @@
 #define SERPENT_BYTES (sim_spine_save_max() + sim_juice_save_max() + 4 + 1)
 #define VINE_BYTES (2 + sim_fabrik_save_max() + sim_juice_save_max())
 #define BIPED_BYTES (1 + sim_biped_save_max() + sim_juice_save_max() + 1 + 1 + 2 + 2 + 9 + 1 + 2)
-#define WALKER_BYTES (8 + 1 + 1 + 2 + 2 + 9 + sim_juice_save_max() + 8)
+#define WALKER_BYTES (8 + 1 + 1 + 2 + 2 + 9 + sim_juice_save_max() + 8 + 1)
 #define STONE_BYTES (4 * 8)
 /* bounds a load checks: what the steps keep */
 #define WAIT_MAX 480
@@ -94,6 +94,7 @@ void sim__garden_save(const void *impl, sim_writer *wr)
         sim_clip_save(&g->clip, wr);
         sim_juice_save(&g->juice, wr);
         sim__w_f64(wr, g->hop_dx);
+        sim__w_u8(wr, g->startle);
     }
     for (int i = 0; i < w->nstone; i++) {
         const garden_stone *s = &w->stone[i];
@@ -217,7 +218,10 @@ int sim__garden_load(void *impl, sim_reader *rd)
             (e = sim_juice_load(&g->juice, &w->jcfg, rd)))
             return e;
         g->hop_dx = sim__r_f64(rd);
+        g->startle = sim__r_u8(rd);
         if (rd->err) return rd->err;
+        if (g->startle > w->jcfg.flash_ticks + 1 || (g->startle && g->juice.hop != SIM_HOP_REST))
+            return SIM_ECORRUPT;
         if (!land(g->x) || (g->facing != 1 && g->facing != -1) || g->task > GW_WALK ||
             !land(g->goal_x) || g->wait > WAIT_MAX || !within(g->hop_dx, -GARDEN_HOP_DX, GARDEN_HOP_DX))
             return SIM_ECORRUPT;
@@ -381,7 +385,7 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
         const garden_walker *x = &a->walker[i], *y = &b->walker[i];
         if (memcmp(&x->x, &y->x, sizeof x->x) || x->facing != y->facing || x->task != y->task ||
             x->goal_x != y->goal_x || x->wait != y->wait || x->clip.anim != y->clip.anim ||
-            x->clip.start != y->clip.start) {
+            x->clip.start != y->clip.start || x->startle != y->startle) {
             char sa[64], sb[64];
             sim__fmt_double(sa, sizeof sa, x->x);
             sim__fmt_double(sb, sizeof sb, y->x);
