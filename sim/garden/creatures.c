@@ -76,7 +76,7 @@ int sim__garden_add_serpent(garden_world *w, double x, double y)
     memset(s, 0, sizeof *s);
     int rc = sim_spine_init(&s->spine, GARDEN_SERPENT_POINTS, gd_clamp(x, 0, GARDEN_W - 1),
                             gd_clamp(y, GARDEN_SKY_Y0, GARDEN_SERPENT_Y1), 0.0, len, radius,
-                            GARDEN_SERPENT_BEND, GARDEN_SERPENT_SPEED);
+                            GARDEN_SERPENT_BEND, GARDEN_SERPENT_SPEED - 0.2 * (w->nserpent % 3));
     if (rc) return rc;
     sim_juice_init(&s->juice);
     s->orbit = sim_rng_next(&w->pilot);
@@ -285,9 +285,10 @@ void sim__garden_step_pilot(garden_world *w, uint64_t tick)
 void sim__garden_serpent_target(const garden_world *w, int i, double *tx, double *ty)
 {
     const garden_serpent *s = &w->serpent[i];
-    double a = (double)s->orbit * (2.0 * SIM_PI / TURN);
-    *tx = gd_clamp(w->fly_x + GARDEN_ORBIT_R * sim_cos(a), 4.0, GARDEN_W - 5.0);
-    *ty = gd_clamp(w->fly_y + GARDEN_ORBIT_R * 0.7 * sim_sin(a), GARDEN_SKY_Y0, GARDEN_SERPENT_Y1);
+    /* each serpent on its own ring (14, 22, 30 px), so two never fly as one */
+    double a = (double)s->orbit * (2.0 * SIM_PI / TURN), r = GARDEN_ORBIT_R + 8.0 * (i % 3);
+    *tx = gd_clamp(w->fly_x + r * sim_cos(a), 4.0, GARDEN_W - 5.0);
+    *ty = gd_clamp(w->fly_y + r * 0.7 * sim_sin(a), GARDEN_SKY_Y0, GARDEN_SERPENT_Y1);
 }
 
 static void step_serpents(garden_world *w)
