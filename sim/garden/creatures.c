@@ -93,7 +93,9 @@ int sim__garden_add_vine(garden_world *w, int root_x)
     for (int i = 0; i < GARDEN_VINE_JOINTS - 1; i++) len[i] = GARDEN_VINE_SEG;
     garden_vine *v = &w->vine[w->nvine];
     memset(v, 0, sizeof *v);
-    v->root_x = (int16_t)sim__garden_land_x(root_x);
+    root_x = sim__garden_land_x(root_x);
+    if (near_fire(root_x, GARDEN_FIRE_KEEP)) root_x = GARDEN_FIRE_X + GARDEN_FIRE_KEEP;
+    v->root_x = (int16_t)root_x;
     /* straight up, with a lean so the first solves bend it rather than fold it */
     int rc = sim_fabrik_init(&v->reach, GARDEN_VINE_JOINTS, v->root_x, GARDEN_GROUND,
                              -SIM_PI / 2 + 0.2, len);
