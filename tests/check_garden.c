@@ -647,7 +647,7 @@ END_TEST
 
 /* ---- state --------------------------------------------------------------------------------------- */
 /* A save loads back to the same hash; impossible states are refused and leave the target as it
- * was; every byte flipped in turn either refuses or gives a world that steps and renders. */
+ * was; every 11th byte flipped in turn either refuses or gives a world that steps and renders. */
 static void refused(sim_world *src, sim_world *target, void (*spoil)(garden_world *))
 {
     size_t cap = sim_world_save_max(src);
@@ -679,7 +679,7 @@ START_TEST(corrupt_states_refused)
     sim_world *w = mk(NULL);
     run(w, 200);
     size_t cap = sim_world_save_max(w);
-    uint8_t *buf = malloc(cap), *bad = malloc(cap);
+    uint8_t *buf = malloc(cap);
     size_t n = sim_world_save(w, buf, cap);
     ck_assert_uint_gt(n, 0);
     sim_world *v = mk("scene=empty");
@@ -694,28 +694,8 @@ START_TEST(corrupt_states_refused)
     refused(w, v, spoil_aim);
     refused(w, v, spoil_throw);
     refused(w, v, spoil_stone);
-    uint64_t hv = sim_world_hash(v);
-    sim_frame f;
-    sim_world_frame_init(v, &f);
-    int refusals = 0;
-    for (size_t i = 0; i < n; i += 11) {
-        memcpy(bad, buf, n);
-        bad[i] ^= 0x5a;
-        if (sim_world_load(v, bad, n)) {
-            refusals++;
-            ck_assert_uint_eq(sim_world_hash(v), hv);
-            continue;
-        }
-        sim_world_step(v);
-        sim_world_render(v, 0, &f);
-        sim_world_render(v, 1, &f);
-        ck_assert_int_eq(sim_world_load(v, buf, n), 0);
-        hv = sim_world_hash(v);
-    }
-    ck_assert_int_gt(refusals, 0);
-    sim_frame_free(&f);
+    ck_assert_int_gt(script_flip_bytes(v, buf, n, 11), 0);
     free(buf);
-    free(bad);
     sim_world_destroy(v);
     sim_world_destroy(w);
 }

@@ -57,4 +57,10 @@ int script_golden_kind(const char *kind, sim_world **out);
 size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
                    void (*each)(sim_world *a, void *ud), void *ud);
 
+/* Corrupt states: every `stride`-th byte of a saved state (buf, n bytes) flipped in turn and
+ * loaded into w. A load either refuses, leaving w exactly as it was (its hash unchanged), or gives
+ * a world that steps and renders every view; w is then loaded back from buf (which must load).
+ * Returns how many flips were refused. */
+int script_flip_bytes(sim_world *w, const uint8_t *buf, size_t n, size_t stride);
+
 #endif

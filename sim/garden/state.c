@@ -3,7 +3,6 @@
  * desync report. The layout is the state hash's input: any change to it changes the golden chain
  * (docs/garden.md lists it). */
 #include "garden_int.h"
-#include "verlet.h"     /* sim__fmt_double, for the desync report */
 
 #define RNG_BYTES 16
 #define HEAD_BYTES (8 + 4 + 2 * RNG_BYTES + 4 * 2 + 2 * 8 + 3 * 2 + 3 * 2 + 5)
@@ -26,12 +25,6 @@ size_t sim__garden_save_max(const void *impl)
            sim_particles_save_max(&w->fire) + sim_cloth_save_max(&w->flag);
 }
 
-static void w_rng(sim_writer *wr, const sim_rng *r)
-{
-    sim__w_u64(wr, r->state);
-    sim__w_u64(wr, r->inc);
-}
-
 static void w_i16(sim_writer *wr, int16_t v) { sim__w_u16(wr, (uint16_t)v); }
 
 void sim__garden_save(const void *impl, sim_writer *wr)
@@ -39,8 +32,8 @@ void sim__garden_save(const void *impl, sim_writer *wr)
     const garden_world *w = impl;
     sim__w_u64(wr, w->now);
     sim__w_u32(wr, w->serial);
-    w_rng(wr, &w->pilot);
-    w_rng(wr, &w->fire_rng);
+    sim__w_rng(wr, &w->pilot);
+    sim__w_rng(wr, &w->fire_rng);
     w_i16(wr, w->wind);
     w_i16(wr, w->wind_goal);
     sim__w_u16(wr, w->wind_timer);
@@ -111,13 +104,6 @@ void sim__garden_save(const void *impl, sim_writer *wr)
 }
 
 /* ---- load ------------------------------------------------------------------------------------ */
-static void r_rng(sim_reader *rd, sim_rng *r)
-{
-    r->state = sim__r_u64(rd);
-    r->inc = sim__r_u64(rd);
-    if (!(r->inc & 1)) sim__r_fail(rd, SIM_ECORRUPT);    /* PCG's increment is always odd */
-}
-
 static int16_t r_i16(sim_reader *rd) { return (int16_t)sim__r_u16(rd); }
 static int within(double v, double lo, double hi) { return sim_isfinite(v) && v >= lo && v <= hi; }
 /* where walking creatures, their goals and the vines' roots can be: the meadow or the bank */
@@ -131,8 +117,8 @@ int sim__garden_load(void *impl, sim_reader *rd)
     garden_world *w = impl;
     w->now = sim__r_u64(rd);
     w->serial = sim__r_u32(rd);
-    r_rng(rd, &w->pilot);
-    r_rng(rd, &w->fire_rng);
+    sim__r_rng(rd, &w->pilot);
+    sim__r_rng(rd, &w->fire_rng);
     w->wind = r_i16(rd);
     w->wind_goal = r_i16(rd);
     w->wind_timer = sim__r_u16(rd);
@@ -245,22 +231,6 @@ int sim__garden_load(void *impl, sim_reader *rd)
 }
 
 /* ---- desync reports ----------------------------------------------------------------------------- */
-static long diff_i(sim_diff_out *o, const char *what, long long a, long long b)
-{
-    if (a == b) return 0;
-    sim_diff_line(o, "%s: %lld → %lld", what, a, b);
-    return 1;
-}
-
-static long diff_d(sim_diff_out *o, const char *what, double a, double b)
-{
-    if (memcmp(&a, &b, sizeof a) == 0) return 0;
-    char sa[64], sb[64];
-    sim__fmt_double(sa, sizeof sa, a);
-    sim__fmt_double(sb, sizeof sb, b);
-    sim_diff_line(o, "%s: %s → %s", what, sa, sb);
-    return 1;
-}
 
 static long diff_pt(sim_diff_out *o, const char *what, int i, int k, double ax, double ay,
                     double bx, double by)
@@ -297,8 +267,8 @@ static long diff_grass(sim_diff_out *o, const char *what, const sim_grass *a, co
         sim_diff_line(o, "%s: %d tufts → %d", what, a->ntuft, b->ntuft);
         return 1;
     }
-    n += diff_i(o, "grass sway phase", a->sway, b->sway);
-    n += diff_i(o, "grass gust position", a->gust, b->gust);
+    n += sim__diff_int(o, "grass sway phase", a->sway, b->sway);
+    n += sim__diff_int(o, "grass gust position", a->gust, b->gust);
     for (int i = 0; i < a->ntuft; i++) {
         const sim_grass_tuft *p = &a->tuft[i], *q = &b->tuft[i];
         if (p->x != q->x || p->wind != q->wind || p->bend != q->bend || p->bend_t != q->bend_t ||
@@ -315,8 +285,8 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
 {
     const garden_world *a = pa, *b = pb;
     long n = 0;
-    n += diff_i(o, "ticks", (long long)a->now, (long long)b->now);
-    n += diff_i(o, "creatures made", a->serial, b->serial);
+    n += sim__diff_int(o, "ticks", (long long)a->now, (long long)b->now);
+    n += sim__diff_int(o, "creatures made", a->serial, b->serial);
     if (memcmp(&a->pilot, &b->pilot, sizeof a->pilot)) {
         sim_diff_line(o, "pilot stream: %llu → %llu", (unsigned long long)a->pilot.state,
                       (unsigned long long)b->pilot.state);
@@ -327,18 +297,18 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
                       (unsigned long long)b->fire_rng.state);
         n++;
     }
-    n += diff_i(o, "wind", a->wind, b->wind);
-    n += diff_i(o, "wind goal", a->wind_goal, b->wind_goal);
-    n += diff_i(o, "wind timer", a->wind_timer, b->wind_timer);
-    n += diff_i(o, "player's wind held", a->wind_hold, b->wind_hold);
-    n += diff_d(o, "butterfly x", a->fly_x, b->fly_x);
-    n += diff_d(o, "butterfly y", a->fly_y, b->fly_y);
-    n += diff_i(o, "waypoint x", a->way_x, b->way_x);
-    n += diff_i(o, "waypoint y", a->way_y, b->way_y);
-    n += diff_i(o, "waypoint timer", a->way_timer, b->way_timer);
-    n += diff_i(o, "player's target x", a->aim_x, b->aim_x);
-    n += diff_i(o, "player's target y", a->aim_y, b->aim_y);
-    n += diff_i(o, "player's target held", a->aim_hold, b->aim_hold);
+    n += sim__diff_int(o, "wind", a->wind, b->wind);
+    n += sim__diff_int(o, "wind goal", a->wind_goal, b->wind_goal);
+    n += sim__diff_int(o, "wind timer", a->wind_timer, b->wind_timer);
+    n += sim__diff_int(o, "player's wind held", a->wind_hold, b->wind_hold);
+    n += sim__diff_f64(o, "butterfly x", a->fly_x, b->fly_x);
+    n += sim__diff_f64(o, "butterfly y", a->fly_y, b->fly_y);
+    n += sim__diff_int(o, "waypoint x", a->way_x, b->way_x);
+    n += sim__diff_int(o, "waypoint y", a->way_y, b->way_y);
+    n += sim__diff_int(o, "waypoint timer", a->way_timer, b->way_timer);
+    n += sim__diff_int(o, "player's target x", a->aim_x, b->aim_x);
+    n += sim__diff_int(o, "player's target y", a->aim_y, b->aim_y);
+    n += sim__diff_int(o, "player's target held", a->aim_hold, b->aim_hold);
     if (a->nserpent != b->nserpent || a->nvine != b->nvine || a->nbiped != b->nbiped ||
         a->nwalker != b->nwalker) {
         sim_diff_line(o, "creatures: %d serpents %d vines %d bipeds %d walkers → %d %d %d %d",
@@ -358,7 +328,7 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
     }
     for (int i = 0; i < a->nvine; i++) {
         const garden_vine *x = &a->vine[i], *y = &b->vine[i];
-        n += diff_i(o, "vine root", x->root_x, y->root_x);
+        n += sim__diff_int(o, "vine root", x->root_x, y->root_x);
         for (int k = 0; k < x->reach.n && k < y->reach.n; k++)
             n += diff_pt(o, "vine", i, k, x->reach.x[k], x->reach.y[k], y->reach.x[k], y->reach.y[k]);
         n += diff_juice(o, "vine", i, &x->juice, &y->juice);
@@ -411,7 +381,7 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
                           i < b->pond.n - 1 ? b->pond.f[i] : 0);
             n++;
         }
-    n += diff_i(o, "particles alive", a->fire.nalive, b->fire.nalive);
+    n += sim__diff_int(o, "particles alive", a->fire.nalive, b->fire.nalive);
     for (int i = 0; i < a->fire.cap && i < b->fire.cap; i++)
         if (memcmp(&a->fire.p[i], &b->fire.p[i], sizeof a->fire.p[i]) &&
             (a->fire.p[i].life || b->fire.p[i].life)) {
