@@ -25,26 +25,27 @@ static const uint8_t flag_bands[3][3] = {
 /* ---- vines: a tapered stalk, leaves at every other joint, a flower at the tip ---------------------- */
 #define VINE_R_ROOT 2.2
 #define VINE_R_TIP 0.8
-/* The stalk as sim_fabrik_draw tapers it (thick at the root), in two passes of capsules: the
- * outline ink a pixel wider, then the fill. sim_fabrik_draw's outline paints the shape five times
- * (four offsets and the fill); with four vines that was a third of a crowd's frame time, and the
- * two-pass outline (a disc's dilation instead of the four neighbours) is the same to the eye. */
+/* The stalk, tapered as sim_fabrik_draw tapers it (thick at the root), drawn as a tube of quads
+ * from a radius per joint with the spine's renderer (sim_spine_draw: quads sharing snapped edges,
+ * round caps, a 1-px outline). sim_fabrik_draw's tapered capsules test every pixel of their box
+ * with a division, five times over for the outline; with four vines that was a third of a crowd's
+ * frame. The quads are always simple: a vine's radii (≤ 2.2 px) are far below its segments'
+ * 6.5 px, so two rungs of one segment never cross, however sharp the bend. */
+_Static_assert(SIM_FABRIK_MAX <= SIM_SPINE_MAX, "a reacher's joints fit in a tube");
 static void vine_stalk(const sim_fabrik *r, sim_frame *f, uint8_t fill)
 {
-    double reach = sim_fabrik_reach(r), along = 0.0, rad[SIM_FABRIK_MAX];
-    int p[SIM_FABRIK_MAX][2];
+    sim_spine tube;
+    memset(&tube, 0, sizeof tube);
+    tube.n = r->n;
+    double reach = sim_fabrik_reach(r), along = 0.0;
     for (int i = 0; i < r->n; i++) {
         along += r->len[i];
         double t = reach > 0.0 ? along / reach : 0.0;
-        p[i][0] = sim_snap(r->x[i]);
-        p[i][1] = sim_snap(r->y[i]);
-        rad[i] = VINE_R_ROOT + (VINE_R_TIP - VINE_R_ROOT) * t;
+        tube.x[i] = r->x[i];
+        tube.y[i] = r->y[i];
+        tube.radius[i] = VINE_R_ROOT + (VINE_R_TIP - VINE_R_ROOT) * t;
     }
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 1; i < r->n; i++)
-            sim_raster_capsule(f, p[i - 1][0], p[i - 1][1], p[i][0], p[i][1],
-                               rad[i - 1] + (pass ? 0.0 : 1.0), rad[i] + (pass ? 0.0 : 1.0),
-                               pass ? fill : GC_INK);
+    sim_spine_draw(&tube, f, fill, GC_INK);
 }
 
 static void draw_vine(const garden_vine *v, sim_frame *f)
