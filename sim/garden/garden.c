@@ -155,7 +155,7 @@ static void garden_destroy(void *impl)
 
 /* The tufts along the ground, a row behind the creatures and a row in front, missing where the
  * pond and the fire are. */
-static void plant_grass(garden_world *w, sim_grass *g, int back, sim_rng *r)
+static void plant_grass(sim_grass *g, int back, sim_rng *r)
 {
     int x = 2 + (int)sim_rng_below(r, 4);
     while (x < GARDEN_W - 2) {
@@ -168,15 +168,14 @@ static void plant_grass(garden_world *w, sim_grass *g, int back, sim_rng *r)
             break;
         x += back ? 6 + (int)sim_rng_below(r, 5) : 8 + (int)sim_rng_below(r, 7);
     }
-    (void)w;
 }
 
 static void build_scene(garden_world *w)
 {
     sim_rng r;
     sim_rng_stream(&r, w->seed, "garden.grass");
-    plant_grass(w, &w->back, 1, &r);
-    plant_grass(w, &w->front, 0, &r);
+    plant_grass(&w->back, 1, &r);
+    plant_grass(&w->front, 0, &r);
     w->fly_x = 140.0;
     w->fly_y = 70.0;
     w->way_x = 140;
