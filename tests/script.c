@@ -255,3 +255,17 @@ int script_flip_bytes(sim_world *w, const uint8_t *buf, size_t n, size_t stride)
     free(bad);
     return refused;
 }
+
+void script_load_draws_alike(sim_world *a, sim_world *b, const uint8_t *buf, size_t n)
+{
+    sim_frame fa, fb;
+    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
+    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
+    ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+    ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+    sim_world_render(a, 0, &fa);
+    sim_world_render(b, 0, &fb);
+    ck_assert_uint_eq(sim_frame_hash(&fa), sim_frame_hash(&fb));
+    sim_frame_free(&fa);
+    sim_frame_free(&fb);
+}

@@ -63,4 +63,8 @@ size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
  * Returns how many flips were refused. */
 int script_flip_bytes(sim_world *w, const uint8_t *buf, size_t n, size_t stride);
 
+/* A load keeps drawing: a's state (saved into buf, n bytes) loaded into b twice over (a world
+ * whose render-only caches a load adopts, adopted again) renders its normal view as a does. */
+void script_load_draws_alike(sim_world *a, sim_world *b, const uint8_t *buf, size_t n);
+
 #endif
