@@ -86,6 +86,13 @@ static void view_usage(FILE *out)
         "  0-9               choose cycle range 0..9 (for t and m)\n"
         "  t                 switch the chosen range off (base colours) or back on\n"
         "  m                 switch the chosen range between standard and blend\n"
+        "garden (with a token):\n"
+        "  left click        poke: the creature there flashes (a gnome or a villager jumps),\n"
+        "                    the pond splashes (above it a stone drops in), the grass parts\n"
+        "  left drag         lead the butterfly: the serpents circle it, the vines reach for it\n"
+        "  t                 let the butterfly go (it wanders again)\n"
+        "  Left, Right       the wind a step of 20 that way (-100..100); Down: calm\n"
+        "  1-4               spawn a serpent, vine, biped, walker at the mouse pointer\n"
         "a recording (vivd --play FILE:N; it starts paused; inputs are refused; with a token):\n");
     fprintf(out,
         "  space             play or pause (at the end: play from the start)\n"

@@ -85,6 +85,7 @@ typedef struct vw_kind_row {
     const char *first_value;          /* a value name of the paint enum to start with, or NULL */
     const char *key_enum;             /* the enum whose values 1..10 the keys 1-9,0 take */
     const char *key_does;             /* what such a key does, for --help */
+    int key_from0;                    /* 1: the keys 1-9 take values 0..8 instead (garden) */
 } vw_kind_row;
 
 struct vw_world {
@@ -104,6 +105,9 @@ struct vw_world {
     int in_speed, in_pause, in_resume, in_toggle, in_cmode;    /* cycle */
     int in_move, in_drop;             /* merge */
     int car_dir;                      /* merge: the last move this viewer sent */
+    int in_poke, in_target, in_wind;  /* garden */
+    int wind;                         /* garden: the last wind this viewer sent */
+    int dragged;                      /* garden: the press became a drag (a target, not a poke) */
     int paint_enum, paint_enum_arg;   /* the enum the paint input takes, and which arg; or -1 */
     int element;                      /* the chosen value of that enum */
     int tool, brush;                  /* sand: VW_TOOL_*, the brush radius (0: about a cell) */

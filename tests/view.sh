@@ -439,9 +439,10 @@ if command -v tmux > /dev/null 2>&1; then
     fi
 
     # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode,
-    # merge walk, stop and drop.
+    # merge walk, stop and drop, garden wind, spawn, let go, a click's poke and a drag's target.
     stop_vivd
-    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire --world merge:seed=6:autopilot=0
+    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire --world merge:seed=6:autopilot=0 \
+        --world garden:seed=8
     run_in_tmux kinds --token "$PLAYER"
     if wait_until 50 status_is kinds "terrarium"; then
         tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
@@ -481,6 +482,27 @@ if command -v tmux > /dev/null 2>&1; then
         wait_until 30 status_is kinds "stopped ack[s ]*12 " && ok "merge: Down stops, space drops" ||
             fail "merge: Down, space: $(status_of kinds)"
         status_is kinds "err " && fail "merge: the keys got errors: $(status_of kinds)"
+        tm send-keys -t kinds Tab
+        wait_until 30 status_is kinds "garden" || fail "kinds: Tab did not reach the garden world"
+        tm send-keys -t kinds Right Right
+        wait_until 30 status_is kinds "wind \+40 ack[s ]*14 " && ok "garden: Right Right: wind +40" ||
+            fail "garden: Right Right: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
+        tm send-keys -t kinds Down 1 t
+        wait_until 30 status_is kinds "wind \+0 ack[s ]*17 " && ok "garden: Down calms, 1 spawns, t lets go" ||
+            fail "garden: Down 1 t: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<0;40;10M"          # a click: press and release in place
+        tm send-keys -t kinds -l "${esc}[<0;40;10m"
+        wait_until 30 status_is kinds " ack[s ]*18 " && ok "garden: a click pokes" ||
+            fail "garden: a click: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<0;30;8M"           # a drag: press, two moves, release
+        tm send-keys -t kinds -l "${esc}[<32;34;9M"
+        sleep 0.1
+        tm send-keys -t kinds -l "${esc}[<32;38;10M"
+        tm send-keys -t kinds -l "${esc}[<0;38;10m"
+        wait_until 30 status_is kinds " ack[s ]*20 " && ok "garden: a drag leads the target (2 acks, no poke)" ||
+            fail "garden: a drag: $(status_of kinds)"
+        status_is kinds "err " && fail "garden: the keys got errors: $(status_of kinds)"
         tm send-keys -t kinds q
         check_restored kinds 0
     else

@@ -420,6 +420,19 @@ function renderControls() {
         hints.append(keys(["← →", "walk"], ["↓", "stop"], ["space", "drop"], ["click", "drop there"], ["`", "debug"]));
         break;
     }
+    case "tend": {
+        const wind = c.byName.get("wind")?.args[0];
+        if (wind) box.append(slider("Wind", { min: wind.lo, max: wind.hi, value: c.wind, show: (v) => (v > 0 ? `+${v}` : String(v)), change: (v) => viewer.sendInputs(c.setWind(v)) }));
+        if (c.spawnEnum && c.has("spawn"))
+            box.append(el("div", { class: "group" }, el("div", { class: "label" }, "Spawn"), el("div", { class: "row" },
+                ...c.spawnEnum.values.map((v) => el("button", { type: "button", class: "btn", onclick: () => {
+                    const at = c.hover ?? { x: w.w >> 1, y: w.h >> 1 };
+                    viewer.sendInputs(c.spawnAt(v.id, at.x, at.y));
+                } }, v.name)))));
+        box.append(el("div", { class: "small" }, "Click to poke; drag to lead the butterfly."));
+        hints.append(keys(["click", "poke"], ["drag", "target"], ["← →", "wind"], ["↓", "calm"], ["1–4", "spawn"], ["t", "let go"], ["`", "debug"]));
+        break;
+    }
     default:
         box.append(el("div", { class: "small" }, "This world takes no inputs the page knows; watching."));
         hints.append(keys(["`", "debug"]));

@@ -10,7 +10,7 @@ import { load, welcome } from "./corpus.mjs";
 test("a real welcome gives every demo world with its inputs, ranges and names", () => {
     const wl = readWelcome(welcome());
     assert.equal(wl.role, "player");
-    assert.deepEqual(wl.worlds.map((w) => w.kind), ["sand", "terrarium", "cycle", "merge"]);
+    assert.deepEqual(wl.worlds.map((w) => w.kind), ["sand", "terrarium", "cycle", "merge", "garden"]);
     const sand = wl.worlds[0];
     assert.equal(sand.w, 320);
     assert.equal(sand.h, 180);
