@@ -215,7 +215,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks wasm
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden wasm
 	BUILD=$(BUILD) sh bench/run.sh
 
 $(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
@@ -243,6 +243,9 @@ $(BUILD)/bench_merge: $(BUILD)/bench/bench_merge.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/bench_ticks: $(BUILD)/bench/bench_ticks.o $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bench_garden: $(BUILD)/bench/bench_garden.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- run ----------------------------------------------------------------------------------------

@@ -10,64 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "merge/merge.h"
 #include "bench.h"
 
-static double now(void) { return bench_now(); }
+static int fruit(sim_world *w) { return ((merge_world *)sim__world_impl(w))->nfruit; }
 
-static sim_world *mk(const char *params)
+static bench_result run_case(const char *params, int warm, int ticks, int render)
 {
-    return bench_world("bench_merge", "merge", 1, params);
+    return bench_best_of_3("bench_merge", "merge", 1, params, warm, ticks, render, fruit);
 }
 
-typedef struct result {
-    double secs;
-    int ticks, fruit0, fruit1;
-    uint64_t check;          /* final state hash: proves the work happened, same every rep */
-} result;
-
-static result run_case(const char *params, int warm, int ticks, int render)
-{
-    result best = { 1e30, 0, 0, 0, 0 };
-    for (int rep = 0; rep < 3; rep++) {
-        sim_world *w = mk(params);
-        sim_frame f;
-        sim_world_frame_init(w, &f);
-        for (int t = 0; t < warm; t++) sim_world_step(w);
-        merge_world *m = sim__world_impl(w);
-        int f0 = m->nfruit;
-        uint64_t sink = 0;
-        double t0 = now();
-        for (int t = 0; t < ticks; t++) {
-            sim_world_step(w);
-            if (render) {
-                sim_world_render(w, 0, &f);
-                sink ^= sim_frame_hash(&f) ^ sim_world_hash(w);
-            }
-        }
-        double dt = now() - t0;
-        result r = { dt, ticks, f0, m->nfruit, sim_world_hash(w) ^ sink };
-        if (rep > 0 && r.check != best.check) {
-            fprintf(stderr, "bench_merge: repetitions disagree: nondeterminism!\n");
-            exit(1);
-        }
-        if (dt < best.secs) best = r;
-        sim_frame_free(&f);
-        sim_world_destroy(w);
-    }
-    return best;
-}
-
-static void row(const char *name, result r, double goal)
-{
-    double tps = (double)r.ticks / r.secs;
-    char vs[64] = "-";
-    if (goal > 0)
-        snprintf(vs, sizeof vs, "%.2fx of %.0f (%s)", tps / goal, goal, tps >= goal ? "met" : "MISSED");
-    printf("| %-48s | %3d → %3d | %6d | %8.0f | %7.1f | %s |\n", name, r.fruit0, r.fruit1, r.ticks,
-           tps, r.secs * 1e6 / (double)r.ticks, vs);
-}
+static void row(const char *name, bench_result r, double goal) { bench_row(name, r, goal); }
 
 int main(int argc, char **argv)
 {

@@ -53,6 +53,14 @@ echo
 } | tee bench/out/page_verify.md
 echo
 {
+    echo "### $(date -u +%Y-%m-%d) — garden ticks/s: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_garden\`), compiler: $(${CC:-cc} --version | head -1)"
+    echo
+    $pin "$BUILD/bench_garden"
+} | tee bench/out/garden.md
+echo
+{
     echo "### $(date -u +%Y-%m-%d) — bytes per frame, 60 s of each demo world: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_bytes --seconds 60\`)"

@@ -88,11 +88,18 @@ void cli_put_hello(wire_buf *b, const char *name, const char *token)
 
 void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view)
 {
+    cli_put_sub_div(b, world, every, 1, enc, view);
+}
+
+void cli_put_sub_div(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                     const char *view)
+{
     wire_msg_begin(b);
-    wire_put_map(b, 3 + (enc != NULL) + (view != NULL));
+    wire_put_map(b, 3 + (div != 1) + (enc != NULL) + (view != NULL));
     wire_put_str(b, "t"); wire_put_str(b, "sub");
     wire_put_str(b, "world"); wire_put_uint(b, world);
     wire_put_str(b, "every"); wire_put_uint(b, every);
+    if (div != 1) { wire_put_str(b, "div"); wire_put_uint(b, div); }
     if (enc) { wire_put_str(b, "enc"); wire_put_str(b, enc); }
     if (view) { wire_put_str(b, "view"); wire_put_str(b, view); }
     wire_msg_end(b);

@@ -54,6 +54,9 @@ int cli_lookup(const char *hostport, struct addrinfo **res, int *gai_err);
 /* ---- messages a client sends (each framed: wire_msg_begin .. wire_msg_end) --------------------- */
 void cli_put_hello(wire_buf *b, const char *name, const char *token);   /* token may be NULL */
 void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view);
+/* The same with "div" (written only when not 1): frames a div-th of the size (docs/PROTOCOL.md). */
+void cli_put_sub_div(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                     const char *view);
 void cli_put_unsub(wire_buf *b, uint32_t world);
 void cli_put_bare(wire_buf *b, const char *type);                      /* {"t": type}: stats, ping */
 void cli_put_input(wire_buf *b, uint32_t world, uint32_t seq, const char *kind,

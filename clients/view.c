@@ -32,8 +32,8 @@ double vw_now(void)
 static void view_usage(FILE *out)
 {
     fprintf(out,
-        "usage: viv view [--host HOST:PORT] [--world ID|KIND] [--every N] [--view NAME]\n"
-        "                [--token T] [--frames N [--size COLSxROWS]]\n"
+        "usage: viv view [--host HOST:PORT] [--world ID|KIND] [--every N] [--div D]\n"
+        "                [--view NAME] [--token T] [--frames N [--size COLSxROWS]]\n"
         "\n"
         "Watches a world of a running vivd in the terminal. Each character cell shows two pixels\n"
         "as an upper half-block in 24-bit colour (foreground = upper pixel, background = lower),\n"
@@ -46,6 +46,8 @@ static void view_usage(FILE *out)
         "  --world ID|KIND   the world to watch first: its id, or the first world of a kind\n"
         "                    (default: the server's first world)\n"
         "  --every N         one frame every N ticks, 1..3600 (default 1)\n"
+        "  --div D           frames a D-th of the world's size, 1..8 (default 1), nearest-sampled\n"
+        "                    by the server and shown at the largest whole scale that fits\n"
         "  --view NAME       render layer by name (default: the normal picture); a world without\n"
         "                    that view shows its normal picture, and the status line says\n"
         "                    \"normal (no NAME)\"\n"
@@ -62,6 +64,8 @@ static void view_usage(FILE *out)
         "  Tab, n            next world (the new stream starts with a keyframe)\n"
         "  p, Shift-Tab      previous world\n"
         "  Ctrl-L            redraw the whole screen\n"
+        "  h                 the 13 fps homage (seed 001), on or off: every third tick at a third\n"
+        "                    of the resolution, each held until the next (--every 3 --div 3)\n"
         "sand (with a token):\n"
         "  1-9, 0            paint with element 1..10 (the names are below)\n"
         "  e                 the erase tool: a drag empties discs, walls included (e again: paint)\n"
@@ -82,6 +86,13 @@ static void view_usage(FILE *out)
         "  0-9               choose cycle range 0..9 (for t and m)\n"
         "  t                 switch the chosen range off (base colours) or back on\n"
         "  m                 switch the chosen range between standard and blend\n"
+        "garden (with a token):\n"
+        "  left click        poke: the creature there flashes (a gnome or a villager jumps),\n"
+        "                    the pond splashes (above it a stone drops in), the grass parts\n"
+        "  left drag         lead the butterfly: the serpents circle it, the vines reach for it\n"
+        "  t                 let the butterfly go (it wanders again)\n"
+        "  Left, Right       the wind a step of 20 that way (-100..100); Down: calm\n"
+        "  1-4               spawn a serpent, vine, biped, walker at the mouse pointer\n"
         "a recording (vivd --play FILE:N; it starts paused; inputs are refused; with a token):\n");
     fprintf(out,
         "  space             play or pause (at the end: play from the start)\n"
@@ -101,7 +112,7 @@ static void view_usage(FILE *out)
         "When the server goes away, the picture stays, the status line says \"reconnecting…\",\n"
         "and viv view tries again after 0.25 s, doubling the wait up to 4 s, for as long as it\n"
         "runs; then it watches the same world (by id, else the first of its kind) with the same\n"
-        "--view and --every, from a keyframe.\n"
+        "--view, --every and --div (or the homage), from a keyframe.\n"
         "\n"
         "Exit status: 0 after q or --frames, 1 for a connection or server problem (with\n"
         "--frames, or when the first connection fails), 2 for a bad option, 128+N after signal N.\n"
@@ -160,7 +171,8 @@ static int view_put_sub(vw_view *v)
 {
     const vw_world *w = &v->worlds[v->cur];
     const char *view = v->o.view && vw_world_has_view(w, v->o.view) ? v->o.view : NULL;
-    cli_put_sub(&v->b, w->id, v->o.every, NULL, view);   /* default: tile.zst */
+    uint32_t every = v->o.homage ? 3 : v->o.every, div = v->o.homage ? 3 : v->o.div;
+    cli_put_sub_div(&v->b, w->id, every, div, NULL, view);   /* default: tile.zst */
     return view_send(v);
 }
 
@@ -178,6 +190,14 @@ static int view_unsubscribe(vw_view *v, uint32_t id)
 {
     cli_put_unsub(&v->b, id);
     return view_send(v);
+}
+
+int view_homage(vw_view *v)
+{
+    v->o.homage = !v->o.homage;
+    view_note(v, v->o.homage ? "the 13 fps homage: every third tick, a third of the size"
+                             : "every frame again");
+    return view_subscribe(v);
 }
 
 int view_switch(vw_view *v, int dir)
@@ -557,7 +577,7 @@ static int view_args(vw_opts *o, int argc, char **argv)
             view_usage(stdout);
             return 0;
         }
-        if (strcmp(a, "--host") && strcmp(a, "--world") && strcmp(a, "--every") &&
+        if (strcmp(a, "--host") && strcmp(a, "--world") && strcmp(a, "--every") && strcmp(a, "--div") &&
             strcmp(a, "--token") && strcmp(a, "--view") && strcmp(a, "--frames") &&
             strcmp(a, "--size")) {
             fprintf(stderr, "viv view: unknown option '%s' (see viv view --help)\n", a);
@@ -575,6 +595,9 @@ static int view_args(vw_opts *o, int argc, char **argv)
         else if (strcmp(a, "--every") == 0) {
             if (cli_parse_int("view", a, val, 1, 3600, &n)) return 2;
             o->every = (uint32_t)n;
+        } else if (strcmp(a, "--div") == 0) {
+            if (cli_parse_int("view", a, val, 1, 8, &n)) return 2;
+            o->div = (uint32_t)n;
         } else if (strcmp(a, "--frames") == 0) {
             if (cli_parse_int("view", a, val, 1, 100000000, &n)) return 2;
             o->frames = n;
@@ -599,6 +622,7 @@ int cli_view_main(int argc, char **argv)
     }
     v->o.host = "127.0.0.1:7400";
     v->o.every = 1;
+    v->o.div = 1;
     v->o.cols = 80;
     v->o.rows = 24;
     v->sigfd = -1;

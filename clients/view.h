@@ -85,6 +85,7 @@ typedef struct vw_kind_row {
     const char *first_value;          /* a value name of the paint enum to start with, or NULL */
     const char *key_enum;             /* the enum whose values 1..10 the keys 1-9,0 take */
     const char *key_does;             /* what such a key does, for --help */
+    int key_from0;                    /* 1: the keys 1-9 take values 0..8 instead (garden) */
 } vw_kind_row;
 
 struct vw_world {
@@ -104,6 +105,9 @@ struct vw_world {
     int in_speed, in_pause, in_resume, in_toggle, in_cmode;    /* cycle */
     int in_move, in_drop;             /* merge */
     int car_dir;                      /* merge: the last move this viewer sent */
+    int in_poke, in_target, in_wind;  /* garden */
+    int wind;                         /* garden: the last wind this viewer sent */
+    int dragged;                      /* garden: the press became a drag (a target, not a poke) */
     int paint_enum, paint_enum_arg;   /* the enum the paint input takes, and which arg; or -1 */
     int element;                      /* the chosen value of that enum */
     int tool, brush;                  /* sand: VW_TOOL_*, the brush radius (0: about a cell) */
@@ -117,7 +121,8 @@ struct vw_world {
 
 typedef struct vw_opts {
     const char *host, *world, *token, *view;
-    uint32_t every;
+    uint32_t every, div;              /* --every, --div */
+    int homage;                       /* the h key: every 3rd tick at a third of the size */
     long frames;                      /* 0: interactive */
     int cols, rows;                   /* --size */
     int size_given;
@@ -190,6 +195,7 @@ double vw_now(void);
 /* view.c: messages to the server */
 int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
 int view_switch(vw_view *v, int dir);
+int view_homage(vw_view *v);          /* the h key: the homage on or off, from a keyframe */
 void view_note(vw_view *v, const char *fmt, ...);
 /* Send a play op for the current recording (seek: to tick; speed: to speed). 0, or -1. */
 int view_play(vw_view *v, const char *op, uint64_t tick, int speed);

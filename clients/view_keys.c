@@ -85,6 +85,7 @@ static int view_key(vw_view *v, int key)
     if (key == 'q' || key == 'Q' || key == 3) return 1;
     if (key == '\t' || key == 'n') return view_switch(v, 1);
     if (key == 'p') return view_switch(v, -1);
+    if (key == 'h') return view_homage(v);
     if (key == 12) {
         v->scr.have_valid = 0;
         v->frame_new = v->frame_ok;

@@ -6,7 +6,9 @@
  * grab/drag/release inputs: a press grabs, motion drags, a release lets go; with spawn and
  * shove, the number keys spawn a body at the pointer and the arrows shove what is near it),
  * cycle (speed, pause/resume, toggle and mode keys), carry (merge: the arrows walk and stop the
- * carrier, space drops, a click drops at the pointer) and watch (nothing to send). The kinds table
+ * carrier, space drops, a click drops at the pointer), tend (garden: a click pokes, a drag leads
+ * the target, the arrows set the wind, 1-4 spawn at the pointer, t lets the target go) and watch
+ * (nothing to send). The kinds table
  * gives each known kind its mode; a kind without a row gets the first mode its welcome's inputs
  * fit, so a new kind works in the viewer without editing it — with watch only, and the generic
  * status line, when it has no inputs the modes know.
@@ -339,6 +341,76 @@ static const char *carry_hints(const vw_world *w, int shrt)
     return shrt ? " <- -> v spc click" : "  <- -> walk  down stop  space drop  click drop there";
 }
 
+/* ---- tend (garden) ------------------------------------------------------------------------------ */
+/* The wind steps of the arrows, and the number keys' creatures (values 0.. of spawn's enum). */
+#define VW_WIND_STEP 20
+static int tend_fit(vw_world *w)
+{
+    w->in_poke = find_in(w, "poke");
+    w->in_target = find_in(w, "target");
+    w->in_wind = find_in(w, "wind");
+    w->in_spawn = find_in(w, "spawn");
+    return w->in_poke >= 0 && w->in_target >= 0 ? 0 : -1;
+}
+
+/* left, right: the wind a step that way; down: calm; 1-9: spawn value key−1 of spawn's enum at
+ * the pointer; t: let the target go. */
+static int tend_key(vw_view *v, vw_world *w, int key)
+{
+    if ((key == VW_K_LEFT || key == VW_K_RIGHT || key == VW_K_DOWN) && w->in_wind >= 0) {
+        const cli_input_desc *in = &w->inputs[w->in_wind];
+        int s = key == VW_K_DOWN ? 0 : w->wind + (key == VW_K_RIGHT ? VW_WIND_STEP : -VW_WIND_STEP);
+        if (in->nargs && s < in->lo[0]) s = (int)in->lo[0];
+        if (in->nargs && s > in->hi[0]) s = (int)in->hi[0];
+        w->wind = s;
+        return send_in(v, w->in_wind, 0, 0, "strength", s, NULL, 0);
+    }
+    if (key == 't') return send_in(v, w->in_target, 0, 0, "x", -1, "y", -1);
+    if (key >= '1' && key <= '9' && w->in_spawn >= 0 && w->spawn_enum >= 0) {
+        int id = key - '1';
+        const char *name = vw_enum_name(&w->enums[w->spawn_enum], id);
+        if (!name) return 0;
+        int x, y;
+        key_point(v, w, &x, &y);
+        view_note(v, "spawn %s at %d,%d", name, x, y);
+        return send_in(v, w->in_spawn, x, y, "kind", id, NULL, 0);
+    }
+    return 0;
+}
+
+/* A click (a press and a release on the same pixel) pokes; a drag leads the target along. */
+static int tend_pointer(vw_view *v, vw_world *w, int what, int x, int y)
+{
+    if (what == VW_PRESS) {
+        w->dragged = 0;
+        v->last_x = x;
+        v->last_y = y;
+        return 0;
+    }
+    if (what == VW_RELEASE) {
+        if (w->dragged) return 0;
+        return view_send_input(v, w->in_poke, v->last_x, v->last_y);
+    }
+    w->dragged = 1;
+    if (!view_input_budget(v)) return 0;       /* the next motion catches up */
+    v->last_x = x;
+    v->last_y = y;
+    return view_send_input(v, w->in_target, x, y);
+}
+
+static void tend_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap)
+{
+    (void)v;
+    snprintf(s, cap, shrt ? " wind %+d" : "  wind %+d", w->wind);
+}
+
+static const char *tend_hints(const vw_world *w, int shrt)
+{
+    (void)w;
+    return shrt ? " click drag <- -> v 1-4 t"
+                : "  click poke  drag target  <- -> wind  down calm  1-4 spawn  t let go";
+}
+
 /* ---- the table -------------------------------------------------------------------------------- */
 static const vw_mode vw_mode_paint = { "paint", paint_fit, "1234567890ex[]", 0, paint_key,
                                        paint_pointer, NULL, paint_status, paint_hints };
@@ -348,19 +420,22 @@ static const vw_mode vw_mode_cycle = { "cycle", cycle_fit, " []1234567890tm", 0,
                                        NULL, cycle_status, cycle_hints };
 static const vw_mode vw_mode_carry = { "carry", carry_fit, " ", 1, carry_key, carry_pointer,
                                        NULL, carry_status, carry_hints };
+static const vw_mode vw_mode_tend = { "tend", tend_fit, "123456789t", 1, tend_key, tend_pointer,
+                                      NULL, tend_status, tend_hints };
 static const vw_mode vw_mode_watch = { "watch", NULL, "", 0, NULL, NULL, NULL, NULL, NULL };
 
 /* One row per world kind. A falling powder is the friendliest first brush. */
 static const vw_kind_row vw_kinds[] = {
-    { "sand", &vw_mode_paint, "sand", "element", "paint (drag)" },
-    { "terrarium", &vw_mode_grab, NULL, "body", "spawn at the pointer" },
-    { "cycle", &vw_mode_cycle, NULL, NULL, NULL },
-    { "merge", &vw_mode_carry, NULL, NULL, NULL },
+    { "sand", &vw_mode_paint, "sand", "element", "paint (drag)", 0 },
+    { "terrarium", &vw_mode_grab, NULL, "body", "spawn at the pointer", 0 },
+    { "cycle", &vw_mode_cycle, NULL, NULL, NULL, 0 },
+    { "merge", &vw_mode_carry, NULL, NULL, NULL, 0 },
+    { "garden", &vw_mode_tend, NULL, "creature", "spawn at the pointer", 1 },
 };
 
 /* A kind without a row (or whose world lacks its row's inputs): the first mode that fits. */
 static const vw_mode *const vw_default_modes[] = { &vw_mode_grab, &vw_mode_paint, &vw_mode_cycle,
-                                                   &vw_mode_carry, &vw_mode_watch };
+                                                   &vw_mode_carry, &vw_mode_tend, &vw_mode_watch };
 
 void view_modes_help(FILE *out)
 {
@@ -369,8 +444,9 @@ void view_modes_help(FILE *out)
         for (int e = 0; k && vw_kinds[r].key_enum && e < k->nenums; e++) {
             if (strcmp(k->enums[e].name, vw_kinds[r].key_enum)) continue;
             fprintf(out, "\n%s %s keys, %s:", k->name, k->enums[e].name, vw_kinds[r].key_does);
-            for (int i = 1; i <= 10 && i < k->enums[e].count; i++)
-                fprintf(out, " %d %s", i % 10, k->enums[e].values[i]);
+            int from0 = vw_kinds[r].key_from0;
+            for (int i = from0 ? 0 : 1; i <= (from0 ? 8 : 10) && i < k->enums[e].count; i++)
+                fprintf(out, " %d %s", from0 ? i + 1 : i % 10, k->enums[e].values[i]);
             fprintf(out, "\n");
         }
     }
@@ -414,6 +490,9 @@ void view_mode_pick(vw_world *w)
     w->in_speed = w->in_pause = w->in_resume = w->in_toggle = w->in_cmode = -1;
     w->in_move = w->in_drop = -1;
     w->car_dir = 0;
+    w->in_poke = w->in_target = w->in_wind = -1;
+    w->wind = 0;
+    w->dragged = 0;
     w->mode = NULL;
     if (row && mode_fits(row->mode, w)) w->mode = row->mode;
     for (size_t i = 0; !w->mode && i < sizeof vw_default_modes / sizeof vw_default_modes[0]; i++)
@@ -427,26 +506,37 @@ void view_mode_pick(vw_world *w)
 }
 
 /* ---- the pointer ------------------------------------------------------------------------------ */
+/* A picture point in world frame pixels, which inputs speak: the picture may be a div stream's
+ * smaller frame (the homage), and a pixel of it stands for the middle of the block it samples. */
+static int picture_point(const vw_view *v, const vw_world *w, int col, int row, int clamp, int *x,
+                         int *y)
+{
+    if (vw_screen_to_frame(&v->scr, col, row, clamp, x, y)) return -1;
+    if (v->scr.fw > 0 && v->scr.fw != w->w) *x = (int)(((long long)*x * 2 + 1) * w->w / (2LL * v->scr.fw));
+    if (v->scr.fh > 0 && v->scr.fh != w->h) *y = (int)(((long long)*y * 2 + 1) * w->h / (2LL * v->scr.fh));
+    return 0;
+}
+
 /* A press on the picture starts a stroke, motion continues it even off the picture (clamped to
  * its edge), a release ends it. Only for a player, in a live world whose mode uses the pointer. */
 int view_pointer(vw_view *v, int col, int row, int what)
 {
     vw_world *w = &v->worlds[v->cur];
     int x, y;
-    if (vw_screen_to_frame(&v->scr, col, row, 1, &x, &y) == 0) {
+    if (picture_point(v, w, col, row, 1, &x, &y) == 0) {
         v->hover = 1;
         v->hover_x = x;
         v->hover_y = y;
     }
     if (!v->can_input || !w->mode->pointer || !v->frame_ok || w->is_play) return 0;
     if (what == VW_PRESS) {
-        if (vw_screen_to_frame(&v->scr, col, row, 0, &x, &y)) return 0;   /* not on the picture */
+        if (picture_point(v, w, col, row, 0, &x, &y)) return 0;   /* not on the picture */
         v->pressed = 1;
         v->last_x = x;
         v->last_y = y;
         return w->mode->pointer(v, w, VW_PRESS, x, y);
     }
-    if (!v->pressed || vw_screen_to_frame(&v->scr, col, row, 1, &x, &y)) return 0;
+    if (!v->pressed || picture_point(v, w, col, row, 1, &x, &y)) return 0;
     if (what == VW_RELEASE) {
         v->pressed = 0;
         return w->mode->pointer(v, w, VW_RELEASE, x, y);
@@ -458,7 +548,7 @@ int view_pointer(vw_view *v, int col, int row, int what)
 void view_hover(vw_view *v, int col, int row)
 {
     int x, y;
-    if (vw_screen_to_frame(&v->scr, col, row, 0, &x, &y)) return;     /* off the picture */
+    if (picture_point(v, &v->worlds[v->cur], col, row, 0, &x, &y)) return;     /* off the picture */
     v->hover = 1;
     v->hover_x = x;
     v->hover_y = y;

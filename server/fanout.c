@@ -1,7 +1,8 @@
 /* fanout.c — encode once, fan out many.
  *
- * A world's subscribers are grouped into streams by (view, every, encoding). Per stream and tick
- * the frame message is built at most twice — a delta for subscribers in step, a keyframe for those
+ * A world's subscribers are grouped into streams by (view, every, div, encoding). Per stream and
+ * tick the frame is downsampled at most once (div > 1: the 13 fps homage's third of the
+ * resolution) and the frame message is built at most twice — a delta for subscribers in step, a keyframe for those
  * that need one — into a refcounted buffer that every subscriber's write points at; no copy per
  * client. A client whose output queue is over the soft limit is skipped (and will need a
  * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
@@ -54,33 +55,74 @@ int srv_fanout_subs(const srv_world *w)
     return w->fan ? w->fan->nsubs : 0;
 }
 
+static void stream_clear(srv_stream *st)
+{
+    free(st->prev);
+    free(st->small.px);
+    memset(st, 0, sizeof *st);
+}
+
 void srv_fanout_free(srv_world *w)
 {
     if (!w->fan) return;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) free(w->fan->streams[i].prev);
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) stream_clear(&w->fan->streams[i]);
     free(w->fan);
     w->fan = NULL;
 }
 
-int srv_stream_find(srv_world *w, int view, uint32_t every, int enc)
+int srv_stream_find(srv_world *w, int view, uint32_t every, uint32_t div, int enc)
 {
     if (!w->fan && !(w->fan = calloc(1, sizeof *w->fan))) return -1;
     int free_slot = -1;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_stream *st = &w->fan->streams[i];
-        if (st->used && st->view == view && st->every == every && st->enc == enc) return i;
+        if (st->used && st->view == view && st->every == every && st->div == div && st->enc == enc)
+            return i;
         if (!st->used && free_slot < 0) free_slot = i;
     }
     if (free_slot < 0) return -1;
     srv_stream *st = &w->fan->streams[free_slot];
     memset(st, 0, sizeof *st);
-    st->prev = malloc((size_t)w->fw * (size_t)w->fh);
-    if (!st->prev) return -1;
+    size_t sw = (size_t)((w->fw + div - 1) / div), sh = (size_t)((w->fh + div - 1) / div);
+    st->prev = malloc(sw * sh);
+    if (div > 1) {
+        st->small.w = (uint16_t)sw;
+        st->small.h = (uint16_t)sh;
+        st->small.px = malloc(sw * sh);
+    }
+    if (!st->prev || (div > 1 && !st->small.px)) {
+        stream_clear(st);
+        return -1;
+    }
     st->used = 1;
     st->view = view;
     st->every = every;
+    st->div = div;
     st->enc = enc;
     return free_slot;
+}
+
+/* The stream's picture of f: f itself, or (div > 1) its downsample, nearest-sampled at the centre
+ * of each div × div block (the last block's centre clamped into the frame), with f's palette.
+ * *fh is the hash of what is returned. */
+static const sim_frame *stream_picture(srv_fan *fan, srv_stream *st, const sim_frame *f, uint64_t *fh)
+{
+    if (st->div <= 1) return f;
+    fan->downsampled++;
+    sim_frame *d = &st->small;
+    uint32_t k = st->div, half = k / 2;
+    for (uint32_t y = 0; y < d->h; y++) {
+        uint32_t sy = y * k + half < f->h ? y * k + half : (uint32_t)f->h - 1;
+        const uint8_t *src = f->px + (size_t)sy * f->w;
+        uint8_t *dst = d->px + (size_t)y * d->w;
+        for (uint32_t x = 0; x < d->w; x++) {
+            uint32_t sx = x * k + half < f->w ? x * k + half : (uint32_t)f->w - 1;
+            dst[x] = src[sx];
+        }
+    }
+    d->pal = f->pal;
+    *fh = sim_frame_hash(d);
+    return d;
 }
 
 void srv_stream_attach(srv_world *w, srv_sub *sub)
@@ -103,10 +145,7 @@ void srv_stream_detach(srv_world *w, srv_sub *sub)
     sub->snext = sub->sprev = NULL;
     st->nsubs--;
     w->fan->nsubs--;
-    if (st->nsubs == 0) {            /* last one out: the stream and its reference frame go */
-        free(st->prev);
-        memset(st, 0, sizeof *st);
-    }
+    if (st->nsubs == 0) stream_clear(st);   /* last one out: the stream and its frames go */
 }
 
 /* Build one frame message (wire/msg.c writes it) into a shared buffer. */
@@ -170,6 +209,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
         uint64_t fh;
         const sim_frame *f = srv_world_frame(w, st->view, &fh);
         uint64_t sh = srv_world_state_hash(w);
+        if (f) f = stream_picture(w->fan, st, f, &fh);
         if (!f) {
             want_key = want_delta = 0;       /* out of memory: resynchronise below */
         }
@@ -204,7 +244,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
         /* A failed send closes its client, and the last subscriber out frees the stream (and its
          * reference frame): nobody is left to send a delta to. */
         if (!st->used) continue;
-        memcpy(st->prev, f->px, (size_t)w->fw * (size_t)w->fh);
+        memcpy(st->prev, f->px, (size_t)f->w * (size_t)f->h);
         st->have_prev = 1;
         st->prev_pv = f->pal.version;
         if (force_key) st->last_key = tick;

@@ -19,7 +19,8 @@
 #define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
 #define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
 #define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
-#define SRV_MAX_STREAMS 16                  /* per world: (view, every, enc) combinations */
+#define SRV_MAX_STREAMS 16                  /* per world: (view, every, div, enc) combinations */
+#define SRV_MAX_DIV 8                       /* sub's div: frames 1/1 .. 1/8 of the size */
 #define SRV_MAX_SUBS 8                      /* worlds one client may watch at once */
 #define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
 
@@ -59,8 +60,10 @@ typedef struct srv_stream {
     srv_sub *head;         /* its subscribers */
     int view;
     uint32_t every;
+    uint32_t div;          /* 1, or frames downsampled by div (docs/PROTOCOL.md, sub) */
     int enc;
     int nsubs;
+    sim_frame small;       /* div > 1: this tick's downsampled frame, built once for the stream */
     uint8_t *prev;         /* the last frame sent on this stream (tile deltas are against it) */
     int have_prev;
     uint32_t prev_pv;      /* palette version of that frame */
@@ -72,6 +75,7 @@ typedef struct srv_fan {
     srv_stream streams[SRV_MAX_STREAMS];
     int nsubs;
     uint64_t msgs_built, bytes_built;
+    uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
 } srv_fan;
 
 struct srv_sub {
@@ -174,7 +178,8 @@ int srv_net_init(srv *s, srv_net *n);
 void srv_net_free(srv *s);
 
 /* ---- server/fanout.c ------------------------------------------------------------------------------ */
-int srv_stream_find(srv_world *w, int view, uint32_t every, int enc);  /* index, or -1: full */
+/* The stream (view, every, div, enc) of w, made if need be: its index, or -1 (full, or no memory). */
+int srv_stream_find(srv_world *w, int view, uint32_t every, uint32_t div, int enc);
 void srv_stream_attach(srv_world *w, srv_sub *sub);
 void srv_stream_detach(srv_world *w, srv_sub *sub);
 void srv_fanout_tick(srv *s, srv_world *w);

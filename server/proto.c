@@ -126,6 +126,9 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     uint64_t every = 1;
     int rc = wire_get_u64(m, "every", &every);
     if (rc == -2 || every < 1 || every > 3600) { field_error(c, -2, "every", "an integer in 1..3600", NULL); return; }
+    uint64_t div = 1;
+    rc = wire_get_u64(m, "div", &div);
+    if (rc == -2 || div < 1 || div > SRV_MAX_DIV) { field_error(c, -2, "div", "an integer in 1..8", NULL); return; }
     int enc = SRV_ENC_TILEZ;
     const char *s;
     size_t n;
@@ -167,10 +170,10 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
         srv_client_error(c, "too_many_subs", "a client may watch at most 8 worlds at once", NULL);
         return;
     }
-    int st = srv_stream_find(w, view, (uint32_t)every, enc);
+    int st = srv_stream_find(w, view, (uint32_t)every, (uint32_t)div, enc);
     if (st < 0) {
         srv_client_error(c, "too_many_streams",
-                         "this world already serves 16 (view, every, enc) combinations", NULL);
+                         "this world already serves 16 (view, every, div, enc) combinations", NULL);
         return;
     }
     memset(slot, 0, sizeof *slot);

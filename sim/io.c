@@ -175,6 +175,69 @@ void sim_diff_line(sim_diff_out *o, const char *fmt, ...)
     }
 }
 
+/* ---- desync reports: the shared pieces of every kind's diff ---------------------------------- */
+void sim__fmt_double(char *dst, size_t cap, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    char hex[19];
+    static const char digits[] = "0123456789abcdef";
+    hex[0] = '0';
+    hex[1] = 'x';
+    for (int i = 0; i < 16; i++) hex[2 + i] = digits[(bits >> (60 - 4 * i)) & 0xF];
+    hex[18] = '\0';
+    if (!sim_isfinite(v) || (v < 0.0 ? -v : v) >= 9.0e12) {
+        sim__fmt(dst, cap, "(%s)", hex);
+        return;
+    }
+    int neg = v < 0.0;
+    double a = neg ? -v : v;
+    long long ip = (long long)a;
+    long long frac = (long long)((a - (double)ip) * 1e6 + 0.5);
+    if (frac >= 1000000) {
+        ip++;
+        frac -= 1000000;
+    }
+    char fs[8];
+    for (int i = 5; i >= 0; i--) {
+        fs[i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    fs[6] = '\0';
+    sim__fmt(dst, cap, "%s%lld.%s (%s)", neg ? "-" : "", ip, fs, hex);
+}
+
+long sim__diff_int(sim_diff_out *o, const char *what, long long a, long long b)
+{
+    if (a == b) return 0;
+    sim_diff_line(o, "%s: %lld → %lld", what, a, b);
+    return 1;
+}
+
+long sim__diff_f64(sim_diff_out *o, const char *what, double a, double b)
+{
+    if (memcmp(&a, &b, sizeof a) == 0) return 0;
+    char sa[64], sb[64];
+    sim__fmt_double(sa, sizeof sa, a);
+    sim__fmt_double(sb, sizeof sb, b);
+    sim_diff_line(o, "%s: %s → %s", what, sa, sb);
+    return 1;
+}
+
+/* ---- PCG32 streams as state ---------------------------------------------------------------- */
+void sim__w_rng(sim_writer *w, const sim_rng *r)
+{
+    sim__w_u64(w, r->state);
+    sim__w_u64(w, r->inc);
+}
+
+void sim__r_rng(sim_reader *r, sim_rng *rng)
+{
+    rng->state = sim__r_u64(r);
+    rng->inc = sim__r_u64(r);
+    if (!(rng->inc & 1)) sim__r_fail(r, SIM_ECORRUPT);    /* PCG's increment is always odd */
+}
+
 static void vfmt(char *dst, size_t cap, const char *fmt, va_list ap)
 {
     if (!dst || cap == 0) return;

@@ -64,6 +64,17 @@ static inline void sim__r_fail(sim_reader *r, int err)
 /* snprintf-free message formatting for the core (no stdio in sim/): %s, %d, %u, %lld only. */
 void sim__fmt(char *dst, size_t cap, const char *fmt, ...);
 
+/* A PCG32 stream as state: u64 state, u64 increment; the reader refuses an even increment. */
+void sim__w_rng(sim_writer *w, const sim_rng *r);
+void sim__r_rng(sim_reader *r, sim_rng *rng);
+
+/* For desync reports (a kind's diff): a double as text, six decimals and the exact bits,
+ * "12.345678 (0x4028b0fcd32f707a)"; and one line "what: a → b" when two values differ (doubles
+ * compared bit for bit), returning 1 if it wrote one, else 0. */
+void sim__fmt_double(char *dst, size_t cap, double v);
+long sim__diff_int(sim_diff_out *o, const char *what, long long a, long long b);
+long sim__diff_f64(sim_diff_out *o, const char *what, double a, double b);
+
 /* The kind's own state, for tests that inspect a world from inside. */
 void *sim__world_impl(sim_world *w);
 

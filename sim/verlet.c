@@ -5,7 +5,6 @@
 #include "verlet.h"
 #include <stdlib.h>
 
-static double dabs(double v) { return v < 0.0 ? -v : v; }
 static double clamp_spin(double w)
 {
     return w > SIM_VL_MAX_SPIN ? SIM_VL_MAX_SPIN : w < -SIM_VL_MAX_SPIN ? -SIM_VL_MAX_SPIN : w;
@@ -1035,37 +1034,6 @@ int sim_verlet_load(sim_verlet *v, sim_reader *rd)
 }
 
 /* ---- desync reports ---------------------------------------------------------------------------- */
-void sim__fmt_double(char *dst, size_t cap, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, 8);
-    char hex[19];
-    static const char digits[] = "0123456789abcdef";
-    hex[0] = '0';
-    hex[1] = 'x';
-    for (int i = 0; i < 16; i++) hex[2 + i] = digits[(bits >> (60 - 4 * i)) & 0xF];
-    hex[18] = '\0';
-    if (!sim_isfinite(v) || dabs(v) >= 9.0e12) {
-        sim__fmt(dst, cap, "(%s)", hex);
-        return;
-    }
-    int neg = v < 0.0;
-    double a = neg ? -v : v;
-    long long ip = (long long)a;
-    long long frac = (long long)((a - (double)ip) * 1e6 + 0.5);
-    if (frac >= 1000000) {
-        ip++;
-        frac -= 1000000;
-    }
-    char fs[8];
-    for (int i = 5; i >= 0; i--) {
-        fs[i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
-    fs[6] = '\0';
-    sim__fmt(dst, cap, "%s%lld.%s (%s)", neg ? "-" : "", ip, fs, hex);
-}
-
 static long diff_f64(sim_diff_out *o, const char *what, int idx, const char *field, double a, double b)
 {
     if (memcmp(&a, &b, sizeof a) == 0) return 0;

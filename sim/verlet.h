@@ -276,7 +276,5 @@ void sim_verlet_save(const sim_verlet *v, sim_writer *wr);
 int sim_verlet_load(sim_verlet *v, sim_reader *rd);
 /* Field-by-field differences for a desync report; returns how many were found. */
 long sim_verlet_diff(const sim_verlet *a, const sim_verlet *b, sim_diff_out *o);
-/* A double as text for reports: six decimals and the exact bits, "12.345678 (0x4028b0fcd32f707a)". */
-void sim__fmt_double(char *dst, size_t cap, double v);
 
 #endif

@@ -9,10 +9,16 @@
  *             --inputs golden/terrarium.inputs --record compat/before.db
  *         /tmp/old/bin/viv sim --world cycle --seed 42 --ticks 1500 \
  *             --inputs golden/cycle.inputs --record compat/before.db
- *   - the same three sessions recorded by today's `viv sim --record` verify, and their session,
- *     tick (hash), input and checkpoint rows equal before.db's;
+ *     Except session 2: the terrarium's feet changed on purpose (sim 0.2.0: the seed's fixed foot
+ *     lead, issue 16), so before.db's terrarium session, recorded by sim 0.1.0, no longer
+ *     replays; the verifier must say so — a desync from the first tick, in a report that names
+ *     both versions, with the version warning — rather than pass it or fail on something else.
+ *   - the same three sessions recorded by today's `viv sim --record` verify, and their session
+ *     (all but sim_version), input rows and, for sand and cycle, tick (hash) and checkpoint rows
+ *     equal before.db's;
  *   - the bytes vivd sends to a scripted client equal tests/compat/wire-before.trace, which the
- *     same client recorded against vivd built from b6781a4.
+ *     same client recorded against vivd built from b6781a4, but for the version in the welcome's
+ *     "server" ("vivd/0.1.0" there, "vivd/" SIM_VERSION now, the same length).
  *
  * Regenerating the trace (only on purpose: a changed trace means every client sees other bytes).
  * It must come from the build before the change, never from today's:
@@ -80,8 +86,21 @@ static void dir_teardown(void)
 }
 
 /* ---- files ------------------------------------------------------------------------------------- */
-/* Every session of path verifies bit-exactly, over all its ticks. */
-static void verify_all(const char *path)
+#define BEFORE_VERSION "0.1.0"             /* the sim version that recorded before.db */
+#define TERRARIUM_SESSION 2                /* changed on purpose since: see the top of the file */
+
+/* Verify session id of path: the verdict, the result and the report. */
+static int verify_one(rpl_file *f, int64_t id, rpl_verify_result *r, char *report, size_t cap)
+{
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.session = id;
+    o.threads = 2;
+    return rpl_verify(f, &o, r, report, cap);
+}
+
+/* Every session of path verifies bit-exactly, over all its ticks; with old, the terrarium session
+ * is reported as diverging instead, by a verifier that names both versions. */
+static void verify_all(const char *path, int old)
 {
     char err[512];
     rpl_file *f = NULL;
@@ -92,12 +111,20 @@ static void verify_all(const char *path)
     ck_assert_uint_eq(n, 3);
     free(ss);
     for (int64_t id = 1; id <= 3; id++) {
-        rpl_verify_opts o = rpl_verify_defaults();
-        o.session = id;
-        o.threads = 2;
         rpl_verify_result r;
         static char report[16384];
-        int rc = rpl_verify(f, &o, &r, report, sizeof report);
+        int rc = verify_one(f, id, &r, report, sizeof report);
+        if (old && id == TERRARIUM_SESSION) {
+            ck_assert_msg(rc == 1, "%s session %lld (terrarium, sim " BEFORE_VERSION "): verify returned %d, "
+                          "not a desync:\n%s", path, (long long)id, rc, report);
+            ck_assert_msg(r.diverged_at == 1, "diverged at %llu:\n%s", (unsigned long long)r.diverged_at,
+                          report);
+            ck_assert_msg(strstr(report, "recorded by sim " BEFORE_VERSION ", replayed by " SIM_VERSION),
+                          "the report does not name both versions:\n%s", report);
+            ck_assert_msg(strstr(r.warning, "recorded by sim version " BEFORE_VERSION ", this is " SIM_VERSION),
+                          "no version warning: '%s'", r.warning);
+            continue;
+        }
         ck_assert_msg(rc == 0, "%s session %lld (%s): verify returned %d:\n%s", path, (long long)id,
                       kinds[id - 1], rc, report);
         ck_assert_uint_eq(r.ticks, COMPAT_TICKS);
@@ -108,7 +135,8 @@ static void verify_all(const char *path)
 
 START_TEST(before_db_verifies_bit_exact)
 {
-    verify_all(BEFORE_DB);
+    ck_assert_str_ne(SIM_VERSION, BEFORE_VERSION);
+    verify_all(BEFORE_DB, 1);
 }
 END_TEST
 
@@ -155,6 +183,16 @@ static long same_rows(sqlite3 *a, sqlite3 *b, const char *what, const char *sql)
     return rows;
 }
 
+static long count_of(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    long n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
 /* Record the three sessions as before.db was recorded: `viv sim --record`, the golden inputs and
  * kind_params. */
 static void record_now(const char *path)
@@ -177,25 +215,31 @@ START_TEST(recording_now_equals_before)
     char path[128];
     snprintf(path, sizeof path, "%s/now.db", dir);
     record_now(path);
-    verify_all(path);
+    verify_all(path, 0);
 
     sqlite3 *a = NULL, *b = NULL;
     ck_assert_int_eq(sqlite3_open_v2(BEFORE_DB, &a, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_open_v2(path, &b, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    /* Everything but the wall-clock columns (created_at, closed_at). */
+    /* Everything but the wall-clock columns (created_at, closed_at) and the version, which is
+     * checked on its own. */
     ck_assert_int_eq(same_rows(a, b, "session",
-                               "SELECT id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
+                               "SELECT id, kind, kind_id, seed, params, hz, start_tick,"
                                " end_tick, status, source, world, checkpoint_every FROM session ORDER BY id"),
                      3);
+    ck_assert_int_eq(count_of(a, "SELECT count(*) FROM session WHERE sim_version = '" BEFORE_VERSION "'"), 3);
+    ck_assert_int_eq(count_of(b, "SELECT count(*) FROM session WHERE sim_version = '" SIM_VERSION "'"), 3);
+    /* The terrarium's hashes and checkpoints changed on purpose; the others' did not. */
     ck_assert_int_eq(same_rows(a, b, "tick",
-                               "SELECT session, tick, state_hash, frame_hash FROM tick ORDER BY session, tick"),
-                     3 * COMPAT_TICKS);
+                               "SELECT session, tick, state_hash, frame_hash FROM tick WHERE session != 2"
+                               " ORDER BY session, tick"),
+                     2 * COMPAT_TICKS);
     ck_assert_int_gt(same_rows(a, b, "input",
                                "SELECT session, tick, client, seq, kind, args FROM input"
                                " ORDER BY session, tick, client, seq"),
                      0);
     ck_assert_int_gt(same_rows(a, b, "checkpoint",
-                               "SELECT session, tick, state_hash, state FROM checkpoint ORDER BY session, tick"),
+                               "SELECT session, tick, state_hash, state FROM checkpoint WHERE session != 2"
+                               " ORDER BY session, tick"),
                      0);
     ck_assert_int_eq(same_rows(a, b, "gap", "SELECT * FROM gap ORDER BY 1, 2"), 0);
     sqlite3_close(a);
@@ -592,6 +636,15 @@ START_TEST(wire_bytes_equal_the_trace_before)
     char *want = trace_data(BEFORE_TRACE, &nwant), *got = trace_data(got_path, &ngot);
     ck_assert_msg(want != NULL, "cannot read %s", BEFORE_TRACE);
     ck_assert_ptr_nonnull(got);
+    /* The welcome names the server's version: the one thing allowed to differ, byte for byte in
+     * place (so the version must keep the old one's length). */
+    ck_assert_uint_eq(strlen(SIM_VERSION), strlen(BEFORE_VERSION));
+    char old_hex[64] = "", now_hex[64] = "";
+    for (const char *p = "vivd/" BEFORE_VERSION; *p; p++) sprintf(old_hex + strlen(old_hex), "%02x", (unsigned char)*p);
+    for (const char *p = "vivd/" SIM_VERSION; *p; p++) sprintf(now_hex + strlen(now_hex), "%02x", (unsigned char)*p);
+    char *at = strstr(got, now_hex);
+    ck_assert_msg(at != NULL, "today's welcome does not name vivd/" SIM_VERSION);
+    memcpy(at, old_hex, strlen(old_hex));
     ck_assert_uint_gt(nwant, 40);
     if (strcmp(want, got) != 0) {
         size_t line = 1, i = 0;

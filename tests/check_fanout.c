@@ -147,7 +147,7 @@ typedef struct rig {
     srv_client *c[5];
 } rig;
 
-static void rig_up(rig *r, int enc)
+static void rig_up_div(rig *r, int enc, uint32_t div)
 {
     memset(r, 0, sizeof *r);
     ck_assert_int_eq(uv_loop_init(&r->loop), 0);
@@ -159,7 +159,7 @@ static void rig_up(rig *r, int enc)
     int id = srv_world_add(&r->s, "sand", 1, "", err, sizeof err);
     ck_assert_msg(id > 0, "%s", err);
     r->w = srv_world_find(&r->s, (uint32_t)id);
-    int st = srv_stream_find(r->w, 0, 1, enc);
+    int st = srv_stream_find(r->w, 0, div > 1 ? 3 : 1, div, enc);
     ck_assert_int_ge(st, 0);
     for (int i = 0; i < 5; i++) {
         srv_client *c = srv_client_new(&r->s, &srv_transport_tcp);  /* its queue is tcp's count */
@@ -175,6 +175,11 @@ static void rig_up(rig *r, int enc)
         srv_stream_attach(r->w, sub);
         r->c[i] = c;
     }
+}
+
+static void rig_up(rig *r, int enc)
+{
+    rig_up_div(r, enc, 1);
 }
 
 static void rig_down(rig *r)
@@ -267,6 +272,35 @@ START_TEST(raw_streams_are_always_keyframes)
 }
 END_TEST
 
+/* A homage stream (every 3, div 3): on each third tick its frame is downsampled once for all five
+ * subscribers, one message is built for them all, and the picture sent is the nearest-sampled
+ * third of the world's frame (checked pixel by pixel here, independently of fanout.c). */
+START_TEST(homage_stream_downsamples_once)
+{
+    rig r;
+    rig_up_div(&r, SRV_ENC_TILEZ, 3);
+    srv_stream *st = &r.w->fan->streams[r.c[0]->subs[0].stream];
+    ck_assert_uint_eq(st->div, 3);
+    for (int t = 0; t < 9; t++) step(&r);
+    ck_assert_uint_eq(r.w->fan->downsampled, 3);          /* ticks 3, 6, 9: once each */
+    ck_assert_uint_eq(r.w->fan->msgs_built, 3);           /* a keyframe, then two deltas */
+    ck_assert_uint_eq(r.net.frames_sent, 15);
+    uint64_t fh;
+    const sim_frame *f = srv_world_frame(r.w, 0, &fh);
+    const sim_frame *d = &st->small;
+    ck_assert_int_eq(d->w, (f->w + 2) / 3);
+    ck_assert_int_eq(d->h, (f->h + 2) / 3);
+    for (int y = 0; y < d->h; y++)
+        for (int x = 0; x < d->w; x++) {
+            int sx = 3 * x + 1 < f->w ? 3 * x + 1 : f->w - 1, sy = 3 * y + 1 < f->h ? 3 * y + 1 : f->h - 1;
+            ck_assert_int_eq(d->px[y * d->w + x], f->px[sy * f->w + sx]);
+        }
+    ck_assert_int_eq(memcmp(st->prev, d->px, (size_t)d->w * d->h), 0);   /* the reference is the small one */
+    ck_assert_uint_eq(d->pal.version, f->pal.version);
+    rig_down(&r);
+}
+END_TEST
+
 Suite *suite_fanout(void)
 {
     Suite *s = suite_create("fanout");
@@ -276,6 +310,7 @@ Suite *suite_fanout(void)
     tcase_add_test(tc, one_message_for_every_subscriber);
     tcase_add_test(tc, keyframe_rules);
     tcase_add_test(tc, raw_streams_are_always_keyframes);
+    tcase_add_test(tc, homage_stream_downsamples_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -485,6 +485,137 @@ START_TEST(test_capsule)
 }
 END_TEST
 
+/* The capsule rule as sim_raster_capsule applied it before its spans (commit a11a8f3): every
+ * pixel of the bounding box, clipped to the frame, tested on its own. Kept here, verbatim, as the
+ * reference the span fill must equal pixel for pixel. */
+static void capsule_per_pixel(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
+                              uint8_t c)
+{
+    if (!f->px || f->w == 0 || f->h == 0 || r0 != r0 || r1 != r1) return;
+    const double RMAX = 1099511627776.0;
+    r0 = r0 > RMAX ? RMAX : r0 < -RMAX ? -RMAX : r0;
+    r1 = r1 > RMAX ? RMAX : r1 < -RMAX ? -RMAX : r1;
+    double rmax = r0 > r1 ? r0 : r1;
+    if (rmax < 0) return;
+    int64_t m = (int64_t)rmax + 1;
+    int64_t xa = (x0 < x1 ? x0 : x1) - m, xb = (int64_t)(x0 > x1 ? x0 : x1) + m;
+    int64_t ya = (y0 < y1 ? y0 : y1) - m, yb = (int64_t)(y0 > y1 ? y0 : y1) + m;
+    if (xa < 0) xa = 0;
+    if (ya < 0) ya = 0;
+    if (xb > (int64_t)f->w - 1) xb = (int64_t)f->w - 1;
+    if (yb > (int64_t)f->h - 1) yb = (int64_t)f->h - 1;
+    double ddx = (double)((int64_t)x1 - x0), ddy = (double)((int64_t)y1 - y0);
+    double len2 = ddx * ddx + ddy * ddy;
+    for (int64_t y = ya; y <= yb; y++) {
+        uint8_t *row = f->px + (size_t)y * f->w;
+        double py = (double)(y - y0);
+        for (int64_t x = xa; x <= xb; x++) {
+            double px = (double)(x - x0);
+            double t = 0.0, r = rmax;
+            if (len2 > 0.0) {
+                t = (px * ddx + py * ddy) / len2;
+                if (t <= 0.0) { t = 0.0; r = r0; }
+                else if (t >= 1.0) { t = 1.0; r = r1; }
+                else r = r0 + (r1 - r0) * t;
+            }
+            if (r < 0.0) continue;
+            double ex = px - t * ddx, ey = py - t * ddy;
+            if (ex * ex + ey * ey <= r * r + r) row[x] = c;
+        }
+    }
+}
+
+/* A radius for the span test: mostly what drawing code passes (small, often a world radius times
+ * a scale such as 2/3), sometimes exact integers and halves, zero, tiny, huge, negative or NaN. */
+static double span_radius(uint64_t *s)
+{
+    static const double special[] = {0.0, 1e-300, 0.5, 1.0, 2.0, 2.5, 3.0, 1.0 / 3.0,
+                                     0.9999999999999999, 1.0000000000000002, 40.0, 1e3, 2e6,
+                                     1e300, INFINITY, -0.5, -1.0, -3.0, NAN};
+    switch (lcg(s) % 6) {
+    case 0: return special[lcg(s) % (sizeof special / sizeof special[0])];
+    case 1: return (double)lcg_range(s, 0, 24) * 0.5;
+    case 2: return (double)lcg_range(s, 1, 90) * 0.1 * (2.0 / 3.0);     /* the doll's */
+    default: return (double)(lcg(s) % 1000000) * 1e-5;                  /* 0 .. 10 */
+    }
+}
+
+/* An endpoint coordinate along an axis of size n: mostly on or just off the frame, on each edge,
+ * sometimes far away (beyond the span fill's 2^23 bound too). */
+static int span_coord(uint64_t *s, int n)
+{
+    switch (lcg(s) % 10) {
+    case 0: return lcg_range(s, -3, 3);                             /* the low edge */
+    case 1: return n - 1 + lcg_range(s, -3, 3);                     /* the high edge */
+    case 2: {
+        static const int far[] = {-40, -1000, 100000, -8388608, 8388608, 8388609, -8388609,
+                                  1000000000, INT_MIN, INT_MAX};
+        return far[lcg(s) % (sizeof far / sizeof far[0])];
+    }
+    default: return lcg_range(s, -12, n + 12);
+    }
+}
+
+static int add_sat(int a, int d)                /* a + d, kept inside the int range */
+{
+    int64_t v = (int64_t)a + d;
+    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
+/* The span fill against the per-pixel rule on 158,000 random capsules: tapered and not, degenerate
+ * (zero length, zero, tiny, huge or negative radius, NaN), off the frame, clipped at every edge
+ * and corner, and strongly tapered ones whose narrow end makes a row leave the shape and come back. */
+START_TEST(test_capsule_spans_equal_pixel_rule)
+{
+    static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {320, 180}};
+    uint64_t s = 20261201;
+    long drawn = 0;
+    for (int sz = 0; sz < 5; sz++) {
+        int w = sizes[sz][0], h = sizes[sz][1];
+        gframe a, b;
+        gf_init(&a, w, h);
+        gf_init(&b, w, h);
+        int n = sz == 0 ? 60000 : sz == 4 ? 8000 : 30000;      /* the big frame costs the most */
+        for (int it = 0; it < n; it++) {
+            int x0 = span_coord(&s, w), y0 = span_coord(&s, h), x1, y1;
+            switch (lcg(&s) % 8) {
+            case 0: x1 = x0; y1 = y0; break;                                  /* a disc */
+            case 1: x1 = add_sat(x0, lcg_range(&s, -30, 30)); y1 = y0; break;   /* horizontal */
+            case 2: x1 = x0; y1 = add_sat(y0, lcg_range(&s, -30, 30)); break;   /* vertical */
+            case 3: { int d = lcg_range(&s, -20, 20); x1 = add_sat(x0, d); y1 = add_sat(y0, lcg(&s) & 1 ? d : -d); break; }
+            case 4: x1 = span_coord(&s, w); y1 = span_coord(&s, h); break;      /* anywhere */
+            default: x1 = add_sat(x0, lcg_range(&s, -25, 25)); y1 = add_sat(y0, lcg_range(&s, -25, 25)); break;
+            }
+            double r0 = span_radius(&s), r1 = span_radius(&s);
+            if (lcg(&s) % 4 == 0) r1 = r0;                                      /* untapered */
+            if (lcg(&s) % 8 == 0) { r0 = (double)lcg_range(&s, 0, 3) * 0.25; r1 = r0 + lcg_range(&s, 4, 14); }
+            if (lcg(&s) % 16 == 0) {                              /* centred on an edge or a corner */
+                x0 = (lcg(&s) & 1) ? 0 : w - 1;
+                y0 = (lcg(&s) & 1) ? lcg_range(&s, 0, h - 1) : (lcg(&s) & 1) ? 0 : h - 1;
+            }
+            uint8_t c = (uint8_t)(1 + it % 250);
+            if (it % 32 == 0) {                                     /* start again from a blank */
+                gf_zero(&a);
+                gf_zero(&b);
+            }
+            capsule_per_pixel(&a.f, x0, y0, x1, y1, r0, r1, c);
+            sim_raster_capsule(&b.f, x0, y0, x1, y1, r0, r1, c);
+            if (memcmp(a.f.px, b.f.px, a.n) != 0) {
+                long first = 0;
+                while (a.f.px[first] == b.f.px[first]) first++;
+                ck_abort_msg("%dx%d frame, capsule %d: (%d,%d)-(%d,%d) r %.17g -> %.17g: pixel (%ld,%ld) is "
+                             "%d by the rule, %d by the spans", w, h, it, x0, y0, x1, y1, r0, r1,
+                             first % w, first / w, a.f.px[first], b.f.px[first]);
+            }
+            drawn++;
+        }
+        gf_free(&a);
+        gf_free(&b);
+    }
+    ck_assert_int_eq(drawn, 158000);
+}
+END_TEST
+
 /* ---- polygons -------------------------------------------------------------------------------- */
 START_TEST(test_polygon_shapes)
 {
@@ -930,6 +1061,7 @@ Suite *suite_raster(void)
     tcase_add_test(tc, test_circle);
     tcase_add_test(tc, test_ring);
     tcase_add_test(tc, test_capsule);
+    tcase_add_test(tc, test_capsule_spans_equal_pixel_rule);
     tcase_add_test(tc, test_polygon_shapes);
     tcase_add_test(tc, test_polygon_evenodd);
     tcase_add_test(tc, test_polygon_shared_edge);

@@ -83,6 +83,152 @@ END_TEST
 
 
 
+/* ---- the 13 fps homage: a stream of every third tick at a third of the size ------------------- */
+/* The nearest-sampled div-th of a w×h picture, as docs/PROTOCOL.md defines a div stream's: pixel
+ * (x, y) is the source's (div·x + div/2, div·y + div/2), clamped into the frame. */
+static void third_of(const uint8_t *src, int w, int h, int div, uint8_t *out, int *ow, int *oh)
+{
+    *ow = (w + div - 1) / div;
+    *oh = (h + div - 1) / div;
+    for (int y = 0; y < *oh; y++)
+        for (int x = 0; x < *ow; x++) {
+            int sx = x * div + div / 2, sy = y * div + div / 2;
+            if (sx > w - 1) sx = w - 1;
+            if (sy > h - 1) sy = h - 1;
+            out[y * *ow + x] = src[sy * w + sx];
+        }
+}
+
+typedef struct snap {
+    uint64_t tick, sh;
+    int w, h;
+    uint8_t px[320 * 180];
+    sim_palette pal;
+} snap;
+
+/* Apply every frame waiting on p's connection (for at most timeout_ms) to *f; with ring, keep a
+ * copy of the frames of ticks that are multiples of 3. Returns the frames applied. */
+static int pump(e2e_peer *p, cli_frame *f, snap *ring, int nring, int timeout_ms, uint64_t *last)
+{
+    char err[256];
+    wire_msg m;
+    int n = 0;
+    double end = now_s() + timeout_ms / 1000.0;
+    for (;;) {
+        int left = (int)((end - now_s()) * 1000.0);
+        int rc = cli_recv_msg(&p->c, left > 0 ? left : 0, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "receive: %s", err);
+        if (rc == 0) return n;
+        ck_assert_msg(cli_msg_is(&m, "frame"), "a message other than a frame");
+        rc = cli_frame_apply(f, &m, err, sizeof err);
+        ck_assert_msg(rc == 0, "a frame after tick %llu does not rebuild to its hash: %s",
+                      (unsigned long long)f->tick, err);
+        *last = f->tick;
+        n++;
+        if (ring && f->tick % 3 == 0) {
+            snap *sn = &ring[(f->tick / 3) % (uint64_t)nring];
+            ck_assert_uint_le((size_t)f->f.w * f->f.h, sizeof sn->px);
+            sn->tick = f->tick;
+            sn->sh = f->sh;
+            sn->w = f->f.w;
+            sn->h = f->f.h;
+            sn->pal = f->f.pal;
+            memcpy(sn->px, f->f.px, (size_t)f->f.w * f->f.h);
+        }
+        if (timeout_ms == 0) end = now_s();
+    }
+}
+
+/* One terrarium, two subscribers: one to every full frame, one to the homage (every 3, div 3).
+ * Both streams' frames rebuild to their hashes; each homage frame, at a tick that is a multiple
+ * of 3, is 107×60 and is exactly the nearest-sampled third of the full frame of the same tick,
+ * with the same palette and state hash. A div outside 1..8 is refused. */
+START_TEST(homage_stream_beside_a_normal_one)
+{
+    static e2e_fixture fx;
+    static snap ring[64];
+    static uint8_t want[320 * 180];
+    e2e_fixture_start(&fx, (const char *const[]){ "terrarium:seed=1", NULL }, 0);
+    e2e_peer *a = e2e_hello(&fx, "normal", NULL, NULL);
+    e2e_peer *b = e2e_hello(&fx, "homage", NULL, NULL);
+    e2e_sub(a, 1, 1, NULL, NULL);
+    wire_buf wb;
+    wire_buf_init(&wb);
+    cli_put_sub_div(&wb, 1, 3, 3, NULL, NULL);
+    send_msg(&b->c, &wb);
+    cli_frame fa, fb;
+    memset(&fa, 0, sizeof fa);
+    memset(&fb, 0, sizeof fb);
+    uint64_t alast = 0, blast = 0;
+    int compared = 0, missing = 0, moving = 0;
+    uint8_t first[107 * 60];
+    double t0 = now_s();
+    while (compared < 60) {
+        ck_assert_msg(now_s() - t0 < 40, "60 homage frames took over 40 s (%d compared)", compared);
+        pump(a, &fa, ring, 64, 5, &alast);
+        char err[256];
+        wire_msg m;
+        int rc = cli_recv_msg(&b->c, 20, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "receive: %s", err);
+        if (rc == 0) continue;
+        ck_assert_msg(cli_msg_is(&m, "frame"), "the homage stream sent something else");
+        rc = cli_frame_apply(&fb, &m, err, sizeof err);
+        ck_assert_msg(rc == 0, "homage frame does not rebuild to its hash: %s", err);
+        uint64_t tick = fb.tick;
+        ck_assert_msg(tick % 3 == 0, "homage frame at tick %llu", (unsigned long long)tick);
+        ck_assert_msg(blast == 0 || tick == blast + 3, "homage ticks %llu then %llu",
+                      (unsigned long long)blast, (unsigned long long)tick);
+        blast = tick;
+        ck_assert_int_eq(fb.f.w, 107);
+        ck_assert_int_eq(fb.f.h, 60);
+        /* The normal stream's frame of the same tick (it may still be on its way). */
+        while (alast < tick) {
+            ck_assert_msg(now_s() - t0 < 40, "the normal stream stalled at %llu", (unsigned long long)alast);
+            pump(a, &fa, ring, 64, 20, &alast);
+        }
+        const snap *sn = &ring[(tick / 3) % 64];
+        if (sn->tick != tick) {              /* skipped on the normal stream: nothing to compare */
+            missing++;
+            continue;
+        }
+        int w, h;
+        third_of(sn->px, sn->w, sn->h, 3, want, &w, &h);
+        ck_assert_int_eq(w, 107);
+        ck_assert_int_eq(h, 60);
+        ck_assert_msg(memcmp(want, fb.f.px, (size_t)w * h) == 0,
+                      "tick %llu: the homage frame is not the nearest-sampled third of the full one",
+                      (unsigned long long)tick);
+        ck_assert_int_eq(fb.f.pal.count, sn->pal.count);
+        ck_assert(memcmp(fb.f.pal.rgb, sn->pal.rgb, 3u * sn->pal.count) == 0);
+        ck_assert_uint_eq(fb.sh, sn->sh);
+        if (compared == 0) memcpy(first, fb.f.px, sizeof first);
+        else moving |= memcmp(first, fb.f.px, sizeof first) != 0;
+        compared++;
+    }
+    ck_assert_int_lt(missing, 10);
+    ck_assert_msg(moving, "the homage picture never changed: the test compared nothing alive");
+    /* div is 1..8, an integer (asked by a third connection, which watches nothing). */
+    e2e_peer *c = e2e_hello(&fx, "bad-div", NULL, NULL);
+    static const struct { int kind; uint64_t v; } bad[] = { { 0, 0 }, { 0, 9 }, { 1, 0 } };
+    for (int i = 0; i < 3; i++) {
+        wire_buf_reset(&wb);
+        wire_msg_begin(&wb);
+        wire_put_map(&wb, 3);
+        wire_put_str(&wb, "t"); wire_put_str(&wb, "sub");
+        wire_put_str(&wb, "world"); wire_put_uint(&wb, 1);
+        wire_put_str(&wb, "div");
+        if (bad[i].kind) wire_put_str(&wb, "three");
+        else wire_put_uint(&wb, bad[i].v);
+        wire_msg_end(&wb);
+        expect_error_msg(&c->c, &c->t, &wb, "bad_field");
+    }
+    wire_buf_free(&wb);
+    cli_frame_free(&fa);
+    cli_frame_free(&fb);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 START_TEST(malformed_messages_get_error_codes)
 {
     static e2e_fixture fx;
@@ -841,6 +987,7 @@ Suite *suite_server(void)
     TCase *tc = tcase_create("e2e");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, frames_rebuild_and_match_their_hash);
+    tcase_add_test(tc, homage_stream_beside_a_normal_one);
     tcase_add_test(tc, malformed_messages_get_error_codes);
     tcase_add_test(tc, half_message_times_out);
     tcase_add_test(tc, client_that_never_reads_costs_bounded_memory);

@@ -701,32 +701,6 @@ START_TEST(head_turns_short_way_to_pointer)
 }
 END_TEST
 
-/* The doll's capsule is sim_raster_capsule pixel for pixel, only faster. */
-START_TEST(doll_capsule_matches_raster)
-{
-    sim_frame a, b;
-    ck_assert_int_eq(sim_frame_init(&a, 96, 64), 0);
-    ck_assert_int_eq(sim_frame_init(&b, 96, 64), 0);
-    sim_rng rng;
-    sim_rng_seed(&rng, 7, 7);
-    for (int k = 0; k < 20000; k++) {
-        int x0 = (int)sim_rng_below(&rng, 140) - 22, y0 = (int)sim_rng_below(&rng, 110) - 22;
-        int x1 = x0 + (int)sim_rng_below(&rng, 60) - 30, y1 = y0 + (int)sim_rng_below(&rng, 60) - 30;
-        if (k % 7 == 0) y1 = y0;                       /* horizontal */
-        if (k % 11 == 0) x1 = x0;                      /* vertical */
-        if (k % 13 == 0) { x1 = x0; y1 = y0; }         /* a disc */
-        double r0 = sim_rng_unit(&rng) * 9.0 - 0.5, r1 = sim_rng_unit(&rng) * 9.0 - 0.5;
-        uint8_t c = (uint8_t)(1 + k % 200);
-        sim_raster_capsule(&a, x0, y0, x1, y1, r0, r1, c);
-        terra__capsule(&b, x0, y0, x1, y1, r0, r1, c);
-        if (memcmp(a.px, b.px, (size_t)a.w * a.h) != 0)
-            ck_abort_msg("capsule %d (%d,%d)-(%d,%d) r %.3f→%.3f differs", k, x0, y0, x1, y1, r0, r1);
-    }
-    sim_frame_free(&a);
-    sim_frame_free(&b);
-}
-END_TEST
-
 START_TEST(ik_knee_by_law_of_cosines)
 {
     double kx, ky;
@@ -990,7 +964,6 @@ Suite *suite_terrarium(void)
     tcase_add_test(tc, shove_is_capped_and_local);
     tcase_add_test(tc, head_turns_short_way_to_pointer);
     tcase_add_test(tc, ik_knee_by_law_of_cosines);
-    tcase_add_test(tc, doll_capsule_matches_raster);
     suite_add_tcase(s, tc);
     tc = tcase_create("state");
     tcase_set_timeout(tc, 300);

@@ -150,13 +150,14 @@ starts "view --every 0" "viv view: --every needs an integer in 1..3600" -- "$viv
 
 # viv fuzz: a session with default params reads `params=(default)`, no stray comma; a clean
 # campaign (recorded, the default) leaves no ./fuzz-out and no temporary directory behind.
-# Seed 3 draws default params for session 33 (its terrarium refuses the random ones).
+# Seed 1 draws default params for session 2 (its terrarium refuses the random ones); the draws
+# depend on the kinds list, so a new kind may need another seed here.
 mkdir "$tmp/fzcwd" "$tmp/fztmp"
 aviv=$(cd "$(dirname "$viv")" && pwd)/$(basename "$viv")     # for runs in another directory
-(cd "$tmp/fzcwd" && TMPDIR="$tmp/fztmp" "$aviv" fuzz --sessions 34 --ticks 4 --seed 3) > "$tmp/out" 2> "$tmp/err" \
+(cd "$tmp/fzcwd" && TMPDIR="$tmp/fztmp" "$aviv" fuzz --sessions 3 --ticks 4 --seed 1) > "$tmp/out" 2> "$tmp/err" \
     && ok "fuzz: a clean campaign" || fail "fuzz: a clean campaign failed: $(tail -3 "$tmp/err")"
 grep -q "params=(default) ticks=" "$tmp/out" && ok "fuzz: default params read params=(default)" \
-    || fail "fuzz: seed 3 no longer draws default params (pick another seed): $(grep '^session' "$tmp/out" | head -3)"
+    || fail "fuzz: seed 1 no longer draws default params (pick another seed): $(grep '^session' "$tmp/out" | head -3)"
 if grep -E '^session' "$tmp/out" | grep -Eq ' ,|=,|,,|=:'; then
     fail "fuzz: a stray separator: $(grep -E '^session' "$tmp/out" | grep -E ' ,|=,|,,|=:' | head -1)"
 else ok "fuzz: no stray comma"; fi

@@ -77,6 +77,12 @@ run_all() {   # runner-prefix dir
     $pre "$dir/viv" sim --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
         --params scene=file:tests/golden/cycle-scene.lbm --inputs tests/golden/cycle.inputs \
         > "$dir/cycle-file.chain"
+    # The garden: a crowd locked to its 8 inks (OKLab, built at create from sim_cbrt and a Newton
+    # root) rendered every tick, and the x-ray view with 5 inks chosen by farthest-point sampling.
+    $pre "$dir/viv" sim --world garden --seed 5 --ticks 1200 --every 20 --render-all \
+        --params scene=crowd,inks=8 > "$dir/garden-inks.chain"
+    $pre "$dir/viv" sim --world garden --seed 6 --ticks 600 --every 20 --render-all --view xray \
+        --params inks=5 > "$dir/garden-xray.chain"
     # A fuzz corpus: random sessions of every kind (fixed seed), live and sync-test, every
     # tick's hashes written out.
     $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet \
@@ -115,7 +121,8 @@ for b in $BUILDS; do
     fi
 done
 golden_chains=$(for k in $kinds; do printf '%s-golden ' "$k"; done)
-for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray cycle-fire cycle-dusk cycle-file fuzz; do
+for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray cycle-fire cycle-dusk cycle-file \
+    garden-inks garden-xray fuzz; do
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")
     [ "$lines" -gt 0 ] || { echo "cross: $chain produced no output" >&2; status=1; continue; }

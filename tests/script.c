@@ -228,3 +228,44 @@ size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
     free(buf);
     return na - start;
 }
+
+int script_flip_bytes(sim_world *w, const uint8_t *buf, size_t n, size_t stride)
+{
+    uint8_t *bad = malloc(n);
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_int_eq(sim_world_load(w, buf, n), 0);
+    uint64_t h = sim_world_hash(w);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    int refused = 0;
+    for (size_t i = 0; i < n; i += stride) {
+        memcpy(bad, buf, n);
+        bad[i] ^= 0x5a;
+        if (sim_world_load(w, bad, n)) {
+            refused++;
+            ck_assert_uint_eq(sim_world_hash(w), h);    /* left exactly as it was */
+            continue;
+        }
+        sim_world_step(w);
+        for (int v = 0; v < sim_world_kind(w)->nviews; v++) sim_world_render(w, v, &f);
+        ck_assert_int_eq(sim_world_load(w, buf, n), 0);
+        h = sim_world_hash(w);
+    }
+    sim_frame_free(&f);
+    free(bad);
+    return refused;
+}
+
+void script_load_draws_alike(sim_world *a, sim_world *b, const uint8_t *buf, size_t n)
+{
+    sim_frame fa, fb;
+    ck_assert_int_eq(sim_world_frame_init(a, &fa), 0);
+    ck_assert_int_eq(sim_world_frame_init(a, &fb), 0);
+    ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+    ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+    sim_world_render(a, 0, &fa);
+    sim_world_render(b, 0, &fb);
+    ck_assert_uint_eq(sim_frame_hash(&fa), sim_frame_hash(&fb));
+    sim_frame_free(&fa);
+    sim_frame_free(&fb);
+}

@@ -57,4 +57,14 @@ int script_golden_kind(const char *kind, sim_world **out);
 size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,
                    void (*each)(sim_world *a, void *ud), void *ud);
 
+/* Corrupt states: every `stride`-th byte of a saved state (buf, n bytes) flipped in turn and
+ * loaded into w. A load either refuses, leaving w exactly as it was (its hash unchanged), or gives
+ * a world that steps and renders every view; w is then loaded back from buf (which must load).
+ * Returns how many flips were refused. */
+int script_flip_bytes(sim_world *w, const uint8_t *buf, size_t n, size_t stride);
+
+/* A load keeps drawing: a's state (saved into buf, n bytes) loaded into b twice over (a world
+ * whose render-only caches a load adopts, adopted again) renders its normal view as a does. */
+void script_load_draws_alike(sim_world *a, sim_world *b, const uint8_t *buf, size_t n);
+
 #endif

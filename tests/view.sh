@@ -140,10 +140,12 @@ fi
 if command -v python3 > /dev/null 2>&1; then
     cat > "$tmp/picture.py" <<'EOF'
 import re, sys, zlib, struct
-# picture.py OUT COLS ROWS PNG: replay OUT (`viv view --frames` bytes) on a COLSxROWS screen and
-# compare the picture left there with PNG, fitted as viv view fits it: nearest sampling at
+# picture.py OUT COLS ROWS PNG [DIV]: replay OUT (`viv view --frames` bytes) on a COLSxROWS screen
+# and compare the picture left there with PNG, fitted as viv view fits it: nearest sampling at
 # (2i+1)·num/(2·den), one ratio for both axes, a whole factor up when the frame fits; centred.
+# With DIV, PNG is first cut to a DIV-th of its size as a sub's div does (docs/PROTOCOL.md).
 out, cols, rows, png = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+div = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 text = open(out, 'rb').read().decode('utf-8')
 grid = [[(None, None)] * cols for _ in range(rows)]
 fg = bg = None
@@ -196,6 +198,11 @@ for y in range(fh):
             pa, pb, pc = abs(u - ul), abs(a - ul), abs(a + u - 2 * ul)
             line[x] = (line[x] + (a if pa <= pb and pa <= pc else u if pb <= pc else ul)) & 255
     px.append(line); prev = line
+if div > 1:
+    sw, sh = (fw + div - 1) // div, (fh + div - 1) // div
+    px = [bytearray(px[min(y * div + div // 2, fh - 1)][min(x * div + div // 2, fw - 1)]
+                    for x in range(sw)) for y in range(sh)]
+    fw, fh = sw, sh
 W, H = cols, 2 * (rows - 1)
 if fw <= W and fh <= H: num, den = 1, min(W // fw, H // fh); ow, oh = fw * den, fh * den
 elif fw * H >= fh * W: num, den, ow, oh = fw, W, W, fh * W // fw
@@ -225,7 +232,7 @@ EOF
         # shellcheck disable=SC2086
         "$viv" sim $simargs --ticks "$tick" --png "$tmp/pic.png" > /dev/null 2> "$tmp/err" ||
             { fail "$pname: viv sim failed: $(cat "$tmp/err")"; return; }
-        if python3 "$tmp/picture.py" "$tmp/pic.out" "$pc" "$pr" "$tmp/pic.png" 2> "$tmp/err"; then
+        if python3 "$tmp/picture.py" "$tmp/pic.out" "$pc" "$pr" "$tmp/pic.png" "${pdiv:-1}" 2> "$tmp/err"; then
             ok "$pname: the screen shows the frame of tick $tick"
         else
             fail "$pname: $(cat "$tmp/err")"
@@ -261,6 +268,8 @@ grep -aq "world 1 sand  view normal (no xray)  tick" "$tmp/out" &&
     fail "--view xray on sand: no 'view normal (no xray)' in the status line"
 expect "bad --every" 2 "--every needs an integer in 1..3600, got '0'" -- \
     "$viv" view --host "$host" --every 0 --frames 1
+expect "bad --div" 2 "--div needs an integer in 1..8, got '9'" -- \
+    "$viv" view --host "$host" --div 9 --frames 1
 expect "bad --size" 2 "--size needs COLSxROWS" -- "$viv" view --host "$host" --frames 1 --size 80
 expect "--size without --frames" 2 "--size goes with --frames" -- \
     "$viv" view --host "$host" --size 80x24
@@ -290,6 +299,7 @@ pane_has() { tm capture-pane -p -t "$1" | grep -qF -- "$2"; }
 # status_is NAME ERE: the pane's last row (the status line) matches ERE.
 status_is() { tm capture-pane -p -t "$1" | tail -1 | grep -qE -- "$2"; }
 status_of() { tm capture-pane -p -t "$1" | tail -1; }
+status_lacks() { ! status_is "$@"; }
 # The acks the status line counts (0 before any).
 acks_of() { status_of "$1" | grep -oE 'acks? ?[0-9]+' | tr -dc 0-9; }
 pane_flag() { tm display -p -t "$1" "#{$2}"; }
@@ -429,9 +439,10 @@ if command -v tmux > /dev/null 2>&1; then
     fi
 
     # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode,
-    # merge walk, stop and drop.
+    # merge walk, stop and drop, garden wind, spawn, let go, a click's poke and a drag's target.
     stop_vivd
-    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire --world merge:seed=6:autopilot=0
+    start_vivd --world terrarium:seed=4 --world cycle:seed=5:scene=fire --world merge:seed=6:autopilot=0 \
+        --world garden:seed=8
     run_in_tmux kinds --token "$PLAYER"
     if wait_until 50 status_is kinds "terrarium"; then
         tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
@@ -439,6 +450,19 @@ if command -v tmux > /dev/null 2>&1; then
         wait_until 30 status_is kinds " ack[s ]*4 " && ok "terrarium: 1 2 spawn, arrows shove (4 acks)" ||
             fail "terrarium: spawn/shove not acknowledged: $(status_of kinds)"
         status_is kinds "err " && fail "terrarium: spawn/shove got errors: $(status_of kinds)"
+        # h: the 13 fps homage (every third tick at a third of the size), and back.
+        tm send-keys -t kinds h
+        if wait_until 30 status_is kinds "(homage|13fps).* t(ick )?[0-9]+ "; then
+            sleep 0.3
+            ht=$(status_of kinds | grep -oE ' (tick |t)[0-9]+ ' | tr -dc 0-9)
+            [ -n "$ht" ] && [ $((ht % 3)) = 0 ] && ok "terrarium: h shows the homage (tick $ht)" ||
+                fail "terrarium: the homage shows tick '$ht', not a multiple of 3"
+        else
+            fail "terrarium: h did not turn the homage on: $(status_of kinds)"
+        fi
+        tm send-keys -t kinds h
+        wait_until 30 status_lacks kinds "homage|13fps" && ok "terrarium: h again: every frame" ||
+            fail "terrarium: h did not turn the homage off: $(status_of kinds)"
         tm send-keys -t kinds Tab
         wait_until 30 status_is kinds "cycle" || fail "kinds: Tab did not reach the cycle world"
         tm send-keys -t kinds ']' ' ' 1 t m
@@ -458,6 +482,27 @@ if command -v tmux > /dev/null 2>&1; then
         wait_until 30 status_is kinds "stopped ack[s ]*12 " && ok "merge: Down stops, space drops" ||
             fail "merge: Down, space: $(status_of kinds)"
         status_is kinds "err " && fail "merge: the keys got errors: $(status_of kinds)"
+        tm send-keys -t kinds Tab
+        wait_until 30 status_is kinds "garden" || fail "kinds: Tab did not reach the garden world"
+        tm send-keys -t kinds Right Right
+        wait_until 30 status_is kinds "wind \+40 ack[s ]*14 " && ok "garden: Right Right: wind +40" ||
+            fail "garden: Right Right: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<35;50;12M"         # the pointer, no button
+        tm send-keys -t kinds Down 1 t
+        wait_until 30 status_is kinds "wind \+0 ack[s ]*17 " && ok "garden: Down calms, 1 spawns, t lets go" ||
+            fail "garden: Down 1 t: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<0;40;10M"          # a click: press and release in place
+        tm send-keys -t kinds -l "${esc}[<0;40;10m"
+        wait_until 30 status_is kinds " ack[s ]*18 " && ok "garden: a click pokes" ||
+            fail "garden: a click: $(status_of kinds)"
+        tm send-keys -t kinds -l "${esc}[<0;30;8M"           # a drag: press, two moves, release
+        tm send-keys -t kinds -l "${esc}[<32;34;9M"
+        sleep 0.1
+        tm send-keys -t kinds -l "${esc}[<32;38;10M"
+        tm send-keys -t kinds -l "${esc}[<0;38;10m"
+        wait_until 30 status_is kinds " ack[s ]*20 " && ok "garden: a drag leads the target (2 acks, no poke)" ||
+            fail "garden: a drag: $(status_of kinds)"
+        status_is kinds "err " && fail "garden: the keys got errors: $(status_of kinds)"
         tm send-keys -t kinds q
         check_restored kinds 0
     else
@@ -546,6 +591,11 @@ if command -v python3 > /dev/null 2>&1; then
     picture "terrarium 80x24" 80 24 --world terrarium --seed 4 -- --world 1
     picture "terrarium x-ray 100x30" 100 30 --world terrarium --seed 4 --view xray -- --world 1 --view xray
     picture "terrarium w=160 enlarged 120x40" 120 40 --world terrarium --seed 9 --params w=160 -- --world 2
+    # The 13 fps homage: every third tick, a third of the size (107x60), whole-scaled.
+    pdiv=3
+    picture "terrarium homage 120x40" 120 40 --world terrarium --seed 4 -- --world 1 --every 3 --div 3
+    pdiv=1
+    grep -aq "homage\|1/3 size" "$tmp/pic.out" || fail "--div 3: the status line does not say 1/3 size"
     stop_vivd
 fi
 

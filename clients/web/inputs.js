@@ -17,6 +17,9 @@
 //   cycle  (cycle)      pause/resume, speed steps, and per range on/off and standard/blend.
 //   carry  (merge)      arrows walk (keydown: move −1/+1, keyup: move 0), space drops where the
 //                       hand is (drop x = −1), a click drops at the pointer's x.
+//   tend   (garden)     a click (no motion between press and release) pokes there; a drag leads
+//                       the target along; ← → the wind a step of WIND_STEP, ↓ calm; 1–9 spawn
+//                       value key−1 of spawn's enum at the pointer; t lets the target go.
 //   watch               nothing to send.
 
 /* One row per known kind: its scheme, the paint enum value to start with, and the enum of the
@@ -26,10 +29,11 @@ export const KINDS = {
     terrarium: { scheme: "grab", keyEnum: "body" },
     cycle: { scheme: "cycle" },
     merge: { scheme: "carry" },
+    garden: { scheme: "tend", keyEnum: "creature" },
 };
 
 /* A kind without a row: the first scheme that fits (view_modes.c's order). */
-export const FALLBACK_ORDER = ["grab", "paint", "cycle", "carry", "watch"];
+export const FALLBACK_ORDER = ["grab", "paint", "cycle", "carry", "tend", "watch"];
 
 /* A stroke sends at most this many inputs per world tick (the server takes 32). */
 export const INPUTS_PER_TICK = 12;
@@ -39,6 +43,8 @@ export const SHOVE_PX = 16;
 export const POINTER_MS = 200;
 /* Speed steps, in percent (the world's range clamps them). */
 export const CYCLE_SPEEDS = [10, 25, 50, 75, 100, 150, 200, 300, 400];
+/* tend: a wind key's step (the world clamps to its range). */
+export const WIND_STEP = 20;
 export const PLAY_SPEEDS = [10, 25, 50, 100, 200, 400, 1000];
 
 /* What each scheme needs from the welcome's inputs. */
@@ -47,6 +53,7 @@ const NEEDS = {
     grab: ["grab", "drag", "release"],
     cycle: ["speed", "pause", "resume", "toggle", "mode"],
     carry: ["move", "drop"],
+    tend: ["poke", "target"],
     watch: [],
 };
 
@@ -106,6 +113,8 @@ export class Controls {
         this.brush = 0;                       /* 0: the default for the frame size */
         this.cycle = { speed: 100, paused: false, range: 0, off: new Set(), blend: new Set() };
         this.carryDir = 0;
+        this.wind = 0;                        /* tend: the last wind sent */
+        this.dragged = false;                 /* tend: the press became a drag */
         this.pressed = false;
         this.last = { x: 0, y: 0 };
         this.hover = null;                    /* {x, y}: the pointer over the picture */
@@ -240,8 +249,38 @@ export class Controls {
                 push(this.build("drop", { x }));
             }
             break;
+        case "tend":
+            if (what === "down") {
+                this.pressed = true;
+                this.dragged = false;
+                this.last = { x, y };
+            } else if (what === "move" && this.pressed) {
+                if ((x !== this.last.x || y !== this.last.y) && this.#spend(now)) {
+                    this.dragged = true;
+                    this.last = { x, y };
+                    push(this.build("target", { x, y }));
+                }
+            } else if (what === "up" && this.pressed) {
+                this.pressed = false;
+                if (!this.dragged) push(this.build("poke", this.last));
+            }
+            break;
         }
         return out;
+    }
+
+    /* tend: set the wind (clamped to the input's range); the inputs to send. */
+    setWind(s) {
+        const a = this.byName.get("wind")?.args[0];
+        this.wind = a ? clamp(Math.round(s), a.lo, a.hi) : Math.round(s);
+        const i = this.build("wind", { [a?.name ?? "strength"]: this.wind });
+        return i ? [i] : [];
+    }
+
+    /* tend: spawn value id of spawn's enum at (x, y). */
+    spawnAt(id, x, y) {
+        const i = this.build("spawn", { x, y, kind: id, [this.spawnEnum?.name ?? "kind"]: id });
+        return i ? [i] : [];
     }
 
     /* Nothing stays grabbed in a world the page leaves, or when the pointer is lost. */
@@ -334,6 +373,21 @@ export class Controls {
             } else if (k === " ") {
                 used = true;
                 if (down) push(this.build("drop", { x: -1 }));
+            }
+            break;
+        }
+        case "tend": {
+            if (!down) break;
+            const at = this.hover ?? { x: this.world.w >> 1, y: this.world.h >> 1 };
+            if ((k === "ArrowLeft" || k === "ArrowRight" || k === "ArrowDown") && this.has("wind")) {
+                out.push(...this.setWind(k === "ArrowDown" ? 0 : this.wind + (k === "ArrowRight" ? WIND_STEP : -WIND_STEP)));
+                used = true;
+            } else if (k === "t") {
+                push(this.build("target", { x: -1, y: -1 }));
+                used = true;
+            } else if (digit >= 1 && digit <= 9 && this.has("spawn") && this.spawnEnum?.values.some((e) => e.id === digit - 1)) {
+                out.push(...this.spawnAt(digit - 1, at.x, at.y));
+                used = true;
             }
             break;
         }

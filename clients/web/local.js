@@ -12,7 +12,7 @@
 // a test can hold the chain to `viv sim`'s.
 import { FrameError, FrameStream } from "./frame.js";
 import { Controls } from "./inputs.js";
-import { hex64 } from "./hash.js";
+import { frameHash, hex64 } from "./hash.js";
 import { readWorld } from "./protocol.js";
 
 const CATCH_UP = 4;           /* ticks run back to back when late (vivd's SRV_MAX_CATCHUP) */
@@ -35,6 +35,7 @@ export class LocalViewer {
         this.params = opts.params ?? "";
         this.view = opts.view ?? "";
         this.every = opts.every ?? 1;
+        this.div = Math.max(1, Math.min(8, opts.div ?? 1));   /* a div-th of the size (the homage: 3) */
         this.enc = "";
         this.role = "local";
         this.server = "this page";
@@ -101,9 +102,9 @@ export class LocalViewer {
         this.seq = 0;
         this.stream = new FrameStream();
         this.verified = false;
+        const full = this.w.render(0);
+        Object.assign(entry, { w: full.w, h: full.h });       /* the world's size: inputs speak in it */
         this.#publish();
-        const f = this.stream;
-        Object.assign(entry, { w: f.w, h: f.h });
         this.ctl = new Controls(entry);
         this.t0 = this.now();
         this.base = 0;
@@ -140,6 +141,15 @@ export class LocalViewer {
 
     setView(name) { this.view = name; this.#publish(); this.onChange(); }
     setEvery(n) { this.every = Math.max(1, Math.min(3600, Math.round(n))); this.onChange(); }
+    /* The homage, as on a served world: every third tick at a third of the size. */
+    setHomage(on) {
+        this.every = on ? 3 : 1;
+        this.div = on ? 3 : 1;
+        this.stream = new FrameStream();
+        this.#publish();
+        this.onChange();
+    }
+    get homage() { return this.every === 3 && this.div === 3; }
     setEnc() {}
     play() { return false; }
 
@@ -224,6 +234,16 @@ export class LocalViewer {
             t: "frame", world: this.cur, tick, key: true, w: f.w, h: f.h, pv: f.version,
             pal: f.palette.slice(), enc: "raw", data: f.pixels.slice(), fh: this.w.frameHash(), sh: this.w.hash(),
         };
+        if (this.div > 1) {
+            /* nearest-sampled at the centre of each div × div block, as vivd's div streams
+             * (server/fanout.c); its hash is this picture's, computed here */
+            const k = this.div, half = k >> 1, w = Math.ceil(f.w / k), h = Math.ceil(f.h / k), px = new Uint8Array(w * h);
+            for (let y = 0; y < h; y++) {
+                const sy = Math.min(y * k + half, f.h - 1);
+                for (let x = 0; x < w; x++) px[y * w + x] = m.data[sy * f.w + Math.min(x * k + half, f.w - 1)];
+            }
+            Object.assign(m, { w, h, data: px, fh: frameHash(w, h, m.pal, f.count, px) });
+        }
         let r;
         try {
             r = this.stream.apply(m);

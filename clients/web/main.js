@@ -2,7 +2,7 @@
 // the mouse, touch and keys into what inputs.js builds. Everything that can run without a DOM
 // lives in the other modules; this one only wires them to the document.
 //
-// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&enc=E&debug=1,
+// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
 // or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js).
 import { Viewer } from "./viewer.js";
 import { LocalViewer } from "./local.js";
@@ -57,6 +57,7 @@ const viewer = localKind !== null ? await startLocal() : new Viewer({
         world: frag.get("world"),
         view: frag.get("view") ?? "",
         every: Number(frag.get("every")) || 1,
+        div: Number(frag.get("div")) || 1,
         enc: frag.get("enc") ?? "",
     },
     ...callbacks,
@@ -67,7 +68,8 @@ async function startLocal() {
     try {
         return new LocalViewer(await sim(), {
             kind: localKind, seed: /^\d+$/.test(frag.get("seed") ?? "") ? BigInt(frag.get("seed")) : 1n,
-            params: frag.get("params") ?? "", view: frag.get("view") ?? "", every: Number(frag.get("every")) || 1, ...callbacks,
+            params: frag.get("params") ?? "", view: frag.get("view") ?? "", every: Number(frag.get("every")) || 1,
+            div: Number(frag.get("div")) || 1, ...callbacks,
         });
     } catch (e) {
         localFailed = `cannot run a world here: ${e.message}`;
@@ -87,6 +89,7 @@ function saveFragment() {
         if (w.params) f.set("params", w.params);
         if (viewer.view) f.set("view", viewer.view);
         if (viewer.every !== 1) f.set("every", String(viewer.every));
+        if (viewer.div !== 1) f.set("div", String(viewer.div));
         if (!overlay.hidden) f.set("debug", "1");
         const h = f.toString();
         if (h !== location.hash.slice(1)) history.replaceState(null, "", `#${h}`);
@@ -96,6 +99,7 @@ function saveFragment() {
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (viewer.view) f.set("view", viewer.view);
     if (viewer.every !== 1) f.set("every", String(viewer.every));
+    if (viewer.div !== 1) f.set("div", String(viewer.div));
     if (viewer.enc) f.set("enc", viewer.enc);
     if (!overlay.hidden) f.set("debug", "1");
     const h = f.toString();
@@ -151,7 +155,7 @@ function overlayText() {
         `mismatch  ${c.mismatches}          bad frames ${c.badFrames}`,
         `fh        ${hex64(s.fh)} ${ok ? "✓" : "✗"}`,
         `computed  ${hex64(s.hash)}`,
-        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  ${viewer.enc || "tile.zst"}`,
+        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  div ${viewer.div}  ${viewer.enc || "tile.zst"}`,
         `frame     ${s.w}×${s.h} ×${fit.scale ? +fit.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
         `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
         `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
@@ -165,9 +169,12 @@ function toggleOverlay(on = overlay.hidden) {
 setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
 
 /* ---- the pointer ---------------------------------------------------------------------------- */
+/* In world frame pixels, which inputs speak, whatever the size of the picture (the homage's is a
+ * third of it). */
 function framePoint(ev) {
-    const r = canvas.getBoundingClientRect(), s = viewer.stream;
-    return { x: ((ev.clientX - r.left) / r.width) * s.w, y: ((ev.clientY - r.top) / r.height) * s.h };
+    const r = canvas.getBoundingClientRect(), s = viewer.stream, w = viewer.world;
+    const fw = w?.w || s.w, fh = w?.h || s.h;
+    return { x: ((ev.clientX - r.left) / r.width) * fw, y: ((ev.clientY - r.top) / r.height) * fh };
 }
 
 let down = null;          /* the pointer id of the stroke in progress */
@@ -470,6 +477,19 @@ function renderControls() {
         hints.append(keys(["← →", "walk"], ["↓", "stop"], ["space", "drop"], ["click", "drop there"], ["`", "debug"]));
         break;
     }
+    case "tend": {
+        const wind = c.byName.get("wind")?.args[0];
+        if (wind) box.append(slider("Wind", { min: wind.lo, max: wind.hi, value: c.wind, show: (v) => (v > 0 ? `+${v}` : String(v)), change: (v) => viewer.sendInputs(c.setWind(v)) }));
+        if (c.spawnEnum && c.has("spawn"))
+            box.append(el("div", { class: "group" }, el("div", { class: "label" }, "Spawn"), el("div", { class: "row" },
+                ...c.spawnEnum.values.map((v) => el("button", { type: "button", class: "btn", onclick: () => {
+                    const at = c.hover ?? { x: w.w >> 1, y: w.h >> 1 };
+                    viewer.sendInputs(c.spawnAt(v.id, at.x, at.y));
+                } }, v.name)))));
+        box.append(el("div", { class: "small" }, "Click to poke; drag to lead the butterfly."));
+        hints.append(keys(["click", "poke"], ["drag", "target"], ["← →", "wind"], ["↓", "calm"], ["1–4", "spawn"], ["t", "let go"], ["`", "debug"]));
+        break;
+    }
     default:
         box.append(el("div", { class: "small" }, "This world takes no inputs the page knows; watching."));
         hints.append(keys(["`", "debug"]));
@@ -487,7 +507,7 @@ function renderView() {
         parts.push(check("X-ray", cur === "xray", (on) => { viewer.setView(on ? "xray" : ""); saveFragment(); }));
     else if (w.views.length > 1)
         parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { viewer.setView(v === w.views[0] ? "" : v); saveFragment(); }));
-    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick)`, viewer.every === 3, (on) => { viewer.setEvery(on ? 3 : 1); saveFragment(); }));
+    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { viewer.setHomage(on); saveFragment(); }));
     parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
     box.append(el("div", { class: "label" }, "View"), ...parts);
 }

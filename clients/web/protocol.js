@@ -65,9 +65,10 @@ export function u64(v, what = "a field") {
 export const hello = (name, token) =>
     ({ t: "hello", v: PROTOCOL_VERSION, name, token: token || undefined });
 
-/* sub: every, enc and view are left out when not given (the server's defaults apply). */
-export const sub = (world, { every, enc, view } = {}) =>
-    ({ t: "sub", world, every: every && every !== 1 ? every : undefined, enc: enc || undefined, view: view || undefined });
+/* sub: every, div, enc and view are left out when not given (the server's defaults apply). */
+export const sub = (world, { every, div, enc, view } = {}) =>
+    ({ t: "sub", world, every: every && every !== 1 ? every : undefined, div: div && div !== 1 ? div : undefined,
+       enc: enc || undefined, view: view || undefined });
 
 export const unsub = (world) => ({ t: "unsub", world });
 

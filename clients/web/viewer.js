@@ -17,7 +17,7 @@ const WINDOW_MS = 1000;       /* frames/s and bytes/s over the last second */
 const NOTES = 8;
 
 export class Viewer {
-    /* opts: url, token, makeSocket (see conn.js), want: {world (id or kind), view, every, enc},
+    /* opts: url, token, makeSocket (see conn.js), want: {world (id or kind), view, every, div, enc},
      * now (ms clock), setTimeout/clearTimeout, and the callbacks onFrame(result), onChange(),
      * onNote(text). */
     constructor(opts = {}) {
@@ -32,6 +32,7 @@ export class Viewer {
         this.want = want.world ?? null;          /* the first world to watch: an id or a kind */
         this.view = want.view ?? "";             /* "" = the world's first view */
         this.every = want.every ?? 1;
+        this.div = want.div ?? 1;                /* frames a div-th of the size (the homage: 3) */
         this.enc = want.enc ?? "";               /* "" = the server's default, tile.zst */
         this.worlds = [];                        /* from protocol.readWorld, in welcome's order */
         this.controls = new Map();               /* world id → Controls */
@@ -82,7 +83,7 @@ export class Viewer {
         const view = this.view && w.views.includes(this.view) ? this.view : "";
         this.stream.reset();
         this.verified = false;
-        this.conn.send(sub(w.id, { every: this.every, enc: this.enc, view }));
+        this.conn.send(sub(w.id, { every: this.every, div: this.div, enc: this.enc, view }));
     }
 
     /* Watch world id (the picture starts over with its keyframe). */
@@ -106,6 +107,10 @@ export class Viewer {
      * the encoding ("" = tile.zst): each subscribes again. */
     setView(name) { this.view = name; this.#subscribe(); this.onChange(); }
     setEvery(n) { this.every = Math.max(1, Math.min(3600, Math.round(n))); this.#subscribe(); this.onChange(); }
+    /* Seed 001's 13 fps homage, a property of the stream: every third tick at a third of the size
+     * (the server downsamples; the page draws it at the largest whole scale), or every frame. */
+    setHomage(on) { this.every = on ? 3 : 1; this.div = on ? 3 : 1; this.#subscribe(); this.onChange(); }
+    get homage() { return this.every === 3 && this.div === 3; }
     setEnc(enc) { this.enc = enc; this.#subscribe(); this.onChange(); }
 
     /* ---- sending ------------------------------------------------------------------------- */
@@ -323,6 +328,8 @@ export class Viewer {
             select(id) { v.select(id); },
             setView(name) { v.setView(name); },
             setEvery(n) { v.setEvery(n); },
+            setHomage(on) { v.setHomage(on); },
+            get homage() { return v.homage; },
             setEnc(enc) { v.setEnc(enc); },
             input(kind, args) { return v.sendInput({ kind, args }); },
             play(op, args) { return v.play(op, args); },

@@ -17,12 +17,6 @@ size_t sim__merge_save_max(const void *impl)
            sim_anim_save_max(&w->anim);
 }
 
-static void w_rng(sim_writer *wr, const sim_rng *r)
-{
-    sim__w_u64(wr, r->state);
-    sim__w_u64(wr, r->inc);
-}
-
 static void w_life(sim_writer *wr, const merge_fruit_life *l)
 {
     sim__w_f64(wr, l->look_timer);
@@ -32,7 +26,7 @@ static void w_life(sim_writer *wr, const merge_fruit_life *l)
     sim__w_f64(wr, l->blink_prob);
     sim__w_u8(wr, l->look_flip);
     sim__w_u8(wr, l->blinking);
-    w_rng(wr, &l->rng);
+    sim__w_rng(wr, &l->rng);
 }
 
 static void w_carrier(sim_writer *wr, const merge_carrier *c)
@@ -56,9 +50,9 @@ void sim__merge_save(const void *impl, sim_writer *wr)
 {
     const merge_world *w = impl;
     sim__w_u32(wr, w->serial);
-    w_rng(wr, &w->rng);
-    w_rng(wr, &w->pilot_rng);
-    w_rng(wr, &w->life_rng);
+    sim__w_rng(wr, &w->rng);
+    sim__w_rng(wr, &w->pilot_rng);
+    sim__w_rng(wr, &w->life_rng);
     w_carrier(wr, &w->car);
     sim__w_u8(wr, w->held.tier);
     w_life(wr, &w->held.life);
@@ -90,13 +84,6 @@ void sim__merge_save(const void *impl, sim_writer *wr)
     sim_anim_save(&w->anim, wr);
 }
 
-static void r_rng(sim_reader *rd, sim_rng *r)
-{
-    r->state = sim__r_u64(rd);
-    r->inc = sim__r_u64(rd);
-    if (!(r->inc & 1)) sim__r_fail(rd, SIM_ECORRUPT);    /* PCG's increment is always odd */
-}
-
 static void r_life(sim_reader *rd, merge_fruit_life *l)
 {
     l->look_timer = sim__r_f64(rd);
@@ -106,7 +93,7 @@ static void r_life(sim_reader *rd, merge_fruit_life *l)
     l->blink_prob = sim__r_f64(rd);
     l->look_flip = sim__r_u8(rd);
     l->blinking = sim__r_u8(rd);
-    r_rng(rd, &l->rng);
+    sim__r_rng(rd, &l->rng);
     if (!rd->err && sim__merge_life_check(l)) sim__r_fail(rd, SIM_ECORRUPT);
 }
 
@@ -134,9 +121,9 @@ int sim__merge_load(void *impl, sim_reader *rd)
 {
     merge_world *w = impl;
     w->serial = sim__r_u32(rd);
-    r_rng(rd, &w->rng);
-    r_rng(rd, &w->pilot_rng);
-    r_rng(rd, &w->life_rng);
+    sim__r_rng(rd, &w->rng);
+    sim__r_rng(rd, &w->pilot_rng);
+    sim__r_rng(rd, &w->life_rng);
     r_carrier(rd, &w->car, &w->ccfg);
     w->held.tier = sim__r_u8(rd);
     r_life(rd, &w->held.life);
@@ -198,15 +185,6 @@ static long diff_u(sim_diff_out *o, const char *what, unsigned long long a, unsi
     return 1;
 }
 
-static long diff_d(sim_diff_out *o, const char *what, double a, double b)
-{
-    if (memcmp(&a, &b, sizeof a) == 0) return 0;
-    char sa[64], sb[64];
-    sim__fmt_double(sa, sizeof sa, a);
-    sim__fmt_double(sb, sizeof sb, b);
-    sim_diff_line(o, "%s: %s → %s", what, sa, sb);
-    return 1;
-}
 
 long sim__merge_diff(const void *pa, const void *pb, sim_diff_out *o)
 {
@@ -223,11 +201,11 @@ long sim__merge_diff(const void *pa, const void *pb, sim_diff_out *o)
     n += diff_u(o, "upcoming tier", a->upcoming, b->upcoming);
     n += diff_u(o, "idle ticks", a->idle, b->idle);
     n += diff_u(o, "juggle phase", a->car.juggle, b->car.juggle);
-    n += diff_d(o, "carrier x", a->car.x, b->car.x);
-    n += diff_d(o, "head angle", a->car.head_angle, b->car.head_angle);
-    n += diff_d(o, "fruit angle", a->car.fruit_angle, b->car.fruit_angle);
-    n += diff_d(o, "hat angle", a->car.hat_angle, b->car.hat_angle);
-    n += diff_d(o, "juggle timer", a->car.anim_timer, b->car.anim_timer);
+    n += sim__diff_f64(o, "carrier x", a->car.x, b->car.x);
+    n += sim__diff_f64(o, "head angle", a->car.head_angle, b->car.head_angle);
+    n += sim__diff_f64(o, "fruit angle", a->car.fruit_angle, b->car.fruit_angle);
+    n += sim__diff_f64(o, "hat angle", a->car.hat_angle, b->car.hat_angle);
+    n += sim__diff_f64(o, "juggle timer", a->car.anim_timer, b->car.anim_timer);
     if (a->nfruit != b->nfruit) {
         sim_diff_line(o, "fruit: %d → %d", a->nfruit, b->nfruit);
         return n + 1;

@@ -66,61 +66,10 @@ typedef struct pen {
 
 static int px(const pen *p, double v) { return sim_snap(v * p->s); }
 
-/* sim_raster_capsule, pixel for pixel (the same coverage test, in the same arithmetic), but each
- * row only visits the band where the segment's line passes: a covered pixel lies within
- * sqrt(r² + r) of the segment, so within that of its line too. A diagonal limb or spine piece
- * is mostly empty bounding box, and the dolls are mostly such pieces. Radii here are small and
- * finite (the doll's own), so the raster's clamping for huge radii never applies. */
-void terra__capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1, uint8_t c)
-{
-    if (!f || !f->px || f->w == 0 || f->h == 0 || r0 != r0 || r1 != r1) return;
-    double rmax = r0 > r1 ? r0 : r1;
-    if (rmax < 0.0 || rmax > 1.0e6) {
-        sim_raster_capsule(f, x0, y0, x1, y1, r0, r1, c);
-        return;
-    }
-    int64_t m = (int64_t)rmax + 1;
-    int64_t xa = (x0 < x1 ? x0 : x1) - m, xb = (x0 > x1 ? x0 : x1) + m;
-    int64_t ya = (y0 < y1 ? y0 : y1) - m, yb = (y0 > y1 ? y0 : y1) + m;
-    if (xa < 0) xa = 0;
-    if (ya < 0) ya = 0;
-    if (xb > (int64_t)f->w - 1) xb = (int64_t)f->w - 1;
-    if (yb > (int64_t)f->h - 1) yb = (int64_t)f->h - 1;
-    double ddx = (double)((int64_t)x1 - x0), ddy = (double)((int64_t)y1 - y0);
-    double len2 = ddx * ddx + ddy * ddy;
-    /* Half-width of the band along a row, plus a pixel for rounding. */
-    double band = ddy != 0.0 ? sim_sqrt(rmax * rmax + rmax) * sim_sqrt(len2) / (ddy < 0.0 ? -ddy : ddy) + 1.0 : 0.0;
-    for (int64_t y = ya; y <= yb; y++) {
-        uint8_t *row = f->px + (size_t)y * f->w;
-        double py = (double)(y - y0);
-        int64_t lo = xa, hi = xb;
-        if (ddy != 0.0) {
-            double xl = (double)x0 + ddx * py / ddy;
-            double a = xl - band, b = xl + band;
-            if (a > (double)lo) lo = (int64_t)a;
-            if (b < (double)hi) hi = (int64_t)b + 1;
-            if (hi > xb) hi = xb;
-        }
-        for (int64_t x = lo; x <= hi; x++) {
-            double pxx = (double)(x - x0);
-            double t = 0.0, r = rmax;
-            if (len2 > 0.0) {
-                t = (pxx * ddx + py * ddy) / len2;
-                if (t <= 0.0) { t = 0.0; r = r0; }
-                else if (t >= 1.0) { t = 1.0; r = r1; }
-                else r = r0 + (r1 - r0) * t;
-            }
-            if (r < 0.0) continue;
-            double ex = pxx - t * ddx, ey = py - t * ddy;
-            if (ex * ex + ey * ey <= r * r + r) row[x] = c;
-        }
-    }
-}
-
 static void w_capsule(const pen *p, double x0, double y0, double x1, double y1, double r0, double r1,
                       uint8_t c)
 {
-    terra__capsule(p->f, px(p, x0), px(p, y0), px(p, x1), px(p, y1), r0 * p->s, r1 * p->s, c);
+    sim_raster_capsule(p->f, px(p, x0), px(p, y0), px(p, x1), px(p, y1), r0 * p->s, r1 * p->s, c);
 }
 
 static void w_line(const pen *p, double x0, double y0, double x1, double y1, uint8_t c)
@@ -130,7 +79,7 @@ static void w_line(const pen *p, double x0, double y0, double x1, double y1, uin
 
 static void w_disc(const pen *p, double x, double y, double r, uint8_t c)
 {
-    terra__capsule(p->f, px(p, x), px(p, y), px(p, x), px(p, y), r * p->s, r * p->s, c);
+    sim_raster_capsule(p->f, px(p, x), px(p, y), px(p, x), px(p, y), r * p->s, r * p->s, c);
 }
 
 static void put(sim_frame *f, int x, int y, uint8_t c)

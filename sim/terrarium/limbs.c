@@ -10,6 +10,8 @@
 #define FOOTHOLD_RADII 1.7           /* candidates within 1.7 comfort radii of the ideal spot */
 #define FOOTHOLD_STEP 2.0            /* ours: sample spacing along a segment */
 #define GAIT_SETTLE 2                /* 0.05 s: a limb planted this recently still blocks the other pair */
+#define TRAVEL_MIN 6.0               /* ours: units/s; slower is a body settling (at rest it drifts
+                                      * 1–3), not travel: a sixth of the lizard's patrol speed */
 
 /* ---- limb geometry ------------------------------------------------------------------------------ */
 double terra__reach(const terra_creature *c) { return spec(c)->thigh + spec(c)->shin; }
@@ -122,9 +124,25 @@ static int choose_foothold(const terra_world *t, double sx, double sy, double ix
     return best_d2 >= 0.0;
 }
 
-/* The ideal spot for limb i: lead units ahead of the shoulder in the direction of travel, dropped
- * onto the surface below it (on a pole: projected onto the pole). Standing still, the direction
- * of travel has no length, and the spot is under the shoulder. */
+/* The direction of travel for limb i, −1 or +1 along x: the way its shoulder's chunk is moving,
+ * once that is travel rather than a body settling (faster than TRAVEL_MIN); slower, the way the
+ * brain is driving the body (the seed's brain writes a direction and a speed, and the body is
+ * pushed); and with no drive — standing, pausing, watching — the way the creature faces: the
+ * seed's head, with nothing else to look at, looks "the direction of travel", and at rest that is
+ * where it faces. */
+static double travel_dir(const terra_world *t, const terra_creature *c, int i)
+{
+    const sim_chunk *ch = cchunk(t, c, i < 2 ? 1 : 2);
+    double vx = (ch->x - ch->px) / DT;
+    if (vx > TRAVEL_MIN) return 1.0;
+    if (vx < -TRAVEL_MIN) return -1.0;
+    if (c->speed > 0.0 && c->dir_x != 0.0) return c->dir_x > 0.0 ? 1.0 : -1.0;
+    return c->facing < 0 ? -1.0 : 1.0;
+}
+
+/* The ideal spot for limb i: the fixed lead (18 lizard, 13 scrambler) ahead of the shoulder in the
+ * direction of travel, dropped onto the surface below it (on a pole: lead up the pole from the
+ * shoulder, projected onto the pole). */
 static void ideal_spot(const terra_world *t, const terra_creature *c, int i, double *ix, double *iy)
 {
     const terra_species *sp = spec(c);
@@ -137,10 +155,7 @@ static void ideal_spot(const terra_world *t, const terra_creature *c, int i, dou
         *iy = clampd(sy - sp->lead, top, bot);
         return;
     }
-    const sim_chunk *ch = cchunk(t, c, i < 2 ? 1 : 2);
-    double vx = (ch->x - ch->px) / DT;
-    double frac = clampd(vx / (0.5 * sp->walk), -1.0, 1.0);
-    double x = sx + sp->lead * frac;
+    double x = sx + sp->lead * travel_dir(t, c, i);
     double gy;
     if (sim_verlet_ground(&t->v, x, sy, 2.0 * terra__reach(c), &gy) >= 0) {
         *ix = x;

@@ -182,8 +182,6 @@ const char *terra__brain_name(int brain);                              /* brain.
 
 /* doll.c */
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f);
-/* sim_raster_capsule's exact pixels, visiting only the rows' bands near the segment. */
-void terra__capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1, uint8_t c);
 int terra__render_init(terra_world *t);          /* room pictures and palette; 0 or SIM_ENOMEM */
 void terra__render_free(terra_world *t);
 

@@ -2,7 +2,7 @@
 // arguments by name, clamped to the welcome's ranges; the scheme by kind, with the fallback.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { Controls, CYCLE_SPEEDS, INPUTS_PER_TICK, stepOf } from "../../clients/web/inputs.js";
+import { Controls, CYCLE_SPEEDS, INPUTS_PER_TICK, WIND_STEP, stepOf } from "../../clients/web/inputs.js";
 import { readWelcome, readWorld } from "../../clients/web/protocol.js";
 import { load, welcome } from "./corpus.mjs";
 
@@ -14,6 +14,7 @@ test("each demo kind gets its scheme", () => {
     assert.equal(new Controls(w.terrarium).scheme, "grab");
     assert.equal(new Controls(w.cycle).scheme, "cycle");
     assert.equal(new Controls(w.merge).scheme, "carry");
+    assert.equal(new Controls(w.garden).scheme, "tend");
 });
 
 test("sand: paint starts with sand from the element enum, and every argument is clamped", () => {
@@ -127,6 +128,36 @@ test("cycle: pause, speed steps clamped to the world's range, ranges toggled and
     assert.equal(stepOf(CYCLE_SPEEDS, 80, -1), 75);
     assert.equal(stepOf(CYCLE_SPEEDS, 400, 1), 400);
     assert.equal(stepOf(CYCLE_SPEEDS, 10, -1), 10);
+});
+
+test("garden: a click pokes, a drag leads the target, keys set the wind, spawn and let go", () => {
+    const c = new Controls(worlds().garden);
+    assert.equal(c.spawnEnum.name, "creature");
+    assert.deepEqual(c.spawnEnum.values.map((e) => e.name), ["serpent", "vine", "biped", "walker"]);
+    /* a click: press and release in place */
+    assert.deepEqual(c.pointer("down", 230.6, 160.2, 0), [], "a press alone sends nothing yet");
+    assert.deepEqual(c.pointer("up", 230, 160, 10), [{ kind: "poke", args: [230, 160] }]);
+    /* a drag: targets along the way, and no poke at the release */
+    c.pointer("down", 100, 90, 100);
+    assert.deepEqual(c.pointer("move", 100, 90, 101), [], "no motion, no target");
+    assert.deepEqual(c.pointer("move", 120, 95, 102), [{ kind: "target", args: [120, 95] }]);
+    assert.deepEqual(c.pointer("move", 999, -5, 103), [{ kind: "target", args: [319, -1] }], "clamped to the ranges");
+    assert.deepEqual(c.pointer("up", 130, 96, 104), []);
+    assert.deepEqual(c.key("t", true), { inputs: [{ kind: "target", args: [-1, -1] }], used: true });
+    /* the wind: steps of WIND_STEP, clamped; down is calm; keyups do nothing */
+    assert.deepEqual(c.key("ArrowRight", true).inputs, [{ kind: "wind", args: [WIND_STEP] }]);
+    for (let i = 0; i < 8; i++) c.key("ArrowRight", true);
+    assert.equal(c.wind, 100);
+    assert.deepEqual(c.key("ArrowLeft", true).inputs, [{ kind: "wind", args: [100 - WIND_STEP] }]);
+    assert.deepEqual(c.key("ArrowDown", true).inputs, [{ kind: "wind", args: [0] }]);
+    assert.deepEqual(c.key("ArrowRight", false), { inputs: [], used: false });
+    assert.deepEqual(c.setWind(-500), [{ kind: "wind", args: [-100] }]);
+    /* 1..4 spawn serpent..walker at the pointer (the last place it was over the picture) */
+    c.pointer("move", 40, 50, 200);
+    assert.deepEqual(c.key("1", true).inputs, [{ kind: "spawn", args: [0, 40, 50] }]);
+    assert.deepEqual(c.key("4", true).inputs, [{ kind: "spawn", args: [3, 40, 50] }]);
+    assert.deepEqual(c.key("5", true), { inputs: [], used: false }, "no fifth creature");
+    assert.deepEqual(c.spawnAt(2, 10, 20), [{ kind: "spawn", args: [2, 10, 20] }]);
 });
 
 test("a kind without a row gets the first scheme its inputs fit, else watch", () => {

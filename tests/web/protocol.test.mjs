@@ -10,7 +10,7 @@ import { load, welcome } from "./corpus.mjs";
 test("a real welcome gives every demo world with its inputs, ranges and names", () => {
     const wl = readWelcome(welcome());
     assert.equal(wl.role, "player");
-    assert.deepEqual(wl.worlds.map((w) => w.kind), ["sand", "terrarium", "cycle", "merge"]);
+    assert.deepEqual(wl.worlds.map((w) => w.kind), ["sand", "terrarium", "cycle", "merge", "garden"]);
     const sand = wl.worlds[0];
     assert.equal(sand.w, 320);
     assert.equal(sand.h, 180);
@@ -53,6 +53,8 @@ test("the page's messages are the maps of docs/PROTOCOL.md, with absent options 
     assert.deepEqual(rt(sub(3)), { t: "sub", world: 3 });
     assert.deepEqual(rt(sub(3, { every: 3, enc: "tile", view: "xray" })), { t: "sub", world: 3, every: 3, enc: "tile", view: "xray" });
     assert.deepEqual(rt(sub(3, { every: 1 })), { t: "sub", world: 3 });
+    assert.deepEqual(rt(sub(3, { every: 3, div: 3 })), { t: "sub", world: 3, every: 3, div: 3 });   /* the homage */
+    assert.deepEqual(rt(sub(3, { div: 1 })), { t: "sub", world: 3 });
     assert.deepEqual(rt(input(1, 7, "drop", [-1])), { t: "input", world: 1, seq: 7, kind: "drop", args: [-1] });
     assert.deepEqual(rt(play(1, "seek", { tick: 120 })), { t: "play", world: 1, op: "seek", tick: 120 });
     assert.deepEqual(rt(play(1, "speed", { speed: 200, tick: 5 })), { t: "play", world: 1, op: "speed", speed: 200 });

@@ -79,6 +79,12 @@ fs.mkdirSync(out, { recursive: true });
     save("merge.msgs", await stream(c, { world: ids.merge }, 8, async (i) => {
         if (i === 1) c.send({ t: "input", world: ids.merge, seq: ++seq, kind: "drop", args: [-1] });
     }));
+    /* garden: a poke on the pond, the butterfly led by a drag, a gust */
+    save("garden.msgs", await stream(c, { world: ids.garden }, 8, async (i) => {
+        if (i === 1) c.send({ t: "input", world: ids.garden, seq: ++seq, kind: "poke", args: [230, 160] });
+        if (i >= 2 && i <= 4) c.send({ t: "input", world: ids.garden, seq: ++seq, kind: "target", args: [150 + 10 * i, 100] });
+        if (i === 5) c.send({ t: "input", world: ids.garden, seq: ++seq, kind: "wind", args: [60] });
+    }));
     c.close();
 
     /* A small world whose size is not a multiple of 16: edge tiles of every width, and raw. */

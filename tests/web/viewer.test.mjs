@@ -69,6 +69,57 @@ test("120 frames of a live world, each equal to the frame viv sim renders at its
     }
 });
 
+/* The nearest-sampled div-th of a w×h picture (docs/PROTOCOL.md, sub's div). */
+function divOf(px, w, h, div) {
+    const ow = Math.ceil(w / div), oh = Math.ceil(h / div), out = new Uint8Array(ow * oh);
+    for (let y = 0; y < oh; y++)
+        for (let x = 0; x < ow; x++)
+            out[y * ow + x] = px[Math.min(y * div + (div >> 1), h - 1) * w + Math.min(x * div + (div >> 1), w - 1)];
+    return { w: ow, h: oh, px: out };
+}
+
+test("the 13 fps homage beside the full stream: every third tick, a third of the size, each the nearest-sampled third of the full frame", { skip }, async () => {
+    const srv = await startVivd(["--no-record", "--world", "terrarium:seed=5"]);
+    try {
+        const full = new Map(), homage = [];
+        const snap = (v, into) => (r) => into(v.stream.tick, { tick: v.stream.tick, w: v.stream.w, h: v.stream.h,
+                                                               px: v.stream.px.slice(), hashOk: r.hashOk, sh: v.stream.sh });
+        const a = viewer(srv.port);
+        a.onFrame = snap(a, (t, f) => full.set(t, f));
+        const b = viewer(srv.port, { want: { every: 3, div: 3 } });
+        b.onFrame = snap(b, (t, f) => homage.push(f));
+        assert.ok(b.homage);
+        a.start();
+        b.start();
+        await until("40 homage frames", () => homage.length >= 40 && full.has(homage[39].tick), 20000);
+        let compared = 0, moved = false;
+        for (const f of homage.slice(0, 40)) {
+            assert.ok(f.hashOk, `homage frame ${f.tick} matches its hash`);
+            assert.equal(f.tick % 3, 0);
+            assert.equal(f.w, 107);
+            assert.equal(f.h, 60);
+            const g = full.get(f.tick);
+            if (!g) continue;
+            const want = divOf(g.px, g.w, g.h, 3);
+            assert.deepEqual(f.px, want.px, `tick ${f.tick}: the nearest-sampled third of the full frame`);
+            assert.equal(f.sh, g.sh);
+            moved ||= compared > 0 && !homage[0].px.every((p, i) => p === f.px[i]);
+            compared++;
+        }
+        assert.ok(compared >= 30, `compared ${compared} frames`);
+        assert.ok(moved, "the creatures moved");
+        assert.equal(a.hook().mismatches + b.hook().mismatches, 0);
+        /* off again: full frames, every tick */
+        b.hook().setHomage(false);
+        const from = homage.length;
+        await until("full frames", () => homage.length >= from + 6 && homage.at(-1).w === 320);
+        assert.equal(homage.at(-1).h, 180);
+        assert.equal(b.hook().homage, false);
+    } finally {
+        await srv.stop();
+    }
+});
+
 test("a connection dropped mid-stream reconnects and resumes from a keyframe, with 0 mismatches", { skip }, async () => {
     const srv = await startVivd(["--no-record", "--world", "merge:seed=3"]);
     try {

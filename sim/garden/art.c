@@ -1,0 +1,513 @@
+/* art.c — the garden's pixel art, drawn in code at create time: the named palette, the villagers'
+ * bodies (three poses, four hair states, and the flash silhouettes), the gnome and everything its
+ * juice can show (baked from its four rule-built walk frames and the sprite itself), the
+ * butterfly, the grass tufts, and the still scene under everything (sky, sun, hills, meadow, the
+ * pond's basin, the campfire's stones and logs, the flagpole).
+ *
+ * Nothing here is state: it is a pure function of nothing, built once, never saved. */
+#include "garden_int.h"
+#include <stdlib.h>
+
+/* ---- the palette ------------------------------------------------------------------------------ */
+/* A dusk: a violet sky going peach at the horizon, a warm meadow, a teal serpent, a red flag. */
+static const uint8_t rgb[GC_COUNT][3] = {
+    [GC_VOID] = { 0, 0, 0 },
+    [GC_INK] = { 0x1d, 0x18, 0x30 },
+    [GC_SKY0] = { 0x2b, 0x34, 0x66 }, [GC_SKY1] = { 0x45, 0x4c, 0x88 },
+    [GC_SKY2] = { 0x76, 0x64, 0x9c }, [GC_SKY3] = { 0xc0, 0x7b, 0x8e },
+    [GC_SKY4] = { 0xee, 0xaa, 0x84 },
+    [GC_SUN] = { 0xff, 0xe4, 0xa4 }, [GC_CLOUD] = { 0xf4, 0xc2, 0xa2 },
+    [GC_CLOUD_SHADE] = { 0xb8, 0x86, 0xa2 },
+    [GC_HILL_FAR] = { 0x68, 0x58, 0x8c }, [GC_HILL_NEAR] = { 0x46, 0x52, 0x76 },
+    [GC_GRASS_DARK] = { 0x2c, 0x58, 0x40 }, [GC_GRASS] = { 0x4c, 0x88, 0x48 },
+    [GC_GRASS_LIGHT] = { 0x9a, 0xc4, 0x5c },
+    [GC_SOIL_DARK] = { 0x38, 0x24, 0x30 }, [GC_SOIL] = { 0x5c, 0x3a, 0x36 },
+    [GC_SOIL_LIGHT] = { 0x86, 0x56, 0x40 },
+    [GC_STONE_DARK] = { 0x4e, 0x4a, 0x5e }, [GC_STONE] = { 0x80, 0x7a, 0x8e },
+    [GC_STONE_LIGHT] = { 0xb4, 0xae, 0xbe },
+    [GC_WOOD_DARK] = { 0x4a, 0x2e, 0x24 }, [GC_WOOD] = { 0x80, 0x54, 0x36 },
+    [GC_WATER_DEEP] = { 0x1e, 0x3a, 0x6a }, [GC_WATER] = { 0x2e, 0x68, 0x9e },
+    [GC_WATER_LIGHT] = { 0x58, 0xa0, 0xc8 }, [GC_FOAM] = { 0xd8, 0xf0, 0xf4 },
+    [GC_FIRE_WHITE] = { 0xff, 0xf8, 0xdc }, [GC_FIRE_YELLOW] = { 0xff, 0xd8, 0x48 },
+    [GC_FIRE_ORANGE] = { 0xf6, 0x8a, 0x2a }, [GC_FIRE_RED] = { 0xc8, 0x36, 0x2c },
+    [GC_EMBER] = { 0x5a, 0x22, 0x28 },
+    [GC_SMOKE_DARK] = { 0x4c, 0x46, 0x58 }, [GC_SMOKE] = { 0x7a, 0x74, 0x88 },
+    [GC_SMOKE_LIGHT] = { 0xa8, 0xa2, 0xb4 },
+    [GC_RED_LIGHT] = { 0xec, 0x6a, 0x56 }, [GC_RED] = { 0xc2, 0x3a, 0x3c },
+    [GC_RED_DARK] = { 0x7e, 0x22, 0x34 },
+    [GC_WHITE] = { 0xf6, 0xf2, 0xe8 }, [GC_CLOTH_SHADE] = { 0xc2, 0xba, 0xc8 },
+    [GC_TEAL_LIGHT] = { 0x8a, 0xe2, 0xc4 }, [GC_TEAL] = { 0x34, 0xa0, 0x8e },
+    [GC_TEAL_DARK] = { 0x1e, 0x5c, 0x62 },
+    [GC_SKIN] = { 0xf4, 0xc2, 0x98 }, [GC_SKIN_SHADE] = { 0xc8, 0x88, 0x6c },
+    [GC_HAIR] = { 0x6a, 0x3c, 0x2a }, [GC_HAIR_LIGHT] = { 0xa2, 0x60, 0x3a },
+    [GC_GOLD] = { 0xea, 0xb4, 0x3c }, [GC_GOLD_DARK] = { 0xa0, 0x6e, 0x2a },
+    [GC_PLUM] = { 0x80, 0x4a, 0xa0 }, [GC_PLUM_DARK] = { 0x4e, 0x2c, 0x6a },
+    [GC_BLUE] = { 0x40, 0x70, 0xc2 }, [GC_BLUE_DARK] = { 0x28, 0x48, 0x86 },
+    [GC_PINK] = { 0xf2, 0x8a, 0xb2 }, [GC_PINK_DARK] = { 0xb0, 0x4e, 0x7a },
+};
+
+const char *const sim__garden_colour_name[GC_COUNT] = {
+    "void", "ink", "sky0", "sky1", "sky2", "sky3", "sky4", "sun", "cloud", "cloud_shade",
+    "hill_far", "hill_near", "grass_dark", "grass", "grass_light", "soil_dark", "soil",
+    "soil_light", "stone_dark", "stone", "stone_light", "wood_dark", "wood", "water_deep",
+    "water", "water_light", "foam", "fire_white", "fire_yellow", "fire_orange", "fire_red",
+    "ember", "smoke_dark", "smoke", "smoke_light", "red_light", "red", "red_dark", "white",
+    "cloth_shade", "teal_light", "teal", "teal_dark", "skin", "skin_shade", "hair", "hair_light",
+    "gold", "gold_dark", "plum", "plum_dark", "blue", "blue_dark", "pink", "pink_dark",
+};
+
+/* The eight inks: the outline, paper white, three of the dusk (its violet, its rose, its peach),
+ * the meadow, the earth and the flag's red. Under the lock the sky keeps three bands, the hills
+ * and the pond take the violet (the pond's white surface line parts them), fire goes peach, rose
+ * and white, the serpent meadow-green with a white back: every creature keeps its silhouette. */
+const uint8_t sim__garden_inks8[8] = { GC_INK, GC_WHITE, GC_SKY1, GC_SKY3,
+                                       GC_SKY4, GC_GRASS, GC_SOIL, GC_RED };
+
+void sim__garden_palette(sim_palette *pal)
+{
+    memset(pal, 0, sizeof *pal);
+    pal->version = 1;
+    pal->count = GC_COUNT;
+    for (int i = 0; i < GC_COUNT; i++) memcpy(&pal->rgb[i * 3], rgb[i], 3);
+}
+
+/* ---- sprites from text ----------------------------------------------------------------------- */
+typedef struct legend {
+    char ch;
+    uint8_t ink;
+} legend;
+
+/* Rows of text to pixels: '.' is transparent (GC_VOID), anything else through the legend. */
+static void from_text(uint8_t *px, const char *const *rows, int w, int h, const legend *lg)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            char ch = rows[y][x];
+            uint8_t v = GC_VOID;
+            for (const legend *l = lg; l->ch; l++)
+                if (l->ch == ch) v = l->ink;
+            px[y * w + x] = v;
+        }
+}
+
+/* ---- the villagers ------------------------------------------------------------------------------ */
+/* 11 × 12, facing right, the hip pixel at (4, 11). 'H' is the hair (or the scarf): the ink of the
+ * hair state. Four poses for the throw, a sidearm skim that reads at this size: standing, the
+ * wind-up (the arm back behind the body, the stone in the hand), the strike (the arm flung
+ * forward) and the follow-through (the arm down in front). */
+#define BODY_W 11
+#define BODY_H 12
+#define BODY_HIP_COL 4
+#define BODY_HIP_ROW 11
+static const char *const girl[GB_POSES][BODY_H] = {
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTK...",
+      ".KTTTTTTK..",
+      ".KTTSTTTK..",
+      ".KTTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTK...",
+      "KKKTTTTTK..",
+      "oSSTTTTTK..",
+      "KKKTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTKKK.",
+      ".KTTTTTSSSK",
+      ".KTTTTTKKK.",
+      ".KTTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KHHHHK...",
+      ".KHHSSSSK..",
+      ".KHSSSKSK..",
+      ".KHSSSSSK..",
+      "..KsSSSK...",
+      "..KTTTTK...",
+      ".KTTTTTTK..",
+      ".KTTTTTSK..",
+      ".KTTTTTTSK.",
+      "..KttttKSK.",
+      "...KttK.K.." },
+};
+static const char *const boy[GB_POSES][BODY_H] = {
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHK..",
+      ".KTTTTTTK..",
+      ".KTTSTTTK..",
+      ".KTTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHK..",
+      "KKKTTTTTK..",
+      "oSSTTTTTK..",
+      "KKKTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHKKK",
+      ".KTTTTTSSSK",
+      ".KTTTTTKKK.",
+      ".KTTTTTTK..",
+      "..KttttK...",
+      "...KttK...." },
+    { "...KKKK....",
+      "..KhhhhK...",
+      ".KhhhSSSK..",
+      ".KhSSSKSK..",
+      ".KSSSSSSK..",
+      "..KSSSsK...",
+      ".KHHHHHHK..",
+      ".KTTTTTTK..",
+      ".KTTTTTSK..",
+      ".KTTTTTTSK.",
+      "..KttttKSK.",
+      "...KttK.K.." },
+};
+/* The hair inks by state (GB_CALM, GB_WARM, GB_STARTLED, GB_AIMING): a palette swap per state,
+ * never new art. */
+static const uint8_t hair_ink[GB_STYLES][SIM_BIPED_STATES] = {
+    { GC_HAIR, GC_FIRE_ORANGE, GC_FOAM, GC_RED },
+    { GC_RED, GC_FIRE_ORANGE, GC_FOAM, GC_GOLD },
+};
+
+static void bake_bodies(garden_art *a)
+{
+    for (int st = 0; st < GB_STYLES; st++) {
+        const legend lg[] = {
+            { 'K', GC_INK }, { 'S', GC_SKIN }, { 's', GC_SKIN_SHADE }, { 'h', GC_HAIR },
+            { 'T', st == GB_HAIR ? GC_GOLD : GC_PLUM },
+            { 't', st == GB_HAIR ? GC_GOLD_DARK : GC_PLUM_DARK }, { 'o', GC_STONE },
+            { 'H', 0 }, { 0, 0 },
+        };
+        for (int hs = 0; hs < SIM_BIPED_STATES; hs++) {
+            legend l2[sizeof lg / sizeof lg[0]];
+            memcpy(l2, lg, sizeof lg);
+            l2[7].ink = hair_ink[st][hs];
+            for (int p = 0; p < GB_POSES; p++) {
+                uint8_t *px = a->body_px[st][hs][p];
+                from_text(px, st == GB_HAIR ? girl[p] : boy[p], BODY_W, BODY_H, l2);
+                a->body[st][hs][p] = (sim_sprite){ BODY_W, BODY_H, px, GC_VOID };
+            }
+        }
+        for (int p = 0; p < GB_POSES; p++) {
+            uint8_t *px = a->body_px[st][SIM_BIPED_STATES][p];
+            sim_sprite_silhouette(px, &a->body[st][0][p], GC_WHITE);
+            a->body_flash[st][p] = (sim_sprite){ BODY_W, BODY_H, px, GC_VOID };
+        }
+        sim_biped_look *lk = &a->look[st];
+        lk->body = &a->body[st][0][0];
+        lk->hip_col = BODY_HIP_COL;
+        lk->hip_row = BODY_HIP_ROW;
+        lk->breath_row = 6;          /* the head and the neck breathe; the chest down stays */
+        lk->lean_row = 8;
+        lk->leg = GC_INK;
+        lk->leg_far = GC_SOIL_DARK;
+        lk->outline = GC_INK;
+        memcpy(lk->hair_ink, hair_ink[st], sizeof lk->hair_ink);
+    }
+}
+
+void sim__garden_configs(garden_world *w)
+{
+    for (int st = 0; st < GB_STYLES; st++) {
+        sim_biped_cfg c = sim_biped_cfg_default();
+        c.hip_h = 5;
+        if (st == GB_HAIR) {
+            c.hair_dx = -2;          /* the back of the head, 8 px above the hip */
+            c.hair_dy = 9;
+        } else {
+            c.hair_dx = -2;          /* the scarf's knot at the back of the neck */
+            c.hair_dy = 5;
+            c.hair.link = 2.0;
+            c.hair.damping = 0.9;
+            c.hair.gravity = 0.08;
+        }
+        w->bcfg[st] = c;
+    }
+    w->jcfg = sim_juice_cfg_default();
+    w->bjcfg = sim_juice_cfg_default();
+    w->bjcfg.hop_v = 1.6;            /* ours: a startled villager jumps 6 px, not 16 */
+    w->bjcfg.gravity = 0.2;
+}
+
+/* ---- the gnome ------------------------------------------------------------------------------------ */
+/* 11 × 15, facing right: a pointed red hat, a white beard, a blue coat, a hand over the coat (the
+ * arm the walk swings), brown legs from the hip row 12. */
+#define GNOME_W 11
+#define GNOME_H 15
+static const char *const gnome[GNOME_H] = {
+    "....KK.....",
+    "...KRRK....",
+    "...KRrK....",
+    "..KRRRrK...",
+    ".KKKKKKKK..",
+    "..KSSSSK...",
+    "..KSSKSK...",
+    "..KWWWWWK..",
+    ".KBWWWWBK..",
+    ".KBBWWBBK..",
+    ".KBBBBSBK..",
+    "..KBBBBK...",
+    "..KLKKLK...",
+    "..KLK.KLK..",
+    "..KKK.KKK..",
+};
+
+/* Status 1, "warm" (by the fire): the coat and the hat glow. A palette swap through an index map
+ * (sim_sprite_recolour): the seed's "palette swap for a status". */
+static void warm_map(uint8_t map[256])
+{
+    for (int i = 0; i < 256; i++) map[i] = (uint8_t)i;
+    map[GC_BLUE] = GC_FIRE_ORANGE;
+    map[GC_BLUE_DARK] = GC_FIRE_RED;
+    map[GC_RED] = GC_FIRE_YELLOW;
+    map[GC_RED_DARK] = GC_FIRE_ORANGE;
+    map[GC_SKIN] = GC_RED_LIGHT;
+}
+
+static int bake_gnome(garden_art *a)
+{
+    static const legend lg[] = {
+        { 'K', GC_INK }, { 'R', GC_RED }, { 'r', GC_RED_DARK }, { 'S', GC_SKIN },
+        { 'W', GC_WHITE }, { 'B', GC_BLUE }, { 'L', GC_SOIL_LIGHT }, { 0, 0 },
+    };
+    uint8_t px[GNOME_W * GNOME_H];
+    from_text(px, gnome, GNOME_W, GNOME_H, lg);
+    sim_sprite spr = { GNOME_W, GNOME_H, px, GC_VOID };
+    /* The walk cut at the hip row; the left leg is the columns left of 5; the hand's rectangle
+     * swings. */
+    sim_walker_spec spec = { &spr, 12, 5, 5, 8, 9, 11 };
+    int rc = sim_walker_bake(&a->walk, &spec);
+    if (rc) return rc;
+    a->gnome_w = GNOME_W;
+    a->gnome_h = GNOME_H;
+    uint8_t map[1][256];
+    warm_map(map[0]);
+    /* Every juice look of every image: the standing sprite is put on the frames' canvas (one
+     * column each side, one row on top), so all five share one geometry. */
+    sim_juice_art_spec js = { GC_WHITE, GC_BLUE, 6, 4, (const uint8_t (*)[256])map };
+    for (int k = 0; k < GW_IMAGES; k++) {
+        uint8_t canvas[SIM_WALKER_FW * SIM_WALKER_FH];
+        sim_sprite img;
+        if (k < SIM_WALKER_FRAMES) {
+            img = sim_walker_frame(&a->walk, k);
+        } else {
+            int fw = a->walk.w, fh = a->walk.h;
+            memset(canvas, GC_VOID, sizeof canvas);
+            for (int y = 0; y < GNOME_H; y++) memcpy(&canvas[(y + 1) * fw + 1], &px[y * GNOME_W], GNOME_W);
+            img = (sim_sprite){ (uint16_t)fw, (uint16_t)fh, canvas, GC_VOID };
+        }
+        rc = sim_juice_art_bake(&a->gnome[k], &img, &js);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* ---- the butterfly (wings open, half, closed) ------------------------------------------------------ */
+static const char *const fly_rows[3][4] = {
+    { "PP.PP", "PpKpP", ".PKP.", "....." },
+    { ".P.P.", ".pKp.", ".PKP.", "....." },
+    { "..P..", "..K..", "..K..", "....." },
+};
+
+int sim__garden_art_build(garden_art **out)
+{
+    garden_art *a = calloc(1, sizeof *a);
+    if (!a) return SIM_ENOMEM;
+    bake_bodies(a);
+    int rc = bake_gnome(a);
+    if (rc) {
+        free(a);
+        return rc;
+    }
+    static const legend lg[] = { { 'P', GC_PINK }, { 'p', GC_PINK_DARK }, { 'K', GC_INK }, { 0, 0 } };
+    for (int k = 0; k < 3; k++) {
+        from_text(a->fly_px[k], fly_rows[k], 5, 4, lg);
+        a->fly[k] = (sim_sprite){ 5, 4, a->fly_px[k], GC_VOID };
+    }
+    for (int i = 0; i < GARDEN_POND_N; i++) a->basin[i] = (int16_t)sim__garden_basin_row(i);
+    *out = a;
+    return 0;
+}
+
+void sim__garden_art_free(garden_art *a) { free(a); }
+
+/* ---- grass ------------------------------------------------------------------------------------ */
+void sim__garden_tufts(uint8_t px[GARDEN_TUFT_SPRITES][GARDEN_TUFT_W * GARDEN_TUFT_H], int back)
+{
+    static const uint8_t back_shades[3] = { GC_GRASS_DARK, GC_GRASS, GC_GRASS_LIGHT };
+    static const uint8_t front_shades[2] = { GC_GRASS, GC_GRASS_LIGHT };
+    for (int k = 0; k < GARDEN_TUFT_SPRITES; k++)
+        sim_grass_tuft_sprite(px[k], GARDEN_TUFT_W, back ? GARDEN_TUFT_H : GARDEN_FTUFT_H, GC_VOID,
+                              back ? back_shades : front_shades, back ? 3 : 2,
+                              (uint32_t)(k * 7 + (back ? 1 : 3)));
+}
+
+/* ---- the still scene ------------------------------------------------------------------------------- */
+int sim__garden_basin_row(int i)
+{
+    /* A bowl: 3 rows of water at the ends, GARDEN_POND_DEEP in the middle, a parabola between. */
+    int n = GARDEN_POND_N, c2 = 2 * i - (n - 1);                 /* −(n−1)..(n−1) */
+    int depth = GARDEN_POND_DEEP - (GARDEN_POND_REST + 3);
+    long num = (long)depth * ((long)(n - 1) * (n - 1) - (long)c2 * c2);
+    return GARDEN_POND_REST + 3 + (int)(num / ((long)(n - 1) * (n - 1)));
+}
+
+static void px_set(sim_frame *f, int x, int y, uint8_t c)
+{
+    if (x >= 0 && y >= 0 && x < f->w && y < f->h) f->px[y * f->w + x] = c;
+}
+
+/* A two-colour band edge dithered over two rows: the checkerboard of pixel art. */
+static uint8_t sky_at(int x, int y)
+{
+    static const int edge[4] = { 34, 62, 86, 106 };
+    static const uint8_t band[5] = { GC_SKY0, GC_SKY1, GC_SKY2, GC_SKY3, GC_SKY4 };
+    int b = 0;
+    while (b < 4 && y >= edge[b]) b++;
+    /* rows just above an edge take the next band on a checkerboard, one row on every other */
+    if (b < 4) {
+        int d = edge[b] - y;
+        if (d == 1 && ((x + y) & 1)) return band[b + 1];
+        if (d == 2 && ((x & 3) == (y & 1) * 2)) return band[b + 1];
+    }
+    return band[b];
+}
+
+/* A ridge line from a few sines: the hills. */
+static int ridge(int x, double base, double a1, double f1, double a2, double f2, double ph)
+{
+    double t = (double)x;
+    return sim_snap(base - a1 * sim_sin(t * f1 + ph) - a2 * sim_sin(t * f2 + 2.0 * ph));
+}
+
+static void cloud(sim_frame *f, int cx, int cy, int w)
+{
+    /* a flat-bottomed heap of discs, lit on top, shaded below */
+    for (int k = 0; k < 3; k++) {
+        int r = k == 1 ? w / 3 : w / 4, x = cx + (k - 1) * (w / 3);
+        sim_raster_circle(f, x, cy - (k == 1 ? 2 : 0), r, GC_CLOUD);
+    }
+    sim_raster_rect(f, cx - w / 2 - 1, cy, w + 3, 3, GC_CLOUD_SHADE);
+    sim_raster_rect(f, cx - w / 2 - 1, cy + 3, w + 3, 40, GC_VOID);      /* cut flat */
+}
+
+void sim__garden_draw_backdrop(sim_frame *f)
+{
+    int W = f->w, H = f->h;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) f->px[y * W + x] = sky_at(x, y);
+    sim_raster_circle(f, 252, 100, 13, GC_SUN);
+    /* clouds, lit from below by the sun: drawn with a cut, then the cut filled back with sky */
+    static const int cl[4][3] = { { 60, 40, 34 }, { 150, 24, 26 }, { 226, 56, 30 }, { 296, 30, 18 } };
+    for (int k = 0; k < 4; k++) {
+        cloud(f, cl[k][0], cl[k][1], cl[k][2]);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (f->px[y * W + x] == GC_VOID) f->px[y * W + x] = sky_at(x, y);
+    }
+    /* far hills, then near hills down to the meadow */
+    for (int x = 0; x < W; x++) {
+        int far = ridge(x, 116.0, 7.0, 0.021, 4.0, 0.063, 0.7);
+        int near = ridge(x, 134.0, 6.0, 0.030, 3.0, 0.081, 2.1);
+        for (int y = far; y < GARDEN_GROUND; y++) px_set(f, x, y, GC_HILL_FAR);
+        for (int y = near; y < GARDEN_GROUND; y++) px_set(f, x, y, GC_HILL_NEAR);
+        px_set(f, x, near, (x % 3) ? GC_HILL_NEAR : GC_HILL_FAR);
+    }
+    /* the meadow: a lit top row, grass, a dithered edge into the earth, pebbles */
+    for (int y = GARDEN_GROUND; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint8_t c;
+            int d = y - GARDEN_GROUND;
+            if (d == 0) c = GC_GRASS_LIGHT;
+            else if (d < 4) c = GC_GRASS;
+            else if (d < 6) c = ((x + y) & 1) ? GC_GRASS_DARK : GC_GRASS;
+            else if (d < 8) c = ((x + y) & 1) ? GC_SOIL : GC_GRASS_DARK;
+            else if (d < 18) c = GC_SOIL;
+            else c = ((x + y) & 1) && d < 20 ? GC_SOIL : GC_SOIL_DARK;
+            uint32_t hsh = sim_hash_cell(0x6761726465ULL, 0, x, y, 1);
+            if (d >= 8 && hsh % 61 == 0) c = GC_SOIL_LIGHT;
+            if (d >= 12 && hsh % 97 == 1) c = GC_STONE_DARK;
+            f->px[y * W + x] = c;
+        }
+    /* the pond's basin: near hills behind the water line, a bowl of dark earth under it, sloped
+     * banks each side */
+    for (int x = GARDEN_POND_X0 - 4; x <= GARDEN_POND_X1 + 4; x++) {
+        int i = x - GARDEN_POND_X0;
+        if (i < 0 || i >= GARDEN_POND_N) {
+            /* the banks: the meadow's top steps down toward the water */
+            int out = i < 0 ? -i : i - GARDEN_POND_N + 1;      /* 1..4 from the water */
+            int top = GARDEN_GROUND + (4 - out) * 3 / 4;
+            for (int y = GARDEN_GROUND; y < top; y++) px_set(f, x, y, GC_HILL_NEAR);
+            px_set(f, x, top, GC_GRASS_LIGHT);
+            continue;
+        }
+        int bottom = sim__garden_basin_row(i);
+        for (int y = GARDEN_GROUND; y < bottom; y++) px_set(f, x, y, y < GARDEN_POND_REST ? GC_HILL_NEAR : GC_WATER);
+        px_set(f, x, bottom, GC_SOIL_DARK);
+        px_set(f, x, bottom + 1, (x & 1) ? GC_SOIL_DARK : GC_SOIL);
+    }
+    /* flowers in the meadow */
+    for (int k = 0; k < 14; k++) {
+        uint32_t hsh = sim_hash_cell(0x666c6f776572ULL, 0, k, 0, 2);
+        int x = 6 + (int)(hsh % 300), y = GARDEN_GROUND + 1 + (int)((hsh >> 12) % 3);
+        if (x >= GARDEN_POND_X0 - 6 && x <= GARDEN_POND_X1 + 6) continue;
+        if (x >= GARDEN_FIRE_X - 14 && x <= GARDEN_FIRE_X + 14) continue;
+        px_set(f, x, y, (hsh >> 20) & 1 ? GC_PINK : GC_WHITE);
+    }
+    /* the campfire: a ring of stones, two crossed logs, embers between */
+    int fx = GARDEN_FIRE_X, gy = GARDEN_GROUND;
+    sim_raster_rect(f, fx - 7, gy - 2, 15, 2, GC_EMBER);
+    sim_raster_line(f, fx - 7, gy - 1, fx + 5, gy - 4, GC_WOOD_DARK);
+    sim_raster_line(f, fx - 7, gy - 2, fx + 5, gy - 5, GC_WOOD);
+    sim_raster_line(f, fx + 7, gy - 1, fx - 5, gy - 4, GC_WOOD_DARK);
+    sim_raster_line(f, fx + 7, gy - 2, fx - 5, gy - 5, GC_WOOD);
+    for (int k = -3; k <= 3; k++) {
+        int sx = fx + k * 4 - 1, sy = gy - 2 + (k == -3 || k == 3 ? 0 : 1);
+        sim_raster_rect(f, sx, sy, 3, 2, GC_STONE);
+        px_set(f, sx, sy, GC_STONE_LIGHT);
+        sim_raster_rect(f, sx, sy + 2, 3, 1, GC_STONE_DARK);
+    }
+    /* the flagpole: two columns of wood, a gold knob */
+    sim_raster_rect(f, GARDEN_POLE_X, GARDEN_POLE_TOP, 2, GARDEN_GROUND - GARDEN_POLE_TOP, GC_WOOD);
+    sim_raster_rect(f, GARDEN_POLE_X + 1, GARDEN_POLE_TOP, 1, GARDEN_GROUND - GARDEN_POLE_TOP, GC_WOOD_DARK);
+    sim_raster_rect(f, GARDEN_POLE_X - 1, GARDEN_POLE_TOP - 3, 4, 3, GC_GOLD);
+    px_set(f, GARDEN_POLE_X - 1, GARDEN_POLE_TOP - 3, GC_GOLD_DARK);
+    px_set(f, GARDEN_POLE_X + 2, GARDEN_POLE_TOP - 1, GC_GOLD_DARK);
+}
