@@ -188,7 +188,9 @@ test-view: $(BIN)/viv $(BIN)/vivd
 # The browser viewer (clients/web/): its modules in Node against recorded streams and a live vivd
 # (tests/web/), then the page itself in Debian's Chromium, headless, driven by playwright-core
 # against a real vivd on a free loopback port (tests/browser/; scripts/deps.sh installs chromium,
-# node and the pinned npm packages). 63 to 102 s on a 2-core machine shared with other builds.
+# node and the pinned npm packages). 63 to 102 s on a 2-core machine shared with other builds;
+# 86 to 103 s with the page's verifier and local world (issue 19: tests/web/replay, local;
+# tests/browser/verify).
 test-web: $(BIN)/viv $(BIN)/vivd
 	VIV_BIN=$(BIN) node --test tests/web/
 	VIV_BIN=$(BIN) node --test tests/browser/

@@ -44,6 +44,15 @@ echo
 } | tee bench/out/wasm.md
 echo
 {
+    echo "### $(date -u +%Y-%m-%d) — the page verifies a recording in Chromium, as a multiple of real time: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`BIN=$BIN node bench/page_verify.mjs 60\`: bin/vivd --play, the page in"
+    echo "Debian's Chromium through playwright-core, window.viv.verify; not pinned: Chromium and vivd need both cores)"
+    echo
+    BIN=$BIN node bench/page_verify.mjs 60
+} | tee bench/out/page_verify.md
+echo
+{
     echo "### $(date -u +%Y-%m-%d) — garden ticks/s: $machine"
     echo
     echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_garden\`), compiler: $(${CC:-cc} --version | head -1)"

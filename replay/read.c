@@ -136,6 +136,45 @@ fail:
     return code;
 }
 
+int rpl_sessions_recent(rpl_file *f, size_t max, rpl_session **out, size_t *n, uint64_t *total,
+                        char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    rpl_session *v = NULL;
+    size_t nv = 0;
+    *out = NULL;
+    *n = 0;
+    *total = 0;
+    int code = prepare(f, "SELECT count(*) FROM session", &st, err, errlen);
+    if (code) return code;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *total = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) return read_failed(f, "sessions", err, errlen);
+    if (max == 0 || *total == 0) return 0;
+    size_t cap = *total < max ? (size_t)*total : max;
+    if (!(v = calloc(cap, sizeof *v))) {
+        snprintf(err, errlen, "out of memory listing sessions");
+        return RPL_ENOMEM;
+    }
+    if ((code = prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id DESC LIMIT ?", &st, err,
+                        errlen)) != 0) {
+        free(v);
+        return code;
+    }
+    sqlite3_bind_int64(st, 1, (int64_t)cap);
+    while (nv < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) session_from_row(st, &v[nv++]);
+    if (nv < cap && rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        free(v);
+        return read_failed(f, "sessions", err, errlen);
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    *n = nv;
+    return 0;
+}
+
 /* "1, 2, 5" (at most 20 ids), or "" when there is no session. 0, or RPL_EDB (no sentence). */
 static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t *count)
 {
@@ -289,8 +328,11 @@ static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t re
     return 0;
 }
 
-int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
-                        rpl_checkpoint *out, char *err, size_t errlen)
+/* rpl_checkpoint_find, and the blob as the file stores it when stored is not NULL (on success
+ * only: the caller frees it). */
+static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                           rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
+                           size_t errlen)
 {
     sqlite3_stmt *st;
     const char *sql = dir == RPL_AT_OR_BEFORE
@@ -322,6 +364,17 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
                  "not a blob)", (unsigned long long)out->tick, (long long)s->id);
         sqlite3_finalize(st);
         return RPL_ECORRUPT;
+    }
+    if (stored) {
+        *stored = malloc((size_t)len);
+        if (!*stored) {
+            snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
+                     (unsigned long long)out->tick, len);
+            sqlite3_finalize(st);
+            return RPL_ENOMEM;
+        }
+        memcpy(*stored, blob, (size_t)len);
+        *slen = (size_t)len;
     }
     /* Checkpoints are stored zstd-compressed when that is smaller (docs/REPLAY.md): a zstd frame
      * starts with 28 B5 2F FD, a saved world with "VIVW". */
@@ -365,6 +418,29 @@ int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int di
         return code;
     }
     return 0;
+}
+
+int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                        rpl_checkpoint *out, char *err, size_t errlen)
+{
+    return checkpoint_read(f, s, tick, dir, out, NULL, NULL, err, errlen);
+}
+
+int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                               rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
+                               size_t errlen)
+{
+    if (stored) {
+        *stored = NULL;
+        *slen = 0;
+    }
+    int code = checkpoint_read(f, s, tick, dir, out, stored, slen, err, errlen);
+    if (code != 0 && stored) {
+        free(*stored);
+        *stored = NULL;
+        *slen = 0;
+    }
+    return code;
 }
 
 int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,

@@ -22,6 +22,10 @@ typedef struct rpl_session_info {
 
 /* Every session, in id order, with its counts. *out is malloc'd (free it); *n may be 0. */
 int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err, size_t errlen);
+/* The newest max sessions (highest ids first), without counts, and how many the file holds in
+ * *total: a listing that stays cheap however many sessions and rows a file has. *out malloc'd. */
+int rpl_sessions_recent(rpl_file *f, size_t max, rpl_session **out, size_t *n, uint64_t *total,
+                        char *err, size_t errlen);
 /* One session. RPL_ENOSESSION with "session 3 not found in run.db (sessions: 1, 2)" if there is
  * none. */
 int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen);
@@ -60,6 +64,13 @@ enum { RPL_AT_OR_BEFORE = -1, RPL_AT_OR_AFTER = 1 };
  * do not match their recorded hash or do not hold this session's world at that tick. */
 int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
                         rpl_checkpoint *out, char *err, size_t errlen);
+/* The same, and the blob exactly as the file stores it (the saved state, or a zstd frame holding
+ * it: docs/REPLAY.md) in *stored, malloc'd, *slen bytes, when stored is not NULL: checked as
+ * rpl_checkpoint_find checks it, for a reader that hands it on as it is. Nothing is in *stored
+ * unless the result is 0. */
+int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                               rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
+                               size_t errlen);
 void rpl_checkpoint_free(rpl_checkpoint *c);
 /* The ticks of session s's checkpoints within [from, to], ascending. *out malloc'd. */
 int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,

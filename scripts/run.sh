@@ -17,6 +17,7 @@ run: watch in another terminal:    $bin/viv view --host $listen
 run: paint as a player:            VIVD_PLAYER_TOKEN=<the player token below> $bin/viv view --host $listen
 run: load test:                    $bin/viv bot --host $listen --clients 100 --seconds 10
 run: recording to ./vivarium.db;   afterwards: $bin/viv replay list vivarium.db
+run: verify a recording in the page (its Verify panel); a world with no server: http://$http/#local=sand&seed=5
 run: start over with new worlds:   VIVD_FRESH=1 make run
 MSG
 exec "$bin/vivd" --listen "$listen" --http "$http" --db vivarium.db $fresh

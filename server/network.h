@@ -167,6 +167,10 @@ typedef struct srv_net {
     /* WebSocket writes: every message is written from its shared buffer; when the kernel takes
      * only part of one, lws copies the rest (ws_partial_bytes counts those messages whole). */
     uint64_t ws_msgs, ws_partials, ws_partial_bytes;
+    const char *wasm_path;     /* the page's sim module, served at /vivarium.wasm; NULL: none */
+    /* recordings being sent to clients (server/replay_stream.c) */
+    struct srv_rstream *rstreams;
+    int nrstreams;
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
@@ -222,6 +226,10 @@ const char *srv_http_web_dir(const srv *s);
  * libwebsockets has not finished, and frees what is left). */
 void srv_http_stop(srv *s);
 void srv_http_free(srv *s);
+
+/* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
+void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);
+void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq);
 
 /* ---- server/proto.c: the handler table ------------------------------------------------------------- */
 typedef struct srv_handler {

@@ -416,6 +416,8 @@ const srv_handler srv_handlers[] = {
     { "close",  on_close,  SRV_ROLE_ADMIN,  "close needs the admin token in hello", 0 },
     { "stats",  on_stats,  SRV_ROLE_VIEWER, NULL, 0 },
     { "play",   on_play,   SRV_ROLE_PLAYER, "play controls need the player or admin token in hello", 0 },
+    { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0 },   /* server/replay_stream.c */
+    { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0 },
 };
 const int srv_nhandlers = (int)(sizeof srv_handlers / sizeof srv_handlers[0]);
 

@@ -15,7 +15,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "usage: vivd [--listen HOST:PORT] [--http HOST:PORT | --no-http] [--web DIR]\n"
+        "usage: vivd [--listen HOST:PORT] [--http HOST:PORT | --no-http] [--web DIR] [--wasm FILE]\n"
         "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
@@ -35,6 +35,10 @@ static void usage(FILE *out)
         "  --no-http            no HTTP or WebSocket port: TCP only\n"
         "  --web DIR            the page's files (default: clients/web of the source tree the\n"
         "                       vivd binary was built in)\n"
+        "  --wasm FILE          the page's sim module, served at /vivarium.wasm (default:\n"
+        "                       vivarium.wasm beside the vivd binary; make builds it)\n");
+    /* (two strings: C99 promises compilers only 4095 bytes for one) */
+    fprintf(out,
         "  --world SPEC         host a world: KIND, then optional :seed=N and :key=value,... params,\n"
         "                       e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
         "                       world of every kind (the demo set).\n"
@@ -243,6 +247,24 @@ static const char *default_web_dir(char *out, size_t outlen)
     return out;
 }
 
+/* The page's sim module when --wasm is not given: vivarium.wasm beside the vivd binary (make
+ * builds bin/vivarium.wasm beside bin/vivd, and a sanitizer build's beside its own). */
+static const char *default_wasm_path(char *out, size_t outlen)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(out, outlen, "vivarium.wasm");
+    if (n <= 0) return out;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    size_t dir = slash ? (size_t)(slash - exe) : 0;
+    if (slash && dir + sizeof "/vivarium.wasm" <= outlen) {
+        memcpy(out, exe, dir);
+        memcpy(out + dir, "/vivarium.wasm", sizeof "/vivarium.wasm");
+    }
+    return out;
+}
+
 /* Write a port number to path atomically (a reader sees no file or the whole number). */
 static int write_port_file(const char *path, int port, const char *opt)
 {
@@ -343,7 +365,7 @@ int main(int argc, char **argv)
     const char *db = "vivarium.db";
     int no_record = 0, db_explicit = 0, nplays = 0, fresh = 0, new_tokens = 0;
     static char hhost[256];
-    const char *http_host = "127.0.0.1", *web_dir = NULL, *http_port_file = NULL;
+    const char *http_host = "127.0.0.1", *web_dir = NULL, *http_port_file = NULL, *wasm_path = NULL;
     int http_port = 7401, http_asked = 0, no_http = 0;
     const char *plays[SRV_MAX_WORLDS];
     for (int i = 1; i < argc; i++) {
@@ -377,7 +399,7 @@ int main(int argc, char **argv)
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
                                                   "--player-token", "--max-clients", "--port-file",
                                                   "--db", "--durability", "--play", "--http",
-                                                  "--web", "--http-port-file" };
+                                                  "--web", "--http-port-file", "--wasm" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -399,6 +421,8 @@ int main(int argc, char **argv)
             http_asked = 1;
         } else if (strcmp(a, "--web") == 0) {
             web_dir = v;
+        } else if (strcmp(a, "--wasm") == 0) {
+            wasm_path = v;
         } else if (strcmp(a, "--http-port-file") == 0) {
             http_port_file = v;
         } else if (strcmp(a, "--world") == 0) {
@@ -450,8 +474,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
         return 2;
     }
-    if (no_http && (http_asked || web_dir || http_port_file)) {
-        fprintf(stderr, "vivd: --no-http contradicts %s\n", http_asked ? "--http" : web_dir ? "--web" : "--http-port-file");
+    if (no_http && (http_asked || web_dir || http_port_file || wasm_path)) {
+        fprintf(stderr, "vivd: --no-http contradicts %s\n", http_asked ? "--http" : web_dir ? "--web"
+                : wasm_path ? "--wasm" : "--http-port-file");
         return 2;
     }
     if (no_http) http_host = NULL;
@@ -505,12 +530,13 @@ int main(int argc, char **argv)
     }
     /* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. */
     if (http_host) {
-        static char webbuf[PATH_MAX];
+        static char webbuf[PATH_MAX], wasmbuf[PATH_MAX];
         char err[600];
         s.net->http_host = http_ip;
         s.net->http_port = http_port;
         s.net->http_asked = http_asked;
         s.net->web_dir = web_dir ? web_dir : default_web_dir(webbuf, sizeof webbuf);
+        s.net->wasm_path = wasm_path ? wasm_path : default_wasm_path(wasmbuf, sizeof wasmbuf);
         if (srv_http_start(&s, err, sizeof err) != 0) {
             if (http_asked) {
                 fprintf(stderr, "vivd: --http %s:%d: %s\n", http_host, http_port, err);

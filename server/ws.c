@@ -33,6 +33,7 @@ _Static_assert(SRV_MSG_PRE >= LWS_PRE, "srv_msg's headroom must hold libwebsocke
 #define WS_RX_CHUNK 4096                 /* lws hands a message over in pieces of at most this */
 #define WS_WRITES_PER_CALLBACK 16        /* then yield the loop to the other connections */
 #define EVLIB_PLUGIN "libwebsockets-evlib_uv.so"
+#define WASM_PATH "/vivarium.wasm"       /* the page's sim module (server/ws.c serve_wasm) */
 
 typedef struct srv_http srv_http;
 struct srv_http {
@@ -43,6 +44,8 @@ struct srv_http {
     char iface[64];
     char origin[PATH_MAX];
     struct lws_http_mount mount;
+    struct lws_http_mount wasm_mount;    /* /vivarium.wasm: the page's sim module (wasm_path) */
+    char wasm_path[PATH_MAX];
     struct lws_protocol_vhost_options mime[6];
     struct lws_protocol_vhost_options header[3];
     struct lws_protocols protocols[2];
@@ -262,6 +265,27 @@ static int ws_writeable(srv_client *c, struct lws *wsi)
     return 0;
 }
 
+/* GET /vivarium.wasm: the sim module the page verifies recordings and runs local worlds with
+ * (make wasm), from --wasm FILE, as application/wasm so that the page can compile it while it
+ * downloads. Only that exact path; the vhost's headers (the page's CSP and the rest) go with it
+ * as with every file. Missing: 404, and the page says what to build. */
+static int serve_wasm(struct lws *wsi)
+{
+    srv *s = lws_context_user(lws_get_context(wsi));
+    const srv_http *h = s->net->http;
+    char uri[64];
+    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+    struct stat st;
+    if (n != (int)strlen(WASM_PATH) || strcmp(uri, WASM_PATH) != 0 || !h->wasm_path[0] ||
+        stat(h->wasm_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    n = lws_serve_http_file(wsi, h->wasm_path, "application/wasm", NULL, 0);
+    if (n < 0) return -1;
+    return n > 0 && lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 /* Only GET /ws becomes a WebSocket (with or without the subprotocol). */
 static int upgrade_allowed(struct lws *wsi)
 {
@@ -275,6 +299,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 {
     srv_client **pss = user;
     switch (reason) {
+    case LWS_CALLBACK_HTTP:
+        return serve_wasm(wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return upgrade_allowed(wsi) ? 0 : 1;
     case LWS_CALLBACK_ESTABLISHED:
@@ -407,6 +433,14 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     h->mount.def = "index.html";
     h->mount.origin_protocol = LWSMPRO_FILE;
     h->mount.extra_mimetypes = h->mime;
+    /* The module is a build product (bin/), not a file of the page's folder: one exact path,
+     * handed to our callback, rather than a mount of bin/, which holds vivd and viv too. */
+    snprintf(h->wasm_path, sizeof h->wasm_path, "%s", n->wasm_path ? n->wasm_path : "");
+    h->wasm_mount.mountpoint = WASM_PATH;
+    h->wasm_mount.mountpoint_len = (unsigned char)strlen(WASM_PATH);
+    h->wasm_mount.origin = WS_PROTOCOL;
+    h->wasm_mount.origin_protocol = LWSMPRO_CALLBACK;
+    h->mount.mount_next = &h->wasm_mount;
     h->protocols[0].name = WS_PROTOCOL;
     h->protocols[0].callback = ws_callback;
     h->protocols[0].per_session_data_size = sizeof(srv_client *);
@@ -459,6 +493,10 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     else if (stat(index, &st) != 0)
         srv_log(s, SRV_LOG_WARN, "the page's files are not there: %s has no index.html; HTTP "
                 "answers 404 for the page until it does", h->origin);
+    if (h->wasm_path[0] && stat(h->wasm_path, &st) != 0)
+        srv_log(s, SRV_LOG_WARN, "the page's sim module is not there: %s is missing (make wasm "
+                "builds it); the page cannot verify recordings or run a local world until it is",
+                h->wasm_path);
     return 0;
 }
 

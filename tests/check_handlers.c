@@ -13,6 +13,7 @@ static const struct { const char *type; int least; } PROTOCOL[] = {
     { "hello", SRV_ROLE_NONE },    { "sub", SRV_ROLE_VIEWER },    { "unsub", SRV_ROLE_VIEWER },
     { "input", SRV_ROLE_PLAYER },  { "ping", SRV_ROLE_VIEWER },   { "create", SRV_ROLE_ADMIN },
     { "close", SRV_ROLE_ADMIN },   { "stats", SRV_ROLE_VIEWER },  { "play", SRV_ROLE_PLAYER },
+    { "sessions", SRV_ROLE_VIEWER }, { "replay", SRV_ROLE_VIEWER },
 };
 #define NPROTO ((int)(sizeof PROTOCOL / sizeof PROTOCOL[0]))
 
@@ -80,7 +81,8 @@ START_TEST(role_checks_answer_as_the_protocol_says)
     /* Before hello: every type but hello, and an unknown one, gets hello_first (seq echoed). */
     cli_conn c;
     ck_assert_msg(cli_connect(&c, sv.addr, err, sizeof err) == 0, "%s", err);
-    const char *before[] = { "sub", "unsub", "input", "ping", "create", "close", "stats", "play", "dance" };
+    const char *before[] = { "sub", "unsub", "input", "ping", "create", "close", "stats", "play", "sessions",
+                             "replay", "dance" };
     for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
         ask(&c, before[i], code, msg, &seq);
         ck_assert_msg(strcmp(code, "hello_first") == 0, "%s before hello: %s", before[i], code);

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
         suite_robust,
         suite_ws,
         suite_websocket,
+        suite_replay_stream,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {

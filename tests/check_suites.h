@@ -49,4 +49,5 @@ Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real vivd (issue 15) */
 Suite *suite_websocket(void);  /* clients/websocket.c: the client side of RFC 6455, no server */
+Suite *suite_replay_stream(void); /* server/replay_stream.c: sessions and replay, /vivarium.wasm (issue 19) */
 #endif

@@ -44,6 +44,62 @@ int vw_kind_count(void) { return sim_kind_count(); }
 const char *vw_kind_name(int i) { return sim_kind_at(i) ? sim_kind_at(i)->name : NULL; }
 int vw_kind_hz(int i) { return sim_kind_at(i) ? sim_kind_at(i)->hz : 0; }
 
+/* What a kind takes, for a page that runs a world with no server: the same description a
+ * welcome's world entry gives (its views, inputs with their argument names and ranges, and the
+ * enums that name argument values), read through these. i is a kind's index in the list; an
+ * index out of range gives 0, -1 or NULL. */
+VW_EXPORT("vw_kind_views") int vw_kind_views(int i);
+VW_EXPORT("vw_kind_view") const char *vw_kind_view(int i, int v);
+VW_EXPORT("vw_kind_inputs") int vw_kind_inputs(int i);
+VW_EXPORT("vw_kind_input") const char *vw_kind_input(int i, int in);
+VW_EXPORT("vw_kind_args") int vw_kind_args(int i, int in);
+VW_EXPORT("vw_kind_arg") const char *vw_kind_arg(int i, int in, int a);
+VW_EXPORT("vw_kind_arg_min") int32_t vw_kind_arg_min(int i, int in, int a);
+VW_EXPORT("vw_kind_arg_max") int32_t vw_kind_arg_max(int i, int in, int a);
+VW_EXPORT("vw_kind_enums") int vw_kind_enums(int i);
+VW_EXPORT("vw_kind_enum") const char *vw_kind_enum(int i, int e);
+VW_EXPORT("vw_kind_enum_size") int vw_kind_enum_size(int i, int e);
+VW_EXPORT("vw_kind_enum_value") const char *vw_kind_enum_value(int i, int e, int v);
+
+static const sim_input_desc *input_at(int i, int in)
+{
+    const sim_kind *k = sim_kind_at(i);
+    return k && in >= 0 && in < k->ninputs ? &k->inputs[in] : NULL;
+}
+
+static const sim_arg_desc *arg_at(int i, int in, int a)
+{
+    const sim_input_desc *d = input_at(i, in);
+    return d && a >= 0 && a < d->nargs ? &d->args[a] : NULL;
+}
+
+static const sim_enum_desc *enum_at(int i, int e)
+{
+    const sim_kind *k = sim_kind_at(i);
+    return k && e >= 0 && e < k->nenums ? &k->enums[e] : NULL;
+}
+
+int vw_kind_views(int i) { return sim_kind_at(i) ? sim_kind_at(i)->nviews : 0; }
+const char *vw_kind_view(int i, int v)
+{
+    const sim_kind *k = sim_kind_at(i);
+    return k && v >= 0 && v < k->nviews ? k->views[v] : NULL;
+}
+int vw_kind_inputs(int i) { return sim_kind_at(i) ? sim_kind_at(i)->ninputs : 0; }
+const char *vw_kind_input(int i, int in) { return input_at(i, in) ? input_at(i, in)->name : NULL; }
+int vw_kind_args(int i, int in) { return input_at(i, in) ? input_at(i, in)->nargs : -1; }
+const char *vw_kind_arg(int i, int in, int a) { return arg_at(i, in, a) ? arg_at(i, in, a)->name : NULL; }
+int32_t vw_kind_arg_min(int i, int in, int a) { return arg_at(i, in, a) ? arg_at(i, in, a)->min : 0; }
+int32_t vw_kind_arg_max(int i, int in, int a) { return arg_at(i, in, a) ? arg_at(i, in, a)->max : -1; }
+int vw_kind_enums(int i) { return sim_kind_at(i) ? sim_kind_at(i)->nenums : 0; }
+const char *vw_kind_enum(int i, int e) { return enum_at(i, e) ? enum_at(i, e)->name : NULL; }
+int vw_kind_enum_size(int i, int e) { return enum_at(i, e) ? enum_at(i, e)->count : 0; }
+const char *vw_kind_enum_value(int i, int e, int v)
+{
+    const sim_enum_desc *d = enum_at(i, e);
+    return d && v >= 0 && v < d->count ? d->values[v] : NULL;
+}
+
 VW_EXPORT("vw_strerror") const char *vw_strerror(int err);
 const char *vw_strerror(int err) { return sim_strerror(err); }
 

@@ -48,3 +48,8 @@ test-wasm: wasm $(BIN)/viv
 	VIV_BIN=$(BIN) WASM_COUNT=$(WASM_COUNT) node --test tests/wasm/api.test.mjs
 
 -include $(WASM_SIM_OBJ:.o=.d) $(WASM_API_OBJ:.o=.d)
+
+# make (and so make run) builds the module beside vivd, which serves it to the page at
+# /vivarium.wasm; the browser tests load it from there.
+all: $(WASM_MODULE)
+test-web: $(WASM_MODULE)

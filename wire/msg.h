@@ -93,4 +93,52 @@ typedef struct wire_stats {
 
 long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *worlds, int nworlds);
 
+/* ---- recordings: sessions and replay_… (wire/msg_replay.c) ---------------------------------------
+ * The read-only messages that hand a recorded session to a client (docs/PROTOCOL.md, "sessions"
+ * and "replay"). wire/ knows nothing of SQLite: the server fills these plain structs from
+ * replay/. */
+typedef struct wire_rec_session {
+    int64_t id;
+    const char *kind;
+    uint64_t seed;
+    const char *params;
+    const char *sim_version;
+    uint32_t hz;
+    uint64_t start, end;       /* the session's tick range (end: its last committed tick) */
+    const char *status;        /* "running", "suspended" or "closed" */
+    int64_t world;             /* vivd's world id while it ran, or -1 */
+} wire_rec_session;
+
+typedef struct wire_rec_file {
+    const char *file;          /* the path as vivd was given it */
+    int recording;             /* vivd records into it (--db); else a --play file */
+    uint64_t total;            /* sessions it holds */
+    const wire_rec_session *sessions;   /* the newest of them, highest id first */
+    size_t n;
+    const char *error;         /* it could not be read: this sentence instead of sessions */
+} wire_rec_file;
+
+typedef struct wire_gap {
+    uint64_t from, to;         /* [from, to): ticks nothing can verify */
+    const char *reason;
+} wire_gap;
+
+long wire_msg_sessions(wire_buf *b, const wire_rec_file *files, size_t n);
+long wire_msg_replay_info(wire_buf *b, const char *file, const wire_rec_session *s, uint64_t ticks,
+                          uint32_t spans);
+/* A span of the replay: its checkpoint's stored size and recorded state hash, the ranges skipped
+ * just before it, and the recorded hashes of its start tick when that tick has a row (row: {sh,
+ * fh}, or NULL). */
+long wire_msg_replay_span(wire_buf *b, int64_t session, uint32_t span, uint64_t start, uint64_t end,
+                          const wire_gap *skipped, size_t nskipped, uint32_t size, uint64_t sh,
+                          const uint64_t *row);
+long wire_msg_replay_state(wire_buf *b, int64_t session, uint32_t off, const uint8_t *data,
+                           size_t len);
+/* Steps from..from+n-1: the inputs applied at them (in (tick, client, seq) order) and the recorded
+ * hashes of ticks from+1..from+n, sent as 8-byte little-endian rows. */
+long wire_msg_replay_ticks(wire_buf *b, int64_t session, uint64_t from, uint32_t n,
+                           const uint64_t *sh, const uint64_t *fh, const sim_input *in, size_t nin);
+long wire_msg_replay_damage(wire_buf *b, int64_t session, uint64_t after, const char *msg);
+long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped);
+
 #endif

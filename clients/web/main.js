@@ -2,8 +2,12 @@
 // the mouse, touch and keys into what inputs.js builds. Everything that can run without a DOM
 // lives in the other modules; this one only wires them to the document.
 //
-// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1.
+// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
+// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js).
 import { Viewer } from "./viewer.js";
+import { LocalViewer } from "./local.js";
+import { RecordingVerifier, describeResult, readSessions } from "./replay.js";
+import { loadSim } from "./sim.js";
 import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
 import { wsUrl } from "./conn.js";
 import { buildLut, paint } from "./palette.js";
@@ -30,7 +34,23 @@ let image = null, image32 = null;
 const lut = new Uint32Array(256);
 let dirty = false, lutDirty = true, shownTick = -1;
 
-const viewer = new Viewer({
+/* The sim module (vivd serves it at /vivarium.wasm), loaded once, when first needed: to verify a
+ * recording or to run a world here. */
+let simLoading = null;
+const sim = () => (simLoading ??= loadSim(fetch("vivarium.wasm")));
+
+const callbacks = {
+    onFrame: (r) => {
+        if (r.palette) lutDirty = true;
+        dirty = true;
+    },
+    onChange: () => { scheduleUi(); checkVerifyLink(); },
+    onNote: () => scheduleUi(),
+    onExtra: (m) => verifyMessage(m),
+};
+const localKind = frag.get("local");
+let localFailed = null;
+const viewer = localKind !== null ? await startLocal() : new Viewer({
     url: wsUrl(location),
     token: frag.get("token") ?? "",
     want: {
@@ -40,17 +60,41 @@ const viewer = new Viewer({
         div: Number(frag.get("div")) || 1,
         enc: frag.get("enc") ?? "",
     },
-    onFrame: (r) => {
-        if (r.palette) lutDirty = true;
-        dirty = true;
-    },
-    onChange: () => scheduleUi(),
-    onNote: () => scheduleUi(),
+    ...callbacks,
 });
+
+/* #local=KIND&seed=N&params=P: the world runs here, from the seed, with no server. */
+async function startLocal() {
+    try {
+        return new LocalViewer(await sim(), {
+            kind: localKind, seed: /^\d+$/.test(frag.get("seed") ?? "") ? BigInt(frag.get("seed")) : 1n,
+            params: frag.get("params") ?? "", view: frag.get("view") ?? "", every: Number(frag.get("every")) || 1,
+            div: Number(frag.get("div")) || 1, ...callbacks,
+        });
+    } catch (e) {
+        localFailed = `cannot run a world here: ${e.message}`;
+        console.error(localFailed);
+        return new Viewer({ url: wsUrl(location), token: frag.get("token") ?? "", want: { world: localKind }, ...callbacks });
+    }
+}
+const isLocal = viewer instanceof LocalViewer;
 
 /* Keep the fragment in step with what is watched, so a reload comes back to it. */
 function saveFragment() {
     const f = new URLSearchParams();
+    if (isLocal) {
+        const w = viewer.world;
+        f.set("local", w.kind);
+        f.set("seed", String(viewer.seed));
+        if (w.params) f.set("params", w.params);
+        if (viewer.view) f.set("view", viewer.view);
+        if (viewer.every !== 1) f.set("every", String(viewer.every));
+        if (viewer.div !== 1) f.set("div", String(viewer.div));
+        if (!overlay.hidden) f.set("debug", "1");
+        const h = f.toString();
+        if (h !== location.hash.slice(1)) history.replaceState(null, "", `#${h}`);
+        return;
+    }
     if (viewer.conn.token) f.set("token", viewer.conn.token);
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (viewer.view) f.set("view", viewer.view);
@@ -274,7 +318,7 @@ function renderWorlds() {
     nav.replaceChildren(...viewer.worlds.map((w) => el("button", {
         type: "button", "aria-pressed": String(w.id === viewer.cur), title: `${w.kind} #${w.id} — ${w.params}`,
         onclick: () => { viewer.select(w.id); saveFragment(); fit(); },
-    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "● recording") : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
+    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "● recording") : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
 }
 
 function renderInfo() {
@@ -284,11 +328,24 @@ function renderInfo() {
         info.replaceChildren(el("h2", {}, viewer.state === "open" ? "No worlds" : "Connecting…"));
         return;
     }
+    if (isLocal) {
+        info.replaceChildren(
+            el("h2", {}, w.kind),
+            el("div", { class: "sub" }, `local world · seed ${viewer.seed} · ${w.params}`),
+            el("div", { class: "role" }, "runs in this tab (WebAssembly); nothing is sent anywhere"),
+            el("div", { class: "row local-row" },
+                el("button", { type: "button", class: "btn", onclick: () => { viewer.paused = !viewer.paused; scheduleUi(); } }, viewer.paused ? "▶ Resume" : "❚❚ Pause"),
+                el("button", { type: "button", class: "btn", onclick: () => { viewer.restart(); saveFragment(); fit(); } }, "↺ Restart"),
+                el("button", { type: "button", class: "ghost", onclick: () => leaveLocal() }, "back to vivd")));
+        return;
+    }
     const role = viewer.canInput ? `${viewer.role}: you can play` : "viewer: watching";
+    const here = /(^|,)scene=file:/.test(w.params) || w.play ? null
+        : el("button", { type: "button", class: "ghost", title: "Run this kind, seed and params in this tab, with no server", onclick: () => goLocal(w) }, "run here");
     info.replaceChildren(
         el("h2", {}, w.kind),
         el("div", { class: "sub" }, `world ${w.id} · seed ${w.seed} · ${w.params || "default params"}`),
-        el("div", { class: "role" }, role, viewer.canInput ? null : el("button", { type: "button", class: "ghost", onclick: openToken }, "add token")));
+        el("div", { class: "role" }, role, viewer.canInput ? null : el("button", { type: "button", class: "ghost", onclick: openToken }, "add token"), here));
 }
 
 function togglePlay() {
@@ -462,6 +519,13 @@ function renderNotes() {
 
 function renderStatus() {
     const s = viewer.state;
+    if (isLocal) {
+        $("dot").className = "dot open";
+        $("status").textContent = "local · no server";
+        $("banner").hidden = true;
+        $("token-open").hidden = true;
+        return;
+    }
     $("dot").className = `dot ${s}`;
     $("status").textContent = s === "open" ? `${viewer.server} · ${viewer.role}` : s === "connecting" ? "connecting…" : "offline, reconnecting…";
     const b = $("banner");
@@ -478,8 +542,175 @@ function renderUi() {
     if (!renderPlayback.seek || document.activeElement !== renderPlayback.seek || !viewer.world?.play) renderPlayback();
     renderControls();
     renderView();
+    renderVerify();
     renderNotes();
     saveFragment();
+}
+
+/* ---- verifying a recording in this tab (replay.js) --------------------------------------------- */
+/* The recordings vivd can hand out (its `sessions` reply), the verification running, its
+ * progress and its last result. */
+const ver = { files: [], pick: "", busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
+
+function verifyMessage(m) {
+    if (m.t === "sessions") {
+        ver.files = readSessions(m);
+        ver.asked = false;
+        for (const w of ver.waiting.splice(0)) w();
+        scheduleUi();
+        return true;
+    }
+    if (m.t === "error" && ver.asked && !ver.run && /^replay_(busy|failed)$/.test(m.code)) {
+        ver.asked = false;                /* the list is not coming: the viewer notes why */
+        for (const w of ver.waiting.splice(0)) w();
+        return false;
+    }
+    return ver.run !== null && ver.run.feed(m);
+}
+
+/* Ask vivd for its sessions (not while a verification streams: one stream at a time). */
+function refreshSessions() {
+    if (isLocal || ver.busy || viewer.state !== "open") return false;
+    ver.asked = viewer.conn.send({ t: "sessions" });
+    return ver.asked;
+}
+
+/* After each welcome, the list again; a connection that drops ends a verification. */
+function checkVerifyLink() {
+    if (isLocal) return;
+    if (viewer.state === "open" && viewer.conn.connects !== ver.link) {
+        ver.link = viewer.conn.connects;
+        refreshSessions();
+    }
+    if (viewer.state !== "open") {
+        ver.run?.abort("the connection to vivd closed");
+        ver.asked = false;                /* a new connection: that list is not coming */
+        for (const w of ver.waiting.splice(0)) w();
+    }
+}
+
+/* The session a world is (a recording played, or a live world recorded): "file\nid", or "". */
+function sessionOf(w) {
+    if (!w) return "";
+    if (w.play) return `${w.play.file}\n${w.play.session}`;
+    for (const f of ver.files)
+        for (const x of f.sessions)
+            if (f.recording && x.world === w.id && x.kind === w.kind && x.status === "running") return `${f.file}\n${x.session}`;
+    return "";
+}
+
+/* Verify session (of file) here; resolves to the result (replay.js). flip: tests only. */
+async function verifyRecording({ session, file, flip = null } = {}) {
+    if (ver.busy) throw new Error("a verification is already running");
+    ver.busy = true;
+    try {
+        return await verifyNow(session, file, flip);
+    } finally {
+        ver.busy = false;
+        refreshSessions();        /* running sessions have grown meanwhile */
+        scheduleUi();
+    }
+}
+
+async function verifyNow(session, file, flip) {
+    ver.result = null;
+    ver.error = "";
+    ver.progress = { received: 0, verified: 0, total: 0 };
+    scheduleUi();
+    let s;
+    try {
+        s = await sim();
+    } catch (e) {
+        ver.error = `the sim module did not load (${e.message}): make builds it, and vivd serves it at /vivarium.wasm`;
+        ver.progress = null;
+        return { verdict: "unverifiable", message: ver.error };
+    }
+    /* one stream at a time on the connection: a session list asked for comes first */
+    if (ver.asked) await new Promise((r) => ver.waiting.push(r));
+    const v = new RecordingVerifier(s, { session, file, flip, onProgress: (p) => { ver.progress = p; followVerify(); } });
+    ver.run = v;
+    if (!viewer.conn.send(v.request())) v.abort("not connected to vivd");
+    const r = await v.run();
+    ver.result = r;
+    ver.progress = v.progress();
+    scheduleUi();
+    await v.drained();            /* what vivd still sends of it, after a divergence */
+    ver.run = null;
+    return r;
+}
+
+const kindOf = (f, id) => f.sessions.find((x) => x.session === id);
+
+function renderVerify() {
+    const box = $("verify");
+    if (isLocal) {
+        box.replaceChildren();
+        return;
+    }
+    const all = ver.files.flatMap((f) => f.sessions.map((x) => ({ f, x, key: `${f.file}\n${x.session}` })));
+    const mine = sessionOf(viewer.world);
+    if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
+    const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
+        ...all.map(({ f, x, key }) => {
+            const o = el("option", { value: key, title: `${f.file}: session ${x.session}, ${x.kind} seed ${x.seed} ${x.params}, ticks ${x.start}..${x.end}, ${x.status}` },
+                `${key === mine ? "this world: " : ""}${x.kind} #${x.session} · ${x.end - x.start} ticks${x.status === "running" ? " so far" : ""}`);
+            o.selected = key === ver.pick;
+            return o;
+        }));
+    pick.addEventListener("change", () => { ver.pick = pick.value; scheduleUi(); });
+    const go = el("button", { type: "button", class: "btn", disabled: !!ver.busy || !ver.pick || viewer.state !== "open", onclick: () => {
+        const [file, id] = ver.pick.split("\n");
+        verifyRecording({ session: +id, file });
+    } }, ver.busy ? "Verifying…" : "Verify");
+    const parts = [el("div", { class: "label" }, "Verify in this tab"),
+        all.length ? el("div", { class: "row" }, pick, go)
+            : el("div", { class: "small" }, ver.asked ? "asking vivd for its recordings…" : "vivd records nothing here and plays no recording.")];
+    if (ver.progress) {
+        const bar = el("progress", { max: String(Math.max(1, ver.progress.total)), value: String(ver.progress.verified) });
+        const out = el("div", { class: "small mono" });
+        renderVerify.bar = bar;
+        renderVerify.out = out;
+        parts.push(bar, out);
+    }
+    const r = ver.result;
+    if (r) {
+        const ok = r.verdict === "bit-exact";
+        const lines = [describeResult(r)];
+        for (const g of r.skipped) lines.push(`NOT VERIFIED: ticks [${g.from}, ${g.to}) (${g.to - g.from} ticks) were not recorded (${g.reason})`);
+        if (r.warning) lines.push(r.warning);
+        if (r.ticks && r.replaySeconds > 0) {
+            const tps = r.ticks / r.replaySeconds;
+            lines.push(`${r.ticks} ticks in ${r.replaySeconds.toFixed(2)} s of replay (${r.seconds.toFixed(2)} s in all): ${Math.round(tps)} ticks/s, ${(tps / (r.hz || 60)).toFixed(0)}× real time`);
+        }
+        parts.push(el("div", { class: `verdict ${ok ? "ok" : "bad"}`, id: "verdict" },
+            el("strong", {}, ok ? "✓ bit-exact" : r.verdict === "diverged" ? `✗ diverged at tick ${r.divergedAt}` : r.verdict === "damaged" ? "✗ damaged" : "not verified"),
+            ...lines.map((t) => el("div", { class: "small" }, t))));
+    }
+    if (ver.error) parts.push(el("div", { class: "small err" }, ver.error));
+    box.replaceChildren(...parts);
+    followVerify();
+}
+
+/* The progress moves without rebuilding the panel. */
+function followVerify() {
+    const p = ver.progress, bar = renderVerify.bar, out = renderVerify.out;
+    if (!p || !bar?.isConnected) return;
+    bar.max = Math.max(1, p.total);
+    bar.value = p.verified;
+    out.textContent = `${p.verified} / ${p.total} ticks checked · ${p.received} received`;
+}
+
+/* ---- running a world here ------------------------------------------------------------------- */
+function goLocal(w) {
+    const f = new URLSearchParams({ local: w.kind, seed: String(w.seed) });
+    if (w.params) f.set("params", w.params);
+    location.hash = f.toString();
+    location.reload();
+}
+
+function leaveLocal() {
+    location.hash = `world=${encodeURIComponent(viewer.world.kind)}`;
+    location.reload();
 }
 
 /* ---- the token ------------------------------------------------------------------------------ */
@@ -521,7 +752,17 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
     overlay(on) { toggleOverlay(on); },
     setToken(t) { viewer.conn.setToken(t); saveFragment(); },
     viewer,
+    /* verifying a recording here: vivd's sessions ({file, recording, total, sessions}), asking
+     * again, verify({session, file}) → the result (the panel shows it too; flip: a tick whose
+     * recorded state hash is taken with one bit flipped — for tests), and where it is */
+    get sessions() { return JSON.parse(JSON.stringify(ver.files)); },
+    refreshSessions() { return refreshSessions(); },
+    verify(opts) { return verifyRecording(opts); },
+    get verifyState() { return { running: ver.busy, progress: ver.progress && { ...ver.progress }, result: ver.result, error: ver.error }; },
+    get isLocal() { return isLocal; },
+    get localError() { return localFailed; },
 }));
+if (localFailed) viewer.note(localFailed);
 
 fit();
 renderUi();

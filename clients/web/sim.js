@@ -127,6 +127,30 @@ export class Sim {
         return out;
     }
 
+    /* What kind (a name) takes, in the shape protocol.js's readWorld gives a welcome's world
+     * entry, so that the page's control schemes (inputs.js) work on a local world as on a served
+     * one: {views: [str], inputs: [{name, args: [{name, lo, hi}]}] (in the kind's table order,
+     * whose index is an input's kind number), names: {enum: {value name: id}}}. null for a kind
+     * the module does not have. */
+    describe(kind) {
+        const x = this.x, i = this.kinds().findIndex((k) => k.name === kind);
+        if (i < 0) return null;
+        const views = Array.from({ length: x.vw_kind_views(i) }, (_, v) => this.str(x.vw_kind_view(i, v)));
+        const inputs = Array.from({ length: x.vw_kind_inputs(i) }, (_, n) => ({
+            name: this.str(x.vw_kind_input(i, n)),
+            args: Array.from({ length: x.vw_kind_args(i, n) }, (_, a) => ({
+                name: this.str(x.vw_kind_arg(i, n, a)), lo: x.vw_kind_arg_min(i, n, a), hi: x.vw_kind_arg_max(i, n, a),
+            })),
+        }));
+        const names = {};
+        for (let e = 0; e < x.vw_kind_enums(i); e++) {
+            const values = {};
+            for (let v = 0; v < x.vw_kind_enum_size(i, e); v++) values[this.str(x.vw_kind_enum_value(i, e, v))] = v;
+            names[this.str(x.vw_kind_enum(i, e))] = values;
+        }
+        return { views, inputs, names };
+    }
+
     /* The sentence for a SIM_E… code. */
     strerror(code) {
         return this.str(this.x.vw_strerror(code));

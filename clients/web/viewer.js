@@ -25,6 +25,9 @@ export class Viewer {
         this.onFrame = opts.onFrame ?? (() => {});
         this.onChange = opts.onChange ?? (() => {});
         this.onNote = opts.onNote ?? (() => {});
+        /* every message first goes here (a recording being verified: replay.js); true: it was
+         * taken, and the viewer does nothing more with it */
+        this.onExtra = opts.onExtra ?? (() => false);
         const want = opts.want ?? {};
         this.want = want.world ?? null;          /* the first world to watch: an id or a kind */
         this.view = want.view ?? "";             /* "" = the world's first view */
@@ -197,6 +200,10 @@ export class Viewer {
     #message(m) {
         const bytes = this.conn.bytesIn - this.lastBytes;
         this.lastBytes = this.conn.bytesIn;
+        if (m.t !== "frame" && this.onExtra(m)) {
+            this.#sample(bytes, false);
+            return;
+        }
         switch (m.t) {
         case "frame": this.#sample(bytes, true); this.#frame(m); return;
         case "ack": this.#sample(bytes, false); this.counts.acks++; return;

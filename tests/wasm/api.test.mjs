@@ -6,7 +6,8 @@
 // hashes every 50 ticks must equal `viv sim`'s for the same kind, seed, inputs and ticks. The
 // frame the module renders into shared memory must hash in JavaScript (clients/web/hash.js) to
 // the same value, so the page paints what was hashed. Save and load (into the same world and into
-// a new one) must continue the same chain; bad blobs, kinds, params and inputs are refused with a
+// a new one) must continue the same chain; what the module says each kind takes (sim.describe)
+// is what viv sim says; bad blobs, kinds, params and inputs are refused with a
 // sentence and change nothing; and in the counting build (build/wasm/vivarium-count.wasm) a step,
 // a render, both hashes and a save call malloc, calloc, realloc and free not once.
 import test from "node:test";
@@ -93,6 +94,30 @@ test("the module's kinds are the one list, in the same order", () => {
     assert.ok(kinds.length >= 1);
     assert.deepEqual(sim.kinds().map((k) => k.name), kinds);
     for (const k of sim.kinds()) assert.ok(k.hz > 0, `${k.name} has a tick rate`);
+});
+
+test("every kind's inputs and views as the module describes them (sim.describe) are viv sim's, and they work", () => {
+    const help = execFileSync(viv, ["sim", "--help"], { encoding: "utf8" });
+    for (const kind of kinds) {
+        const d = sim.describe(kind);
+        /* `viv sim --help`: "<kind> (N Hz) params: …" then "  inputs: paint x y r element; …" */
+        const line = new RegExp(`^${kind} \\(\\d+ Hz\\).*\\n\\s+inputs: (.*)$`, "m").exec(help);
+        assert.ok(line, `viv sim --help describes ${kind}`);
+        assert.equal(d.inputs.map((i) => [i.name, ...i.args.map((a) => a.name)].join(" ")).join("; "), line[1].trim(), kind);
+        assert.ok(d.views.length >= 1 && d.views[0] === "normal", `${kind}: view 0 is the normal picture`);
+        for (const i of d.inputs) for (const a of i.args) assert.ok(a.lo <= a.hi, `${kind} ${i.name} ${a.name}: a range`);
+        /* the ranges are the ones the world holds inputs to: its first argument one past its
+         * range is refused (the page's local world clamps to them, as it does to a welcome's) */
+        const w = sim.create(kind, 1n, "");
+        d.inputs.forEach((i, k) => {
+            const args = i.args.map((a, n) => (n === 0 ? a.hi + 1 : Math.max(a.lo, Math.min(a.hi, 0))));
+            if (i.args.length) assert.notEqual(w.input(w.tick, 1, k + 1, k, args), 0, `${kind} ${i.name}: over its range`);
+        });
+        w.destroy();
+        for (const [e, values] of Object.entries(d.names)) assert.ok(Object.keys(values).length > 0, `${kind}: enum ${e}`);
+    }
+    assert.equal(sim.describe("no-such-kind"), null);
+    assert.deepEqual(Object.keys(sim.describe("sand").names.element).slice(0, 4), ["empty", "wall", "stone", "sand"]);
 });
 
 for (const kind of kinds) {

@@ -1,7 +1,7 @@
 // vivd.mjs — start the repo's bin/vivd for the live tests and the recorder: a free TCP port
 // (--port-file), fixed tokens, and no HTTP port when this vivd has one (so that several can run
 // at once; the page's own HTTP serving is tested in the browser tests).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -89,4 +89,17 @@ export function vivSim(kind, seed, params, ticks, view) {
     if (view) args.push("--view", view);
     const out = execFileSync(VIV, args, { encoding: "utf8" }).trim().split("\n").at(-1).split(/\s+/);
     return { tick: +out[0], sh: out[1], fh: out[2] };
+}
+
+/* `viv replay verify FILE --session N`, read as the page reports a verification: {verdict
+ * ("bit-exact", "diverged", "damaged" or "unverifiable"), ticks (of a bit-exact replay), divergedAt,
+ * status (the exit status), out (its stdout and stderr)}. */
+export function replayVerify(db, session) {
+    const r = spawnSync(VIV, ["replay", "verify", db, "--session", String(session), "--quiet"], { encoding: "utf8" });
+    const out = r.stdout + r.stderr;
+    const exact = /: bit-exact: (\d+) ticks? replayed/.exec(r.stdout);
+    const desync = /first divergent tick: (\d+)/.exec(r.stdout) ?? (/\n  tick 0: the recorded initial state/.test(r.stdout) ? [null, "0"] : null);
+    const verdict = r.status === 0 && exact ? "bit-exact" : r.status === 1 && desync ? "diverged"
+        : r.status === 2 && /is damaged|corrupted/.test(r.stderr) ? "damaged" : r.status === 2 ? "unverifiable" : `exit ${r.status}`;
+    return { verdict, ticks: exact ? +exact[1] : null, divergedAt: desync ? +desync[1] : null, status: r.status, out };
 }
