@@ -69,6 +69,8 @@ sh bench/record.sh "$BIN"
 echo
 FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
 echo
+BENCH_LOOP="$BUILD/bench_loop" sh bench/loop.sh "$BIN"
+echo
 {
     echo "### $(date -u +%Y-%m-%d) — GIF export against gifsicle -O3: $machine"
     echo

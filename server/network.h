@@ -231,5 +231,9 @@ extern const int srv_nhandlers;
 const srv_handler *srv_handler_find(const uint8_t *type, size_t len);   /* NULL: unknown */
 void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);
 void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick);
+/* The answer to a create: `created` with w's entry, or (w NULL) the error for rc (SRV_E…). */
+void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err);
+/* The answer to a play message: `playing`, or the error for rc (SRV_E…). */
+void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err);
 
 #endif

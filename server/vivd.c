@@ -193,6 +193,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     uv_timer_stop(&s->tick_timer);
     uv_timer_stop(&s->net->sweep_timer);
+    srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
      * and everything queued reaches the disk before we go; the lock file goes with it. */
     int suspended = 0;

@@ -68,8 +68,7 @@ int srv_world_input(srv_world *w, const sim_input *in)
     return 0;
 }
 
-/* Host a sim world: the common part of a new world and a resumed one. Takes sw. */
-static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
+srv_world *srv_world_build(sim_world *sw, char *err, size_t errlen)
 {
     srv_world *w = calloc(1, sizeof *w);
     const sim_kind *k = sim_world_kind(sw);
@@ -77,6 +76,8 @@ static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
     w->w = sw;
     w->kind = k;
     w->rec.session = -1;
+    w->seed = sim_world_seed(sw);
+    snprintf(w->params, sizeof w->params, "%s", sim_world_params(sw));
     sim_world_frame_size(sw, &w->fw, &w->fh);
     srv_frame_cache *fc = &w->cache;
     fc->frames = calloc((size_t)k->nviews, sizeof *fc->frames);
@@ -90,10 +91,6 @@ static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
     fc->sh_tick = UINT64_MAX;
     w->sched.period_ns = 1000000000ull / k->hz;
     w->sched.speed = 100;
-    w->sched.t0 = uv_hrtime();
-    w->sched.tick_base = sim_world_tick(sw);
-    w->id = s->next_world_id++;
-    s->worlds[s->nworlds++] = w;
     return w;
 oom:
     snprintf(err, errlen, "out of memory hosting the world");
@@ -102,53 +99,82 @@ oom:
     return NULL;
 }
 
-static int add_world(srv *s, const char *kind, uint64_t seed, const char *params,
-                     const sim_file_reader *files, char *err, size_t errlen);
-
-int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
-                  size_t errlen)
+void srv_world_join(srv *s, srv_world *w)
 {
-    return add_world(s, kind, seed, params, NULL, err, errlen);
+    w->sched.t0 = uv_hrtime();
+    w->sched.tick_base = sim_world_tick(w->w);
+    w->id = s->next_world_id++;
+    s->worlds[s->nworlds++] = w;
 }
 
-int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
-                        size_t errlen)
+/* Host a sim world at once (start-up, and the tests that build a server by hand). Takes sw. */
+static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
 {
-    return add_world(s, kind, seed, params, &rpl_files, err, errlen);
+    srv_world *w = srv_world_build(sw, err, errlen);
+    if (w) srv_world_join(s, w);
+    return w;
 }
 
-static int add_world(srv *s, const char *kind, uint64_t seed, const char *params,
-                     const sim_file_reader *files, char *err, size_t errlen)
+srv_world *srv_world_new(const char *kind, uint64_t seed, const char *params, int local, int *rc,
+                         char *err, size_t errlen)
 {
-    if (s->nworlds >= SRV_MAX_WORLDS) {
-        snprintf(err, errlen, "the server already hosts %d worlds (the limit)", SRV_MAX_WORLDS);
-        return SRV_ELIMIT;
-    }
     sim_config cfg = sim_config_default();
     cfg.kind = kind;
     cfg.seed = seed;
     cfg.params = params;
     cfg.err = err;
     cfg.errlen = errlen;
-    cfg.files = files;
-    int rc;
-    sim_world *sw = sim_world_create(&cfg, &rc);
+    cfg.files = local ? &rpl_files : NULL;
+    int src;
+    sim_world *sw = sim_world_create(&cfg, &src);
     if (!sw) {
-        if (!err[0]) snprintf(err, errlen, "%s", sim_strerror(rc));
-        return rc == SIM_EKIND ? SRV_EKIND : rc == SIM_EPARAM ? SRV_EPARAM : rc == SIM_EFILE ? SRV_EFILE
-             : rc == SIM_ENOMEM ? SRV_ENOMEM : SRV_EWORLD;
+        if (!err[0]) snprintf(err, errlen, "%s", sim_strerror(src));
+        *rc = src == SIM_EKIND ? SRV_EKIND : src == SIM_EPARAM ? SRV_EPARAM : src == SIM_EFILE ? SRV_EFILE
+            : src == SIM_ENOMEM ? SRV_ENOMEM : SRV_EWORLD;
+        return NULL;
     }
-    srv_world *w = host(s, sw, err, errlen);
-    if (!w) return SRV_ENOMEM;
+    srv_world *w = srv_world_build(sw, err, errlen);
+    *rc = w ? 0 : SRV_ENOMEM;
+    return w;
+}
+
+void srv_world_begin(srv *s, srv_world *w)
+{
     srv_log(s, SRV_LOG_INFO, "world %u: %s seed=%" PRIu64 " %s (%dx%d, %u Hz)", w->id, w->kind->name,
-            seed, sim_world_params(sw), w->fw, w->fh, (unsigned)w->kind->hz);
+            w->seed, w->params, w->fw, w->fh, (unsigned)w->kind->hz);
     srv_record_begin(s, w);
+}
+
+static int add_world(srv *s, const char *kind, uint64_t seed, const char *params, int local,
+                     char *err, size_t errlen)
+{
+    if (s->nworlds + s->ncreating >= SRV_MAX_WORLDS) {
+        snprintf(err, errlen, "the server already hosts %d worlds (the limit)", SRV_MAX_WORLDS);
+        return SRV_ELIMIT;
+    }
+    int rc;
+    srv_world *w = srv_world_new(kind, seed, params, local, &rc, err, errlen);
+    if (!w) return rc;
+    srv_world_join(s, w);
+    srv_world_begin(s, w);
     return (int)w->id;
+}
+
+int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
+                  size_t errlen)
+{
+    return add_world(s, kind, seed, params, 0, err, errlen);
+}
+
+int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
+                        size_t errlen)
+{
+    return add_world(s, kind, seed, params, 1, err, errlen);
 }
 
 srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen)
 {
-    if (s->nworlds >= SRV_MAX_WORLDS) {
+    if (s->nworlds + s->ncreating >= SRV_MAX_WORLDS) {
         snprintf(err, errlen, "the server already hosts %d worlds (the limit)", SRV_MAX_WORLDS);
         sim_world_destroy(sw);
         return NULL;
@@ -200,7 +226,14 @@ void srv_world_close(srv *s, srv_world *w)
             break;
         }
     srv_log(s, SRV_LOG_INFO, "world %u closed after %" PRIu64 " ticks", w->id, w->stats.ticks);
-    srv_world_free(w);
+    /* A worker still holds a busy world (a seek): it is freed when the job comes back. */
+    if (w->busy) w->closed = 1;
+    else srv_world_free(w);
+}
+
+uint64_t srv_world_tick(const srv_world *w)
+{
+    return w->busy ? w->busy_tick : sim_world_tick(w->w);
 }
 
 static void record_lateness(srv_world *w, uint64_t late_ns)
@@ -236,7 +269,7 @@ void srv_world_stats_log(srv *s, int level)
         srv_log(s, level,
                 "world %u %s: tick %" PRIu64 ", lateness p50 %.1f ms p99 %.1f ms max %.1f ms, "
                 "overruns %" PRIu64 ", skipped %" PRIu64 ", %d subscriber(s)",
-                w->id, w->kind->name, sim_world_tick(w->w), (double)srv_world_lateness(w, 50) / 1000.0,
+                w->id, w->kind->name, srv_world_tick(w), (double)srv_world_lateness(w, 50) / 1000.0,
                 (double)srv_world_lateness(w, 99) / 1000.0, (double)w->stats.late_max_us / 1000.0,
                 w->stats.overruns, w->stats.skipped,
                 s->ev.subscribers ? s->ev.subscribers(s->ev.ud, w) : 0);
@@ -257,7 +290,7 @@ static void run_tick(srv *s, srv_world *w)
 
 void srv_world_finish(srv *s, srv_world *w)
 {
-    if (w->play || w->closed) return;
+    if (w->play || w->closed || w->busy) return;
     /* The hash cached at the last tick is that of the state before anything was queued; the
      * saved state (and so its hash) holds the queue too: a difference is queued inputs. */
     const srv_frame_cache *fc = &w->cache;
@@ -271,7 +304,9 @@ static void on_tick_timer(uv_timer_t *t)
     uint64_t next = UINT64_MAX;
     for (int i = 0; i < s->nworlds; i++) {
         srv_world *w = s->worlds[i];
-        if (w->play && srv_play_paused(w)) continue;     /* a paused recording has no deadline */
+        /* A paused recording has no deadline; a busy world (a worker holds it) has none until
+         * the worker gives it back (srv_tick_kick then). */
+        if (w->busy || (w->play && srv_play_paused(w))) continue;
         int ran = 0;
         for (;;) {
             uint64_t now = uv_hrtime();
@@ -320,6 +355,9 @@ void srv_tick_kick(srv *s)
 
 void srv_tick_start(srv *s)
 {
+    /* Deadlines count from the moment the loop starts: start-up (building the worlds, the first
+     * write to the log) is not lateness of any tick. */
+    for (int i = 0; i < s->nworlds; i++) srv_world_rebase(s->worlds[i]);
     s->tick_timer.data = s;
     uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
 }
