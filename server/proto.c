@@ -179,6 +179,7 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     slot->stream = st;
     slot->need_key = 1;
     srv_stream_attach(w, slot);
+    srv_client_offload(c);
     /* A paused picture at once; a seeking one (busy) shows its landing frame when it lands. */
     if (w->play && !w->busy && srv_play_paused(w)) srv_fanout_tick(c->s, w);
 }
