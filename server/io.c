@@ -77,11 +77,16 @@ struct srv_io {
     io_batch *out_head, *out_tail; /* gathered this turn */
     srv_ioconn *closing_out;
     int nconns;                    /* connections given to this thread and not yet let go */
+    uint64_t last_pub;             /* the stamp of the last publish (1 + the loop's turn) */
+    uint64_t pending_since;        /* uv_hrtime of the oldest publish not taken yet, or 0 */
+    int behind;                    /* pending for over SRV_IO_LAG_MS: the thread is behind */
     /* published: under mu */
     uv_mutex_t mu;
     io_batch *in_head, *in_tail;
     srv_ioconn *closing_in;
+    uint64_t pub_stamp;            /* last_pub, for the thread to take with the batches */
     int stop;
+    _Atomic uint64_t taken;        /* the thread: the stamp of the last publish it took */
     /* the thread's side */
     srv_ioconn *conns;
     srv_ioconn *dirty;
@@ -118,10 +123,18 @@ static int gather(srv_io *io, int op, srv_ioconn *k, srv_msg *m)
     return 0;
 }
 
+/* Once per turn of the loop: how far behind the thread is (for the limits: srv_io_behind), then
+ * what was gathered this turn goes to it. */
 static void publish(srv_io *io)
 {
+    uint64_t now = uv_hrtime();
+    if (atomic_load_explicit(&io->taken, memory_order_relaxed) >= io->last_pub) io->pending_since = 0;
+    io->behind = io->pending_since && now - io->pending_since > (uint64_t)SRV_IO_LAG_MS * 1000000u;
     if (!io->out_head && !io->closing_out) return;
+    io->last_pub = io->hub->s->net->io_turn + 1;
+    if (!io->pending_since) io->pending_since = now;
     uv_mutex_lock(&io->mu);
+    io->pub_stamp = io->last_pub;
     if (io->out_head) {
         if (io->in_tail) io->in_tail->next = io->out_head;
         else io->in_head = io->out_head;
@@ -154,6 +167,11 @@ srv_io *srv_io_pick(srv *s)
     for (int i = 1; i < hub->n; i++)
         if (hub->io[i].nconns < best->nconns) best = &hub->io[i];
     return best;
+}
+
+int srv_io_behind(const srv_io *io)
+{
+    return io->behind;
 }
 
 int srv_io_index(const srv_io *io)
@@ -399,6 +417,7 @@ static void run_cmd(srv_io *io, const io_cmd *cmd)
         k->poll.data = k;
         return;
     case IO_SEND:
+        atomic_fetch_add_explicit(&k->c->tio.seen, cmd->m->len, memory_order_relaxed);
         if (k->dead) {
             atomic_fetch_add_explicit(&k->c->tio.done, cmd->m->len, memory_order_relaxed);
             srv_msg_unref(cmd->m);
@@ -421,9 +440,11 @@ static void on_wake(uv_async_t *a)
     io_batch *b = io->in_head;
     srv_ioconn *closing = io->closing_in;
     int stop = io->stop;
+    uint64_t stamp = io->pub_stamp;
     io->in_head = io->in_tail = NULL;
     io->closing_in = NULL;
     uv_mutex_unlock(&io->mu);
+    atomic_store_explicit(&io->taken, stamp, memory_order_relaxed);
     while (b) {
         for (size_t i = 0; i < b->n; i++) run_cmd(io, &b->v[i]);
         io_batch *nx = b->next;

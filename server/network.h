@@ -13,8 +13,10 @@
 #define SRV_SOFT_LIMIT (256u * 1024u)      /* queued bytes: above it, skip frames to a keyframe */
 #define SRV_HARD_LIMIT (4u * 1024u * 1024u) /* queued bytes: above it, disconnect */
 #define SRV_STALL_MS 30000u                 /* over the soft limit this long: disconnect */
-#define SRV_IO_GRACE (1024u * 1024u)         /* bytes an I/O thread may hold for a connection
-                                              * the kernel still takes before they count (tcp.c) */
+#define SRV_IO_LAG_MS 1000u                 /* an I/O thread this far behind the loop: what is
+                                              * on its way to it counts toward the limits */
+#define SRV_IO_MAX_HELD (4u * SRV_HARD_LIMIT) /* ... and past this much for one connection,
+                                              * whatever the lag (tcp.c) */
 #define SRV_HELLO_MS 10000u                 /* time to send hello */
 #define SRV_PARTIAL_MS 10000u               /* time to finish a message once started */
 #define SRV_IDLE_MS 300000u                 /* no message and no subscription: disconnect */
@@ -134,6 +136,7 @@ typedef struct srv_tcp_io {
     int held_finish;           /* the last word was said while moving */
     uint64_t sent;             /* framed bytes handed to the thread */
     uint64_t turn, turn_bytes; /* of them, sent in loop turn `turn` (srv_net.io_turn) */
+    _Atomic uint64_t seen;     /* of them, taken up by the thread (the thread adds) */
     _Atomic uint64_t done;     /* of them, taken by the kernel or discarded (the thread adds) */
     atomic_int stuck;          /* the thread's last write ended with the kernel refusing more */
     int main_closed;           /* the loop's handle is closed */
@@ -267,6 +270,8 @@ void srv_io_stop(srv *s);
 void srv_io_flush(srv *s);                   /* publish now (shutdown) */
 srv_io *srv_io_pick(srv *s);                 /* the thread with the fewest connections, or NULL */
 int srv_io_index(const srv_io *io);          /* 1.. (for the log) */
+/* The thread has not taken what was published SRV_IO_LAG_MS ago (checked once per turn). */
+int srv_io_behind(const srv_io *io);
 /* The thread's side of client c, whose socket dup fd it will write and close: NULL when out of
  * memory (nothing gathered; the caller keeps fd). */
 srv_ioconn *srv_io_attach(srv_io *io, srv_client *c, int fd);

@@ -254,21 +254,26 @@ static void io_send(srv_client *c, srv_msg *m)
     count_sent(c, m->len);
 }
 
-/* What the server holds for c beyond what the kernel took, as the limits see it — what the loop
- * writing c itself would hold: bytes the kernel refused. So while the thread's writes go through,
- * what it holds is in flight, not queued: bytes sent this turn of the loop (not even published
- * yet), a burst of catch-up ticks, a thread the machine schedules late; only past SRV_IO_GRACE is
- * the server behind on c, and skipping its frames (the soft limit) brings it back. Once the
- * kernel refuses (the thread's last write ended with EAGAIN), all it holds counts. */
+/* What the server holds for c beyond what the kernel took, as the limits see it: what the loop
+ * writing c itself would hold, the bytes the kernel refused. So what the thread has taken up
+ * counts once the kernel refuses more (its last write ended with EAGAIN); until then it is being
+ * written. Bytes on their way to the thread are in flight: those sent this turn of the loop (not
+ * even published yet; several worlds' raw frames in one turn are not a slow reader), and those
+ * published but not taken up yet (a burst of catch-up ticks; a thread the machine schedules
+ * late, which on a loaded machine can be hundreds of milliseconds). They count only when the
+ * thread is behind by over SRV_IO_LAG_MS — then the server itself cannot keep up, and skipping
+ * frames (the soft limit) is what brings it back — or past SRV_IO_MAX_HELD for one client, so
+ * that memory stays bounded whatever happens. */
 static size_t io_queued(const srv_client *c)
 {
     const srv_tcp_io *t = &c->tio;
     uint64_t done = atomic_load_explicit(&t->done, memory_order_relaxed);
+    uint64_t seen = atomic_load_explicit(&t->seen, memory_order_relaxed);   /* after: >= done */
+    int stuck = atomic_load_explicit(&t->stuck, memory_order_relaxed);
     uint64_t given = t->sent - (t->turn == c->s->net->io_turn ? t->turn_bytes : 0);
-    if (given <= done) return 0;
-    uint64_t held = given - done;
-    if (atomic_load_explicit(&t->stuck, memory_order_relaxed)) return (size_t)held;
-    return held > SRV_IO_GRACE ? (size_t)(held - SRV_IO_GRACE) : 0;
+    uint64_t backlog = seen - done, transit = given > seen ? given - seen : 0;
+    if (backlog + transit > SRV_IO_MAX_HELD || srv_io_behind(t->io)) return (size_t)(backlog + transit);
+    return stuck ? (size_t)backlog : 0;
 }
 
 static void io_finish(srv_client *c)

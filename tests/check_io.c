@@ -196,6 +196,8 @@ START_TEST(messages_keep_their_order_across_a_move)
         next++;
     }
     ck_assert_int_ge(t.keys[1], 1);
+    cli_frame_free(&t.f[1]);
+    wire_buf_free(&b);
     cli_close(&c);
     char log[128];
     snprintf(log, sizeof log, "%s/vivd.log", fx.sv.dir);
