@@ -1,9 +1,12 @@
 #!/bin/sh
 # bench/fanout.sh [BIN] — the fan-out benchmark: 1,000 viewers of one world at its rate on
 # loopback (viv bot), with 100 viewers for comparison, and 1,000 inputs/s on top (from one player,
-# the default, and from four).
-# Records vivd's CPU time per viewer-frame, tick lateness p50/p99/max and overruns. Goal: every
-# tick on time, and at most 2 µs of server CPU per viewer-frame.
+# the default, and from four). vivd runs with its default --io-threads (the writes to viewers'
+# sockets on I/O threads); one more row runs 1,000 viewers with --io-threads 0 (every write on
+# the loop that ticks, as before issue 17), in the same run, for comparison.
+# Records vivd's CPU time per viewer-frame, tick lateness p50/p99/max and overruns. Goal (issue
+# 17): 1,000 viewers with 0 overruns and lateness p99 under 2 ms, vivd's own CPU per viewer-frame
+# stated beside the loopback floor measured in the same run.
 #
 # vivd runs pinned to CPU 0 and the bot to CPU 1 (taskset, when there is one). Each run gets a
 # fresh vivd, so lateness (cumulative in vivd's stats) covers that run's ramp-up and window only.
@@ -49,7 +52,7 @@ vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world
 start_vivd() {
     rm -f "$tmp/port"
     # shellcheck disable=SC2086
-    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd 2>>"$tmp/vivd.log" &
+    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd $vivd_extra 2>>"$tmp/vivd.log" &
     vivd_pid=$!
     i=0
     while [ ! -s "$tmp/port" ]; do
@@ -64,7 +67,9 @@ start_vivd() {
     port=$(cat "$tmp/port")
 }
 
-# One run: a fresh vivd, the bot with the given flags (its JSON report kept in $tmp/$1.json).
+vivd_extra=""
+# One run: a fresh vivd (with $vivd_extra), the bot with the given flags (its JSON report kept in
+# $tmp/$1.json).
 run() {
     name=$1
     shift
@@ -124,7 +129,11 @@ field() {
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+io_default=$(n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1); if [ "$n" -le 1 ]; then echo 0; elif [ $((n / 2)) -gt 8 ]; then echo 8; else echo $((n / 2)); fi)
 run v1000 --clients 1000
+vivd_extra="--io-threads 0"
+run v1000io0 --clients 1000
+vivd_extra=""
 run v100 --clients 100
 run v1000in --clients 1000 --inputs-per-sec 1000 --token "$token"
 run v1000in4 --clients 1000 --inputs-per-sec 1000 --players 4 --token "$token"
@@ -191,7 +200,8 @@ mkdir -p bench/out
 {
     echo "### $(date -u +%Y-%m-%d) — fan-out: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
     echo
-    echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ). Server: \`${server_pin:+$server_pin }$vivd_cmd\` (a fresh one per run)."
+    echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ). Server: \`${server_pin:+$server_pin }$vivd_cmd\` (a fresh one per run;"
+    echo "its default --io-threads here: $io_default, pinned with it to the same CPU unless the row says --io-threads 0)."
     echo "Bot: \`${bot_pin:+$bot_pin }$bin/viv bot --host 127.0.0.1:PORT --seconds $secs --json\` plus the flags in the first column."
     echo "CPU per viewer-frame is Δ(vivd user+sys CPU) / Δ(frames sent) over the measured window;"
     echo "lateness is from vivd's stats (cumulative since that vivd started: ramp-up included)."
@@ -200,6 +210,7 @@ mkdir -p bench/out
     echo "| bot flags | viewers ok | frames/s received | gaps | viewer lag p99 (ticks) | vivd µs CPU / viewer-frame | of it user | of it sys | vivd CPU % of a core | lateness p50 µs | p99 µs | max µs | overruns |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     row v1000 "--clients 1000"
+    row v1000io0 "--clients 1000, vivd --io-threads 0"
     row v100 "--clients 100"
     row v1000in "--clients 1000 --inputs-per-sec 1000"
     row v1000in4 "--clients 1000 --inputs-per-sec 1000 --players 4"
@@ -210,14 +221,15 @@ mkdir -p bench/out
     irow v1000in4 "--clients 1000 --inputs-per-sec 1000 --players 4"
     echo
     echo "Per viewer-frame at 1,000 vs 100 viewers: $(field v1000 server cpu_us_per_viewer_frame) / $(field v100 server cpu_us_per_viewer_frame) µs;"
+    echo "at 1,000 viewers with the writes on I/O threads vs on the loop (--io-threads 0): $(field v1000 server cpu_us_per_viewer_frame) / $(field v1000io0 server cpu_us_per_viewer_frame) µs, overruns $(field v1000 server world overruns) / $(field v1000io0 server world overruns), lateness p99 $(field v1000 server world late_p99_us) / $(field v1000io0 server world late_p99_us) µs;"
     echo "marginal cost of a viewer-frame (Δ CPU / Δ frames between the two runs): $(marginal) µs."
     echo "Bytes sent per viewer-frame: $(bytes_per_frame v1000) at 1,000 viewers, $(bytes_per_frame v100) at 100."
     echo "Loopback TCP floor in the same run: $floor_line."
     if [ -n "$floor_us" ]; then
         echo "vivd at 1,000 viewers over the floor: $(awk -v v="$(field v1000 server cpu_us_per_viewer_frame)" -v f="$floor_us" 'BEGIN { printf "%.2fx, i.e. %.2f µs per viewer-frame of vivd'"'"'s own\n", v / f, v - f }')"
     fi
-    echo "Bot CPU (% of a core), by row: $(field v1000 bot_cpu_percent), $(field v100 bot_cpu_percent), $(field v1000in bot_cpu_percent), $(field v1000in4 bot_cpu_percent)."
-    echo "Stats round trip on the control connection (vivd's responsiveness), mean/max µs, by row: $(field v1000 stats_rtt_us mean)/$(field v1000 stats_rtt_us max), $(field v100 stats_rtt_us mean)/$(field v100 stats_rtt_us max), $(field v1000in stats_rtt_us mean)/$(field v1000in stats_rtt_us max), $(field v1000in4 stats_rtt_us mean)/$(field v1000in4 stats_rtt_us max)."
+    echo "Bot CPU (% of a core), by row: $(field v1000 bot_cpu_percent), $(field v1000io0 bot_cpu_percent), $(field v100 bot_cpu_percent), $(field v1000in bot_cpu_percent), $(field v1000in4 bot_cpu_percent)."
+    echo "Stats round trip on the control connection (vivd's responsiveness), mean/max µs, by row: $(field v1000 stats_rtt_us mean)/$(field v1000 stats_rtt_us max), $(field v1000io0 stats_rtt_us mean)/$(field v1000io0 stats_rtt_us max), $(field v100 stats_rtt_us mean)/$(field v100 stats_rtt_us max), $(field v1000in stats_rtt_us mean)/$(field v1000in stats_rtt_us max), $(field v1000in4 stats_rtt_us mean)/$(field v1000in4 stats_rtt_us max)."
     if [ -s "$tmp/vivd.log" ]; then
         echo
         echo "vivd warnings: $(grep -c . "$tmp/vivd.log") line(s), e.g. \`$(head -n 1 "$tmp/vivd.log" | sed 's/`//g')\`"

@@ -147,7 +147,11 @@ typedef struct srv_config {
 struct srv {
     uv_loop_t *loop;
     srv_config cfg;
+    /* The tick scheduler's wake-up (worlds.c): a timerfd watched by tick_poll when there is one
+     * (tick_fd > 0; a negative one is closed with the poll and not used), else tick_timer. */
     uv_timer_t tick_timer;
+    uv_poll_t tick_poll;
+    int tick_fd;
     uv_signal_t sig_int, sig_term;
     srv_world *worlds[SRV_MAX_WORLDS];
     int nworlds;
@@ -209,6 +213,8 @@ const sim_frame *srv_world_frame(srv_world *w, int view, uint64_t *fh);
 uint64_t srv_world_state_hash(srv_world *w);
 void srv_tick_start(srv *s);
 void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed or re-timed) */
+void srv_tick_stop(srv *s);                /* no more ticks (shutdown) */
+void srv_tick_close(srv *s);               /* close the scheduler's handles */
 void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
 void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
 void srv_world_stats_log(srv *s, int level);

@@ -182,10 +182,11 @@ static void on_walk_close(uv_handle_t *h, void *arg)
 static void close_own_handles(srv *s)
 {
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
-                           (uv_handle_t *)&s->tick_timer, (uv_handle_t *)&s->sig_int,
-                           (uv_handle_t *)&s->sig_term, (uv_handle_t *)&s->rec_async };
+                           (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
+                           (uv_handle_t *)&s->rec_async };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (own[i]->type != UV_UNKNOWN_HANDLE && !uv_is_closing(own[i])) uv_close(own[i], NULL);
+    srv_tick_close(s);
 }
 
 /* After the loop stopped: libwebsockets' second step, then anything left, then the loop. 0 if
@@ -207,7 +208,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_log(s, SRV_LOG_INFO, "%s: finishing the current tick and shutting down",
             signum == SIGINT ? "SIGINT" : "SIGTERM");
     srv_world_stats_log(s, SRV_LOG_INFO);
-    uv_timer_stop(&s->tick_timer);
+    srv_tick_stop(s);
     uv_timer_stop(&s->net->sweep_timer);
     srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
@@ -637,7 +638,6 @@ int main(int argc, char **argv)
         status = 1;
         goto close_loop;
     }
-    uv_timer_init(s.loop, &s.tick_timer);
     uv_timer_init(s.loop, &s.net->sweep_timer);
     s.net->sweep_timer.data = &s;
     uv_timer_start(&s.net->sweep_timer, srv_sweep, 1000, 1000);

@@ -2,13 +2,16 @@
  *
  * Each world keeps absolute deadlines: tick k (counted from a base) is due at t0 + k·10⁹/hz on
  * uv_hrtime, so timer jitter never accumulates into drift. One one-shot uv_timer is re-armed
- * after every wake for the earliest deadline of any world. A late world runs at most
+ * after every wake for the earliest deadline of any world (a timerfd: microseconds, not uv_timer's
+ * milliseconds). A late world runs at most
  * SRV_MAX_CATCHUP ticks back to back; past that it skips ahead (counted as overruns) rather than
  * let one slow tick snowball. Nothing here waits on a client: fan-out only queues writes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/timerfd.h>
 #include "files.h"
 #include "host.h"
 
@@ -297,9 +300,13 @@ void srv_world_finish(srv *s, srv_world *w)
     if (fc->sh_tick == sim_world_tick(w->w) && sim_world_hash(w->w) != fc->sh) run_tick(s, w);
 }
 
-static void on_tick_timer(uv_timer_t *t)
+static void arm(srv *s, uint64_t at);
+static void on_tick_timer(uv_timer_t *t);
+
+/* Run every world that is due (a late one at most SRV_MAX_CATCHUP ticks back to back), then
+ * sleep until the earliest deadline. */
+static void on_tick(srv *s)
 {
-    srv *s = t->data;
     if (s->stopping) return;
     uint64_t next = UINT64_MAX;
     for (int i = 0; i < s->nworlds; i++) {
@@ -339,25 +346,114 @@ static void on_tick_timer(uv_timer_t *t)
         if (d < next) next = d;
     }
     if (next == UINT64_MAX) return;          /* no worlds: a create will restart the timer */
+    arm(s, next);
+}
+
+/* The wake-up at the next deadline. A timerfd armed at the absolute deadline (CLOCK_MONOTONIC,
+ * uv_hrtime's clock) wakes the loop within microseconds of it; a uv_timer (the fallback where
+ * there is no timerfd) counts whole milliseconds, rounded up, which makes every tick up to 1 ms
+ * late. A deadline already past fires at once — after the loop has polled the network, so a world
+ * that is behind never starves the clients. */
+/* The timerfd failed: ticks use the millisecond timer from now on. */
+static void fall_back(srv *s, const char *why)
+{
+    srv_log(s, SRV_LOG_WARN, "the tick timer failed (%s); ticks use a millisecond timer from now", why);
+    uv_poll_stop(&s->tick_poll);
+    s->tick_fd = -s->tick_fd;                /* closed with the poll handle (srv_tick_close) */
+}
+
+static void arm(srv *s, uint64_t at)
+{
+    if (s->tick_fd > 0) {
+        struct itimerspec its;
+        memset(&its, 0, sizeof its);
+        if (at == 0) at = 1;                 /* 0 would disarm it */
+        its.it_value.tv_sec = (time_t)(at / 1000000000u);
+        its.it_value.tv_nsec = (long)(at % 1000000000u);
+        if (timerfd_settime(s->tick_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0) return;
+        fall_back(s, strerror(errno));
+    }
     uint64_t now = uv_hrtime();
     /* At least 1 ms: a 0 ms timer re-armed from its own callback runs again in the same timer
      * pass (libuv < 1.48), and the loop would never poll the network while a world is behind. */
-    uint64_t delay_ms = next > now ? (next - now + 999999) / 1000000 : 1;
+    uint64_t delay_ms = at > now ? (at - now + 999999) / 1000000 : 1;
     uv_update_time(s->loop);
     uv_timer_start(&s->tick_timer, on_tick_timer, delay_ms, 0);
 }
 
+static void on_tick_timer(uv_timer_t *t)
+{
+    on_tick(t->data);
+}
+
+static void on_tick_fd(uv_poll_t *p, int status, int events)
+{
+    srv *s = p->data;
+    uint64_t expirations;
+    (void)events;
+    if (s->tick_fd <= 0) return;
+    if (status < 0 || read(s->tick_fd, &expirations, sizeof expirations) < 0) {
+        /* EAGAIN: woken with nothing expired (it was re-armed meanwhile): not a tick. */
+        if (status == 0 && errno == EAGAIN) return;
+        fall_back(s, status < 0 ? uv_strerror(status) : strerror(errno));
+        arm(s, uv_hrtime());
+        return;
+    }
+    on_tick(s);
+}
+
 void srv_tick_kick(srv *s)
 {
+    if (s->tick_fd > 0) {
+        arm(s, uv_hrtime());
+        return;
+    }
     uv_timer_stop(&s->tick_timer);
     uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
 }
+
+void srv_tick_stop(srv *s)
+{
+    if (s->tick_fd > 0) {
+        struct itimerspec off;
+        memset(&off, 0, sizeof off);
+        timerfd_settime(s->tick_fd, 0, &off, NULL);
+        uv_poll_stop(&s->tick_poll);
+    }
+    if (s->tick_timer.type == UV_TIMER) uv_timer_stop(&s->tick_timer);
+}
+
+static void on_tick_poll_closed(uv_handle_t *h)
+{
+    srv *s = h->data;
+    close(s->tick_fd > 0 ? s->tick_fd : -s->tick_fd);
+    s->tick_fd = 0;
+}
+
+void srv_tick_close(srv *s)
+{
+    if (s->tick_timer.type == UV_TIMER && !uv_is_closing((uv_handle_t *)&s->tick_timer))
+        uv_close((uv_handle_t *)&s->tick_timer, NULL);
+    if (s->tick_fd != 0 && s->tick_poll.type == UV_POLL && !uv_is_closing((uv_handle_t *)&s->tick_poll))
+        uv_close((uv_handle_t *)&s->tick_poll, on_tick_poll_closed);
+}
+
 
 void srv_tick_start(srv *s)
 {
     /* Deadlines count from the moment the loop starts: start-up (building the worlds, the first
      * write to the log) is not lateness of any tick. */
     for (int i = 0; i < s->nworlds; i++) srv_world_rebase(s->worlds[i]);
+    uv_timer_init(s->loop, &s->tick_timer);
     s->tick_timer.data = s;
+    s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (s->tick_fd > 0 && uv_poll_init(s->loop, &s->tick_poll, s->tick_fd) == 0) {
+        s->tick_poll.data = s;
+        uv_poll_start(&s->tick_poll, UV_READABLE, on_tick_fd);
+        arm(s, uv_hrtime());
+        return;
+    }
+    if (s->tick_fd > 0) close(s->tick_fd);
+    s->tick_fd = 0;
     uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
 }
