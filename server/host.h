@@ -280,8 +280,10 @@ void srv_play_feed(srv_world *w);
 void srv_play_after_tick(srv *s, srv_world *w);
 int srv_play_paused(const srv_world *w);
 /* op: pause, resume, step, seek (tick), speed (percent). 0, or SRV_ENOTREC / SRV_EPLAY /
- * SRV_EBUSY (a seek is in progress) with a sentence in err. A seek runs on a worker: it returns 1
- * (started), and ev.play_done answers `client` when the world has landed. */
+ * SRV_EBUSY (16 already wait for a seek) with a sentence in err. A seek runs on a worker: it
+ * returns 1 (started), and ev.play_done answers `client` when the world has landed. An op that
+ * comes meanwhile returns 1 too: it waits, is applied once the seek has landed, in order, and is
+ * answered through ev.play_done then. */
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
                      uint32_t client, char *err, size_t errlen);
 void srv_play_free(srv_play *p);

@@ -10,13 +10,25 @@
 #include "msg.h"
 #include "replay.h"
 
+/* A play message that came while the world was seeking: applied, in order, once it has landed. */
+#define SRV_PLAY_WAITING 16
+typedef struct play_op {
+    char op[8];
+    size_t oplen;
+    uint64_t tick;
+    int speed;
+    uint32_t client;
+} play_op;
+
 struct srv_play {
     rpl_file *f;
     rpl_session sess;
     sim_input *in;
-    size_t nin, cursor;        /* in[cursor] is the next input not yet fed */
+    size_t nin, cursor;        /* in[cursor] is the next input not yet fed (a seek's worker too) */
     int paused;
     uint64_t steps;            /* single steps requested while paused */
+    play_op waiting[SRV_PLAY_WAITING];   /* the loop's, never the worker's */
+    int nwaiting;
 };
 
 int srv_play_paused(const srv_world *w)
@@ -160,7 +172,23 @@ static void seek_work(srv_world *w, void *arg)
     }
 }
 
-/* Back on the loop: show where it landed (even while paused), and answer. */
+/* The play messages that waited for the seek, in order, each answered; one that seeks again
+ * leaves the rest waiting for that one. */
+static void run_waiting(srv *s, srv_world *w)
+{
+    srv_play *p = w->play;
+    int i = 0;
+    while (i < p->nwaiting && !w->busy) {
+        play_op o = p->waiting[i++];
+        char err[256] = "";
+        int rc = srv_play_control(s, w, o.op, o.oplen, o.tick, o.speed, o.client, err, sizeof err);
+        if (rc != 1 && s->ev.play_done) s->ev.play_done(s->ev.ud, o.client, w, rc, err);
+    }
+    memmove(p->waiting, p->waiting + i, (size_t)(p->nwaiting - i) * sizeof *p->waiting);
+    p->nwaiting -= i;
+}
+
+/* Back on the loop: show where it landed (even while paused), answer, then what waited. */
 static void seek_done(srv *s, srv_world *w, void *arg)
 {
     seek_job *j = arg;
@@ -172,6 +200,7 @@ static void seek_done(srv *s, srv_world *w, void *arg)
             srv_tick_kick(s);
         }
         if (s->ev.play_done) s->ev.play_done(s->ev.ud, j->client, w, j->rc, j->err);
+        run_waiting(s, w);
     }
     free(j);
 }
@@ -205,11 +234,25 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         snprintf(err, errlen, "world %u is live, not a recording", w->id);
         return SRV_ENOTREC;
     }
-    if (w->busy) {
-        snprintf(err, errlen, "world %u is seeking; try again when its playing answer came", w->id);
-        return SRV_EBUSY;
-    }
 #define IS(x) (oplen == sizeof(x) - 1 && memcmp(op, x, oplen) == 0)
+    if (w->busy) {                     /* seeking: it waits, and is answered when applied */
+        if (!IS("pause") && !IS("resume") && !IS("step") && !IS("seek") && !IS("speed")) {
+            snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
+            return SRV_EPLAY;
+        }
+        if (p->nwaiting == SRV_PLAY_WAITING) {
+            snprintf(err, errlen, "world %u is seeking and %d play messages already wait for it; "
+                     "send this one again after their answers", w->id, SRV_PLAY_WAITING);
+            return SRV_EBUSY;
+        }
+        play_op *o = &p->waiting[p->nwaiting++];
+        memcpy(o->op, op, oplen);
+        o->oplen = oplen;
+        o->tick = tick;
+        o->speed = speed;
+        o->client = client;
+        return 1;
+    }
     if (IS("pause")) {
         p->paused = 1;
         p->steps = 0;

@@ -203,7 +203,7 @@ static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     char err[256];
     rc = srv_play_control(c->s, w, op, oplen, tick, (int)speed, c->id, err, sizeof err);
-    if (rc == 1) return;              /* a seek: answered when it lands (srv_send_playing) */
+    if (rc == 1) return;              /* a seek, or an op waiting for one: answered later */
     srv_send_playing(c, w, rc, err);
 }
 

@@ -30,7 +30,7 @@ INC_replay=${INC_replay:--Ireplay -Isim}
 INC_server=${INC_server:--Iserver -Iwire -Ireplay -Isim}
 INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Isim}
 # The server's network layer: these objects may call the host; the host may not call them.
-NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o proto.o fanout.o network.o}
+NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o io.o proto.o fanout.o network.o}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
