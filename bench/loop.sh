@@ -7,7 +7,7 @@
 # under 2 ms while the creates run.
 #   BIN             directory holding vivd (default bin)
 #   BENCH_LOOP      the bench_loop client (default build/default/bench_loop)
-#   LOOP_CREATES    creates per run (default 20)
+#   LOOP_CREATES    creates per run (default 50)
 #   LOOP_PARAMS     the created worlds' params (default w=640,h=480,scene=fire)
 # Prints a Markdown block for bench/RESULTS.md, also kept in bench/out/loop.md. vivd is not
 # pinned: the worker that builds the world runs beside the loop, on the other core.
@@ -21,7 +21,7 @@ esac
 cd "$(dirname "$0")/.."
 bin=${bin:-bin}
 client=${BENCH_LOOP:-build/default/bench_loop}
-creates=${LOOP_CREATES:-20}
+creates=${LOOP_CREATES:-50}
 params=${LOOP_PARAMS:-w=640,h=480,scene=fire}
 for exe in "$bin/vivd" "$client"; do
     if [ ! -x "$exe" ]; then
