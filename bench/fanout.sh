@@ -36,36 +36,15 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
 fi
 token="fanout-bench-player"
 tmp=$(mktemp -d /tmp/vivfanout.XXXXXX)
-vivd_pid=""
-stop_vivd() {
-    if [ -n "$vivd_pid" ]; then
-        kill -TERM "$vivd_pid" 2>/dev/null || true
-        wait "$vivd_pid" 2>/dev/null || true
-        vivd_pid=""
-    fi
-}
-trap 'stop_vivd; rm -rf "$tmp"' EXIT
+# shellcheck source=bench/vivd.sh
+. bench/vivd.sh
+trap 'vivd_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world sand:seed=1 --quiet --max-clients 5000 --no-record"
 
-start_vivd() {
-    rm -f "$tmp/port"
-    # shellcheck disable=SC2086
-    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd $vivd_extra 2>>"$tmp/vivd.log" &
-    vivd_pid=$!
-    i=0
-    while [ ! -s "$tmp/port" ]; do
-        i=$((i + 1))
-        if [ $i -gt 500 ] || ! kill -0 "$vivd_pid" 2>/dev/null; then
-            echo "fanout.sh: vivd did not start; its log:" >&2
-            cat "$tmp/vivd.log" >&2
-            exit 1
-        fi
-        sleep 0.01
-    done
-    port=$(cat "$tmp/port")
-}
+# shellcheck disable=SC2086  # the command line is words on purpose
+start_vivd() { vivd_start fanout.sh env "VIVD_PLAYER_TOKEN=$token" $server_pin $vivd_cmd $vivd_extra; }
 
 vivd_extra=""
 # One run: a fresh vivd (with $vivd_extra), the bot with the given flags (its JSON report kept in
@@ -79,10 +58,10 @@ run() {
             >"$tmp/$name.json" 2>"$tmp/$name.err"; then
         echo "fanout.sh: viv bot $* failed:" >&2
         cat "$tmp/$name.err" >&2
-        stop_vivd
+        vivd_stop
         exit 1
     fi
-    stop_vivd
+    vivd_stop
 }
 
 # A value of a run's one-line JSON report by its key path: field RUN server world overruns.

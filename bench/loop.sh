@@ -31,43 +31,22 @@ for exe in "$bin/vivd" "$client"; do
 done
 token="loop-bench-admin"
 tmp=$(mktemp -d /tmp/vivloop.XXXXXX)
-vivd_pid=""
-stop_vivd() {
-    if [ -n "$vivd_pid" ]; then
-        kill -TERM "$vivd_pid" 2>/dev/null || true
-        wait "$vivd_pid" 2>/dev/null || true
-        vivd_pid=""
-    fi
-}
-trap 'stop_vivd; rm -rf "$tmp"' EXIT
+# shellcheck source=bench/vivd.sh
+. bench/vivd.sh
+trap 'vivd_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 vivd_cmd="$bin/vivd --listen 127.0.0.1:0 --no-http --port-file $tmp/port --world sand:seed=1 --quiet --no-record"
-start_vivd() {
-    rm -f "$tmp/port"
-    # shellcheck disable=SC2086
-    VIVD_ADMIN_TOKEN=$token $vivd_cmd 2>>"$tmp/vivd.log" &
-    vivd_pid=$!
-    i=0
-    while [ ! -s "$tmp/port" ]; do
-        i=$((i + 1))
-        if [ $i -gt 500 ] || ! kill -0 "$vivd_pid" 2>/dev/null; then
-            echo "loop.sh: vivd did not start; its log:" >&2
-            cat "$tmp/vivd.log" >&2
-            exit 1
-        fi
-        sleep 0.01
-    done
-    port=$(cat "$tmp/port")
-}
+# shellcheck disable=SC2086  # the command line is words on purpose
+start_vivd() { vivd_start loop.sh env "VIVD_ADMIN_TOKEN=$token" $vivd_cmd; }
 val() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 start_vivd
 with=$("$client" "127.0.0.1:$port" "$token" "$creates" cycle "$params")
-stop_vivd
+vivd_stop
 start_vivd
 without=$(BENCH_LOOP_SECONDS=$(val "$with" window_s) "$client" "127.0.0.1:$port" "$token" 0 cycle "$params")
-stop_vivd
+vivd_stop
 
 row() {
     printf '| %s | %s | %s | %s / %s / %s | %s | %s | %s | %s |\n' "$1" "$(val "$2" creates)" \

@@ -6,11 +6,7 @@
  * ThreadSanitizer builds too: vivd's exit status carries LeakSanitizer's verdict. */
 #define _GNU_SOURCE 1
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +16,6 @@
 #include "e2e.h"
 
 #define PAYLOAD 60000              /* a ping's n: a 60 KB bin, echoed in its pong */
-
-/* Connect with a small receive buffer set before the handshake (a small window from the start),
- * so what vivd writes stays with vivd rather than in the kernel. */
-static void connect_small(cli_conn *c, const server *sv, int rcvbuf)
-{
-    memset(c, 0, sizeof *c);
-    const char *colon = strrchr(sv->addr, ':');
-    ck_assert_ptr_nonnull(colon);
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)atoi(colon + 1));
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ck_assert_int_ge(c->fd, 0);
-    ck_assert_int_eq(setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
-    ck_assert_msg(connect(c->fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect: %s", strerror(errno));
-}
 
 static void fill(uint8_t *p, uint32_t i)
 {
@@ -115,29 +93,12 @@ static long held_while_moving(const char *log)
     return best;
 }
 
-static int open_fds(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
-    if (!d) return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
 
 /* A field of a stats reply asked for on p. */
 static uint64_t stats_field(e2e_peer *p, const char *field)
 {
-    wire_buf b;
-    wire_buf_init(&b);
-    cli_put_bare(&b, "stats");
-    send_msg(&p->c, &b);
-    wire_buf_free(&b);
     wire_msg m;
-    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 5000), 1);
-    ck_assert(cli_msg_is(&m, "stats"));
+    stats_ask(&p->c, &p->t, &m);
     uint64_t n;
     ck_assert_int_eq(wire_get_u64(&m, field, &n), 0);
     return n;
@@ -157,7 +118,7 @@ START_TEST(messages_keep_their_order_across_a_move)
     e2e_fixture_start_args(&fx, (const char *const[]){ "sand:seed=6:w=96,h=64,scene=bench", NULL },
                            (const char *const[]){ "--io-threads", "2", NULL }, 0, E2E_LOG | E2E_VERBOSE);
     cli_conn c;
-    connect_small(&c, &fx.sv, 4096);
+    connect_small_rcvbuf(&c, &fx.sv, 4096);
     char err[256];
     wire_msg m;
     ck_assert_msg(cli_hello(&c, "mover", NULL, &m, err, sizeof err) == 0, "%s", err);
@@ -248,7 +209,7 @@ START_TEST(connections_closed_during_writes_leave_no_trace)
         wire_buf_init(&b);
         char err[256];
         for (int i = 0; i < PER; i++) {
-            connect_small(&cs[i], &fx.sv, 4096);
+            connect_small_rcvbuf(&cs[i], &fx.sv, 4096);
             ck_assert_msg(cli_hello(&cs[i], "churn", NULL, &m, err, sizeof err) == 0, "%s", err);
             cli_put_sub(&b, 1, 1, "raw", NULL);
             send_bytes(&cs[i], &b);

@@ -571,14 +571,8 @@ typedef struct world_stats {
 /* Ask for stats on c and read world `id`'s entry (frames that arrive first go to t). */
 static void world_stats_get(cli_conn *c, tracker *t, uint32_t id, world_stats *out)
 {
-    wire_buf b;
-    wire_buf_init(&b);
-    cli_put_bare(&b, "stats");
-    send_msg(c, &b);
-    wire_buf_free(&b);
     wire_msg m;
-    ck_assert_msg(recv_until_not_frame(c, t, &m, 5000) == 1, "no stats reply within 5 s");
-    ck_assert(cli_msg_is(&m, "stats"));
+    stats_ask(c, t, &m);
     const wire_val *ws = wire_msg_get(&m, "worlds");
     ck_assert_ptr_nonnull(ws);
     const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
