@@ -180,7 +180,7 @@ mkdir -p bench/out
     echo "### $(date -u +%Y-%m-%d) — fan-out: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
     echo
     echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ). Server: \`${server_pin:+$server_pin }$vivd_cmd\` (a fresh one per run;"
-    echo "its default --io-threads here: $io_default, pinned with it to the same CPU unless the row says --io-threads 0)."
+    echo "with its default --io-threads, $io_default here: the I/O threads are pinned with the loop, to the same CPU, unless the row says --io-threads 0)."
     echo "Bot: \`${bot_pin:+$bot_pin }$bin/viv bot --host 127.0.0.1:PORT --seconds $secs --json\` plus the flags in the first column."
     echo "CPU per viewer-frame is Δ(vivd user+sys CPU) / Δ(frames sent) over the measured window;"
     echo "lateness is from vivd's stats (cumulative since that vivd started: ramp-up included)."

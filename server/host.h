@@ -270,6 +270,8 @@ int srv_world_create_async(srv *s, const char *kind, uint64_t seed, const char *
  * 0, or SRV_ENOMEM (nothing queued, w not busy). */
 int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
                   void (*done)(srv *s, srv_world *w, void *arg), void *arg);
+/* Free a closed world (nobody refers to it any more) on a worker. */
+void srv_world_free_later(srv *s, srv_world *w);
 /* The server is stopping: jobs not started yet are cancelled (their results discarded). */
 void srv_jobs_cancel(srv *s);
 

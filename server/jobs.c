@@ -2,8 +2,9 @@
  *
  * The loop ticks every world on time; anything that takes longer than a fraction of a tick runs
  * on a worker instead: building a world a client asked for (a 640×480 cycle scene paints for
- * ~0.1 s, a merge world bakes its RotSprite angles for ~94 ms) and a recording's seek (a
- * checkpoint read from SQLite and loaded, then up to 10 s of logged ticks replayed). The loop
+ * ~0.1 s, a merge world bakes its RotSprite angles for ~94 ms), a recording's seek (a
+ * checkpoint read from SQLite and loaded, then up to 10 s of logged ticks replayed), and freeing
+ * a closed world. The loop
  * hands a job its inputs and takes the result back in the after-work callback, on the loop.
  * In between, the job's world belongs to the worker alone — sim/ stays free of threads, and a
  * world is touched by one thread at a time: a world being built is not hosted yet (nobody else
@@ -165,7 +166,7 @@ static void world_done(uv_work_t *req, int status)
     (void)status;              /* cancelled (stopping) or not, done releases what arg holds */
     w->busy = 0;
     j->done(s, w, j->arg);
-    if (w->closed) srv_world_free(w);    /* closed while the worker held it */
+    if (w->closed) srv_world_free_later(s, w);    /* closed while the worker held it */
     free(j);
 }
 
@@ -190,6 +191,40 @@ int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
         return SRV_ENOMEM;
     }
     return 0;
+}
+
+/* ---- freeing a closed world ------------------------------------------------------------------------- */
+/* Its memory goes back on a worker too: a large world frees megabytes (munmap, page by page). */
+static void free_work(uv_work_t *req)
+{
+    srv_job *j = req->data;
+    srv_world_free(j->w);
+    j->w = NULL;
+}
+
+static void free_done(uv_work_t *req, int status)
+{
+    srv_job *j = req->data;
+    unlink_job(j->s, j);
+    (void)status;
+    srv_world_free(j->w);              /* cancelled (stopping): not freed yet */
+    free(j);
+}
+
+void srv_world_free_later(srv *s, srv_world *w)
+{
+    srv_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        srv_world_free(w);
+        return;
+    }
+    j->w = w;
+    link_job(s, j);
+    if (uv_queue_work(s->loop, &j->req, free_work, free_done) != 0) {
+        unlink_job(s, j);
+        free(j);
+        srv_world_free(w);
+    }
 }
 
 void srv_jobs_cancel(srv *s)

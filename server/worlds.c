@@ -231,7 +231,7 @@ void srv_world_close(srv *s, srv_world *w)
     srv_log(s, SRV_LOG_INFO, "world %u closed after %" PRIu64 " ticks", w->id, w->stats.ticks);
     /* A worker still holds a busy world (a seek): it is freed when the job comes back. */
     if (w->busy) w->closed = 1;
-    else srv_world_free(w);
+    else srv_world_free_later(s, w);
 }
 
 uint64_t srv_world_tick(const srv_world *w)
