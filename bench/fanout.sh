@@ -125,7 +125,7 @@ per_frame() {    # per_frame RUN cpu_user_us: that CPU counter over the frames s
 row() {
     name=$1
     label=$2
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
         "$(field "$name" connections viewers ok)" \
         "$(field "$name" frames per_second)" \
         "$(field "$name" frames gaps)" \
@@ -137,6 +137,7 @@ row() {
         "$(field "$name" server world late_p50_us)" \
         "$(field "$name" server world late_p99_us)" \
         "$(field "$name" server world late_max_us)" \
+        "$(field "$name" server world window_late_p50_us) / $(field "$name" server world window_late_p99_us) / $(field "$name" server world window_late_max_us)" \
         "$(field "$name" server world overruns)"
 }
 
@@ -183,11 +184,12 @@ mkdir -p bench/out
     echo "with its default --io-threads, $io_default here: the I/O threads are pinned with the loop, to the same CPU, unless the row says --io-threads 0)."
     echo "Bot: \`${bot_pin:+$bot_pin }$bin/viv bot --host 127.0.0.1:PORT --seconds $secs --json\` plus the flags in the first column."
     echo "CPU per viewer-frame is Δ(vivd user+sys CPU) / Δ(frames sent) over the measured window;"
-    echo "lateness is from vivd's stats (cumulative since that vivd started: ramp-up included)."
+    echo "lateness is from vivd's stats: cumulative since that vivd started (ramp-up included), and of the"
+    echo "measured window alone (from the two stats replies' lateness histograms, 0.1 ms buckets)."
     echo "Load average before the runs: $load_before (other work on the machine skews every number)."
     echo
-    echo "| bot flags | viewers ok | frames/s received | gaps | viewer lag p99 (ticks) | vivd µs CPU / viewer-frame | of it user | of it sys | vivd CPU % of a core | lateness p50 µs | p99 µs | max µs | overruns |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| bot flags | viewers ok | frames/s received | gaps | viewer lag p99 (ticks) | vivd µs CPU / viewer-frame | of it user | of it sys | vivd CPU % of a core | lateness p50 µs | p99 µs | max µs | in the window alone: p50 / p99 / max µs | overruns |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     row v1000 "--clients 1000"
     row v1000io0 "--clients 1000, vivd --io-threads 0"
     row v100 "--clients 100"
@@ -200,7 +202,7 @@ mkdir -p bench/out
     irow v1000in4 "--clients 1000 --inputs-per-sec 1000 --players 4"
     echo
     echo "Per viewer-frame at 1,000 vs 100 viewers: $(field v1000 server cpu_us_per_viewer_frame) / $(field v100 server cpu_us_per_viewer_frame) µs;"
-    echo "at 1,000 viewers with the writes on I/O threads vs on the loop (--io-threads 0): $(field v1000 server cpu_us_per_viewer_frame) / $(field v1000io0 server cpu_us_per_viewer_frame) µs, overruns $(field v1000 server world overruns) / $(field v1000io0 server world overruns), lateness p99 $(field v1000 server world late_p99_us) / $(field v1000io0 server world late_p99_us) µs;"
+    echo "at 1,000 viewers with the writes on I/O threads vs on the loop (--io-threads 0): $(field v1000 server cpu_us_per_viewer_frame) / $(field v1000io0 server cpu_us_per_viewer_frame) µs, overruns $(field v1000 server world overruns) / $(field v1000io0 server world overruns), lateness p99 in the window $(field v1000 server world window_late_p99_us) / $(field v1000io0 server world window_late_p99_us) µs;"
     echo "marginal cost of a viewer-frame (Δ CPU / Δ frames between the two runs): $(marginal) µs."
     echo "Bytes sent per viewer-frame: $(bytes_per_frame v1000) at 1,000 viewers, $(bytes_per_frame v100) at 100."
     echo "Loopback TCP floor in the same run: $floor_line."

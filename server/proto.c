@@ -10,6 +10,8 @@
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
+_Static_assert(SRV_LAT_BUCKETS + 1 == WIRE_LATE_BUCKETS, "stats' late_hist is the lateness histogram");
+
 /* Constant-time comparison of a presented token with a configured one. */
 static int token_eq(const char *have, size_t n, const char *want)
 {
@@ -414,6 +416,7 @@ static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
         ws[i].overruns = w->stats.overruns;
         ws[i].skipped = w->stats.skipped;
         ws[i].subs = (uint64_t)srv_fanout_subs(w);
+        ws[i].late_hist = w->stats.lat_hist;
     }
     wire_buf b;
     wire_buf_init(&b);

@@ -688,6 +688,64 @@ START_TEST(create_runs_off_the_loop)
 }
 END_TEST
 
+/* The stats' late_hist is the histogram the percentiles come from: one count per tick run, in
+ * increasing buckets, and late_p50/p99 are the upper edges of the buckets where the running count
+ * passes half and 99% (or the max, when that is lower). */
+START_TEST(stats_carry_the_lateness_histogram)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=3:w=64,h=64", NULL }, E2E_NO_RECORD);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
+    e2e_sub(v, 1, 1, NULL, NULL);
+    wire_msg m;
+    while (v->t.count[1] < 60) ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
+    stats_ask(&v->c, &v->t, &m);
+    const wire_val *ws = wire_msg_get(&m, "worlds");
+    ck_assert_ptr_nonnull(ws);
+    ck_assert_uint_eq(ws->n, 1);
+    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
+    wire_val w;
+    ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
+    wire_msg wm;
+    ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
+    uint64_t ticks, p50, p99, max;
+    ck_assert_int_eq(wire_get_u64(&wm, "ticks", &ticks), 0);
+    ck_assert_int_eq(wire_get_u64(&wm, "late_p50_us", &p50), 0);
+    ck_assert_int_eq(wire_get_u64(&wm, "late_p99_us", &p99), 0);
+    ck_assert_int_eq(wire_get_u64(&wm, "late_max_us", &max), 0);
+    const wire_val *h = wire_msg_get(&wm, "late_hist");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(h->type, WIRE_ARRAY);
+    ck_assert_uint_eq(h->n % 2, 0);
+    ck_assert_uint_gt(h->n, 0);
+    uint64_t bucket[1002], count[1002], total = 0;
+    const uint8_t *hi = h->p, *he = h->raw + h->rawlen;
+    for (uint32_t i = 0; i < h->n / 2; i++) {
+        wire_val k, c;
+        ck_assert_int_eq(wire_next(&hi, he, &k), WIRE_OK);
+        ck_assert_int_eq(wire_next(&hi, he, &c), WIRE_OK);
+        ck_assert_int_eq(k.type, WIRE_UINT);
+        ck_assert_int_eq(c.type, WIRE_UINT);
+        ck_assert_uint_lt(k.u, 1002);
+        ck_assert_uint_gt(c.u, 0);                         /* only the non-zero buckets */
+        if (i) ck_assert_uint_gt(k.u, bucket[i - 1]);      /* in increasing order */
+        bucket[i] = k.u;
+        count[i] = c.u;
+        total += c.u;
+    }
+    ck_assert_uint_eq(total, ticks);                      /* every tick run is in it */
+    uint64_t seen = 0, want50 = ticks / 2, want99 = (uint64_t)((double)ticks * 99 / 100.0), e50 = 0, e99 = 0;
+    for (uint32_t i = 0; i < h->n / 2; i++) {
+        seen += count[i];
+        if (!e50 && seen > want50) e50 = (bucket[i] + 1) * 100;
+        if (!e99 && seen > want99) e99 = (bucket[i] + 1) * 100;
+    }
+    ck_assert_uint_eq(p50, e50 < max ? e50 : max);
+    ck_assert_uint_eq(p99, e99 < max ? e99 : max);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 /* SIGTERM while creates run on a worker (or wait for one): vivd waits for them, discards their
  * worlds (never hosted, so never recorded) and exits 0 — under the sanitizer build, with no
  * leak. A world that was ready first is hosted, recorded and suspended like any other. */
@@ -1002,6 +1060,7 @@ Suite *suite_server(void)
     tcase_add_test(tc, admin_creates_and_closes_worlds_ping_echoes);
     tcase_add_test(tc, create_runs_off_the_loop);
     tcase_add_test(tc, sigterm_during_a_create_exits_cleanly);
+    tcase_add_test(tc, stats_carry_the_lateness_histogram);
     tcase_add_test(tc, recording_survives_a_full_disk);
     tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
     tcase_add_test(tc, bad_command_lines_are_refused);
