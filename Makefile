@@ -215,7 +215,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden wasm
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop wasm
 	BUILD=$(BUILD) sh bench/run.sh
 
 $(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
@@ -229,6 +229,9 @@ $(BUILD)/bench_codec: $(BUILD)/bench/bench_codec.o $(LIBWIRE) $(LIBSIM)
 
 $(BUILD)/bench_bytes: $(BUILD)/bench/bench_bytes.o $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
+
+$(BUILD)/bench_loop: $(BUILD)/bench/bench_loop.o $(LIBCLI) $(LIBWIRE) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
 $(BUILD)/bench_cycle: $(BUILD)/bench/bench_cycle.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)

@@ -52,13 +52,14 @@ stop_vivd() {
 }
 
 # start_vivd LOG PORTFILE...: a fresh vivd (its stderr appended to LOG), waiting until it has
-# written every port file; then $port holds the first one's port.
+# written every port file; then $port holds the first one's port. The environment is $vivd_env
+# (default: the player token), and $vivd_extra is appended to $vivd_cmd (e.g. --io-threads 0).
 start_vivd() {
     log=$1
     shift
     for f in "$@"; do rm -f "$f"; done
-    # shellcheck disable=SC2086
-    VIVD_PLAYER_TOKEN=$token $server_pin $vivd_cmd 2>>"$log" &
+    # shellcheck disable=SC2086  # the command line is words on purpose
+    env ${vivd_env:-VIVD_PLAYER_TOKEN=$token} $server_pin $vivd_cmd ${vivd_extra:-} 2>>"$log" &
     vivd_pid=$!
     for f in "$@"; do
         i=0

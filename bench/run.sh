@@ -98,6 +98,8 @@ FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
 echo
 sh bench/ws.sh "$BIN"
 echo
+BENCH_LOOP="$BUILD/bench_loop" sh bench/loop.sh "$BIN"
+echo
 {
     echo "### $(date -u +%Y-%m-%d) — GIF export against gifsicle -O3: $machine"
     echo

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <uv.h>
+#include "msg.h"
 #include "net.h"
 #include "websocket.h"
 #include "wire.h"
@@ -83,6 +84,8 @@ typedef struct bot_stats {
     uint64_t clients, frames_sent, bytes_sent, frames_skipped, cpu_user_us, cpu_sys_us;
     int have_world;
     uint64_t tick, ticks, late_p50_us, late_p99_us, late_max_us, overruns, subs;
+    int have_hist;                        /* the reply had late_hist (vivd since issue 17) */
+    uint32_t late_hist[WIRE_LATE_BUCKETS];
 } bot_stats;
 
 typedef struct bot_pending {
@@ -167,6 +170,8 @@ typedef struct bot_summary {
     double secs, fps, per_viewer, expect_per_viewer, bot_cpu_pct;
     int have_srv, have_world;
     uint64_t d_cpu, d_user, d_sys, d_frames, d_bytes, d_skipped, d_ticks, d_overruns;
+    int have_window_late;                 /* lateness of the window alone, from late_hist */
+    uint64_t w_late_p50_us, w_late_p99_us, w_late_max_us;
     double cpu_per_frame, srv_cpu_pct;
     uint64_t viewers_with_gaps, worst_gaps, worst_skipped, pending;
     int worst_idx;

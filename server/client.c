@@ -69,6 +69,16 @@ void srv_client_received(srv_client *c, const uint8_t *body, size_t len)
     srv_handle_message(c, body, len);
 }
 
+/* A client that subscribes is one the frames will flow to: its writes move to an I/O thread, the
+ * one with the fewest connections. One that only talks (players, admins, a stats poller) keeps
+ * being written by the loop: its answers go out at once, with no hop between threads. */
+void srv_client_offload(srv_client *c)
+{
+    if (c->tr != &srv_transport_tcp || c->closing || c->draining) return;
+    srv_io *io = srv_io_pick(c->s);
+    if (io) srv_tcp_move(c, io);
+}
+
 void srv_sub_drop(srv_client *c, srv_sub *sub)
 {
     if (!sub->world) return;

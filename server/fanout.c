@@ -22,7 +22,7 @@ srv_msg *srv_msg_from_buf(wire_buf *b)
     srv_msg *m = malloc(sizeof *m);
     if (!m) return NULL;
     const uint8_t *framed = b->p + b->msg_start;
-    m->refs = 1;
+    atomic_init(&m->refs, 1);
     m->len = b->len - b->msg_start;
     memcpy(m->prefix, framed, 4);
     if (b->msg_start == SRV_MSG_PRE - 4) {    /* reserved: the body already sits at SRV_MSG_PRE */
@@ -40,11 +40,13 @@ srv_msg *srv_msg_from_buf(wire_buf *b)
     return m;
 }
 
-void srv_msg_ref(srv_msg *m) { m->refs++; }
+/* Taking a reference needs no ordering (the taker already holds one); the last release must see
+ * every other thread's use of the buffer before it frees it. */
+void srv_msg_ref(srv_msg *m) { atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed); }
 
 void srv_msg_unref(srv_msg *m)
 {
-    if (m && --m->refs == 0) {
+    if (m && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1) {
         free(m->data);
         free(m);
     }

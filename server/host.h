@@ -35,7 +35,8 @@ enum {
     SRV_ELOG = -108,         /* the replay log cannot be opened or written */
     SRV_ENOTREC = -109,      /* a play control sent to a live world */
     SRV_EPLAY = -110,       /* a play control that does not apply now, or a recording that cannot be played */
-    SRV_EINVAL = -111       /* bad argument */
+    SRV_EINVAL = -111,      /* bad argument */
+    SRV_EBUSY = -112        /* the world is held by a worker (a seek in progress) */
 };
 const char *srv_strerror(int err);
 
@@ -66,6 +67,12 @@ typedef struct srv_host_events {
     void (*world_closed)(void *ud, srv_world *w);
     /* How many subscribers w has (for the statistics). */
     int (*subscribers)(void *ud, const srv_world *w);
+    /* A create asked for by `client` (srv_world_create_async) is done: w is hosted and ticking,
+     * or w is NULL and err (SRV_E…) and msg say why. */
+    void (*world_created)(void *ud, uint32_t client, srv_world *w, int err, const char *msg);
+    /* A seek asked for by `client` (srv_play_control) is done: w landed (its subscribers have
+     * the frame), or err (SRV_EPLAY) and msg say why it stayed where it was. */
+    void (*play_done)(void *ud, uint32_t client, srv_world *w, int err, const char *msg);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
@@ -109,8 +116,14 @@ struct srv_world {
     uint32_t id;               /* worlds.c */
     sim_world *w;              /* worlds.c (play.c swaps it on a seek) */
     const sim_kind *kind;
+    uint64_t seed;             /* the world's, kept here: readable while a worker holds w */
+    char params[SIM_PARAMS_MAX];
     int fw, fh;
-    int closed;
+    /* A worker holds w (jobs.c: a seek): the loop must not touch w->w, step, render or save it.
+     * busy_tick is the tick it had when the worker took it (what welcome and stats show). */
+    int busy;
+    uint64_t busy_tick;
+    int closed;                /* closed while busy: freed when the worker gives it back */
     srv_sched sched;
     srv_tick_stats stats;
     srv_frame_cache cache;
@@ -134,7 +147,11 @@ typedef struct srv_config {
 struct srv {
     uv_loop_t *loop;
     srv_config cfg;
+    /* The tick scheduler's wake-up (worlds.c): a timerfd watched by tick_poll when there is one
+     * (tick_fd > 0; a negative one is closed with the poll and not used), else tick_timer. */
     uv_timer_t tick_timer;
+    uv_poll_t tick_poll;
+    int tick_fd;
     uv_signal_t sig_int, sig_term;
     srv_world *worlds[SRV_MAX_WORLDS];
     int nworlds;
@@ -152,11 +169,16 @@ struct srv {
     int rec_starting;          /* start-up: sessions are begun and resumed by srv_record_start */
     int64_t *rec_closing;      /* start-up: sessions srv_record_start closes (--fresh, unresumable) */
     size_t nrec_closing;
+    /* work off the loop (server/jobs.c) */
+    struct srv_job *jobs;      /* in flight: queued or running on libuv's thread pool */
+    int ncreating;             /* of them, creates: they count toward SRV_MAX_WORLDS */
 };
 
 /* ---- server/worlds.c ---------------------------------------------------------------------------- */
-/* A new hosted world: its id, or a negative SRV_E… code with a sentence in err. The world may
- * not read files (a create from the network must never make the server open a path it names). */
+/* A new hosted world, built on the spot (start-up: nothing ticks yet): its id, or a negative
+ * SRV_E… code with a sentence in err. The world may not read files (a create from the network
+ * must never make the server open a path it names). A client's create goes through
+ * srv_world_create_async (jobs.c) instead, off the loop. */
 int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                   size_t errlen);
 /* The same for a world given on vivd's command line: it may read the file it is built from
@@ -164,10 +186,23 @@ int srv_world_add(srv *s, const char *kind, uint64_t seed, const char *params, c
 int srv_world_add_local(srv *s, const char *kind, uint64_t seed, const char *params, char *err,
                         size_t errlen);
 srv_world *srv_world_find(srv *s, uint32_t id);
+/* The parts of a host, split so that the slow ones run off the loop (jobs.c):
+ * srv_world_new creates the sim world and its server side (frame cache) and touches no srv, so a
+ * worker may run it: the world, or NULL with *rc (SRV_E…) and a sentence in err. local: it may
+ * read the file it is built from (vivd's command line only). srv_world_build is the server side
+ * alone, around an existing sim world (takes sw). srv_world_join (loop) gives it its id and a
+ * place in the schedule from now; srv_world_begin (loop) logs it and begins its session. */
+srv_world *srv_world_new(const char *kind, uint64_t seed, const char *params, int local, int *rc,
+                         char *err, size_t errlen);
+srv_world *srv_world_build(sim_world *sw, char *err, size_t errlen);
+void srv_world_join(srv *s, srv_world *w);
+void srv_world_begin(srv *s, srv_world *w);
+/* The world's tick as clients are told it: while busy, the tick it had when the worker took it. */
+uint64_t srv_world_tick(const srv_world *w);
 /* Host an existing sim world (a resumed session): no new session is begun. Takes sw. */
 srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);
 /* Close a world: the network layer is told (world_closed), its pending inputs are refused
- * (input_refused), and it is freed. */
+ * (input_refused), and it is freed (a busy one when its worker is done with it). */
 void srv_world_close(srv *s, srv_world *w);
 void srv_world_free(srv_world *w);
 /* Queue an input for w's next tick (in.tick, in.client, in.seq filled in), with room for its
@@ -178,6 +213,8 @@ const sim_frame *srv_world_frame(srv_world *w, int view, uint64_t *fh);
 uint64_t srv_world_state_hash(srv_world *w);
 void srv_tick_start(srv *s);
 void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed or re-timed) */
+void srv_tick_stop(srv *s);                /* no more ticks (shutdown) */
+void srv_tick_close(srv *s);               /* close the scheduler's handles */
 void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
 void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
 void srv_world_stats_log(srv *s, int level);
@@ -222,16 +259,35 @@ enum { SRV_TOKEN_GIVEN, SRV_TOKEN_FILE, SRV_TOKEN_NEW };   /* where a token came
 int srv_tokens_setup(srv *s, const char *path, const char *given[2], int rotate, int origin[2],
                      char *err, size_t errlen);
 
+/* ---- server/jobs.c — slow work off the loop, on libuv's thread pool ----------------------------------
+ * Create a world as srv_world_add does, on a worker: the loop goes on ticking meanwhile. Checks
+ * what is cheap first (the limit, the kind, the params): 0 (queued: the answer comes through
+ * ev.world_created, with `client`), or a negative SRV_E… code with a sentence in err. */
+int srv_world_create_async(srv *s, const char *kind, uint64_t seed, const char *params,
+                           uint32_t client, char *err, size_t errlen);
+/* Run work(w, arg) on a worker while w is busy, then done(s, w, arg) on the loop (w is closed, and
+ * freed after done, if it was closed meanwhile; s->stopping says whether the server is stopping).
+ * 0, or SRV_ENOMEM (nothing queued, w not busy). */
+int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
+                  void (*done)(srv *s, srv_world *w, void *arg), void *arg);
+/* Free a closed world (nobody refers to it any more) on a worker. */
+void srv_world_free_later(srv *s, srv_world *w);
+/* The server is stopping: jobs not started yet are cancelled (their results discarded). */
+void srv_jobs_cancel(srv *s);
+
 /* ---- server/play.c — a recorded session hosted as a read-only world ------------------------------ */
 typedef struct srv_play srv_play;
 int srv_play_open(srv *s, const char *spec, char *err, size_t errlen);   /* FILE[:SESSION] */
 void srv_play_feed(srv_world *w);
 void srv_play_after_tick(srv *s, srv_world *w);
 int srv_play_paused(const srv_world *w);
-/* op: pause, resume, step, seek (tick), speed (percent). 0, or SRV_ENOTREC / SRV_EPLAY with a
- * sentence in err. */
+/* op: pause, resume, step, seek (tick), speed (percent). 0, or SRV_ENOTREC / SRV_EPLAY /
+ * SRV_EBUSY (16 already wait for a seek) with a sentence in err. A seek runs on a worker: it
+ * returns 1 (started), and ev.play_done answers `client` when the world has landed. An op that
+ * comes meanwhile returns 1 too: it waits, is applied once the seek has landed, in order, and is
+ * answered through ev.play_done then. */
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
-                     char *err, size_t errlen);
+                     uint32_t client, char *err, size_t errlen);
 void srv_play_free(srv_play *p);
 /* The "play" map of a world entry, for wire_put_play. */
 struct wire_play;

@@ -52,6 +52,18 @@ static void on_world_closed(void *ud, srv_world *w)
     srv_fanout_free(w);
 }
 
+static void on_world_created(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
+{
+    srv_client *c = srv_client_by_id(ud, client);
+    if (c) srv_send_created(c, w, err, msg);     /* one that left is owed nothing */
+}
+
+static void on_play_done(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
+{
+    srv_client *c = srv_client_by_id(ud, client);
+    if (c) srv_send_playing(c, w, err, msg);
+}
+
 static int on_subscribers(void *ud, const srv_world *w)
 {
     (void)ud;
@@ -71,6 +83,8 @@ int srv_net_init(srv *s, srv_net *n)
     s->ev.world_reset = on_world_reset;
     s->ev.world_closed = on_world_closed;
     s->ev.subscribers = on_subscribers;
+    s->ev.world_created = on_world_created;
+    s->ev.play_done = on_play_done;
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #ifndef VIVARIUM_SRV_NET_H
 #define VIVARIUM_SRV_NET_H
 
+#include <stdatomic.h>
 #include "host.h"
 #include "msg.h"
 #include "wire.h"
@@ -12,6 +13,10 @@
 #define SRV_SOFT_LIMIT (256u * 1024u)      /* queued bytes: above it, skip frames to a keyframe */
 #define SRV_HARD_LIMIT (4u * 1024u * 1024u) /* queued bytes: above it, disconnect */
 #define SRV_STALL_MS 30000u                 /* over the soft limit this long: disconnect */
+#define SRV_IO_LAG_MS 1000u                 /* an I/O thread this far behind the loop: what is
+                                              * on its way to it counts toward the limits */
+#define SRV_IO_MAX_HELD (4u * SRV_HARD_LIMIT) /* ... and past this much for one connection,
+                                              * whatever the lag (tcp.c) */
 #define SRV_HELLO_MS 10000u                 /* time to send hello */
 #define SRV_PARTIAL_MS 10000u               /* time to finish a message once started */
 #define SRV_IDLE_MS 300000u                 /* no message and no subscription: disconnect */
@@ -25,14 +30,16 @@
 #define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
 
 /* ---- shared, refcounted message buffers: encode once, write to many ------------------------------
- * One message body with SRV_MSG_PRE bytes of headroom in front of it. libwebsockets writes its
+ * One message body with SRV_MSG_PRE bytes of headroom in front of it. Its reference count is
+ * atomic: the loop takes references as it sends, and the I/O threads (io.c) release theirs as
+ * their writes complete; whoever releases the last frees it, on whichever thread. libwebsockets writes its
  * frame header (2 to 10 bytes, the same for every viewer of the message) into that headroom, in
  * place, so that every WebSocket viewer is written from the one buffer. TCP writes the 4-byte
  * length from `prefix`, then the body: the prefix cannot live in the buffer, where the
  * WebSocket header would overwrite it while a TCP write of the same buffer is still queued. */
 #define SRV_MSG_PRE 16u        /* libwebsockets' LWS_PRE (server/ws.c checks that they agree) */
 typedef struct srv_msg {
-    int refs;
+    atomic_int refs;
     size_t len;            /* the framed message as TCP sends it: 4-byte length + body */
     uint8_t *data;         /* SRV_MSG_PRE bytes of headroom, then the body */
     uint8_t prefix[4];     /* the TCP framing: the body's length, big-endian */
@@ -119,8 +126,35 @@ typedef struct srv_ws_conn {
     int close_sent;            /* that close frame is written */
 } srv_ws_conn;
 
+/* A TCP connection whose writes an I/O thread makes (server/tcp.c moves it there, server/io.c
+ * writes). The loop keeps reading it on its own handle; the thread writes a dup of its socket.
+ * Fields are the loop's unless marked. */
+struct srv_io;
+struct srv_ioconn;
+typedef struct srv_tcp_io {
+    struct srv_io *io;         /* the thread it moves or moved to, or NULL: the loop writes it */
+    struct srv_ioconn *k;      /* the thread's side (a name for commands), once moved */
+    srv_msg **held;            /* sent while moving (the loop's queue draining first), in order */
+    uint32_t nheld, capheld;
+    size_t held_bytes;
+    int held_finish;           /* the last word was said while moving */
+    uint64_t sent;             /* framed bytes handed to the thread */
+    uint64_t turn, turn_bytes; /* of them, sent in loop turn `turn` (srv_net.io_turn) */
+    _Atomic uint64_t seen;     /* of them, taken up by the thread (the thread adds) */
+    _Atomic uint64_t done;     /* of them, taken by the kernel or discarded (the thread adds) */
+    atomic_int stuck;          /* the thread's last write ended with the kernel refusing more */
+    int main_closed;           /* the loop's handle is closed */
+    int released;              /* the thread let go: no event will name this client again */
+    /* events from the thread, under its hub's lock (io.c) */
+    struct srv_client *ev_next;
+    int ev_queued, ev_err, ev_done;
+    int ev_got_err, ev_got_done;   /* the loop's copy, taken under the lock */
+    struct srv_client *ev_local_next;  /* the loop's list of what it took */
+} srv_tcp_io;
+
 struct srv_client {
     uv_tcp_t tcp;              /* the TCP transport's connection */
+    srv_tcp_io tio;            /* its writes on an I/O thread (io.c), when it moved there */
     srv_ws_conn ws;            /* the WebSocket transport's */
     const srv_transport *tr;
     srv *s;
@@ -171,6 +205,12 @@ typedef struct srv_net {
     /* recordings being sent to clients (server/replay_stream.c) */
     struct srv_rstream *rstreams;
     int nrstreams;
+    /* I/O threads (server/io.c), started by srv_io_start; NULL: every write on the loop */
+    struct srv_iohub *io;
+    uv_prepare_t io_flush;     /* publishes the commands gathered this turn, before the poll */
+    uv_async_t io_events;      /* a thread posted an event */
+    uint64_t io_moved;         /* connections moved to a thread */
+    uint64_t io_turn;          /* turns of the loop, counted as io_flush publishes */
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
@@ -209,9 +249,44 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);
 void srv_sweep(uv_timer_t *t);
 void srv_sub_drop(srv_client *c, srv_sub *sub);
+/* c subscribed: its writes move to an I/O thread, if there are any and it is a TCP client. */
+void srv_client_offload(srv_client *c);
 
 /* ---- server/tcp.c: the TCP transport ------------------------------------------------------------------ */
 void srv_on_connection(uv_stream_t *server, int status);
+/* Move c's writes to I/O thread io: once what the loop still holds for it is written (messages
+ * sent meanwhile wait, in order), a dup of its socket goes to the thread with them. The loop
+ * goes on reading it. Nothing happens to a client that is not TCP, already moving, or closing. */
+void srv_tcp_move(srv_client *c, struct srv_io *io);
+/* From io.c, on the loop: c's thread failed to write (err: a libuv error code). */
+void srv_tcp_io_failed(srv_client *c, int err);
+/* From io.c, on the loop: c's thread let go of it; c is freed if its own handle is closed too. */
+void srv_tcp_io_released(srv_client *c);
+
+/* ---- server/io.c: I/O threads, the writes of TCP connections off the tick thread ----------------------
+ * Commands are gathered on the loop and published before it next polls (srv_net.io_flush); a
+ * thread runs them in order, so a connection's messages are written in the order they were sent. */
+typedef struct srv_io srv_io;
+typedef struct srv_ioconn srv_ioconn;
+typedef struct srv_iohub srv_iohub;
+/* Start n I/O threads (0: none; every write stays on the loop). 0, or a negative SRV_E… code with
+ * a sentence in err (nothing is left running). */
+int srv_io_start(srv *s, int n, char *err, size_t errlen);
+int srv_io_threads(const srv *s);
+/* After the loop has stopped (every client closed): what is gathered is published, the threads
+ * close what they hold and end, and the clients they let go of are freed. */
+void srv_io_stop(srv *s);
+void srv_io_flush(srv *s);                   /* publish now (shutdown) */
+srv_io *srv_io_pick(srv *s);                 /* the thread with the fewest connections, or NULL */
+int srv_io_index(const srv_io *io);          /* 1.. (for the log) */
+/* The thread has not taken what was published SRV_IO_LAG_MS ago (checked once per turn). */
+int srv_io_behind(const srv_io *io);
+/* The thread's side of client c, whose socket dup fd it will write and close: NULL when out of
+ * memory (nothing gathered; the caller keeps fd). */
+srv_ioconn *srv_io_attach(srv_io *io, srv_client *c, int fd);
+int srv_io_send(srv_ioconn *k, srv_msg *m);  /* takes a new reference; 0, or -1: out of memory */
+int srv_io_finish(srv_ioconn *k);            /* end our side after the queue; 0 or -1 */
+void srv_io_close(srv_ioconn *k);            /* drop the queue and let go (never fails) */
 
 /* ---- server/ws.c: HTTP (the page's files) and WebSocket, through libwebsockets on s->loop ------------ */
 /* Serve n->http_host:http_port. 0, or -1 with one line for the user in err (what is missing or
@@ -244,5 +319,9 @@ extern const int srv_nhandlers;
 const srv_handler *srv_handler_find(const uint8_t *type, size_t len);   /* NULL: unknown */
 void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);
 void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick);
+/* The answer to a create: `created` with w's entry, or (w NULL) the error for rc (SRV_E…). */
+void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err);
+/* The answer to a play message: `playing`, or the error for rc (SRV_E…). */
+void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err);
 
 #endif

@@ -10,13 +10,25 @@
 #include "msg.h"
 #include "replay.h"
 
+/* A play message that came while the world was seeking: applied, in order, once it has landed. */
+#define SRV_PLAY_WAITING 16
+typedef struct play_op {
+    char op[8];
+    size_t oplen;
+    uint64_t tick;
+    int speed;
+    uint32_t client;
+} play_op;
+
 struct srv_play {
     rpl_file *f;
     rpl_session sess;
     sim_input *in;
-    size_t nin, cursor;        /* in[cursor] is the next input not yet fed */
+    size_t nin, cursor;        /* in[cursor] is the next input not yet fed (a seek's worker too) */
     int paused;
     uint64_t steps;            /* single steps requested while paused */
+    play_op waiting[SRV_PLAY_WAITING];   /* the loop's, never the worker's */
+    int nwaiting;
 };
 
 int srv_play_paused(const srv_world *w)
@@ -120,26 +132,35 @@ static void rekey(srv *s, srv_world *w)
     srv_world_invalidate(w);
 }
 
-static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
+/* A seek, run by a worker while the world is busy (jobs.c): the checkpoint is read and loaded
+ * and the logged ticks replayed there, off the loop. */
+typedef struct seek_job {
+    uint64_t target;
+    uint32_t client;
+    int rc;
+    char err[256];
+} seek_job;
+
+static void seek_work(srv_world *w, void *arg)
 {
+    seek_job *j = arg;
     srv_play *p = w->play;
-    if (target < p->sess.start_tick || target > p->sess.end_tick) {
-        snprintf(err, errlen, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
-                 target, p->sess.start_tick, p->sess.end_tick);
-        return SRV_EPLAY;
-    }
-    uint64_t now = sim_world_tick(w->w);
+    uint64_t now = sim_world_tick(w->w), target = j->target;
     if (target < now || target - now > w->kind->hz * 10u) {
         rpl_checkpoint cp;
-        if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, err, errlen) != 0) return SRV_EPLAY;
+        if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, j->err, sizeof j->err) != 0) {
+            j->rc = SRV_EPLAY;
+            return;
+        }
         /* Only worth it if the checkpoint is nearer than where we are. */
         if (target < now || cp.tick > now) {
             sim_world *ww = w->w;
-            int rc = rpl_world_load(&p->sess, &cp, &ww, err, errlen);
+            int rc = rpl_world_load(&p->sess, &cp, &ww, j->err, sizeof j->err);
             w->w = ww;
             if (rc != 0) {
                 rpl_checkpoint_free(&cp);
-                return SRV_EPLAY;
+                j->rc = SRV_EPLAY;
+                return;
             }
             p->cursor = 0;
         }
@@ -149,14 +170,64 @@ static int seek(srv *s, srv_world *w, uint64_t target, char *err, size_t errlen)
         srv_play_feed(w);
         sim_world_step(w->w);
     }
-    rekey(s, w);
-    srv_world_rebase(w);
-    if (s->ev.tick_done) s->ev.tick_done(s->ev.ud, w);   /* show where we landed, even while paused */
-    return 0;
+}
+
+/* The play messages that waited for the seek, in order, each answered; one that seeks again
+ * leaves the rest waiting for that one. */
+static void run_waiting(srv *s, srv_world *w)
+{
+    srv_play *p = w->play;
+    int i = 0;
+    while (i < p->nwaiting && !w->busy) {
+        play_op o = p->waiting[i++];
+        char err[256] = "";
+        int rc = srv_play_control(s, w, o.op, o.oplen, o.tick, o.speed, o.client, err, sizeof err);
+        if (rc != 1 && s->ev.play_done) s->ev.play_done(s->ev.ud, o.client, w, rc, err);
+    }
+    memmove(p->waiting, p->waiting + i, (size_t)(p->nwaiting - i) * sizeof *p->waiting);
+    p->nwaiting -= i;
+}
+
+/* Back on the loop: show where it landed (even while paused), answer, then what waited. */
+static void seek_done(srv *s, srv_world *w, void *arg)
+{
+    seek_job *j = arg;
+    if (!s->stopping && !w->closed) {
+        if (j->rc == 0) {
+            rekey(s, w);
+            srv_world_rebase(w);
+            if (s->ev.tick_done) s->ev.tick_done(s->ev.ud, w);
+            srv_tick_kick(s);
+        }
+        if (s->ev.play_done) s->ev.play_done(s->ev.ud, j->client, w, j->rc, j->err);
+        run_waiting(s, w);
+    }
+    free(j);
+}
+
+static int seek(srv *s, srv_world *w, uint64_t target, uint32_t client, char *err, size_t errlen)
+{
+    srv_play *p = w->play;
+    if (target < p->sess.start_tick || target > p->sess.end_tick) {
+        snprintf(err, errlen, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
+                 target, p->sess.start_tick, p->sess.end_tick);
+        return SRV_EPLAY;
+    }
+    seek_job *j = calloc(1, sizeof *j);
+    if (j) {
+        j->target = target;          /* set before the worker can see it */
+        j->client = client;
+    }
+    if (!j || srv_world_job(s, w, seek_work, seek_done, j) != 0) {
+        free(j);
+        snprintf(err, errlen, "out of memory starting the seek");
+        return SRV_EPLAY;
+    }
+    return 1;
 }
 
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
-                     char *err, size_t errlen)
+                     uint32_t client, char *err, size_t errlen)
 {
     srv_play *p = w->play;
     if (!p) {
@@ -164,6 +235,24 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         return SRV_ENOTREC;
     }
 #define IS(x) (oplen == sizeof(x) - 1 && memcmp(op, x, oplen) == 0)
+    if (w->busy) {                     /* seeking: it waits, and is answered when applied */
+        if (!IS("pause") && !IS("resume") && !IS("step") && !IS("seek") && !IS("speed")) {
+            snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
+            return SRV_EPLAY;
+        }
+        if (p->nwaiting == SRV_PLAY_WAITING) {
+            snprintf(err, errlen, "world %u is seeking and %d play messages already wait for it; "
+                     "send this one again after their answers", w->id, SRV_PLAY_WAITING);
+            return SRV_EBUSY;
+        }
+        play_op *o = &p->waiting[p->nwaiting++];
+        memcpy(o->op, op, oplen);
+        o->oplen = oplen;
+        o->tick = tick;
+        o->speed = speed;
+        o->client = client;
+        return 1;
+    }
     if (IS("pause")) {
         p->paused = 1;
         p->steps = 0;
@@ -186,8 +275,7 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         p->steps++;
         srv_world_rebase(w);
     } else if (IS("seek")) {
-        int rc = seek(s, w, tick, err, errlen);
-        if (rc != 0) return rc;
+        return seek(s, w, tick, client, err, errlen);   /* 1: the answer comes when it landed */
     } else if (IS("speed")) {
         if (speed < 10 || speed > 1000) {
             snprintf(err, errlen, "speed is a percentage of real time, 10..1000");

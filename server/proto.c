@@ -10,6 +10,8 @@
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
+_Static_assert(SRV_LAT_BUCKETS + 1 == WIRE_LATE_BUCKETS, "stats' late_hist is the lateness histogram");
+
 /* Constant-time comparison of a presented token with a configured one. */
 static int token_eq(const char *have, size_t n, const char *want)
 {
@@ -31,9 +33,9 @@ static void describe(const srv_world *w, wire_world *out, wire_play *play)
     memset(out, 0, sizeof *out);
     out->id = w->id;
     out->kind = w->kind;
-    out->seed = sim_world_seed(w->w);
-    out->params = sim_world_params(w->w);
-    out->tick = sim_world_tick(w->w);
+    out->seed = w->seed;
+    out->params = w->params;
+    out->tick = srv_world_tick(w);
     out->w = w->fw;
     out->h = w->fh;
     if (w->play) {
@@ -182,7 +184,9 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     slot->stream = st;
     slot->need_key = 1;
     srv_stream_attach(w, slot);
-    if (w->play && srv_play_paused(w)) srv_fanout_tick(c->s, w);   /* a paused picture at once */
+    srv_client_offload(c);
+    /* A paused picture at once; a seeking one (busy) shows its landing frame when it lands. */
+    if (w->play && !w->busy && srv_play_paused(w)) srv_fanout_tick(c->s, w);
 }
 
 static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
@@ -203,7 +207,17 @@ static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
         if (rc || speed > 1000) { field_error(c, rc ? rc : -2, "speed", "a percentage, 10..1000", NULL); return; }
     }
     char err[256];
-    rc = srv_play_control(c->s, w, op, oplen, tick, (int)speed, err, sizeof err);
+    rc = srv_play_control(c->s, w, op, oplen, tick, (int)speed, c->id, err, sizeof err);
+    if (rc == 1) return;              /* a seek, or an op waiting for one: answered later */
+    srv_send_playing(c, w, rc, err);
+}
+
+void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err)
+{
+    if (rc == SRV_EBUSY) {
+        srv_client_notice(c, "world_busy", err, NULL);
+        return;
+    }
     if (rc != 0) {
         srv_client_error(c, rc == SRV_ENOTREC ? "not_a_recording" : "bad_field", err, NULL);
         return;
@@ -212,7 +226,7 @@ static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
     srv_play_info(w, &p);
     wire_buf b;
     wire_buf_init(&b);
-    wire_msg_playing(&b, w->id, sim_world_tick(w->w), &p);
+    wire_msg_playing(&b, w->id, srv_world_tick(w), &p);
     reply_send(c, &b);
 }
 
@@ -239,6 +253,10 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     if (w->play) {
         srv_client_error(c, "forbidden", "this world is a recording, played back read-only: use "
                          "the play message to pause, step, seek or change its speed", seqp);
+        return;
+    }
+    if (w->busy) {                       /* held by a worker: its tick is not the loop's to read */
+        srv_client_notice(c, "world_busy", "the world is busy off the loop; try again", seqp);
         return;
     }
     const char *kname;
@@ -322,17 +340,22 @@ static void on_create(srv_client *c, const wire_msg *m, const int64_t *seqp)
     kbuf[klen] = '\0';
     memcpy(pbuf, params, plen);
     pbuf[plen] = '\0';
-    int id = srv_world_add(s, kbuf, seed, pbuf, err, sizeof err);
-    if (id < 0) {
-        srv_client_error(c, id == SRV_EKIND ? "bad_kind"
-                            : id == SRV_EPARAM || id == SRV_EFILE ? "bad_params"
-                            : id == SRV_ELIMIT ? "world_limit" : "internal", err, NULL);
+    /* Built off the loop: `created` (or the error) comes when the world is ready. */
+    int rc2 = srv_world_create_async(s, kbuf, seed, pbuf, c->id, err, sizeof err);
+    if (rc2 < 0) srv_send_created(c, NULL, rc2, err);
+}
+
+void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err)
+{
+    if (!w) {
+        srv_client_error(c, rc == SRV_EKIND ? "bad_kind"
+                            : rc == SRV_EPARAM || rc == SRV_EFILE ? "bad_params"
+                            : rc == SRV_ELIMIT ? "world_limit" : "internal", err, NULL);
         return;
     }
-    if (s->nworlds == 1) srv_tick_start(s);
     wire_world ww;
     wire_play wp;
-    describe(srv_world_find(s, (uint32_t)id), &ww, &wp);
+    describe(w, &ww, &wp);
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_created(&b, &ww);
@@ -388,7 +411,7 @@ static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
     for (int i = 0; i < s->nworlds; i++) {
         const srv_world *w = s->worlds[i];
         ws[i].id = w->id;
-        ws[i].tick = sim_world_tick(w->w);
+        ws[i].tick = srv_world_tick(w);
         ws[i].ticks = w->stats.ticks;
         ws[i].late_p50_us = srv_world_lateness(w, 50);
         ws[i].late_p99_us = srv_world_lateness(w, 99);
@@ -396,6 +419,7 @@ static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
         ws[i].overruns = w->stats.overruns;
         ws[i].skipped = w->stats.skipped;
         ws[i].subs = (uint64_t)srv_fanout_subs(w);
+        ws[i].late_hist = w->stats.lat_hist;
     }
     wire_buf b;
     wire_buf_init(&b);

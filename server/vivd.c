@@ -17,7 +17,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: vivd [--listen HOST:PORT] [--http HOST:PORT | --no-http] [--web DIR] [--wasm FILE]\n"
         "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
-        "            [--admin-token T] [--player-token T] [--max-clients N]\n"
+        "            [--admin-token T] [--player-token T] [--max-clients N] [--io-threads N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
         "            [--port-file FILE] [--http-port-file FILE] [--quiet | --verbose]\n"
         "\n"
@@ -53,7 +53,14 @@ static void usage(FILE *out)
         "                       given are new at each start.\n"
         "  --new-tokens         make new random tokens (for the roles not given) and keep them in\n"
         "                       FILE.tokens instead of the old ones\n"
-        "  --max-clients N      connections beyond N are refused (default 1024)\n"
+        "  --max-clients N      connections beyond N are refused (default 1024)\n");
+    fprintf(out,   /* two pieces: C caps a string literal at 4,095 bytes */
+        "  --io-threads N       threads that write to subscribers' TCP sockets, each with its own\n"
+        "                       event loop and share of the connections, so that the loop that\n"
+        "                       ticks the worlds never makes those system calls (0..64; default:\n"
+        "                       half the cores, at most 8, and 0 on one core). 0 writes every\n"
+        "                       socket on the loop, as vivd did before. WebSocket clients are\n"
+        "                       always written by the loop.\n"
         "  --db FILE            record every world in this replay file (default ./vivarium.db);\n"
         "                       sessions suspended by a clean stop or left running by a crash are\n"
         "                       resumed from it at start-up, at their last tick, checked against\n"
@@ -158,6 +165,15 @@ static int parse_world(srv *s, const char *spec)
     return 0;
 }
 
+/* The default --io-threads: half the cores (the loop, the recorder and the sand workers want the
+ * rest), at most 8; none on one core, where a thread could only take turns with the loop. */
+static int default_io_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 1) return 0;
+    return n / 2 > 8 ? 8 : (int)(n / 2);
+}
+
 static void on_walk_close(uv_handle_t *h, void *arg)
 {
     (void)arg;
@@ -170,10 +186,11 @@ static void on_walk_close(uv_handle_t *h, void *arg)
 static void close_own_handles(srv *s)
 {
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
-                           (uv_handle_t *)&s->tick_timer, (uv_handle_t *)&s->sig_int,
-                           (uv_handle_t *)&s->sig_term, (uv_handle_t *)&s->rec_async };
+                           (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
+                           (uv_handle_t *)&s->rec_async };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (own[i]->type != UV_UNKNOWN_HANDLE && !uv_is_closing(own[i])) uv_close(own[i], NULL);
+    srv_tick_close(s);
 }
 
 /* After the loop stopped: libwebsockets' second step, then anything left, then the loop. 0 if
@@ -195,8 +212,9 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_log(s, SRV_LOG_INFO, "%s: finishing the current tick and shutting down",
             signum == SIGINT ? "SIGINT" : "SIGTERM");
     srv_world_stats_log(s, SRV_LOG_INFO);
-    uv_timer_stop(&s->tick_timer);
+    srv_tick_stop(s);
     uv_timer_stop(&s->net->sweep_timer);
+    srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
      * and everything queued reaches the disk before we go; the lock file goes with it. */
     int suspended = 0;
@@ -209,8 +227,10 @@ static void on_signal(uv_signal_t *sig, int signum)
         srv_log(s, SRV_LOG_INFO, "%d session(s) suspended in %s: the next vivd --db %s resumes them "
                 "(--fresh starts new ones)", suspended, s->db_path, s->db_path);
     srv_record_close(s);
-    /* Clients close through their own path (their handles free their memory). */
+    /* Clients close through their own path (their handles free their memory; a client an I/O
+     * thread writes is freed when the thread lets go too: srv_io_stop, after the loop). */
     while (s->net->clients) srv_client_close(s->net->clients, "server shutting down");
+    srv_io_flush(s);
     srv_http_stop(s);
     close_own_handles(s);
 }
@@ -367,6 +387,7 @@ int main(int argc, char **argv)
     static char hhost[256];
     const char *http_host = "127.0.0.1", *web_dir = NULL, *http_port_file = NULL, *wasm_path = NULL;
     int http_port = 7401, http_asked = 0, no_http = 0;
+    int io_threads = default_io_threads();
     const char *plays[SRV_MAX_WORLDS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -399,7 +420,8 @@ int main(int argc, char **argv)
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
                                                   "--player-token", "--max-clients", "--port-file",
                                                   "--db", "--durability", "--play", "--http",
-                                                  "--web", "--http-port-file", "--wasm" };
+                                                  "--web", "--http-port-file", "--wasm",
+                                                  "--io-threads" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -446,6 +468,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             s.cfg.max_clients = (int)n;
+        } else if (strcmp(a, "--io-threads") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 0 || n > 64) {
+                fprintf(stderr, "vivd: --io-threads wants an integer in 0..64, got '%s'\n", v);
+                return 2;
+            }
+            io_threads = (int)n;
         } else if (strcmp(a, "--port-file") == 0) {
             s.cfg.port_file = v;
         } else if (strcmp(a, "--db") == 0) {
@@ -635,7 +665,6 @@ int main(int argc, char **argv)
         status = 1;
         goto close_loop;
     }
-    uv_timer_init(s.loop, &s.tick_timer);
     uv_timer_init(s.loop, &s.net->sweep_timer);
     s.net->sweep_timer.data = &s;
     uv_timer_start(&s.net->sweep_timer, srv_sweep, 1000, 1000);
@@ -644,8 +673,19 @@ int main(int argc, char **argv)
     s.sig_int.data = s.sig_term.data = &s;
     uv_signal_start(&s.sig_int, on_signal, SIGINT);
     uv_signal_start(&s.sig_term, on_signal, SIGTERM);
+    {
+        char err[256];
+        if (srv_io_start(&s, io_threads, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: --io-threads %d: %s\n", io_threads, err);
+            status = 1;
+            goto close_loop;
+        }
+        if (io_threads)
+            srv_log(&s, SRV_LOG_INFO, "%d I/O thread(s) write to subscribers' TCP sockets", io_threads);
+    }
     srv_tick_start(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
+    srv_io_stop(&s);           /* the threads let go; the clients they wrote are freed */
     rc = close_loop_all(&s);
     if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
     srv_log(&s, SRV_LOG_INFO, "stopped");

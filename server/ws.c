@@ -12,7 +12,19 @@
  *
  * Every lws callback lands in ws_callback; the client hangs off the connection's per-session
  * data (one pointer), and is freed when lws says the connection is gone (CLOSED or WSI_DESTROY),
- * never before: srv_client_close only asks lws to close it. */
+ * never before: srv_client_close only asks lws to close it.
+ *
+ * WebSocket connections stay on the loop; they do not move to the I/O threads (io.c) as TCP
+ * subscribers do. A wsi belongs to the lws service thread that accepted it: lws_write and
+ * lws_callback_on_writable may be called only from that thread (lws_cancel_service is its one
+ * thread-safe call), lws keeps the unsent rest of a partial write in its own buffer, and there is
+ * no way to hand a live wsi to another loop. Running lws with a service thread per I/O thread
+ * (its count_threads with foreign loops) would put every connection's reading, handshake and
+ * close on those threads too, and the handlers with them, which must stay on the loop. The
+ * writes are non-blocking and the output limits apply, so a stalled browser never delays a tick;
+ * what stays on the loop is the system call per message, which matters for hundreds of
+ * WebSocket viewers, not for the handful of browsers a page serves (the load is TCP viewers and
+ * relays). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>

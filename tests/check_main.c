@@ -32,6 +32,7 @@ int main(int argc, char **argv)
         suite_ws,
         suite_websocket,
         suite_replay_stream,
+        suite_io,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {

@@ -494,6 +494,34 @@ START_TEST(play_a_recording_pause_step_seek_speed)
     ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 500), 0);
     ck_assert_uint_eq(v->t.f[1].tick, 777);
     assert_frame_matches_log(f, &v->t);
+    /* Sent without waiting: a seek (run off the loop), then a step and a speed, which wait for it
+     * and are applied in order once it has landed, each answered then. */
+    play_op(&p->c, "seek", 500);
+    play_op(&p->c, "step", 0);
+    play_op(&p->c, "speed", 200);
+    uint64_t at_tick[3], spd[3];
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 5000), 1);
+        ck_assert_msg(cli_msg_is(&m, "playing"), "expected the answer to play message %d", k + 1);
+        ck_assert_int_eq(wire_get_u64(&m, "tick", &at_tick[k]), 0);
+        const wire_val *pv = wire_msg_get(&m, "play");
+        ck_assert_ptr_nonnull(pv);
+        wire_msg pm;
+        ck_assert_int_eq(wire_msg_decode(pv->raw, pv->rawlen, &pm), 0);
+        ck_assert_int_eq(wire_get_u64(&pm, "speed", &spd[k]), 0);
+    }
+    ck_assert_uint_eq(at_tick[0], 500);            /* landed */
+    ck_assert_uint_eq(at_tick[1], 500);            /* the step is asked for; it runs at the next tick */
+    ck_assert_uint_eq(spd[1], 400);
+    ck_assert_uint_eq(spd[2], 200);                /* then the speed */
+    double t1 = now_s();
+    while (v->t.f[1].tick < 501) {
+        ck_assert_msg(now_s() - t1 < 5, "the step that waited for the seek did not run");
+        ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
+    }
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);
+    ck_assert_uint_eq(v->t.f[1].tick, 501);        /* one step, from the landing tick */
+    assert_frame_matches_log(f, &v->t);
     /* Read-only: inputs are refused; bad ops get an error. */
     acked a;
     send_paint(&p->c, 1, 5, 5, 2, 3, &a, 0);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -371,6 +373,47 @@ long rss_kb(pid_t pid)
         if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
     if (fp) fclose(fp);
     return kb;
+}
+
+int open_fds(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+void connect_small_rcvbuf(cli_conn *c, const server *sv, int rcvbuf)
+{
+    memset(c, 0, sizeof *c);
+    const char *colon = strrchr(sv->addr, ':');
+    ck_assert_ptr_nonnull(colon);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(c->fd, 0);
+    ck_assert_int_eq(setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
+    ck_assert_msg(connect(c->fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect: %s", strerror(errno));
+}
+
+void stats_ask(cli_conn *c, tracker *t, wire_msg *m)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    cli_put_bare(&b, "stats");
+    send_msg(c, &b);
+    wire_buf_free(&b);
+    ck_assert_msg(recv_until_not_frame(c, t, m, 5000) == 1, "no stats reply within 5 s");
+    ck_assert_msg(cli_msg_is(m, "stats"), "expected the stats reply");
 }
 
 /* ---- the fixture ------------------------------------------------------------------------------ */

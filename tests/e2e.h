@@ -101,5 +101,12 @@ int e2e_fixture_stop(e2e_fixture *fx);
 int e2e_fixture_stop_keep(e2e_fixture *fx);
 int file_contains(const char *path, const char *needle);
 long rss_kb(pid_t pid);
+int open_fds(pid_t pid);             /* the descriptors a process holds, or -1 */
+/* Connect to sv with a small receive buffer set before the handshake, so the window it
+ * advertises is small from the start (set afterwards, the window scale is already fixed for a
+ * large buffer): what the server writes stays with the server rather than in the kernel. */
+void connect_small_rcvbuf(cli_conn *c, const server *sv, int rcvbuf);
+/* Ask for stats on c and wait for the reply, in *m (frames that arrive first go to t). */
+void stats_ask(cli_conn *c, tracker *t, wire_msg *m);
 
 #endif

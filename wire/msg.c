@@ -226,7 +226,7 @@ long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *wo
     wire_put_array(b, (uint32_t)nworlds);
     for (int i = 0; i < nworlds; i++) {
         const wire_world_stats *w = &worlds[i];
-        wire_put_map(b, 9);
+        wire_put_map(b, 10);
         wire_put_str(b, "id"); wire_put_uint(b, w->id);
         wire_put_str(b, "tick"); wire_put_uint(b, w->tick);
         wire_put_str(b, "ticks"); wire_put_uint(b, w->ticks);
@@ -236,6 +236,17 @@ long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *wo
         wire_put_str(b, "overruns"); wire_put_uint(b, w->overruns);
         wire_put_str(b, "skipped"); wire_put_uint(b, w->skipped);
         wire_put_str(b, "subs"); wire_put_uint(b, w->subs);
+        /* [bucket, count, bucket, count, …]: the non-zero buckets, so that a client can take the
+         * percentiles of any window from two replies. */
+        uint32_t nz = 0;
+        for (int k = 0; w->late_hist && k < WIRE_LATE_BUCKETS; k++) nz += w->late_hist[k] != 0;
+        wire_put_str(b, "late_hist");
+        wire_put_array(b, 2 * nz);
+        for (int k = 0; w->late_hist && k < WIRE_LATE_BUCKETS; k++)
+            if (w->late_hist[k]) {
+                wire_put_uint(b, (uint64_t)k);
+                wire_put_uint(b, w->late_hist[k]);
+            }
     }
     return wire_msg_end(b);
 }
