@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "sim.h"
 #include "wire.h"
+#include "msg.h"
 
 /* ==== the protocol, without a transport ====================================================== */
 /* The client library's codes: 0 ok, negative an error (cli_strerror names it). The values are
@@ -147,16 +148,8 @@ int cli_recv_msg(cli_conn *c, int timeout_ms, wire_msg *m, char *err, size_t err
 int cli_hello(cli_conn *c, const char *name, const char *token, wire_msg *welcome, char *err,
               size_t errlen);
 
-/* A rebuilt frame of one subscription. */
-typedef struct cli_frame {
-    uint32_t world;
-    sim_frame f;
-    int have_key;
-    uint64_t tick;
-    uint64_t sh;
-    uint8_t *zbuf;         /* decompressed tile data of a "tile.zst" frame */
-    size_t zcap;
-} cli_frame;
+/* A rebuilt frame of one subscription: wire/msg.h's reader, which vivd's relays use too. */
+typedef wire_frame_in cli_frame;
 
 /* Apply a "frame" message: keyframes replace, deltas patch; palette when sent. Then the frame
  * hash is recomputed and compared with "fh". 0 ok; CLI_EPROTO malformed (err says why);

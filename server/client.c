@@ -4,7 +4,7 @@
  * client is freed only by its transport, once no callback can reach it (libuv's rule). */
 #include <stdlib.h>
 #include <string.h>
-#include "network.h"
+#include "cluster.h"
 
 size_t srv_client_queued(const srv_client *c)
 {
@@ -81,8 +81,9 @@ void srv_client_offload(srv_client *c)
 
 void srv_sub_drop(srv_client *c, srv_sub *sub)
 {
-    if (!sub->world) return;
-    srv_stream_detach(sub->world, sub);
+    if (sub->rworld) srv_relay_detach(c->s, sub);        /* a world of another member */
+    else if (sub->world) srv_stream_detach(sub->world, sub);
+    else return;
     memset(sub, 0, sizeof *sub);
 }
 
@@ -94,6 +95,7 @@ void srv_client_close(srv_client *c, const char *why)
     srv *s = c->s;
     srv_net *n = s->net;
     for (int i = 0; i < SRV_MAX_SUBS; i++) srv_sub_drop(c, &c->subs[i]);
+    srv_relay_client_gone(c);      /* members it sent messages to let go of their proxies */
     /* Its inputs still apply; no ack is owed: the ack queues name it by id, and the id is gone. */
     unlink_id(n, c);
     if (c->prev) c->prev->next = c->next;
@@ -179,7 +181,8 @@ void srv_sweep(uv_timer_t *t)
     for (srv_client *c = s->net->clients, *nx; c; c = nx) {
         nx = c->next;
         int nsubs = 0;
-        for (int i = 0; i < SRV_MAX_SUBS; i++) nsubs += c->subs[i].world != NULL;
+        for (int i = 0; i < SRV_MAX_SUBS; i++) nsubs += srv_sub_used(&c->subs[i]);
+        if (c->tr->proxied && !c->draining) continue;   /* its own member times it out */
         if (c->draining) {
             if (now - c->drain_since > SRV_DRAIN_MS) srv_client_close(c, c->drain_why);
         } else if (c->role == SRV_ROLE_NONE && now - c->connected_at > SRV_HELLO_MS)

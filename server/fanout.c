@@ -8,7 +8,7 @@
  * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
 #include <stdlib.h>
 #include <string.h>
-#include "network.h"
+#include "cluster.h"
 
 void srv_msg_reserve(wire_buf *b)
 {
@@ -43,6 +43,26 @@ srv_msg *srv_msg_from_buf(wire_buf *b)
 /* Taking a reference needs no ordering (the taker already holds one); the last release must see
  * every other thread's use of the buffer before it frees it. */
 void srv_msg_ref(srv_msg *m) { atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed); }
+
+srv_msg *srv_msg_from_body(const uint8_t *p, size_t n)
+{
+    if (n == 0 || n > UINT32_MAX) return NULL;
+    srv_msg *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    m->data = malloc(SRV_MSG_PRE + n);
+    if (!m->data) {
+        free(m);
+        return NULL;
+    }
+    atomic_init(&m->refs, 1);
+    m->len = n + 4;
+    m->prefix[0] = (uint8_t)(n >> 24);
+    m->prefix[1] = (uint8_t)(n >> 16);
+    m->prefix[2] = (uint8_t)(n >> 8);
+    m->prefix[3] = (uint8_t)n;
+    memcpy(m->data + SRV_MSG_PRE, p, n);
+    return m;
+}
 
 void srv_msg_unref(srv_msg *m)
 {
@@ -147,7 +167,8 @@ void srv_stream_detach(srv_world *w, srv_sub *sub)
     sub->snext = sub->sprev = NULL;
     st->nsubs--;
     w->fan->nsubs--;
-    if (st->nsubs == 0) stream_clear(st);   /* last one out: the stream and its frames go */
+    /* Last one out: the stream and its frames go, unless relays still watch it. */
+    if (st->nsubs == 0 && !st->remote_until) stream_clear(st);
 }
 
 /* Build one frame message (wire/msg.c writes it) into a shared buffer. */
@@ -177,35 +198,82 @@ void srv_fanout_rekey(srv_world *w)
         srv_stream *st = &w->fan->streams[i];
         if (!st->used) continue;
         st->have_prev = 0;
+        st->remote_key = 1;
         for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
     }
 }
 
+void srv_fanout_plan(srv *s, srv_sub *head, int force_key, int *want_key, int *want_delta)
+{
+    uint64_t now_ms = uv_now(s->loop);
+    *want_key = *want_delta = 0;
+    for (srv_sub *sub = head; sub; sub = sub->snext) {
+        srv_client *c = sub->client;
+        if (srv_client_queued(c) > SRV_SOFT_LIMIT) {
+            if (!c->over_soft_since) c->over_soft_since = now_ms ? now_ms : 1;
+            sub->need_key = 1;
+            sub->skipped++;
+            s->net->msgs_dropped++;
+            continue;
+        }
+        c->over_soft_since = 0;
+        if (force_key || sub->need_key) *want_key = 1;
+        else *want_delta = 1;
+    }
+}
+
+void srv_fanout_deliver(srv *s, srv_sub *head, int force_key, srv_msg *key, srv_msg *delta)
+{
+    srv_net *net = s->net;
+    for (srv_sub *sub = head, *nx; sub; sub = nx) {
+        nx = sub->snext;           /* a send can close the client and unlink this sub */
+        srv_client *c = sub->client;
+        if (c->over_soft_since) continue;
+        int k = force_key || sub->need_key;
+        srv_msg *m = k ? key : delta;
+        if (!m) continue;
+        sub->need_key = 0;
+        sub->frames++;
+        c->frames_out++;
+        net->frames_sent++;
+        net->bytes_sent += m->len;
+        srv_client_send(c, m);
+    }
+}
+
+/* The relays' lease on st (cluster): live, or lapsed now (and the stream goes if nobody here
+ * watches it either). */
+static int remote_live(srv_fan *fan, srv_stream *st, uint64_t now_ms)
+{
+    if (!st->remote_until) return 0;
+    if (now_ms < st->remote_until) return 1;
+    st->remote_until = 0;
+    fan->nremote--;
+    if (!st->nsubs) stream_clear(st);
+    return 0;
+}
+
 void srv_fanout_tick(srv *s, srv_world *w)
 {
-    if (!w->fan || !w->fan->nsubs) return;
-    srv_net *net = s->net;
+    if (!w->fan || (!w->fan->nsubs && !w->fan->nremote)) return;
     uint64_t tick = sim_world_tick(w->w);
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
+    uint64_t now_ms = uv_now(s->loop);
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_stream *st = &w->fan->streams[i];
-        if (!st->used || !st->head || tick % st->every != 0) continue;
-        /* Who gets what: skip clients over the soft limit (they will need a keyframe). */
+        if (!st->used) continue;
+        int remote = remote_live(w->fan, st, now_ms);
+        if (!st->used || (!st->head && !remote) || tick % st->every != 0) continue;
+        /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays
+         * (one publish to the stream's channel, whatever their number) get the delta, or the
+         * keyframe when the stream's chain starts over. */
         int force_key = !st->have_prev || st->enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
-        int want_key = 0, want_delta = 0;
-        uint64_t now_ms = uv_now(s->loop);
-        for (srv_sub *sub = st->head; sub; sub = sub->snext) {
-            srv_client *c = sub->client;
-            if (srv_client_queued(c) > SRV_SOFT_LIMIT) {
-                if (!c->over_soft_since) c->over_soft_since = now_ms ? now_ms : 1;
-                sub->need_key = 1;
-                sub->skipped++;
-                net->msgs_dropped++;
-                continue;
-            }
-            c->over_soft_since = 0;
-            if (force_key || sub->need_key) want_key = 1;
-            else want_delta = 1;
+        int want_key, want_delta;
+        srv_fanout_plan(s, st->head, force_key, &want_key, &want_delta);
+        int rkey = remote && (force_key || st->remote_key);
+        if (remote) {
+            want_key |= rkey;
+            want_delta |= !rkey;
         }
         if (!want_key && !want_delta) continue;
         uint64_t fh;
@@ -226,21 +294,12 @@ void srv_fanout_tick(srv *s, srv_world *w)
             /* Everyone must resynchronise from a keyframe once memory allows. */
             for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
             st->have_prev = 0;
+            st->remote_key = 1;
             continue;
         }
-        for (srv_sub *sub = st->head, *nx; sub; sub = nx) {
-            nx = sub->snext;           /* a send can close the client and unlink this sub */
-            srv_client *c = sub->client;
-            if (c->over_soft_since) continue;
-            int k = force_key || sub->need_key;
-            srv_msg *m = k ? key : delta;
-            sub->need_key = 0;
-            sub->frames++;
-            c->frames_out++;
-            net->frames_sent++;
-            net->bytes_sent += m->len;
-            srv_client_send(c, m);
-        }
+        srv_fanout_deliver(s, st->head, force_key, key, delta);
+        /* The same bytes, once, to the stream's channel: a dropped one restarts the chain. */
+        if (remote) st->remote_key = srv_cluster_publish(s, w, st, rkey ? key : delta) != 0;
         srv_msg_unref(key);
         srv_msg_unref(delta);
         /* A failed send closes its client, and the last subscriber out frees the stream (and its

@@ -75,18 +75,24 @@ typedef struct srv_stream {
     int have_prev;
     uint32_t prev_pv;      /* palette version of that frame */
     uint64_t last_key;     /* tick of the last keyframe sent */
+    /* Cluster (server/cluster.c): relays watch this stream on its Redis channel until then (ms,
+     * uv_now; 0: none), and the next message published there must be a keyframe. */
+    uint64_t remote_until;
+    int remote_key;
 } srv_stream;
 
 /* A world's subscribers, grouped by stream. */
 typedef struct srv_fan {
     srv_stream streams[SRV_MAX_STREAMS];
     int nsubs;
+    int nremote;           /* streams with a relay's lease (remote_until) */
     uint64_t msgs_built, bytes_built;
     uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
 } srv_fan;
 
 struct srv_sub {
-    srv_world *world;      /* NULL: slot free */
+    srv_world *world;      /* a world hosted here; NULL with rworld NULL: slot free */
+    struct srv_rworld *rworld;  /* a world of another cluster member (server/relay.c) */
     srv_client *client;
     int stream;            /* index into the world's streams */
     int need_key;
@@ -109,6 +115,9 @@ typedef struct srv_transport {
     /* Stop reading and let the connection go. The transport frees c (srv_client_free) once no
      * callback can reach it any more: never here. */
     void (*close)(srv_client *c);
+    /* A client of another cluster member, proxied here (server/cluster.c): it has no timeouts
+     * of its own; its member says when it goes. */
+    int proxied;
 } srv_transport;
 extern const srv_transport srv_transport_tcp;   /* server/tcp.c */
 extern const srv_transport srv_transport_ws;    /* server/ws.c */
@@ -177,6 +186,17 @@ struct srv_client {
     uv_shutdown_t shutdown_req;
     char drain_why[96];
     srv_sub subs[SRV_MAX_SUBS];
+    /* cluster (server/cluster.c, relay.c) */
+    char token[80];            /* the token its hello gave: its messages to other members carry it */
+    const uint8_t *cur_body;   /* the message being handled, as it came (forwarded unchanged) */
+    size_t cur_len;
+    char sent_to[4][64];       /* members its messages went to (told when it goes) */
+    int nsent_to, sent_to_more;
+    uint32_t last_closed;      /* the world of the last `closed` it was sent (said once) */
+    char via[64];              /* a proxy: the member whose client it is, */
+    uint32_t via_client;       /* and that client's id there */
+    int via_greeting;          /* its hello is being played: its answers go nowhere */
+    srv_client *via_next;      /* the cluster's list of proxies */
     srv_client *next, *prev;    /* all clients */
     srv_client *idnext;         /* the id table's bucket chain */
     uint64_t bytes_out, frames_out;
@@ -211,6 +231,7 @@ typedef struct srv_net {
     uv_async_t io_events;      /* a thread posted an event */
     uint64_t io_moved;         /* connections moved to a thread */
     uint64_t io_turn;          /* turns of the loop, counted as io_flush publishes */
+    struct srv_cluster *cluster;   /* --cluster (server/cluster.c), or NULL: a single node */
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
@@ -226,6 +247,14 @@ void srv_fanout_tick(srv *s, srv_world *w);
 void srv_fanout_rekey(srv_world *w);       /* every subscriber starts over from a keyframe */
 int srv_fanout_subs(const srv_world *w);
 void srv_fanout_free(srv_world *w);
+/* A message body (one msgpack map, n bytes) copied into a shared buffer: NULL, out of memory. */
+srv_msg *srv_msg_from_body(const uint8_t *p, size_t n);
+/* Hand a stream's message of this tick to its subscribers (head): those over the soft limit are
+ * skipped (and will need a keyframe); the others get key if they need one or force_key, else
+ * delta. plan says first whether any will want key and any delta (so that only what is wanted is
+ * built). A send may close a client: deliver reads each next subscriber before it sends. */
+void srv_fanout_plan(srv *s, srv_sub *head, int force_key, int *want_key, int *want_delta);
+void srv_fanout_deliver(srv *s, srv_sub *head, int force_key, srv_msg *key, srv_msg *delta);
 
 /* ---- server/client.c: a client whatever its transport ------------------------------------------------ */
 /* A new client on transport tr, not yet counted or named (srv_client_attach does that). NULL:
@@ -249,6 +278,7 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);
 void srv_sweep(uv_timer_t *t);
 void srv_sub_drop(srv_client *c, srv_sub *sub);
+static inline int srv_sub_used(const srv_sub *sub) { return sub->world || sub->rworld; }
 /* c subscribed: its writes move to an I/O thread, if there are any and it is a TCP client. */
 void srv_client_offload(srv_client *c);
 

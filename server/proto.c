@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "network.h"
+#include "cluster.h"
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
@@ -56,6 +56,27 @@ static void field_error(srv_client *c, int rc, const char *field, const char *wa
         snprintf(msg, sizeof msg, "field '%s' must be %s", field, want);
         srv_client_error(c, "bad_field", msg, seq);
     }
+}
+
+/* The world a message names, when another member of the cluster hosts it; NULL when it is
+ * hosted here, or nowhere this member knows of (get_world says so then). */
+static srv_rworld *remote_world(srv_client *c, const wire_msg *m)
+{
+    uint64_t id;
+    if (!c->s->net->cluster || wire_get_u64(m, "world", &id) || id > UINT32_MAX) return NULL;
+    if (srv_world_find(c->s, (uint32_t)id)) return NULL;
+    return srv_relay_world(c->s, (uint32_t)id);
+}
+
+/* A remote world whose node has left the registry: 0 (present), or -1 with the error sent. */
+static int remote_absent(srv_client *c, const srv_rworld *rw, const int64_t *seq)
+{
+    if (rw->present) return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "world %u is not in the cluster now: its node '%s' stopped answering "
+             "(it comes back when that node restarts)", rw->id, rw->node);
+    srv_client_error(c, "unknown_world", msg, seq);
+    return -1;
 }
 
 static int get_world(srv_client *c, const wire_msg *m, srv_world **out, const int64_t *seq)
@@ -111,20 +132,41 @@ static void on_hello(srv_client *c, const wire_msg *m, const int64_t *seqp)
         c->name[i] = (name[i] >= 32 && name[i] < 127) ? name[i] : '?';
     c->name[nlen] = '\0';
     c->role = role;
-    srv_log(s, SRV_LOG_INFO, "client %u '%s' from %s is a %s", c->id, c->name, c->peer, role_names[role]);
+    if (token && tlen < sizeof c->token) {       /* forwarded with its messages to other members */
+        memcpy(c->token, token, tlen);
+        c->token[tlen] = '\0';
+    }
+    srv_log(s, c->tr->proxied ? SRV_LOG_DEBUG : SRV_LOG_INFO, "client %u '%s' from %s is a %s",
+            c->id, c->name, c->peer, role_names[role]);
     wire_world worlds[SRV_MAX_WORLDS];
     wire_play plays[SRV_MAX_WORLDS];
     for (int i = 0; i < s->nworlds; i++) describe(s->worlds[i], &worlds[i], &plays[i]);
+    /* In a cluster: every other member's worlds too, as their nodes describe them. */
+    wire_raw *more = NULL;
+    int nmore = 0;
+    if (s->net->cluster && !c->tr->proxied && (more = malloc(SRV_CLUSTER_MAX_WORLDS * sizeof *more)))
+        nmore = srv_relay_entries(s, more, SRV_CLUSTER_MAX_WORLDS);
     wire_buf b;
     wire_buf_init(&b);
-    wire_msg_welcome(&b, "vivd/" SRV_VERSION, role_names[role], c->id, worlds, s->nworlds);
+    wire_msg_welcome_raw(&b, "vivd/" SRV_VERSION, role_names[role], c->id, worlds, s->nworlds, more, nmore);
+    free(more);
     reply_send(c, &b);
 }
 
 static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
-    srv_world *w;
-    if (get_world(c, m, &w, NULL)) return;
+    srv_world *w = NULL;
+    srv_rworld *rw = remote_world(c, m);
+    if (!rw && get_world(c, m, &w, NULL)) return;
+    if (rw && remote_absent(c, rw, NULL)) return;
+    if (rw && !rw->kind) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "world %u is a '%s' world, a kind this member's build lacks", rw->id,
+                 rw->kind_name);
+        srv_client_error(c, "unknown_world", msg, NULL);
+        return;
+    }
+    const sim_kind *kind = rw ? rw->kind : w->kind;
     uint64_t every = 1;
     int rc = wire_get_u64(m, "every", &every);
     if (rc == -2 || every < 1 || every > 3600) { field_error(c, -2, "every", "an integer in 1..3600", NULL); return; }
@@ -147,14 +189,14 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     if (rc == -2) { field_error(c, rc, "view", "a view name", NULL); return; }
     if (rc == 0) {
         view = -1;
-        for (int v = 0; v < w->kind->nviews; v++)
-            if (wire_str_eq((const uint8_t *)s, n, w->kind->views[v])) view = v;
+        for (int v = 0; v < kind->nviews; v++)
+            if (wire_str_eq((const uint8_t *)s, n, kind->views[v])) view = v;
         if (view < 0) {
             char msg[160];
-            int k = snprintf(msg, sizeof msg, "%s has no view '%.*s' (views:", w->kind->name,
+            int k = snprintf(msg, sizeof msg, "%s has no view '%.*s' (views:", kind->name,
                              (int)(n > 32 ? 32 : n), s);
-            for (int v = 0; v < w->kind->nviews && k > 0 && (size_t)k < sizeof msg; v++)
-                k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", w->kind->views[v]);
+            for (int v = 0; v < kind->nviews && k > 0 && (size_t)k < sizeof msg; v++)
+                k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", kind->views[v]);
             if (k > 0 && (size_t)k < sizeof msg - 1) strcat(msg, ")");
             srv_client_error(c, "bad_field", msg, NULL);
             return;
@@ -162,14 +204,27 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     srv_sub *slot = NULL;
     for (int i = 0; i < SRV_MAX_SUBS; i++)
-        if (c->subs[i].world == w) {
+        if ((w && c->subs[i].world == w) || (rw && c->subs[i].rworld == rw)) {
             srv_sub_drop(c, &c->subs[i]);          /* re-subscribing replaces the old one */
             slot = &c->subs[i];
         }
     for (int i = 0; i < SRV_MAX_SUBS && !slot; i++)
-        if (!c->subs[i].world) slot = &c->subs[i];
+        if (!srv_sub_used(&c->subs[i])) slot = &c->subs[i];
     if (!slot) {
         srv_client_error(c, "too_many_subs", "a client may watch at most 8 worlds at once", NULL);
+        return;
+    }
+    if (rw) {
+        memset(slot, 0, sizeof *slot);
+        slot->client = c;
+        slot->need_key = 1;
+        if (srv_relay_attach(c->s, rw, slot, view, (uint32_t)every, (uint32_t)div, enc) != 0) {
+            memset(slot, 0, sizeof *slot);
+            srv_client_error(c, "too_many_streams",
+                             "this world already serves 16 (view, every, div, enc) combinations", NULL);
+            return;
+        }
+        srv_client_offload(c);
         return;
     }
     int st = srv_stream_find(w, view, (uint32_t)every, (uint32_t)div, enc);
@@ -192,6 +247,11 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
+    srv_rworld *rw = remote_world(c, m);
+    if (rw) {                          /* its node decides, and answers */
+        if (!remote_absent(c, rw, NULL)) srv_relay_forward(c, rw->node, seqp);
+        return;
+    }
     if (get_world(c, m, &w, NULL)) return;
     const char *op;
     size_t oplen;
@@ -232,10 +292,11 @@ void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err)
 
 static void on_unsub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
-    srv_world *w;
-    if (get_world(c, m, &w, NULL)) return;
+    srv_world *w = NULL;
+    srv_rworld *rw = remote_world(c, m);
+    if (!rw && get_world(c, m, &w, NULL)) return;
     for (int i = 0; i < SRV_MAX_SUBS; i++)
-        if (c->subs[i].world == w) {
+        if ((w && c->subs[i].world == w) || (rw && c->subs[i].rworld == rw)) {
             srv_sub_drop(c, &c->subs[i]);
             return;
         }
@@ -249,6 +310,11 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
         { field_error(c, wire_get_u64(m, "seq", &dummy) == -1 ? -1 : -2, "seq", "an integer in 0..2^32-1", NULL); return; }
     }
     srv_world *w;
+    srv_rworld *rw = remote_world(c, m);
+    if (rw) {                          /* its node checks the token, applies, logs and acks */
+        if (!remote_absent(c, rw, seqp)) srv_relay_forward(c, rw->node, seqp);
+        return;
+    }
     if (get_world(c, m, &w, seqp)) return;
     if (w->play) {
         srv_client_error(c, "forbidden", "this world is a recording, played back read-only: use "
@@ -340,6 +406,27 @@ static void on_create(srv_client *c, const wire_msg *m, const int64_t *seqp)
     kbuf[klen] = '\0';
     memcpy(pbuf, params, plen);
     pbuf[plen] = '\0';
+    /* In a cluster, the world goes to the node with the fewest worlds, or the one named. A
+     * create proxied from another member was placed there: it is built here. */
+    const char *node = NULL;
+    size_t nodelen = 0;
+    rc = wire_get_str(m, "node", &node, &nodelen);
+    if (rc == -2) { field_error(c, rc, "node", "a node's name", NULL); return; }
+    if (s->net->cluster && !c->tr->proxied) {
+        const char *to = srv_cluster_place(s, rc == 0 ? node : NULL, nodelen, err, sizeof err);
+        if (!to) {
+            srv_client_error(c, rc == 0 ? "unknown_node" : "no_node", err, NULL);
+            return;
+        }
+        if (strcmp(to, s->net->cluster->name) != 0) {
+            srv_relay_forward(c, to, NULL);
+            return;
+        }
+    } else if (rc == 0 && !s->net->cluster) {
+        srv_client_error(c, "unknown_node", "this vivd is not in a cluster (--cluster): create "
+                         "without 'node'", NULL);
+        return;
+    }
     /* Built off the loop: `created` (or the error) comes when the world is ready. */
     int rc2 = srv_world_create_async(s, kbuf, seed, pbuf, c->id, err, sizeof err);
     if (rc2 < 0) srv_send_created(c, NULL, rc2, err);
@@ -365,6 +452,11 @@ void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err)
 static void on_close(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
+    srv_rworld *rw = remote_world(c, m);
+    if (rw) {                          /* its node closes it, and answers */
+        if (!remote_absent(c, rw, NULL)) srv_relay_forward(c, rw->node, NULL);
+        return;
+    }
     if (get_world(c, m, &w, NULL)) return;
     uint32_t id = w->id;
     int watching = 0;
@@ -490,5 +582,9 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
         srv_client_error(c, "forbidden", h->forbidden, h->forbidden_seq ? seqp : NULL);
         return;
     }
+    c->cur_body = body;                /* a message for another member goes there as it came */
+    c->cur_len = len;
     h->fn(c, &m, seqp);
+    c->cur_body = NULL;
+    c->cur_len = 0;
 }

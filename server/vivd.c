@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include "replay.h"
-#include "network.h"
+#include "cluster.h"
 
 static void usage(FILE *out)
 {
@@ -20,6 +20,7 @@ static void usage(FILE *out)
         "            [--admin-token T] [--player-token T] [--max-clients N] [--io-threads N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
         "            [--port-file FILE] [--http-port-file FILE] [--quiet | --verbose]\n"
+        "            [--cluster redis://HOST:PORT [--node NAME] [--relay] [--cluster-expiry S]]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
         "\n"
@@ -77,6 +78,16 @@ static void usage(FILE *out)
         "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
         "  --http-port-file FILE  the same for the HTTP port (nothing is written without HTTP)\n"
         "  --quiet              log warnings and errors only\n"
+        "  --cluster redis://HOST:PORT  join a cluster of vivd nodes and relays through this Redis\n"
+        "                       (docs/CLUSTER.md): this vivd's worlds are listed for every member,\n"
+        "                       its frames published for relays, and its viewers see every\n"
+        "                       world of the cluster. Give every member the same tokens.\n"
+        "  --node NAME          this member's name in the cluster (default HOSTNAME:PORT of\n"
+        "                       --listen); letters, digits, . - _ : (a restarted node keeps it)\n"
+        "  --relay              host no world: serve the cluster's worlds to viewers, and pass\n"
+        "                       inputs, creates and closes on to their nodes (with --cluster)\n"
+        "  --cluster-expiry S   seconds a member's registration outlives its last heartbeat\n"
+        "                       (default 5; heartbeats every quarter of it)\n"
         "  --verbose            log every connection and error reply too\n"
         "\n"
         "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
@@ -214,6 +225,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     srv_tick_stop(s);
     uv_timer_stop(&s->net->sweep_timer);
+    srv_cluster_stop(s);           /* this member's worlds leave the registry now */
     srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
      * and everything queued reaches the disk before we go; the lock file goes with it. */
@@ -389,6 +401,9 @@ int main(int argc, char **argv)
     int http_port = 7401, http_asked = 0, no_http = 0;
     int io_threads = default_io_threads();
     const char *plays[SRV_MAX_WORLDS];
+    int relay = 0;
+    srv_cluster_config ccfg;
+    memset(&ccfg, 0, sizeof ccfg);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -416,12 +431,16 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--no-http") == 0) {
             no_http = 1;
             continue;
+        } else if (strcmp(a, "--relay") == 0) {
+            relay = 1;
+            continue;
         }
         static const char *const with_value[] = { "--listen", "--world", "--admin-token",
                                                   "--player-token", "--max-clients", "--port-file",
                                                   "--db", "--durability", "--play", "--http",
                                                   "--web", "--http-port-file", "--wasm",
-                                                  "--io-threads" };
+                                                  "--io-threads", "--cluster", "--node",
+                                                  "--cluster-expiry" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -476,6 +495,24 @@ int main(int argc, char **argv)
                 return 2;
             }
             io_threads = (int)n;
+        } else if (strcmp(a, "--cluster") == 0) {
+            char h[256], err[256];
+            int p;
+            if (srv_redis_parse_url(v, h, sizeof h, &p, err, sizeof err) != 0) {
+                fprintf(stderr, "vivd: %s\n", err);
+                return 2;
+            }
+            ccfg.url = v;
+        } else if (strcmp(a, "--node") == 0) {
+            ccfg.name = v;
+        } else if (strcmp(a, "--cluster-expiry") == 0) {
+            char *end;
+            double sec = strtod(v, &end);
+            if (*end || end == v || !(sec >= 0.5 && sec <= 600)) {
+                fprintf(stderr, "vivd: --cluster-expiry wants seconds in 0.5..600, got '%s'\n", v);
+                return 2;
+            }
+            ccfg.expiry_ms = (uint64_t)(sec * 1000.0);
         } else if (strcmp(a, "--port-file") == 0) {
             s.cfg.port_file = v;
         } else if (strcmp(a, "--db") == 0) {
@@ -510,6 +547,19 @@ int main(int argc, char **argv)
         return 2;
     }
     if (no_http) http_host = NULL;
+    if (!ccfg.url && (relay || ccfg.name || ccfg.expiry_ms)) {
+        fprintf(stderr, "vivd: %s needs --cluster redis://HOST:PORT\n", relay ? "--relay" : ccfg.name
+                ? "--node" : "--cluster-expiry");
+        return 2;
+    }
+    if (relay && (nworlds || nplays || db_explicit || fresh || new_tokens)) {
+        fprintf(stderr, "vivd: --relay hosts no world and records nothing: it contradicts %s\n",
+                nworlds ? "--world" : nplays ? "--play" : db_explicit ? "--db" : fresh ? "--fresh"
+                : "--new-tokens");
+        return 2;
+    }
+    if (relay) no_record = 1;
+    ccfg.relay = relay;
     if (admin && *admin && player && *player && strcmp(admin, player) == 0) {
         fprintf(stderr, "vivd: the admin and player tokens must differ\n");
         return 2;
@@ -577,6 +627,25 @@ int main(int argc, char **argv)
                     http_port, err);
         }
     }
+    /* The cluster next: a name clash or an unreachable Redis stops vivd before anything is
+     * written, and a node's world ids start in its own id space. */
+    if (ccfg.url) {
+        char err[600], shown[160], hshown[160] = "";
+        struct sockaddr_storage b;
+        int blen = sizeof b, bport = s.cfg.listen_port;
+        if (uv_tcp_getsockname(&s.net->listener, (struct sockaddr *)&b, &blen) == 0)
+            bport = ntohs(b.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&b)->sin6_port
+                                                  : ((struct sockaddr_in *)&b)->sin_port);
+        snprintf(shown, sizeof shown, "%s:%d", bound_ip, bport);
+        if (srv_http_port(&s)) snprintf(hshown, sizeof hshown, "%s:%d", http_ip, srv_http_port(&s));
+        ccfg.listen = shown;
+        ccfg.http = hshown;
+        if (srv_cluster_start(&s, &ccfg, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: --cluster %s: %s\n", ccfg.url, err);
+            status = 1;
+            goto close_loop;
+        }
+    }
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
     if (nplays && !nworlds && !db_explicit) no_record = 1;
     s.db_path = no_record ? NULL : db;
@@ -598,10 +667,20 @@ int main(int argc, char **argv)
             status = 2;
             goto close_loop;
         }
+        /* A relay's tokens are the nodes' (which check them again): one not given is none, and
+         * nobody takes that role through this relay. */
+        for (int r = 0; relay && r < 2; r++) {
+            if (origin[r] != SRV_TOKEN_NEW) continue;
+            (r == SRV_TOKEN_ADMIN ? s.cfg.admin_token : s.cfg.player_token)[0] = '\0';
+            origin[r] = SRV_TOKEN_GIVEN;
+            srv_log(&s, SRV_LOG_INFO, "no %s token given to this relay: no %s can use it (give it "
+                    "the nodes' --%s-token or $VIVD_%s_TOKEN)", r ? "player" : "admin",
+                    r ? "player" : "admin", r ? "player" : "admin", r ? "PLAYER" : "ADMIN");
+        }
     }
     /* Nothing is written to the log until every world is in place (srv_record_start). */
     s.rec_starting = 1;
-    int resumed = srv_record_resume_all(&s, fresh);
+    int resumed = relay ? 0 : srv_record_resume_all(&s, fresh);
     for (int i = 0; i < nworlds; i++)
         if (parse_world(&s, worlds[i]) != 0) {
             status = 2;
@@ -615,7 +694,7 @@ int main(int argc, char **argv)
             goto close_loop;
         }
     }
-    if (nworlds == 0 && resumed == 0 && nplays == 0) {   /* the demo set, unless told otherwise */
+    if (!relay && nworlds == 0 && resumed == 0 && nplays == 0) {   /* the demo set, unless told otherwise */
         for (int k = 0; k < sim_kind_count(); k++) {
             char err[256] = "";
             if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
@@ -683,9 +762,11 @@ int main(int argc, char **argv)
         if (io_threads)
             srv_log(&s, SRV_LOG_INFO, "%d I/O thread(s) write to subscribers' TCP sockets", io_threads);
     }
+    srv_cluster_run(&s);       /* registered with every world in place; the heartbeat starts */
     srv_tick_start(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
     srv_io_stop(&s);           /* the threads let go; the clients they wrote are freed */
+    srv_cluster_close(&s);
     rc = close_loop_all(&s);
     if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
     srv_log(&s, SRV_LOG_INFO, "stopped");
@@ -695,9 +776,11 @@ close_loop:
      * resume had picked up stay suspended or running, for the next start. */
     for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
     srv_record_close(&s);
+    srv_cluster_stop(&s);      /* the name goes from Redis at once, not at expiry */
     srv_http_stop(&s);
     close_own_handles(&s);
     uv_run(s.loop, UV_RUN_DEFAULT);
+    srv_cluster_close(&s);
     close_loop_all(&s);
 done:
     srv_net_free(&s);

@@ -113,7 +113,7 @@ static void ws_close(srv_client *c)
     lws_callback_on_writable(c->ws.wsi);
 }
 
-const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close };
+const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close, 0 };
 
 static void ws_release(srv_ws_conn *ws)
 {

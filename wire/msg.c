@@ -146,14 +146,21 @@ void wire_put_world(wire_buf *b, const wire_world *w)
 long wire_msg_welcome(wire_buf *b, const char *server, const char *role, uint32_t client,
                       const wire_world *worlds, int nworlds)
 {
+    return wire_msg_welcome_raw(b, server, role, client, worlds, nworlds, NULL, 0);
+}
+
+long wire_msg_welcome_raw(wire_buf *b, const char *server, const char *role, uint32_t client,
+                          const wire_world *worlds, int nworlds, const wire_raw *more, int nmore)
+{
     begin(b, "welcome", 5);
     wire_put_str(b, "v"); wire_put_uint(b, 1);
     wire_put_str(b, "server"); wire_put_str(b, server);
     wire_put_str(b, "role"); wire_put_str(b, role);
     wire_put_str(b, "client"); wire_put_uint(b, client);
     wire_put_str(b, "worlds");
-    wire_put_array(b, (uint32_t)nworlds);
+    wire_put_array(b, (uint32_t)(nworlds + nmore));
     for (int i = 0; i < nworlds; i++) wire_put_world(b, &worlds[i]);
+    for (int i = 0; i < nmore; i++) wire_put_raw(b, more[i].p, more[i].n);
     return wire_msg_end(b);
 }
 

@@ -42,6 +42,26 @@ typedef struct wire_frame {
 long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim_frame *f,
                     const uint8_t *prev);
 
+/* ---- reading a frame message (wire/frame_in.c) ----------------------------------------------------
+ * The picture of one stream as a receiver rebuilds it: the client library's (clients/net.h,
+ * cli_frame) and a relay's (server/relay.c). */
+enum { WIRE_FRAME_OK = 0, WIRE_FRAME_EPROTO = -1, WIRE_FRAME_EHASH = -2, WIRE_FRAME_ENOKEY = -3 };
+typedef struct wire_frame_in {
+    uint32_t world;
+    sim_frame f;
+    int have_key;
+    uint64_t tick;
+    uint64_t sh, fh;       /* the last frame's state and frame hashes */
+    uint8_t *zbuf;         /* decompressed tile data of a "tile.zst" frame */
+    size_t zcap;
+} wire_frame_in;
+/* Apply a "frame" message: keyframes replace, deltas patch; palette when sent. Then the frame hash
+ * is recomputed and compared with "fh". WIRE_FRAME_OK; WIRE_FRAME_EPROTO malformed (err says
+ * why); WIRE_FRAME_EHASH a hash mismatch; WIRE_FRAME_ENOKEY a delta before any keyframe. After
+ * an error the picture may be partly written: wait for the next keyframe. */
+int wire_frame_apply(wire_frame_in *cf, const wire_msg *m, char *err, size_t errlen);
+void wire_frame_in_free(wire_frame_in *cf);
+
 /* ---- world descriptions (welcome, created) ------------------------------------------------------ */
 typedef struct wire_play {
     int64_t session;
@@ -68,6 +88,14 @@ void wire_put_play(wire_buf *b, const wire_play *p);
 /* ---- replies ------------------------------------------------------------------------------------ */
 long wire_msg_welcome(wire_buf *b, const char *server, const char *role, uint32_t client,
                       const wire_world *worlds, int nworlds);
+/* The same, followed by world entries already encoded (each one msgpack map, as wire_put_world
+ * wrote it: a cluster's worlds hosted elsewhere, server/relay.c). */
+typedef struct wire_raw {
+    const uint8_t *p;
+    size_t n;
+} wire_raw;
+long wire_msg_welcome_raw(wire_buf *b, const char *server, const char *role, uint32_t client,
+                          const wire_world *worlds, int nworlds, const wire_raw *more, int nmore);
 long wire_msg_created(wire_buf *b, const wire_world *w);
 long wire_msg_closed(wire_buf *b, uint32_t world);
 long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_play *p);

@@ -1,0 +1,556 @@
+/* relay.c — the worlds other cluster members host, served to this member's viewers as if they
+ * were its own (docs/CLUSTER.md). A relay (vivd --relay) does nothing else; a node does it for
+ * the worlds of the other nodes.
+ *
+ * A stream of a remote world is watched through its Redis channel while at least one viewer here
+ * watches it: subscribed at the first viewer, unsubscribed when the last one leaves. The node
+ * publishes the frame messages it builds once per stream and tick; each one is applied to the
+ * picture kept here (wire/frame_in.c, the same reader as every client's) and its frame hash
+ * checked, and then handed on unchanged: a delta to the viewers in step with the stream, the
+ * node's keyframe to all. A viewer that joins mid-stream (or was skipped over the soft output
+ * limit) gets a keyframe encoded here from the kept picture, the same bytes the node would have
+ * built, so that no node ever encodes anything per viewer. The output limits are this member's
+ * own (server/fanout.c's plan and deliver).
+ *
+ * Everything a relay does not serve from its picture — inputs, play controls, create, close —
+ * goes to the world's node as the client sent it, with the client's token, and the node's
+ * answers come back to the client (server/cluster.c's proxies). A relay decides nothing about a
+ * world. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cluster.h"
+
+static srv_cluster *CL(const srv *s) { return s->net ? s->net->cluster : NULL; }
+
+static void rstream_clear(srv_rstream *rs)
+{
+    wire_frame_in_free(&rs->pic);
+    memset(rs, 0, sizeof *rs);
+}
+
+static void rworld_free(srv_rworld *rw)
+{
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) rstream_clear(&rw->streams[i]);
+    free(rw->entry);
+    free(rw);
+}
+
+srv_rworld *srv_relay_world(srv *s, uint32_t id)
+{
+    srv_cluster *cl = CL(s);
+    for (int i = 0; cl && i < cl->nrworlds; i++)
+        if (cl->rworlds[i]->id == id) return cl->rworlds[i];
+    return NULL;
+}
+
+static void channel_of(const srv_rworld *rw, const srv_rstream *rs, char *out, size_t cap)
+{
+    srv_cluster_channel(out, cap, rw->id, rs->view, rs->every, rs->div, rs->enc);
+}
+
+/* vivd:frames:WORLD:VIEW:EVERY:DIV:ENC back into its stream here, or NULL. */
+static srv_rstream *stream_of_channel(srv *s, const char *chan, size_t clen, srv_rworld **rwp)
+{
+    static const char pre[] = "vivd:frames:";
+    char buf[128];
+    if (clen <= sizeof pre - 1 || clen >= sizeof buf || memcmp(chan, pre, sizeof pre - 1) != 0) return NULL;
+    memcpy(buf, chan, clen);
+    buf[clen] = '\0';
+    unsigned id, every, div;
+    int view, used = 0;
+    if (sscanf(buf + sizeof pre - 1, "%u:%d:%u:%u:%n", &id, &view, &every, &div, &used) != 4 || !used)
+        return NULL;
+    const char *e = buf + sizeof pre - 1 + used;
+    int enc = strcmp(e, "raw") == 0 ? SRV_ENC_RAW : strcmp(e, "tile") == 0 ? SRV_ENC_TILE
+            : strcmp(e, "tile.zst") == 0 ? SRV_ENC_TILEZ : -1;
+    srv_rworld *rw = srv_relay_world(s, id);
+    if (!rw || enc < 0) return NULL;
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_rstream *rs = &rw->streams[i];
+        if (rs->used && rs->view == view && rs->every == every && rs->div == div && rs->enc == enc) {
+            *rwp = rw;
+            return rs;
+        }
+    }
+    return NULL;
+}
+
+/* Ask the node for the stream (renewing its lease), and for a keyframe when key. */
+static void send_want(srv *s, srv_rworld *rw, srv_rstream *rs, int key)
+{
+    srv_cluster *cl = CL(s);
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_put_map(&b, 8);
+    wire_put_str(&b, "t"); wire_put_str(&b, "want");
+    wire_put_str(&b, "from"); wire_put_str(&b, cl->name);
+    wire_put_str(&b, "world"); wire_put_uint(&b, rw->id);
+    wire_put_str(&b, "view"); wire_put_uint(&b, (uint64_t)rs->view);
+    wire_put_str(&b, "every"); wire_put_uint(&b, rs->every);
+    wire_put_str(&b, "div"); wire_put_uint(&b, rs->div);
+    wire_put_str(&b, "enc"); wire_put_uint(&b, (uint64_t)rs->enc);
+    wire_put_str(&b, "key"); wire_put_bool(&b, key);
+    if (srv_cluster_send(s, rw->node, &b) == 0 && key) rs->asked_key_at = uv_now(s->loop);
+    wire_buf_free(&b);
+}
+
+static void subscribe(srv *s, srv_rworld *rw, srv_rstream *rs)
+{
+    char chan[96];
+    channel_of(rw, rs, chan, sizeof chan);
+    if (srv_redis_subscribe(CL(s)->r, chan) == 0) rs->state = SRV_RS_SUBSCRIBING;
+}
+
+/* The last viewer left (or the world did): stop the channel, or forget the stream. */
+static void unsubscribe(srv *s, srv_rworld *rw, srv_rstream *rs)
+{
+    rs->resub = 0;
+    rs->have = 0;
+    if (rs->state == SRV_RS_LIVE || rs->state == SRV_RS_SUBSCRIBING) {
+        char chan[96];
+        channel_of(rw, rs, chan, sizeof chan);
+        if (srv_redis_unsubscribe(CL(s)->r, chan) == 0) {
+            rs->state = SRV_RS_UNSUBSCRIBING;
+            return;
+        }
+        rs->state = SRV_RS_NONE;
+    }
+    if (rs->state == SRV_RS_NONE && rs->nsubs == 0) rstream_clear(rs);
+}
+
+/* ---- the registry's view ---------------------------------------------------------------------------- */
+void srv_relay_entry(srv *s, const char *node, const uint8_t *entry, size_t len)
+{
+    srv_cluster *cl = CL(s);
+    wire_msg m;
+    uint64_t id, w, h;
+    const char *kind;
+    size_t klen;
+    if (wire_msg_decode(entry, len, &m) || wire_get_u64(&m, "id", &id) || id > UINT32_MAX ||
+        wire_get_str(&m, "kind", &kind, &klen) || klen == 0 || klen >= 32 || wire_get_u64(&m, "w", &w) ||
+        wire_get_u64(&m, "h", &h) || w < 1 || w > 4096 || h < 1 || h > 4096)
+        return;
+    if (srv_world_find(s, (uint32_t)id)) return;      /* hosted here (a stale entry) */
+    srv_rworld *rw = srv_relay_world(s, (uint32_t)id);
+    if (!rw) {
+        if (cl->nrworlds == SRV_CLUSTER_MAX_WORLDS) return;
+        if (cl->nrworlds % 64 == 0) {
+            srv_rworld **p = realloc(cl->rworlds, (size_t)(cl->nrworlds + 64) * sizeof *p);
+            if (!p) return;
+            cl->rworlds = p;
+        }
+        if (!(rw = calloc(1, sizeof *rw))) return;
+        rw->id = (uint32_t)id;
+        memcpy(rw->kind_name, kind, klen);
+        rw->kind = sim_kind_find(rw->kind_name);
+        cl->rworlds[cl->nrworlds++] = rw;
+    }
+    if (rw->entrylen != len) {
+        uint8_t *p = realloc(rw->entry, len);
+        if (!p) return;
+        rw->entry = p;
+        rw->entrylen = len;
+    }
+    memcpy(rw->entry, entry, len);
+    snprintf(rw->node, sizeof rw->node, "%s", node);
+    rw->w = (int)w;
+    rw->h = (int)h;
+    rw->seen = 1;
+    if (!rw->present) {
+        rw->present = 1;
+        if (rw->nsubs) {               /* back (its node restarted): its viewers go on */
+            srv_log(s, SRV_LOG_INFO, "world %u is back on node '%s': %d viewer(s) resume from a keyframe",
+                    rw->id, rw->node, rw->nsubs);
+            srv_cluster_kick(s);
+        }
+    }
+}
+
+/* The world's node left the registry: its viewers are told, and wait for it. */
+static void lost(srv *s, srv_rworld *rw)
+{
+    srv_log(s, SRV_LOG_WARN, "world %u left the registry: node '%s' stopped answering%s", rw->id,
+            rw->node, rw->nsubs ? "; its viewers here wait for it" : "");
+    char msg[240];
+    snprintf(msg, sizeof msg, "world %u is gone from the cluster: its node '%s' stopped answering. "
+             "This subscription resumes, from a keyframe, if the world comes back", rw->id, rw->node);
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_rstream *rs = &rw->streams[i];
+        if (!rs->used) continue;
+        for (srv_sub *sub = rs->head; sub; sub = sub->snext) {
+            sub->need_key = 1;
+            srv_client_notice(sub->client, "node_lost", msg, NULL);
+        }
+        if (rs->state != SRV_RS_NONE && rs->state != SRV_RS_UNSUBSCRIBING) {
+            char chan[96];
+            channel_of(rw, rs, chan, sizeof chan);
+            rs->state = srv_redis_unsubscribe(CL(s)->r, chan) == 0 ? SRV_RS_UNSUBSCRIBING : SRV_RS_NONE;
+        }
+        rs->resub = 0;
+        rs->have = 0;
+    }
+}
+
+static int settled(const srv_rworld *rw)
+{
+    for (int i = 0; i < SRV_MAX_STREAMS; i++)
+        if (rw->streams[i].used && rw->streams[i].state != SRV_RS_NONE) return 0;
+    return 1;
+}
+
+void srv_relay_refreshed(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    int grace = uv_now(s->loop) < cl->lost_grace_until;
+    for (int i = 0; i < cl->nrworlds; i++) {
+        srv_rworld *rw = cl->rworlds[i];
+        if (rw->seen) {
+            rw->seen = 0;
+            continue;
+        }
+        if (rw->present && !grace) {
+            rw->present = 0;
+            lost(s, rw);
+        }
+        if (!rw->present && rw->nsubs == 0 && settled(rw)) {
+            rworld_free(rw);
+            cl->rworlds[i--] = cl->rworlds[--cl->nrworlds];
+        }
+    }
+}
+
+void srv_relay_created(srv *s, const char *node, const uint8_t *body, size_t len)
+{
+    wire_msg m;
+    const wire_val *v;
+    if (wire_msg_decode(body, len, &m) == 0 && (v = wire_msg_get(&m, "world")) && v->type == WIRE_MAP)
+        srv_relay_entry(s, node, v->raw, v->rawlen);
+}
+
+int srv_relay_entries(srv *s, wire_raw *out, int max)
+{
+    srv_cluster *cl = CL(s);
+    int n = 0;
+    for (int i = 0; cl && i < cl->nrworlds && n < max; i++)
+        if (cl->rworlds[i]->present && cl->rworlds[i]->entry) {
+            out[n].p = cl->rworlds[i]->entry;
+            out[n].n = cl->rworlds[i]->entrylen;
+            n++;
+        }
+    return n;
+}
+
+/* ---- subscribers ------------------------------------------------------------------------------------------ */
+int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t every, uint32_t div,
+                     int enc)
+{
+    int idx = -1, free_slot = -1;
+    for (int i = 0; i < SRV_MAX_STREAMS && idx < 0; i++) {
+        srv_rstream *rs = &rw->streams[i];
+        if (rs->used && rs->view == view && rs->every == every && rs->div == div && rs->enc == enc) idx = i;
+        else if (!rs->used && free_slot < 0) free_slot = i;
+    }
+    if (idx < 0) {
+        if (free_slot < 0) return -1;
+        idx = free_slot;
+        srv_rstream *rs = &rw->streams[idx];
+        memset(rs, 0, sizeof *rs);
+        rs->used = 1;
+        rs->view = view;
+        rs->every = every;
+        rs->div = div;
+        rs->enc = enc;
+    }
+    srv_rstream *rs = &rw->streams[idx];
+    sub->rworld = rw;
+    sub->world = NULL;
+    sub->stream = idx;
+    sub->sprev = NULL;
+    sub->snext = rs->head;
+    if (rs->head) rs->head->sprev = sub;
+    rs->head = sub;
+    rs->nsubs++;
+    rw->nsubs++;
+    if (rs->state == SRV_RS_NONE) subscribe(s, rw, rs);
+    else if (rs->state == SRV_RS_UNSUBSCRIBING) rs->resub = 1;
+    return 0;
+}
+
+void srv_relay_detach(srv *s, srv_sub *sub)
+{
+    srv_rworld *rw = sub->rworld;
+    srv_rstream *rs = &rw->streams[sub->stream];
+    if (sub->sprev) sub->sprev->snext = sub->snext;
+    else rs->head = sub->snext;
+    if (sub->snext) sub->snext->sprev = sub->sprev;
+    sub->snext = sub->sprev = NULL;
+    rs->nsubs--;
+    rw->nsubs--;
+    if (rs->nsubs == 0) unsubscribe(s, rw, rs);
+}
+
+/* ---- the channels -------------------------------------------------------------------------------------- */
+void srv_relay_subscribed(srv *s, const char *chan, size_t clen, int on)
+{
+    static const char pre[] = "vivd:frames:";
+    if (clen < sizeof pre - 1 || memcmp(chan, pre, sizeof pre - 1) != 0) return;   /* not a stream's */
+    srv_rworld *rw = NULL;
+    srv_rstream *rs = stream_of_channel(s, chan, clen, &rw);
+    if (!rs) {
+        if (on) {                      /* nobody here wants it any more */
+            char buf[128];
+            if (clen < sizeof buf) {
+                memcpy(buf, chan, clen);
+                buf[clen] = '\0';
+                srv_redis_unsubscribe(CL(s)->r, buf);
+            }
+        }
+        return;
+    }
+    if (on) {
+        if (rs->state != SRV_RS_SUBSCRIBING) return;     /* unsubscribed meanwhile */
+        rs->state = SRV_RS_LIVE;
+        rs->have = 0;
+        send_want(s, rw, rs, 1);       /* the node's next message there is a keyframe */
+        return;
+    }
+    rs->state = SRV_RS_NONE;
+    if (rs->nsubs > 0 || rs->resub) {
+        /* A viewer came meanwhile: subscribe again, from the next turn of the loop (hiredis
+         * forgets a channel after this confirmation, so not from inside it). */
+        rs->resub = 0;
+        srv_cluster_kick(s);
+    } else {
+        rstream_clear(rs);
+    }
+}
+
+/* A keyframe of the kept picture, as the node would build it (the same encoder, the same
+ * bytes), for the viewers that need one. NULL: out of memory. */
+static srv_msg *local_key(srv *s, const srv_rworld *rw, const srv_rstream *rs)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    srv_msg_reserve(&b);
+    wire_frame m = { .world = rw->id, .tick = rs->pic.tick, .key = 1, .with_pal = 1, .enc = rs->enc,
+                     .fh = rs->pic.fh, .sh = rs->pic.sh };
+    if (wire_msg_frame(&s->net->enc, &b, &m, &rs->pic.f, NULL) < 0) {
+        wire_buf_free(&b);
+        return NULL;
+    }
+    srv_msg *msg = srv_msg_from_buf(&b);
+    if (!msg) wire_buf_free(&b);
+    return msg;
+}
+
+/* The world closed on its node: its viewers here are told, as a node tells its own. */
+static void closed(srv *s, srv_rworld *rw)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_closed(&b, rw->id);
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_rstream *rs = &rw->streams[i];
+        while (rs->used && rs->head) {
+            srv_sub *sub = rs->head;
+            srv_client *c = sub->client;
+            srv_sub_drop(c, sub);
+            if (c->last_closed != rw->id) srv_client_send_buf(c, &b);
+            c->last_closed = rw->id;
+        }
+    }
+    wire_buf_free(&b);
+    rw->present = 0;
+}
+
+void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, size_t n)
+{
+    srv_cluster *cl = CL(s);
+    srv_rworld *rw = NULL;
+    srv_rstream *rs = stream_of_channel(s, chan, clen, &rw);
+    if (!rs || rs->state != SRV_RS_LIVE || n > WIRE_MAX_SERVER_MSG) return;
+    wire_msg m;
+    const char *t;
+    size_t tl;
+    if (wire_msg_decode(p, n, &m) || wire_get_str(&m, "t", &t, &tl)) return;
+    if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
+        closed(s, rw);
+        return;
+    }
+    if (!wire_str_eq((const uint8_t *)t, tl, "frame")) return;
+    char err[160];
+    int rc = wire_frame_apply(&rs->pic, &m, err, sizeof err);
+    uint64_t now = uv_now(s->loop);
+    if (rc != WIRE_FRAME_OK) {
+        /* Not a picture this member can vouch for: nothing goes to its viewers until the node's
+         * next keyframe (asked for at once, then once a second). */
+        rs->have = 0;
+        if (rc == WIRE_FRAME_ENOKEY) cl->relay_nokey++;
+        else {
+            cl->relay_mismatches += rc == WIRE_FRAME_EHASH;
+            srv_log(s, SRV_LOG_WARN, "world %u: a frame from node '%s' does not check: %s; waiting for "
+                    "a keyframe", rw->id, rw->node, err);
+        }
+        for (srv_sub *sub = rs->head; sub; sub = sub->snext) sub->need_key = 1;
+        if (now - rs->asked_key_at >= 1000) send_want(s, rw, rs, 1);
+        return;
+    }
+    rs->have = 1;
+    int key = 0;
+    wire_get_bool(&m, "key", &key);
+    srv_msg *pass = srv_msg_from_body(p, n);
+    if (!pass) {
+        for (srv_sub *sub = rs->head; sub; sub = sub->snext) sub->need_key = 1;
+        return;
+    }
+    int want_key, want_delta;
+    srv_fanout_plan(s, rs->head, key, &want_key, &want_delta);
+    srv_msg *local = !key && want_key ? local_key(s, rw, rs) : NULL;
+    srv_fanout_deliver(s, rs->head, key, key ? pass : local, key ? NULL : pass);
+    cl->relayed++;
+    cl->relay_keys += local != NULL;
+    srv_msg_unref(local);
+    srv_msg_unref(pass);
+}
+
+void srv_relay_kick(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    if (!cl || !srv_redis_ready(cl->r)) return;
+    for (int i = 0; i < cl->nrworlds; i++) {
+        srv_rworld *rw = cl->rworlds[i];
+        for (int k = 0; rw->present && k < SRV_MAX_STREAMS; k++) {
+            srv_rstream *rs = &rw->streams[k];
+            if (rs->used && rs->nsubs > 0 && rs->state == SRV_RS_NONE) subscribe(s, rw, rs);
+        }
+    }
+}
+
+void srv_relay_beat(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    uint64_t now = uv_now(s->loop);
+    for (int i = 0; cl && i < cl->nrworlds; i++) {
+        srv_rworld *rw = cl->rworlds[i];
+        for (int k = 0; rw->present && k < SRV_MAX_STREAMS; k++) {
+            srv_rstream *rs = &rw->streams[k];
+            if (rs->used && rs->nsubs > 0 && rs->state == SRV_RS_LIVE)
+                send_want(s, rw, rs, !rs->have && now - rs->asked_key_at >= 1000);
+        }
+    }
+    srv_relay_kick(s);
+}
+
+/* Redis went or came back: the subscriptions were the old connection's. */
+static void reset_streams(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    for (int i = 0; cl && i < cl->nrworlds; i++) {
+        srv_rworld *rw = cl->rworlds[i];
+        for (int k = 0; k < SRV_MAX_STREAMS; k++) {
+            srv_rstream *rs = &rw->streams[k];
+            if (!rs->used) continue;
+            rs->state = SRV_RS_NONE;
+            rs->have = 0;
+            rs->resub = 0;
+            for (srv_sub *sub = rs->head; sub; sub = sub->snext) sub->need_key = 1;
+            if (rs->nsubs == 0) rstream_clear(rs);
+        }
+    }
+}
+
+void srv_relay_up(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    /* The nodes are registering again too: no world is lost for one expiry. */
+    cl->lost_grace_until = uv_now(s->loop) + cl->expiry_ms;
+    reset_streams(s);
+    srv_relay_kick(s);
+}
+
+void srv_relay_down(srv *s)
+{
+    reset_streams(s);
+}
+
+/* ---- what goes to a world's node ------------------------------------------------------------------------- */
+void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
+{
+    srv *s = c->s;
+    srv_cluster *cl = CL(s);
+    if (!c->cur_body) return;
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_put_map(&b, 6);
+    wire_put_str(&b, "t"); wire_put_str(&b, "proxy");
+    wire_put_str(&b, "from"); wire_put_str(&b, cl->name);
+    wire_put_str(&b, "client"); wire_put_uint(&b, c->id);
+    wire_put_str(&b, "name"); wire_put_str(&b, c->name);
+    wire_put_str(&b, "token"); wire_put_str(&b, c->token);
+    wire_put_str(&b, "body"); wire_put_bin(&b, c->cur_body, c->cur_len);
+    int rc = srv_cluster_send(s, node, &b);
+    wire_buf_free(&b);
+    if (rc != 0) {
+        srv_client_notice(c, "cluster_down", "this server has lost the cluster's Redis and is "
+                          "reconnecting: nothing was sent; send it again in a moment", seq);
+        return;
+    }
+    for (int i = 0; i < c->nsent_to; i++)
+        if (strcmp(c->sent_to[i], node) == 0) return;
+    if (c->nsent_to < (int)(sizeof c->sent_to / sizeof c->sent_to[0]))
+        snprintf(c->sent_to[c->nsent_to++], sizeof c->sent_to[0], "%s", node);
+    else
+        c->sent_to_more = 1;
+}
+
+void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *body, size_t len)
+{
+    srv_client *c = srv_client_by_id(s, client);
+    wire_msg m;
+    const char *t;
+    size_t tl;
+    if (!c || c->tr->proxied || wire_msg_decode(body, len, &m) || wire_get_str(&m, "t", &t, &tl)) return;
+    if (wire_str_eq((const uint8_t *)t, tl, "welcome")) return;
+    if (wire_str_eq((const uint8_t *)t, tl, "created")) srv_relay_created(s, from, body, len);
+    if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
+        uint64_t world;
+        if (wire_get_u64(&m, "world", &world) == 0 && world == c->last_closed) return;   /* said */
+        c->last_closed = (uint32_t)world;
+    }
+    srv_msg *msg = srv_msg_from_body(body, len);
+    if (!msg) return;
+    srv_client_send(c, msg);
+    srv_msg_unref(msg);
+}
+
+static void send_gone(srv *s, const char *to, uint32_t client)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_put_map(&b, 3);
+    wire_put_str(&b, "t"); wire_put_str(&b, "gone");
+    wire_put_str(&b, "from"); wire_put_str(&b, CL(s)->name);
+    wire_put_str(&b, "client"); wire_put_uint(&b, client);
+    srv_cluster_send(s, to, &b);
+    wire_buf_free(&b);
+}
+
+void srv_relay_client_gone(srv_client *c)
+{
+    srv_cluster *cl = CL(c->s);
+    if (!cl || c->tr->proxied) return;
+    for (int i = 0; i < c->nsent_to; i++) send_gone(c->s, c->sent_to[i], c->id);
+    for (int i = 0; c->sent_to_more && i < cl->nmembers; i++)
+        if (!cl->members[i].relay) send_gone(c->s, cl->members[i].name, c->id);
+}
+
+void srv_relay_free(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    if (!cl) return;
+    for (int i = 0; i < cl->nrworlds; i++) rworld_free(cl->rworlds[i]);
+    free(cl->rworlds);
+    cl->rworlds = NULL;
+    cl->nrworlds = 0;
+}
