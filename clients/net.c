@@ -297,10 +297,38 @@ int cli_inputs_read(const wire_msg *entry, cli_input_desc *out, int max, int *n)
 }
 
 /* ==== the blocking client ==================================================================== */
-int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
+/* One address of a list: "HOST:PORT" i of "A,B,C" into out. 0, or -1 when there is no i-th. */
+static int list_item(const char *list, int i, char *out, size_t cap)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
+    const char *p = list;
+    for (int k = 0; k < i; k++) {
+        p = strchr(p, ',');
+        if (!p) return -1;
+        p++;
+    }
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == 0 || n >= cap) return -1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 0;
+}
+
+int cli_addr_count(const char *list)
+{
+    int n = 1;
+    for (const char *p = list; *p; p++) n += *p == ',';
+    return n;
+}
+
+int cli_addr_at(const char *list, int i, char *out, size_t cap)
+{
+    int n = cli_addr_count(list);
+    return list_item(list, ((i % n) + n) % n, out, cap);
+}
+
+static int connect_one(cli_conn *c, const char *hostport, char *err, size_t errlen)
+{
     struct addrinfo *res = NULL;
     int gai = 0, rc = cli_lookup(hostport, &res, &gai);
     if (rc) {
@@ -327,6 +355,34 @@ int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
     return CLI_OK;
+}
+
+int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    int n = cli_addr_count(list);
+    char one[300], first_err[400] = "";
+    for (int k = 0; k < n; k++) {
+        int i = ((*at + k) % n + n) % n;
+        if (list_item(list, i, one, sizeof one) != 0) {
+            snprintf(err, errlen, "'%s' is not HOST:PORT or a list of them, separated by commas", list);
+            return CLI_EPROTO;
+        }
+        if (connect_one(c, one, err, errlen) == CLI_OK) {
+            *at = i;
+            return CLI_OK;
+        }
+        if (!first_err[0]) snprintf(first_err, sizeof first_err, "%s", err);
+    }
+    if (n > 1) snprintf(err, errlen, "no address of %s answers (%s)", list, first_err);
+    return CLI_EPROTO;
+}
+
+int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen)
+{
+    int at = 0;
+    return cli_connect_list(c, hostport, &at, err, errlen);
 }
 
 void cli_close(cli_conn *c)

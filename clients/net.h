@@ -127,9 +127,16 @@ typedef struct cli_conn {
     uint64_t bytes_in;
 } cli_conn;
 
-/* Connect to "HOST:PORT" (IPv4 or IPv6 literal, or a name). 0, or CLI_EPROTO with a sentence
- * in err. */
+/* Connect to "HOST:PORT" (IPv4 or IPv6 literal, or a name), or to the first that answers of a
+ * list "HOST:PORT,HOST:PORT,…" (a cluster's relays, docs/CLUSTER.md). 0, or CLI_EPROTO with a
+ * sentence in err. */
 int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen);
+/* The same, trying the list's addresses from index *at on (wrapping around); *at is then the one
+ * that answered. A client that lost its server passes *at + 1 to try the others first. */
+int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t errlen);
+int cli_addr_count(const char *list);                       /* addresses in a list (1 + commas) */
+/* Address i (modulo the count) of a list into out: 0, or -1 when it is empty or too long. */
+int cli_addr_at(const char *list, int i, char *out, size_t cap);
 void cli_close(cli_conn *c);
 /* Send a message built between wire_msg_begin and wire_msg_end. 0 or CLI_EPROTO (errno says
  * why). */

@@ -8,8 +8,10 @@
  * Redis has answered a PING, and the caller restores its subscriptions and registrations then. A
  * connection that has not opened within SRV_REDIS_CONNECT_MS counts as failed (hiredis 0.14's
  * asynchronous connect has no timeout of its own). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <hiredis/hiredis.h>
 #include <hiredis/async.h>
 #include <hiredis/sds.h>
@@ -20,6 +22,9 @@
 #define SRV_REDIS_BACKOFF_MIN 100u
 #define SRV_REDIS_BACKOFF_MAX 2000u
 #define SRV_REDIS_CLOSE_MS 1000u          /* a clean stop waits this long for Redis's replies */
+#define SRV_REDIS_PROBE_MS 100u           /* how often the sockets' errors are looked at */
+#define SRV_REDIS_PING_MS 1000u           /* a PING on the command connection this often, */
+#define SRV_REDIS_DEAD_MS 5000u           /* and unanswered this long, the connection is dead */
 
 enum { CMD = 0, SUB = 1 };
 
@@ -36,6 +41,13 @@ struct srv_redis {
     int started;               /* a connect is under way or done (the timer is armed for it) */
     uv_timer_t timer;          /* the connect deadline, then the back-off */
     int timer_open;
+    /* libuv reports a socket error (a refused connect, a reset) to the adapter's poll callback,
+     * which ignores it and stops watching: hiredis never hears of it. So the sockets' pending
+     * errors are looked at here, and a PING on the command connection must be answered. */
+    uv_timer_t probe;
+    uint64_t ping_sent;        /* ms of the PING awaiting its answer, or 0 */
+    uint64_t ping_last;
+    int timers_closed;
     uint64_t backoff_ms;
     uint64_t failures;         /* connects that failed in a row */
     char err[600];
@@ -49,6 +61,44 @@ typedef struct pending_cmd {
 } pending_cmd;
 
 static void start(srv_redis *r);
+static void lost(srv_redis *r, const char *why);
+
+static void on_ping_watch(redisAsyncContext *ac, void *reply, void *priv)
+{
+    srv_redis *r = ac->data;
+    (void)priv;
+    if (r && reply) r->ping_sent = 0;
+}
+
+static void on_probe(uv_timer_t *t)
+{
+    srv_redis *r = t->data;
+    if (r->closing) return;
+    for (int i = 0; i < 2; i++) {
+        redisAsyncContext *ac = r->ctx[i];
+        int e = 0;
+        socklen_t len = sizeof e;
+        if (!ac || ac->c.fd < 0 || getsockopt(ac->c.fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0 || !e) continue;
+        char why[600];
+        if (r->connected[i]) snprintf(why, sizeof why, "lost Redis at %s:%d: %s", r->host, r->port, strerror(e));
+        else snprintf(why, sizeof why, "cannot connect to Redis at %s:%d: %s", r->host, r->port, strerror(e));
+        lost(r, why);
+        return;
+    }
+    uint64_t now = uv_now(r->s->loop);
+    if (!r->ready || !r->ctx[0]) return;
+    if (r->ping_sent && now - r->ping_sent > SRV_REDIS_DEAD_MS) {
+        char why[600];
+        snprintf(why, sizeof why, "Redis at %s:%d stopped answering (no PONG for %u s)", r->host, r->port,
+                 SRV_REDIS_DEAD_MS / 1000);
+        lost(r, why);
+        return;
+    }
+    if (!r->ping_sent && now - r->ping_last >= SRV_REDIS_PING_MS) {
+        r->ping_last = now;
+        if (redisAsyncCommand(r->ctx[0], on_ping_watch, NULL, "PING") == REDIS_OK) r->ping_sent = now ? now : 1;
+    }
+}
 
 const char *srv_redis_error(const srv_redis *r)
 {
@@ -99,6 +149,7 @@ static void lost(srv_redis *r, const char *why)
     snprintf(r->err, sizeof r->err, "%s", why);
     r->ready = 0;
     r->was_ready = 0;
+    r->ping_sent = 0;
     drop(r, CMD);
     drop(r, SUB);
     if (r->closing) return;
@@ -271,6 +322,9 @@ srv_redis *srv_redis_new(srv *s, const char *host, int port, const srv_redis_eve
     uv_timer_init(s->loop, &r->timer);
     r->timer.data = r;
     r->timer_open = 1;
+    uv_timer_init(s->loop, &r->probe);
+    r->probe.data = r;
+    uv_timer_start(&r->probe, on_probe, SRV_REDIS_PROBE_MS, SRV_REDIS_PROBE_MS);
     return r;
 }
 
@@ -345,6 +399,7 @@ void srv_redis_close(srv_redis *r)
     if (!r || r->closing) return;
     r->closing = 1;
     r->ready = 0;
+    uv_timer_stop(&r->probe);
     /* What is queued (the last registry update) goes first; then each connection closes. */
     for (int i = 0; i < 2; i++)
         if (r->ctx[i]) {
@@ -355,9 +410,11 @@ void srv_redis_close(srv_redis *r)
     else if (r->timer_open) uv_timer_stop(&r->timer);
 }
 
+/* r goes with the last of its two timers. */
 static void on_timer_closed(uv_handle_t *h)
 {
-    free(h->data);
+    srv_redis *r = h->data;
+    if (++r->timers_closed == 2) free(r);
 }
 
 void srv_redis_free(srv_redis *r)
@@ -366,10 +423,7 @@ void srv_redis_free(srv_redis *r)
     r->closing = 1;
     drop(r, CMD);
     drop(r, SUB);
-    if (r->timer_open) {
-        r->timer_open = 0;
-        uv_close((uv_handle_t *)&r->timer, on_timer_closed);   /* r goes with its timer */
-    } else {
-        free(r);
-    }
+    r->timer_open = 0;
+    uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+    uv_close((uv_handle_t *)&r->probe, on_timer_closed);
 }

@@ -1,0 +1,943 @@
+/* check_cluster.c — vivd beyond one machine (issue 18, docs/CLUSTER.md), against real processes
+ * on 127.0.0.1: each test starts its own redis-server on a free port (no persistence, a temporary
+ * directory) and world nodes and relays joined through it, and stops them all afterwards.
+ *
+ *   frames          2 nodes × 3 worlds, 2 relays, 200 viewers spread over the relays: every frame
+ *                   they rebuild matches its own hash and the hash the owning node recorded for
+ *                   that tick (0 mismatches); one that joins mid-stream starts with a keyframe;
+ *                   a relay holds a stream's channel only while someone there watches it
+ *   player          a player on a relay paints: acked after commit, seen in later frames, in the
+ *                   owning node's log; verify passes on the nodes' files
+ *   relay killed    kill -9 of a relay: its viewers reconnect to the other, 0 mismatches
+ *   node killed     kill -9 of a node: its worlds leave welcome within the expiry, viewers get a
+ *                   notice; restarted, they come back from its file, and the hash chain equals
+ *                   that of a node that never died
+ *   Redis restart   every node and relay reconnects, viewers get a keyframe, frames go on
+ *   bad config      a wrong Redis address, Redis refusing, two nodes with one name: one line,
+ *                   a non-zero exit */
+#define _GNU_SOURCE 1
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <hiredis/hiredis.h>
+#include "check_suites.h"
+#include "e2e.h"
+
+#define EXPIRY "1"            /* --cluster-expiry for the tests: 1 s, heartbeats every 0.25 s */
+
+/* ---- a redis-server of the test's own ------------------------------------------------------------- */
+typedef struct redis_srv {
+    pid_t pid;
+    int port;
+    char dir[64];
+    char url[64];
+    char extra[64];            /* one more option ("--requirepass x"), or "" */
+} redis_srv;
+
+/* A free loopback port: bound, read, let go (redis-server refuses --port 0). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t len = sizeof sa;
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+static redisContext *redis_cli(const redis_srv *r)
+{
+    struct timeval tv = { 2, 0 };
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", r->port, tv);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(!c->err, "redis-cli: %s", c->errstr);
+    return c;
+}
+
+/* Start it (again, on the same port and directory when port is set), and wait for PONG. */
+static void redis_start(redis_srv *r)
+{
+    if (!r->port) {
+        r->port = free_port();
+        snprintf(r->dir, sizeof r->dir, "/tmp/vivredis.XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(r->dir));
+        snprintf(r->url, sizeof r->url, "redis://127.0.0.1:%d", r->port);
+    }
+    char port[16], log[128];
+    snprintf(port, sizeof port, "%d", r->port);
+    snprintf(log, sizeof log, "%s/redis.log", r->dir);
+    r->pid = fork();
+    ck_assert_int_ge(r->pid, 0);
+    if (r->pid == 0) {
+        if (!freopen(log, "a", stdout) || !freopen(log, "a", stderr)) _exit(126);
+        const char *argv[24] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", r->dir, "--daemonize", "no" };
+        int n = 13;
+        char extra[64];
+        if (r->extra[0]) {                 /* "--opt value" */
+            snprintf(extra, sizeof extra, "%s", r->extra);
+            char *sp = strchr(extra, ' ');
+            argv[n++] = extra;
+            if (sp) {
+                *sp = '\0';
+                argv[n++] = sp + 1;
+            }
+        }
+        argv[n] = NULL;
+        execvp("redis-server", (char *const *)argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 500; i++) {
+        struct timeval tv = { 0, 200000 };
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", r->port, tv);
+        if (c && !c->err) {
+            redisReply *rep = redisCommand(c, "PING");
+            int up = rep && (rep->type == REDIS_REPLY_STATUS || rep->type == REDIS_REPLY_ERROR);
+            if (rep) freeReplyObject(rep);
+            redisFree(c);
+            if (up) return;
+        } else if (c) {
+            redisFree(c);
+        }
+        int st;
+        ck_assert_msg(waitpid(r->pid, &st, WNOHANG) != r->pid, "redis-server exited at start-up");
+        usleep(20000);
+    }
+    ck_abort_msg("redis-server did not answer");
+}
+
+static void redis_signal(redis_srv *r, int sig)
+{
+    if (r->pid <= 0) return;
+    kill(r->pid, sig);
+    int st;
+    waitpid(r->pid, &st, 0);
+    r->pid = 0;
+}
+
+static void redis_stop(redis_srv *r)
+{
+    redis_signal(r, SIGTERM);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", r->dir);
+    if (system(cmd) != 0) { /* a leftover temporary directory is harmless */ }
+}
+
+/* How many subscribers Redis counts on a channel. */
+static long long numsub(const redis_srv *r, const char *chan)
+{
+    redisContext *c = redis_cli(r);
+    redisReply *rep = redisCommand(c, "PUBSUB NUMSUB %s", chan);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_int_eq(rep->type, REDIS_REPLY_ARRAY);
+    ck_assert_uint_eq(rep->elements, 2);
+    long long n = rep->element[1]->integer;
+    freeReplyObject(rep);
+    redisFree(c);
+    return n;
+}
+
+/* ---- members ---------------------------------------------------------------------------------------- */
+/* A node (worlds: specs, NULL-terminated; db: resume that file, or NULL for a new one in its
+ * directory) or a relay (worlds NULL), named name, in r's cluster. */
+static void member_start(server *sv, const redis_srv *r, const char *name, const char *const *worlds,
+                         const char *db)
+{
+    const char *argv[40];
+    int n = 0;
+    argv[n++] = "--cluster"; argv[n++] = r->url;
+    argv[n++] = "--node"; argv[n++] = name;
+    argv[n++] = "--cluster-expiry"; argv[n++] = EXPIRY;
+    argv[n++] = "--no-http";
+    argv[n++] = "--io-threads"; argv[n++] = "1";
+    if (!worlds) {
+        argv[n++] = "--relay";
+        argv[n++] = "--no-record";
+    }
+    for (int i = 0; worlds && worlds[i]; i++) {
+        argv[n++] = "--world";
+        argv[n++] = worlds[i];
+    }
+    if (db) {
+        argv[n++] = "--db";
+        argv[n++] = db;
+    }
+    argv[n] = NULL;
+    server_start_opts(sv, argv, 0, E2E_LOG);
+}
+
+/* The world ids a member's welcome lists, in order. */
+static int welcome_ids(const server *sv, uint32_t *ids, int max)
+{
+    cli_conn c;
+    wire_msg w;
+    connect_hello(&c, sv, "ids", NULL, &w);
+    char kinds[64][16];
+    int n = welcome_worlds(&w, ids, kinds, max > 64 ? 64 : max);
+    cli_close(&c);
+    return n;
+}
+
+/* Wait until sv's welcome lists `want` worlds (at most ms); the count it last listed. */
+static int wait_worlds(const server *sv, int want, int ms)
+{
+    uint32_t ids[64];
+    int n = -1;
+    for (double end = now_s() + ms / 1000.0; now_s() < end; usleep(50000))
+        if ((n = welcome_ids(sv, ids, 64)) == want) return n;
+    return n;
+}
+
+/* ---- viewers: many blocking connections, read together --------------------------------------------- */
+typedef struct seen {
+    uint32_t world;
+    uint64_t tick, fh;
+} seen;
+
+typedef struct viewer {
+    cli_conn c;
+    cli_frame f;
+    const char *list;          /* the addresses it may use */
+    int at;                    /* the one it is connected to */
+    uint32_t world;
+    int open, lost;
+    uint64_t frames, keys, first_key_missing, bad, reconnects;
+    uint64_t sub_frames;       /* frames since its (last) sub */
+    uint64_t last_tick;
+    char last_error[32];
+} viewer;
+
+typedef struct crowd {
+    viewer *v;
+    int n;
+    seen *log;                 /* every frame any viewer rebuilt */
+    size_t nlog, caplog;
+    uint64_t notices;          /* error messages that were not expected (counted by code below) */
+    uint64_t node_lost;
+} crowd;
+
+static void viewer_open(viewer *v, const char *list, int at, uint32_t world)
+{
+    char err[256];
+    v->list = list;
+    v->at = at;
+    ck_assert_msg(cli_connect_list(&v->c, list, &v->at, err, sizeof err) == 0, "%s", err);
+    wire_msg w;
+    ck_assert_msg(cli_hello(&v->c, "viewer", NULL, &w, err, sizeof err) == 0, "%s", err);
+    v->world = world;
+    cli_frame_free(&v->f);
+    v->sub_frames = 0;
+    v->open = 1;
+    v->lost = 0;
+    sub(&v->c, world, 1, NULL, NULL);
+}
+
+static void crowd_log(crowd *cr, uint32_t world, uint64_t tick, uint64_t fh)
+{
+    if (cr->nlog == cr->caplog) {
+        cr->caplog = cr->caplog ? cr->caplog * 2 : 65536;
+        cr->log = realloc(cr->log, cr->caplog * sizeof *cr->log);
+        ck_assert_ptr_nonnull(cr->log);
+    }
+    cr->log[cr->nlog++] = (seen){ world, tick, fh };
+}
+
+/* One message to viewer v. */
+static void viewer_msg(crowd *cr, viewer *v, const wire_msg *m)
+{
+    char err[256];
+    if (cli_msg_is(m, "frame")) {
+        int key = 0;
+        wire_get_bool(m, "key", &key);
+        if (v->sub_frames == 0 && !key) v->first_key_missing++;
+        int rc = cli_frame_apply(&v->f, m, err, sizeof err);
+        if (rc != 0) {
+            v->bad++;
+            fprintf(stderr, "viewer of world %u: %s\n", v->world, err);
+            return;
+        }
+        v->frames++;
+        v->sub_frames++;
+        v->keys += key;
+        v->last_tick = v->f.tick;
+        crowd_log(cr, v->f.world, v->f.tick, sim_frame_hash(&v->f.f));
+    } else if (cli_msg_is(m, "error")) {
+        cli_error e;
+        cli_error_read(m, "?", &e);
+        snprintf(v->last_error, sizeof v->last_error, "%.*s", (int)e.code_len, e.code);
+        if (wire_str_eq((const uint8_t *)e.code, e.code_len, "node_lost")) cr->node_lost++;
+        else cr->notices++;
+    }
+}
+
+/* Read every viewer for ms milliseconds. A viewer whose connection ends is marked lost. */
+static void crowd_pump(crowd *cr, int ms)
+{
+    struct pollfd *pf = calloc((size_t)cr->n, sizeof *pf);
+    int *idx = calloc((size_t)cr->n, sizeof *idx);
+    ck_assert(pf && idx);
+    char err[256];
+    for (double end = now_s() + ms / 1000.0; now_s() < end;) {
+        int k = 0;
+        for (int i = 0; i < cr->n; i++)
+            if (cr->v[i].open) {
+                pf[k].fd = cr->v[i].c.fd;
+                pf[k].events = POLLIN;
+                pf[k].revents = 0;
+                idx[k++] = i;
+            }
+        if (!k) break;
+        int left = (int)((end - now_s()) * 1000.0);
+        if (poll(pf, (nfds_t)k, left < 20 ? (left > 0 ? left : 0) : 20) < 0 && errno != EINTR)
+            ck_abort_msg("poll: %s", strerror(errno));
+        for (int j = 0; j < k; j++) {
+            if (!pf[j].revents) continue;
+            viewer *v = &cr->v[idx[j]];
+            for (;;) {
+                wire_msg m;
+                int rc = cli_recv_msg(&v->c, 0, &m, err, sizeof err);
+                if (rc == CLI_RECV_TIMEOUT) break;
+                if (rc < 0) {
+                    v->open = 0;
+                    v->lost = 1;
+                    cli_close(&v->c);
+                    break;
+                }
+                viewer_msg(cr, v, &m);
+            }
+        }
+    }
+    free(pf);
+    free(idx);
+}
+
+static void crowd_close(crowd *cr)
+{
+    for (int i = 0; i < cr->n; i++) {
+        if (cr->v[i].open) cli_close(&cr->v[i].c);
+        cli_frame_free(&cr->v[i].f);
+    }
+    free(cr->v);
+    free(cr->log);
+    memset(cr, 0, sizeof *cr);
+}
+
+/* ---- the nodes' recordings ---------------------------------------------------------------------------- */
+/* Every logged frame of the crowd checked against the recordings (dbs, n of them): the owning
+ * node's frame hash for that tick. Returns the mismatches; *checked counts the frames found. */
+static uint64_t check_against(const crowd *cr, const char *const *dbs, int n, uint64_t *checked)
+{
+    uint64_t mismatches = 0;
+    *checked = 0;
+    sqlite3 *db[4];
+    sqlite3_stmt *sess[4], *tick[4];
+    ck_assert_int_le(n, 4);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(sqlite3_open_v2(dbs[i], &db[i], SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db[i], "SELECT id FROM session WHERE world = ?", -1, &sess[i], NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db[i], "SELECT frame_hash FROM tick WHERE session = ? AND tick = ?", -1, &tick[i], NULL), SQLITE_OK);
+    }
+    for (size_t k = 0; k < cr->nlog; k++) {
+        const seen *e = &cr->log[k];
+        int found = 0;
+        for (int i = 0; i < n && !found; i++) {
+            sqlite3_reset(sess[i]);
+            sqlite3_bind_int64(sess[i], 1, e->world);
+            while (!found && sqlite3_step(sess[i]) == SQLITE_ROW) {
+                sqlite3_reset(tick[i]);
+                sqlite3_bind_int64(tick[i], 1, sqlite3_column_int64(sess[i], 0));
+                sqlite3_bind_int64(tick[i], 2, (sqlite3_int64)e->tick);
+                if (sqlite3_step(tick[i]) == SQLITE_ROW) {
+                    found = 1;
+                    if ((uint64_t)sqlite3_column_int64(tick[i], 0) != e->fh) mismatches++;
+                }
+            }
+        }
+        *checked += found;
+    }
+    for (int i = 0; i < n; i++) {
+        sqlite3_finalize(sess[i]);
+        sqlite3_finalize(tick[i]);
+        sqlite3_close(db[i]);
+    }
+    return mismatches;
+}
+
+static void db_path(const server *sv, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/replay.db", sv->dir);
+}
+
+static int verify_file(const char *db)
+{
+    const char *bin = getenv("VIV_BIN");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/viv replay verify '%s' --all --quiet > /dev/null 2>&1", bin ? bin : "../bin", db);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- a cluster of the tests' usual shape ----------------------------------------------------------------- */
+static const char *const worlds_a[] = { "sand:seed=11:w=64,h=48", "sand:seed=12:w=96,h=64",
+                                        "cycle:seed=1:w=160,h=90", NULL };
+static const char *const worlds_b[] = { "sand:seed=21:w=64,h=48,scene=empty", "sand:seed=22:w=64,h=48",
+                                        "cycle:seed=2:w=160,h=90", NULL };
+
+typedef struct cluster {
+    redis_srv r;
+    server a, b, r1, r2;
+    uint32_t ids[8];
+    int nids;
+    char relays[160];          /* "R1,R2" */
+} cluster;
+
+static void cluster_start(cluster *k)
+{
+    memset(k, 0, sizeof *k);
+    redis_start(&k->r);
+    member_start(&k->a, &k->r, "a", worlds_a, NULL);
+    member_start(&k->b, &k->r, "b", worlds_b, NULL);
+    member_start(&k->r1, &k->r, "r1", NULL, NULL);
+    member_start(&k->r2, &k->r, "r2", NULL, NULL);
+    snprintf(k->relays, sizeof k->relays, "%s,%s", k->r1.addr, k->r2.addr);
+    ck_assert_int_eq(wait_worlds(&k->r1, 6, 5000), 6);
+    ck_assert_int_eq(wait_worlds(&k->r2, 6, 5000), 6);
+    k->nids = welcome_ids(&k->r1, k->ids, 8);
+}
+
+static void cluster_stop(cluster *k)
+{
+    server *all[] = { &k->r1, &k->r2, &k->a, &k->b };
+    for (int i = 0; i < 4; i++)
+        if (all[i]->pid > 0) {
+            int rc = server_stop(all[i]);
+            ck_assert_msg(rc == 0, "member %d exited with %d", i, rc);
+        }
+    redis_stop(&k->r);
+}
+
+/* ---- the tests ------------------------------------------------------------------------------------------- */
+START_TEST(frames_through_relays_match_the_nodes_recordings)
+{
+    cluster k;
+    cluster_start(&k);
+    ck_assert_int_eq(k.nids, 6);
+    /* Each node's worlds are in its own id space: a's ids are not b's. */
+    uint32_t a_ids[8], b_ids[8];
+    ck_assert_int_eq(welcome_ids(&k.a, a_ids, 8), 6);
+    ck_assert_int_eq(welcome_ids(&k.b, b_ids, 8), 6);
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 201;
+    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
+    ck_assert_ptr_nonnull(cr.v);
+    for (int i = 0; i < 200; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_pump(&cr, 1500);
+    /* Mid-stream: every channel is live; a newcomer on relay 2 starts with a keyframe the relay
+     * encodes itself (the node sends none for it). */
+    char chan[96];
+    snprintf(chan, sizeof chan, "vivd:frames:%u:0:1:1:tile.zst", k.ids[0]);
+    ck_assert_int_eq(numsub(&k.r, chan), 2);        /* each relay subscribes once */
+    viewer_open(&cr.v[200], k.relays, 1, k.ids[0]);
+    crowd_pump(&cr, 1500);
+    ck_assert_uint_gt(cr.v[200].frames, 30);
+    ck_assert_uint_eq(cr.v[200].first_key_missing, 0);
+    ck_assert_uint_ge(cr.v[200].keys, 1);
+    uint64_t frames = 0, bad = 0, nokey = 0;
+    for (int i = 0; i < cr.n; i++) {
+        frames += cr.v[i].frames;
+        bad += cr.v[i].bad;
+        nokey += cr.v[i].first_key_missing;
+        ck_assert_msg(!cr.v[i].lost, "viewer %d lost its connection", i);
+        ck_assert_msg(cr.v[i].frames > 60, "viewer %d got %llu frames", i, (unsigned long long)cr.v[i].frames);
+    }
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_uint_eq(nokey, 0);
+    ck_assert_uint_eq(cr.notices, 0);
+    /* Everyone leaves world ids[0]: both relays let its channel go. */
+    for (int i = 0; i < cr.n; i++)
+        if (cr.v[i].world == k.ids[0]) {
+            cli_close(&cr.v[i].c);
+            cr.v[i].open = 0;
+        }
+    double end = now_s() + 3;
+    while (numsub(&k.r, chan) != 0 && now_s() < end) usleep(50000);
+    ck_assert_int_eq(numsub(&k.r, chan), 0);
+    crowd_pump(&cr, 200);
+    /* Stop the nodes (their logs flush), then compare every frame with the owning node's hash. */
+    for (int i = 0; i < cr.n; i++)
+        if (cr.v[i].open) cli_close(&cr.v[i].c), cr.v[i].open = 0;
+    ck_assert_int_eq(server_stop(&k.r1), 0);
+    ck_assert_int_eq(server_stop(&k.r2), 0);
+    ck_assert_int_eq(server_stop_keep(&k.a), 0);
+    ck_assert_int_eq(server_stop_keep(&k.b), 0);
+    char da[128], db[128];
+    db_path(&k.a, da, sizeof da);
+    db_path(&k.b, db, sizeof db);
+    const char *dbs[2] = { da, db };
+    uint64_t checked;
+    uint64_t mism = check_against(&cr, dbs, 2, &checked);
+    fprintf(stderr, "cluster: %llu frames through 2 relays to 201 viewers, %llu checked against the "
+            "nodes' recordings, %llu mismatches\n", (unsigned long long)frames,
+            (unsigned long long)checked, (unsigned long long)mism);
+    ck_assert_uint_eq(checked, cr.nlog);
+    ck_assert_uint_eq(mism, 0);
+    crowd_close(&cr);
+    server_cleanup(&k.a);
+    server_cleanup(&k.b);
+    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
+    cluster_stop(&k);
+}
+END_TEST
+
+/* A player on a relay: its input goes to the owning node with its token, is applied at the node's
+ * tick, logged, and acknowledged only then; the viewers see it. */
+START_TEST(a_player_on_a_relay_paints_sand)
+{
+    cluster k;
+    cluster_start(&k);
+    uint32_t b_ids[8];
+    ck_assert_int_eq(welcome_ids(&k.b, b_ids, 8), 6);
+    uint32_t w = b_ids[0];                         /* b's sand with scene=empty: local ones first */
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 1;
+    cr.v = calloc(1, sizeof *cr.v);
+    viewer_open(&cr.v[0], k.r1.addr, 0, w);
+    crowd_pump(&cr, 600);
+    ck_assert_uint_gt(cr.v[0].frames, 10);
+    int fw = cr.v[0].f.f.w;
+    uint8_t before = cr.v[0].f.f.px[10 * fw + 10];
+    cli_conn p;
+    wire_msg welcome;
+    connect_hello(&p, &k.r2, "painter", PLAYER, &welcome);
+    const char *role;
+    size_t rl;
+    ck_assert_int_eq(wire_get_str(&welcome, "role", &role, &rl), 0);
+    ck_assert(wire_str_eq((const uint8_t *)role, rl, "player"));
+    wire_buf b;
+    wire_buf_init(&b);
+    int64_t args[4] = { 10, 10, 3, 1 };            /* a disc of wall (element 1) at (10, 10) */
+    cli_put_input(&b, w, 7, "paint", args, 4);
+    send_msg(&p, &b);
+    wire_buf_free(&b);
+    char err[256];
+    wire_msg m;
+    uint64_t tick = 0, seq = 0;
+    for (double end = now_s() + 5; now_s() < end && !tick;) {
+        int rc = cli_recv_msg(&p, 200, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "player: %s", err);
+        if (rc == 1 && cli_msg_is(&m, "ack")) {
+            ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+            ck_assert_int_eq(wire_get_u64(&m, "tick", &tick), 0);
+        } else if (rc == 1) {
+            ck_abort_msg("the player got something other than its ack");
+        }
+    }
+    ck_assert_uint_eq(seq, 7);
+    ck_assert_uint_gt(tick, 0);
+    /* Acknowledged after commit: the node's log holds it already. */
+    char db[128], sql[256];
+    db_path(&k.b, db, sizeof db);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM input i JOIN session s ON s.id = i.session "
+             "WHERE s.world = %u AND i.tick = %llu AND i.seq = 7 AND i.kind = 0", w, (unsigned long long)tick);
+    ck_assert_int_eq(count_rows(db, sql), 1);
+    crowd_pump(&cr, 600);
+    ck_assert_uint_gt(cr.v[0].last_tick, tick + 1);
+    uint8_t after = cr.v[0].f.f.px[10 * fw + 10];
+    ck_assert_msg(after != before, "the painted wall is not in the frames (pixel %u before and after)", before);
+    ck_assert_uint_eq(cr.v[0].bad, 0);
+    /* A second input from the same connection: the same proxy on the node, the same rules. */
+    wire_buf_init(&b);
+    cli_put_input(&b, w, 7, "paint", args, 4);     /* a duplicate seq is not refused across ticks */
+    int64_t bad_args[4] = { 10, 10, 999, 1 };
+    wire_buf_reset(&b);
+    cli_put_input(&b, w, 8, "paint", bad_args, 4);
+    send_msg(&p, &b);
+    wire_buf_free(&b);
+    int got_bad = 0;
+    for (double end = now_s() + 5; now_s() < end && !got_bad;) {
+        int rc = cli_recv_msg(&p, 200, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "player: %s", err);
+        if (rc == 1 && cli_msg_is(&m, "error")) {
+            cli_error e;
+            cli_error_read(&m, "?", &e);
+            ck_assert_msg(wire_str_eq((const uint8_t *)e.code, e.code_len, "bad_input"), "got %.*s",
+                          (int)e.code_len, e.code);
+            ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+            ck_assert_uint_eq(seq, 8);                 /* the node's error, for this input */
+            got_bad = 1;
+        }
+    }
+    ck_assert(got_bad);
+    /* A viewer (no token) on a relay may not send inputs: the relay's role check, as vivd's. */
+    cli_close(&p);
+    crowd_close(&cr);
+    char da[128];
+    db_path(&k.a, da, sizeof da);
+    ck_assert_int_eq(server_stop(&k.r1), 0);
+    ck_assert_int_eq(server_stop(&k.r2), 0);
+    ck_assert_int_eq(server_stop_keep(&k.a), 0);
+    ck_assert_int_eq(server_stop_keep(&k.b), 0);
+    ck_assert_int_eq(verify_file(da), 0);
+    ck_assert_int_eq(verify_file(db), 0);
+    server_cleanup(&k.a);
+    server_cleanup(&k.b);
+    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
+    cluster_stop(&k);
+}
+END_TEST
+
+/* kill -9 of a relay: its viewers reconnect to the other relay of their list and go on. */
+START_TEST(a_killed_relays_viewers_move_to_the_other)
+{
+    cluster k;
+    cluster_start(&k);
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 40;
+    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
+    for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_pump(&cr, 1000);
+    kill(k.r1.pid, SIGKILL);
+    int st;
+    waitpid(k.r1.pid, &st, 0);
+    k.r1.pid = 0;
+    crowd_pump(&cr, 300);
+    int lost = 0;
+    for (int i = 0; i < cr.n; i++)
+        if (cr.v[i].lost) {
+            lost++;
+            viewer_open(&cr.v[i], k.relays, cr.v[i].at + 1, cr.v[i].world);
+            ck_assert_msg(strcmp(k.r2.addr, "") != 0 && cr.v[i].at == 1, "viewer %d reconnected to %d", i, cr.v[i].at);
+            cr.v[i].reconnects++;
+        }
+    ck_assert_int_eq(lost, cr.n / 2);
+    crowd_pump(&cr, 1500);
+    for (int i = 0; i < cr.n; i++) {
+        ck_assert_msg(cr.v[i].sub_frames > 30, "viewer %d: %llu frames since it (re)subscribed", i,
+                      (unsigned long long)cr.v[i].sub_frames);
+        ck_assert_uint_eq(cr.v[i].bad, 0);
+        ck_assert_uint_eq(cr.v[i].first_key_missing, 0);
+    }
+    for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
+    ck_assert_int_eq(server_stop(&k.r2), 0);
+    ck_assert_int_eq(server_stop_keep(&k.a), 0);
+    ck_assert_int_eq(server_stop_keep(&k.b), 0);
+    char da[128], db[128];
+    db_path(&k.a, da, sizeof da);
+    db_path(&k.b, db, sizeof db);
+    const char *dbs[2] = { da, db };
+    uint64_t checked;
+    ck_assert_uint_eq(check_against(&cr, dbs, 2, &checked), 0);
+    ck_assert_uint_eq(checked, cr.nlog);
+    crowd_close(&cr);
+    server_cleanup(&k.a);
+    server_cleanup(&k.b);
+    server_cleanup(&k.r1);
+    k.a.pid = k.b.pid = k.r2.pid = 0;
+    cluster_stop(&k);
+}
+END_TEST
+
+/* The tick rows (state and frame hash) of the session of world `world` in db, ticks from..to. */
+static int chain(const char *db, uint32_t world, uint64_t from, uint64_t to, uint64_t *sh, uint64_t *fh)
+{
+    sqlite3 *d;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(d, "SELECT t.tick, t.state_hash, t.frame_hash FROM tick t JOIN "
+                                           "session s ON s.id = t.session WHERE s.world = ? AND t.tick "
+                                           "BETWEEN ? AND ? ORDER BY t.tick", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, world);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)from);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)to);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint64_t t = (uint64_t)sqlite3_column_int64(st, 0);
+        ck_assert_uint_eq(t, from + (uint64_t)n);
+        sh[n] = (uint64_t)sqlite3_column_int64(st, 1);
+        fh[n] = (uint64_t)sqlite3_column_int64(st, 2);
+        n++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(d);
+    return n;
+}
+
+static uint64_t max_tick(const char *db, uint32_t world)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT max(t.tick) FROM tick t JOIN session s ON s.id = t.session WHERE s.world = %u", world);
+    return (uint64_t)count_rows(db, sql);
+}
+
+/* kill -9 of a node: its worlds leave the registry within the expiry and its viewers are told;
+ * restarted on its file, they come back with the same ids, and the viewers that waited go on. The
+ * resumed chain is that of a node that never died: a reference node hosts the same world. */
+START_TEST(a_killed_node_leaves_and_comes_back_from_its_file)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, ref, rl;
+    static const char *const wa[] = { "sand:seed=31:w=64,h=48", "sand:seed=32:w=64,h=48,scene=empty", NULL };
+    static const char *const wref[] = { "sand:seed=31:w=64,h=48", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    member_start(&ref, &r, "ref", wref, NULL);
+    member_start(&rl, &r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&rl, 3, 5000), 3);
+    uint32_t a_ids[4], ref_ids[4];
+    ck_assert_int_eq(welcome_ids(&a, a_ids, 4), 3);     /* its own two first, then ref's */
+    ck_assert_int_eq(welcome_ids(&ref, ref_ids, 4), 3);
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 4;
+    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
+    for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], rl.addr, 0, a_ids[i % 2]);
+    crowd_pump(&cr, 800);
+    kill(a.pid, SIGKILL);
+    int st;
+    waitpid(a.pid, &st, 0);
+    double t0 = now_s();
+    int n = wait_worlds(&rl, 1, 10000);
+    double gone = now_s() - t0;
+    ck_assert_int_eq(n, 1);
+    crowd_pump(&cr, 300);
+    ck_assert_uint_eq(cr.node_lost, (uint64_t)cr.n);       /* each viewer was told */
+    fprintf(stderr, "cluster: a killed node's worlds left welcome after %.2f s (expiry %s s)\n", gone, EXPIRY);
+    /* Restarted on its file: the same worlds, the same ids, resumed at their last tick. */
+    char dba[128];
+    db_path(&a, dba, sizeof dba);
+    server a2;
+    static const char *const none[] = { NULL };
+    member_start(&a2, &r, "a", none, dba);
+    ck_assert_int_eq(wait_worlds(&rl, 3, 10000), 3);
+    uint32_t back[4];
+    ck_assert_int_eq(welcome_ids(&a2, back, 4), 3);
+    ck_assert_uint_eq(back[0], a_ids[0]);
+    ck_assert_uint_eq(back[1], a_ids[1]);
+    uint64_t before[4];
+    for (int i = 0; i < cr.n; i++) before[i] = cr.v[i].frames;
+    crowd_pump(&cr, 1200);
+    for (int i = 0; i < cr.n; i++) {
+        ck_assert_msg(cr.v[i].frames > before[i] + 20, "viewer %d did not resume", i);
+        ck_assert_uint_eq(cr.v[i].bad, 0);
+    }
+    for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
+    ck_assert_int_eq(server_stop(&rl), 0);
+    ck_assert_int_eq(server_stop_keep(&a2), 0);
+    ck_assert_int_eq(server_stop_keep(&ref), 0);
+    ck_assert_int_eq(verify_file(dba), 0);
+    /* The chain across the kill equals the reference's, tick for tick (no inputs in either). */
+    char dbr[128];
+    db_path(&ref, dbr, sizeof dbr);
+    uint64_t top = max_tick(dba, a_ids[0]), rtop = max_tick(dbr, ref_ids[0]);
+    uint64_t upto = top < rtop ? top : rtop;
+    ck_assert_uint_gt(upto, 60);
+    uint64_t *sh = calloc(upto, sizeof *sh), *fh = calloc(upto, sizeof *fh);
+    uint64_t *rsh = calloc(upto, sizeof *rsh), *rfh = calloc(upto, sizeof *rfh);
+    int na = chain(dba, a_ids[0], 1, upto, sh, fh), nr = chain(dbr, ref_ids[0], 1, upto, rsh, rfh);
+    ck_assert_int_eq(na, (int)upto);
+    ck_assert_int_eq(nr, (int)upto);
+    for (uint64_t t = 0; t < upto; t++) {
+        ck_assert_msg(sh[t] == rsh[t] && fh[t] == rfh[t], "tick %llu differs from the node that never died",
+                      (unsigned long long)t + 1);
+    }
+    fprintf(stderr, "cluster: the resumed chain equals the reference's for ticks 1..%llu\n", (unsigned long long)upto);
+    free(sh); free(fh); free(rsh); free(rfh);
+    /* The viewers' frames are the recorded ones, before and after the kill. */
+    const char *dbs[2] = { dba, dbr };
+    uint64_t checked;
+    ck_assert_uint_eq(check_against(&cr, dbs, 2, &checked), 0);
+    crowd_close(&cr);
+    server_cleanup(&a);
+    server_cleanup(&a2);
+    server_cleanup(&ref);
+    redis_stop(&r);
+}
+END_TEST
+
+/* Redis restarts: every node and relay reconnects, subscribes again, and the viewers get a
+ * keyframe and go on. */
+START_TEST(a_redis_restart_is_ridden_out)
+{
+    cluster k;
+    cluster_start(&k);
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 24;
+    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
+    for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_pump(&cr, 800);
+    redis_signal(&k.r, SIGKILL);
+    crowd_pump(&cr, 500);
+    uint64_t keys[24], frames[24];
+    for (int i = 0; i < cr.n; i++) keys[i] = cr.v[i].keys, frames[i] = cr.v[i].frames;
+    redis_start(&k.r);
+    int all = 0;
+    for (double end = now_s() + 15; now_s() < end && !all;) {
+        crowd_pump(&cr, 250);
+        all = 1;
+        for (int i = 0; i < cr.n; i++) all &= cr.v[i].frames > frames[i] + 30 && cr.v[i].keys > keys[i];
+    }
+    for (int i = 0; i < cr.n; i++) {
+        ck_assert_msg(cr.v[i].frames > frames[i] + 30, "viewer %d: no frames after Redis came back", i);
+        ck_assert_msg(cr.v[i].keys > keys[i], "viewer %d: no keyframe after Redis came back", i);
+        ck_assert_uint_eq(cr.v[i].bad, 0);
+        ck_assert(!cr.v[i].lost);
+    }
+    ck_assert_int_eq(wait_worlds(&k.r1, 6, 5000), 6);
+    for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
+    ck_assert_int_eq(server_stop(&k.r1), 0);
+    ck_assert_int_eq(server_stop(&k.r2), 0);
+    ck_assert_int_eq(server_stop_keep(&k.a), 0);
+    ck_assert_int_eq(server_stop_keep(&k.b), 0);
+    char da[128], db[128];
+    db_path(&k.a, da, sizeof da);
+    db_path(&k.b, db, sizeof db);
+    const char *dbs[2] = { da, db };
+    uint64_t checked;
+    ck_assert_uint_eq(check_against(&cr, dbs, 2, &checked), 0);
+    ck_assert_uint_eq(checked, cr.nlog);
+    ck_assert_int_eq(verify_file(da), 0);
+    crowd_close(&cr);
+    server_cleanup(&k.a);
+    server_cleanup(&k.b);
+    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
+    cluster_stop(&k);
+}
+END_TEST
+
+/* Run vivd with args to its exit (at most 20 s): its status, and its stderr in out. */
+static int run_vivd(const char *const *args, char *out, size_t cap)
+{
+    const char *bin = getenv("VIV_BIN");
+    char vivd[512], path[64];
+    snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
+    snprintf(path, sizeof path, "/tmp/vivclerr.XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = vivd;
+    argv[n++] = "--listen"; argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--no-http";
+    argv[n++] = "--no-record";
+    argv[n++] = "--quiet";
+    for (int i = 0; args[i]; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fd, 2);
+        execv(vivd, (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0, done = 0;
+    for (int i = 0; i < 2000 && !done; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) done = 1;
+        else usleep(10000);
+    }
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    ssize_t k = pread(fd, out, cap - 1, 0);
+    out[k > 0 ? k : 0] = '\0';
+    close(fd);
+    unlink(path);
+    ck_assert_msg(done, "vivd did not exit: %s", out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+START_TEST(bad_configuration_is_one_clear_line)
+{
+    char out[2048], url[64];
+    /* Nothing listens there. */
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", free_port());
+    int rc = run_vivd((const char *const[]){ "--cluster", url, "--world", "sand:w=64,h=48", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "cannot connect to Redis at 127.0.0.1:"), "%s", out);
+    /* Not a Redis URL; --relay alone. */
+    rc = run_vivd((const char *const[]){ "--cluster", "127.0.0.1:6379", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "redis://HOST:PORT"), "%s", out);
+    rc = run_vivd((const char *const[]){ "--relay", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "--relay needs --cluster"), "%s", out);
+    /* Redis refuses us (a password we do not have). */
+    redis_srv locked;
+    memset(&locked, 0, sizeof locked);
+    snprintf(locked.extra, sizeof locked.extra, "--requirepass sesame");
+    redis_start(&locked);
+    rc = run_vivd((const char *const[]){ "--cluster", locked.url, "--world", "sand:w=64,h=48", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "refuses") && strstr(out, "NOAUTH"), "%s", out);
+    redis_stop(&locked);
+    /* Two nodes with one name: the second waits out one expiry (the first might be a killed
+     * one's stale registration), sees it alive, and says who holds the name. */
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a;
+    static const char *const wa[] = { "sand:w=64,h=48", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    rc = run_vivd((const char *const[]){ "--cluster", r.url, "--node", "a", "--cluster-expiry", EXPIRY,
+                                         "--world", "sand:w=64,h=48", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "another vivd named 'a' is running") && strstr(out, a.addr), "%s", out);
+    /* ... and the first goes on, still registered. */
+    ck_assert_int_eq(wait_worlds(&a, 1, 2000), 1);
+    ck_assert_int_eq(server_stop(&a), 0);
+    redis_stop(&r);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("cluster");
+    TCase *tc = tcase_create("cluster");
+    tcase_set_tags(tc, "slow");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, frames_through_relays_match_the_nodes_recordings);
+    tcase_add_test(tc, a_player_on_a_relay_paints_sand);
+    tcase_add_test(tc, a_killed_relays_viewers_move_to_the_other);
+    tcase_add_test(tc, a_killed_node_leaves_and_comes_back_from_its_file);
+    tcase_add_test(tc, a_redis_restart_is_ridden_out);
+    tcase_add_test(tc, bad_configuration_is_one_clear_line);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *suite_cluster(void)
+{
+    return make_suite();
+}
