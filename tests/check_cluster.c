@@ -824,6 +824,155 @@ START_TEST(a_redis_restart_is_ridden_out)
 }
 END_TEST
 
+/* An admin's message (create, close) and the first answer that is not a frame. */
+static void admin_create(cli_conn *c, const char *kind, uint64_t seed, const char *params, const char *node)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    wire_put_map(&b, node ? 5 : 4);
+    put_kv_str(&b, "t", "create");
+    put_kv_str(&b, "kind", kind);
+    wire_put_str(&b, "seed"); wire_put_uint(&b, seed);
+    put_kv_str(&b, "params", params);
+    if (node) put_kv_str(&b, "node", node);
+    wire_msg_end(&b);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+}
+
+static void answer(cli_conn *c, wire_msg *m, const char *what)
+{
+    char err[256];
+    for (double end = now_s() + 10; now_s() < end;) {
+        int rc = cli_recv_msg(c, 200, m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "%s", err);
+        if (rc == 1 && !cli_msg_is(m, "frame")) return;
+    }
+    ck_abort_msg("no answer to %s within 10 s", what);
+}
+
+static uint32_t created_id(const wire_msg *m)
+{
+    ck_assert_msg(cli_msg_is(m, "created"), "expected created");
+    const wire_val *w = wire_msg_get(m, "world");
+    ck_assert_ptr_nonnull(w);
+    wire_msg e;
+    ck_assert_int_eq(wire_msg_decode(w->raw, w->rawlen, &e), 0);
+    uint64_t id;
+    ck_assert_int_eq(wire_get_u64(&e, "id", &id), 0);
+    return (uint32_t)id;
+}
+
+static void expect_code(const wire_msg *m, const char *code)
+{
+    ck_assert_msg(cli_msg_is(m, "error"), "expected error %s", code);
+    cli_error e;
+    cli_error_read(m, "?", &e);
+    ck_assert_msg(wire_str_eq((const uint8_t *)e.code, e.code_len, code), "expected %s, got %.*s: %.*s", code,
+                  (int)e.code_len, e.code, (int)e.msg_len, e.msg);
+}
+
+/* create from any member goes to the node with the fewest worlds, or to the one named; close
+ * works from anywhere, and the world's viewers on every relay are told. */
+START_TEST(creates_are_placed_and_closes_work_from_anywhere)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, b, r1, r2;
+    static const char *const wb[] = { "sand:seed=41:w=64,h=48", NULL };
+    member_start(&a, &r, "a", worlds_a, NULL);
+    member_start(&b, &r, "b", wb, NULL);
+    member_start(&r1, &r, "r1", NULL, NULL);
+    member_start(&r2, &r, "r2", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&r1, 4, 5000), 4);
+    uint32_t ids[8];
+    ck_assert_int_eq(welcome_ids(&a, ids, 8), 4);
+    uint32_t space_a = ids[0] >> 16;
+    ck_assert_int_eq(welcome_ids(&b, ids, 8), 4);
+    uint32_t space_b = ids[0] >> 16;
+    cli_conn adm;
+    wire_msg m;
+    connect_hello(&adm, &r1, "admin", ADMIN, NULL);
+    /* b hosts fewer worlds: the relay's create goes there. */
+    admin_create(&adm, "sand", 5, "w=64,h=48", NULL);
+    answer(&adm, &m, "step 1");
+    uint32_t w1 = created_id(&m);
+    ck_assert_uint_eq(w1 >> 16, space_b);
+    /* Named: there. Unknown: refused, naming the nodes. */
+    admin_create(&adm, "sand", 6, "w=64,h=48", "a");
+    answer(&adm, &m, "step 2");
+    uint32_t w2 = created_id(&m);
+    ck_assert_uint_eq(w2 >> 16, space_a);
+    admin_create(&adm, "sand", 6, "w=64,h=48", "nowhere");
+    answer(&adm, &m, "step 3");
+    expect_code(&m, "unknown_node");
+    /* A node places too: a's admin create goes to b (2 worlds against a's 4). */
+    cli_conn adm_a;
+    connect_hello(&adm_a, &a, "admin-a", ADMIN, NULL);
+    admin_create(&adm_a, "sand", 7, "w=64,h=48", NULL);
+    answer(&adm_a, &m, "step 4");
+    uint32_t w3 = created_id(&m);
+    ck_assert_uint_eq(w3 >> 16, space_b);
+    /* A bad kind is the node's answer, through the relay. */
+    admin_create(&adm, "nosuchkind", 1, "", NULL);
+    answer(&adm, &m, "step 5");
+    expect_code(&m, "bad_kind");
+    /* Every member lists them: 4 + 3. */
+    ck_assert_int_eq(wait_worlds(&r2, 7, 5000), 7);
+    /* A viewer of w1 on the other relay; the admin closes it from r1. */
+    crowd cr;
+    memset(&cr, 0, sizeof cr);
+    cr.n = 1;
+    cr.v = calloc(1, sizeof *cr.v);
+    viewer_open(&cr.v[0], r2.addr, 0, w1);
+    crowd_pump(&cr, 500);
+    ck_assert_uint_gt(cr.v[0].frames, 10);
+    wire_buf bb;
+    wire_buf_init(&bb);
+    wire_msg_begin(&bb);
+    wire_put_map(&bb, 2);
+    put_kv_str(&bb, "t", "close");
+    wire_put_str(&bb, "world"); wire_put_uint(&bb, w1);
+    wire_msg_end(&bb);
+    send_msg(&adm, &bb);
+    answer(&adm, &m, "step 6");
+    ck_assert_msg(cli_msg_is(&m, "closed"), "expected closed");
+    uint64_t cw;
+    ck_assert_int_eq(wire_get_u64(&m, "world", &cw), 0);
+    ck_assert_uint_eq(cw, w1);
+    /* The viewer on r2 is told, as a node tells its own. */
+    char err[256];
+    int told = 0;
+    for (double end = now_s() + 5; now_s() < end && !told;) {
+        int rc = cli_recv_msg(&cr.v[0].c, 200, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "%s", err);
+        if (rc == 1 && cli_msg_is(&m, "closed")) told = 1;
+    }
+    ck_assert(told);
+    ck_assert_int_eq(wait_worlds(&r2, 6, 5000), 6);
+    /* Closing it again: unknown now, from anywhere. */
+    wire_msg_begin(&bb);
+    wire_put_map(&bb, 2);
+    put_kv_str(&bb, "t", "close");
+    wire_put_str(&bb, "world"); wire_put_uint(&bb, w1);
+    wire_msg_end(&bb);
+    send_msg(&adm, &bb);
+    wire_buf_free(&bb);
+    answer(&adm, &m, "step 7");
+    expect_code(&m, "unknown_world");
+    cli_close(&adm);
+    cli_close(&adm_a);
+    crowd_close(&cr);
+    ck_assert_int_eq(server_stop(&r1), 0);
+    ck_assert_int_eq(server_stop(&r2), 0);
+    ck_assert_int_eq(server_stop(&a), 0);
+    ck_assert_int_eq(server_stop(&b), 0);
+    redis_stop(&r);
+}
+END_TEST
+
 /* Run vivd with args to its exit (at most 20 s): its status, and its stderr in out. */
 static int run_vivd(const char *const *args, char *out, size_t cap)
 {
@@ -929,6 +1078,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, frames_through_relays_match_the_nodes_recordings);
     tcase_add_test(tc, a_player_on_a_relay_paints_sand);
+    tcase_add_test(tc, creates_are_placed_and_closes_work_from_anywhere);
     tcase_add_test(tc, a_killed_relays_viewers_move_to_the_other);
     tcase_add_test(tc, a_killed_node_leaves_and_comes_back_from_its_file);
     tcase_add_test(tc, a_redis_restart_is_ridden_out);
