@@ -59,6 +59,11 @@ static inline void sim__r_fail(sim_reader *r, int err)
 /* snprintf-free message formatting for the core (no stdio in sim/): %s, %d, %u, %lld only. */
 void sim__fmt(char *dst, size_t cap, const char *fmt, ...);
 
+/* Run fn over the items [0, count) of one pass: through the host's task system when it has more
+ * than one worker (enqueue, then finish), else inline as one range on the caller (worker 0).
+ * Returns when every item is done. */
+void sim__tasks_run(const sim_tasks *t, sim_task_fn *fn, int count, int min_range, void *task_ctx);
+
 /* The kind's own state, for tests that inspect a world from inside. */
 void *sim__world_impl(sim_world *w);
 

@@ -4,14 +4,18 @@
  * The grid is one uint32 per cell: element (bits 0–7), life (8–15), flags (16–23), and a 4-bit
  * signed velocity pair vx (24–27) and vy (28–31) for falling speed and explosion debris.
  *
- * Each tick has two passes over the awake chunks: bottom-up for falling matter (powders, liquids,
- * and the static cells that react), then top-down for rising matter (gases and fire), so that a
- * column of sand or of smoke moves as a whole instead of one cell a tick. The horizontal scan
- * direction alternates every tick. A cell moves at most once a tick (a `moved` byte per cell,
- * cleared at the start of the tick and not part of the state). Every random choice is the counter
- * hash of (seed, tick, x, y, salt), so a result never depends on which chunks happen to be awake.
+ * Each tick runs over the awake chunks strip by strip (a strip is a column of chunks, the world's
+ * full height): in each strip, bottom-up for falling matter (powders, liquids, and the static cells
+ * that react), then top-down for rising matter (gases and fire), so that a column of sand or of
+ * smoke moves as a whole instead of one cell a tick. The strips run in SAND_PHASES phases; the
+ * strips of one phase are far enough apart never to touch the same cells (sand_int.h), so they may
+ * run in any order or in parallel, through the host's task system (sim_tasks), with the same
+ * result. The horizontal scan direction, and the order of the phases, alternate every tick. A cell
+ * moves at most once a tick (a `moved` byte per cell, cleared at the start of the tick and not
+ * part of the state). Every random choice is the counter hash of (seed, tick, x, y, salt), so a
+ * result never depends on which chunks happen to be awake, nor on which thread runs a strip.
  *
- * Chunks (32×32) each keep a dirty rectangle: what changed this tick, grown by one cell all round,
+ * Chunks (16×16) each keep a dirty rectangle: what changed this tick, grown by one cell all round,
  * is what gets processed next tick. A chunk with an empty rectangle sleeps. The invariant that
  * makes sleeping exact: a cell that could change next tick is inside a rectangle — it moved, a
  * neighbour changed, or it declined a random action and so asked to stay awake. The rectangles
@@ -21,6 +25,7 @@
  * chunks.c, step.c (rules and passes), scenes.c, render.c, state.c, and this file: params,
  * inputs, create and destroy, the vtable and the inspection helpers for tests. */
 #include "sand_int.h"
+#include <assert.h>
 #include <stdlib.h>
 
 static const char *const scene_names[] = { "demo", "empty", "bench", NULL };
@@ -115,6 +120,8 @@ static void sand_destroy(void *impl)
 static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl, char *err,
                        size_t errlen)
 {
+    /* The pass layout rests on SAND_REACH (sand_int.h): a liquid spreading farther would break it. */
+    for (int e = 0; e < SAND_NELEMENTS; e++) assert(sim__sand_el[e].spread <= SAND_REACH);
     sand_world *s = calloc(1, sizeof *s);
     if (!s) return SIM_ENOMEM;
     s->w = (int)p->ival[P_W];
@@ -160,7 +167,7 @@ const sim_kind sim__kind_sand = {
     .name = "sand",
     .id = 1,
     .hz = 60,
-    .state_version = 1,
+    .state_version = 2,             /* 2: 16×16 chunks and the strip passes (issue 17) */
     .params = sand_params,
     .nparams = (int)(sizeof sand_params / sizeof sand_params[0]),
     .inputs = sand_inputs,

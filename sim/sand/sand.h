@@ -13,7 +13,14 @@ enum {
 /* Cell flags (bits 16..23 of a cell). */
 enum { SAND_F_LOOSE = 1, SAND_F_BURNING = 2 };
 
-#define SAND_CHUNK 32               /* chunk side: Noita uses 64; 32 sleeps finer at 320×180 */
+/* Chunks and strips (docs/sand.md, "Passes"). A chunk is SAND_CHUNK × SAND_CHUNK cells with one
+ * dirty rectangle (Noita uses 64; 16 sleeps finer at 320×180). A strip is a column of chunks, the
+ * world's full height: the unit of parallel work. Strip k runs in phase k mod SAND_PHASES; the
+ * strips of one phase may run at the same time, because one cell's update reads and writes only
+ * cells within SAND_REACH of it (sand_int.h proves the bound and checks the layout against it). */
+#define SAND_CHUNK 16
+#define SAND_PHASES 3
+#define SAND_REACH 8
 
 typedef struct sand_world sand_world;
 

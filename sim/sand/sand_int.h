@@ -82,7 +82,7 @@ typedef struct rect16 {
 
 struct sand_world {
     int w, h;
-    int ncx, ncy;                   /* chunks across and down */
+    int ncx, ncy;                   /* chunks across (= strips) and down */
     int scene;
     uint32_t *cells;
     uint8_t *moved;                 /* scratch: cleared each tick, never saved */
@@ -103,6 +103,34 @@ struct sand_world {
 };
 
 enum { SCENE_DEMO, SCENE_EMPTY, SCENE_BENCH };
+
+/* ---- the reach of one cell's update, and the pass layout it allows ---------------------------- *
+ * How far from (x, y) the update of the cell at (x, y) reads or writes (step.c), in cells along
+ * either axis:
+ *   - explosion debris (move_ballistic) steps along its velocity: |vx|, |vy| ≤ 8, the most a
+ *     4-bit signed field holds (SAND_VEL_MAX);
+ *   - falling (fall) moves 1 + vy ≤ 1 + 7 cells down (vy ≤ 7 for the same reason; the rules keep
+ *     it ≤ FALL_VMAX), then looks one cell down and aside;
+ *   - liquids spread up to their `spread` (water 5) sideways and look one cell below the end,
+ *     checked against SAND_REACH for every element when a world is created;
+ *   - gases, fire, burning wood, ice, lava and acid touch their 8 neighbours (1 cell), fire also
+ *     the cell above;
+ *   - every cell written is marked (mark): its rectangle grows one cell past it.
+ * So reads and writes stay within SAND_REACH = 8 cells of the updated cell, and marks within 9.
+ * A strip then touches cells within SAND_REACH of its own columns and rectangles of its own chunk
+ * column and the two beside it. Strips of one phase are SAND_PHASES strips apart: */
+#define SAND_VEL_MAX 8
+_Static_assert(SAND_VEL_MAX <= SAND_REACH && 1 + 7 <= SAND_REACH && 1 + FALL_VMAX <= SAND_REACH,
+               "a cell's update reaches farther than SAND_REACH");
+_Static_assert(2 * SAND_REACH <= (SAND_PHASES - 1) * SAND_CHUNK,
+               "two strips of one phase could touch the same cell");
+_Static_assert(SAND_REACH + 1 <= SAND_CHUNK,
+               "a mark could land two chunk columns away from its strip");
+_Static_assert(SAND_PHASES >= 3,
+               "a chunk column is marked from its own strip and both neighbours: they need "
+               "different phases");
+_Static_assert((SAND_CHUNK & (SAND_CHUNK - 1)) == 0 && SAND_CHUNK <= 255,
+               "mark() masks with SAND_CHUNK - 1, and the state stores it in a byte");
 
 /* ---- dirty rectangles ------------------------------------------------------------------------- */
 static inline void rect_clear(rect16 *r)
@@ -179,7 +207,7 @@ static inline int can_sink(int cls, int d, uint32_t t)
 }
 
 /* ---- the parts of the kind, one file each ----------------------------------------------------- */
-/* step.c: advance one tick (emitters and drains, then the falling and the rising pass). */
+/* step.c: advance one tick (emitters and drains, then the passes over the strips). */
 void sim__sand_step(void *impl, const sim_ctx *ctx);
 /* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
 void sim__sand_scene_demo(sand_world *s, int build);

@@ -1,6 +1,7 @@
 /* step.c — one tick of the falling-sand world: the per-element rules (movement of powders,
  * liquids and gases, and the reactions of fire, burning wood, ice, lava and acid), the emitters
- * and drains, and the two passes that apply the rules over the awake chunks.
+ * and drains, and the passes that apply the rules over the awake chunks, strip by strip, in
+ * SAND_PHASES phases whose strips may run in parallel (docs/sand.md, "Passes").
  *
  * The rules sit in the same file as the passes on purpose: the passes' inner loops run once per
  * awake cell, and the compiler inlines these static functions into them (there is no LTO). */
@@ -414,6 +415,61 @@ static void run_emitters(sand_world *s)
     }
 }
 
+/* One strip (a column of chunks, SAND_CHUNK cells wide, the world's full height): its falling
+ * matter bottom-up, then its rising matter top-down, each row in this tick's scan direction.
+ * Everything it reads or writes lies within SAND_REACH cells of the strip, and every rectangle it
+ * marks belongs to its own chunk column or a neighbouring one (sand_int.h), so strips of one
+ * phase never touch the same memory. */
+static void run_strip(sand_world *s, int k)
+{
+    const rect16 *col = &s->cur[k];
+    int n = s->ncx;
+    for (int cy = s->ncy - 1; cy >= 0; cy--) {
+        const rect16 *r = &col[cy * n];
+        if (rect_empty(r)) continue;
+        for (int y = r->y1; y >= r->y0; y--) {
+            /* An empty cell (all bits 0) never acts: skip it without a call. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (cr[x]) update_falling(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (cr[x]) update_falling(s, x, y);
+            }
+        }
+    }
+    for (int cy = 0; cy < s->ncy; cy++) {
+        const rect16 *r = &col[cy * n];
+        if (rect_empty(r)) continue;
+        for (int y = r->y0; y <= r->y1; y++) {
+            /* Only fire and the gases rise: elements 10..13. */
+            const uint32_t *cr = &s->cells[y * s->w];
+            if (s->dir > 0) {
+                for (int x = r->x0; x <= r->x1; x++)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            } else {
+                for (int x = r->x1; x >= r->x0; x--)
+                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+            }
+        }
+    }
+}
+
+/* One pass: the strips first, first + SAND_PHASES, first + 2·SAND_PHASES, …; items [start, end)
+ * of it, in any order, on any thread (sim_task_fn). */
+typedef struct strip_pass {
+    sand_world *s;
+    int first;
+} strip_pass;
+
+static void strip_task(int start, int end, int worker, void *task_ctx)
+{
+    const strip_pass *p = task_ctx;
+    (void)worker;
+    for (int i = start; i < end; i++) run_strip(p->s, p->first + i * SAND_PHASES);
+}
+
 void sim__sand_step(void *impl, const sim_ctx *ctx)
 {
     sand_world *s = impl;
@@ -438,37 +494,12 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
     run_emitters(s);
     if (!awake) return;
-    int cx0 = s->dir > 0 ? 0 : s->ncx - 1, cx1 = s->dir > 0 ? s->ncx : -1;
-    for (int y = s->h - 1; y >= 0; y--) {
-        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
-        for (int cx = cx0; cx != cx1; cx += s->dir) {
-            const rect16 *r = &row[cx];
-            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
-            /* An empty cell (all bits 0) never acts: skip it without a call. */
-            const uint32_t *cr = &s->cells[y * s->w];
-            if (s->dir > 0) {
-                for (int x = r->x0; x <= r->x1; x++)
-                    if (cr[x]) update_falling(s, x, y);
-            } else {
-                for (int x = r->x1; x >= r->x0; x--)
-                    if (cr[x]) update_falling(s, x, y);
-            }
-        }
-    }
-    for (int y = 0; y < s->h; y++) {
-        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
-        for (int cx = cx0; cx != cx1; cx += s->dir) {
-            const rect16 *r = &row[cx];
-            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
-            /* Only fire and the gases rise: elements 10..13. */
-            const uint32_t *cr = &s->cells[y * s->w];
-            if (s->dir > 0) {
-                for (int x = r->x0; x <= r->x1; x++)
-                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
-            } else {
-                for (int x = r->x1; x >= r->x0; x--)
-                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
-            }
-        }
+    /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
+     * the ticks that scan right to left, so that each seam between strips is met from either
+     * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
+    for (int ph = 0; ph < SAND_PHASES; ph++) {
+        strip_pass p = { s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph };
+        int count = p.first < s->ncx ? (s->ncx - p.first + SAND_PHASES - 1) / SAND_PHASES : 0;
+        sim__tasks_run(ctx->tasks, strip_task, count, 1, &p);
     }
 }
