@@ -152,6 +152,8 @@ struct srv {
     int rec_starting;          /* start-up: sessions are begun and resumed by srv_record_start */
     int64_t *rec_closing;      /* start-up: sessions srv_record_start closes (--fresh, unresumable) */
     size_t nrec_closing;
+    struct pool *pool;         /* --threads: the workers every hosted world's passes run on
+                                  (pool/pool.h), or NULL: inline on the loop thread */
 };
 
 /* ---- server/worlds.c ---------------------------------------------------------------------------- */

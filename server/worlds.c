@@ -11,6 +11,7 @@
 #include <string.h>
 #include "files.h"
 #include "host.h"
+#include "pool.h"
 
 
 static uint64_t deadline(const srv_world *w, uint64_t tick)
@@ -77,6 +78,7 @@ static srv_world *host(srv *s, sim_world *sw, char *err, size_t errlen)
     w->w = sw;
     w->kind = k;
     w->rec.session = -1;
+    sim_world_set_tasks(sw, pool_tasks(s->pool));   /* new, resumed and played worlds alike */
     sim_world_frame_size(sw, &w->fw, &w->fh);
     srv_frame_cache *fc = &w->cache;
     fc->frames = calloc((size_t)k->nviews, sizeof *fc->frames);

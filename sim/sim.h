@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_VERSION "0.1.0"  /* recorded in replay files; bump when any world's behaviour changes */
+#define SIM_VERSION "0.2.0"  /* recorded in replay files; bump when any world's behaviour changes
+                                (0.2.0: sand's strip passes, issue 17) */
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 enum {

@@ -31,3 +31,15 @@ uint64_t sand__active_cells(const void *impl)
 {
     return ((const sand_world *)impl)->stat_active;
 }
+
+const uint32_t *sand__cells(const void *impl) { return ((const sand_world *)impl)->cells; }
+
+int sand__next_rect(const void *impl, int cx, int cy, int r[4])
+{
+    const sand_world *s = impl;
+    if (cx < 0 || cy < 0 || cx >= s->ncx || cy >= s->ncy) return -1;
+    const rect16 *q = &s->nxt[cy * s->ncx + cx];
+    if (rect_empty(q)) return -1;
+    r[0] = q->x0; r[1] = q->y0; r[2] = q->x1; r[3] = q->y1;
+    return 0;
+}

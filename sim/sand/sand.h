@@ -31,6 +31,12 @@ int sand__chunk_awake(const void *impl, int cx, int cy);   /* due to be processe
 int sand__count(const void *impl, int element);
 uint64_t sand__active_cells(const void *impl);   /* cells in the rectangles of the last step */
 void sand__size(const void *impl, int *w, int *h);
+/* For the tests of the pass layout: the cells (row-major, w×h), a chunk's rectangle for the next
+ * tick (0 and x0..y1, or -1 when it sleeps), and the strip that item `item` of a pass runs (the
+ * task_ctx a sim_task_fn of the sand step receives). */
+const uint32_t *sand__cells(const void *impl);
+int sand__next_rect(const void *impl, int cx, int cy, int r[4]);
+int sand__strip_of(const void *task_ctx, int item);
 void *sim__world_impl(sim_world *w);
 
 #endif

@@ -470,6 +470,11 @@ static void strip_task(int start, int end, int worker, void *task_ctx)
     for (int i = start; i < end; i++) run_strip(p->s, p->first + i * SAND_PHASES);
 }
 
+int sand__strip_of(const void *task_ctx, int item)
+{
+    return ((const strip_pass *)task_ctx)->first + item * SAND_PHASES;
+}
+
 void sim__sand_step(void *impl, const sim_ctx *ctx)
 {
     sand_world *s = impl;
