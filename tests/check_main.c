@@ -23,6 +23,7 @@ int main(int argc, char **argv)
         suite_acks, suite_handlers, suite_fanout,
         suite_robust,
         suite_ws,
+        suite_pool,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {

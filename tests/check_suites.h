@@ -33,4 +33,5 @@ Suite *suite_handlers(void);
 Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real vivd (issue 15) */
+Suite *suite_pool(void);       /* pool/pool.c: the worker pool for parallel passes (issue 17) */
 #endif
