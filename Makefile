@@ -4,6 +4,7 @@
 #   make run             install missing Debian packages, build, start the demo
 #   make test            install missing packages, build, run every test (incl. test-cross)
 #   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu
+#   make test-tsan       sand's parallel passes under ThreadSanitizer (2, 3, 4, 8 workers)
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
@@ -88,7 +89,7 @@ LIBCLI      := $(BUILD)/libcli.a
 SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
-.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-campaign bench golden clean help
+.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-tsan test-campaign bench golden clean help
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -144,6 +145,7 @@ test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
 	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view
 	$(MAKE) --no-print-directory test-cross
+	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)
 	$(MAKE) --no-print-directory -j3 -O test-san test-fuzz
@@ -197,6 +199,9 @@ test-campaign: $(BIN)/viv
 
 test-cross:
 	sh tests/cross.sh
+
+test-tsan:
+	sh tests/tsan.sh
 
 golden: $(BIN)/viv
 	sh tests/golden.sh $(BIN)/viv
