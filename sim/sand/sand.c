@@ -114,6 +114,8 @@ static void sand_destroy(void *impl)
     free(s->airpx);
     free(s->cur);
     free(s->nxt);
+    free(s->weight);
+    free(s->order);
     free(s);
 }
 
@@ -137,7 +139,10 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->airpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt) {
+    s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
+    s->order = calloc((size_t)s->ncx, sizeof *s->order);
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt ||
+        !s->weight || !s->order) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);

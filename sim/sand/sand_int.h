@@ -90,6 +90,8 @@ struct sand_world {
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
     uint8_t *airpx;                 /* per-position colour of empty air */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
+    uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
+    int *order;                     /* scratch: the strips of the pass being run */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
     uint64_t tick;
     int dir;                        /* horizontal scan direction this tick: +1 or -1 */

@@ -456,23 +456,39 @@ static void run_strip(sand_world *s, int k)
     }
 }
 
-/* One pass: the strips first, first + SAND_PHASES, first + 2·SAND_PHASES, …; items [start, end)
- * of it, in any order, on any thread (sim_task_fn). */
+/* One pass: the awake strips of one phase, strips[0..count); items [start, end) of it, in any
+ * order, on any thread (sim_task_fn). */
 typedef struct strip_pass {
     sand_world *s;
-    int first;
+    const int *strips;
 } strip_pass;
 
 static void strip_task(int start, int end, int worker, void *task_ctx)
 {
     const strip_pass *p = task_ctx;
     (void)worker;
-    for (int i = start; i < end; i++) run_strip(p->s, p->first + i * SAND_PHASES);
+    for (int i = start; i < end; i++) run_strip(p->s, p->strips[i]);
 }
 
 int sand__strip_of(const void *task_ctx, int item)
 {
-    return ((const strip_pass *)task_ctx)->first + item * SAND_PHASES;
+    return ((const strip_pass *)task_ctx)->strips[item];
+}
+
+/* The awake strips of phase ph into s->order, and how many. With a pool they are sorted heaviest
+ * first (the cells their rectangles cover): a worker that takes the last strip then waits the
+ * least for the others. Inline, the order does not matter and nothing is sorted. */
+static int phase_strips(sand_world *s, int ph, int sort)
+{
+    int n = 0;
+    for (int k = ph; k < s->ncx; k += SAND_PHASES) {
+        if (!s->weight[k]) continue;
+        int i = n++;
+        if (sort)
+            for (; i > 0 && s->weight[s->order[i - 1]] < s->weight[k]; i--) s->order[i] = s->order[i - 1];
+        s->order[i] = k;
+    }
+    return n;
 }
 
 void sim__sand_step(void *impl, const sim_ctx *ctx)
@@ -481,19 +497,22 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     s->tick = ctx->tick;
     s->tickbase = sim_hash_tick(ctx->seed, ctx->tick);
     s->dir = (ctx->tick & 1u) ? -1 : 1;
-    int nch = s->ncx * s->ncy;
     /* What was marked last tick (and by this tick's inputs) is what we process now. */
     rect16 *t = s->cur;
     s->cur = s->nxt;
     s->nxt = t;
     int awake = 0;
     uint64_t active = 0;
-    for (int k = 0; k < nch; k++) {
-        rect_clear(&s->nxt[k]);
-        if (!rect_empty(&s->cur[k])) {
-            awake = 1;
-            active += (uint64_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
+    for (int cx = 0; cx < s->ncx; cx++) {
+        uint32_t cells = 0;
+        for (int k = cx; k < s->ncx * s->ncy; k += s->ncx) {
+            rect_clear(&s->nxt[k]);
+            if (!rect_empty(&s->cur[k]))
+                cells += (uint32_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
         }
+        s->weight[cx] = cells;
+        awake |= cells != 0;
+        active += cells;
     }
     s->stat_active = active;
     if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
@@ -503,8 +522,8 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
      * the ticks that scan right to left, so that each seam between strips is met from either
      * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
     for (int ph = 0; ph < SAND_PHASES; ph++) {
-        strip_pass p = { s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph };
-        int count = p.first < s->ncx ? (s->ncx - p.first + SAND_PHASES - 1) / SAND_PHASES : 0;
-        sim__tasks_run(ctx->tasks, strip_task, count, 1, &p);
+        int n = phase_strips(s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph, ctx->tasks != NULL);
+        strip_pass p = { s, s->order };
+        sim__tasks_run(ctx->tasks, strip_task, n, 1, &p);
     }
 }
