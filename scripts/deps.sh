@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config libuv1-dev libmsgpack-dev libsqlite3-dev check libxxhash-dev
 libpng-dev libgif-dev clang llvm libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 qemu-user netpbm zstd libzstd-dev sqlite3 binutils python3 tmux gifsicle imagemagick
-webp libwebsockets-dev libwebsockets-evlib-uv"
+webp libwebsockets-dev libwebsockets-evlib-uv valgrind"
 
 missing=""
 for p in $PKGS; do

@@ -107,7 +107,7 @@ static void sand_destroy(void *impl)
 {
     sand_world *s = impl;
     if (!s) return;
-    free(s->cells);
+    free(s->cells_mem);
     free(s->moved);
     free(s->noise);
     free(s->wallpx);
@@ -131,9 +131,13 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->scene = (int)p->ival[P_SCENE];
     s->ncx = (s->w + SAND_CHUNK - 1) / SAND_CHUNK;
     s->ncy = (s->h + SAND_CHUNK - 1) / SAND_CHUNK;
-    size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->ncy;
-    s->cells = calloc(n, sizeof *s->cells);
-    s->moved = calloc(n, 1);
+    s->rstride = (s->ncy + 7) & ~7;                     /* 8 rectangles: a 64-byte line */
+    s->mstride = ((size_t)SAND_CHUNK * (size_t)s->h + 63) & ~(size_t)63;
+    size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->rstride;
+    s->cells_mem = calloc(n + 16, sizeof *s->cells);
+    if (s->cells_mem)
+        s->cells = (uint32_t *)((char *)s->cells_mem + ((64 - (uintptr_t)s->cells_mem % 64) % 64));
+    s->moved = calloc((size_t)s->ncx * s->mstride, 1);
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);

@@ -84,12 +84,19 @@ struct sand_world {
     int w, h;
     int ncx, ncy;                   /* chunks across (= strips) and down */
     int scene;
-    uint32_t *cells;
-    uint8_t *moved;                 /* scratch: cleared each tick, never saved */
+    /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
+     * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
+     * multiple of 16); `moved` strip by strip; the rectangles chunk column by chunk column, each
+     * column padded to whole lines. None of it shows in the saved state. */
+    uint32_t *cells;                /* row-major, in cells_mem, 64-byte aligned */
+    void *cells_mem;
+    uint8_t *moved;                 /* scratch, cleared each tick, never saved: see moved_at */
+    size_t mstride;                 /* bytes of `moved` per strip */
+    int rstride;                    /* rectangles per chunk column (ncy, padded) */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
     uint8_t *airpx;                 /* per-position colour of empty air */
-    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
+    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at) */
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass being run */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
@@ -134,6 +141,18 @@ _Static_assert(SAND_PHASES >= 3,
 _Static_assert((SAND_CHUNK & (SAND_CHUNK - 1)) == 0 && SAND_CHUNK <= 255,
                "mark() masks with SAND_CHUNK - 1, and the state stores it in a byte");
 
+/* ---- layout ----------------------------------------------------------------------------------- */
+/* Chunk (cx, cy)'s rectangle in an array of them (cur or nxt). */
+static inline rect16 *rect_at(const sand_world *s, rect16 *a, int cx, int cy)
+{
+    return &a[(size_t)cx * (size_t)s->rstride + (size_t)cy];
+}
+/* Cell (x, y)'s `moved` byte: SAND_CHUNK bytes a row within its strip's block. */
+static inline size_t moved_at(const sand_world *s, int x, int y)
+{
+    return (size_t)(x / SAND_CHUNK) * s->mstride + (size_t)y * SAND_CHUNK + (size_t)(x & (SAND_CHUNK - 1));
+}
+
 /* ---- dirty rectangles ------------------------------------------------------------------------- */
 static inline void rect_clear(rect16 *r)
 {
@@ -163,7 +182,7 @@ static inline void mark(sand_world *s, int x, int y)
     int lx = x & (SAND_CHUNK - 1), ly = y & (SAND_CHUNK - 1);
     if (lx != 0 && lx != SAND_CHUNK - 1 && ly != 0 && ly != SAND_CHUNK - 1 && x + 1 < s->w &&
         y + 1 < s->h) {
-        rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x - 1, y - 1, x + 1, y + 1);
+        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x - 1, y - 1, x + 1, y + 1);
         return;
     }
     sim__sand_wake_box(s, x - 1, y - 1, x + 1, y + 1);
@@ -172,7 +191,7 @@ static inline void mark(sand_world *s, int x, int y)
 /* A cell declined a random action: only it needs another look. */
 static inline void keep_awake(sand_world *s, int x, int y)
 {
-    rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x, y, x, y);
+    rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x, y, x, y);
 }
 
 /* ---- cell access ------------------------------------------------------------------------------ */

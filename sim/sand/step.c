@@ -10,9 +10,8 @@
 /* Set a cell in place (a reaction), marking it changed and done for this tick. */
 static inline void put(sand_world *s, int x, int y, uint32_t c)
 {
-    int i = y * s->w + x;
-    s->cells[i] = c;
-    s->moved[i] = 1;
+    s->cells[y * s->w + x] = c;
+    s->moved[moved_at(s, x, y)] = 1;
     mark(s, x, y);
 }
 
@@ -22,7 +21,7 @@ static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
     uint32_t t = s->cells[i];
     s->cells[i] = s->cells[j];
     s->cells[j] = t;
-    s->moved[i] = s->moved[j] = 1;
+    s->moved[moved_at(s, x0, y0)] = s->moved[moved_at(s, x1, y1)] = 1;
     mark(s, x0, y0);
     mark(s, x1, y1);
 }
@@ -86,7 +85,7 @@ static int move_ballistic(sand_world *s, int x, int y, uint32_t c)
     }
     int i = cy * s->w + cx;
     s->cells[i] = with_vel(s->cells[i], vx, vy);
-    s->moved[i] = 1;
+    s->moved[moved_at(s, cx, cy)] = 1;
     mark(s, cx, cy);
     return 1;
 }
@@ -127,7 +126,7 @@ static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
     if (vy != 0) {                      /* landed: lose the speed */
         put(s, x, y, with_vel(c, 0, 0));
         c = s->cells[y * s->w + x];
-        s->moved[y * s->w + x] = 0;     /* landing is not a move: it may still slide */
+        s->moved[moved_at(s, x, y)] = 0;   /* landing is not a move: it may still slide */
     }
     int first = (r & 1u) ? 1 : -1;
     for (int k = 0; k < 2; k++) {
@@ -238,7 +237,7 @@ static void update_fire(sand_world *s, int x, int y, uint32_t c, uint32_t r)
     if ((r & 0x80000u) && inside(s, x, y - 1) && CELL_EL(get(s, x, y - 1)) == SAND_EMPTY)
         swap_cells(s, x, y, x, y - 1);
     else
-        s->moved[y * s->w + x] = 1;
+        s->moved[moved_at(s, x, y)] = 1;
 }
 
 /* Burning wood: counts down, sheds fire and smoke into empty neighbours, spreads to flammable
@@ -339,18 +338,19 @@ static void update_falling(sand_world *s, int x, int y)
     int i = y * s->w + x;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    if (e == SAND_EMPTY || s->moved[i]) return;
+    size_t m = moved_at(s, x, y);
+    if (e == SAND_EMPTY || s->moved[m]) return;
     int cls = mover_class(c);
     if (cls == C_GAS || cls == C_FIRE) return;
     uint32_t r = rnd(s, x, y, 1);
     if (e == SAND_WOOD && (CELL_FLAGS(c) & SAND_F_BURNING)) {
         update_burning_wood(s, x, y, c, r);
         if (CELL_EL(s->cells[i]) != SAND_WOOD || !(CELL_FLAGS(s->cells[i]) & SAND_F_LOOSE)) return;
-        s->moved[i] = 0;                /* burning rubble still falls */
+        s->moved[m] = 0;                /* burning rubble still falls */
         c = s->cells[i];
     } else if (e == SAND_ICE) {
         update_ice(s, x, y, r);
-        if (s->moved[i]) return;
+        if (s->moved[m]) return;
     } else if (e == SAND_LAVA) {
         if (react_lava(s, x, y, r)) return;
     } else if (e == SAND_ACID) {
@@ -370,7 +370,8 @@ static void update_rising(sand_world *s, int x, int y)
     int i = y * s->w + x;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    if (s->moved[i]) return;
+    size_t m = moved_at(s, x, y);
+    if (s->moved[m]) return;
     if (e != SAND_FIRE && e != SAND_SMOKE && e != SAND_STEAM && e != SAND_GAS) return;
     uint32_t r = rnd(s, x, y, 2);
     if (e == SAND_FIRE) {
@@ -387,7 +388,7 @@ static void update_rising(sand_world *s, int x, int y)
     c = with_life(c, life);
     s->cells[i] = c;
     mark(s, x, y);
-    if (!move_gas(s, x, y, c, r)) s->moved[i] = 1;
+    if (!move_gas(s, x, y, c, r)) s->moved[m] = 1;
 }
 
 static void run_emitters(sand_world *s)
@@ -422,10 +423,9 @@ static void run_emitters(sand_world *s)
  * phase never touch the same memory. */
 static void run_strip(sand_world *s, int k)
 {
-    const rect16 *col = &s->cur[k];
-    int n = s->ncx;
+    const rect16 *col = rect_at(s, s->cur, k, 0);
     for (int cy = s->ncy - 1; cy >= 0; cy--) {
-        const rect16 *r = &col[cy * n];
+        const rect16 *r = &col[cy];
         if (rect_empty(r)) continue;
         for (int y = r->y1; y >= r->y0; y--) {
             /* An empty cell (all bits 0) never acts: skip it without a call. */
@@ -440,7 +440,7 @@ static void run_strip(sand_world *s, int k)
         }
     }
     for (int cy = 0; cy < s->ncy; cy++) {
-        const rect16 *r = &col[cy * n];
+        const rect16 *r = &col[cy];
         if (rect_empty(r)) continue;
         for (int y = r->y0; y <= r->y1; y++) {
             /* Only fire and the gases rise: elements 10..13. */
@@ -475,14 +475,21 @@ int sand__strip_of(const void *task_ctx, int item)
     return ((const strip_pass *)task_ctx)->strips[item];
 }
 
-/* The awake strips of phase ph into s->order, and how many. With a pool they are sorted heaviest
- * first (the cells their rectangles cover): a worker that takes the last strip then waits the
- * least for the others. Inline, the order does not matter and nothing is sorted. */
-static int phase_strips(sand_world *s, int ph, int sort)
+/* A pass whose rectangles cover fewer cells than this runs inline even with a pool: ~12 µs of
+ * work at ~12 ns a cell (bench_sand), against a hand-over that costs about a microsecond on
+ * an idle core and far more on a busy one. The result is the same either way. */
+#define PARALLEL_MIN_CELLS 1024
+
+/* The awake strips of phase ph into s->order, how many, and the cells they cover (*cells). With
+ * a pool they are sorted heaviest first: a worker that takes the last strip then waits the least
+ * for the others. Inline, the order does not matter and nothing is sorted. */
+static int phase_strips(sand_world *s, int ph, int sort, uint32_t *cells)
 {
     int n = 0;
+    *cells = 0;
     for (int k = ph; k < s->ncx; k += SAND_PHASES) {
         if (!s->weight[k]) continue;
+        *cells += s->weight[k];
         int i = n++;
         if (sort)
             for (; i > 0 && s->weight[s->order[i - 1]] < s->weight[k]; i--) s->order[i] = s->order[i - 1];
@@ -505,25 +512,28 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     uint64_t active = 0;
     for (int cx = 0; cx < s->ncx; cx++) {
         uint32_t cells = 0;
-        for (int k = cx; k < s->ncx * s->ncy; k += s->ncx) {
-            rect_clear(&s->nxt[k]);
-            if (!rect_empty(&s->cur[k]))
-                cells += (uint32_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
+        rect16 *nx = rect_at(s, s->nxt, cx, 0);
+        const rect16 *cu = rect_at(s, s->cur, cx, 0);
+        for (int cy = 0; cy < s->ncy; cy++) {
+            rect_clear(&nx[cy]);
+            if (!rect_empty(&cu[cy]))
+                cells += (uint32_t)(cu[cy].x1 - cu[cy].x0 + 1) * (cu[cy].y1 - cu[cy].y0 + 1);
         }
         s->weight[cx] = cells;
         awake |= cells != 0;
         active += cells;
     }
     s->stat_active = active;
-    if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
+    if (awake) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
     run_emitters(s);
     if (!awake) return;
     /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
      * the ticks that scan right to left, so that each seam between strips is met from either
      * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
     for (int ph = 0; ph < SAND_PHASES; ph++) {
-        int n = phase_strips(s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph, ctx->tasks != NULL);
+        uint32_t cells;
+        int n = phase_strips(s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph, ctx->tasks != NULL, &cells);
         strip_pass p = { s, s->order };
-        sim__tasks_run(ctx->tasks, strip_task, n, 1, &p);
+        sim__tasks_run(cells >= PARALLEL_MIN_CELLS ? ctx->tasks : NULL, strip_task, n, 1, &p);
     }
 }
