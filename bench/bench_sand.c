@@ -188,6 +188,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+    long losses = pool_losses(two);
     pool_destroy(two);
 
     printf("Single-threaded step (passes inline), best of %d:\n\n", reps);
@@ -205,6 +206,9 @@ int main(int argc, char **argv)
         printf("| %-44s | %8.0f | %8.0f | %5.2fx | %s |\n", cases[i].label, tps(one_w[i]),
                tps(two_w[i]), s, vs);
     }
+    printf("\nPasses the pool counted as losses (it waited for a worker longer than it worked; each "
+           "sends the next passes inline for a while): %ld. Many mean the machine was too busy "
+           "to run the second worker when it was needed.\n", losses);
 
     if (baseline) {
         result now[NCASES], before[NCASES];

@@ -13,7 +13,14 @@
  * spins for the items still running elsewhere, then sleeps on `finished`. Both sleeps use the
  * same pattern against lost wake-ups: the sleeper announces itself (an atomic counter or flag),
  * then re-checks under the mutex; the waker changes the state, then looks for sleepers and
- * signals under the mutex. All atomics are sequentially consistent unless marked. */
+ * signals under the mutex. All atomics are sequentially consistent unless marked.
+ *
+ * Backing off: on a machine with more runnable threads than CPUs, a worker can be descheduled
+ * holding an item, and the submitter then waits for it far longer than the item takes. When the
+ * submitter waits for the others longer than it worked itself (and more than BACKOFF_MIN_NS),
+ * the pass was a loss: the next passes run inline, 4 of them, then 8, 16, … up to BACKOFF_MAX
+ * while losses repeat; a pass that is not a loss ends the backing off. Where a pass runs never
+ * changes its result. */
 #include "pool.h"
 #include <pthread.h>
 #include <sched.h>
@@ -28,6 +35,8 @@
 
 #define SPIN_NS 100000L            /* 100 µs: longer than the gap between two passes of a tick,
                                       short against a tick at 60 Hz (0.6% of it) */
+#define BACKOFF_MIN_NS 20000L     /* a wait shorter than this is never a loss */
+#define BACKOFF_MAX 256             /* passes run inline at most, after repeated losses */
 #define CW_BITS 20
 #define CW_MASK ((UINT64_C(1) << CW_BITS) - 1)
 #define GEN_MASK ((UINT64_C(1) << (64 - 2 * CW_BITS)) - 1)
@@ -54,6 +63,9 @@ struct pool {
     atomic_int done;                /* items finished */
     uint64_t gen;                   /* the submitter's: generation of the last pass */
     int count;                      /* the submitter's: items of the pass */
+    int adaptive;                   /* back off after losses (pool_adaptive) */
+    int backoff, skip;              /* the submitter's: passes to run inline, after losses */
+    long losses;                    /* passes that were losses (pool_losses) */
 };
 
 static inline uint64_t cw_count(uint64_t w) { return (w >> CW_BITS) & CW_MASK; }
@@ -164,6 +176,12 @@ static void *pool_enqueue(sim_task_fn *fn, int count, int min_range, void *task_
         fn(0, count, 0, task_ctx);
         return NULL;
     }
+    if (p->skip > 0) {                  /* backing off after a loss */
+        p->skip--;
+        pthread_mutex_unlock(&p->submit);
+        fn(0, count, 0, task_ctx);
+        return NULL;
+    }
     p->count = count;
     atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
     atomic_store_explicit(&p->ctx, task_ctx, memory_order_relaxed);
@@ -186,9 +204,11 @@ static void pool_finish(void *task, void *user)
 {
     pool *p = user;
     (void)task;
+    struct timespec s0, t0;
+    clock_gettime(CLOCK_MONOTONIC, &s0);
     run_claims(p, 0);
-    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    long own = (long)(t0.tv_sec - s0.tv_sec) * 1000000000L + (t0.tv_nsec - s0.tv_nsec);
     for (unsigned i = 1; atomic_load(&p->done) != p->count; i++) {
         cpu_relax();
         if ((i & 63) == 0 && elapsed_ns(&t0) >= SPIN_NS) {
@@ -200,8 +220,23 @@ static void pool_finish(void *task, void *user)
             break;
         }
     }
+    long waited = elapsed_ns(&t0);
+    if (p->adaptive && waited > own && waited > BACKOFF_MIN_NS) {
+        p->losses++;
+        p->backoff = p->backoff ? (p->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : p->backoff * 2) : 4;
+        p->skip = p->backoff;
+    } else {
+        p->backoff = 0;
+    }
     pthread_mutex_unlock(&p->submit);
 }
+
+void pool_adaptive(pool *p, int on)
+{
+    if (p) p->adaptive = on;
+}
+
+long pool_losses(const pool *p) { return p ? p->losses : 0; }
 
 int pool_default_workers(void)
 {
@@ -265,6 +300,7 @@ int pool_create(int workers, pool **out, char *err, size_t errlen)
         return -1;
     }
     p->workers = workers;
+    p->adaptive = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     p->yield = ncpu > 0 && workers > ncpu;
     pthread_mutex_init(&p->submit, NULL);

@@ -10,6 +10,9 @@
  *
  * One pass runs at a time. A second thread that enqueues while the pool is busy (two verifier
  * threads sharing a pool, say) runs its pass inline and gets NULL back, which sim_tasks allows.
+ * On a machine too busy to run the workers when they are needed (the submitter waits for them
+ * longer than it worked itself), the pool backs off and runs the next passes inline for a while
+ * (pool_adaptive). None of this can change a result: only where the items run.
  *
  * Layering: pool/ sees sim/ alone (for sim_tasks); replay/, server/ and clients/ may link it. */
 #ifndef VIVARIUM_POOL_H
@@ -42,5 +45,12 @@ int pool_workers(const pool *p);    /* N as created (1 for NULL) */
 /* The sim_tasks that run passes on this pool, for sim_config.tasks / sim_world_set_tasks; NULL
  * for a NULL pool or a pool of one worker (inline). Valid until pool_destroy. */
 const sim_tasks *pool_tasks(const pool *p);
+
+/* Backing off after passes that lost time (on by default); off, every pass of more than one item
+ * is handed to the workers, for tests that count the ranges. pool_losses: passes that were losses
+ * so far (a pass counts when the submitter waited for the others longer than it worked, and more
+ * than 20 µs). */
+void pool_adaptive(pool *p, int on);
+long pool_losses(const pool *p);
 
 #endif

@@ -1,8 +1,8 @@
 /* check_pool.c — pool/pool.c, the worker pool behind sim_tasks: every item of every pass runs
  * exactly once, on a worker index no other range of the pass holds at the same time; thousands
  * of passes in a row (the claim word's generations) and two threads submitting at once (one runs
- * inline) lose nothing; idle workers sleep instead of spinning; bad worker counts are refused
- * with a sentence. That the passes of a world give the same result on any pool is check_kinds'
+ * inline) lose nothing; idle workers sleep instead of spinning; a pass that loses time makes the
+ * pool run the next ones inline; bad worker counts are refused with a sentence. That the passes of a world give the same result on any pool is check_kinds'
  * golden_chain_any_workers. */
 #include <check.h>
 #include <pthread.h>
@@ -88,6 +88,7 @@ START_TEST(every_item_runs_once)
     static const int ranges[] = { 1, 3, 64 };
     for (size_t w = 0; w < sizeof workers / sizeof workers[0]; w++) {
         pool *p = mk(workers[w]);
+        pool_adaptive(p, 0);                    /* every pass to the workers: ranges are counted */
         const sim_tasks *st = pool_tasks(p);
         ck_assert_int_eq(st == NULL, workers[w] == 1);      /* one worker: inline */
         if (st) ck_assert_int_eq(st->workers, workers[w]);
@@ -205,6 +206,53 @@ START_TEST(idle_workers_sleep)
 }
 END_TEST
 
+/* A pass that loses time (the submitter waits for a worker longer than it worked itself) makes
+ * the pool run the next 4 passes inline; a loss again doubles that. Simulated: item 1 of the
+ * losing pass runs on the other worker (item 0 waits until it has started) and takes 50 ms. */
+typedef struct slow {
+    atomic_int started1, calls, inline_calls;
+} slow;
+
+static void slow_items(int start, int end, int worker, void *ctx)
+{
+    slow *z = ctx;
+    atomic_fetch_add(&z->calls, 1);
+    if (start == 0 && end > 1) atomic_fetch_add(&z->inline_calls, 1);   /* the whole pass at once */
+    for (int i = start; i < end; i++) {
+        if (i == 1 && worker != 0) {
+            atomic_store(&z->started1, 1);
+            usleep(50000);
+        } else if (i == 0 && end == 1) {
+            for (int n = 0; n < 2000 && !atomic_load(&z->started1); n++) usleep(100);
+        }
+    }
+}
+
+START_TEST(backs_off_after_a_loss)
+{
+    pool *p = mk(2);
+    const sim_tasks *st = pool_tasks(p);
+    slow z;
+    memset(&z, 0, sizeof z);
+    ck_assert_int_eq(pool_losses(p), 0);
+    void *task = st->enqueue(slow_items, 2, 1, &z, st->user);
+    ck_assert_ptr_nonnull(task);
+    st->finish(task, st->user);
+    ck_assert_int_eq(atomic_load(&z.started1), 1);          /* the other worker ran item 1 */
+    ck_assert_int_eq(pool_losses(p), 1);
+    for (int n = 0; n < 4; n++) {                           /* backing off: inline, NULL */
+        atomic_store(&z.inline_calls, 0);
+        ck_assert_ptr_null(st->enqueue(slow_items, 2, 1, &z, st->user));
+        ck_assert_int_eq(atomic_load(&z.inline_calls), 1);
+    }
+    task = st->enqueue(slow_items, 2, 1, &z, st->user);     /* then to the workers again */
+    ck_assert_ptr_nonnull(task);
+    st->finish(task, st->user);
+    pool_adaptive(p, 0);
+    pool_destroy(p);
+}
+END_TEST
+
 START_TEST(bad_worker_counts_are_refused)
 {
     pool *p = (pool *)1;
@@ -240,6 +288,7 @@ Suite *suite_pool(void)
     tcase_add_test(tc, passes_back_to_back);
     tcase_add_test(tc, two_submitters_share_a_pool);
     tcase_add_test(tc, idle_workers_sleep);
+    tcase_add_test(tc, backs_off_after_a_loss);
     tcase_add_test(tc, bad_worker_counts_are_refused);
     suite_add_tcase(s, tc);
     return s;
