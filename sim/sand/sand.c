@@ -11,7 +11,7 @@
  * strips of one phase are far enough apart never to touch the same cells (sand_int.h), so they may
  * run in any order or in parallel, through the host's task system (sim_tasks), with the same
  * result. The horizontal scan direction, and the order of the phases, alternate every tick. A cell
- * moves at most once a tick (a `moved` byte per cell, cleared at the start of the tick and not
+ * moves at most once a tick (a `moved` byte per cell, stamped with the tick and not
  * part of the state). Every random choice is the counter hash of (seed, tick, x, y, salt), so a
  * result never depends on which chunks happen to be awake, nor on which thread runs a strip.
  *

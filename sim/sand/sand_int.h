@@ -90,7 +90,9 @@ struct sand_world {
      * column padded to whole lines. None of it shows in the saved state. */
     uint32_t *cells;                /* row-major, in cells_mem, 64-byte aligned */
     void *cells_mem;
-    uint8_t *moved;                 /* scratch, cleared each tick, never saved: see moved_at */
+    uint8_t *moved;                 /* scratch, never saved: == stamp when the cell moved this
+                                       tick (moved_at) */
+    uint8_t stamp;                  /* this tick's mark in `moved`, 1..255 */
     size_t mstride;                 /* bytes of `moved` per strip */
     int rstride;                    /* rectangles per chunk column (ncy, padded) */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
@@ -150,7 +152,8 @@ static inline rect16 *rect_at(const sand_world *s, rect16 *a, int cx, int cy)
 /* Cell (x, y)'s `moved` byte: SAND_CHUNK bytes a row within its strip's block. */
 static inline size_t moved_at(const sand_world *s, int x, int y)
 {
-    return (size_t)(x / SAND_CHUNK) * s->mstride + (size_t)y * SAND_CHUNK + (size_t)(x & (SAND_CHUNK - 1));
+    unsigned ux = (unsigned)x, uy = (unsigned)y;        /* inside the grid: never negative */
+    return (size_t)(ux / SAND_CHUNK) * s->mstride + (size_t)(uy * SAND_CHUNK + (ux & (SAND_CHUNK - 1)));
 }
 
 /* ---- dirty rectangles ------------------------------------------------------------------------- */

@@ -11,7 +11,7 @@
 static inline void put(sand_world *s, int x, int y, uint32_t c)
 {
     s->cells[y * s->w + x] = c;
-    s->moved[moved_at(s, x, y)] = 1;
+    s->moved[moved_at(s, x, y)] = s->stamp;
     mark(s, x, y);
 }
 
@@ -21,7 +21,7 @@ static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
     uint32_t t = s->cells[i];
     s->cells[i] = s->cells[j];
     s->cells[j] = t;
-    s->moved[moved_at(s, x0, y0)] = s->moved[moved_at(s, x1, y1)] = 1;
+    s->moved[moved_at(s, x0, y0)] = s->moved[moved_at(s, x1, y1)] = s->stamp;
     mark(s, x0, y0);
     mark(s, x1, y1);
 }
@@ -85,7 +85,7 @@ static int move_ballistic(sand_world *s, int x, int y, uint32_t c)
     }
     int i = cy * s->w + cx;
     s->cells[i] = with_vel(s->cells[i], vx, vy);
-    s->moved[moved_at(s, cx, cy)] = 1;
+    s->moved[moved_at(s, cx, cy)] = s->stamp;
     mark(s, cx, cy);
     return 1;
 }
@@ -237,7 +237,7 @@ static void update_fire(sand_world *s, int x, int y, uint32_t c, uint32_t r)
     if ((r & 0x80000u) && inside(s, x, y - 1) && CELL_EL(get(s, x, y - 1)) == SAND_EMPTY)
         swap_cells(s, x, y, x, y - 1);
     else
-        s->moved[moved_at(s, x, y)] = 1;
+        s->moved[moved_at(s, x, y)] = s->stamp;
 }
 
 /* Burning wood: counts down, sheds fire and smoke into empty neighbours, spreads to flammable
@@ -339,7 +339,7 @@ static void update_falling(sand_world *s, int x, int y)
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
     size_t m = moved_at(s, x, y);
-    if (e == SAND_EMPTY || s->moved[m]) return;
+    if (e == SAND_EMPTY || s->moved[m] == s->stamp) return;
     int cls = mover_class(c);
     if (cls == C_GAS || cls == C_FIRE) return;
     uint32_t r = rnd(s, x, y, 1);
@@ -350,7 +350,7 @@ static void update_falling(sand_world *s, int x, int y)
         c = s->cells[i];
     } else if (e == SAND_ICE) {
         update_ice(s, x, y, r);
-        if (s->moved[m]) return;
+        if (s->moved[m] == s->stamp) return;
     } else if (e == SAND_LAVA) {
         if (react_lava(s, x, y, r)) return;
     } else if (e == SAND_ACID) {
@@ -371,7 +371,7 @@ static void update_rising(sand_world *s, int x, int y)
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
     size_t m = moved_at(s, x, y);
-    if (s->moved[m]) return;
+    if (s->moved[m] == s->stamp) return;
     if (e != SAND_FIRE && e != SAND_SMOKE && e != SAND_STEAM && e != SAND_GAS) return;
     uint32_t r = rnd(s, x, y, 2);
     if (e == SAND_FIRE) {
@@ -388,7 +388,7 @@ static void update_rising(sand_world *s, int x, int y)
     c = with_life(c, life);
     s->cells[i] = c;
     mark(s, x, y);
-    if (!move_gas(s, x, y, c, r)) s->moved[m] = 1;
+    if (!move_gas(s, x, y, c, r)) s->moved[m] = s->stamp;
 }
 
 static void run_emitters(sand_world *s)
@@ -524,7 +524,10 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
         active += cells;
     }
     s->stat_active = active;
-    if (awake) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
+    /* A cell has moved this tick when its byte holds this tick's stamp, 1..255 in turn: no byte
+     * is cleared but once every 255 ticks, when the stamps come round again. */
+    s->stamp = (uint8_t)(s->stamp == 255 ? 1 : s->stamp + 1);
+    if (s->stamp == 1) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
     run_emitters(s);
     if (!awake) return;
     /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
