@@ -93,7 +93,11 @@ static int available(pool *p)
     return cw_next(w) < cw_count(w);
 }
 
-/* Mark n items done; the one who finishes the pass wakes a sleeping submitter. */
+/* Mark n items done; the one who finishes the pass wakes a sleeping submitter. The count comes
+ * from the claim word, not the submitter's own field: once done reaches it, the submitter may
+ * publish the next pass at any moment, and reading the new word then costs at most a spurious
+ * broadcast (the submitter re-checks; and it publishes only after seeing the pass done, so it
+ * is not waiting for a signal this could miss). */
 static void items_done(pool *p, int n)
 {
     int before = atomic_fetch_add(&p->done, n);
