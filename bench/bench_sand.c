@@ -1,6 +1,6 @@
 /* bench_sand.c — ticks per second of the sand world (issues 2 and 17).
  *
- *   bench_sand [--quick] [--baseline PATH]
+ *   bench_sand [--quick] [--reps N] [--only NAME] [--baseline PATH]
  *   bench_sand --case NAME [--quick]        one single-threaded case: prints "<seconds> <hash>"
  *
  * Each case runs the real world code (sim_world_step; with render, also render + both hashes, as
@@ -135,6 +135,9 @@ static void keep_best(result *best, result r, const char *what)
 
 static double tps(result r) { return (double)r.ticks / r.secs; }
 
+/* --only: every case but that one is left out of every table. */
+static int skip(const bcase *only, int i) { return only && only != &cases[i]; }
+
 static void row(const char *name, result r, double goal)
 {
     double ns_cell = r.active ? r.secs * 1e9 / (double)r.active : 0.0;
@@ -166,12 +169,16 @@ static result run_baseline(const char *path, const bcase *c)
 int main(int argc, char **argv)
 {
     const char *baseline = NULL, *one = NULL;
+    const bcase *only = NULL;                   /* --only: one case in every table */
+    int reps = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0) reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = find_case(argv[++i]);
         else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc) baseline = argv[++i];
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) one = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_sand [--quick] [--baseline PATH] | --case NAME [--quick]\n");
+            fprintf(stderr, "usage: bench_sand [--quick] [--reps N] [--only NAME] [--baseline PATH] | --case NAME [--quick]\n");
             return 2;
         }
     }
@@ -180,7 +187,7 @@ int main(int argc, char **argv)
         printf("%.9f %016llx\n", r.secs, (unsigned long long)r.check);
         return 0;
     }
-    int reps = quick ? 3 : 5;
+    if (!reps) reps = quick ? 3 : 5;     /* the per-block bests take 4 × as many */
     char err[256];
     pool *two = NULL;
     if (pool_create(2, &two, err, sizeof err) != 0) {
@@ -199,7 +206,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < NCASES; i++)
             for (int b = 0; b < MAX_BLOCKS; b++) blocks[m][i][b] = 1e30;
     int block_reps = reps * 4;          /* extra runs for the per-block bests, alternated too */
-    for (int i = 0; i < NCASES; i++)
+    for (int i = 0; i < NCASES; i++) {
+        if (skip(only, i)) continue;
         for (int rep = 0; rep < block_reps; rep++) {
             result a = run_once(&cases[i], NULL, blocks[0][i]);
             result b = run_once(&cases[i], pool_tasks(two), blocks[1][i]);
@@ -213,13 +221,15 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+    }
     long losses = pool_losses(two);
     pool_destroy(two);
 
     printf("Single-threaded step (passes inline), best of %d:\n\n", reps);
     printf("| case | ticks | ticks/s | us/tick | active cells/tick | ns/active cell | vs goal |\n");
     printf("|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < NCASES; i++) row(cases[i].label, one_w[i], cases[i].goal);
+    for (int i = 0; i < NCASES; i++)
+        if (!skip(only, i)) row(cases[i].label, one_w[i], cases[i].goal);
 
     printf("\nParallel passes, 2 workers against 1 (alternated; the same final state). Whole runs: best "
            "of %d each. Blocks: each %d-tick block's best of %d runs, summed:\n\n", reps, BLOCK,
@@ -227,6 +237,7 @@ int main(int argc, char **argv)
     printf("| case | 1 worker ticks/s | 2 workers ticks/s | speed-up | blocks: 1 worker | 2 workers | speed-up | vs goal |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < NCASES; i++) {
+        if (skip(only, i)) continue;
         double s = tps(two_w[i]) / tps(one_w[i]);
         double b1 = 0, b2 = 0;
         int nb = (int)(one_w[i].ticks / BLOCK);
@@ -251,16 +262,19 @@ int main(int argc, char **argv)
         result now[NCASES], before[NCASES];
         memset(now, 0, sizeof now);
         memset(before, 0, sizeof before);
-        for (int i = 0; i < NCASES; i++)
+        for (int i = 0; i < NCASES; i++) {
+            if (skip(only, i)) continue;
             for (int rep = 0; rep < reps; rep++) {
                 keep_best(&before[i], run_baseline(baseline, &cases[i]), "baseline");
                 keep_best(&now[i], run_once(&cases[i], NULL, NULL), cases[i].name);
             }
+        }
         printf("\nSingle-threaded step against the baseline (%s; alternated, best of %d each):\n\n",
                baseline, reps);
         printf("| case | baseline ticks/s | now ticks/s | now / baseline | vs goal |\n");
         printf("|---|---|---|---|---|\n");
         for (int i = 0; i < NCASES; i++) {
+        if (skip(only, i)) continue;
             double s = tps(now[i]) / tps(before[i]);
             printf("| %-44s | %8.0f | %8.0f | %5.2fx | %.2fx of 1.00x (%s) |\n", cases[i].label,
                    tps(before[i]), tps(now[i]), s, s, s >= 1.0 ? "met" : "MISSED");
