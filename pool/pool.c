@@ -13,7 +13,8 @@
  * spins for the items still running elsewhere, then sleeps on `finished`. Both sleeps use the
  * same pattern against lost wake-ups: the sleeper announces itself (an atomic counter or flag),
  * then re-checks under the mutex; the waker changes the state, then looks for sleepers and
- * signals under the mutex. All atomics are sequentially consistent unless marked.
+ * signals under the mutex — except that enqueue only tries the mutex (see there). All atomics are
+ * sequentially consistent unless marked.
  *
  * Backing off: on a machine with more runnable threads than CPUs, a worker can be descheduled
  * holding an item, and the submitter then waits for it far longer than the item takes. When the
@@ -194,8 +195,12 @@ static void *pool_enqueue(sim_task_fn *fn, int count, int min_range, void *task_
     p->gen = (p->gen + 1) & GEN_MASK;
     /* The release in this store publishes everything above to whoever reads the word. */
     atomic_store(&p->claim, (p->gen << (2 * CW_BITS)) | ((uint64_t)count << CW_BITS));
-    if (atomic_load(&p->sleepers) > 0) {
-        pthread_mutex_lock(&p->mu);
+    /* Wake the sleepers, if the mutex is free. The stepping thread never blocks on it here: a
+     * worker descheduled while it holds the mutex (going to sleep) would stall the tick for as
+     * long as the machine keeps it waiting. A wake-up skipped is safe: a worker that sleeps
+     * through this pass has claimed nothing of it, so nothing waits for it; the caller runs the
+     * items itself, and the next pass wakes it. */
+    if (atomic_load(&p->sleepers) > 0 && pthread_mutex_trylock(&p->mu) == 0) {
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->mu);
     }
