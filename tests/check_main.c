@@ -33,6 +33,7 @@ int main(int argc, char **argv)
         suite_websocket,
         suite_replay_stream,
         suite_io,
+        suite_pool,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
