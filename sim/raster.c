@@ -184,12 +184,12 @@ void sim_raster_ring(sim_frame *f, int cx, int cy, int r, uint8_t c)
  * quadratic in the pixel's x with leading term 4·ddy², and completing the square turns it into
  * |M·px − K| ≤ √W with M = 2·ddy², K = ddx·h, h = 2·py·ddy + ΔT and W = len2·(4·ΔT·ddy·py + ΔT² +
  * 4·T0·ddy²): integers, K and W linear in the row. Its run is cut to the band 0 < 2·ddx·px + h <
- * 2·len2, whose ends step along the rows like a line's. Every bound is exact: the square root of an
- * integer below 2^62, corrected by ±1, and quotients of integers below 2^53 divided in doubles
- * (if a / b is not an integer it is at least 1/|b| from one, more than the correctly rounded
- * quotient's error |a / b|·2^-53, so its floor is the exact one). Capsules too big for those bounds
- * (segments longer than 2^15 pixels, radii in the thousands with long segments) are tested pixel
- * by pixel with capsule_covers(). */
+ * 2·len2, whose ends step along the rows like a line's. Every bound is exact: the double square
+ * root of an integer below 2^50 (isqrt_exact says why; a disc's small ones come from a table) and
+ * quotients of integers below 2^53 divided in doubles (if a / b is not an integer it is at least
+ * 1/|b| from one, more than the correctly rounded quotient's error |a / b|·2^-53, so its floor is
+ * the exact one). Capsules too big for those bounds (segments or radii of thousands of pixels,
+ * never a doll's) are tested pixel by pixel with capsule_covers(). */
 
 /* Radii beyond this cover any frame many times over; clamping keeps T below 2^41, which the
  * pixel-by-pixel test's 128-bit arithmetic relies on. */
@@ -228,7 +228,7 @@ static int64_t capsule_t(double r)
 
 typedef struct capsule {
     int64_t ddx, ddy;        /* d = b − a: |ddx|, |ddy| < 2^32 */
-    int64_t T0, T1, dT;      /* the ends' thresholds, −1 ≤ T < 2^41, and ΔT */
+    int64_t T0, T1, dT;      /* the ends' thresholds, |T| ≤ 2^41, and ΔT */
 } capsule;
 
 /* ---- the rule in 128-bit integers (two's complement in two halves: no compiler extension) ----- */
@@ -275,7 +275,7 @@ static int wide_le(wide a, wide b)
     return a.lo <= b.lo;
 }
 
-/* |x|² + |y|² ≤ T for T < 2^41: an offset past 2^21 is out at once, so the squares fit. */
+/* |x|² + |y|² ≤ T for T ≤ 2^41: an offset past 2^21 is out at once, so the squares fit. */
 static int disc_covers(int64_t x, int64_t y, int64_t T)
 {
     const int64_t lim = (int64_t)1 << 21;
@@ -296,7 +296,7 @@ static int capsule_covers(const capsule *k, int64_t px, int64_t py)
     wide cw = wide_add(wide_mul(wide_of(px), k->ddy), wide_neg(wide_mul(wide_of(py), k->ddx)));
     const int64_t climit = (int64_t)1 << 55;
     if (wide_le(wide_of(climit), cw) || wide_le(cw, wide_of(-climit))) return 0;
-    int64_t c = (int64_t)cw.lo;
+    int64_t c = cw.hi >> 63 ? -(int64_t)~cw.lo - 1 : (int64_t)cw.lo;       /* |c| < 2^55 */
     wide lhs = wide_mul(wide_mul(wide_of(c), c), 4);
     wide rhs = wide_add(wide_add(wide_mul(wide_mul(len2, k->T0), 4), wide_mul(wide_mul(n, k->dT), 4)),
                         wide_mul(wide_of(k->dT), k->dT));
@@ -480,7 +480,8 @@ static void capsule_rows(const capsule *k, uint8_t *row, size_t stride, int64_t 
 static int capsule_small(const capsule *k, int64_t pya, int64_t pyb)
 {
     int64_t ay = k->ddy < 0 ? -k->ddy : k->ddy, apy = max64(pya < 0 ? -pya : pya, pyb < 0 ? -pyb : pyb);
-    if (k->ddx <= 255 && ay <= 255 && k->T0 <= 4095 && k->T1 <= 4095 && apy <= 319)
+    if (k->ddx <= 255 && ay <= 255 && k->T0 >= -4096 && k->T0 <= 4095 && k->T1 >= -4096 &&
+        k->T1 <= 4095 && apy <= 319)
         return 1;        /* then W < 2^17 · 2^32 and every other value is far smaller */
     double ax = (double)k->ddx, y = (double)ay, py = (double)apy + 1.0;
     double dT = (double)(k->dT < 0 ? -k->dT : k->dT), T0 = (double)(k->T0 < 0 ? -k->T0 : k->T0);

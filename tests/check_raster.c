@@ -574,7 +574,7 @@ static double span_radius(uint64_t *s)
 {
     static const double special[] = {0.0, 1e-300, 0.5, 1.0, 2.0, 2.5, 3.0, 1.0 / 3.0,
                                      0.9999999999999999, 1.0000000000000002, 40.0, 1e3, 2e6,
-                                     1e300, INFINITY, -0.5, -1.0, -3.0, NAN};
+                                     1e300, INFINITY, -0.5, -1.0, -3.0, -1e6, -INFINITY, NAN};
     switch (lcg(s) % 6) {
     case 0: return special[lcg(s) % (sizeof special / sizeof special[0])];
     case 1: return (double)lcg_range(s, 0, 24) * 0.5;
