@@ -6,6 +6,7 @@
 #   make test-cross      determinism matrix: gcc -O0, gcc -O2, clang -O3, aarch64 under qemu,
 #                        wasm32 under Node
 #   make wasm            bin/vivarium.wasm, sim/ for the page (wasm/wasm.mk); make test-wasm tests it
+#   make test-tsan       sand's parallel passes under ThreadSanitizer (2, 3, 4, 8 workers)
 #   make bench           benchmarks; results go to bench/RESULTS.md by hand from bench/out/
 #   make SANITIZE=address,undefined test   the same tests under sanitizers (separate build dir)
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
@@ -25,15 +26,17 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 # inlined as the (correctly rounded) hardware instruction.
 DET      := -ffp-contract=off -fno-math-errno
 # Each folder compiles with only the include paths it may use (the arrows of ARCHITECTURE.md):
-# sim/ sees itself alone; wire/ and replay/ see sim/; server/ and clients/ see the layers below.
+# sim/ sees itself alone; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; server/ and
+# clients/ see the layers below.
 # Tests, benchmarks and fuzz targets may reach anything.
 BASE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
 INC_sim     := -Isim
 INC_wire    := -Iwire -Isim
-INC_replay  := -Ireplay -Isim
-INC_server  := -Iserver -Iwire -Ireplay -Isim
-INC_clients := -Iclients -Iwire -Ireplay -Isim
-INC_tests   := -Itests -Iclients -Iserver -Iwire -Ireplay -Isim
+INC_pool    := -Ipool -Isim
+INC_replay  := -Ireplay -Ipool -Isim
+INC_server  := -Iserver -Iwire -Ireplay -Ipool -Isim
+INC_clients := -Iclients -Iwire -Ireplay -Ipool -Isim
+INC_tests   := -Itests -Iclients -Iserver -Iwire -Ireplay -Ipool -Isim
 INC_bench   := $(INC_tests)
 CPPFLAGS := $(BASE_CPPFLAGS) $(INC_tests)
 
@@ -64,6 +67,7 @@ HIREDIS_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null || echo -lhiredis)
 
 SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
+POOL_SRC    := $(sort $(wildcard pool/*.c))
 VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c clients/websocket.c
@@ -72,6 +76,7 @@ TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c te
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
+POOL_OBJ    := $(POOL_SRC:%.c=$(BUILD)/%.o)
 VIVD_OBJ    := $(VIVD_SRC:%.c=$(BUILD)/%.o)
 REPLAY_OBJ  := $(REPLAY_SRC:%.c=$(BUILD)/%.o)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
@@ -81,13 +86,15 @@ TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIBSIM      := $(BUILD)/libsim.a
 LIBREPLAY   := $(BUILD)/libreplay.a
 LIBWIRE     := $(BUILD)/libwire.a
+# The worker pool that runs a world's parallel passes (pool/pool.h): linked by every host.
+LIBPOOL     := $(BUILD)/libpool.a
 LIBCLI      := $(BUILD)/libcli.a
 # vivd without its main(), so that the Check suites can reach the ack queue, the handler table and
 # fan-out directly (tests/check_acks.c, check_handlers.c, check_fanout.c).
 SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
-.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-campaign bench golden clean help
+.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-tsan test-campaign bench golden clean help
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-slow test-san-scripts test-web web-screenshot
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -114,6 +121,10 @@ $(LIBWIRE): $(WIRE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIBPOOL): $(POOL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(LIBSRV): $(SRVLIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -122,16 +133,16 @@ $(LIBCLI): $(CLILIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+$(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
 
-$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
-$(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
+$(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
@@ -139,6 +150,7 @@ test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
 	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web
 	$(MAKE) --no-print-directory test-cross
+	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-campaign
 ifeq ($(SANITIZE),)
 	$(MAKE) --no-print-directory -j3 -O test-san test-fuzz
@@ -175,7 +187,7 @@ test-san: test-san-fast test-san-slow test-san-scripts
 
 # The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
 test-layers: $(BIN)/viv $(BIN)/vivd wasm
-	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_replay="$(INC_replay)" \
+	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_pool="$(INC_pool)" INC_replay="$(INC_replay)" \
 	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" \
 	    WASM_CC="$(WASM_CC)" WASM_NM="$(WASM_NM)" WASM_BUILD="$(WASM_BUILD)" WASM_MODULE="$(WASM_MODULE)" \
 	    sh tests/layers.sh $(BUILD)
@@ -211,15 +223,19 @@ test-campaign: $(BIN)/viv
 test-cross:
 	sh tests/cross.sh
 
+test-tsan:
+	sh tests/tsan.sh
+
 golden: $(BIN)/viv
 	sh tests/golden.sh $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
 	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop wasm
+	$(MAKE) --no-print-directory $(BUILD)/bench_sand_base || echo "bench: no baseline sand step (commit $(SAND_BASE) not in this clone): bench_sand runs without it"
 	BUILD=$(BUILD) sh bench/run.sh
 
-$(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBSIM)
+$(BUILD)/bench_verify: $(BUILD)/bench/bench_verify.o $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PNG_LIBS) $(SQLITE_LIBS) $(ZSTD_LIBS)
 
 $(BUILD)/floor: bench/floor.c
@@ -228,7 +244,7 @@ $(BUILD)/floor: bench/floor.c
 $(BUILD)/bench_codec: $(BUILD)/bench/bench_codec.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
-$(BUILD)/bench_bytes: $(BUILD)/bench/bench_bytes.o $(LIBWIRE) $(LIBREPLAY) $(LIBSIM)
+$(BUILD)/bench_bytes: $(BUILD)/bench/bench_bytes.o $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
 $(BUILD)/bench_loop: $(BUILD)/bench/bench_loop.o $(LIBCLI) $(LIBWIRE) $(LIBSIM)
@@ -237,8 +253,17 @@ $(BUILD)/bench_loop: $(BUILD)/bench/bench_loop.o $(LIBCLI) $(LIBWIRE) $(LIBSIM)
 $(BUILD)/bench_cycle: $(BUILD)/bench/bench_cycle.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
-$(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $^
+$(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBPOOL) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
+# The sand step before the strip passes (issue 17), for bench_sand --baseline: sim/ of commit
+# SAND_BASE (from git; a clone without that commit skips the comparison) with this bench_sand.c.
+SAND_BASE ?= a11a8f3
+$(BUILD)/bench_sand_base: bench/bench_sand.c bench/bench.h
+	rm -rf $(BUILD)/sand-base && mkdir -p $(BUILD)/sand-base
+	git archive $(SAND_BASE) sim | tar -x -C $(BUILD)/sand-base
+	$(CC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DBENCH_BASELINE -I$(BUILD)/sand-base/sim -Ibench \
+	    $(CFLAGS) -o $@ bench/bench_sand.c $(BUILD)/sand-base/sim/*.c $(BUILD)/sand-base/sim/*/*.c
 
 $(BUILD)/bench_terrarium: $(BUILD)/bench/bench_terrarium.o $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -271,4 +296,4 @@ help:
 include tests/fuzz/fuzz.mk
 include wasm/wasm.mk
 
--include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(POOL_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

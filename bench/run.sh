@@ -9,12 +9,33 @@ mkdir -p bench/out
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 machine="$(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU), $(nproc) cores"
+# Sand (issues 2 and 17): not pinned, since the 2-worker cases need both cores. With the baseline
+# (bench_sand_base: the step before the strip passes, built from git by make bench), the
+# single-threaded step is compared with it in the same run, in ticks/s and, deterministically, in
+# instructions (callgrind, counting sim_world_step only).
+base=""
+[ -x "$BUILD/bench_sand_base" ] && base="--baseline $BUILD/bench_sand_base"
 {
     echo "### $(date -u +%Y-%m-%d) — sand world ticks/s: $machine"
     echo
-    echo "Command: \`make bench\` (bench/run.sh: \`$pin $BUILD/bench_sand\`), compiler: $(${CC:-cc} --version | head -1)"
+    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_sand $base\`), compiler: $(${CC:-cc} --version | head -1)"
     echo
-    $pin "$BUILD/bench_sand"
+    # shellcheck disable=SC2086
+    "$BUILD/bench_sand" $base
+    if [ -n "$base" ] && command -v valgrind >/dev/null 2>&1; then
+        echo
+        echo "Instructions in sim_world_step, baseline against now (\`valgrind --tool=callgrind --toggle-collect=sim_world_step BIN --case CASE --quick\`; the whole case, warm-up included):"
+        echo
+        echo "| case | baseline | now | now / baseline |"
+        echo "|---|---:|---:|---:|"
+        for c in bench-first demo; do
+            ib=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=sim_world_step \
+                "$BUILD/bench_sand_base" --case $c --quick 2>&1 | sed -n 's/.*Collected : *//p')
+            in=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=sim_world_step \
+                "$BUILD/bench_sand" --case $c --quick 2>&1 | sed -n 's/.*Collected : *//p')
+            echo "| $c | $ib | $in | $(awk -v a="$ib" -v b="$in" 'BEGIN { printf "%.3f", b / a }') |"
+        done
+    fi
 } | tee bench/out/sand.md
 echo
 {

@@ -11,7 +11,10 @@
  * The generator is a pure function of the base seed, so `--seed S` reproduces a campaign on any
  * machine; `--chain FILE` writes every tick's hashes so the determinism matrix can compare
  * builds. Built without the replay layer (VIV_NO_REPLAY, the cross build) only ways 1 (unrecorded)
- * and 3 run. */
+ * and 3 run.
+ *
+ * Way 1 runs the world's parallel passes on a pool of --threads workers; ways 2 and 3 run them
+ * inline: every session also checks that the number of workers changes nothing. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "pool.h"
 #ifndef VIV_NO_REPLAY
 #include "read.h"
 #include "replay.h"
@@ -42,6 +46,8 @@ typedef struct fz_case {
     size_t n, cap;
     uint64_t fault_tick;       /* test hook: way 3 drops the inputs of the first tick at or after
                                   this one that has any (0: none) */
+    const sim_tasks *tasks;    /* where way 1 runs the passes (not part of the session: the
+                                  other ways run them inline and must agree) */
 } fz_case;
 
 typedef struct fz_opts {
@@ -220,9 +226,10 @@ typedef struct chain {
     uint64_t *sh, *fh;
 } chain;
 
-static sim_world *make_world(const fz_case *c, char *err, size_t errlen)
+static sim_world *make_world(const fz_case *c, const sim_tasks *tasks, char *err, size_t errlen)
 {
     sim_config cfg = sim_config_default();
+    cfg.tasks = tasks;
     cfg.kind = c->kind;
     cfg.seed = c->seed;
     cfg.params = c->params;
@@ -237,7 +244,7 @@ static int run_live(const fz_case *c, chain *ch, fz_result *res, sim_input *acc,
                     const char *db)
 {
     char err[256];
-    sim_world *w = make_world(c, err, sizeof err);
+    sim_world *w = make_world(c, c->tasks, err, sizeof err);
     if (!w) {
         snprintf(res->why, sizeof res->why, "cannot create the world: %s", err);
         return -1;
@@ -353,7 +360,7 @@ static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, siz
                     fz_result *res)
 {
     char err[256];
-    sim_world *w = make_world(c, err, sizeof err);
+    sim_world *w = make_world(c, NULL, err, sizeof err);
     if (!w) {
         snprintf(res->why, sizeof res->why, "cannot create the world: %s", err);
         return -1;
@@ -375,7 +382,7 @@ static int run_sync(const fz_case *c, const chain *ch, const sim_input *acc, siz
     for (uint64_t t = 0; t < c->ticks; t++) {
         if (sim_rng_below(&r, 8) == 0) {                  /* about one tick in eight */
             size_t n = sim_world_save(w, buf, cap);
-            if (!spare) spare = make_world(c, err, sizeof err);
+            if (!spare) spare = make_world(c, NULL, err, sizeof err);
             if (!spare || n == 0 || sim_world_load(spare, buf, n) != 0) {
                 snprintf(res->why, sizeof res->why, "save/load failed at tick %llu: %s",
                          (unsigned long long)t, spare ? sim_world_error(spare) : err);
@@ -653,14 +660,17 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: viv fuzz [--sessions N] [--ticks T] [--seed S] [--seconds B] [--kinds K1,K2]\n"
-        "                [--out DIR] [--chain FILE] [--no-record] [--no-shrink] [--quiet]\n"
+        "                [--out DIR] [--chain FILE] [--no-record] [--no-shrink] [--threads N]\n"
+        "                [--quiet]\n"
         "       viv fuzz --case FILE\n"
         "\n"
         "Determinism fuzzing. Each session is a random world kind, seed and params with a random\n"
         "input stream (valid inputs, boundary values, and invalid ones that must be refused\n"
         "without effect), run three ways and compared at every tick: live (recorded into SQLite\n"
         "through the real recorder), replayed from that file (every recorded hash checked), and in\n"
-        "sync-test mode (save, load into a second world, continue, at random ticks).\n"
+        "sync-test mode (save, load into a second world, continue, at random ticks). The live\n"
+        "way runs the world's parallel passes on --threads workers, the other two inline, so\n"
+        "every session also checks that the number of workers changes nothing.\n"
         "\n"
         "  --sessions N   sessions to run (default 20; with --seconds, until time is up)\n"
         "  --ticks T      ticks per session, each session picks T/2..T (default 600)\n"
@@ -675,11 +685,14 @@ static void usage(FILE *out)
         "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
         "  --no-shrink    write a divergent case as found, without shrinking it\n"
         "  --case FILE    run one saved case (as written next to a reproducer) and report\n"
+        "  --threads N    workers for the live way's parallel passes, the calling thread\n"
+        "                 included (default: one per CPU, at most %d; 1: inline like the others)\n"
         "\n"
         "On a divergence the case is shrunk (inputs dropped, ticks halved) to a minimal one and\n"
         "written to DIR as NAME.case (every input, invalid ones too), NAME.inputs (for viv sim) and\n"
         "NAME.db (its recording), with the one command that reproduces it. Exit status: 0 all\n"
-        "sessions identical, 1 a divergence, 2 bad usage or a run that could not be done.\n");
+        "sessions identical, 1 a divergence, 2 bad usage or a run that could not be done.\n",
+        POOL_DEFAULT_MAX);
 }
 
 static int mkdir_p(const char *dir)
@@ -728,6 +741,7 @@ int cli_fuzz_main(int argc, char **argv)
     o.ticks = 600;
     o.out = "fuzz-out";
     o.record = 1;
+    long threads = pool_default_workers();
     int sessions_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -769,6 +783,8 @@ int cli_fuzz_main(int argc, char **argv)
             o.chain = v;
         } else if (!strcmp(a, "--case")) {
             o.case_file = v;
+        } else if (!strcmp(a, "--threads")) {
+            if (cli_parse_int("fuzz", a, v, 1, POOL_WORKERS_MAX, &threads)) return 2;
         } else if (!strcmp(a, "--inject-fault")) {          /* test hook, not in --help */
             if (cli_parse_u64("fuzz", a, v, &o.inject)) return 2;
         } else {
@@ -818,19 +834,29 @@ int cli_fuzz_main(int argc, char **argv)
     }
 #endif
     const char *dbp = o.record ? db : NULL;
+    pool *workers = NULL;
+    char perr[256];
+    if (threads > 1 && pool_create((int)threads, &workers, perr, sizeof perr) != 0) {
+        fprintf(stderr, "viv fuzz: --threads %ld: %s\n", threads, perr);
+        work_remove(work, db);
+        return 2;
+    }
 
     if (o.case_file) {                         /* one saved case */
         fz_case c;
         if (read_case(o.case_file, &c) != 0) {
             work_remove(work, db);
+            pool_destroy(workers);
             return 2;
         }
         if (!sim_kind_find(c.kind)) {
             fprintf(stderr, "viv fuzz: %s: unknown world kind '%s'\n", o.case_file, c.kind);
             free(c.v);
             work_remove(work, db);
+            pool_destroy(workers);
             return 2;
         }
+        c.tasks = pool_tasks(workers);
         fz_result r;
         int rc = run_case(&c, dbp, NULL, &r);
         printf("case %s: %s seed=%llu params=%s ticks=%llu, %zu input(s): %s\n", o.case_file, c.kind,
@@ -838,6 +864,7 @@ int cli_fuzz_main(int argc, char **argv)
                (unsigned long long)c.ticks, c.n, rc == 0 ? "identical all three ways" : r.why);
         free(c.v);
         work_remove(work, db);
+        pool_destroy(workers);
         return rc == 0 ? 0 : rc == 1 ? 1 : 2;
     }
 
@@ -856,6 +883,7 @@ int cli_fuzz_main(int argc, char **argv)
         if (!chain_fp) {
             fprintf(stderr, "viv fuzz: cannot write --chain %s: %s\n", o.chain, strerror(errno));
             work_remove(work, db);
+            pool_destroy(workers);
             return 2;
         }
     }
@@ -869,6 +897,7 @@ int cli_fuzz_main(int argc, char **argv)
             status = 2;
             break;
         }
+        c.tasks = pool_tasks(workers);
         fz_result r;
         chain ch = { NULL, NULL };
         int rc = run_case(&c, dbp, chain_fp ? &ch : NULL, &r);
@@ -945,5 +974,6 @@ int cli_fuzz_main(int argc, char **argv)
            secs > 0 ? (double)ticks / secs : 0.0,
            status == 0 ? "all identical" : status == 1 ? "DIVERGENCE" : "error");
     work_remove(work, db);
+    pool_destroy(workers);
     return status;
 }

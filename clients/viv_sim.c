@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "files.h"
+#include "pool.h"
 #ifndef VIV_NO_IMAGE
 #include "replay.h"
 #endif
@@ -14,7 +15,7 @@ static void sim_usage(FILE *out)
 {
     fprintf(out,
         "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
-        "               [--every K] [--render-all] [--view NAME]\n"
+        "               [--every K] [--render-all] [--view NAME] [--threads N]\n"
 #ifndef VIV_NO_IMAGE
         "               [--png OUT] [--gif OUT] [--gif-every K] [--scale S] [--record FILE]\n"
 #endif
@@ -38,6 +39,9 @@ static void sim_usage(FILE *out)
         "  --every K        print every K ticks (default 0: only after the last tick)\n"
         "  --render-all     render every tick, as the server does (default: printed ticks only)\n"
         "  --view NAME      render layer (default: the normal picture)\n"
+        "  --threads N      workers for the world's parallel passes (sand's strips), the calling\n"
+        "                   thread included: 1 runs them inline; default: one per CPU, at most %d.\n"
+        "                   The hashes, frames and recording are the same for every N\n"
 #ifndef VIV_NO_IMAGE
         "  --png OUT        write the last frame as an indexed PNG\n"
         "  --gif OUT        write an animated GIF of the run (the world's own palette, real delays)\n"
@@ -48,7 +52,7 @@ static void sim_usage(FILE *out)
         "                   and frame hash every tick, a checkpoint every 10 s of world time;\n"
         "                   check it with `viv replay verify FILE`\n"
 #endif
-        "\n");
+        "\n", POOL_DEFAULT_MAX);
     for (int i = 0; i < sim_kind_count(); i++) {
         const sim_kind *k = sim_kind_at(i);
         fprintf(out, "%s (%u Hz) params:", k->name, (unsigned)k->hz);
@@ -76,7 +80,7 @@ int cli_sim_main(int argc, char **argv)
     const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
     const char *gif_path = NULL, *record_path = NULL;
     uint64_t seed = 1, ticks = 600, every = 0, gif_every = 0;
-    long scale = 1;
+    long scale = 1, threads = pool_default_workers();
     int render_all = 0;
 #ifndef VIV_NO_IMAGE
     rpl_recorder *rec = NULL;
@@ -107,7 +111,8 @@ int cli_sim_main(int argc, char **argv)
                           strcmp(a, "--inputs") == 0 || strcmp(a, "--every") == 0 ||
                           strcmp(a, "--png") == 0 || strcmp(a, "--view") == 0 ||
                           strcmp(a, "--scale") == 0 || strcmp(a, "--gif") == 0 ||
-                          strcmp(a, "--gif-every") == 0 || strcmp(a, "--record") == 0)) {
+                          strcmp(a, "--gif-every") == 0 || strcmp(a, "--record") == 0 ||
+                          strcmp(a, "--threads") == 0)) {
             fprintf(stderr, "viv sim: %s needs a value\n", a);
             return 2;
         } else if (strcmp(a, "--world") == 0) {
@@ -124,6 +129,8 @@ int cli_sim_main(int argc, char **argv)
             if (cli_parse_u64("sim", a, v, &every)) return 2;
         } else if (strcmp(a, "--view") == 0) {
             view_name = v;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (cli_parse_int("sim", a, v, 1, POOL_WORKERS_MAX, &threads)) return 2;
 #ifndef VIV_NO_IMAGE
         } else if (strcmp(a, "--png") == 0) {
             png = v;
@@ -149,8 +156,14 @@ int cli_sim_main(int argc, char **argv)
         return 2;
     }
     char err[256];
+    pool *workers = NULL;
+    if (threads > 1 && pool_create((int)threads, &workers, err, sizeof err) != 0) {
+        fprintf(stderr, "viv sim: --threads %ld: %s\n", threads, err);
+        return 1;
+    }
     sim_config cfg = sim_config_default();
     cfg.kind = kind;
+    cfg.tasks = pool_tasks(workers);
     cfg.seed = seed;
     cfg.params = params;
     cfg.err = err;
@@ -160,6 +173,7 @@ int cli_sim_main(int argc, char **argv)
     sim_world *w = sim_world_create(&cfg, &rc);
     if (!w) {
         fprintf(stderr, "viv sim: %s\n", err[0] ? err : sim_strerror(rc));
+        pool_destroy(workers);
         return 2;
     }
     int view = 0;
@@ -171,12 +185,14 @@ int cli_sim_main(int argc, char **argv)
             for (int i = 0; i < k->nviews; i++) fprintf(stderr, " %s", k->views[i]);
             fprintf(stderr, ")\n");
             sim_world_destroy(w);
+            pool_destroy(workers);
             return 2;
         }
     }
     cli_inputs in = { 0 };
     if (inputs_path && cli_inputs_load(inputs_path, w, &in) != 0) {
         sim_world_destroy(w);
+        pool_destroy(workers);
         return 2;
     }
     sim_frame frame;
@@ -184,6 +200,7 @@ int cli_sim_main(int argc, char **argv)
         fprintf(stderr, "viv sim: out of memory for the frame\n");
         cli_inputs_free(&in);
         sim_world_destroy(w);
+        pool_destroy(workers);
         return 1;
     }
     size_t next = 0;
@@ -319,5 +336,6 @@ out:
     sim_frame_free(&frame);
     cli_inputs_free(&in);
     sim_world_destroy(w);
+    pool_destroy(workers);
     return status;
 }

@@ -153,7 +153,8 @@ typedef struct rpl_verify_opts {
     int64_t session;
     uint64_t from, to;                 /* ticks; 0 and UINT64_MAX: the whole session */
     int sync_test;                     /* also save → load → continue at every tick (GGPO) */
-    int threads;                       /* 0: one per CPU, at most 8; 1: no extra threads */
+    int threads;                       /* 0: one per CPU, at most 8; 1: no extra threads. Spans
+                                          take them first; the rest run the worlds' passes */
     int skip_frames;                   /* benchmarks only: no render, frame hashes unchecked */
     /* Called from the calling thread, at most every 50 ms or so, and once at the end. */
     void (*progress)(void *ud, uint64_t done, uint64_t total);
@@ -167,7 +168,7 @@ typedef struct rpl_verify_result {
     uint64_t skipped;                  /* ticks in gaps, which nothing can verify */
     uint64_t diverged_at;              /* status 1: the first tick whose check failed */
     uint32_t hz;
-    int threads;                       /* threads used */
+    int threads;                       /* threads used (span threads + pass workers) */
     double seconds;
     char warning[320];                 /* "" or a sentence for stderr (another sim version…) */
 } rpl_verify_result;

@@ -8,6 +8,10 @@
  * state. The result never depends on the thread count: the earliest failing span wins, and later
  * spans stop as soon as an earlier one has failed.
  *
+ * Threads left over when there are fewer spans than threads (one span: all but the caller) form
+ * a worker pool (pool/pool.h) for the worlds' parallel passes (sand's strips): one span at a time
+ * uses it, the others run their passes inline. That never changes a hash either.
+ *
  * On the first divergence the report says what GGPO's and Factorio's desync logs say: the tick,
  * the expected and replayed hashes, the inputs of the step that produced that tick, and a
  * field-by-field diff (sim_state_diff) of the recorded checkpoint at or after it against the
@@ -21,6 +25,7 @@
 #include <unistd.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include "pool.h"
 #include "read.h"
 
 #define MAX_THREADS 8
@@ -45,6 +50,7 @@ typedef struct verifier {
     const rpl_session *s;
     const rpl_verify_opts *o;
     const rpl_plan *plan;
+    const sim_tasks *tasks;            /* the pool for the worlds' passes, or NULL (inline) */
     pthread_mutex_t db;                /* the file's connection is single-threaded */
     pthread_mutex_t mu;                /* guards everything below */
     pthread_cond_t cv;
@@ -182,6 +188,8 @@ static int span_run(worker *w, size_t i)
         fail_set(w, F_ERROR, sp->start, "%s", err);
         goto done;
     }
+    sim_world_set_tasks(w->a, v->tasks);
+    if (w->b) sim_world_set_tasks(w->b, v->tasks);
     if (w->frames && !w->fa.px &&
         (sim_world_frame_init(w->a, &w->fa) || sim_world_frame_init(w->a, &w->fb))) {
         w->fl.code = RPL_ENOMEM;
@@ -625,6 +633,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     rpl_session s;
     rpl_plan plan = { 0 };
     worker *ws = NULL;
+    pool *passes = NULL;
     size_t len = 0, nw = 0;
     char err[FAIL_MSG];
     int code = RPL_ENOMEM;             /* the error, while there is no verdict */
@@ -674,7 +683,12 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t want = o->threads > 0 ? (size_t)o->threads : (size_t)(ncpu > 0 ? ncpu : 1);
     if (want > MAX_THREADS) want = MAX_THREADS;
+    size_t all = want;
     if (want > plan.nspans) want = plan.nspans ? plan.nspans : 1;
+    /* The threads no span takes, and one span thread, run the passes; without a pool (it could
+     * not start) they run inline, which gives the same hashes. */
+    if (all > want && pool_create((int)(all - want + 1), &passes, err, sizeof err) == 0)
+        v.tasks = pool_tasks(passes);
     ws = calloc(want, sizeof *ws);
     if (!ws) {
         snprintf(err, sizeof err, "out of memory");
@@ -726,6 +740,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
             for (size_t i = 0; i < nw; i++) pthread_join(ws[i].th, NULL);
         }
     }
+    if (passes) res->threads += pool_workers(passes) - 1;
     res->seconds = now_s() - t0;
     res->ticks = v.done;
     if (o->progress) o->progress(o->ud, v.done, plan.ticks);
@@ -769,6 +784,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
 error_locks:
     for (size_t i = 0; ws && i < want; i++) worker_free(&ws[i]);
     free(ws);
+    pool_destroy(passes);
     pthread_mutex_destroy(&v.db);
     pthread_mutex_destroy(&v.mu);
     pthread_cond_destroy(&v.cv);

@@ -172,6 +172,8 @@ struct srv {
     /* work off the loop (server/jobs.c) */
     struct srv_job *jobs;      /* in flight: queued or running on libuv's thread pool */
     int ncreating;             /* of them, creates: they count toward SRV_MAX_WORLDS */
+    struct pool *pool;         /* --threads: the workers every hosted world's passes run on
+                                  (pool/pool.h), or NULL: inline on the loop thread */
 };
 
 /* ---- server/worlds.c ---------------------------------------------------------------------------- */

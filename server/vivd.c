@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include "pool.h"
 #include "replay.h"
 #include "cluster.h"
 
@@ -19,7 +20,7 @@ static void usage(FILE *out)
         "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N] [--io-threads N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
-        "            [--port-file FILE] [--http-port-file FILE] [--quiet | --verbose]\n"
+        "            [--port-file FILE] [--http-port-file FILE] [--threads N] [--quiet | --verbose]\n"
         "            [--cluster redis://HOST:PORT [--node NAME] [--relay] [--cluster-expiry S]]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
@@ -76,7 +77,12 @@ static void usage(FILE *out)
         "                       read-only world, paused at its start; players and admins pause,\n"
         "                       resume, step, seek and set its speed (docs/PROTOCOL.md, play)\n"
         "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
-        "  --http-port-file FILE  the same for the HTTP port (nothing is written without HTTP)\n"
+        "  --http-port-file FILE  the same for the HTTP port (nothing is written without HTTP)\n");
+    fprintf(out,
+        "  --threads N          workers for the worlds' parallel passes (sand's strips), the tick\n"
+        "                       thread included (default: one per CPU, at most %d; 1: all on the\n"
+        "                       tick thread). Frames, hashes and recordings are the same for every\n"
+        "                       N: a session recorded with one N verifies and resumes with another\n"
         "  --quiet              log warnings and errors only\n"
         "  --cluster redis://HOST:PORT  join a cluster of vivd nodes and relays through this Redis\n"
         "                       (docs/CLUSTER.md): this vivd's worlds are listed for every member,\n"
@@ -92,7 +98,8 @@ static void usage(FILE *out)
         "\n"
         "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
         "a checkpoint (the next start on the same FILE resumes it), then vivd exits 0.\n"
-        "Watch with: viv view --host 127.0.0.1:7400, or open http://127.0.0.1:7401/\n");
+        "Watch with: viv view --host 127.0.0.1:7400, or open http://127.0.0.1:7401/\n",
+        POOL_DEFAULT_MAX);
 }
 
 /* 1 if s begins with `name=` (letters, digits, '_'): a new spec part, not the rest of a path. */
@@ -404,6 +411,7 @@ int main(int argc, char **argv)
     int relay = 0;
     srv_cluster_config ccfg;
     memset(&ccfg, 0, sizeof ccfg);
+    int threads = pool_default_workers();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -439,8 +447,8 @@ int main(int argc, char **argv)
                                                   "--player-token", "--max-clients", "--port-file",
                                                   "--db", "--durability", "--play", "--http",
                                                   "--web", "--http-port-file", "--wasm",
-                                                  "--io-threads", "--cluster", "--node",
-                                                  "--cluster-expiry" };
+                                                  "--io-threads", "--threads", "--cluster",
+                                                  "--node", "--cluster-expiry" };
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -515,6 +523,12 @@ int main(int argc, char **argv)
             ccfg.expiry_ms = (uint64_t)(sec * 1000.0);
         } else if (strcmp(a, "--port-file") == 0) {
             s.cfg.port_file = v;
+        } else if (strcmp(a, "--threads") == 0) {
+            char err[256];
+            if (pool_parse_workers("--threads", v, &threads, err, sizeof err) != 0) {
+                fprintf(stderr, "vivd: %s\n", err);
+                return 2;
+            }
         } else if (strcmp(a, "--db") == 0) {
             db = v;
             db_explicit = 1;
@@ -591,6 +605,13 @@ int main(int argc, char **argv)
         }
     }
     int status = 0;
+    if (threads > 1 && !relay) {         /* a relay steps no world */
+        char err[256];
+        if (pool_create(threads, &s.pool, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: --threads %d: %s\n", threads, err);
+            return 1;
+        }
+    }
     if (srv_net_init(&s, &net) != 0) {
         fprintf(stderr, "vivd: out of memory (zstd context)\n");
         status = 1;
@@ -786,5 +807,6 @@ done:
     srv_net_free(&s);
     for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
     s.nworlds = 0;
+    pool_destroy(s.pool);
     return status;
 }

@@ -14,6 +14,7 @@
 #include <sys/timerfd.h>
 #include "files.h"
 #include "host.h"
+#include "pool.h"
 
 
 static uint64_t deadline(const srv_world *w, uint64_t tick)
@@ -104,6 +105,7 @@ oom:
 
 void srv_world_join(srv *s, srv_world *w)
 {
+    sim_world_set_tasks(w->w, pool_tasks(s->pool));   /* new, resumed and played worlds alike */
     w->sched.t0 = uv_hrtime();
     w->sched.tick_base = sim_world_tick(w->w);
     w->id = s->next_world_id++;

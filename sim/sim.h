@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_VERSION "0.2.0"  /* recorded in replay files; bump when any world's behaviour changes */
+#define SIM_VERSION "0.2.0"  /* recorded in replay files; bump when any world's behaviour changes
+                                (0.2.0: the terrarium's fixed foot lead, issue 16, and its
+                                capsule rule, issue 17; sand's strip passes, issue 17) */
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 enum {
@@ -64,7 +66,8 @@ void sim_raster_rect(sim_frame *f, int x, int y, int w, int h, uint8_t c);
 void sim_raster_line(sim_frame *f, int x0, int y0, int x1, int y1, uint8_t c);
 void sim_raster_circle(sim_frame *f, int cx, int cy, int r, uint8_t c);      /* filled disc */
 void sim_raster_ring(sim_frame *f, int cx, int cy, int r, uint8_t c);        /* outline */
-/* Tapered capsule: every pixel centre within r0→r1 (interpolated along the segment) of a–b. */
+/* Tapered capsule: the discs swept along a–b, the one at a + t·(b − a) covering the pixel centres
+ * within squared distance T0 + (T1 − T0)·t, Ti = floor(ri² + ri) (exact integers; sim/raster.c). */
 void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
                         uint8_t c);
 /* Polygon fill, even-odd rule, sampled at pixel centres. n ≥ 3, xy holds n (x, y) pairs. */
@@ -199,10 +202,33 @@ void sim_diff_line(sim_diff_out *o, const char *fmt, ...);   /* %s %d %u %lld %l
 typedef struct sim_reader sim_reader;
 typedef struct sim_kind sim_kind;
 
+/* ---- parallel passes: tasks the host runs (Box2D v3's enqueueTask / finishTask) -------------- *
+ * sim/ never starts a thread. A kind whose step can run in parallel cuts it into passes, and each
+ * pass into items that may run in any order and at the same time (for sand: the strips of one
+ * phase, docs/sand.md). It hands each pass to the host's task system, which runs fn over every
+ * item of [0, count) on whatever threads it owns, in ranges of at least min_range items, then
+ * returns from finish once all of them are done. The result never depends on how the items are
+ * spread over threads, nor on their order: a kind only cuts a pass where that is proven.
+ *
+ * worker is the index of the thread running a range, in [0, workers): two ranges that run at the
+ * same time for one world never share it, so a kind may keep per-worker scratch (sized at create
+ * for SIM_WORKERS_MAX). enqueue may run the task itself, serially, and return NULL: then finish
+ * is not called. enqueue and finish are called from the thread that steps the world, never
+ * concurrently for one world; they must not fail, and the items must not allocate. */
+#define SIM_WORKERS_MAX 64
+typedef void sim_task_fn(int start, int end, int worker, void *task_ctx);
+typedef struct sim_tasks {
+    int workers;                      /* threads that may run items at once, caller included */
+    void *(*enqueue)(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user);
+    void (*finish)(void *task, void *user);
+    void *user;                       /* the host's pool, given back to enqueue and finish */
+} sim_tasks;
+
 /* What a kind sees of the world around it while stepping or applying an input. */
 typedef struct sim_ctx {
     uint64_t seed;
     uint64_t tick;                    /* the tick being stepped (inputs: the tick they apply at) */
+    const sim_tasks *tasks;           /* step only: the host's task system, or NULL (run inline) */
 } sim_ctx;
 
 /* The world vtable. One per kind, registered in world.c's table. Capacities are fixed at create;
@@ -270,6 +296,9 @@ typedef struct sim_config {
                                          built and no file is read (replay, desync reports);
                                          2: the same for a world that is never rendered (its
                                          frames are blank): sim_state_diff's */
+    const sim_tasks *tasks;           /* optional: the host's task system for parallel passes
+                                         (copied; its user must outlive the world). NULL or
+                                         workers <= 1: every pass runs inline on the caller */
 } sim_config;
 sim_config sim_config_default(void);
 
@@ -287,7 +316,13 @@ int sim_world_input(sim_world *w, const sim_input *in);
  * tick, with no change to the world. */
 int sim_world_check_input(const sim_world *w, const sim_input *in);
 const char *sim_world_error(const sim_world *w);   /* sentence for the last failed call */
+/* Apply the queued inputs, then advance one tick, running the kind's passes through the world's
+ * task system (sim_world_set_tasks) if it has one. The result is the same with any task system
+ * and any number of workers: the task system is not part of the state, the hash or a recording. */
 void sim_world_step(sim_world *w);
+/* Give the world a task system for its parallel passes (copied), or NULL to run them inline. It
+ * survives sim_world_load. Call it between steps only. */
+void sim_world_set_tasks(sim_world *w, const sim_tasks *t);
 /* The inputs the last sim_world_step applied, in the order it applied them ((client, seq)), at
  * most SIM_TICK_INPUTS_MAX: what a recorder logs for that tick. *out stays valid until the next
  * step, load or destroy. 0 after create and after a load. */

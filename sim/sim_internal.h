@@ -75,6 +75,11 @@ void sim__fmt_double(char *dst, size_t cap, double v);
 long sim__diff_int(sim_diff_out *o, const char *what, long long a, long long b);
 long sim__diff_f64(sim_diff_out *o, const char *what, double a, double b);
 
+/* Run fn over the items [0, count) of one pass: through the host's task system when it has more
+ * than one worker (enqueue, then finish), else inline as one range on the caller (worker 0).
+ * Returns when every item is done. */
+void sim__tasks_run(const sim_tasks *t, sim_task_fn *fn, int count, int min_range, void *task_ctx);
+
 /* The kind's own state, for tests that inspect a world from inside. */
 void *sim__world_impl(sim_world *w);
 

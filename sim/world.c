@@ -35,6 +35,7 @@ struct sim_world {
     size_t scratch_cap;
     char err[256];
     int state_only;                 /* created with bare = 2: never rendered */
+    sim_tasks tasks;                /* the host's task system; workers <= 1: inline */
 };
 
 const char *sim_strerror(int err)
@@ -434,6 +435,7 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
     }
     p.files = cfg->files;
     w->state_only = cfg->bare == 2;
+    sim_world_set_tasks(w, cfg->tasks);
     rc = k->create(&p, cfg->seed, cfg->bare == 2 ? 2 : cfg->bare ? 1 : 0, &w->impl, msg, msglen);
     if (rc) {
         w->impl = NULL;
@@ -544,9 +546,27 @@ int sim_world_input(sim_world *w, const sim_input *in)
     return 0;
 }
 
+void sim_world_set_tasks(sim_world *w, const sim_tasks *t)
+{
+    memset(&w->tasks, 0, sizeof w->tasks);
+    if (t && t->workers > 1 && t->enqueue) w->tasks = *t;
+    if (w->tasks.workers > SIM_WORKERS_MAX) w->tasks.workers = SIM_WORKERS_MAX;
+}
+
+void sim__tasks_run(const sim_tasks *t, sim_task_fn *fn, int count, int min_range, void *task_ctx)
+{
+    if (count <= 0) return;
+    if (!t || t->workers <= 1) {
+        fn(0, count, 0, task_ctx);
+        return;
+    }
+    void *task = t->enqueue(fn, count, min_range < 1 ? 1 : min_range, task_ctx, t->user);
+    if (task && t->finish) t->finish(task, t->user);
+}
+
 void sim_world_step(sim_world *w)
 {
-    sim_ctx ctx = { w->seed, w->tick };
+    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL };
     for (uint32_t i = 0; i < w->nqueue; i++) w->kind->apply_input(w->impl, &ctx, &w->queue[i]);
     /* The applied inputs stay readable (sim_world_applied) until the next step or load; the two
      * buffers trade places, so nothing is copied. */
@@ -579,7 +599,7 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f)
 
 void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
-    sim_ctx ctx = { w->seed, w->tick };
+    sim_ctx ctx = { w->seed, w->tick, NULL };
     if (view < 0 || view >= w->kind->nviews) view = 0;
     if (w->state_only) {                /* its kind may have skipped what drawing needs */
         memset(out->px, 0, (size_t)out->w * out->h);

@@ -1,33 +1,48 @@
-/* check_compat.c — the house change (issue 12) changes structure, not behaviour. Guards:
+/* check_compat.c — recordings and wire bytes from earlier builds, against today's. Guards:
  *   - tests/compat/before.db, three sessions recorded by `viv sim --record` with the build from
- *     before the change (commit b6781a4), still verifies bit-exactly with today's verifier.
- *     Session 1 is sand's bench scene (issue 13 recomposed the demo scene, on purpose); it was
- *     recorded, from tests/, as record_now() records (b6781a4's binaries in /tmp/old/bin):
+ *     before the house change of issue 12 (commit b6781a4): session 1 is sand's bench scene,
+ *     2 the terrarium, 3 the cycle world (issue 13 recomposed sand's demo scene, on purpose, so
+ *     session 1 was recorded with scene=bench). It was recorded, from tests/, as record_now()
+ *     records (b6781a4's binaries in /tmp/old/bin):
  *         /tmp/old/bin/viv sim --world sand --seed 42 --ticks 1500 --inputs golden/sand.inputs \
  *             --params scene=bench --record compat/before.db
  *         /tmp/old/bin/viv sim --world terrarium --seed 42 --ticks 1500 \
  *             --inputs golden/terrarium.inputs --record compat/before.db
  *         /tmp/old/bin/viv sim --world cycle --seed 42 --ticks 1500 \
  *             --inputs golden/cycle.inputs --record compat/before.db
- *     Except session 2: the terrarium's feet changed on purpose (sim 0.2.0: the seed's fixed foot
- *     lead, issue 16), so before.db's terrarium session, recorded by sim 0.1.0, no longer
- *     replays; the verifier must say so — a desync from the first tick, in a report that names
- *     both versions, with the version warning — rather than pass it or fail on something else.
- *   - the same three sessions recorded by today's `viv sim --record` verify, and their session
- *     (all but sim_version), input rows and, for sand and cycle, tick (hash) and checkpoint rows
- *     equal before.db's;
- *   - the bytes vivd sends to a scripted client equal tests/compat/wire-before.trace, which the
- *     same client recorded against vivd built from b6781a4, but for the version in the welcome's
- *     "server" ("vivd/0.1.0" there, "vivd/" SIM_VERSION now, the same length).
+ *     Session 3 (cycle) still verifies bit-exactly. Session 2 no longer does, on purpose: the
+ *     terrarium's feet changed (sim 0.2.0: the seed's fixed foot lead, issue 16), so the verifier
+ *     must report a desync from the first tick, in a report that names both versions, with the
+ *     version warning, rather than pass it or fail on something else. Session 1 no longer does, on purpose: issue 17
+ *     cut sand's step into strip passes (16×16 chunks, sand state version 2, SIM_VERSION 0.2.0),
+ *     which changes the order cells are updated in and so every state after tick 0. Verify must
+ *     say so plainly (a desync at tick 0, the old state version named), never "bit-exact".
+ *   - tests/compat/sand-17.db, the same sand session recorded by the first build with the strip
+ *     passes (issue 17), from tests/:
+ *         ../bin/viv sim --world sand --seed 42 --ticks 1500 --inputs golden/sand.inputs \
+ *             --params scene=bench --record compat/sand-17.db
+ *     It verifies bit-exactly, and is what sand is held to from then on.
+ *   - the same three sessions recorded by today's `viv sim --record` verify, and their session,
+ *     tick (hash), input and checkpoint rows equal those of before.db (cycle; the sim_version
+ *     column aside, which was 0.1.0 there), of sand-17.db (sand, every column), and for the
+ *     terrarium its session row (version aside) and input rows;
+ *   - the bytes vivd sends to a scripted client, playing sand-17.db and before.db's cycle session,
+ *     equal tests/compat/wire-before.trace. The trace was first recorded against vivd built from
+ *     b6781a4; issue 17 recorded it again (sand's frames and the version in the welcome changed,
+ *     on purpose), and every line of the cycle world stayed byte for byte what b6781a4 sent.
  *
  * Regenerating the trace (only on purpose: a changed trace means every client sees other bytes).
- * It must come from the build before the change, never from today's:
- *     git worktree add /tmp/old b6781a4 && (cd /tmp/old && make -j2 all)
+ * For a change that must not alter the bytes (a refactor, like issue 12), never: take it from the
+ * build before the change, and let the test compare today's build with it:
+ *     git worktree add /tmp/old <commit> && (cd /tmp/old && make -j2 all)
  *     make all build/default/check_all
  *     cd tests && COMPAT_TRACE_WRITE=compat/wire-before.trace VIV_BIN=/tmp/old/bin \
  *         ../build/default/check_all compat
  *     git worktree remove /tmp/old
- * The client runs from tests/ (the recording's path, compat/before.db, is in the welcome). Lines
+ * For a change that alters them on purpose (issue 17: sand's frames), record it with the new
+ * build (VIV_BIN=../bin), then diff the old and new '>'/'<' lines and check that only the lines
+ * the change explains differ; say which in the commit message.
+ * The client runs from tests/ (the recordings' paths, compat/…, are in the welcome). Lines
  * starting with '#' in the trace are notes for people (a decoded summary); only the '>' (sent)
  * and '<' (received) lines are compared. */
 #define _GNU_SOURCE 1
@@ -54,6 +69,7 @@
 #include "replay.h"
 
 #define BEFORE_DB "compat/before.db"
+#define SAND17_DB "compat/sand-17.db"
 #define BEFORE_TRACE "compat/wire-before.trace"
 #define COMPAT_TICKS 1500
 
@@ -88,19 +104,11 @@ static void dir_teardown(void)
 /* ---- files ------------------------------------------------------------------------------------- */
 #define BEFORE_VERSION "0.1.0"             /* the sim version that recorded before.db */
 #define TERRARIUM_SESSION 2                /* changed on purpose since: see the top of the file */
+#define TRACE_VERSION "0.2.0"              /* the sim version in wire-before.trace's welcome */
 
-/* Verify session id of path: the verdict, the result and the report. */
-static int verify_one(rpl_file *f, int64_t id, rpl_verify_result *r, char *report, size_t cap)
-{
-    rpl_verify_opts o = rpl_verify_defaults();
-    o.session = id;
-    o.threads = 2;
-    return rpl_verify(f, &o, r, report, cap);
-}
-
-/* Every session of path verifies bit-exactly, over all its ticks; with old, the terrarium session
- * is reported as diverging instead, by a verifier that names both versions. */
-static void verify_all(const char *path, int old)
+/* Sessions [first, last] of path (which holds `count`) verify bit-exactly, over all their ticks;
+ * kinds[kind0] is the kind of session `first`. */
+static void verify_sessions(const char *path, size_t count, int64_t first, int64_t last, int kind0)
 {
     char err[512];
     rpl_file *f = NULL;
@@ -108,25 +116,17 @@ static void verify_all(const char *path, int old)
     rpl_session_info *ss = NULL;
     size_t n = 0;
     ck_assert_msg(rpl_sessions_list(f, &ss, &n, err, sizeof err) == 0, "%s: %s", path, err);
-    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(n, count);
     free(ss);
-    for (int64_t id = 1; id <= 3; id++) {
+    for (int64_t id = first; id <= last; id++) {
+        rpl_verify_opts o = rpl_verify_defaults();
+        o.session = id;
+        o.threads = 2;
         rpl_verify_result r;
         static char report[16384];
-        int rc = verify_one(f, id, &r, report, sizeof report);
-        if (old && id == TERRARIUM_SESSION) {
-            ck_assert_msg(rc == 1, "%s session %lld (terrarium, sim " BEFORE_VERSION "): verify returned %d, "
-                          "not a desync:\n%s", path, (long long)id, rc, report);
-            ck_assert_msg(r.diverged_at == 1, "diverged at %llu:\n%s", (unsigned long long)r.diverged_at,
-                          report);
-            ck_assert_msg(strstr(report, "recorded by sim " BEFORE_VERSION ", replayed by " SIM_VERSION),
-                          "the report does not name both versions:\n%s", report);
-            ck_assert_msg(strstr(r.warning, "recorded by sim version " BEFORE_VERSION ", this is " SIM_VERSION),
-                          "no version warning: '%s'", r.warning);
-            continue;
-        }
+        int rc = rpl_verify(f, &o, &r, report, sizeof report);
         ck_assert_msg(rc == 0, "%s session %lld (%s): verify returned %d:\n%s", path, (long long)id,
-                      kinds[id - 1], rc, report);
+                      kinds[kind0 + id - first], rc, report);
         ck_assert_uint_eq(r.ticks, COMPAT_TICKS);
         ck_assert_uint_eq(r.skipped, 0);
     }
@@ -135,8 +135,63 @@ static void verify_all(const char *path, int old)
 
 START_TEST(before_db_verifies_bit_exact)
 {
+    verify_sessions(BEFORE_DB, 3, 3, 3, 2);       /* the cycle world */
+}
+END_TEST
+
+/* The terrarium's session in before.db was recorded before issue 16's fixed foot lead: verify
+ * reports a desync from the first tick, naming both versions, with the version warning. */
+START_TEST(terrarium_before_the_foot_lead_diverges_plainly)
+{
     ck_assert_str_ne(SIM_VERSION, BEFORE_VERSION);
-    verify_all(BEFORE_DB, 1);
+    char err[512];
+    rpl_file *f = NULL;
+    ck_assert_msg(rpl_open(BEFORE_DB, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.session = TERRARIUM_SESSION;
+    o.threads = 2;
+    rpl_verify_result r;
+    static char report[16384];
+    int rc = rpl_verify(f, &o, &r, report, sizeof report);
+    rpl_close(f);
+    ck_assert_msg(rc == 1, "terrarium, sim " BEFORE_VERSION ": verify returned %d, not a desync:\n%s", rc, report);
+    ck_assert_msg(r.diverged_at == 1, "diverged at %llu:\n%s", (unsigned long long)r.diverged_at, report);
+    ck_assert_msg(strstr(report, "recorded by sim " BEFORE_VERSION ", replayed by " SIM_VERSION),
+                  "the report does not name both versions:\n%s", report);
+    ck_assert_msg(strstr(r.warning, "recorded by sim version " BEFORE_VERSION ", this is " SIM_VERSION),
+                  "no version warning: '%s'", r.warning);
+    ck_assert_msg(!strstr(report, "bit-exact"), "%s", report);
+}
+END_TEST
+
+/* Sand's session in before.db was recorded before issue 17's strip passes: this build says so at
+ * tick 0 (the recorded state is sand state version 1, which it no longer reads; the sim versions
+ * differ) and never calls the session bit-exact. */
+START_TEST(sand_before_the_strip_passes_is_refused_plainly)
+{
+    char err[512];
+    rpl_file *f = NULL;
+    ck_assert_msg(rpl_open(BEFORE_DB, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_verify_opts o = rpl_verify_defaults();
+    o.session = 1;
+    o.threads = 2;
+    rpl_verify_result r;
+    static char report[16384];
+    int rc = rpl_verify(f, &o, &r, report, sizeof report);
+    rpl_close(f);
+    ck_assert_msg(rc == 1, "verify returned %d:\n%s", rc, report);
+    ck_assert_uint_eq(r.diverged_at, 0);
+    ck_assert_msg(strstr(report, "recorded by sim " BEFORE_VERSION ", replayed by " SIM_VERSION), "%s", report);
+    ck_assert_msg(strstr(report, "the recorded initial state is not what this build creates"), "%s", report);
+    ck_assert_msg(strstr(report, "unsupported format or state version"), "%s", report);
+    ck_assert_msg(!strstr(report, "bit-exact"), "%s", report);
+    ck_assert_msg(strstr(r.warning, "0.1.0"), "no sim version warning: '%s'", r.warning);
+}
+END_TEST
+
+START_TEST(sand_17_db_verifies_bit_exact)
+{
+    verify_sessions(SAND17_DB, 1, 1, 1, 0);
 }
 END_TEST
 
@@ -183,16 +238,6 @@ static long same_rows(sqlite3 *a, sqlite3 *b, const char *what, const char *sql)
     return rows;
 }
 
-static long count_of(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    long n = (long)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
 /* Record the three sessions as before.db was recorded: `viv sim --record`, the golden inputs and
  * kind_params. */
 static void record_now(const char *path)
@@ -210,40 +255,67 @@ static void record_now(const char *path)
     }
 }
 
+/* The rows of sessions `which` (an SQL list, "(2, 3)") of a and b are equal: every column but the
+ * wall-clock ones (created_at, closed_at) and, with `version` 0, sim_version. */
+static void same_sessions(sqlite3 *a, sqlite3 *b, const char *which, int nsessions, int version)
+{
+    char q[512];
+    snprintf(q, sizeof q, "SELECT id, kind, kind_id, seed, params,%s hz, start_tick, end_tick, status,"
+             " source, world, checkpoint_every FROM session WHERE id IN %s ORDER BY id",
+             version ? " sim_version," : "", which);
+    ck_assert_int_eq(same_rows(a, b, "session", q), nsessions);
+    snprintf(q, sizeof q, "SELECT session, tick, state_hash, frame_hash FROM tick WHERE session IN %s"
+             " ORDER BY session, tick", which);
+    ck_assert_int_eq(same_rows(a, b, "tick", q), nsessions * COMPAT_TICKS);
+    snprintf(q, sizeof q, "SELECT session, tick, client, seq, kind, args FROM input WHERE session IN %s"
+             " ORDER BY session, tick, client, seq", which);
+    ck_assert_int_gt(same_rows(a, b, "input", q), 0);
+    snprintf(q, sizeof q, "SELECT session, tick, state_hash, state FROM checkpoint WHERE session IN %s"
+             " ORDER BY session, tick", which);
+    ck_assert_int_gt(same_rows(a, b, "checkpoint", q), 0);
+    snprintf(q, sizeof q, "SELECT * FROM gap WHERE session IN %s ORDER BY 1, 2", which);
+    ck_assert_int_eq(same_rows(a, b, "gap", q), 0);
+}
+
+/* The sim_version of session id in db. */
+static void version_is(sqlite3 *db, int id, const char *want)
+{
+    char q[128];
+    snprintf(q, sizeof q, "SELECT sim_version FROM session WHERE id = %d", id);
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), want);
+    sqlite3_finalize(st);
+}
+
 START_TEST(recording_now_equals_before)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/now.db", dir);
     record_now(path);
-    verify_all(path, 0);
+    verify_sessions(path, 3, 1, 3, 0);
 
-    sqlite3 *a = NULL, *b = NULL;
+    sqlite3 *a = NULL, *b = NULL, *c = NULL;
     ck_assert_int_eq(sqlite3_open_v2(BEFORE_DB, &a, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_open_v2(path, &b, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    /* Everything but the wall-clock columns (created_at, closed_at) and the version, which is
-     * checked on its own. */
+    ck_assert_int_eq(sqlite3_open_v2(SAND17_DB, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    /* The cycle world as b6781a4 recorded it, its sim version aside. */
+    same_sessions(a, b, "(3)", 1, 0);
+    version_is(a, 3, BEFORE_VERSION);
+    version_is(b, 3, SIM_VERSION);
+    /* The terrarium: the same session and inputs; its hashes and checkpoints changed on purpose. */
     ck_assert_int_eq(same_rows(a, b, "session",
-                               "SELECT id, kind, kind_id, seed, params, hz, start_tick,"
-                               " end_tick, status, source, world, checkpoint_every FROM session ORDER BY id"),
-                     3);
-    ck_assert_int_eq(count_of(a, "SELECT count(*) FROM session WHERE sim_version = '" BEFORE_VERSION "'"), 3);
-    ck_assert_int_eq(count_of(b, "SELECT count(*) FROM session WHERE sim_version = '" SIM_VERSION "'"), 3);
-    /* The terrarium's hashes and checkpoints changed on purpose; the others' did not. */
-    ck_assert_int_eq(same_rows(a, b, "tick",
-                               "SELECT session, tick, state_hash, frame_hash FROM tick WHERE session != 2"
-                               " ORDER BY session, tick"),
-                     2 * COMPAT_TICKS);
+                               "SELECT id, kind, kind_id, seed, params, hz, start_tick, end_tick, status,"
+                               " source, world, checkpoint_every FROM session WHERE id = 2"), 1);
     ck_assert_int_gt(same_rows(a, b, "input",
-                               "SELECT session, tick, client, seq, kind, args FROM input"
-                               " ORDER BY session, tick, client, seq"),
-                     0);
-    ck_assert_int_gt(same_rows(a, b, "checkpoint",
-                               "SELECT session, tick, state_hash, state FROM checkpoint WHERE session != 2"
-                               " ORDER BY session, tick"),
-                     0);
-    ck_assert_int_eq(same_rows(a, b, "gap", "SELECT * FROM gap ORDER BY 1, 2"), 0);
+                               "SELECT session, tick, client, seq, kind, args FROM input WHERE session = 2"
+                               " ORDER BY session, tick, client, seq"), 0);
+    /* Sand as the first build with the strip passes recorded it, every column. */
+    same_sessions(c, b, "(1)", 1, 1);
     sqlite3_close(a);
     sqlite3_close(b);
+    sqlite3_close(c);
 }
 END_TEST
 
@@ -452,7 +524,7 @@ static void run_script(tracer *t)
 {
     tbuf b = { .n = 0 };
     uint64_t n = 1;
-    note(t, "hello as a player; welcome (client 1; worlds 1 = sand session 1, 2 = cycle session 3)");
+    note(t, "hello as a player; welcome (client 1; worlds 1 = sand-17.db's session 1, 2 = before.db's cycle session 3)");
     tb_map(&b, 4);
     tb_kv(&b, "t", "hello");
     tb_ku(&b, "v", 1);
@@ -627,7 +699,7 @@ START_TEST(wire_bytes_equal_the_trace_before)
     const char *write_to = getenv("COMPAT_TRACE_WRITE");
     char got_path[128];
     snprintf(got_path, sizeof got_path, "%s/wire-now.trace", dir);
-    const char *args[] = { "--no-record", "--play", BEFORE_DB ":1", "--play", BEFORE_DB ":3", NULL };
+    const char *args[] = { "--no-record", "--play", SAND17_DB ":1", "--play", BEFORE_DB ":3", NULL };
     server sv;
     server_start(&sv, args);
     tracer t;
@@ -635,8 +707,8 @@ START_TEST(wire_bytes_equal_the_trace_before)
     t.out = fopen(write_to ? write_to : got_path, "w");
     ck_assert_ptr_nonnull(t.out);
     fprintf(t.out, "# tests/compat/wire-before.trace: the bytes of a scripted session with vivd --play\n"
-                   "# " BEFORE_DB ":1 --play " BEFORE_DB ":3, written by tests/check_compat.c (which says\n"
-                   "# how to regenerate it) against vivd built from b6781a4. '>' sent, '<' received:\n"
+                   "# " SAND17_DB ":1 --play " BEFORE_DB ":3, written by tests/check_compat.c (which says\n"
+                   "# how to regenerate it, and from which build). '>' sent, '<' received:\n"
                    "# body length, then the body in hex, or above %d bytes its XXH3-64.\n", HEX_MAX);
     t.fd = tcp_connect(sv.addr);
     run_script(&t);
@@ -648,9 +720,9 @@ START_TEST(wire_bytes_equal_the_trace_before)
 
     /* The welcome names the server's version: the one thing allowed to differ, byte for byte in
      * place (so the version must keep the old one's length). */
-    ck_assert_uint_eq(strlen(SIM_VERSION), strlen(BEFORE_VERSION));
+    ck_assert_uint_eq(strlen(SIM_VERSION), strlen(TRACE_VERSION));
     char old_hex[64] = "", now_hex[64] = "";
-    for (const char *p = "vivd/" BEFORE_VERSION; *p; p++) sprintf(old_hex + strlen(old_hex), "%02x", (unsigned char)*p);
+    for (const char *p = "vivd/" TRACE_VERSION; *p; p++) sprintf(old_hex + strlen(old_hex), "%02x", (unsigned char)*p);
     for (const char *p = "vivd/" SIM_VERSION; *p; p++) sprintf(now_hex + strlen(now_hex), "%02x", (unsigned char)*p);
     int named = 0;
     for (int d = 0; d < 2; d++) {
@@ -690,6 +762,9 @@ Suite *suite_compat(void)
     tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, before_db_verifies_bit_exact);
+    tcase_add_test(tc, terrarium_before_the_foot_lead_diverges_plainly);
+    tcase_add_test(tc, sand_before_the_strip_passes_is_refused_plainly);
+    tcase_add_test(tc, sand_17_db_verifies_bit_exact);
     tcase_add_test(tc, recording_now_equals_before);
     tcase_add_test(tc, wire_bytes_equal_the_trace_before);
     suite_add_tcase(s, tc);

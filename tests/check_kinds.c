@@ -1,12 +1,15 @@
 /* check_kinds.c — the determinism checks every world kind gets without writing a line of test
  * code: for each kind of the one list (sim/kinds.h, the registry), its golden run
  * (tests/golden/<kind>.args and .inputs) against tests/golden/<kind>.chain, and GGPO's sync test
- * (save → load → continue equals continue) over the same script. A new kind needs only its golden
- * files here; its own behaviours go in tests/check_<kind>.c. */
+ * (save → load → continue equals continue) over the same script, and the same golden chain with
+ * the kind's parallel passes (sim_tasks) run on worker pools of every size and in hostile orders.
+ * A new kind needs only its golden files here; its own behaviours go in tests/check_<kind>.c. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "pool.h"
 #include "script.h"
 
 /* The list as written in kinds.h, to hold the registry to it. */
@@ -50,6 +53,35 @@ START_TEST(golden_chain)
 }
 END_TEST
 
+/* Box2D v3's determinism test, for threads: the golden chain is the same with the kind's passes
+ * run on a real pool (pool/pool.c) of 2, 3, 4 and 8 workers (golden_chain runs them inline, as 1
+ * worker does), and on a runner that takes the items of every pass backwards or shuffled, one at
+ * a time. A kind that cuts its step into passes (sand) must have used the runner. */
+START_TEST(golden_chain_any_workers)
+{
+    const sim_kind *k = sim_kind_at(_i);
+    static const int counts[] = { 2, 3, 4, 8 };
+    for (size_t n = 0; n < sizeof counts / sizeof counts[0]; n++) {
+        pool *p = NULL;
+        char err[256];
+        ck_assert_msg(pool_create(counts[n], &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(pool_workers(p), counts[n]);
+        script_golden_kind_on(k->name, pool_tasks(p), NULL);
+        pool_destroy(p);
+    }
+    script_runner *r = malloc(sizeof *r);   /* 16 KB of scratch: not on the test's stack */
+    ck_assert_ptr_nonnull(r);
+    for (int order = SCRIPT_RUN_BACKWARDS; order <= SCRIPT_RUN_SHUFFLED; order++) {
+        script_runner_init(r, order, 4);
+        script_golden_kind_on(k->name, &r->tasks, NULL);
+        if (strcmp(k->name, "sand") == 0)
+            ck_assert_msg(r->passes > 0 && r->items > r->passes, "sand ran %ld passes of %ld items "
+                          "through the runner", r->passes, r->items);
+    }
+    free(r);
+}
+END_TEST
+
 /* The sync test over the golden script: A is the golden world, B a world of the same kind with
  * another seed and the default params that has already run a few ticks, so nothing of B's own
  * history may survive a load. At most 1,000 ticks (the golden scripts start their inputs early). */
@@ -81,6 +113,7 @@ Suite *suite_kinds(void)
     TCase *det = tcase_create("determinism");
     tcase_set_timeout(det, 600);
     tcase_add_loop_test(det, golden_chain, 0, sim_kind_count());
+    tcase_add_loop_test(det, golden_chain_any_workers, 0, sim_kind_count());
     tcase_add_loop_test(det, sync_test_every_tick, 0, sim_kind_count());
     suite_add_tcase(s, det);
     return s;

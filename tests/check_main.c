@@ -34,6 +34,7 @@ int main(int argc, char **argv)
         suite_replay_stream,
         suite_io,
         suite_cluster,
+        suite_pool,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {

@@ -285,7 +285,13 @@ START_TEST(connection_churn_leaves_no_trace)
     }
     ck_assert_msg(s1.clients == 1, "%llu clients still connected 10 s after the churn",
                   (unsigned long long)s1.clients);
+    /* A connection written by an I/O thread is closed there too, a moment after the loop has
+     * let go of it (server/io.c): give the descriptors 5 s to settle; a leak stays. */
     int fd1 = open_fds(fx.sv.pid);
+    for (int i = 0; i < 50 && fd1 > fd0; i++) {
+        usleep(100000);
+        fd1 = open_fds(fx.sv.pid);
+    }
     long rss1 = rss_kb(fx.sv.pid);
     printf("robust: churn of 1000 clients in %.1f s: fds %d -> %d, RSS %ld -> %ld KB, "
            "overruns %llu -> %llu, skipped %llu -> %llu\n", took, fd0, fd1, rss0, rss1,

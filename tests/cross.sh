@@ -3,20 +3,28 @@
 # clang -O3, aarch64-linux-gnu-gcc -O2 (static, run under qemu-aarch64) and clang -O2 for
 # wasm32-wasi (Debian's clang 14 with wasi-libc, run under Node's node:wasi by
 # tests/wasm/run.mjs) — run the same workloads on each, and require identical hash chains. The
-# cross builds hold only the sim core and the runner (no libpng; xxhash is header-only).
+# cross builds hold only the sim core, the worker pool and the runner (no libpng; xxhash is
+# header-only).
+#
+# Each build runs its workloads with another number of workers for the worlds' parallel passes
+# (sand's strips): gcc-O0 1, gcc-O2 2, clang-O3 3, aarch64-O2 4, wasm32-O2 1 (WASI has no
+# threads); gcc-O2 also runs every golden script with 8. So equal chains across builds are equal
+# chains across worker counts too.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/cross
 mkdir -p "$out"
-SRC="sim/*.c sim/*/*.c clients/viv.c clients/viv_sim.c clients/viv_fuzz.c clients/cli_common.c replay/files.c"
+SRC="sim/*.c sim/*/*.c pool/pool.c clients/viv.c clients/viv_sim.c clients/viv_fuzz.c clients/cli_common.c replay/files.c"
 COMMON="-std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -ffp-contract=off -fno-math-errno \
- -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DVIV_NO_IMAGE -DVIV_NO_REPLAY -DVIV_MINIMAL -Isim -Ireplay"
+ -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DVIV_NO_IMAGE -DVIV_NO_REPLAY -DVIV_MINIMAL -Isim -Ipool -Ireplay"
 
 build() {   # name compiler flags...
     name=$1; cc=$2; shift 2
     mkdir -p "$out/$name"
     # shellcheck disable=SC2086
-    $cc $COMMON "$@" $SRC -o "$out/$name/viv"
+    case $name in wasm32-*) thr="" ;; *) thr="-pthread" ;; esac
+    # shellcheck disable=SC2086
+    $cc $COMMON "$@" $SRC -o "$out/$name/viv" $thr
 }
 
 BUILDS="gcc-O0 gcc-O2 clang-O3 aarch64-O2 wasm32-O2"
@@ -50,44 +58,65 @@ done
 
 # Workloads: each prints a hash chain. The golden ones come from tests/golden/; the others are
 # kind-specific extras.
-run_all() {   # runner-prefix dir
-    pre=$1; dir=$2; t0=$(date +%s)
+run_all() {   # runner-prefix dir workers
+    pre=$1; dir=$2; th="--threads $3"; t0=$(date +%s)
     rm -f "$dir/fuzz.failed"
     # Every kind's golden script, hashes every 10 ticks (the committed chain has every 100th).
     for k in $kinds; do
         args=$(grep -v '^#' "tests/golden/$k.args")
         # shellcheck disable=SC2086
-        (cd tests/golden && $pre "../../$dir/viv" sim --world "$k" $args --every 10 \
+        (cd tests/golden && $pre "../../$dir/viv" sim --world "$k" $args --every 10 $th \
             --inputs "$k.inputs") > "$dir/$k-golden.chain"
     done
-    $pre "$dir/viv" sim --world sand --seed 1 --ticks 20000 --every 100 > "$dir/sand-demo.chain"
-    $pre "$dir/viv" sim --world sand --seed 9 --ticks 2000 --every 50 --render-all \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim --world sand --seed 1 --ticks 20000 --every 100 $th > "$dir/sand-demo.chain"
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim --world sand --seed 9 --ticks 2000 --every 50 --render-all $th \
         --params scene=bench > "$dir/sand-bench.chain"
     # The terrarium: the demo for five minutes rendered every tick, and the x-ray view.
-    $pre "$dir/viv" sim --world terrarium --seed 1 --ticks 12000 --every 100 --render-all \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world terrarium --seed 1 --ticks 12000 --every 100 --render-all \
         > "$dir/terrarium-demo.chain"
-    $pre "$dir/viv" sim --world terrarium --seed 3 --ticks 1200 --every 20 --render-all --view xray \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world terrarium --seed 3 --ticks 1200 --every 20 --render-all --view xray \
         > "$dir/terrarium-xray.chain"
     # Palette cycling: every scene (one at another size, one through the ranges view) and a scene
     # decoded from a committed ILBM file, rendered every tick.
-    $pre "$dir/viv" sim --world cycle --seed 3 --ticks 600 --every 20 --render-all \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world cycle --seed 3 --ticks 600 --every 20 --render-all \
         --params scene=fire > "$dir/cycle-fire.chain"
-    $pre "$dir/viv" sim --world cycle --seed 5 --ticks 600 --every 20 --render-all --view ranges \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world cycle --seed 5 --ticks 600 --every 20 --render-all --view ranges \
         --params scene=dusk,w=480,h=270 > "$dir/cycle-dusk.chain"
-    $pre "$dir/viv" sim --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
         --params scene=file:tests/golden/cycle-scene.lbm --inputs tests/golden/cycle.inputs \
         > "$dir/cycle-file.chain"
     # The garden: a crowd locked to its 8 inks (OKLab, built at create from sim_cbrt and a Newton
     # root) rendered every tick, and the x-ray view with 5 inks chosen by farthest-point sampling.
-    $pre "$dir/viv" sim --world garden --seed 5 --ticks 1200 --every 20 --render-all \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world garden --seed 5 --ticks 1200 --every 20 --render-all \
         --params scene=crowd,inks=8 > "$dir/garden-inks.chain"
-    $pre "$dir/viv" sim --world garden --seed 6 --ticks 600 --every 20 --render-all --view xray \
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world garden --seed 6 --ticks 600 --every 20 --render-all --view xray \
         --params inks=5 > "$dir/garden-xray.chain"
-    # A fuzz corpus: random sessions of every kind (fixed seed), live and sync-test, every
-    # tick's hashes written out.
-    $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet \
+    # A fuzz corpus: random sessions of every kind (fixed seed), live (on the build's workers)
+    # and sync-test (inline), every tick's hashes written out.
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" fuzz --sessions 8 --ticks 240 --seed 20261130 --no-record --no-shrink --quiet $th \
         --out "$dir/fuzz-out" --chain "$dir/fuzz.chain" > "$dir/fuzz.log" 2>&1 || touch "$dir/fuzz.failed"
     echo "cross: $(basename "$dir"): workloads in $(( $(date +%s) - t0 )) s"
+}
+
+# gcc-O2's extra run: every golden script with 8 workers (more threads than this machine has CPUs).
+run_eight() {   # dir
+    dir=$1
+    for k in $kinds; do
+        args=$(grep -v '^#' "tests/golden/$k.args")
+        # shellcheck disable=SC2086
+        (cd tests/golden && "../../$dir/viv" sim --world "$k" $args --every 10 --threads 8 \
+            --inputs "$k.inputs") > "$dir/$k-golden-8.chain"
+    done
 }
 
 QEMU="qemu-aarch64"
@@ -103,12 +132,12 @@ done
 start=$(date +%s)
 # aarch64 under qemu takes longest by far (user emulation, ~10× a native run), so it has a core
 # to itself while the other four run one after another on the other.
-run_all "$QEMU" "$out/aarch64-O2" &
+run_all "$QEMU" "$out/aarch64-O2" 4 &
 {
-    run_all "" "$out/gcc-O0"
-    run_all "" "$out/gcc-O2"
-    run_all "" "$out/clang-O3"
-    run_all "$WASI" "$out/wasm32-O2"
+    run_all "" "$out/gcc-O0" 1
+    run_all "" "$out/gcc-O2" 2 && run_eight "$out/gcc-O2"
+    run_all "" "$out/clang-O3" 3
+    run_all "$WASI" "$out/wasm32-O2" 1
 } &
 wait
 echo "cross: ran the workloads in $(( $(date +%s) - start )) s"
@@ -134,7 +163,16 @@ for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray c
             status=1
         fi
     done
-    [ $status -eq 0 ] && echo "cross: $chain: $lines hash lines identical on $(echo $BUILDS | sed 's/ /, /g')"
+    [ $status -eq 0 ] && echo "cross: $chain: $lines hash lines identical on $(echo $BUILDS | sed 's/ /, /g') (1, 2, 3, 4, 1 workers)"
+done
+for k in $kinds; do
+    if ! cmp -s "$out/gcc-O2/$k-golden.chain" "$out/gcc-O2/$k-golden-8.chain"; then
+        echo "cross: $k's golden chain differs between 2 and 8 workers (gcc-O2); first difference:" >&2
+        diff "$out/gcc-O2/$k-golden.chain" "$out/gcc-O2/$k-golden-8.chain" | head -4 >&2
+        status=1
+    else
+        echo "cross: $k-golden: the same with 8 workers"
+    fi
 done
 # The matrix must also agree with every kind's committed golden chain.
 for k in $kinds; do

@@ -3,6 +3,7 @@
 # (ARCHITECTURE.md, "The layout"):
 #
 #   clients/ → wire/ → sim/        server/ → wire/ replay/ sim/        replay/ → sim/
+#   pool/ → sim/ (the worker pool for parallel passes; replay/, server/ and clients/ may use it)
 #   inside server/, the host (worlds, scheduler, acks, recording, playback) never calls the
 #   network layer (connections, handlers, fan-out).
 #
@@ -13,6 +14,8 @@
 #                msgpack_, ZSTD_, stdio, clock, thread or socket symbol, and no libm
 #                transcendental (their results differ between libm versions and machines);
 #   libwire.a    no uv_ or sqlite3_ symbol, nothing of server/, replay/ or clients/;
+#   libpool.a    no uv_, sqlite3_, msgpack_ or ZSTD_ symbol, nothing of wire/, server/, replay/
+#                or clients/ (threads are its job);
 #   libreplay.a  no uv_ symbol and nothing of server/ or clients/;
 #   clients      nothing of server/;
 #   server host  no symbol defined by the server's network objects;
@@ -30,7 +33,8 @@ build=${1:-build/default}   # the default build, as `make test-layers` passes it
 CC=${CC:-cc}
 INC_sim=${INC_sim:--Isim}
 INC_wire=${INC_wire:--Iwire -Isim}
-INC_replay=${INC_replay:--Ireplay -Isim}
+INC_pool=${INC_pool:--Ipool -Isim}
+INC_replay=${INC_replay:--Ireplay -Ipool -Isim}
 INC_server=${INC_server:--Iserver -Iwire -Ireplay -Isim}
 INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Isim}
 INC_wasm=${INC_wasm:--Isim}
@@ -63,6 +67,8 @@ classify() {
         msgpack_*) echo "msgpack-c" ;;
         ZSTD_*) echo "zstd" ;;
         srv_*) echo "server/" ;;
+        pool_*) echo "pool/" ;;
+        wire_*) echo "wire/" ;;
         rpl_*) echo "replay/" ;;
         cli_*|net_*) echo "clients/" ;;
         pthread_*|thrd_*|mtx_*|cnd_*) echo "threads" ;;
@@ -105,7 +111,8 @@ check_cross() {
     return 1
 }
 
-WIRE_DENY='^(uv_|sqlite3_|srv_|rpl_|cli_)'
+WIRE_DENY='^(uv_|sqlite3_|srv_|rpl_|cli_|pool_)'
+POOL_DENY='^(uv_|sqlite3_|msgpack_|ZSTD_|srv_|rpl_|cli_|wire_)'
 REPLAY_DENY='^(uv_|srv_|cli_)'
 CLIENT_DENY='^srv_'
 
@@ -158,6 +165,8 @@ check_deny "$REPLAY_DENY" "$tmp/bad_replay.o" > /dev/null \
     && fail "negative control: a replay object that calls server/ and libuv passed"
 check_deny "$WIRE_DENY" "$tmp/bad_core.o" > /dev/null \
     && fail "negative control: a wire object that calls libuv and SQLite passed"
+check_deny "$POOL_DENY" "$tmp/bad_replay.o" > /dev/null \
+    && fail "negative control: a pool object that calls server/ and libuv passed"
 check_cross "$tmp/host.o" -- "$tmp/net.o" > /dev/null \
     && fail "negative control: a host object that calls the network layer passed"
 # wasm32: the same rule on objects read with llvm-nm, and the module's imports. The bad object
@@ -206,7 +215,7 @@ printf '#include "replay.h"\n' > "$tmp/probe_bad.c"
 # shellcheck disable=SC2086
 "$CC" $INC_sim -fsyntax-only "$tmp/probe_bad.c" 2>/dev/null \
     && fail "negative control: a sim/ file could include replay.h"
-[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, replay, host, wasm32 objects and module imports; compile: include paths)"
+[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, pool, replay, host, wasm32 objects and module imports; compile: include paths)"
 
 # ---- the real checks -----------------------------------------------------------------------
 need() { [ -e "$1" ] || { fail "$1 is missing (run make all first)"; return 1; }; }
@@ -220,13 +229,19 @@ probe() {   # folder header expect(ok|fail)
     [ "$got" = "$3" ] || fail "compile: $1/ including \"$2\" should $( [ "$3" = ok ] && echo compile || echo fail), but it did not (include flags: $flags)"
 }
 probe sim sim.h ok
-for h in wire.h codec.h msg.h replay.h host.h network.h net.h cli.h; do probe sim "$h" fail; done
+for h in wire.h codec.h msg.h replay.h host.h network.h net.h cli.h pool.h; do probe sim "$h" fail; done
 probe wire wire.h ok
-for h in replay.h host.h network.h net.h cli.h; do probe wire "$h" fail; done
+for h in replay.h host.h network.h net.h cli.h pool.h; do probe wire "$h" fail; done
+probe pool pool.h ok
+probe pool sim.h ok
+for h in wire.h codec.h msg.h replay.h host.h network.h net.h cli.h; do probe pool "$h" fail; done
 probe replay replay.h ok
+probe replay pool.h ok
 for h in wire.h codec.h msg.h host.h network.h net.h cli.h; do probe replay "$h" fail; done
 probe wasm sim.h ok
-for h in wire.h codec.h msg.h replay.h files.h host.h network.h net.h cli.h; do probe wasm "$h" fail; done
+for h in wire.h codec.h msg.h replay.h files.h host.h network.h net.h cli.h pool.h; do probe wasm "$h" fail; done
+probe server pool.h ok
+probe clients pool.h ok
 probe clients net.h ok
 probe server host.h ok
 probe server net.h fail
@@ -238,7 +253,7 @@ for src in server/*.c; do
     case " $NET_OBJS vivd.o " in *" $(basename "$src" .c).o "*) continue ;; esac
     grep -q '^#include "network.h"' "$src" && fail "compile: $src is host code but includes network.h"
 done
-[ $status -eq 0 ] && echo "layers: compile: sim/ and wasm/ see only sim/; wire/ and replay/ see sim/; clients/ cannot see server/; no host file includes network.h"
+[ $status -eq 0 ] && echo "layers: compile: sim/ and wasm/ see only sim/; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; clients/ cannot see server/; no host file includes network.h"
 
 if need "$build/libsim.a"; then
     if out=$(check_core libsim "$build/libsim.a"); then
@@ -251,6 +266,10 @@ fi
 if need "$build/libwire.a"; then
     if out=$(check_deny "$WIRE_DENY" "$build/libwire.a"); then echo "layers: libwire.a: no libuv, SQLite, server, replay or client symbol"
     else fail "libwire.a references symbols wire/ may not use:"; echo "$out" >&2; fi
+fi
+if need "$build/libpool.a"; then
+    if out=$(check_deny "$POOL_DENY" "$build/libpool.a"); then echo "layers: libpool.a: no libuv, SQLite, msgpack, zstd, wire, server, replay or client symbol"
+    else fail "libpool.a references symbols pool/ may not use (it sees sim/ alone):"; echo "$out" >&2; fi
 fi
 if need "$build/libreplay.a"; then
     if out=$(check_deny "$REPLAY_DENY" "$build/libreplay.a"); then echo "layers: libreplay.a: no libuv, server or client symbol"

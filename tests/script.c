@@ -175,18 +175,58 @@ sim_world *script_golden_world(const char *kind, const script_golden_args *a)
 
 int script_golden_kind(const char *kind, sim_world **out)
 {
+    return script_golden_kind_on(kind, NULL, out);
+}
+
+int script_golden_kind_on(const char *kind, const sim_tasks *tasks, sim_world **out)
+{
     char inputs[256], chain[256];
     snprintf(inputs, sizeof inputs, "golden/%s.inputs", kind);
     snprintf(chain, sizeof chain, "golden/%s.chain", kind);
     script_golden_args a = script_golden_args_load(kind);
     script s = script_load(kind, inputs);
     sim_world *w = script_golden_world(kind, &a);
+    sim_world_set_tasks(w, tasks);
     int lines = script_golden(w, &s, chain, a.ticks, SCRIPT_GOLDEN_EVERY);
     ck_assert_int_eq(lines, a.ticks / SCRIPT_GOLDEN_EVERY);
     script_free(&s);
     if (out) *out = w;
     else sim_world_destroy(w);
     return lines;
+}
+
+static void *runner_enqueue(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user)
+{
+    script_runner *r = user;
+    int *order = r->scratch;
+    ck_assert_int_le(count, SCRIPT_RUNNER_ITEMS);
+    ck_assert_int_ge(min_range, 1);
+    for (int i = 0; i < count; i++) order[i] = r->order == SCRIPT_RUN_BACKWARDS ? count - 1 - i : i;
+    if (r->order == SCRIPT_RUN_SHUFFLED)
+        for (int i = count - 1; i > 0; i--) {       /* Fisher–Yates from splitmix64 */
+            int j = (int)(sim_splitmix64(&r->rng) % (uint64_t)(i + 1));
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    for (int i = 0; i < count; i++) {
+        if (r->before) r->before(r->ud, task_ctx, order[i]);
+        fn(order[i], order[i] + 1, (int)(r->items % r->tasks.workers), task_ctx);
+        if (r->after) r->after(r->ud, task_ctx, order[i]);
+        r->items++;
+    }
+    r->passes++;
+    return NULL;                            /* done serially: no finish */
+}
+
+void script_runner_init(script_runner *r, int order, int workers)
+{
+    memset(r, 0, sizeof *r);
+    r->order = order;
+    r->rng = 0x5eed5eed5eedull;
+    r->tasks.workers = workers;
+    r->tasks.enqueue = runner_enqueue;
+    r->tasks.user = r;
 }
 
 size_t script_sync(sim_world *a, sim_world *b, const script *s, int ticks,

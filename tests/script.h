@@ -49,6 +49,27 @@ sim_world *script_golden_world(const char *kind, const script_golden_args *a);
  * Returns the lines compared (ticks / 100). If out is not NULL it receives the world after the
  * run, for the caller's own checks (the caller destroys it); otherwise the world is destroyed. */
 int script_golden_kind(const char *kind, sim_world **out);
+/* The same with the world's parallel passes run by `tasks` (NULL: inline): the chain must be the
+ * same whatever runs them. */
+int script_golden_kind_on(const char *kind, const sim_tasks *tasks, sim_world **out);
+
+/* A task system for tests (sim_tasks) that runs every pass on the calling thread, one item at a
+ * time, in an order no pool would choose: backwards, or shuffled (a fixed sequence per runner).
+ * It claims `workers` workers and hands each item one of their indices. before/after (may be
+ * NULL) are called around every item, for checks of what an item touches. */
+enum { SCRIPT_RUN_BACKWARDS, SCRIPT_RUN_SHUFFLED };
+#define SCRIPT_RUNNER_ITEMS 4096           /* the most items of one pass */
+typedef struct script_runner {
+    sim_tasks tasks;
+    int order;
+    uint64_t rng;
+    long passes, items;
+    void (*before)(void *ud, void *task_ctx, int item);
+    void (*after)(void *ud, void *task_ctx, int item);
+    void *ud;
+    int scratch[SCRIPT_RUNNER_ITEMS];
+} script_runner;
+void script_runner_init(script_runner *r, int order, int workers);
 
 /* GGPO's sync test: for `ticks` ticks, save A, load the bytes into B (a world of the same kind
  * with another history), feed both the same inputs from s and step both; the state hashes, the

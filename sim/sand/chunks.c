@@ -14,7 +14,7 @@ void sim__sand_wake_box(sand_world *s, int x0, int y0, int x1, int y1)
         int ya = cy * SAND_CHUNK, yb = ya + SAND_CHUNK - 1;
         for (int cx = x0 / SAND_CHUNK; cx <= x1 / SAND_CHUNK; cx++) {
             int xa = cx * SAND_CHUNK, xb = xa + SAND_CHUNK - 1;
-            rect_add(&s->nxt[cy * s->ncx + cx], x0 > xa ? x0 : xa, y0 > ya ? y0 : ya,
+            rect_add(rect_at(s, s->nxt, cx, cy), x0 > xa ? x0 : xa, y0 > ya ? y0 : ya,
                      x1 < xb ? x1 : xb, y1 < yb ? y1 : yb);
         }
     }
@@ -24,10 +24,22 @@ int sand__chunk_awake(const void *impl, int cx, int cy)
 {
     const sand_world *s = impl;
     if (cx < 0 || cy < 0 || cx >= s->ncx || cy >= s->ncy) return 0;
-    return !rect_empty(&s->nxt[cy * s->ncx + cx]);
+    return !rect_empty(rect_at(s, s->nxt, cx, cy));
 }
 
 uint64_t sand__active_cells(const void *impl)
 {
     return ((const sand_world *)impl)->stat_active;
+}
+
+const uint32_t *sand__cells(const void *impl) { return ((const sand_world *)impl)->cells; }
+
+int sand__next_rect(const void *impl, int cx, int cy, int r[4])
+{
+    const sand_world *s = impl;
+    if (cx < 0 || cy < 0 || cx >= s->ncx || cy >= s->ncy) return -1;
+    const rect16 *q = rect_at(s, s->nxt, cx, cy);
+    if (rect_empty(q)) return -1;
+    r[0] = q->x0; r[1] = q->y0; r[2] = q->x1; r[3] = q->y1;
+    return 0;
 }

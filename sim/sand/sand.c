@@ -4,14 +4,18 @@
  * The grid is one uint32 per cell: element (bits 0–7), life (8–15), flags (16–23), and a 4-bit
  * signed velocity pair vx (24–27) and vy (28–31) for falling speed and explosion debris.
  *
- * Each tick has two passes over the awake chunks: bottom-up for falling matter (powders, liquids,
- * and the static cells that react), then top-down for rising matter (gases and fire), so that a
- * column of sand or of smoke moves as a whole instead of one cell a tick. The horizontal scan
- * direction alternates every tick. A cell moves at most once a tick (a `moved` byte per cell,
- * cleared at the start of the tick and not part of the state). Every random choice is the counter
- * hash of (seed, tick, x, y, salt), so a result never depends on which chunks happen to be awake.
+ * Each tick runs over the awake chunks strip by strip (a strip is a column of chunks, the world's
+ * full height): in each strip, bottom-up for falling matter (powders, liquids, and the static cells
+ * that react), then top-down for rising matter (gases and fire), so that a column of sand or of
+ * smoke moves as a whole instead of one cell a tick. The strips run in SAND_PHASES phases; the
+ * strips of one phase are far enough apart never to touch the same cells (sand_int.h), so they may
+ * run in any order or in parallel, through the host's task system (sim_tasks), with the same
+ * result. The horizontal scan direction, and the order of the phases, alternate every tick. A cell
+ * moves at most once a tick (a `moved` byte per cell, stamped with the tick and not
+ * part of the state). Every random choice is the counter hash of (seed, tick, x, y, salt), so a
+ * result never depends on which chunks happen to be awake, nor on which thread runs a strip.
  *
- * Chunks (32×32) each keep a dirty rectangle: what changed this tick, grown by one cell all round,
+ * Chunks (16×16) each keep a dirty rectangle: what changed this tick, grown by one cell all round,
  * is what gets processed next tick. A chunk with an empty rectangle sleeps. The invariant that
  * makes sleeping exact: a cell that could change next tick is inside a rectangle — it moved, a
  * neighbour changed, or it declined a random action and so asked to stay awake. The rectangles
@@ -21,6 +25,7 @@
  * chunks.c, step.c (rules and passes), scenes.c, render.c, state.c, and this file: params,
  * inputs, create and destroy, the vtable and the inspection helpers for tests. */
 #include "sand_int.h"
+#include <assert.h>
 #include <stdlib.h>
 
 static const char *const scene_names[] = { "demo", "empty", "bench", NULL };
@@ -102,19 +107,23 @@ static void sand_destroy(void *impl)
 {
     sand_world *s = impl;
     if (!s) return;
-    free(s->cells);
+    free(s->cells_mem);
     free(s->moved);
     free(s->noise);
     free(s->wallpx);
     free(s->airpx);
     free(s->cur);
     free(s->nxt);
+    free(s->weight);
+    free(s->order);
     free(s);
 }
 
 static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl, char *err,
                        size_t errlen)
 {
+    /* The pass layout rests on SAND_REACH (sand_int.h): a liquid spreading farther would break it. */
+    for (int e = 0; e < SAND_NELEMENTS; e++) assert(sim__sand_el[e].spread <= SAND_REACH);
     sand_world *s = calloc(1, sizeof *s);
     if (!s) return SIM_ENOMEM;
     s->w = (int)p->ival[P_W];
@@ -122,15 +131,22 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->scene = (int)p->ival[P_SCENE];
     s->ncx = (s->w + SAND_CHUNK - 1) / SAND_CHUNK;
     s->ncy = (s->h + SAND_CHUNK - 1) / SAND_CHUNK;
-    size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->ncy;
-    s->cells = calloc(n, sizeof *s->cells);
-    s->moved = calloc(n, 1);
+    s->rstride = (s->ncy + 7) & ~7;                     /* 8 rectangles: a 64-byte line */
+    s->mstride = ((size_t)SAND_CHUNK * (size_t)s->h + 63) & ~(size_t)63;
+    size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->rstride;
+    s->cells_mem = calloc(n + 16, sizeof *s->cells);
+    if (s->cells_mem)
+        s->cells = (uint32_t *)((char *)s->cells_mem + ((64 - (uintptr_t)s->cells_mem % 64) % 64));
+    s->moved = calloc((size_t)s->ncx * s->mstride, 1);
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt) {
+    s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
+    s->order = calloc((size_t)s->ncx, sizeof *s->order);
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt ||
+        !s->weight || !s->order) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);
@@ -160,7 +176,7 @@ const sim_kind sim__kind_sand = {
     .name = "sand",
     .id = 1,
     .hz = 60,
-    .state_version = 1,
+    .state_version = 2,             /* 2: 16×16 chunks and the strip passes (issue 17) */
     .params = sand_params,
     .nparams = (int)(sizeof sand_params / sizeof sand_params[0]),
     .inputs = sand_inputs,

@@ -13,7 +13,14 @@ enum {
 /* Cell flags (bits 16..23 of a cell). */
 enum { SAND_F_LOOSE = 1, SAND_F_BURNING = 2 };
 
-#define SAND_CHUNK 32               /* chunk side: Noita uses 64; 32 sleeps finer at 320×180 */
+/* Chunks and strips (docs/sand.md, "Passes"). A chunk is SAND_CHUNK × SAND_CHUNK cells with one
+ * dirty rectangle (Noita uses 64; 16 sleeps finer at 320×180). A strip is a column of chunks, the
+ * world's full height: the unit of parallel work. Strip k runs in phase k mod SAND_PHASES; the
+ * strips of one phase may run at the same time, because one cell's update reads and writes only
+ * cells within SAND_REACH of it (sand_int.h proves the bound and checks the layout against it). */
+#define SAND_CHUNK 16
+#define SAND_PHASES 3
+#define SAND_REACH 8
 
 typedef struct sand_world sand_world;
 
@@ -24,6 +31,12 @@ int sand__chunk_awake(const void *impl, int cx, int cy);   /* due to be processe
 int sand__count(const void *impl, int element);
 uint64_t sand__active_cells(const void *impl);   /* cells in the rectangles of the last step */
 void sand__size(const void *impl, int *w, int *h);
+/* For the tests of the pass layout: the cells (row-major, w×h), a chunk's rectangle for the next
+ * tick (0 and x0..y1, or -1 when it sleeps), and the strip that item `item` of a pass runs (the
+ * task_ctx a sim_task_fn of the sand step receives). */
+const uint32_t *sand__cells(const void *impl);
+int sand__next_rect(const void *impl, int cx, int cy, int r[4]);
+int sand__strip_of(const void *task_ctx, int item);
 void *sim__world_impl(sim_world *w);
 
 #endif

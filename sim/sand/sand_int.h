@@ -82,14 +82,25 @@ typedef struct rect16 {
 
 struct sand_world {
     int w, h;
-    int ncx, ncy;                   /* chunks across and down */
+    int ncx, ncy;                   /* chunks across (= strips) and down */
     int scene;
-    uint32_t *cells;
-    uint8_t *moved;                 /* scratch: cleared each tick, never saved */
+    /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
+     * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
+     * multiple of 16); `moved` strip by strip; the rectangles chunk column by chunk column, each
+     * column padded to whole lines. None of it shows in the saved state. */
+    uint32_t *cells;                /* row-major, in cells_mem, 64-byte aligned */
+    void *cells_mem;
+    uint8_t *moved;                 /* scratch, never saved: == stamp when the cell moved this
+                                       tick (moved_at) */
+    uint8_t stamp;                  /* this tick's mark in `moved`, 1..255 */
+    size_t mstride;                 /* bytes of `moved` per strip */
+    int rstride;                    /* rectangles per chunk column (ncy, padded) */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
     uint8_t *airpx;                 /* per-position colour of empty air */
-    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick */
+    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at) */
+    uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
+    int *order;                     /* scratch: the strips of the pass being run */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
     uint64_t tick;
     int dir;                        /* horizontal scan direction this tick: +1 or -1 */
@@ -103,6 +114,47 @@ struct sand_world {
 };
 
 enum { SCENE_DEMO, SCENE_EMPTY, SCENE_BENCH };
+
+/* ---- the reach of one cell's update, and the pass layout it allows ---------------------------- *
+ * How far from (x, y) the update of the cell at (x, y) reads or writes (step.c), in cells along
+ * either axis:
+ *   - explosion debris (move_ballistic) steps along its velocity: |vx|, |vy| ≤ 8, the most a
+ *     4-bit signed field holds (SAND_VEL_MAX);
+ *   - falling (fall) moves 1 + vy ≤ 1 + 7 cells down (vy ≤ 7 for the same reason; the rules keep
+ *     it ≤ FALL_VMAX), then looks one cell down and aside;
+ *   - liquids spread up to their `spread` (water 5) sideways and look one cell below the end,
+ *     checked against SAND_REACH for every element when a world is created;
+ *   - gases, fire, burning wood, ice, lava and acid touch their 8 neighbours (1 cell), fire also
+ *     the cell above;
+ *   - every cell written is marked (mark): its rectangle grows one cell past it.
+ * So reads and writes stay within SAND_REACH = 8 cells of the updated cell, and marks within 9.
+ * A strip then touches cells within SAND_REACH of its own columns and rectangles of its own chunk
+ * column and the two beside it. Strips of one phase are SAND_PHASES strips apart: */
+#define SAND_VEL_MAX 8
+_Static_assert(SAND_VEL_MAX <= SAND_REACH && 1 + 7 <= SAND_REACH && 1 + FALL_VMAX <= SAND_REACH,
+               "a cell's update reaches farther than SAND_REACH");
+_Static_assert(2 * SAND_REACH <= (SAND_PHASES - 1) * SAND_CHUNK,
+               "two strips of one phase could touch the same cell");
+_Static_assert(SAND_REACH + 1 <= SAND_CHUNK,
+               "a mark could land two chunk columns away from its strip");
+_Static_assert(SAND_PHASES >= 3,
+               "a chunk column is marked from its own strip and both neighbours: they need "
+               "different phases");
+_Static_assert((SAND_CHUNK & (SAND_CHUNK - 1)) == 0 && SAND_CHUNK <= 255,
+               "mark() masks with SAND_CHUNK - 1, and the state stores it in a byte");
+
+/* ---- layout ----------------------------------------------------------------------------------- */
+/* Chunk (cx, cy)'s rectangle in an array of them (cur or nxt). */
+static inline rect16 *rect_at(const sand_world *s, rect16 *a, int cx, int cy)
+{
+    return &a[(size_t)cx * (size_t)s->rstride + (size_t)cy];
+}
+/* Cell (x, y)'s `moved` byte: SAND_CHUNK bytes a row within its strip's block. */
+static inline size_t moved_at(const sand_world *s, int x, int y)
+{
+    unsigned ux = (unsigned)x, uy = (unsigned)y;        /* inside the grid: never negative */
+    return (size_t)(ux / SAND_CHUNK) * s->mstride + (size_t)(uy * SAND_CHUNK + (ux & (SAND_CHUNK - 1)));
+}
 
 /* ---- dirty rectangles ------------------------------------------------------------------------- */
 static inline void rect_clear(rect16 *r)
@@ -133,7 +185,7 @@ static inline void mark(sand_world *s, int x, int y)
     int lx = x & (SAND_CHUNK - 1), ly = y & (SAND_CHUNK - 1);
     if (lx != 0 && lx != SAND_CHUNK - 1 && ly != 0 && ly != SAND_CHUNK - 1 && x + 1 < s->w &&
         y + 1 < s->h) {
-        rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x - 1, y - 1, x + 1, y + 1);
+        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x - 1, y - 1, x + 1, y + 1);
         return;
     }
     sim__sand_wake_box(s, x - 1, y - 1, x + 1, y + 1);
@@ -142,7 +194,7 @@ static inline void mark(sand_world *s, int x, int y)
 /* A cell declined a random action: only it needs another look. */
 static inline void keep_awake(sand_world *s, int x, int y)
 {
-    rect_add(&s->nxt[(y / SAND_CHUNK) * s->ncx + x / SAND_CHUNK], x, y, x, y);
+    rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x, y, x, y);
 }
 
 /* ---- cell access ------------------------------------------------------------------------------ */
@@ -179,7 +231,7 @@ static inline int can_sink(int cls, int d, uint32_t t)
 }
 
 /* ---- the parts of the kind, one file each ----------------------------------------------------- */
-/* step.c: advance one tick (emitters and drains, then the falling and the rising pass). */
+/* step.c: advance one tick (emitters and drains, then the passes over the strips). */
 void sim__sand_step(void *impl, const sim_ctx *ctx);
 /* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
 void sim__sand_scene_demo(sand_world *s, int build);

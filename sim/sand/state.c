@@ -32,11 +32,12 @@ void sim__sand_save(const void *impl, sim_writer *wr)
     }
 #endif
     wr->len += n * 4;
-    for (int k = 0; k < s->ncx * s->ncy; k++) {
-        sim__w_u16(wr, s->nxt[k].x0);
-        sim__w_u16(wr, s->nxt[k].y0);
-        sim__w_u16(wr, s->nxt[k].x1);
-        sim__w_u16(wr, s->nxt[k].y1);
+    for (int k = 0; k < s->ncx * s->ncy; k++) {          /* row-major, whatever the layout */
+        const rect16 *r = rect_at(s, s->nxt, k % s->ncx, k / s->ncx);
+        sim__w_u16(wr, r->x0);
+        sim__w_u16(wr, r->y0);
+        sim__w_u16(wr, r->x1);
+        sim__w_u16(wr, r->y1);
     }
 }
 
@@ -71,7 +72,7 @@ int sim__sand_load(void *impl, sim_reader *rd)
         } else {
             rect_clear(&r);
         }
-        s->nxt[k] = r;
+        *rect_at(s, s->nxt, k % s->ncx, k / s->ncx) = r;
     }
     return 0;
 }
@@ -105,7 +106,8 @@ long sim__sand_diff(const void *ia, const void *ib, sim_diff_out *o)
             n++;
         }
     for (int k = 0; k < a->ncx * a->ncy; k++) {
-        const rect16 *ra = &a->nxt[k], *rb = &b->nxt[k];
+        const rect16 *ra = rect_at(a, a->nxt, k % a->ncx, k / a->ncx);
+        const rect16 *rb = rect_at(b, b->nxt, k % b->ncx, k / b->ncx);
         if (memcmp(ra, rb, sizeof *ra) == 0) continue;
         sim_diff_line(o, "chunk (%d,%d) dirty rect: %d,%d..%d,%d → %d,%d..%d,%d", k % a->ncx, k / a->ncx,
                       ra->x0, ra->y0, ra->x1, ra->y1, rb->x0, rb->y0, rb->x1, rb->y1);

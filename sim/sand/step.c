@@ -1,6 +1,7 @@
 /* step.c — one tick of the falling-sand world: the per-element rules (movement of powders,
  * liquids and gases, and the reactions of fire, burning wood, ice, lava and acid), the emitters
- * and drains, and the two passes that apply the rules over the awake chunks.
+ * and drains, and the passes that apply the rules over the awake chunks, strip by strip, in
+ * SAND_PHASES phases whose strips may run in parallel (docs/sand.md, "Passes").
  *
  * The rules sit in the same file as the passes on purpose: the passes' inner loops run once per
  * awake cell, and the compiler inlines these static functions into them (there is no LTO). */
@@ -9,9 +10,8 @@
 /* Set a cell in place (a reaction), marking it changed and done for this tick. */
 static inline void put(sand_world *s, int x, int y, uint32_t c)
 {
-    int i = y * s->w + x;
-    s->cells[i] = c;
-    s->moved[i] = 1;
+    s->cells[y * s->w + x] = c;
+    s->moved[moved_at(s, x, y)] = s->stamp;
     mark(s, x, y);
 }
 
@@ -21,7 +21,7 @@ static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
     uint32_t t = s->cells[i];
     s->cells[i] = s->cells[j];
     s->cells[j] = t;
-    s->moved[i] = s->moved[j] = 1;
+    s->moved[moved_at(s, x0, y0)] = s->moved[moved_at(s, x1, y1)] = s->stamp;
     mark(s, x0, y0);
     mark(s, x1, y1);
 }
@@ -85,7 +85,7 @@ static int move_ballistic(sand_world *s, int x, int y, uint32_t c)
     }
     int i = cy * s->w + cx;
     s->cells[i] = with_vel(s->cells[i], vx, vy);
-    s->moved[i] = 1;
+    s->moved[moved_at(s, cx, cy)] = s->stamp;
     mark(s, cx, cy);
     return 1;
 }
@@ -126,7 +126,7 @@ static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
     if (vy != 0) {                      /* landed: lose the speed */
         put(s, x, y, with_vel(c, 0, 0));
         c = s->cells[y * s->w + x];
-        s->moved[y * s->w + x] = 0;     /* landing is not a move: it may still slide */
+        s->moved[moved_at(s, x, y)] = 0;   /* landing is not a move: it may still slide */
     }
     int first = (r & 1u) ? 1 : -1;
     for (int k = 0; k < 2; k++) {
@@ -237,7 +237,7 @@ static void update_fire(sand_world *s, int x, int y, uint32_t c, uint32_t r)
     if ((r & 0x80000u) && inside(s, x, y - 1) && CELL_EL(get(s, x, y - 1)) == SAND_EMPTY)
         swap_cells(s, x, y, x, y - 1);
     else
-        s->moved[y * s->w + x] = 1;
+        s->moved[moved_at(s, x, y)] = s->stamp;
 }
 
 /* Burning wood: counts down, sheds fire and smoke into empty neighbours, spreads to flammable
@@ -338,18 +338,19 @@ static void update_falling(sand_world *s, int x, int y)
     int i = y * s->w + x;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    if (e == SAND_EMPTY || s->moved[i]) return;
+    size_t m = moved_at(s, x, y);
+    if (e == SAND_EMPTY || s->moved[m] == s->stamp) return;
     int cls = mover_class(c);
     if (cls == C_GAS || cls == C_FIRE) return;
     uint32_t r = rnd(s, x, y, 1);
     if (e == SAND_WOOD && (CELL_FLAGS(c) & SAND_F_BURNING)) {
         update_burning_wood(s, x, y, c, r);
         if (CELL_EL(s->cells[i]) != SAND_WOOD || !(CELL_FLAGS(s->cells[i]) & SAND_F_LOOSE)) return;
-        s->moved[i] = 0;                /* burning rubble still falls */
+        s->moved[m] = 0;                /* burning rubble still falls */
         c = s->cells[i];
     } else if (e == SAND_ICE) {
         update_ice(s, x, y, r);
-        if (s->moved[i]) return;
+        if (s->moved[m] == s->stamp) return;
     } else if (e == SAND_LAVA) {
         if (react_lava(s, x, y, r)) return;
     } else if (e == SAND_ACID) {
@@ -369,7 +370,8 @@ static void update_rising(sand_world *s, int x, int y)
     int i = y * s->w + x;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    if (s->moved[i]) return;
+    size_t m = moved_at(s, x, y);
+    if (s->moved[m] == s->stamp) return;
     if (e != SAND_FIRE && e != SAND_SMOKE && e != SAND_STEAM && e != SAND_GAS) return;
     uint32_t r = rnd(s, x, y, 2);
     if (e == SAND_FIRE) {
@@ -386,7 +388,7 @@ static void update_rising(sand_world *s, int x, int y)
     c = with_life(c, life);
     s->cells[i] = c;
     mark(s, x, y);
-    if (!move_gas(s, x, y, c, r)) s->moved[i] = 1;
+    if (!move_gas(s, x, y, c, r)) s->moved[m] = s->stamp;
 }
 
 static void run_emitters(sand_world *s)
@@ -414,36 +416,18 @@ static void run_emitters(sand_world *s)
     }
 }
 
-void sim__sand_step(void *impl, const sim_ctx *ctx)
+/* One strip (a column of chunks, SAND_CHUNK cells wide, the world's full height): its falling
+ * matter bottom-up, then its rising matter top-down, each row in this tick's scan direction.
+ * Everything it reads or writes lies within SAND_REACH cells of the strip, and every rectangle it
+ * marks belongs to its own chunk column or a neighbouring one (sand_int.h), so strips of one
+ * phase never touch the same memory. */
+static void run_strip(sand_world *s, int k)
 {
-    sand_world *s = impl;
-    s->tick = ctx->tick;
-    s->tickbase = sim_hash_tick(ctx->seed, ctx->tick);
-    s->dir = (ctx->tick & 1u) ? -1 : 1;
-    int nch = s->ncx * s->ncy;
-    /* What was marked last tick (and by this tick's inputs) is what we process now. */
-    rect16 *t = s->cur;
-    s->cur = s->nxt;
-    s->nxt = t;
-    int awake = 0;
-    uint64_t active = 0;
-    for (int k = 0; k < nch; k++) {
-        rect_clear(&s->nxt[k]);
-        if (!rect_empty(&s->cur[k])) {
-            awake = 1;
-            active += (uint64_t)(s->cur[k].x1 - s->cur[k].x0 + 1) * (s->cur[k].y1 - s->cur[k].y0 + 1);
-        }
-    }
-    s->stat_active = active;
-    if (awake) memset(s->moved, 0, (size_t)s->w * (size_t)s->h);
-    run_emitters(s);
-    if (!awake) return;
-    int cx0 = s->dir > 0 ? 0 : s->ncx - 1, cx1 = s->dir > 0 ? s->ncx : -1;
-    for (int y = s->h - 1; y >= 0; y--) {
-        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
-        for (int cx = cx0; cx != cx1; cx += s->dir) {
-            const rect16 *r = &row[cx];
-            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
+    const rect16 *col = rect_at(s, s->cur, k, 0);
+    for (int cy = s->ncy - 1; cy >= 0; cy--) {
+        const rect16 *r = &col[cy];
+        if (rect_empty(r)) continue;
+        for (int y = r->y1; y >= r->y0; y--) {
             /* An empty cell (all bits 0) never acts: skip it without a call. */
             const uint32_t *cr = &s->cells[y * s->w];
             if (s->dir > 0) {
@@ -455,11 +439,10 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
             }
         }
     }
-    for (int y = 0; y < s->h; y++) {
-        const rect16 *row = &s->cur[(y / SAND_CHUNK) * s->ncx];
-        for (int cx = cx0; cx != cx1; cx += s->dir) {
-            const rect16 *r = &row[cx];
-            if (rect_empty(r) || y < r->y0 || y > r->y1) continue;
+    for (int cy = 0; cy < s->ncy; cy++) {
+        const rect16 *r = &col[cy];
+        if (rect_empty(r)) continue;
+        for (int y = r->y0; y <= r->y1; y++) {
             /* Only fire and the gases rise: elements 10..13. */
             const uint32_t *cr = &s->cells[y * s->w];
             if (s->dir > 0) {
@@ -470,5 +453,90 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
                     if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
             }
         }
+    }
+}
+
+/* One pass: the awake strips of one phase, strips[0..count); items [start, end) of it, in any
+ * order, on any thread (sim_task_fn). */
+typedef struct strip_pass {
+    sand_world *s;
+    const int *strips;
+} strip_pass;
+
+static void strip_task(int start, int end, int worker, void *task_ctx)
+{
+    const strip_pass *p = task_ctx;
+    (void)worker;
+    for (int i = start; i < end; i++) run_strip(p->s, p->strips[i]);
+}
+
+int sand__strip_of(const void *task_ctx, int item)
+{
+    return ((const strip_pass *)task_ctx)->strips[item];
+}
+
+/* A pass whose rectangles cover fewer cells than this runs inline even with a pool: ~12 µs of
+ * work at ~12 ns a cell (bench_sand), against a hand-over that costs about a microsecond on
+ * an idle core and far more on a busy one. The result is the same either way. */
+#define PARALLEL_MIN_CELLS 1024
+
+/* The awake strips of phase ph into s->order, how many, and the cells they cover (*cells). With
+ * a pool they are sorted heaviest first: a worker that takes the last strip then waits the least
+ * for the others. Inline, the order does not matter and nothing is sorted. */
+static int phase_strips(sand_world *s, int ph, int sort, uint32_t *cells)
+{
+    int n = 0;
+    *cells = 0;
+    for (int k = ph; k < s->ncx; k += SAND_PHASES) {
+        if (!s->weight[k]) continue;
+        *cells += s->weight[k];
+        int i = n++;
+        if (sort)
+            for (; i > 0 && s->weight[s->order[i - 1]] < s->weight[k]; i--) s->order[i] = s->order[i - 1];
+        s->order[i] = k;
+    }
+    return n;
+}
+
+void sim__sand_step(void *impl, const sim_ctx *ctx)
+{
+    sand_world *s = impl;
+    s->tick = ctx->tick;
+    s->tickbase = sim_hash_tick(ctx->seed, ctx->tick);
+    s->dir = (ctx->tick & 1u) ? -1 : 1;
+    /* What was marked last tick (and by this tick's inputs) is what we process now. */
+    rect16 *t = s->cur;
+    s->cur = s->nxt;
+    s->nxt = t;
+    int awake = 0;
+    uint64_t active = 0;
+    for (int cx = 0; cx < s->ncx; cx++) {
+        uint32_t cells = 0;
+        rect16 *nx = rect_at(s, s->nxt, cx, 0);
+        const rect16 *cu = rect_at(s, s->cur, cx, 0);
+        for (int cy = 0; cy < s->ncy; cy++) {
+            rect_clear(&nx[cy]);
+            if (!rect_empty(&cu[cy]))
+                cells += (uint32_t)(cu[cy].x1 - cu[cy].x0 + 1) * (cu[cy].y1 - cu[cy].y0 + 1);
+        }
+        s->weight[cx] = cells;
+        awake |= cells != 0;
+        active += cells;
+    }
+    s->stat_active = active;
+    /* A cell has moved this tick when its byte holds this tick's stamp, 1..255 in turn: no byte
+     * is cleared but once every 255 ticks, when the stamps come round again. */
+    s->stamp = (uint8_t)(s->stamp == 255 ? 1 : s->stamp + 1);
+    if (s->stamp == 1) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
+    run_emitters(s);
+    if (!awake) return;
+    /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
+     * the ticks that scan right to left, so that each seam between strips is met from either
+     * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
+    for (int ph = 0; ph < SAND_PHASES; ph++) {
+        uint32_t cells;
+        int n = phase_strips(s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph, ctx->tasks != NULL, &cells);
+        strip_pass p = { s, s->order };
+        sim__tasks_run(cells >= PARALLEL_MIN_CELLS ? ctx->tasks : NULL, strip_task, n, 1, &p);
     }
 }
