@@ -327,6 +327,26 @@ int cli_addr_at(const char *list, int i, char *out, size_t cap)
     return list_item(list, ((i % n) + n) % n, out, cap);
 }
 
+int cli_addr_list_check(const char *list, char *err, size_t errlen)
+{
+    int n = cli_addr_count(list);
+    if (n > CLI_MAX_ADDRS) {
+        snprintf(err, errlen, "'%s' lists %d addresses; at most %d", list, n, CLI_MAX_ADDRS);
+        return CLI_EPROTO;
+    }
+    for (int i = 0; i < n; i++) {
+        char one[300], host[256];
+        const char *port;
+        if (list_item(list, i, one, sizeof one) != 0 || cli_hostport_split(one, host, sizeof host, &port)) {
+            if (n == 1) snprintf(err, errlen, "'%s' is not HOST:PORT (e.g. 127.0.0.1:7400)", list);
+            else snprintf(err, errlen, "address %d of '%s' is not HOST:PORT (a list is HOST:PORT,HOST:PORT,...)",
+                          i + 1, list);
+            return CLI_EPROTO;
+        }
+    }
+    return CLI_OK;
+}
+
 static int connect_one(cli_conn *c, const char *hostport, char *err, size_t errlen)
 {
     struct addrinfo *res = NULL;

@@ -135,6 +135,10 @@ int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen);
  * that answered. A client that lost its server passes *at + 1 to try the others first. */
 int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t errlen);
 int cli_addr_count(const char *list);                       /* addresses in a list (1 + commas) */
+#define CLI_MAX_ADDRS 16   /* the longest list a client takes */
+/* A list as a user gave it (--host): 1..CLI_MAX_ADDRS addresses, each HOST:PORT. 0, or
+ * CLI_EPROTO with a sentence in err naming the bad item. Nothing is resolved. */
+int cli_addr_list_check(const char *list, char *err, size_t errlen);
 /* Address i (modulo the count) of a list into out: 0, or -1 when it is empty or too long. */
 int cli_addr_at(const char *list, int i, char *out, size_t cap);
 void cli_close(cli_conn *c);

@@ -32,7 +32,7 @@ double vw_now(void)
 static void view_usage(FILE *out)
 {
     fprintf(out,
-        "usage: viv view [--host HOST:PORT] [--world ID|KIND] [--every N] [--div D]\n"
+        "usage: viv view [--host HOST:PORT[,HOST:PORT...]] [--world ID|KIND] [--every N] [--div D]\n"
         "                [--view NAME] [--token T] [--frames N [--size COLSxROWS]]\n"
         "\n"
         "Watches a world of a running vivd in the terminal. Each character cell shows two pixels\n"
@@ -42,7 +42,10 @@ static void view_usage(FILE *out)
         "re-fits when the terminal is resized. Only the cells that change are redrawn, and when\n"
         "the terminal cannot keep up, frames are skipped: the latest one is always drawn.\n"
         "\n"
-        "  --host HOST:PORT  the server (default 127.0.0.1:7400)\n"
+        "  --host HOST:PORT  the server (default 127.0.0.1:7400); or a list of up to 16,\n"
+        "                    separated by commas (a cluster's relays, docs/CLUSTER.md): the\n"
+        "                    first that answers is used, and when it goes away the next ones\n"
+        "                    are tried first (with --frames, a lost server ends the run)\n"
         "  --world ID|KIND   the world to watch first: its id, or the first world of a kind\n"
         "                    (default: the server's first world)\n"
         "  --every N         one frame every N ticks, 1..3600 (default 1)\n"
@@ -111,7 +114,8 @@ static void view_usage(FILE *out)
         "\n"
         "When the server goes away, the picture stays, the status line says \"reconnecting…\",\n"
         "and viv view tries again after 0.25 s, doubling the wait up to 4 s, for as long as it\n"
-        "runs; then it watches the same world (by id, else the first of its kind) with the same\n"
+        "runs (each attempt goes round a --host list, starting after the address that was lost);\n"
+        "then it watches the same world (by id, else the first of its kind) with the same\n"
         "--view, --every and --div (or the homage), from a keyframe.\n"
         "\n"
         "Exit status: 0 after q or --frames, 1 for a connection or server problem (with\n"
@@ -362,6 +366,14 @@ static void view_carry(vw_world *to, const vw_world *from)
     to->cyc_off = from->cyc_off;
 }
 
+/* Connected to address at of --host's list. */
+static void view_connected(vw_view *v, int at)
+{
+    v->host_at = at;
+    if (cli_addr_at(v->o.host, at, v->addr, sizeof v->addr) != 0)
+        snprintf(v->addr, sizeof v->addr, "%s", v->o.host);
+}
+
 /* One attempt: connect, hello, read the welcome, find the same world (by id and kind, else the
  * first of its kind, else the first), subscribe as before. 0, or -1 (the next wait doubles). */
 static int view_reconnect(vw_view *v, double now)
@@ -369,8 +381,10 @@ static int view_reconnect(vw_view *v, double now)
     char err[256];
     wire_msg welcome;
     v->attempts++;
-    if (cli_connect(&v->conn, v->o.host, err, sizeof err) ||
-        cli_hello(&v->conn, "viv-view", v->o.token, &welcome, err, sizeof err)) {
+    int at = v->host_at + 1;           /* the others of a list first: this one just went away */
+    int rc = cli_connect_list(&v->conn, v->o.host, &at, err, sizeof err);
+    if (rc == 0) view_connected(v, at);
+    if (rc != 0 || cli_hello(&v->conn, "viv-view", v->o.token, &welcome, err, sizeof err)) {
         cli_close(&v->conn);
         snprintf(v->note, sizeof v->note, "%.90s", err);
         v->note_t = now;
@@ -588,7 +602,14 @@ static int view_args(vw_opts *o, int argc, char **argv)
             return 2;
         }
         i++;
-        if (strcmp(a, "--host") == 0) o->host = val;
+        if (strcmp(a, "--host") == 0) {
+            char err[400];
+            if (cli_addr_list_check(val, err, sizeof err)) {
+                fprintf(stderr, "viv view: --host %s\n", err);
+                return 2;
+            }
+            o->host = val;
+        }
         else if (strcmp(a, "--world") == 0) o->world = val;
         else if (strcmp(a, "--token") == 0) o->token = val;
         else if (strcmp(a, "--view") == 0) o->view = val;
@@ -646,19 +667,20 @@ int cli_view_main(int argc, char **argv)
         goto done;
     }
     char err[512];
-    if (cli_connect(&v->conn, v->o.host, err, sizeof err)) {
+    if (cli_connect_list(&v->conn, v->o.host, &v->host_at, err, sizeof err)) {
         fprintf(stderr, "viv view: %s\n", err);
         rc = 1;
         goto done;
     }
+    view_connected(v, v->host_at);
     wire_msg welcome;
     if (cli_hello(&v->conn, "viv-view", v->o.token, &welcome, err, sizeof err)) {
-        fprintf(stderr, "viv view: %s: %s\n", v->o.host, err);
+        fprintf(stderr, "viv view: %s: %s\n", v->addr, err);
         rc = 1;
         goto done;
     }
     if (view_read_welcome(v, &welcome)) {
-        fprintf(stderr, "viv view: %s: %s\n", v->o.host, v->err);
+        fprintf(stderr, "viv view: %s: %s\n", v->addr, v->err);
         rc = 1;
         goto done;
     }

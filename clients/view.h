@@ -152,6 +152,8 @@ typedef struct vw_screen {
 struct vw_view {
     vw_opts o;
     cli_conn conn;
+    int host_at;                      /* which address of --host's list it is connected to, */
+    char addr[300];                   /* and that address (for messages) */
     wire_buf b;
     vw_world *worlds;
     int nworlds, cur;

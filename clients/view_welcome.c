@@ -140,7 +140,7 @@ int view_pick_world(vw_view *v)
     world_list(v, list, sizeof list);
     if (v->nworlds == 0) {
         snprintf(v->err, sizeof v->err, "%s hosts no worlds yet (an admin can create one)",
-                 v->o.host);
+                 v->addr);
         return -1;
     }
     v->cur = 0;

@@ -278,7 +278,17 @@ expect "unknown option" 2 "unknown option '--colour'" -- "$viv" view --colour
 expect "wrong token" 1 "bad_token" -- "$viv" view --host "$host" --token nope --frames 1
 expect "stdout not a terminal" 2 "stdout is not a terminal; use --frames N" -- \
     "$viv" view --host "$host"
-expect "bad host" 1 "is not HOST:PORT" -- "$viv" view --host nowhere --frames 1
+expect "bad host" 2 "is not HOST:PORT" -- "$viv" view --host nowhere --frames 1
+# A list of addresses (a cluster's relays): checked whole first; the first that answers is used.
+expect "host list: a bad address" 2 "address 2 of '$host,nowhere' is not HOST:PORT" -- \
+    "$viv" view --host "$host,nowhere" --frames 1
+expect "host list: an empty address" 2 "address 2 of '$host,' is not HOST:PORT" -- \
+    "$viv" view --host "$host," --frames 1
+expect "host list: the first is dead, the second answers" 0 - -- \
+    "$viv" view --host "$dead,$host" --frames 2 --size 40x12
+grep -aq " 1 sand normal t" "$tmp/out" || fail "host list: the second address's world 1 is not drawn"
+expect "host list: none answers" 1 "no address of $dead,$dead answers (cannot connect to $dead" -- \
+    "$viv" view --host "$dead,$dead" --frames 1
 
 # ---- interactive, in tmux -----------------------------------------------------------------------
 # run_in_tmux NAME ARGS...: `viv view --host $host ARGS` in a detached 100x30 tmux session. Its pid
@@ -437,6 +447,36 @@ if command -v tmux > /dev/null 2>&1; then
     else
         fail "lost: viv view did not start"
     fi
+
+    # A list: the server in use goes away for good, and viv view moves to the next address
+    # at once, to the same world (both servers host the same ones), from a keyframe.
+    first=$host
+    first_pid=$vivd_pid
+    start_vivd
+    second=$host
+    second_pid=$vivd_pid
+    host=$first
+    vivd_pid=$first_pid
+    run_in_tmux failover --token "$PLAYER" --world 2 --host "$first,$second"
+    if wait_until 50 status_is failover "^ 2 sand normal t"; then
+        stop_vivd
+        if wait_until 50 pane_has failover "reconnected after"; then
+            t1=$(status_of failover | grep -oE ' t[0-9]+ ' | tr -dc 0-9)
+            sleep 0.5
+            t2=$(status_of failover | grep -oE ' t[0-9]+ ' | tr -dc 0-9)
+            status_is failover "^ 2 sand normal t[0-9]+ [0-9]+fps player" && [ "${t2:-0}" -gt "${t1:-0}" ] &&
+                ok "failover: on to the list's second server, world 2, the picture goes on (tick $t1 -> $t2)" ||
+                fail "failover: the picture does not go on on the second server: $(status_of failover)"
+        else
+            fail "failover: did not move to the second server within 5 s: $(status_of failover)"
+        fi
+        tm send-keys -t failover q
+        check_restored failover 0
+    else
+        fail "failover: viv view did not start"
+    fi
+    host=$second
+    vivd_pid=$second_pid
 
     # Every world's keys reach the world: terrarium spawn and shove, cycle speed/pause/toggle/mode,
     # merge walk, stop and drop, garden wind, spawn, let go, a click's poke and a drag's target.
