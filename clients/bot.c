@@ -213,7 +213,7 @@ static void on_sigint(uv_signal_t *s, int signum)
 static void bot_usage(FILE *out)
 {
     fprintf(out,
-        "usage: viv bot [--host H:P | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
+        "usage: viv bot [--host H:P[,H:P...] | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
         "               [--seconds S] [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
         "               [--every E] [--enc ENC] [--verify M] [--json]\n"
         "\n"
@@ -223,6 +223,12 @@ static void bot_usage(FILE *out)
         "measures for S seconds and prints a report. Raises the open-file limit as needed.\n"
         "\n"
         "  --host H:P           server address (default 127.0.0.1:7400, vivd's TCP port)\n"
+        "  --host H:P,H:P,...   up to 16 addresses (a cluster's relays, docs/CLUSTER.md): the\n"
+        "                       connections are spread over them in turn, the control connection\n"
+        "                       (stats) on the first; a viewer or player whose server goes away\n"
+        "                       during the run moves to the next address that answers and goes\n"
+        "                       on from a keyframe (reported as moved; TCP only). The server\n"
+        "                       figures of the report are the first address's\n"
         "  --host ws://H:P/PATH connect over WebSocket instead (RFC 6455: masked binary frames,\n"
         "                       one msgpack map each, subprotocol \"vivarium\") to vivd's --http\n"
         "                       port; the path defaults to /ws. Every role, check and report is\n"
@@ -251,7 +257,8 @@ static void bot_usage(FILE *out)
         "  --verify M           M of the N viewers rebuild every frame and check its hash\n"
         "                       (default 0; the others decode only the header)\n"
         "  --json               print the report as one JSON object on stdout\n"
-        "\n"
+        "\n", BOT_RAMP_INFLIGHT);
+    fprintf(out,
         "The report: connections ok/failed (with reasons), disconnections, frames received\n"
         "(total, per second, per viewer), bytes, keyframes, gaps, viewer lag (each second,\n"
         "the world's tick from a stats request minus each viewer's latest frame tick), hash\n"
@@ -267,7 +274,7 @@ static void bot_usage(FILE *out)
         "\n"
         "Exit status: 0 a completed run; 1 the run could not be done (cannot connect, no\n"
         "world, every connection failed, the server went away, no final stats, interrupted);\n"
-        "2 bad flags.\n", BOT_RAMP_INFLIGHT);
+        "2 bad flags.\n");
 }
 
 static int parse_opts(int argc, char **argv, bot_opts *o)
@@ -311,6 +318,11 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         const char *v = argv[++i];
         int rc = 0;
         if (strcmp(a, "--host") == 0) {
+            char err[400];
+            if (!strstr(v, "://") && cli_addr_list_check(v, err, sizeof err)) {
+                fprintf(stderr, "viv bot: --host %s\n", err);
+                return -1;
+            }
             o->host = v;
             host_given = 1;
         }
@@ -334,6 +346,11 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         if (rc) return -1;
     }
     if (o->players < 0) o->players = o->rate > 0 ? 1 : 0;
+    if (strchr(o->host, ',') && (o->ws || strstr(o->host, "://"))) {
+        fprintf(stderr, "viv bot: a list of addresses goes over TCP only: give --host H:P,H:P "
+                        "without --ws or ws://\n");
+        return -1;
+    }
     if (strstr(o->host, "://")) {       /* a URL: ws://, or a scheme that gets a clear error */
         char err[300];
         if (cli_ws_url_split(o->host, o->ws_hostport, sizeof o->ws_hostport, o->ws_path,
@@ -434,9 +451,15 @@ int cli_bot_main(int argc, char **argv)
         snprintf(b->url, sizeof b->url, "ws://%s%s", o.ws_hostport, o.ws_path);
         b->o.host = b->url;
     }
-    if ((rc = resolve(o.ws ? o.ws_hostport : o.host, &b->addr)) != 0) {
-        code = rc;
-        goto done;
+    b->naddrs = o.ws ? 1 : cli_addr_count(o.host);
+    for (int i = 0; i < b->naddrs; i++) {
+        char one[300];
+        if (o.ws) snprintf(one, sizeof one, "%s", o.ws_hostport);
+        else cli_addr_at(o.host, i, one, sizeof one);   /* checked by parse_opts */
+        if ((rc = resolve(one, &b->addrs[i])) != 0) {
+            code = rc;
+            goto done;
+        }
     }
     if (raise_nofile(need)) goto done;
     signal(SIGPIPE, SIG_IGN);
@@ -454,6 +477,7 @@ int cli_bot_main(int argc, char **argv)
     for (int i = 0; i < b->nconns; i++) {
         bot_conn *c = &b->conns[i];
         c->b = b;
+        c->at = i % b->naddrs;     /* spread over a list; the control connection on the first */
         c->role = i == 0 ? ROLE_CONTROL : i <= o.clients ? ROLE_VIEWER
                 : i <= o.clients + o.players ? ROLE_PLAYER : ROLE_SLOW;
         c->idx = c->role == ROLE_VIEWER ? i - 1 : c->role == ROLE_PLAYER ? i - 1 - (int)o.clients
@@ -498,7 +522,7 @@ int cli_bot_main(int argc, char **argv)
     if (uv_loop_close(b->loop) != 0) fprintf(stderr, "viv bot: warning: the loop closed with handles open\n");
 
     if (b->world) {
-        if (!b->exit_code && (!b->snap[1].have || !b->snap[2].have)) {
+        if (!b->exit_code && !b->control_moved && (!b->snap[1].have || !b->snap[2].have)) {
             bot_fatal(b, "the server's stats were not received, so the server numbers are missing");
         }
         if (!b->exit_code && b->interrupted) {

@@ -67,6 +67,13 @@ typedef struct bot_conn {
     uint64_t gaps, skipped;
     cli_frame *cf;          /* --verify viewers: the rebuilt frame */
     char last_err[32];      /* the last error code the server sent on this connection */
+    /* --host with a list: the address it uses (connections are spread over the list), and a
+     * viewer's or player's move to the next one when its server goes away */
+    int at;
+    int moving;             /* reconnecting after its server went: not counted as a new one */
+    int move_tries;         /* addresses tried in this move */
+    int rejoined;           /* a viewer that moved: its next frame starts a new stream */
+    int was_ready;          /* it has been connected (a move of it is not a new connection) */
     /* WebSocket only */
     char ws_key[CLI_WS_KEY_LEN + 1];   /* this upgrade's Sec-WebSocket-Key */
     cli_ws_reader wr;       /* the server's frames into messages */
@@ -106,7 +113,11 @@ struct bot {
     uv_loop_t *loop;
     bot_opts o;
     char url[600];          /* over WebSocket, the address shown: ws://HOST:PORT/PATH (o.host) */
-    struct sockaddr_storage addr;
+    struct sockaddr_storage addrs[CLI_MAX_ADDRS];   /* --host's addresses, resolved once */
+    int naddrs;
+    uint64_t addr_lost_said;   /* a bit per address: its loss was said on stderr */
+    int control_moved;         /* the control connection moved in the run: its two stats replies
+                                * are two servers', and the server figures are left out */
     bot_conn *conns;        /* [0] control, then viewers, players, slow: the ramp's order */
     int nconns;
     uv_timer_t house, input_timer;
@@ -130,6 +141,7 @@ struct bot {
     uv_rusage_t ru_start, ru_end;
     /* per role */
     uint64_t wanted[ROLE_COUNT], ok[ROLE_COUNT], failed[ROLE_COUNT], lost[ROLE_COUNT];
+    uint64_t moved[ROLE_COUNT];   /* moved to another address of --host's list and going on */
     bot_tally fail_reasons, lost_reasons;
     /* frames (counted inside the window); but first_keys counts the keyframe each viewer starts
      * with, which comes in the ramp-up (a viewer is connected at its first frame), and keys the

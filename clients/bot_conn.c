@@ -124,6 +124,65 @@ static int ws_send_control(bot_conn *c, int opcode, const uint8_t *p, size_t n)
 }
 
 /* ---- connection outcomes ---------------------------------------------------------------------------- */
+/* A connection may move along --host's list: the control connection, viewers and players (not
+ * the slow ones, which never read and cannot notice), when their address does not answer at the
+ * start or their server goes away later, during the ramp-up or the run (and the control
+ * connection also while it picks the world). A move tries each other address once, in turn. */
+static int may_move(const bot_conn *c)
+{
+    const bot *b = c->b;
+    return b->naddrs > 1 && c->role != ROLE_SLOW &&
+           (b->phase == P_RAMP || b->phase == P_RUN || (b->phase == P_CONTROL && c->role == ROLE_CONTROL));
+}
+
+static void lost_for_good(bot_conn *c, const char *why);
+
+/* A move's old handle is closed: connect to the next address, unless the run is over. */
+static void on_move_close(uv_handle_t *h)
+{
+    bot_conn *c = h->data;
+    if (!may_move(c)) {
+        c->moving = 0;
+        c->state = c->was_ready ? ST_LOST : ST_FAILED;
+        c->b->lost[c->role] += (uint64_t)c->was_ready;
+        c->b->failed[c->role] += (uint64_t)!c->was_ready;
+        return;
+    }
+    c->at = (c->at + 1) % c->b->naddrs;
+    c->move_tries++;
+    bot_conn_start(c);
+}
+
+/* Move c to the next address: 0, under way; -1, it may not, or every other address was tried. */
+static int move_on(bot_conn *c)
+{
+    bot *b = c->b;
+    if (!may_move(c) || c->move_tries >= b->naddrs - 1) return -1;
+    if (c->inflight) {
+        c->inflight = 0;
+        b->inflight--;
+    }
+    if (c->role == ROLE_CONTROL) b->stats_head = b->stats_tail;   /* those asked are not coming */
+    c->moving = 1;
+    c->rejoined = c->role == ROLE_VIEWER && c->have_tick;
+    c->state = ST_IDLE;
+    c->plen = 0;                   /* a message cut short by the loss goes with it */
+    c->last_err[0] = '\0';
+    c->open = 0;
+    uv_close((uv_handle_t *)&c->tcp, on_move_close);
+    return 0;
+}
+
+/* Address i of the list went away: said once on stderr. */
+static void say_addr_lost(bot *b, int i, const char *why)
+{
+    if (i >= 64 || (b->addr_lost_said >> i & 1)) return;
+    b->addr_lost_said |= 1ull << i;
+    char one[300];
+    if (cli_addr_at(b->o.host, i, one, sizeof one)) snprintf(one, sizeof one, "?");
+    fprintf(stderr, "viv bot: %s went away (%s); its connections move to the next addresses\n", one, why);
+}
+
 void bot_conn_fail(bot_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bot_conn_fail(bot_conn *c, const char *fmt, ...)
 {
@@ -134,6 +193,13 @@ void bot_conn_fail(bot_conn *c, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (c->state == ST_FAILED) return;
+    if (!c->moving) c->move_tries = 0;
+    if (move_on(c) == 0) return;   /* the next address of the list */
+    c->moving = 0;
+    if (c->was_ready) {            /* it was on, and no other address takes it now */
+        lost_for_good(c, why);
+        return;
+    }
     c->state = ST_FAILED;
     b->failed[c->role]++;
     bot_tally_add(&b->fail_reasons, why, strlen(why));
@@ -155,10 +221,38 @@ void bot_conn_ready(bot_conn *c)
 {
     bot *b = c->b;
     c->state = ST_READY;
-    b->ok[c->role]++;
+    if (c->moving && c->was_ready) b->moved[c->role]++;   /* on again, at another address */
+    else b->ok[c->role]++;
+    c->moving = 0;
+    c->move_tries = 0;
+    c->was_ready = 1;
     if (c->inflight) {
         c->inflight = 0;
         b->inflight--;
+    }
+}
+
+/* c is gone and stays gone: counted, and the control connection's loss said. */
+static void lost_for_good(bot_conn *c, const char *why)
+{
+    bot *b = c->b;
+    if (c->inflight) {
+        c->inflight = 0;
+        b->inflight--;
+    }
+    bot_conn_close(c);
+    if (c->role == ROLE_SLOW && b->phase == P_DRAIN) {
+        c->state = ST_DROPPED;
+        b->slow_dropped++;
+        return;
+    }
+    c->state = ST_LOST;
+    b->lost[c->role]++;
+    bot_tally_add(&b->lost_reasons, why, strlen(why));
+    if (c->role == ROLE_CONTROL && b->phase <= P_FINAL) {
+        fprintf(stderr, "viv bot: the control connection was closed: %s\n", why);
+        if (b->phase == P_CONTROL) bot_fatal(b, "the control connection was closed: %s", why);
+        else if (b->phase == P_FINAL) b->final_stats = 1;
     }
 }
 
@@ -184,20 +278,13 @@ void bot_conn_lost(bot_conn *c, int status)
     else
         snprintf(why, sizeof why, "%s%s%s%s", status == UV_EOF ? "closed by the server" : uv_strerror(status),
                  c->last_err[0] ? " (last error: " : "", c->last_err, c->last_err[0] ? ")" : "");
-    bot_conn_close(c);
-    if (c->role == ROLE_SLOW && b->phase == P_DRAIN) {
-        c->state = ST_DROPPED;
-        b->slow_dropped++;
-        return;
+    if (may_move(c)) {
+        say_addr_lost(b, c->at, why);
+        if (c->role == ROLE_CONTROL && b->phase == P_RUN) b->control_moved = 1;
+        c->move_tries = 0;
+        if (move_on(c) == 0) return;
     }
-    c->state = ST_LOST;
-    b->lost[c->role]++;
-    bot_tally_add(&b->lost_reasons, why, strlen(why));
-    if (c->role == ROLE_CONTROL && b->phase <= P_FINAL) {
-        fprintf(stderr, "viv bot: the control connection was closed: %s\n", why);
-        if (b->phase == P_CONTROL) bot_fatal(b, "the control connection was closed: %s", why);
-        else if (b->phase == P_FINAL) b->final_stats = 1;
-    }
+    lost_for_good(c, why);
 }
 
 /* ---- reading ----------------------------------------------------------------------------------- */
@@ -469,7 +556,7 @@ void bot_conn_start(bot_conn *c)
     b->inflight++;
     int rc;
     if (c->role == ROLE_SLOW) {
-        rc = uv_tcp_init_ex(b->loop, &c->tcp, b->addr.ss_family);
+        rc = uv_tcp_init_ex(b->loop, &c->tcp, b->addrs[c->at].ss_family);
         if (rc == 0) {
             uv_os_fd_t fd;
             int small = BOT_SLOW_RCVBUF;
@@ -486,6 +573,6 @@ void bot_conn_start(bot_conn *c)
     c->open = 1;
     c->tcp.data = c;
     c->creq.data = c;
-    rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&b->addr, on_connect);
+    rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&b->addrs[c->at], on_connect);
     if (rc) bot_conn_fail(c, "connect: %s", uv_strerror(rc));
 }

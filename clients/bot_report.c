@@ -144,7 +144,7 @@ void bot_summarise(const bot *b, bot_summary *s)
     if (s->secs >= 0.05 && b->ru_end.ru_utime.tv_sec + b->ru_end.ru_utime.tv_usec > 0)
         s->bot_cpu_pct = (double)(ru_us(&b->ru_end) - ru_us(&b->ru_start)) / (s->secs * 1e4);
     const bot_stats *a = &b->snap[1], *z = &b->snap[2];
-    s->have_srv = a->have && z->have;
+    s->have_srv = a->have && z->have && !b->control_moved;   /* one server's two replies */
     if (s->have_srv) {
         s->d_user = z->cpu_user_us - a->cpu_user_us;
         s->d_sys = z->cpu_sys_us - a->cpu_sys_us;
@@ -193,9 +193,10 @@ void bot_report_json(const bot *b, const bot_summary *s)
             b->t_window_start ? (double)(b->t_window_start - b->t_ramp_start) / 1e9 : 0.0);
     for (int r = ROLE_VIEWER; r < ROLE_COUNT; r++)
         fprintf(o, "%s\"%s\":{\"wanted\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
-                ",\"closed_by_server\":%" PRIu64 "}", r > ROLE_VIEWER ? "," : "", bot_role_plural[r],
-                b->wanted[r], b->ok[r], b->failed[r], b->lost[r]);
-    fprintf(o, ",\"control_closed_by_server\":%s,\"failures\":", b->lost[ROLE_CONTROL] ? "true" : "false");
+                ",\"closed_by_server\":%" PRIu64 ",\"moved\":%" PRIu64 "}", r > ROLE_VIEWER ? "," : "",
+                bot_role_plural[r], b->wanted[r], b->ok[r], b->failed[r], b->lost[r], b->moved[r]);
+    fprintf(o, ",\"control_closed_by_server\":%s,\"control_moved\":%s,\"failures\":",
+            b->lost[ROLE_CONTROL] ? "true" : "false", b->control_moved ? "true" : "false");
     json_tally(o, &b->fail_reasons);
     fprintf(o, ",\"disconnections\":");
     json_tally(o, &b->lost_reasons);
@@ -279,6 +280,12 @@ void bot_report_text(const bot *b, const bot_summary *s)
         text_tally(o, &b->lost_reasons);
     }
     fputc('\n', o);
+    if (b->moved[ROLE_VIEWER] || b->moved[ROLE_PLAYER])
+        fprintf(o, "  moved       %" PRIu64 " viewer(s), %" PRIu64 " player(s) to the next address of the "
+                "list when their server went away\n", b->moved[ROLE_VIEWER], b->moved[ROLE_PLAYER]);
+    if (b->control_moved)
+        fprintf(o, "  moved       the control connection, in the run: no server figures (its stats "
+                "replies came from two servers)\n");
     fprintf(o, "frames        %" PRIu64 " received, %.0f/s (%.2f/s per viewer, expected %.2f), "
             "%.1f MB (%.1f MB/s)\n", b->frames, s->fps, s->per_viewer, s->expect_per_viewer,
             (double)b->bytes / 1e6, s->secs > 0 ? (double)b->bytes / 1e6 / s->secs : 0.0);

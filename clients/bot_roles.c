@@ -175,6 +175,16 @@ void bot_on_input_timer(uv_timer_t *t)
 }
 
 /* ---- messages ----------------------------------------------------------------------------------- */
+/* A viewer's tick jumped by more than --every: a gap, the frames between skipped. */
+static void count_jump(bot *b, bot_conn *c, uint64_t jump, uint64_t every)
+{
+    c->gaps++;
+    b->gaps++;
+    c->skipped += jump / every - 1;
+    b->skipped += jump / every - 1;
+    if (jump > b->max_jump) b->max_jump = jump;
+}
+
 static void on_frame(bot_conn *c, const wire_msg *m)
 {
     bot *b = c->b;
@@ -194,15 +204,16 @@ static void on_frame(bot_conn *c, const wire_msg *m)
     if (first) {
         if (!key) b->first_not_key++;
         b->first_keys += (uint64_t)key;
+    } else if (c->rejoined) {
+        /* Moved to another server: a new stream, which must start with a keyframe; the ticks
+         * missed meanwhile are skipped frames, and one seen already is no anomaly. */
+        c->rejoined = 0;
+        if (!key) b->first_not_key++;
+        if (tick > c->last_tick + every && counting) count_jump(b, c, tick - c->last_tick, every);
     } else if (tick <= c->last_tick) {
         if (counting) b->out_of_order++;
     } else if (tick - c->last_tick > every && counting) {
-        uint64_t jump = tick - c->last_tick;
-        c->gaps++;
-        b->gaps++;
-        c->skipped += jump / every - 1;
-        b->skipped += jump / every - 1;
-        if (jump > b->max_jump) b->max_jump = jump;
+        count_jump(b, c, tick - c->last_tick, every);
     }
     c->last_tick = tick;
     c->have_tick = 1;
@@ -337,7 +348,9 @@ static int on_welcome(bot_conn *c, const wire_msg *m)
         cli_put_sub(&b->wb, b->world, (uint32_t)b->o.every, b->o.enc, NULL);
         return bot_conn_send_buf(c, &b->wb);
     }
+    int again = c->was_ready;
     bot_conn_ready(c);
+    if (c->role == ROLE_CONTROL && again) return 0;    /* moved: the world is picked already */
     if (c->role == ROLE_CONTROL) {
         if (pick_world(b, m)) return -1;
         b->phase = P_RAMP;

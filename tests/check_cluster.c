@@ -603,17 +603,89 @@ START_TEST(a_player_on_a_relay_paints_sand)
 }
 END_TEST
 
-/* kill -9 of a relay: its viewers reconnect to the other relay of their list and go on. */
+/* `viv bot ARGS --json` in the background, its report to out (a file). */
+static pid_t bot_start(const char *const *args, const char *out)
+{
+    const char *bin = getenv("VIV_BIN");
+    char viv[512];
+    snprintf(viv, sizeof viv, "%s/viv", bin ? bin : "../bin");
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = viv;
+    argv[n++] = "bot";
+    for (int i = 0; args[i]; i++) argv[n++] = args[i];
+    argv[n++] = "--json";
+    argv[n] = NULL;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char err[80];
+        snprintf(err, sizeof err, "%s.err", out);
+        if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr)) _exit(126);
+        execv(viv, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait for the bot (at most 30 s): its exit status, and its report in buf. */
+static int bot_wait(pid_t pid, const char *out, char *buf, size_t cap)
+{
+    int st = 0, done = 0;
+    for (int i = 0; i < 3000 && !done; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) done = 1;
+        else usleep(10000);
+    }
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    FILE *f = fopen(out, "r");
+    size_t k = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f) fclose(f);
+    buf[k] = '\0';
+    unlink(out);
+    char err[80];
+    snprintf(err, sizeof err, "%s.err", out);
+    unlink(err);
+    ck_assert_msg(done, "viv bot did not exit");
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The number after "key": at the first place it follows `after` in a one-line JSON report. */
+static long long json_num(const char *js, const char *after, const char *key)
+{
+    const char *p = strstr(js, after);
+    ck_assert_msg(p, "no %s in %s", after, js);
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    p = strstr(p, pat);
+    ck_assert_msg(p, "no %s after %s in %s", key, after, js);
+    return strtoll(p + strlen(pat), NULL, 10);
+}
+
+/* kill -9 of a relay: its viewers reconnect to the other relay of their list and go on — the
+ * client library's (cli_connect_list, from the next address) and viv bot's (--host R1,R2: its
+ * connections spread over both, and those of the killed one move to the other). */
 START_TEST(a_killed_relays_viewers_move_to_the_other)
 {
     cluster k;
     cluster_start(&k);
+    char bot_out[64];
+    snprintf(bot_out, sizeof bot_out, "/tmp/vivclbot.%d", (int)getpid());
+    pid_t bot = bot_start((const char *const[]){ "--host", k.relays, "--clients", "20", "--verify", "20",
+                                                 "--world", "cycle", "--seconds", "3", NULL }, bot_out);
     crowd cr;
     memset(&cr, 0, sizeof cr);
     cr.n = 40;
     cr.v = calloc((size_t)cr.n, sizeof *cr.v);
     for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
     crowd_pump(&cr, 1000);
+    char bot_err[80];
+    snprintf(bot_err, sizeof bot_err, "%s.err", bot_out);
+    for (double end = now_s() + 10; now_s() < end && !file_contains(bot_err, "measuring for");)
+        crowd_pump(&cr, 50);                       /* the bot's run has begun */
+    ck_assert_msg(file_contains(bot_err, "measuring for"), "viv bot did not start its run");
     kill(k.r1.pid, SIGKILL);
     int st;
     waitpid(k.r1.pid, &st, 0);
@@ -635,6 +707,21 @@ START_TEST(a_killed_relays_viewers_move_to_the_other)
         ck_assert_uint_eq(cr.v[i].bad, 0);
         ck_assert_uint_eq(cr.v[i].first_key_missing, 0);
     }
+    /* The bot's run went on: half its viewers (and its control connection, on the first address)
+     * moved to r2, every frame of its 20 verifying viewers checked, each new stream began with a
+     * keyframe; the server figures are left out, being two servers'. */
+    char js[8192];
+    int brc = bot_wait(bot, bot_out, js, sizeof js);
+    ck_assert_msg(brc == 0, "viv bot exited with %d: %s", brc, js);
+    ck_assert_int_eq(json_num(js, "\"viewers\":{\"wanted\"", "ok"), 20);
+    ck_assert_int_eq(json_num(js, "\"viewers\":{\"wanted\"", "moved"), 10);
+    ck_assert_int_eq(json_num(js, "\"viewers\":{\"wanted\"", "closed_by_server"), 0);
+    ck_assert_msg(strstr(js, "\"control_moved\":true"), "%s", js);
+    ck_assert_int_eq(json_num(js, "\"frames\":{", "first_not_keyframe"), 0);
+    ck_assert_int_eq(json_num(js, "\"frames\":{", "out_of_order"), 0);
+    ck_assert_int_gt(json_num(js, "\"verify\":{", "frames"), 20 * 30 * 2);
+    ck_assert_int_eq(json_num(js, "\"verify\":{", "mismatches"), 0);
+    ck_assert_int_eq(json_num(js, "\"verify\":{", "errors"), 0);
     for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
     ck_assert_int_eq(server_stop(&k.r2), 0);
     ck_assert_int_eq(server_stop_keep(&k.a), 0);

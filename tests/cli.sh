@@ -146,6 +146,10 @@ expect "viv bot --help" 0 - -- "$viv" bot --help
 grep -q -- "--host ws://H:P/PATH" "$tmp/out" && grep -q -- "--ws " "$tmp/out" \
     && ok "bot --help names the WebSocket address and --ws" || fail "bot --help does not name --ws"
 starts "bot --clients -1" "viv bot: --clients needs an integer in 0..100000" -- "$viv" bot --clients -1
+starts "bot --host list, a bad address" "viv bot: --host address 2 of '127.0.0.1:1,nowhere' is not HOST:PORT" -- \
+    "$viv" bot --host 127.0.0.1:1,nowhere
+starts "bot --host list over WebSocket" "viv bot: a list of addresses goes over TCP only" -- \
+    "$viv" bot --ws --host 127.0.0.1:1,127.0.0.1:2
 starts "view --every 0" "viv view: --every needs an integer in 1..3600" -- "$viv" view --every 0
 
 # viv fuzz: a session with default params reads `params=(default)`, no stray comma; a clean
@@ -264,6 +268,14 @@ if [ -x "$vivd" ]; then
         "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 2 --seconds 1 --json > "$tmp/bot.json" 2>/dev/null
         grep -q '"keyframes_on_subscribe":2' "$tmp/bot.json" && ok "viv bot --json: keyframes_on_subscribe" \
             || fail "viv bot --json: $(grep -o '"keyframes[^,]*' "$tmp/bot.json")"
+        # A list whose first address does not answer: the connections meant for it (the control
+        # connection among them) go to the next one; every viewer connects.
+        "$viv" bot --host "127.0.0.1:1,127.0.0.1:$(cat "$tmp/port")" --clients 4 --seconds 1 --json \
+            > "$tmp/list.json" 2>/dev/null
+        grep -q '"viewers":{"wanted":4,"ok":4,"failed":0,"closed_by_server":0,"moved":0}' "$tmp/list.json" \
+            && grep -q '"completed":true' "$tmp/list.json" \
+            && ok "viv bot --host DEAD,LIVE: all 4 viewers and the control connection on the live one" \
+            || fail "viv bot --host DEAD,LIVE: $(head -c 600 "$tmp/list.json")"
         # Over WebSocket: 4 viewers (2 rebuilding every frame and checking its hash), a player
         # whose inputs are acked, a slow client; the report is the TCP one.
         ws="ws://127.0.0.1:$(cat "$tmp/hport")/ws"
@@ -278,7 +290,7 @@ if [ -x "$vivd" ]; then
             fail "viv bot over WebSocket: exit $st, verify $verify: $(cat "$tmp/ws.err")"
         fi
         grep -q '"host":"'"$ws"'"' "$tmp/ws.json" && grep -q '"keyframes_on_subscribe":4' "$tmp/ws.json" \
-            && grep -q '"viewers":{"wanted":4,"ok":4,"failed":0,"closed_by_server":0}' "$tmp/ws.json" \
+            && grep -q '"viewers":{"wanted":4,"ok":4,"failed":0,"closed_by_server":0,"moved":0}' "$tmp/ws.json" \
             && ok "viv bot over WebSocket: 4 viewers, one keyframe each on subscribing" \
             || fail "viv bot over WebSocket: $(grep -o '"connections":{[^}]*}' "$tmp/ws.json") $(grep -o '"keyframes[^,]*' "$tmp/ws.json")"
         sent=$(sed -n 's/.*"inputs":{[^}]*"sent":\([0-9]*\).*/\1/p' "$tmp/ws.json")
