@@ -1,5 +1,6 @@
 // conn.js — the page's connection to its vivd: a WebSocket (one binary message = one msgpack map,
-// docs/PROTOCOL.md), the hello/welcome greeting, and reconnecting with backoff when it drops.
+// docs/PROTOCOL.md), the hello/welcome greeting, and reconnecting with backoff when it drops —
+// to the next address of a list, when it has one (a cluster's relays, docs/CLUSTER.md).
 //
 // No DOM: the socket comes from a factory (the browser's WebSocket by default; the Node tests pass
 // one that bridges to vivd's TCP port), and the timers from the host. Callbacks:
@@ -8,9 +9,11 @@
 //   onState(state, why)  "connecting" | "open" | "offline" (why: a sentence)
 import { DISCONNECTING, ProtocolError, WS_PATH, WS_PROTOCOL, decodeMessage, encodeMessage, hello, readError, readWelcome } from "./protocol.js";
 
-/* Reconnecting: the first wait, doubled after each failure, up to the last (as viv view). */
+/* Reconnecting: the first wait, doubled after each failure, up to the last (as viv view). With
+ * a list of addresses, each is tried in turn and the wait doubles once per round of the list. */
 export const RETRY_MIN_MS = 250;
 export const RETRY_MAX_MS = 4000;
+export const MAX_URLS = 16;
 
 /* The WebSocket URL of the vivd that served the page at location (a URL or Location). */
 export function wsUrl(location) {
@@ -21,10 +24,37 @@ export function wsUrl(location) {
     return u.href;
 }
 
+/* The addresses the page may use: its own server's first, then those of hosts (the fragment's
+ * hosts=H:P,H:P: a cluster's relays), each HOST:PORT (served at /ws, with the page's own ws: or
+ * wss:) or a whole ws:// or wss:// URL. Duplicates go, and a bad item is skipped with a reason in
+ * bad (so the page can say so). */
+export function wsUrls(location, hosts = "", bad = []) {
+    const own = wsUrl(location), out = [own];
+    const secure = own.startsWith("wss:");
+    for (const item of (hosts ?? "").split(",").map((s) => s.trim()).filter((s) => s)) {
+        const hostPort = /^([^/:\s[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(item);
+        let u = null;
+        try {
+            if (hostPort) u = new URL(`${secure ? "wss" : "ws"}://${item}${WS_PATH}`);
+            else if (/^wss?:\/\//.test(item)) u = new URL(item);
+        } catch {
+            u = null;
+        }
+        if (!u || !u.hostname) {
+            bad.push(`'${item}' is not HOST:PORT or a ws:// address`);
+            continue;
+        }
+        if (!out.includes(u.href) && out.length < MAX_URLS) out.push(u.href);
+    }
+    return out;
+}
+
 export class Connection {
-    constructor({ url, token = "", name = "viv-web", makeSocket, onWelcome = () => {}, onMessage = () => {},
+    /* url: the server's WebSocket address; or urls: a list of them (the first is tried first). */
+    constructor({ url, urls, token = "", name = "viv-web", makeSocket, onWelcome = () => {}, onMessage = () => {},
                   onState = () => {}, setTimeout: st, clearTimeout: ct }) {
-        this.url = url;
+        this.urls = urls && urls.length ? [...urls] : [url];
+        this.at = 0;                 /* the address in use (or tried next) */
         this.token = token;
         this.name = name;
         this.makeSocket = makeSocket ?? ((u) => new WebSocket(u, WS_PROTOCOL));
@@ -38,15 +68,18 @@ export class Connection {
         this.state = "offline";
         this.greeted = false;
         this.stopped = true;
-        this.backoff = RETRY_MIN_MS;
         this.timer = null;
         this.attempts = 0;           /* since the last welcome */
+        this.failures = 0;           /* attempts that failed since the last welcome */
         this.connects = 0;           /* welcomes received, in all */
         this.bytesIn = 0;
         this.bytesOut = 0;
         this.tokenRefused = false;
         this.lastError = null;
     }
+
+    /* The address in use, or to be tried next. */
+    get url() { return this.urls[this.at]; }
 
     start() {
         this.stopped = false;
@@ -133,8 +166,11 @@ export class Connection {
         this.greeted = false;
         if (this.stopped) return;
         this.#setState("offline", why);
-        const wait = this.backoff;
-        this.backoff = Math.min(this.backoff * 2, RETRY_MAX_MS);
+        /* the next address (after the one that went away or did not answer); the wait doubles
+         * after each whole round of the list */
+        this.at = (this.at + 1) % this.urls.length;
+        const wait = Math.min(RETRY_MIN_MS * 2 ** Math.floor(this.failures / this.urls.length), RETRY_MAX_MS);
+        this.failures++;
         this.timer = this.setTimeout(() => this.#open(), wait);
     }
 
@@ -174,7 +210,7 @@ export class Connection {
             this.greeted = true;
             this.lastError = null;
             this.attempts = 0;
-            this.backoff = RETRY_MIN_MS;
+            this.failures = 0;
             this.connects++;
             this.#setState("open", w.role);
             this.onWelcome(w);

@@ -3,13 +3,14 @@
 // lives in the other modules; this one only wires them to the document.
 //
 // The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
-// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js).
+// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js). In a cluster,
+// hosts=H:P,H:P (other relays' HTTP addresses) are where the page goes when its server goes away.
 import { Viewer } from "./viewer.js";
 import { LocalViewer } from "./local.js";
 import { RecordingVerifier, describeResult, readSessions } from "./replay.js";
 import { loadSim } from "./sim.js";
 import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
-import { wsUrl } from "./conn.js";
+import { wsUrl, wsUrls } from "./conn.js";
 import { buildLut, paint } from "./palette.js";
 import { hex64 } from "./hash.js";
 
@@ -50,8 +51,9 @@ const callbacks = {
 };
 const localKind = frag.get("local");
 let localFailed = null;
+const badHosts = [];
 const viewer = localKind !== null ? await startLocal() : new Viewer({
-    url: wsUrl(location),
+    urls: wsUrls(location, frag.get("hosts"), badHosts),
     token: frag.get("token") ?? "",
     want: {
         world: frag.get("world"),
@@ -96,6 +98,7 @@ function saveFragment() {
         return;
     }
     if (viewer.conn.token) f.set("token", viewer.conn.token);
+    if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (viewer.view) f.set("view", viewer.view);
     if (viewer.every !== 1) f.set("every", String(viewer.every));
@@ -763,6 +766,7 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
     get localError() { return localFailed; },
 }));
 if (localFailed) viewer.note(localFailed);
+for (const why of badHosts) viewer.note(`#hosts: ${why}; left out`);
 
 fit();
 renderUi();

@@ -17,7 +17,7 @@ const WINDOW_MS = 1000;       /* frames/s and bytes/s over the last second */
 const NOTES = 8;
 
 export class Viewer {
-    /* opts: url, token, makeSocket (see conn.js), want: {world (id or kind), view, every, div, enc},
+    /* opts: url (or urls: a list, conn.js), token, makeSocket (see conn.js), want: {world (id or kind), view, every, div, enc},
      * now (ms clock), setTimeout/clearTimeout, and the callbacks onFrame(result), onChange(),
      * onNote(text). */
     constructor(opts = {}) {
@@ -49,7 +49,7 @@ export class Viewer {
         this.notes = [];
         this.samples = [];                       /* [t, bytes, isFrame] of the last second */
         this.conn = new Connection({
-            url: opts.url, token: opts.token ?? "", name: opts.name ?? "viv-web", makeSocket: opts.makeSocket,
+            url: opts.url, urls: opts.urls, token: opts.token ?? "", name: opts.name ?? "viv-web", makeSocket: opts.makeSocket,
             setTimeout: opts.setTimeout, clearTimeout: opts.clearTimeout,
             onWelcome: (w) => this.#welcome(w),
             onMessage: (m) => this.#message(m),
@@ -173,7 +173,9 @@ export class Viewer {
             pick = this.worlds.find((w) => String(w.id) === String(this.want)) ?? this.worlds.find((w) => w.kind === this.want);
         pick = pick ?? this.worlds[0] ?? null;
         this.#setCur(pick ? pick.id : null);
-        if (this.conn.connects > 1) this.note(`reconnected (${this.conn.connects - 1} time${this.conn.connects > 2 ? "s" : ""})`);
+        if (this.conn.connects > 1)
+            this.note(`reconnected (${this.conn.connects - 1} time${this.conn.connects > 2 ? "s" : ""})` +
+                      (this.conn.urls.length > 1 ? ` to ${this.conn.url}` : ""));
         if (!pick) this.note("the server hosts no worlds");
         this.#subscribe();
         this.onChange();

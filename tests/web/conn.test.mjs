@@ -1,8 +1,9 @@
 // conn.test.mjs — the connection (clients/web/conn.js) with a scripted socket and a fake clock:
-// the greeting, reconnecting with backoff, a refused token, text messages.
+// the greeting, reconnecting with backoff (round a list of addresses), a refused token, text
+// messages.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { Connection, RETRY_MAX_MS, RETRY_MIN_MS, wsUrl } from "../../clients/web/conn.js";
+import { Connection, MAX_URLS, RETRY_MAX_MS, RETRY_MIN_MS, wsUrl, wsUrls } from "../../clients/web/conn.js";
 import { decodeMessage, encodeMessage } from "../../clients/web/protocol.js";
 import { WS_PATH } from "../../clients/web/protocol.js";
 import { load } from "./corpus.mjs";
@@ -37,6 +38,51 @@ test("the page's WebSocket URL is /ws on its own host and port", () => {
     assert.equal(WS_PATH, "/ws");
     assert.equal(wsUrl(new URL("http://127.0.0.1:7401/index.html#token=abc")), "ws://127.0.0.1:7401/ws");
     assert.equal(wsUrl(new URL("https://viv.example:8443/sub/page.html?x=1")), "wss://viv.example:8443/ws");
+});
+
+test("the fragment's hosts: the page's own server first, then each relay's /ws; bad ones said", () => {
+    const page = new URL("http://10.0.0.1:7401/#hosts=x");
+    assert.deepEqual(wsUrls(page), ["ws://10.0.0.1:7401/ws"]);
+    assert.deepEqual(wsUrls(page, ""), ["ws://10.0.0.1:7401/ws"]);
+    const bad = [];
+    assert.deepEqual(wsUrls(page, "10.0.0.2:7401, 10.0.0.1:7401,ws://10.0.0.3:9000/ws,,http://x:1/,10.0.0.2:7401", bad),
+                     ["ws://10.0.0.1:7401/ws", "ws://10.0.0.2:7401/ws", "ws://10.0.0.3:9000/ws"]);
+    assert.deepEqual(bad, ["'http://x:1/' is not HOST:PORT or a ws:// address"]);
+    assert.deepEqual(wsUrls(new URL("https://a.example/"), "b.example:8443"), ["wss://a.example/ws", "wss://b.example:8443/ws"]);
+    const many = Array.from({ length: 40 }, (_, i) => `10.1.0.${i}:7401`).join(",");
+    assert.equal(wsUrls(page, many).length, MAX_URLS);
+});
+
+test("a list: a lost server's successor is the next address; the wait doubles once per round", () => {
+    const socks = [], clock = fakeClock(), notes = [];
+    const c = new Connection({ urls: ["ws://a/ws", "ws://b/ws"], makeSocket: (u) => new FakeSocket(u, socks),
+                               onState: (s, why) => notes.push(s), ...clock });
+    c.start();
+    assert.equal(socks[0].url, "ws://a/ws");
+    socks[0].open();
+    socks[0].recv(welcomeBody());
+    assert.equal(c.url, "ws://a/ws");
+    socks[0].close();                              /* a goes away: b next, after the first wait */
+    const tried = [], waits = [];
+    for (let i = 0; i < 5; i++) {
+        waits.push(clock.fire());
+        tried.push(socks.at(-1).url);
+        socks.at(-1).close();                      /* refused */
+    }
+    assert.deepEqual(tried, ["ws://b/ws", "ws://a/ws", "ws://b/ws", "ws://a/ws", "ws://b/ws"]);
+    assert.deepEqual(waits, [RETRY_MIN_MS, RETRY_MIN_MS, 500, 500, 1000]);
+    clock.fire();
+    const s = socks.at(-1);                        /* a answers again */
+    assert.equal(s.url, "ws://a/ws");
+    s.open();
+    s.recv(welcomeBody());
+    assert.equal(c.connects, 2);
+    assert.equal(c.url, "ws://a/ws");
+    s.close();                                     /* the wait starts over, at b */
+    assert.equal(clock.timers[0].ms, RETRY_MIN_MS);
+    clock.fire();
+    assert.equal(socks.at(-1).url, "ws://b/ws");
+    c.close();
 });
 
 test("hello first, then the welcome, then messages; a drop reconnects with a doubling wait", () => {
