@@ -285,6 +285,14 @@ static void viewer_msg(crowd *cr, viewer *v, const wire_msg *m)
     }
 }
 
+/* c has read a whole message it has not handed out yet (poll cannot tell). */
+static int whole_msg_held(const cli_conn *c)
+{
+    uint32_t n;
+    size_t from = c->consumed;     /* the one handed out last goes at the next receive */
+    return c->inlen > from && cli_msg_split(c->in + from, c->inlen - from, &n) == CLI_RECV_MSG;
+}
+
 /* Read every viewer for ms milliseconds. A viewer whose connection ends is marked lost. */
 static void crowd_pump(crowd *cr, int ms)
 {
@@ -293,9 +301,10 @@ static void crowd_pump(crowd *cr, int ms)
     ck_assert(pf && idx);
     char err[256];
     for (double end = now_s() + ms / 1000.0; now_s() < end;) {
-        int k = 0;
+        int k = 0, held = 0;
         for (int i = 0; i < cr->n; i++)
             if (cr->v[i].open) {
+                held |= whole_msg_held(&cr->v[i].c);
                 pf[k].fd = cr->v[i].c.fd;
                 pf[k].events = POLLIN;
                 pf[k].revents = 0;
@@ -303,12 +312,14 @@ static void crowd_pump(crowd *cr, int ms)
             }
         if (!k) break;
         int left = (int)((end - now_s()) * 1000.0);
-        if (poll(pf, (nfds_t)k, left < 20 ? (left > 0 ? left : 0) : 20) < 0 && errno != EINTR)
+        if (poll(pf, (nfds_t)k, held ? 0 : left < 20 ? (left > 0 ? left : 0) : 20) < 0 && errno != EINTR)
             ck_abort_msg("poll: %s", strerror(errno));
         for (int j = 0; j < k; j++) {
-            if (!pf[j].revents) continue;
             viewer *v = &cr->v[idx[j]];
-            for (;;) {
+            if (!pf[j].revents && !whole_msg_held(&v->c)) continue;
+            /* A few messages each per round: a viewer with a backlog (a slow test, under a
+             * sanitizer) must not starve the others of reading time. */
+            for (int got = 0; got < 8; got++) {
                 wire_msg m;
                 int rc = cli_recv_msg(&v->c, 0, &m, err, sizeof err);
                 if (rc == CLI_RECV_TIMEOUT) break;
@@ -454,8 +465,12 @@ START_TEST(frames_through_relays_match_the_nodes_recordings)
     snprintf(chan, sizeof chan, "vivd:frames:%u:0:1:1:tile.zst", k.ids[0]);
     ck_assert_int_eq(numsub(&k.r, chan), 2);        /* each relay subscribes once */
     viewer_open(&cr.v[200], k.relays, 1, k.ids[0]);
-    crowd_pump(&cr, 1500);
-    ck_assert_uint_gt(cr.v[200].frames, 30);
+    uint64_t peer_before = cr.v[1].frames;         /* a viewer of the same world on relay 2 */
+    for (double end = now_s() + 10; now_s() < end && cr.v[200].frames <= 30;) crowd_pump(&cr, 100);
+    ck_assert_msg(cr.v[200].frames > 30, "the newcomer got %llu frames (lost %d, last error '%s'); "
+                  "a viewer of the same stream there got %llu meanwhile",
+                  (unsigned long long)cr.v[200].frames, cr.v[200].lost, cr.v[200].last_error,
+                  (unsigned long long)(cr.v[1].frames - peer_before));
     ck_assert_uint_eq(cr.v[200].first_key_missing, 0);
     ck_assert_uint_ge(cr.v[200].keys, 1);
     uint64_t frames = 0, bad = 0, nokey = 0;
@@ -464,7 +479,8 @@ START_TEST(frames_through_relays_match_the_nodes_recordings)
         bad += cr.v[i].bad;
         nokey += cr.v[i].first_key_missing;
         ck_assert_msg(!cr.v[i].lost, "viewer %d lost its connection", i);
-        ck_assert_msg(cr.v[i].frames > 60, "viewer %d got %llu frames", i, (unsigned long long)cr.v[i].frames);
+        ck_assert_msg(cr.v[i].frames > (i == 200 ? 30u : 60u), "viewer %d got %llu frames", i,
+                      (unsigned long long)cr.v[i].frames);   /* the newcomer: checked above */
     }
     ck_assert_uint_eq(bad, 0);
     ck_assert_uint_eq(nokey, 0);
@@ -815,6 +831,7 @@ START_TEST(a_killed_node_leaves_and_comes_back_from_its_file)
     static const char *const none[] = { NULL };
     member_start(&a2, &r, "a", none, dba);
     ck_assert_int_eq(wait_worlds(&rl, 3, 10000), 3);
+    ck_assert_int_eq(wait_worlds(&a2, 3, 10000), 3);   /* its own two, and ref's once it has read the registry */
     uint32_t back[4];
     ck_assert_int_eq(welcome_ids(&a2, back, 4), 3);
     ck_assert_uint_eq(back[0], a_ids[0]);
