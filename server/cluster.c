@@ -827,7 +827,7 @@ static int name_char(char ch)
 }
 
 /* A member's name goes into Redis keys and channels: 1..63 of these characters. */
-static int name_ok(const char *n)
+int srv_cluster_name_ok(const char *n)
 {
     size_t len = strlen(n);
     if (len == 0 || len >= SRV_CLUSTER_NAME_MAX) return 0;
@@ -891,7 +891,7 @@ int srv_cluster_start(srv *s, const srv_cluster_config *cfg, char *err, size_t e
     char shown_host[256];
     snprintf(shown_host, sizeof shown_host, "%s", cl->redis_host);
     if (cfg->name) {
-        if (!name_ok(cfg->name)) {
+        if (!srv_cluster_name_ok(cfg->name)) {
             snprintf(err, errlen, "--node '%s': a name is 1..63 letters, digits and . - _ :", cfg->name);
             free(cl);
             return -1;

@@ -151,6 +151,7 @@ void srv_cluster_stop(srv *s);
 void srv_cluster_close(srv *s);
 void srv_cluster_free(srv *s);
 int srv_cluster_on(const srv *s);
+int srv_cluster_name_ok(const char *name);   /* --node: 1..63 letters, digits and . - _ : */
 /* Run the deferred work (srv_relay_kick, freeing proxies) at the next turn of the loop. */
 void srv_cluster_kick(srv *s);
 /* The world list changed (a create, a close): registered at once. */

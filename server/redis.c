@@ -239,8 +239,12 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
         return;
     }
     char why[600];
-    snprintf(why, sizeof why, "lost Redis at %s:%d: %.150s", r->host, r->port,
-             status == REDIS_OK ? "the connection was closed" : ac->errstr ? ac->errstr : "error");
+    const char *what = status == REDIS_OK ? "the connection was closed" : ac->errstr ? ac->errstr : "error";
+    if (r->was_ready)
+        snprintf(why, sizeof why, "lost Redis at %s:%d: %.150s", r->host, r->port, what);
+    else   /* it never answered as Redis does: a wrong port, or not Redis at all */
+        snprintf(why, sizeof why, "no Redis answers at %s:%d: %.150s (is that Redis's port?)", r->host,
+                 r->port, what);
     lost(r, why);
 }
 

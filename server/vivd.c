@@ -93,7 +93,10 @@ static void usage(FILE *out)
         "  --relay              host no world: serve the cluster's worlds to viewers, and pass\n"
         "                       inputs, creates and closes on to their nodes (with --cluster)\n"
         "  --cluster-expiry S   seconds a member's registration outlives its last heartbeat\n"
-        "                       (default 5; heartbeats every quarter of it)\n"
+        "                       (default 5; heartbeats every quarter of it). At start-up, a Redis\n"
+        "                       that cannot be reached or refuses vivd, or a --node name another\n"
+        "                       running vivd holds, is one line and exit status 1; once running,\n"
+        "                       a lost Redis is retried (0.1 s doubling to 2 s) while worlds go on\n"
         "  --verbose            log every connection and error reply too\n"
         "\n"
         "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
@@ -512,6 +515,10 @@ int main(int argc, char **argv)
             }
             ccfg.url = v;
         } else if (strcmp(a, "--node") == 0) {
+            if (!srv_cluster_name_ok(v)) {
+                fprintf(stderr, "vivd: --node '%s': a name is 1..63 letters, digits and . - _ :\n", v);
+                return 2;
+            }
             ccfg.name = v;
         } else if (strcmp(a, "--cluster-expiry") == 0) {
             char *end;

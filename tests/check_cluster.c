@@ -1167,6 +1167,28 @@ START_TEST(bad_configuration_is_one_clear_line)
     ck_assert_int_eq(rc, 1);
     ck_assert_int_eq(lines(out), 1);
     ck_assert_msg(strstr(out, "another vivd named 'a' is running") && strstr(out, a.addr), "%s", out);
+    /* Another name whose world-id space is a's: x2328 (found by trying x0, x1, …: FNV-1a 64 of
+     * the name mod 32767, plus 1, as cluster.c's name_num; a's ids say which space a has). */
+    uint32_t a_ids[2];
+    ck_assert_int_eq(welcome_ids(&a, a_ids, 2), 1);
+    ck_assert_uint_eq(a_ids[0] >> 16, 20964);
+    rc = run_vivd((const char *const[]){ "--cluster", r.url, "--node", "x2328", "--cluster-expiry", EXPIRY,
+                                         "--world", "sand:w=64,h=48", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "'x2328' and another node's map to the same world-id space (20964)") &&
+                  strstr(out, "give this node another --node name"), "%s", out);
+    /* Not Redis at all (a vivd's own port): said as such. A name that cannot be one: a bad flag. */
+    char not_redis[96];
+    snprintf(not_redis, sizeof not_redis, "redis://%s", a.addr);
+    rc = run_vivd((const char *const[]){ "--cluster", not_redis, "--world", "sand:w=64,h=48", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "no Redis answers at") && strstr(out, "(is that Redis's port?)"), "%s", out);
+    rc = run_vivd((const char *const[]){ "--cluster", r.url, "--node", "a b", NULL }, out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_int_eq(lines(out), 1);
+    ck_assert_msg(strstr(out, "--node 'a b': a name is 1..63 letters, digits and . - _ :"), "%s", out);
     /* ... and the first goes on, still registered. */
     ck_assert_int_eq(wait_worlds(&a, 1, 2000), 1);
     ck_assert_int_eq(server_stop(&a), 0);
