@@ -16,8 +16,9 @@
 # Also a row of the node alone in the cluster (no relay, no viewer): what a tick costs when
 # nothing is encoded or published.
 #
-# The servers (node, relays, redis-server) run pinned to CPU 0 and the bots to CPU 1 (taskset,
-# when there is one). Prints a Markdown block for bench/RESULTS.md, also kept in bench/out/cluster.md.
+# The node (and the plain vivd) run pinned to CPU 0, and the relays, redis-server and the bots to
+# CPU 1 (taskset, when there is one). Each configuration runs twice, in two rounds of opposite
+# order (0, 1, 2, 4 relays; then 4, 2, 1). Prints a Markdown block for bench/RESULTS.md, also kept in bench/out/cluster.md.
 #   BIN              directory holding viv and vivd (default bin)
 #   CLUSTER_SECONDS  measured seconds of the viewers' bots per configuration (default 20; the
 #                    node's bot measures CLUSTER_SECONDS - 8 inside that window)
@@ -38,9 +39,13 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
     exit 1
 fi
 world="sand:seed=1"
+# The node alone on the first CPU, so that its CPU per tick is not mixed up with the relays';
+# the relays, Redis and the bots on the second (lib.sh's pins: CPU 0 and CPU 1).
+node_pin=$server_pin
+relay_pin=$bot_pin
 
-# Every process this script starts, to stop at the end whatever happens: vivd members and
-# redis-server get SIGTERM, then SIGKILL after 10 s.
+# Every process this script starts, to stop at the end whatever happens, the last started first
+# (the members before their redis-server): SIGTERM, then SIGKILL after 10 s.
 pids=""
 stop_pid() {
     kill -TERM "$1" 2>/dev/null || return 0
@@ -65,10 +70,10 @@ start_redis() {
     rport=$(free_port)
     rm -rf "$tmp/redis"
     mkdir -p "$tmp/redis"
-    $server_pin redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
+    $relay_pin redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
         --dir "$tmp/redis" --daemonize no > "$tmp/redis/log" 2>&1 &
     redis_pid=$!
-    pids="$pids $redis_pid"
+    pids="$redis_pid $pids"
     i=0
     until [ "$(timeout 1 redis-cli -p "$rport" ping 2>/dev/null)" = PONG ]; do
         i=$((i + 1))
@@ -81,16 +86,18 @@ start_redis() {
     redis_url="redis://127.0.0.1:$rport"
 }
 
-# member NAME ARGS...: a vivd (a cluster member when ARGS say so), its port in $member_port.
+# member NAME PIN ARGS...: a vivd (a cluster member when ARGS say so) under PIN (a taskset
+# command, or ""), its port in $member_port.
 member() {
     name=$1
-    shift
+    pin=$2
+    shift 2
     rm -f "$tmp/$name.port"
     # shellcheck disable=SC2086
-    env VIVD_PLAYER_TOKEN=$token $server_pin "$bin/vivd" --listen 127.0.0.1:0 --no-http --quiet \
+    env VIVD_PLAYER_TOKEN=$token $pin "$bin/vivd" --listen 127.0.0.1:0 --no-http --quiet \
         --no-record --max-clients 5000 --port-file "$tmp/$name.port" "$@" 2>>"$tmp/$name.log" &
     mpid=$!
-    pids="$pids $mpid"
+    pids="$mpid $pids"
     i=0
     while [ ! -s "$tmp/$name.port" ]; do
         i=$((i + 1))
@@ -114,16 +121,17 @@ cpu_ms() {
     awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
 }
 
-# One configuration: R relays (0: the node alone, no viewers). Results in $tmp/c$R-*.json and
-# $tmp/c$R.redis (Redis's CPU ms over the node's window).
+# One configuration: R relays (0: the node alone, no viewers), round T. Results in
+# $tmp/cR.T-*.json and $tmp/cR.T.redis (Redis's CPU ms over the node's window).
 run_cluster() {
     R=$1
+    c="c$1.$2"
     start_redis
-    member "c$R-node" --cluster "$redis_url" --node node --world "$world"
+    member "$c-node" "$node_pin" --cluster "$redis_url" --node node --world "$world"
     node_port=$member_port
     k=1
     while [ $k -le "$R" ]; do
-        member "c$R-relay$k" --cluster "$redis_url" --node "relay$k" --relay
+        member "$c-relay$k" "$relay_pin" --cluster "$redis_url" --node "relay$k" --relay
         eval "relay_port_$k=\$member_port"
         k=$((k + 1))
     done
@@ -132,7 +140,7 @@ run_cluster() {
         eval "p=\$relay_port_$k"
         if ! serves "$p"; then
             echo "$bench_name: relay $k does not serve the node's world; its log:" >&2
-            cat "$tmp/c$R-relay$k.log" >&2
+            cat "$tmp/$c-relay$k.log" >&2
             exit 1
         fi
         k=$((k + 1))
@@ -145,25 +153,26 @@ run_cluster() {
         [ $k -le $((viewers % R)) ] && n=$((n + 1))
         # shellcheck disable=SC2086
         $bot_pin "$bin/viv" bot --host "127.0.0.1:$p" --clients "$n" --verify 5 --seconds "$secs" --json \
-            > "$tmp/c$R-relay$k.json" 2> "$tmp/c$R-relay$k.err" &
+            > "$tmp/$c-relay$k.json" 2> "$tmp/$c-relay$k.err" &
         bots="$bots $!"
         k=$((k + 1))
     done
     [ "$R" -gt 0 ] && sleep 4             # the viewers' ramp-up
     r0=$(cpu_ms "$redis_pid")
+    # shellcheck disable=SC2086
     if ! $bot_pin "$bin/viv" bot --host "127.0.0.1:$node_port" --clients 0 --seconds $((secs - 8)) --json \
-            > "$tmp/c$R-node.json" 2> "$tmp/c$R-node.err"; then
+            > "$tmp/$c-node.json" 2> "$tmp/$c-node.err"; then
         echo "$bench_name: the node's bot failed:" >&2
-        cat "$tmp/c$R-node.err" >&2
+        cat "$tmp/$c-node.err" >&2
         exit 1
     fi
     r1=$(cpu_ms "$redis_pid")
-    echo $((r1 - r0)) > "$tmp/c$R.redis"
+    echo $((r1 - r0)) > "$tmp/$c.redis"
     k=1
     for b in $bots; do
         if ! wait "$b"; then
             echo "$bench_name: viv bot on relay $k failed:" >&2
-            cat "$tmp/c$R-relay$k.err" >&2
+            cat "$tmp/$c-relay$k.err" >&2
             exit 1
         fi
         k=$((k + 1))
@@ -173,41 +182,70 @@ run_cluster() {
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 t0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-run_cluster 0
-run_cluster 1
-run_cluster 2
-run_cluster 4
-# The plain vivd of the same run: the same world, the 1,000 viewers on it.
-member plain --world "$world"
+# Two rounds, the second in the opposite order, so that a drift in the machine's load shows
+# as a difference between the rounds rather than as a trend across relay counts.
+run_cluster 0 1
+run_cluster 1 1
+run_cluster 2 1
+run_cluster 4 1
+run_cluster 4 2
+run_cluster 2 2
+run_cluster 1 2
+# The plain vivd of the same run: the same world, the 1,000 viewers on it, pinned as the node.
+member plain "$node_pin" --world "$world"
 plain_port=$member_port
 bot_json plain "127.0.0.1:$plain_port" --clients "$viewers" --verify 5
 stop_all
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
-# µs of the node's CPU per tick over its bot's window.
+# µs of the node's CPU (or of it user or sys: cpu_us, cpu_user_us, cpu_sys_us) per tick over
+# its bot's window.
 per_tick() {
-    awk -v c="$(field "$1" server cpu_us)" -v t="$(field "$1" server world ticks)" \
+    awk -v c="$(field "$1" server "${2:-cpu_us}")" -v t="$(field "$1" server world ticks)" \
         'BEGIN { if (t > 0) printf "%.1f\n", c / t; else print "-" }'
 }
 
-# The cells of one relay's bot: µs per viewer-frame, viewers ok, frames/s received, mismatches.
-relay_cells() {
-    printf '%s µs (%s viewers, %s frames/s, %s mismatches)' "$(field "$1" server cpu_us_per_viewer_frame)" \
-        "$(field "$1" connections viewers ok)" "$(field "$1" frames per_second)" "$(field "$1" verify mismatches)"
+# Over the R relays of a configuration: the mean µs CPU per viewer-frame, the viewers
+# connected, and the verifying viewers' hash mismatches.
+relays_mean() {
+    k=1 sum=0 ok=0 mism=0
+    while [ $k -le "$2" ]; do
+        sum=$(awk -v a="$sum" -v b="$(field "$1-relay$k" server cpu_us_per_viewer_frame)" 'BEGIN { print a + b }')
+        ok=$((ok + $(field "$1-relay$k" connections viewers ok)))
+        mism=$((mism + $(field "$1-relay$k" verify mismatches)))
+        k=$((k + 1))
+    done
+    case $3 in
+        cpu) awk -v s="$sum" -v n="$2" 'BEGIN { printf "%.2f\n", s / n }' ;;
+        ok) echo "$ok" ;;
+        mism) echo "$mism" ;;
+    esac
+}
+
+redis_pct() {
+    awk -v ms="$(cat "$tmp/$1.redis")" -v s="$(field "$1-node" seconds)" 'BEGIN { printf "%.1f", ms / s / 10 }'
 }
 
 row() {
     R=$1
-    relays=""
-    k=1
-    while [ $k -le "$R" ]; do
-        relays="$relays${relays:+; }$(relay_cells "c$R-relay$k")"
-        k=$((k + 1))
-    done
-    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$R" "$([ "$R" -gt 0 ] && echo "$viewers" || echo 0)" \
-        "$(per_tick "c$R-node")" "$(field "c$R-node" server world ticks)" "$(field "c$R-node" server cpu_percent)" \
-        "$(awk -v ms="$(cat "$tmp/c$R.redis")" -v s="$(field "c$R-node" seconds)" 'BEGIN { printf "%.1f", ms / s / 10 }')" \
-        "${relays:--}"
+    a="c$R.1" b="c$R.2"
+    if [ "$R" = 0 ]; then
+        printf '| 0 | 0 | %s | %s / %s | %s | %s | - | - |\n' "$(per_tick "$a-node")" "$(per_tick "$a-node" cpu_user_us)" \
+            "$(per_tick "$a-node" cpu_sys_us)" "$(field "$a-node" server world ticks)" "$(redis_pct "$a")"
+        return
+    fi
+    printf '| %s | %s + %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |\n' "$R" \
+        "$(relays_mean "$a" "$R" ok)" "$(relays_mean "$b" "$R" ok)" \
+        "$(per_tick "$a-node")" "$(per_tick "$b-node")" "$(per_tick "$a-node" cpu_user_us)" "$(per_tick "$a-node" cpu_sys_us)" \
+        "$(field "$a-node" server world ticks)" "$(field "$b-node" server world ticks)" \
+        "$(redis_pct "$a")" "$(redis_pct "$b")" \
+        "$(relays_mean "$a" "$R" cpu)" "$(relays_mean "$b" "$R" cpu)" \
+        "$(($(relays_mean "$a" "$R" mism) + $(relays_mean "$b" "$R" mism)))"
+}
+
+# The node's µs per tick with R relays, both rounds' mean.
+node_mean() {
+    awk -v a="$(per_tick "c$1.1-node")" -v b="$(per_tick "c$1.2-node")" 'BEGIN { print (a + b) / 2 }'
 }
 
 mkdir -p bench/out
@@ -216,21 +254,27 @@ mkdir -p bench/out
     echo
     echo "Date: $t0. Command: \`make bench\` (bench/run.sh: \`sh bench/cluster.sh $bin\`), $(redis-server --version | cut -d' ' -f1-3)."
     echo "World \`$world\` on the node (\`vivd --cluster URL --node node --no-record\`); relays \`vivd --cluster URL --node relayK --relay\`;"
-    echo "${server_pin:+all servers and redis-server under \`$server_pin\`, the bots under \`$bot_pin\`; }one \`viv bot --host RELAY --clients N --verify 5 --seconds $secs\` per relay"
-    echo "(N = $viewers / relays), and \`viv bot --host NODE --clients 0 --seconds $((secs - 8))\` on the node from 4 s into their window."
-    echo "Node µs/tick = Δ(node user+sys CPU) / Δ(ticks) from the node's stats; relay µs/viewer-frame = Δ(relay CPU) / Δ(frames it sent);"
-    echo "Redis % = its /proc CPU over the node's window. Load average before and after: $load_before / $load_after (other work on the machine skews every number)."
+    echo "${node_pin:+the node (and the plain vivd) under \`$node_pin\`, the relays, redis-server and the bots under \`$relay_pin\`; }one"
+    echo "\`viv bot --host RELAY --clients N --verify 5 --seconds $secs\` per relay (N = $viewers / relays), and \`viv bot --host NODE --clients 0"
+    echo "--seconds $((secs - 8))\` on the node from 4 s into their window. Each configuration twice: rounds 1 (0, 1, 2, 4 relays) and 2 (4, 2, 1)."
+    echo "Node µs/tick = Δ(node user+sys CPU) / Δ(ticks) from the node's stats; relay µs/viewer-frame = Δ(relay CPU) / Δ(frames it sent),"
+    echo "the mean over the relays; Redis % = its /proc CPU over the node's window. Load average before and after: $load_before / $load_after"
+    echo "(other work on this shared machine skews every number; ratios within a round are the more trustworthy)."
     echo
-    echo "| relays | viewers | node µs CPU / tick | node ticks measured | node CPU % | Redis CPU % | each relay: µs CPU / viewer-frame (viewers, frames/s received, hash mismatches) |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| relays | viewers connected (round 1 + 2) | node µs CPU / tick (round 1 / 2) | of it user / sys (round 1) | node ticks measured | Redis CPU % of a core | relay µs CPU / viewer-frame (round 1 / 2) | hash mismatches |"
+    echo "|---|---|---|---|---|---|---|---|"
     row 0
     row 1
     row 2
     row 4
     echo
+    echo "The node's CPU per tick with 2 and 4 relays against 1 (both rounds' mean): $(awk -v a="$(node_mean 1)" -v b="$(node_mean 2)" -v c="$(node_mean 4)" 'BEGIN { printf "%.3fx and %.3fx", b / a, c / a }')."
     echo "A plain vivd (no --cluster) with the $viewers viewers, same run: $(field plain server cpu_us_per_viewer_frame) µs CPU / viewer-frame"
     echo "($(field plain connections viewers ok) viewers, $(field plain frames per_second) frames/s received, $(field plain verify mismatches) mismatches,"
     echo "$(field plain server cpu_percent) % of a core; \`viv bot --clients $viewers --verify 5 --seconds $secs\`)."
+    echo "Bytes per viewer-frame sent: $(bytes_per_frame plain) by the plain vivd, $(bytes_per_frame c1.1-relay1) by the one relay."
+    echo "Each relay's CPU % of a core, round 1, with 1, 2 and 4 relays: $(field c1.1-relay1 server cpu_percent); $(field c2.1-relay1 server cpu_percent), $(field c2.1-relay2 server cpu_percent);"
+    echo "$(field c4.1-relay1 server cpu_percent), $(field c4.1-relay2 server cpu_percent), $(field c4.1-relay3 server cpu_percent), $(field c4.1-relay4 server cpu_percent)."
     for f in "$tmp"/*.log; do
         if [ -s "$f" ]; then
             echo

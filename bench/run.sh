@@ -119,6 +119,8 @@ FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
 echo
 sh bench/ws.sh "$BIN"
 echo
+sh bench/cluster.sh "$BIN"
+echo
 BENCH_LOOP="$BUILD/bench_loop" sh bench/loop.sh "$BIN"
 echo
 {
