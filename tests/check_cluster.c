@@ -337,6 +337,15 @@ static void crowd_pump(crowd *cr, int ms)
     free(idx);
 }
 
+/* Room for n viewers, none open yet. */
+static void crowd_new(crowd *cr, int n)
+{
+    memset(cr, 0, sizeof *cr);
+    cr->n = n;
+    cr->v = calloc((size_t)n, sizeof *cr->v);
+    ck_assert_ptr_nonnull(cr->v);
+}
+
 static void crowd_close(crowd *cr)
 {
     for (int i = 0; i < cr->n; i++) {
@@ -346,6 +355,88 @@ static void crowd_close(crowd *cr)
     free(cr->v);
     free(cr->log);
     memset(cr, 0, sizeof *cr);
+}
+
+/* The first message on c that is not a frame (at most 10 s), and an error's code. */
+static void answer(cli_conn *c, wire_msg *m, const char *what)
+{
+    char err[256];
+    for (double end = now_s() + 10; now_s() < end;) {
+        int rc = cli_recv_msg(c, 200, m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "%s", err);
+        if (rc == 1 && !cli_msg_is(m, "frame")) return;
+    }
+    ck_abort_msg("no answer to %s within 10 s", what);
+}
+
+static void expect_code(const wire_msg *m, const char *code)
+{
+    ck_assert_msg(cli_msg_is(m, "error"), "expected error %s", code);
+    cli_error e;
+    cli_error_read(m, "?", &e);
+    ck_assert_msg(wire_str_eq((const uint8_t *)e.code, e.code_len, code), "expected %s, got %.*s: %.*s", code,
+                  (int)e.code_len, e.code, (int)e.msg_len, e.msg);
+}
+
+/* ---- other programs: vivd, viv replay verify, viv bot ------------------------------------------------ */
+/* A program of the build under test (VIV_BIN, else ../bin) into out. */
+static void bin_path(const char *name, char *out, size_t cap)
+{
+    const char *bin = getenv("VIV_BIN");
+    snprintf(out, cap, "%s/%s", bin ? bin : "../bin", name);
+}
+
+/* Start exe with argv (argv[0] first, NULL-terminated), its stdout and stderr to the files named
+ * (created or emptied). */
+static pid_t spawn(const char *exe, const char *const *argv, const char *out, const char *err)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr)) _exit(126);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait for pid, at most ms; then SIGKILL. Its exit status (128 + N after signal N); *done says
+ * whether it exited by itself. */
+static int wait_exit(pid_t pid, int ms, int *done)
+{
+    int st = 0;
+    *done = 0;
+    for (int i = 0; i < ms / 10 && !*done; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) *done = 1;
+        else usleep(10000);
+    }
+    if (!*done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The first cap - 1 bytes of a file (NUL-terminated) into buf; then the file goes. */
+static void slurp_and_remove(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t k = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f) fclose(f);
+    buf[k] = '\0';
+    unlink(path);
+}
+
+/* viv replay verify FILE --all: its exit status (0: every session bit-exact). */
+static int verify_file(const char *db)
+{
+    char viv[512];
+    bin_path("viv", viv, sizeof viv);
+    const char *argv[] = { viv, "replay", "verify", db, "--all", "--quiet", NULL };
+    int done;
+    int rc = wait_exit(spawn(viv, argv, "/dev/null", "/dev/null"), 60000, &done);
+    ck_assert_msg(done, "viv replay verify %s did not finish within 60 s", db);
+    return rc;
 }
 
 /* ---- the nodes' recordings ---------------------------------------------------------------------------- */
@@ -394,14 +485,6 @@ static void db_path(const server *sv, char *out, size_t cap)
     snprintf(out, cap, "%s/replay.db", sv->dir);
 }
 
-static int verify_file(const char *db)
-{
-    const char *bin = getenv("VIV_BIN");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s/viv replay verify '%s' --all --quiet > /dev/null 2>&1", bin ? bin : "../bin", db);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* ---- a cluster of the tests' usual shape ----------------------------------------------------------------- */
 static const char *const worlds_a[] = { "sand:seed=11:w=64,h=48", "sand:seed=12:w=96,h=64",
@@ -431,15 +514,46 @@ static void cluster_start(cluster *k)
     k->nids = welcome_ids(&k->r1, k->ids, 8);
 }
 
-static void cluster_stop(cluster *k)
+/* Viewers 0..n-1 of cr open on the usual cluster: viewer i on relay i mod 2, watching world
+ * (i / 2) mod 6 of the relays' welcome. */
+static void crowd_spread(crowd *cr, const cluster *k, int n)
 {
-    server *all[] = { &k->r1, &k->r2, &k->a, &k->b };
-    for (int i = 0; i < 4; i++)
-        if (all[i]->pid > 0) {
-            int rc = server_stop(all[i]);
-            ck_assert_msg(rc == 0, "member %d exited with %d", i, rc);
-        }
+    for (int i = 0; i < n; i++) viewer_open(&cr->v[i], k->relays, i % 2, k->ids[(i / 2) % 6]);
+}
+
+/* The end of a test on the usual cluster: the crowd's viewers (cr may be NULL) go; the relays
+ * still running stop (a killed one's directory goes), then the nodes, cleanly (their logs flush).
+ * Every frame the crowd rebuilt must be the owning node's recorded one, and viv replay verify must
+ * pass on both nodes' files. Then everything goes, Redis too. Returns the frames checked. */
+static uint64_t cluster_finish(cluster *k, crowd *cr)
+{
+    for (int i = 0; cr && i < cr->n; i++)
+        if (cr->v[i].open) cli_close(&cr->v[i].c), cr->v[i].open = 0;
+    server *relays[2] = { &k->r1, &k->r2 };
+    for (int i = 0; i < 2; i++) {
+        if (relays[i]->pid > 0) ck_assert_msg(server_stop(relays[i]) == 0, "relay %d did not exit cleanly", i + 1);
+        else server_cleanup(relays[i]);
+    }
+    ck_assert_int_eq(server_stop_keep(&k->a), 0);
+    ck_assert_int_eq(server_stop_keep(&k->b), 0);
+    char da[128], db[128];
+    db_path(&k->a, da, sizeof da);
+    db_path(&k->b, db, sizeof db);
+    const char *dbs[2] = { da, db };
+    uint64_t checked = 0;
+    if (cr) {
+        uint64_t mism = check_against(cr, dbs, 2, &checked);
+        ck_assert_msg(mism == 0, "%llu of the crowd's frames differ from the nodes' recordings",
+                      (unsigned long long)mism);
+        ck_assert_uint_eq(checked, cr->nlog);
+        crowd_close(cr);
+    }
+    ck_assert_int_eq(verify_file(da), 0);
+    ck_assert_int_eq(verify_file(db), 0);
+    server_cleanup(&k->a);
+    server_cleanup(&k->b);
     redis_stop(&k->r);
+    return checked;
 }
 
 /* ---- the tests ------------------------------------------------------------------------------------------- */
@@ -453,11 +567,8 @@ START_TEST(frames_through_relays_match_the_nodes_recordings)
     ck_assert_int_eq(welcome_ids(&k.a, a_ids, 8), 6);
     ck_assert_int_eq(welcome_ids(&k.b, b_ids, 8), 6);
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 201;
-    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
-    ck_assert_ptr_nonnull(cr.v);
-    for (int i = 0; i < 200; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_new(&cr, 201);
+    crowd_spread(&cr, &k, 200);
     crowd_pump(&cr, 1500);
     /* Mid-stream: every channel is live; a newcomer on relay 2 starts with a keyframe the relay
      * encodes itself (the node sends none for it). */
@@ -495,29 +606,10 @@ START_TEST(frames_through_relays_match_the_nodes_recordings)
     while (numsub(&k.r, chan) != 0 && now_s() < end) usleep(50000);
     ck_assert_int_eq(numsub(&k.r, chan), 0);
     crowd_pump(&cr, 200);
-    /* Stop the nodes (their logs flush), then compare every frame with the owning node's hash. */
-    for (int i = 0; i < cr.n; i++)
-        if (cr.v[i].open) cli_close(&cr.v[i].c), cr.v[i].open = 0;
-    ck_assert_int_eq(server_stop(&k.r1), 0);
-    ck_assert_int_eq(server_stop(&k.r2), 0);
-    ck_assert_int_eq(server_stop_keep(&k.a), 0);
-    ck_assert_int_eq(server_stop_keep(&k.b), 0);
-    char da[128], db[128];
-    db_path(&k.a, da, sizeof da);
-    db_path(&k.b, db, sizeof db);
-    const char *dbs[2] = { da, db };
-    uint64_t checked;
-    uint64_t mism = check_against(&cr, dbs, 2, &checked);
+    /* Every frame against the owning node's recorded hash for its tick. */
+    uint64_t checked = cluster_finish(&k, &cr);
     fprintf(stderr, "cluster: %llu frames through 2 relays to 201 viewers, %llu checked against the "
-            "nodes' recordings, %llu mismatches\n", (unsigned long long)frames,
-            (unsigned long long)checked, (unsigned long long)mism);
-    ck_assert_uint_eq(checked, cr.nlog);
-    ck_assert_uint_eq(mism, 0);
-    crowd_close(&cr);
-    server_cleanup(&k.a);
-    server_cleanup(&k.b);
-    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
-    cluster_stop(&k);
+            "nodes' recordings, 0 mismatches\n", (unsigned long long)frames, (unsigned long long)checked);
 }
 END_TEST
 
@@ -531,9 +623,7 @@ START_TEST(a_player_on_a_relay_paints_sand)
     ck_assert_int_eq(welcome_ids(&k.b, b_ids, 8), 6);
     uint32_t w = b_ids[0];                         /* b's sand with scene=empty: local ones first */
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 1;
-    cr.v = calloc(1, sizeof *cr.v);
+    crowd_new(&cr, 1);
     viewer_open(&cr.v[0], k.r1.addr, 0, w);
     crowd_pump(&cr, 600);
     ck_assert_uint_gt(cr.v[0].frames, 10);
@@ -580,51 +670,34 @@ START_TEST(a_player_on_a_relay_paints_sand)
     ck_assert_uint_eq(cr.v[0].bad, 0);
     /* A second input from the same connection: the same proxy on the node, the same rules. */
     wire_buf_init(&b);
-    cli_put_input(&b, w, 7, "paint", args, 4);     /* a duplicate seq is not refused across ticks */
     int64_t bad_args[4] = { 10, 10, 999, 1 };
-    wire_buf_reset(&b);
     cli_put_input(&b, w, 8, "paint", bad_args, 4);
     send_msg(&p, &b);
     wire_buf_free(&b);
-    int got_bad = 0;
-    for (double end = now_s() + 5; now_s() < end && !got_bad;) {
-        int rc = cli_recv_msg(&p, 200, &m, err, sizeof err);
-        ck_assert_msg(rc >= 0, "player: %s", err);
-        if (rc == 1 && cli_msg_is(&m, "error")) {
-            cli_error e;
-            cli_error_read(&m, "?", &e);
-            ck_assert_msg(wire_str_eq((const uint8_t *)e.code, e.code_len, "bad_input"), "got %.*s",
-                          (int)e.code_len, e.code);
-            ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
-            ck_assert_uint_eq(seq, 8);                 /* the node's error, for this input */
-            got_bad = 1;
-        }
-    }
-    ck_assert(got_bad);
+    answer(&p, &m, "the bad input");
+    expect_code(&m, "bad_input");
+    ck_assert_int_eq(wire_get_u64(&m, "seq", &seq), 0);
+    ck_assert_uint_eq(seq, 8);                         /* the node's error, for this input */
     /* A viewer (no token) on a relay may not send inputs: the relay's role check, as vivd's. */
+    wire_buf_init(&b);
+    cli_put_input(&b, w, 9, "paint", args, 4);
+    send_msg(&cr.v[0].c, &b);
+    wire_buf_free(&b);
+    answer(&cr.v[0].c, &m, "a viewer's input");
+    expect_code(&m, "forbidden");
     cli_close(&p);
     crowd_close(&cr);
-    char da[128];
-    db_path(&k.a, da, sizeof da);
-    ck_assert_int_eq(server_stop(&k.r1), 0);
-    ck_assert_int_eq(server_stop(&k.r2), 0);
-    ck_assert_int_eq(server_stop_keep(&k.a), 0);
-    ck_assert_int_eq(server_stop_keep(&k.b), 0);
-    ck_assert_int_eq(verify_file(da), 0);
-    ck_assert_int_eq(verify_file(db), 0);
-    server_cleanup(&k.a);
-    server_cleanup(&k.b);
-    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
-    cluster_stop(&k);
+    /* Both nodes' files verify (the paint is in b's). */
+    cluster_finish(&k, NULL);
 }
 END_TEST
 
-/* `viv bot ARGS --json` in the background, its report to out (a file). */
+/* `viv bot ARGS --json` in the background: its report to out, its stderr to out.err. */
 static pid_t bot_start(const char *const *args, const char *out)
 {
-    const char *bin = getenv("VIV_BIN");
-    char viv[512];
-    snprintf(viv, sizeof viv, "%s/viv", bin ? bin : "../bin");
+    char viv[512], err[80];
+    bin_path("viv", viv, sizeof viv);
+    snprintf(err, sizeof err, "%s.err", out);
     const char *argv[32];
     int n = 0;
     argv[n++] = viv;
@@ -632,40 +705,20 @@ static pid_t bot_start(const char *const *args, const char *out)
     for (int i = 0; args[i]; i++) argv[n++] = args[i];
     argv[n++] = "--json";
     argv[n] = NULL;
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        char err[80];
-        snprintf(err, sizeof err, "%s.err", out);
-        if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr)) _exit(126);
-        execv(viv, (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
+    return spawn(viv, argv, out, err);
 }
 
 /* Wait for the bot (at most 30 s): its exit status, and its report in buf. */
 static int bot_wait(pid_t pid, const char *out, char *buf, size_t cap)
 {
-    int st = 0, done = 0;
-    for (int i = 0; i < 3000 && !done; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) done = 1;
-        else usleep(10000);
-    }
-    if (!done) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &st, 0);
-    }
-    FILE *f = fopen(out, "r");
-    size_t k = f ? fread(buf, 1, cap - 1, f) : 0;
-    if (f) fclose(f);
-    buf[k] = '\0';
-    unlink(out);
-    char err[80];
+    int done;
+    int rc = wait_exit(pid, 30000, &done);
+    char err[80], ignored[8];
     snprintf(err, sizeof err, "%s.err", out);
-    unlink(err);
+    slurp_and_remove(out, buf, cap);
+    slurp_and_remove(err, ignored, sizeof ignored);
     ck_assert_msg(done, "viv bot did not exit");
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return rc;
 }
 
 /* The number after "key": at the first place it follows `after` in a one-line JSON report. */
@@ -692,10 +745,8 @@ START_TEST(a_killed_relays_viewers_move_to_the_other)
     pid_t bot = bot_start((const char *const[]){ "--host", k.relays, "--clients", "20", "--verify", "20",
                                                  "--world", "cycle", "--seconds", "3", NULL }, bot_out);
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 40;
-    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
-    for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_new(&cr, 40);
+    crowd_spread(&cr, &k, cr.n);
     crowd_pump(&cr, 1000);
     char bot_err[80];
     snprintf(bot_err, sizeof bot_err, "%s.err", bot_out);
@@ -738,23 +789,7 @@ START_TEST(a_killed_relays_viewers_move_to_the_other)
     ck_assert_int_gt(json_num(js, "\"verify\":{", "frames"), 20 * 30 * 2);
     ck_assert_int_eq(json_num(js, "\"verify\":{", "mismatches"), 0);
     ck_assert_int_eq(json_num(js, "\"verify\":{", "errors"), 0);
-    for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
-    ck_assert_int_eq(server_stop(&k.r2), 0);
-    ck_assert_int_eq(server_stop_keep(&k.a), 0);
-    ck_assert_int_eq(server_stop_keep(&k.b), 0);
-    char da[128], db[128];
-    db_path(&k.a, da, sizeof da);
-    db_path(&k.b, db, sizeof db);
-    const char *dbs[2] = { da, db };
-    uint64_t checked;
-    ck_assert_uint_eq(check_against(&cr, dbs, 2, &checked), 0);
-    ck_assert_uint_eq(checked, cr.nlog);
-    crowd_close(&cr);
-    server_cleanup(&k.a);
-    server_cleanup(&k.b);
-    server_cleanup(&k.r1);
-    k.a.pid = k.b.pid = k.r2.pid = 0;
-    cluster_stop(&k);
+    cluster_finish(&k, &cr);
 }
 END_TEST
 
@@ -809,9 +844,7 @@ START_TEST(a_killed_node_leaves_and_comes_back_from_its_file)
     ck_assert_int_eq(welcome_ids(&a, a_ids, 4), 3);     /* its own two first, then ref's */
     ck_assert_int_eq(welcome_ids(&ref, ref_ids, 4), 3);
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 4;
-    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
+    crowd_new(&cr, 4);
     for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], rl.addr, 0, a_ids[i % 2]);
     crowd_pump(&cr, 800);
     kill(a.pid, SIGKILL);
@@ -884,10 +917,8 @@ START_TEST(a_redis_restart_is_ridden_out)
     cluster k;
     cluster_start(&k);
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 24;
-    cr.v = calloc((size_t)cr.n, sizeof *cr.v);
-    for (int i = 0; i < cr.n; i++) viewer_open(&cr.v[i], k.relays, i % 2, k.ids[(i / 2) % 6]);
+    crowd_new(&cr, 24);
+    crowd_spread(&cr, &k, cr.n);
     crowd_pump(&cr, 800);
     redis_signal(&k.r, SIGKILL);
     crowd_pump(&cr, 500);
@@ -907,24 +938,7 @@ START_TEST(a_redis_restart_is_ridden_out)
         ck_assert(!cr.v[i].lost);
     }
     ck_assert_int_eq(wait_worlds(&k.r1, 6, 5000), 6);
-    for (int i = 0; i < cr.n; i++) cli_close(&cr.v[i].c), cr.v[i].open = 0;
-    ck_assert_int_eq(server_stop(&k.r1), 0);
-    ck_assert_int_eq(server_stop(&k.r2), 0);
-    ck_assert_int_eq(server_stop_keep(&k.a), 0);
-    ck_assert_int_eq(server_stop_keep(&k.b), 0);
-    char da[128], db[128];
-    db_path(&k.a, da, sizeof da);
-    db_path(&k.b, db, sizeof db);
-    const char *dbs[2] = { da, db };
-    uint64_t checked;
-    ck_assert_uint_eq(check_against(&cr, dbs, 2, &checked), 0);
-    ck_assert_uint_eq(checked, cr.nlog);
-    ck_assert_int_eq(verify_file(da), 0);
-    crowd_close(&cr);
-    server_cleanup(&k.a);
-    server_cleanup(&k.b);
-    k.a.pid = k.b.pid = k.r1.pid = k.r2.pid = 0;
-    cluster_stop(&k);
+    cluster_finish(&k, &cr);
 }
 END_TEST
 
@@ -945,17 +959,6 @@ static void admin_create(cli_conn *c, const char *kind, uint64_t seed, const cha
     wire_buf_free(&b);
 }
 
-static void answer(cli_conn *c, wire_msg *m, const char *what)
-{
-    char err[256];
-    for (double end = now_s() + 10; now_s() < end;) {
-        int rc = cli_recv_msg(c, 200, m, err, sizeof err);
-        ck_assert_msg(rc >= 0, "%s", err);
-        if (rc == 1 && !cli_msg_is(m, "frame")) return;
-    }
-    ck_abort_msg("no answer to %s within 10 s", what);
-}
-
 static uint32_t created_id(const wire_msg *m)
 {
     ck_assert_msg(cli_msg_is(m, "created"), "expected created");
@@ -968,13 +971,26 @@ static uint32_t created_id(const wire_msg *m)
     return (uint32_t)id;
 }
 
-static void expect_code(const wire_msg *m, const char *code)
+static void admin_close(cli_conn *c, uint32_t world)
 {
-    ck_assert_msg(cli_msg_is(m, "error"), "expected error %s", code);
-    cli_error e;
-    cli_error_read(m, "?", &e);
-    ck_assert_msg(wire_str_eq((const uint8_t *)e.code, e.code_len, code), "expected %s, got %.*s: %.*s", code,
-                  (int)e.code_len, e.code, (int)e.msg_len, e.msg);
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    wire_put_map(&b, 2);
+    put_kv_str(&b, "t", "close");
+    wire_put_str(&b, "world"); wire_put_uint(&b, world);
+    wire_msg_end(&b);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+}
+
+/* A 64×48 sand world of seed `seed` created through c (on `node`, or placed): its id. */
+static uint32_t create_sand(cli_conn *c, uint64_t seed, const char *node, const char *what)
+{
+    wire_msg m;
+    admin_create(c, "sand", seed, "w=64,h=48", node);
+    answer(c, &m, what);
+    return created_id(&m);
 }
 
 /* create from any member goes to the node with the fewest worlds, or to the one named; close
@@ -1000,14 +1016,10 @@ START_TEST(creates_are_placed_and_closes_work_from_anywhere)
     wire_msg m;
     connect_hello(&adm, &r1, "admin", ADMIN, NULL);
     /* b hosts fewer worlds: the relay's create goes there. */
-    admin_create(&adm, "sand", 5, "w=64,h=48", NULL);
-    answer(&adm, &m, "step 1");
-    uint32_t w1 = created_id(&m);
+    uint32_t w1 = create_sand(&adm, 5, NULL, "step 1");
     ck_assert_uint_eq(w1 >> 16, space_b);
     /* Named: there. Unknown: refused, naming the nodes. */
-    admin_create(&adm, "sand", 6, "w=64,h=48", "a");
-    answer(&adm, &m, "step 2");
-    uint32_t w2 = created_id(&m);
+    uint32_t w2 = create_sand(&adm, 6, "a", "step 2");
     ck_assert_uint_eq(w2 >> 16, space_a);
     admin_create(&adm, "sand", 6, "w=64,h=48", "nowhere");
     answer(&adm, &m, "step 3");
@@ -1015,9 +1027,7 @@ START_TEST(creates_are_placed_and_closes_work_from_anywhere)
     /* A node places too: a's admin create goes to b (2 worlds against a's 4). */
     cli_conn adm_a;
     connect_hello(&adm_a, &a, "admin-a", ADMIN, NULL);
-    admin_create(&adm_a, "sand", 7, "w=64,h=48", NULL);
-    answer(&adm_a, &m, "step 4");
-    uint32_t w3 = created_id(&m);
+    uint32_t w3 = create_sand(&adm_a, 7, NULL, "step 4");
     ck_assert_uint_eq(w3 >> 16, space_b);
     /* A bad kind is the node's answer, through the relay. */
     admin_create(&adm, "nosuchkind", 1, "", NULL);
@@ -1027,20 +1037,11 @@ START_TEST(creates_are_placed_and_closes_work_from_anywhere)
     ck_assert_int_eq(wait_worlds(&r2, 7, 5000), 7);
     /* A viewer of w1 on the other relay; the admin closes it from r1. */
     crowd cr;
-    memset(&cr, 0, sizeof cr);
-    cr.n = 1;
-    cr.v = calloc(1, sizeof *cr.v);
+    crowd_new(&cr, 1);
     viewer_open(&cr.v[0], r2.addr, 0, w1);
     crowd_pump(&cr, 500);
     ck_assert_uint_gt(cr.v[0].frames, 10);
-    wire_buf bb;
-    wire_buf_init(&bb);
-    wire_msg_begin(&bb);
-    wire_put_map(&bb, 2);
-    put_kv_str(&bb, "t", "close");
-    wire_put_str(&bb, "world"); wire_put_uint(&bb, w1);
-    wire_msg_end(&bb);
-    send_msg(&adm, &bb);
+    admin_close(&adm, w1);
     answer(&adm, &m, "step 6");
     ck_assert_msg(cli_msg_is(&m, "closed"), "expected closed");
     uint64_t cw;
@@ -1057,13 +1058,7 @@ START_TEST(creates_are_placed_and_closes_work_from_anywhere)
     ck_assert(told);
     ck_assert_int_eq(wait_worlds(&r2, 6, 5000), 6);
     /* Closing it again: unknown now, from anywhere. */
-    wire_msg_begin(&bb);
-    wire_put_map(&bb, 2);
-    put_kv_str(&bb, "t", "close");
-    wire_put_str(&bb, "world"); wire_put_uint(&bb, w1);
-    wire_msg_end(&bb);
-    send_msg(&adm, &bb);
-    wire_buf_free(&bb);
+    admin_close(&adm, w1);
     answer(&adm, &m, "step 7");
     expect_code(&m, "unknown_world");
     cli_close(&adm);
@@ -1080,12 +1075,12 @@ END_TEST
 /* Run vivd with args to its exit (at most 20 s): its status, and its stderr in out. */
 static int run_vivd(const char *const *args, char *out, size_t cap)
 {
-    const char *bin = getenv("VIV_BIN");
     char vivd[512], path[64];
-    snprintf(vivd, sizeof vivd, "%s/vivd", bin ? bin : "../bin");
+    bin_path("vivd", vivd, sizeof vivd);
     snprintf(path, sizeof path, "/tmp/vivclerr.XXXXXX");
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
+    close(fd);
     const char *argv[32];
     int n = 0;
     argv[n++] = vivd;
@@ -1095,28 +1090,11 @@ static int run_vivd(const char *const *args, char *out, size_t cap)
     argv[n++] = "--quiet";
     for (int i = 0; args[i]; i++) argv[n++] = args[i];
     argv[n] = NULL;
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        dup2(fd, 2);
-        execv(vivd, (char *const *)argv);
-        _exit(127);
-    }
-    int st = 0, done = 0;
-    for (int i = 0; i < 2000 && !done; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) done = 1;
-        else usleep(10000);
-    }
-    if (!done) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &st, 0);
-    }
-    ssize_t k = pread(fd, out, cap - 1, 0);
-    out[k > 0 ? k : 0] = '\0';
-    close(fd);
-    unlink(path);
+    int done;
+    int rc = wait_exit(spawn(vivd, argv, "/dev/null", path), 20000, &done);
+    slurp_and_remove(path, out, cap);
     ck_assert_msg(done, "vivd did not exit: %s", out);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return rc;
 }
 
 static int lines(const char *s)
