@@ -196,6 +196,26 @@ if command -v sqlite3 > /dev/null 2>&1; then
         rm -f "$tmp/cut.db" "$tmp/cut.db-wal" "$tmp/cut.db-shm"
     done
     "$viv" replay verify --help | grep -q "damaged" && ok "verify --help explains damaged" || fail "verify --help does not say damaged"
+    # replay collect: two files into one, verified with the verdicts each had (2 + 1 bit-exact,
+    # 1 damaged); the error cases say why and write nothing.
+    expect "collect: two files" 0 - -- "$viv" replay collect "$rdb" --node east "$tmp/hole.db" -o "$tmp/all.db" --quiet
+    grep -q "4 sessions from 2 files" "$tmp/out" && grep -Eq '^ +4 +east +2 ' "$tmp/out" \
+        && ok "collect names each session's node and id" || fail "collect output: $(cat "$tmp/out")"
+    expect "collect: verify --all" 2 "is damaged" -- "$viv" replay verify --all --quiet "$tmp/all.db"
+    grep -qx "4 sessions: 3 bit-exact, 0 diverged, 1 damaged, 0 not verifiable" "$tmp/out" \
+        && ok "collect: the same verdicts" || fail "collect: verify --all summary: $(tail -1 "$tmp/out")"
+    "$viv" replay list "$tmp/all.db" | grep -Eq ' rec +1$' && ok "collect: list shows node and id" \
+        || fail "collect: list: $("$viv" replay list "$tmp/all.db")"
+    expect "collect: output exists" 2 "exists: name a new file, or add --force" -- "$viv" replay collect "$rdb" -o "$tmp/all.db"
+    expect "collect: --force" 0 - -- "$viv" replay collect "$rdb" -o "$tmp/all.db" --force --quiet
+    expect "collect: a missing file" 2 "$tmp/nope.db: no such file" -- "$viv" replay collect "$rdb" "$tmp/nope.db" -o "$tmp/c1.db"
+    expect "collect: not a replay file" 2 "is not a Vivarium replay file" -- "$viv" replay collect "$tmp/chain1" -o "$tmp/c1.db"
+    cp "$rdb" "$tmp/newer.db" && sqlite3 "$tmp/newer.db" "PRAGMA user_version = 9"
+    expect "collect: a newer format" 2 "use a newer Vivarium" -- "$viv" replay collect "$rdb" "$tmp/newer.db" -o "$tmp/c1.db"
+    expect "collect: no output named" 2 "name the new file with -o OUT" -- "$viv" replay collect "$rdb"
+    expect "collect: --node names no file" 2 "--node x names no file" -- "$viv" replay collect "$rdb" -o "$tmp/c1.db" --node x
+    [ -e "$tmp/c1.db" ] && fail "collect: a refused collect left $tmp/c1.db" || ok "collect: nothing written when refused"
+    ls "$tmp" | grep -q 'collect-.*tmp' && fail "collect left a temporary file" || ok "collect: no temporary file left"
 else
     fail "sqlite3 (the command) missing: scripts/deps.sh should install it"
 fi
