@@ -7,7 +7,8 @@
  *                   that tick (0 mismatches); one that joins mid-stream starts with a keyframe;
  *                   a relay holds a stream's channel only while someone there watches it
  *   player          a player on a relay paints: acked after commit, seen in later frames, in the
- *                   owning node's log; verify passes on the nodes' files
+ *                   owning node's log; a viewer's input is refused; verify passes on both nodes'
+ *                   files and on the file viv replay collect makes of them
  *   relay killed    kill -9 of a relay: its viewers reconnect to the other, 0 mismatches
  *   node killed     kill -9 of a node: its worlds leave welcome within the expiry, viewers get a
  *                   notice; restarted, they come back from its file, and the hash chain equals
@@ -521,11 +522,25 @@ static void crowd_spread(crowd *cr, const cluster *k, int n)
     for (int i = 0; i < n; i++) viewer_open(&cr->v[i], k->relays, i % 2, k->ids[(i / 2) % 6]);
 }
 
+/* viv replay collect of the two nodes' files (as nodes a and b) into out: its exit status. */
+static int collect_files(const char *da, const char *db, const char *out)
+{
+    char viv[512];
+    bin_path("viv", viv, sizeof viv);
+    const char *argv[] = { viv, "replay", "collect", "--node", "a", da, "--node", "b", db, "-o", out,
+                           "--quiet", NULL };
+    int done;
+    int rc = wait_exit(spawn(viv, argv, "/dev/null", "/dev/null"), 60000, &done);
+    ck_assert_msg(done, "viv replay collect did not finish within 60 s");
+    return rc;
+}
+
 /* The end of a test on the usual cluster: the crowd's viewers (cr may be NULL) go; the relays
  * still running stop (a killed one's directory goes), then the nodes, cleanly (their logs flush).
  * Every frame the crowd rebuilt must be the owning node's recorded one, and viv replay verify must
- * pass on both nodes' files. Then everything goes, Redis too. Returns the frames checked. */
-static uint64_t cluster_finish(cluster *k, crowd *cr)
+ * pass on both nodes' files — and, with collect, on the file viv replay collect makes of them,
+ * which holds every session of both. Then everything goes, Redis too. Returns the frames checked. */
+static uint64_t cluster_finish(cluster *k, crowd *cr, int collect)
 {
     for (int i = 0; cr && i < cr->n; i++)
         if (cr->v[i].open) cli_close(&cr->v[i].c), cr->v[i].open = 0;
@@ -550,6 +565,15 @@ static uint64_t cluster_finish(cluster *k, crowd *cr)
     }
     ck_assert_int_eq(verify_file(da), 0);
     ck_assert_int_eq(verify_file(db), 0);
+    if (collect) {
+        char all[160];
+        snprintf(all, sizeof all, "%s/all.db", k->a.dir);
+        ck_assert_int_eq(collect_files(da, db, all), 0);
+        const char *q = "SELECT count(*) FROM session";
+        ck_assert_int_eq(count_rows(all, q), count_rows(da, q) + count_rows(db, q));
+        ck_assert_int_gt(count_rows(all, q), 0);
+        ck_assert_int_eq(verify_file(all), 0);
+    }
     server_cleanup(&k->a);
     server_cleanup(&k->b);
     redis_stop(&k->r);
@@ -607,7 +631,7 @@ START_TEST(frames_through_relays_match_the_nodes_recordings)
     ck_assert_int_eq(numsub(&k.r, chan), 0);
     crowd_pump(&cr, 200);
     /* Every frame against the owning node's recorded hash for its tick. */
-    uint64_t checked = cluster_finish(&k, &cr);
+    uint64_t checked = cluster_finish(&k, &cr, 0);
     fprintf(stderr, "cluster: %llu frames through 2 relays to 201 viewers, %llu checked against the "
             "nodes' recordings, 0 mismatches\n", (unsigned long long)frames, (unsigned long long)checked);
 }
@@ -687,8 +711,8 @@ START_TEST(a_player_on_a_relay_paints_sand)
     expect_code(&m, "forbidden");
     cli_close(&p);
     crowd_close(&cr);
-    /* Both nodes' files verify (the paint is in b's). */
-    cluster_finish(&k, NULL);
+    /* Both nodes' files verify (the paint is in b's), and so does the file collected from them. */
+    cluster_finish(&k, NULL, 1);
 }
 END_TEST
 
@@ -789,7 +813,7 @@ START_TEST(a_killed_relays_viewers_move_to_the_other)
     ck_assert_int_gt(json_num(js, "\"verify\":{", "frames"), 20 * 30 * 2);
     ck_assert_int_eq(json_num(js, "\"verify\":{", "mismatches"), 0);
     ck_assert_int_eq(json_num(js, "\"verify\":{", "errors"), 0);
-    cluster_finish(&k, &cr);
+    cluster_finish(&k, &cr, 0);
 }
 END_TEST
 
@@ -938,7 +962,7 @@ START_TEST(a_redis_restart_is_ridden_out)
         ck_assert(!cr.v[i].lost);
     }
     ck_assert_int_eq(wait_worlds(&k.r1, 6, 5000), 6);
-    cluster_finish(&k, &cr);
+    cluster_finish(&k, &cr, 0);
 }
 END_TEST
 
