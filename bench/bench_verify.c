@@ -1,6 +1,6 @@
 /* bench_verify.c — verify speed (`viv replay verify`) in ticks/s for every world kind.
  *
- *   bench_verify [--seconds S] [--quick]
+ *   bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR]
  *
  * For each kind: record (in a temporary directory under /tmp) a session of S seconds of world
  * time (default 60) with default params, seed 1 and a scripted input every half second, through
@@ -156,19 +156,28 @@ int main(int argc, char **argv)
 {
     double seconds = 60;
     int reps = 3;
+    const char *only = NULL, *keep = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             reps = 1;
             seconds = 20;
         } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
             seconds = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
+            keep = argv[++i];
         } else {
-            fprintf(stderr, "usage: bench_verify [--seconds S] [--quick]\n");
+            fprintf(stderr, "usage: bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR]\n"
+                    "  --kind K    only world kind K\n"
+                    "  --keep DIR  record into DIR/<kind>.db and keep the files (to re-measure with\n"
+                    "              `viv replay verify`, or to profile it); DIR must exist\n");
             return 2;
         }
     }
-    char dir[] = "/tmp/vivbench.XXXXXX";
-    if (!mkdtemp(dir)) {
+    char tmp[] = "/tmp/vivbench.XXXXXX";
+    const char *dir = keep ? keep : tmp;
+    if (!keep && !mkdtemp(tmp)) {
         perror("bench_verify: mkdtemp");
         return 1;
     }
@@ -179,9 +188,11 @@ int main(int argc, char **argv)
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < sim_kind_count(); i++) {
         const sim_kind *k = sim_kind_at(i);
-        char path[128];
+        if (only && strcmp(only, k->name) != 0) continue;
+        char path[4096];
         snprintf(path, sizeof path, "%s/%s.db", dir, k->name);
         uint64_t ticks = (uint64_t)(seconds * k->hz);
+        if (keep) unlink(path);              /* a fresh file: verify checks its session 1 */
         record(k, path, ticks);
         double step = step_only(k, ticks, reps);
         uint64_t n1 = 0, nn = 0, nf = 0;
@@ -194,13 +205,14 @@ int main(int argc, char **argv)
                k->name, "default params", (unsigned)k->hz, (unsigned long long)n1, r1, r1 / k->hz, rn,
                rn / k->hz, best / k->hz >= 200 ? "met" : "MISSED", best / k->hz / 200,
                (double)ticks / step, (double)nf / tf);
-        char wal[160];
+        if (keep) continue;
+        char wal[4200];
         unlink(path);
         snprintf(wal, sizeof wal, "%s-wal", path);
         unlink(wal);
         snprintf(wal, sizeof wal, "%s-shm", path);
         unlink(wal);
     }
-    rmdir(dir);
+    if (!keep) rmdir(dir);
     return 0;
 }

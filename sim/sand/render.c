@@ -313,42 +313,79 @@ static inline uint8_t veil(int density, int x, int y, uint8_t colour, uint8_t be
     return BAYER[y & 3][x & 3] < density ? colour : behind;
 }
 
+/* Motion blur behind a drop of falling water at (x, y) (vy > 0): it passed through the empty
+ * cells above it this tick, up to vy of them and at most 4, through cells that hold nothing at all
+ * (a cell of empty element that holds anything else is drawn blurred, but stops the trail). The
+ * rows above are drawn already; this repaints them. Said from the empty cell's side: it is foam
+ * when the first non-zero cell within 4 below it is water falling at least as fast as its
+ * distance. */
+static void foam_above(const sand_world *s, sim_frame *f, int x, int y, int vy)
+{
+    for (int k = 1; k <= vy && k <= 4 && y - k >= 0; k++) {
+        uint32_t u = s->cells[(y - k) * s->w + x];
+        if (CELL_EL(u) == SAND_EMPTY) f->px[(y - k) * f->w + x] = Q_FOAM1;
+        if (u) break;
+    }
+}
+
 static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f)
 {
     f->pal = s->pal;
     uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
     int t = (int)(ctx->tick % 1000000u);
-    /* Per column: the element of the cell above and how many cells of it lie above (its depth
-     * below its own surface). */
+    /* Per column: the element of the cell above and the row where its run of that element began,
+     * so a cell's depth below its own surface is y - top (as if the grid had empty cells above
+     * its first row). The rows hold at most 480 cells, so the depth never reaches a limit. */
     uint8_t above[640];
-    uint16_t run[640];
+    int16_t top[640];
     memset(above, 0, sizeof above);
-    memset(run, 0, sizeof run);
+    for (int x = 0; x < s->w; x++) top[x] = -1;
     for (int y = 0; y < s->h; y++) {
         const uint32_t *row = &s->cells[y * s->w];
         const uint8_t *nz = &s->noise[y * s->w];
         const uint8_t *air = &s->airpx[y * s->w];
+        const uint8_t *wp = &s->wallpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
         int py = y * 180 / s->h;
+        /* Most of a frame is empty air and rock, which look only at their position: copy the
+         * row of air, and let the loop below skip empty cells and copy rock. */
+        memcpy(out, air, (size_t)s->w);
         for (int x = 0; x < s->w; x++) {
+            if ((x & 7) == 0 && x + 8 <= s->w) {
+                /* Eight cells of bare air, or of plain rock, under more of the same: no run
+                 * changes, and there is nothing to draw (air) or a copy (rock). */
+                uint32_t any = 0, notwall = 0;
+                for (int k = 0; k < 8; k++) {
+                    any |= row[x + k];
+                    notwall |= row[x + k] ^ WALL_CELL;
+                }
+                uint64_t ab;
+                memcpy(&ab, &above[x], sizeof ab);
+                if (any == 0 && ab == 0) {
+                    x += 7;
+                    continue;
+                }
+                if (notwall == 0 && ab == 0x0101010101010101ull * SAND_WALL) {
+                    memcpy(out + x, wp + x, 8);
+                    x += 7;
+                    continue;
+                }
+            }
             uint32_t c = row[x];
             int e = CELL_EL(c);
-            int depth = e == above[x] ? run[x] + 1 : 0;
-            above[x] = (uint8_t)e;
-            run[x] = (uint16_t)(depth > 60000 ? 60000 : depth);
+            if (e != above[x]) {
+                above[x] = (uint8_t)e;
+                top[x] = (int16_t)y;
+            }
+            if (e == SAND_EMPTY) continue;
+            if (e == SAND_WALL) {
+                out[x] = wp[x];
+                continue;
+            }
+            int depth = y - top[x];
             int b = BAYER[y & 3][x & 3];
             int q;
             switch (e) {
-            case SAND_EMPTY:
-                q = air[x];
-                /* Motion blur: a drop of falling water passed through here this tick. */
-                for (int k = 1; k <= 4 && y + k < s->h; k++) {
-                    uint32_t d = row[x + k * s->w];
-                    if (CELL_EL(d) == SAND_WATER && CELL_VY(d) >= k) { q = Q_FOAM1; break; }
-                    if (d) break;
-                }
-                break;
-            case SAND_WALL: q = s->wallpx[y * s->w + x]; break;
             case SAND_SAND:
                 if (depth == 0) q = Q_SA0;
                 else if (CELL_VY(c) > 0) q = Q_SA1;
@@ -359,6 +396,7 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
             case SAND_WATER:
                 if (CELL_VY(c) > 0) {
                     q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
+                    foam_above(s, f, x, y, CELL_VY(c));
                 } else if (depth == 0) {
                     q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
                 } else {
