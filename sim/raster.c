@@ -13,10 +13,6 @@
 
 enum { POLY_MAX = 64 };   /* vertices sim_raster_polygon accepts: its crossings live on the stack */
 
-/* Radii beyond this cover any frame many times over; clamping keeps r*r finite and the bounding
- * box in int64. 2^40 is still far above 2^33, the largest coordinate difference. */
-#define CAPSULE_RMAX 1099511627776.0
-
 static int frame_empty(const sim_frame *f)
 {
     return !f || !f->px || f->w == 0 || f->h == 0;
@@ -166,65 +162,38 @@ void sim_raster_ring(sim_frame *f, int cx, int cy, int r, uint8_t c)
     }
 }
 
-static double clamp_radius(double r)
-{
-    return r > CAPSULE_RMAX ? CAPSULE_RMAX : r < -CAPSULE_RMAX ? -CAPSULE_RMAX : r;
-}
-
 /* ---- capsules -------------------------------------------------------------------------------------
- * The rule. With t the projection of the pixel centre onto the segment clamped to [0, 1], d² its
- * squared distance to the point at t, and r = r0 + (r1 − r0)·t, a pixel is covered when r ≥ 0 and
- * d² ≤ r² + r, each quantity computed in doubles exactly as capsule_covers() does. That function
- * is the definition; the span fill below finds the same pixels without testing each one.
+ * The rule. A capsule is the union of the discs swept along the segment from a = (x0, y0) to b =
+ * (x1, y1): the disc at a + t·d (d = b − a, t in [0, 1]) covers the pixels whose squared distance
+ * to its centre is at most T(t) = T0 + ΔT·t, where each end's threshold is T = floor(r·r + r)
+ * (the double product and sum) and ΔT = T1 − T0. A negative radius r has T = −1 − floor(r·r − r),
+ * the mirror image below zero: no pixel at that end, and the discs vanish where T(t) turns
+ * negative, about where the radius would cross zero.
+ * With p a pixel's offset from a, n = p·d, c = p×d (the cross product) and len2 = d·d, the least
+ * of |p − t·d|² − T(t) over all t is at t = (2n + ΔT) / (2·len2), so pixel p is covered when
+ *   |p|² ≤ T0                                                (the disc at a), or
+ *   |p − d|² ≤ T1                                            (the disc at b), or
+ *   0 < 2n + ΔT < 2·len2 and 4c² ≤ 4·len2·T0 + 4n·ΔT + ΔT²   (a disc in between).
+ * Integers throughout, so the rule is exact and the same on every build; capsule_covers() is its
+ * definition. The "+ r" makes small discs round (r = 1 is a 3×3 block), and an end at an integer
+ * radius is exactly sim_raster_circle's disc. a == b is the disc of the larger radius.
  *
- * Relative to a = (x0, y0), write px, py for a pixel's offsets and n = px·ddx + py·ddy (an exact
- * integer: t = n / len2). Each row crosses three parts, in order of n: the cap around a (n ≤ 0,
- * t = 0), the middle (0 < n < len2) and the cap around b (n ≥ len2, t = 1). On the caps the rule
- * is integer arithmetic (px² + py² ≤ r0² + r0, exact in doubles here), so their spans come from an
- * integer square root. The middle part of the shape is convex (its half-width sqrt(r² + r) is
- * concave along the segment), so each row meets it in one interval: the pixels where the quadratic
- * G(px) = cross²/len2 − r² − r is ≤ 0. Its roots give the interval, and the rule is then trusted
- * only where G is clearly away from 0 at the interval's edge pixels (|G| > eps, a bound on the
- * rounding of both G and the rule's own arithmetic); anywhere else the row's middle part is tested
- * pixel by pixel with capsule_covers(). The three parts are filled separately: at a tapered
- * capsule's narrow end the union is not convex, and a row can leave the cap and re-enter the
- * middle. */
+ * The fill. The shape is convex (it is the shadow of the convex set of (p, t) with
+ * |p − t·d|² ≤ T(t)), so a row meets it in one run: the hull of the runs where the row meets its
+ * three parts. An end disc's run is an integer square root. In the middle, the third test is a
+ * quadratic in the pixel's x with leading term 4·ddy², and completing the square turns it into
+ * |M·px − K| ≤ √W with M = 2·ddy², K = ddx·h, h = 2·py·ddy + ΔT and W = len2·(4·ΔT·ddy·py + ΔT² +
+ * 4·T0·ddy²): integers, K and W linear in the row. Its run is cut to the band 0 < 2·ddx·px + h <
+ * 2·len2, whose ends step along the rows like a line's. Every bound is exact: the double square
+ * root of an integer below 2^50 (isqrt_exact says why; a disc's small ones come from a table) and
+ * quotients of integers below 2^53 divided in doubles (if a / b is not an integer it is at least
+ * 1/|b| from one, more than the correctly rounded quotient's error |a / b|·2^-53, so its floor is
+ * the exact one). Capsules too big for those bounds (segments or radii of thousands of pixels,
+ * never a doll's) are tested pixel by pixel with capsule_covers(). */
 
-/* Inputs past these bounds (never met when drawing on a frame) take the pixel-by-pixel path:
- * below them every integer above (n, len2, px² + py²) stays under 2^53, exact in a double. */
-#define CAPSULE_FAST_COORD 8388608        /* 2^23: |x0|, |y0|, |x1|, |y1| */
-#define CAPSULE_FAST_R 1048576.0          /* 2^20 */
-
-typedef struct capsule {
-    double ddx, ddy, len2, r0, r1, rmax;
-} capsule;
-
-/* The rule at (px, py); pyddy is py·ddy. The arithmetic is the definition: do not reorder it. */
-static inline int capsule_covers(const capsule *k, double px, double py, double pyddy)
-{
-    double t = 0.0, r = k->rmax;
-    if (k->len2 > 0.0) {
-        t = (px * k->ddx + pyddy) / k->len2;
-        if (t <= 0.0) { t = 0.0; r = k->r0; }
-        else if (t >= 1.0) { t = 1.0; r = k->r1; }   /* r0 + (r1 − r0) need not be r1 */
-        else r = k->r0 + (k->r1 - k->r0) * t;
-    }
-    if (r < 0.0) return 0;
-    double ex = px - t * k->ddx, ey = py - t * k->ddy;
-    return ex * ex + ey * ey <= r * r + r;
-}
-
-/* Every pixel of the box [xa, xb] × [ya, yb] (clipped to the frame) tested by the rule. */
-static void capsule_pixels(sim_frame *f, const capsule *k, int x0, int y0, int64_t xa, int64_t xb,
-                           int64_t ya, int64_t yb, uint8_t c)
-{
-    for (int64_t y = ya; y <= yb; y++) {
-        uint8_t *row = f->px + (size_t)y * f->w;
-        double py = (double)(y - y0), pyddy = py * k->ddy;
-        for (int64_t x = xa; x <= xb; x++)
-            if (capsule_covers(k, (double)(x - x0), py, pyddy)) row[x] = c;
-    }
-}
+/* Radii beyond this cover any frame many times over; clamping keeps T below 2^41, which the
+ * pixel-by-pixel test's 128-bit arithmetic relies on. */
+#define CAPSULE_RMAX 1048576.0      /* 2^20 */
 
 static int64_t floor_i64(double v)            /* |v| < 2^62 */
 {
@@ -232,316 +201,326 @@ static int64_t floor_i64(double v)            /* |v| < 2^62 */
     return i - ((double)i > v);
 }
 
-static int64_t ceil_i64(double v)
+/* floor(a / b) for |a|, |b| < 2^53, b ≠ 0: one double division (the section's comment says why
+ * it is exact). */
+static int64_t floor_div(int64_t a, int64_t b)
 {
-    int64_t i = (int64_t)v;
-    return i + ((double)i < v);
+    return floor_i64((double)a / (double)b);
 }
 
-/* floor(sqrt(v)) for 0 ≤ v < 2^52: the correctly rounded square root of an integer that small is
- * never rounded across an integer, so its truncation is exact; the checks are a guard. */
-static int64_t isqrt_small(int64_t v)
+/* floor(sqrt(v)) for 0 ≤ v < 2^50, exactly: if sqrt(v) is not an integer it is at least
+ * 1 / (2·(s + 1)) below the next one, s + 1, more than half a unit in the last place of s + 1 while
+ * (s + 1)² ≤ 2^52, so the correctly rounded root never reaches s + 1. */
+static int64_t isqrt_exact(int64_t v)
 {
-    int64_t s = (int64_t)__builtin_sqrt((double)v);
-    if (s * s > v) s--;
-    if ((s + 1) * (s + 1) <= v) s++;
-    return s;
+    return (int64_t)__builtin_sqrt((double)v);
 }
 
-/* The row's middle-part quadratic G(px) = (a2·px + a1)·px + a0, and how far from 0 it must be to
- * be trusted. */
-typedef struct quad {
-    double a2, a1, a0, eps;
-    int convex;                   /* a2 is surely > 0, its vertex placed to a fraction of a pixel */
-} quad;
-
-static double quad_at(const quad *q, int64_t px)
+/* An end's threshold (the section's comment): floor(r·r + r), mirrored below zero for a negative
+ * radius. |r| is clamped to 2^20 first, so |T| < 2^41. */
+static int64_t capsule_t(double r)
 {
-    double x = (double)px;
-    return (q->a2 * x + q->a1) * x + q->a0;
+    double a = r < 0.0 ? -r : r;
+    if (a > CAPSULE_RMAX) a = CAPSULE_RMAX;
+    int64_t t = floor_i64(a * a + a);
+    return r < 0.0 ? -1 - t : t;
 }
 
-/* The middle part's covered pixels on one row, px in [*lo, *hi] (empty when *lo > *hi), given the
- * row's middle region clipped to the frame, [mlo, mhi] (non-empty). Returns 1 when every pixel of
- * [mlo, mhi] is sure to follow the rule as found; 0 when the caller must test them one by one. */
-static int mid_interval(const quad *q, int64_t mlo, int64_t mhi, int64_t *lo, int64_t *hi)
+typedef struct capsule {
+    int64_t ddx, ddy;        /* d = b − a: |ddx|, |ddy| < 2^32 */
+    int64_t T0, T1, dT;      /* the ends' thresholds, |T| ≤ 2^41, and ΔT */
+} capsule;
+
+/* ---- the rule in 128-bit integers (two's complement in two halves: no compiler extension) ----- */
+typedef struct wide {
+    uint64_t hi, lo;
+} wide;
+
+static wide wide_of(int64_t v)
 {
-    const double big = 0x1p62;
-    double lo_r = -big, hi_r = big;               /* the real interval where G ≤ 0 */
-    double eps = q->eps, flo = (double)mlo, fhi = (double)mhi;
-    if (q->a2 == 0.0) {
-        if (q->a1 == 0.0) {
-            if (q->a0 > 0.0) lo_r = big;             /* nowhere */
-        } else if (q->a1 > 0.0) {
-            hi_r = -q->a0 / q->a1;
-        } else {
-            lo_r = -q->a0 / q->a1;
+    wide r = { v < 0 ? UINT64_MAX : 0, (uint64_t)v };
+    return r;
+}
+
+static wide wide_add(wide a, wide b)
+{
+    wide r = { a.hi + b.hi, a.lo + b.lo };
+    r.hi += r.lo < a.lo;
+    return r;
+}
+
+static wide wide_neg(wide a)
+{
+    wide r = { ~a.hi, ~a.lo };
+    return wide_add(r, wide_of(1));
+}
+
+/* a·b modulo 2^128: the exact product whenever that fits in 128 signed bits. */
+static wide wide_mul(wide a, int64_t b)
+{
+    uint64_t bl = (uint64_t)b, bh = b < 0 ? UINT64_MAX : 0;
+    uint64_t a0 = a.lo & 0xffffffffu, a1 = a.lo >> 32, b0 = bl & 0xffffffffu, b1 = bl >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    wide r;
+    r.lo = (mid << 32) | (p00 & 0xffffffffu);
+    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32) + a.hi * bl + a.lo * bh;
+    return r;
+}
+
+static int wide_le(wide a, wide b)
+{
+    const uint64_t sign = (uint64_t)1 << 63;
+    if (a.hi != b.hi) return (a.hi ^ sign) < (b.hi ^ sign);
+    return a.lo <= b.lo;
+}
+
+/* |x|² + |y|² ≤ T for T ≤ 2^41: an offset past 2^21 is out at once, so the squares fit. */
+static int disc_covers(int64_t x, int64_t y, int64_t T)
+{
+    const int64_t lim = (int64_t)1 << 21;
+    return x >= -lim && x <= lim && y >= -lim && y <= lim && x * x + y * y <= T;
+}
+
+/* The rule (the section's comment) at p = (px, py), |px|, |py| < 2^33. */
+static int capsule_covers(const capsule *k, int64_t px, int64_t py)
+{
+    if (disc_covers(px, py, k->T0) || disc_covers(px - k->ddx, py - k->ddy, k->T1)) return 1;
+    if (k->ddx == 0 && k->ddy == 0) return 0;
+    wide len2 = wide_add(wide_mul(wide_of(k->ddx), k->ddx), wide_mul(wide_of(k->ddy), k->ddy));
+    wide n = wide_add(wide_mul(wide_of(px), k->ddx), wide_mul(wide_of(py), k->ddy));   /* < 2^66 */
+    wide u = wide_add(wide_add(n, n), wide_of(k->dT));
+    if (wide_le(u, wide_of(0)) || wide_le(wide_add(len2, len2), u)) return 0;
+    /* In the band |n| < len2 + |ΔT| < 2^66, so the right side is below 2^111; a |c| of 2^55 or
+     * more (4c² ≥ 2^112) is out, and below that 4c² fits. */
+    wide cw = wide_add(wide_mul(wide_of(px), k->ddy), wide_neg(wide_mul(wide_of(py), k->ddx)));
+    const int64_t climit = (int64_t)1 << 55;
+    if (wide_le(wide_of(climit), cw) || wide_le(cw, wide_of(-climit))) return 0;
+    int64_t c = cw.hi >> 63 ? -(int64_t)~cw.lo - 1 : (int64_t)cw.lo;       /* |c| < 2^55 */
+    wide lhs = wide_mul(wide_mul(wide_of(c), c), 4);
+    wide rhs = wide_add(wide_add(wide_mul(wide_mul(len2, k->T0), 4), wide_mul(wide_mul(n, k->dT), 4)),
+                        wide_mul(wide_of(k->dT), k->dT));
+    return wide_le(lhs, rhs);
+}
+
+/* Every pixel of the box [xa, xb] × [ya, yb] (inside the frame) tested by the rule. */
+static void capsule_pixels(sim_frame *f, const capsule *k, int x0, int y0, int64_t xa, int64_t xb,
+                           int64_t ya, int64_t yb, uint8_t c)
+{
+    for (int64_t y = ya; y <= yb; y++) {
+        uint8_t *row = f->px + (size_t)y * f->w;
+        for (int64_t x = xa; x <= xb; x++)
+            if (capsule_covers(k, x - x0, y - y0)) row[x] = c;
+    }
+}
+
+/* ---- the fill, row by row ------------------------------------------------------------------------ */
+/* floor(sqrt(v)) for 0 ≤ v < 1024 (a table: what a doll's discs need), computed by the compiler:
+ * the number of k in 1..31 with k² ≤ v. */
+#define ISQ1(v) (((v) >= 1) + ((v) >= 4) + ((v) >= 9) + ((v) >= 16) + ((v) >= 25) + ((v) >= 36) + \
+                 ((v) >= 49) + ((v) >= 64) + ((v) >= 81) + ((v) >= 100) + ((v) >= 121) +             \
+                 ((v) >= 144) + ((v) >= 169) + ((v) >= 196) + ((v) >= 225) + ((v) >= 256) +           \
+                 ((v) >= 289) + ((v) >= 324) + ((v) >= 361) + ((v) >= 400) + ((v) >= 441) +           \
+                 ((v) >= 484) + ((v) >= 529) + ((v) >= 576) + ((v) >= 625) + ((v) >= 676) +           \
+                 ((v) >= 729) + ((v) >= 784) + ((v) >= 841) + ((v) >= 900) + ((v) >= 961))
+#define ISQ4(v) ISQ1(v), ISQ1((v) + 1), ISQ1((v) + 2), ISQ1((v) + 3)
+#define ISQ16(v) ISQ4(v), ISQ4((v) + 4), ISQ4((v) + 8), ISQ4((v) + 12)
+#define ISQ64(v) ISQ16(v), ISQ16((v) + 16), ISQ16((v) + 32), ISQ16((v) + 48)
+#define ISQ256(v) ISQ64(v), ISQ64((v) + 64), ISQ64((v) + 128), ISQ64((v) + 192)
+static const uint8_t ISQRT_SMALL[1024] = { ISQ256(0), ISQ256(256), ISQ256(512), ISQ256(768) };
+#undef ISQ256
+#undef ISQ64
+#undef ISQ16
+#undef ISQ4
+#undef ISQ1
+
+/* A disc's half-width: floor(sqrt(v)) for 0 ≤ v < 2^50. */
+static int64_t disc_width(int64_t v)
+{
+    return v < 1024 ? ISQRT_SMALL[v] : isqrt_exact(v);
+}
+
+/* Set n ≥ 1 bytes from p: short runs (most of a doll's) with two overlapping stores. */
+static void fill_run(uint8_t *p, int64_t n, uint8_t c)
+{
+    if (n > 16) {
+        memset(p, c, (size_t)n);
+    } else if (n >= 8) {
+        uint64_t v = UINT64_C(0x0101010101010101) * c;
+        memcpy(p, &v, 8);
+        memcpy(p + n - 8, &v, 8);
+    } else if (n >= 4) {
+        uint32_t v = UINT32_C(0x01010101) * c;
+        memcpy(p, &v, 4);
+        memcpy(p + n - 4, &v, 4);
+    } else {
+        p[0] = c;
+        p[n / 2] = c;
+        p[n - 1] = c;
+    }
+}
+
+/* One row's run, py relative to a, from the middle's run [pL, pR] (both discs lie inside it, so an
+ * empty one is an empty row) and the band [bL, bR]: left of the band (t* ≤ 0) the shape is disc a,
+ * right of it (t* ≥ 1) disc b, in it the middle. Returns lo > hi for none. */
+static void capsule_run(const capsule *k, int64_t py, int64_t pL, int64_t pR, int64_t bL, int64_t bR,
+                        int64_t *lo_out, int64_t *hi_out)
+{
+    int64_t lo = 1, hi = 0, v;
+    if (pL > pR) {
+        /* nothing */
+    } else if (pR < bL) {
+        v = k->T0 - py * py;
+        if (v >= 0) {
+            hi = disc_width(v);
+            lo = -hi;
+        }
+    } else if (pL > bR) {
+        v = k->T1 - (py - k->ddy) * (py - k->ddy);
+        if (v >= 0) {
+            int64_t w = disc_width(v);
+            lo = k->ddx - w;
+            hi = k->ddx + w;
         }
     } else {
-        double D = q->a1 * q->a1 - 4.0 * q->a2 * q->a0;
-        if (D < 0.0) {
-            if (q->a2 > 0.0) lo_r = big;             /* G > 0 everywhere */
-        } else {
-            double sd = __builtin_sqrt(D);
-            double h = q->a1 >= 0.0 ? -0.5 * (q->a1 + sd) : -0.5 * (q->a1 - sd);
-            double x1 = h / q->a2, x2 = h != 0.0 ? q->a0 / h : x1;
-            if (x1 > x2) { double s = x1; x1 = x2; x2 = s; }
-            if (q->a2 > 0.0) {
-                lo_r = x1;
-                hi_r = x2;
-            } else {                                 /* G ≤ 0 outside the roots: pick the side */
-                int left = x1 >= flo, right = x2 <= fhi;
-                if (left && right) return 0;         /* both in the row: not the convex shape */
-                if (left) hi_r = x1;
-                else if (right) lo_r = x2;
-                else lo_r = big;
-            }
+        lo = pL;
+        hi = pR;
+        if (pL < bL) {
+            lo = bL;
+            v = k->T0 - py * py;
+            if (v >= 0) lo = min64(lo, -disc_width(v));
+        }
+        if (pR > bR) {
+            hi = bR;
+            v = k->T1 - (py - k->ddy) * (py - k->ddy);
+            if (v >= 0) hi = max64(hi, k->ddx + disc_width(v));
         }
     }
-    int64_t a = mlo, b = mhi;
-    if (lo_r > fhi || hi_r < flo) {
-        a = mhi + 1;                                /* empty */
-    } else {
-        if (lo_r > flo) a = ceil_i64(lo_r);
-        if (hi_r < fhi) b = floor_i64(hi_r);
-    }
-    *lo = a;
-    *hi = b;
-    if (a > b) {
-        /* Nothing covered: G's least value over the row's pixels must be clearly positive. It is at
-         * an end, or (convex) at the pixels either side of the vertex. */
-        if (quad_at(q, mlo) <= eps || quad_at(q, mhi) <= eps) return 0;
-        if (q->a2 > 0.0) {
-            if (!q->convex) return 0;                /* a vertex not placed precisely enough */
-            double v = -q->a1 / (2.0 * q->a2);
-            if (v > flo && v < fhi) {
-                int64_t fv = floor_i64(v);
-                if (quad_at(q, fv) <= eps || quad_at(q, fv + 1) <= eps) return 0;
-            }
-        }
-        return 1;
-    }
-    /* Covered [a, b]: G clearly negative at both ends (so between them: the true set is an
-     * interval), clearly positive just outside; and, unless G is surely convex (then it only grows
-     * from there), at the far ends of the row too. */
-    if (quad_at(q, a) >= -eps || quad_at(q, b) >= -eps) return 0;
-    if (a > mlo && quad_at(q, a - 1) <= eps) return 0;
-    if (b < mhi && quad_at(q, b + 1) <= eps) return 0;
-    if (!q->convex) {
-        if (a - 1 > mlo && quad_at(q, mlo) <= eps) return 0;
-        if (b + 1 < mhi && quad_at(q, mhi) <= eps) return 0;
-    }
-    return 1;
+    *lo_out = lo;
+    *hi_out = hi;
 }
 
-/* floor(N / e) for N stepping by d, e > 0: quotient and remainder, Bresenham-style. */
-typedef struct fwalk {
-    int64_t q, r, e, dq, dr;
-} fwalk;
-
-static void fwalk_init(fwalk *w, int64_t n, int64_t e, int64_t d)
+/* The rows py in [py, pyb] (relative to a), each filled from row[x0 + flo] to row[x0 + fhi] at
+ * most; row points at the first one's pixel x = 0. A slanted capsule (ddx > 0, ddy ≠ 0, the common
+ * case) steps everything along the rows with additions but for the middle's square root and two
+ * quotients; a level one (ddy = 0) has the same band on every row; a vertical one's rows are each
+ * all on one side of the band or all in it; a point's are disc a's. */
+static void capsule_rows(const capsule *k, uint8_t *row, size_t stride, int64_t x0, int64_t flo,
+                         int64_t fhi, int64_t py, int64_t pyb, uint8_t c)
 {
-    w->e = e;
-    w->q = n / e;
-    w->r = n % e;
-    if (w->r < 0) { w->r += e; w->q--; }
-    w->dq = d / e;
-    w->dr = d % e;
-    if (w->dr < 0) { w->dr += e; w->dq--; }
-}
-
-static void fwalk_step(fwalk *w)
-{
-    w->q += w->dq;
-    w->r += w->dr;
-    if (w->r >= w->e) { w->r -= w->e; w->q++; }
-}
-
-static void fill(uint8_t *row, int64_t a, int64_t b, uint8_t c)
-{
-    memset(row + a, c, (size_t)(b - a + 1));
-}
-
-/* The span fill (the section's comment says how). Relative to a: px in [flo, fhi] is the part of
- * the box inside the frame. Needs the fast path's bounds: rmin ≥ 0, rmax ≤ 2^20, |coordinates| ≤
- * 2^23. */
-static void capsule_spans(sim_frame *f, const capsule *k, int x0, int y0, int64_t idx, int64_t idy,
-                          int64_t flo, int64_t fhi, int64_t ya, int64_t yb, uint8_t c)
-{
-    const int64_t far = (int64_t)1 << 60;
-    double r0 = k->r0, r1 = k->r1, rmax = k->rmax;
-    int64_t len2 = idx * idx + idy * idy;
-    /* The caps, as integers: px² + py² ≤ r² + r ⇔ px² + py² ≤ floor(r² + r). Along a row the cap
-     * of lower px comes first: a's when ddx ≥ 0. A degenerate segment is the disc of rmax (the
-     * rule's t = 0 with r = rmax), all of it "cap a". */
-    int64_t Ta = floor_i64(len2 > 0 ? r0 * r0 + r0 : rmax * rmax + rmax);
-    int64_t Tb = floor_i64(r1 * r1 + r1);
-    int a_low = idx >= 0;
-    int64_t lcx = a_low ? 0 : idx, lcy = a_low ? 0 : idy, lT = a_low ? Ta : Tb;
-    int64_t hcx = a_low ? idx : 0, hcy = a_low ? idy : 0, hT = a_low ? Tb : Ta;
-    /* Where the parts meet along a row: the low cap's part ends at s1 = floor(N1 / |ddx|), the
-     * high cap's starts at s2 = −floor(N2 / |ddx|), both numerators linear in py. */
-    fwalk w1 = { 0, 0, 1, 0, 0 }, w2 = { 0, 0, 1, 0, 0 };
-    if (idx != 0) {
-        int64_t e = idx > 0 ? idx : -idx, py = ya - y0, pyddy = py * idy;
-        fwalk_init(&w1, idx > 0 ? -pyddy : pyddy - len2, e, idx > 0 ? -idy : idy);
-        fwalk_init(&w2, idx > 0 ? pyddy - len2 : -pyddy, e, idx > 0 ? idy : -idy);
+    const int64_t far = (int64_t)1 << 62;
+    const int64_t ddx = k->ddx, ddy = k->ddy, T0 = k->T0, dT = k->dT, e = 2 * ddx;
+    const int64_t len2 = ddx * ddx + ddy * ddy, M = 2 * ddy * ddy;
+    const int slanted = ddx > 0 && ddy != 0, level = ddx > 0 && ddy == 0;
+    int64_t h = 2 * py * ddy + dT;                                  /* steps by 2·ddy */
+    int64_t K = ddx * h, dK = 2 * ddx * ddy;
+    int64_t W = len2 * (4 * dT * ddy * py + dT * dT + 4 * T0 * ddy * ddy), dW = 4 * len2 * dT * ddy;
+    /* The band (ddx > 0): bL = floor(−h / e) + 1 and bR = ceil((2·len2 − h) / e) − 1. With
+     * −h = q·e + r (0 ≤ r < e; q steps like a line's) and 2·len2 = lq·e + lr,
+     * bR = q + lq − 1 + [r + lr > 0] + [r + lr > e]. */
+    int64_t q = 0, r = 0, dq = 0, dr = 0, lq = 0, lr = 0;
+    if (ddx > 0) {
+        q = floor_div(-h, e);
+        r = -h - q * e;
+        dq = floor_div(-2 * ddy, e);
+        dr = -2 * ddy - dq * e;
+        lq = 2 * len2 / e;
+        lr = 2 * len2 - lq * e;
     }
-    /* The middle: G(px) = cross²/len2 − r² − r, with cross = px·ddy − py·ddx and
-     * r = r0 + dr·(px·ddx + py·ddy)/len2 = c1·px + Dr. Only its coefficients are computed here;
-     * the rule is trusted only where the checks below say so. */
-    quad q = { 0.0, 0.0, 0.0, 0.0, 0 };
-    double dr = r1 - r0, c1 = 0.0, p1 = 0.0, p2 = 0.0, p3 = 0.0, i2a = 0.0, a4 = 0.0;
-    if (len2 > 0) {
-        double kk = 1.0 / k->len2;
-        c1 = dr * k->ddx * kk;
-        q.a2 = k->ddy * k->ddy * kk - c1 * c1;
-        p1 = -2.0 * k->ddy * k->ddx * kk;             /* a1 = p1·py − (2·Dr + 1)·c1 */
-        p2 = dr * k->ddy * kk;                        /* Dr = r0 + p2·py */
-        p3 = k->ddx * k->ddx * kk;                    /* a0 = p3·py² − Dr² − Dr */
-        double S = (double)((idx < 0 ? -idx : idx) + (idy < 0 ? -idy : idy)) + rmax + 2.0;
-        double R = rmax + 1.0;
-        q.eps = 0x1p-40 * S * S * R * R;
-        /* Surely convex: a2 well above its own rounding, so that the vertex −a1 / 2·a2 is placed
-         * within a fraction of a pixel (|vertex| < 2^25 on the fast path). */
-        q.convex = q.a2 > 0x1p-20 * (k->ddy * k->ddy * kk + c1 * c1);
-        if (q.convex) {
-            i2a = 0.5 / q.a2;
-            a4 = 4.0 * q.a2;
-        }
-    }
-    uint8_t *row = f->px + (size_t)ya * f->w;      /* x0 + px indexes it: a is off the frame at times */
-    for (int64_t y = ya; y <= yb; y++, row += f->w) {
-        int64_t py = y - y0;
-        int64_t s1, s2;
-        if (len2 == 0) {
-            s1 = s2 = far;                          /* all "cap a" */
-        } else if (idx != 0) {
-            s1 = w1.q;
-            s2 = -w2.q;
-            fwalk_step(&w1);
-            fwalk_step(&w2);
-        } else {                                    /* vertical: the whole row is one part */
-            int64_t n = py * idy;
-            s1 = n <= 0 ? far : -far;
-            s2 = n >= len2 ? -far : far;
-        }
-        /* The low cap, the middle and the high cap, in order of px (lo > hi: empty). */
-        int64_t lo0 = 1, hi0 = 0, lo1 = 1, hi1 = 0, lo2 = 1, hi2 = 0;
-        int64_t v = lT - (py - lcy) * (py - lcy);
-        if (v >= 0) {
-            int64_t w = isqrt_small(v);
-            lo0 = lcx - w;
-            hi0 = min64(lcx + w, s1);
-        }
-        v = hT - (py - hcy) * (py - hcy);
-        if (v >= 0) {
-            int64_t w = isqrt_small(v);
-            lo2 = max64(hcx - w, s2);
-            hi2 = hcx + w;
-        }
-        int64_t mlo = max64(s1 + 1, flo), mhi = min64(s2 - 1, fhi);
-        if (mlo <= mhi) {
-            double pyf = (double)py, Dr = r0 + p2 * pyf;
-            q.a1 = p1 * pyf - (2.0 * Dr + 1.0) * c1;
-            q.a0 = p3 * pyf * pyf - Dr * Dr - Dr;
-            int sure = 0;
-            double D = q.a1 * q.a1 - a4 * q.a0;
-            if (q.convex && D > 0.0) {
-                /* The usual case, inline: G ≤ 0 between its roots; sure when G is clearly
-                 * negative at the interval's ends and clearly positive just outside it. */
-                double sd = __builtin_sqrt(D);
-                double xl = (-q.a1 - sd) * i2a, xh = (-q.a1 + sd) * i2a;
-                if (xl > (double)mhi || xh < (double)mlo) {
-                    /* Both roots past one end: G's least value on the row is at its ends, or
-                     * (convex) either side of the vertex, if that is in the row. */
-                    double vx = -q.a1 * i2a;
-                    sure = quad_at(&q, mlo) > q.eps && quad_at(&q, mhi) > q.eps &&
-                           (vx <= (double)mlo || vx >= (double)mhi ||
-                            (quad_at(&q, floor_i64(vx)) > q.eps && quad_at(&q, floor_i64(vx) + 1) > q.eps));
-                } else {
-                    lo1 = xl > (double)mlo ? ceil_i64(xl) : mlo;
-                    hi1 = xh < (double)mhi ? floor_i64(xh) : mhi;
-                    sure = lo1 <= hi1 && quad_at(&q, lo1) < -q.eps && quad_at(&q, hi1) < -q.eps &&
-                           (lo1 == mlo || quad_at(&q, lo1 - 1) > q.eps) &&
-                           (hi1 == mhi || quad_at(&q, hi1 + 1) > q.eps);
-                }
+    for (; py <= pyb; py++, row += stride) {
+        int64_t pL = 0, pR = 0, bL = far, bR = far;     /* a point: with bL = far, disc a alone */
+        if (slanted) {
+            bL = q + 1;
+            bR = q + lq - 1 + (r + lr > 0) + (r + lr > e);
+            r += dr;
+            int64_t carry = r >= e;
+            q += dq + carry;
+            r -= carry * e;
+            if (W < 0) {
+                pL = 1;                                 /* outside the middle's test: no run */
             } else {
-                sure = mid_interval(&q, mlo, mhi, &lo1, &hi1);
+                int64_t s = isqrt_exact(W);
+                pL = -floor_div(s - K, M);
+                pR = floor_div(K + s, M);
             }
-            if (!sure) {
-                /* Not sure: the rule, pixel by pixel, on this row's middle part. */
-                lo1 = 1;
-                hi1 = 0;
-                double pyd = pyf * k->ddy;
-                for (int64_t px = mlo; px <= mhi; px++)
-                    if (capsule_covers(k, (double)px, pyf, pyd)) row[x0 + px] = c;
-            }
-        }
-        /* Fill the parts, clipped to the frame, joining the ones that touch. */
-        lo0 = max64(lo0, flo);
-        hi0 = min64(hi0, fhi);
-        lo2 = max64(lo2, flo);
-        hi2 = min64(hi2, fhi);
-        if (lo1 > hi1) {                            /* no middle: the caps alone */
-            if (lo0 <= hi0 && lo2 <= hi2 && hi0 + 1 >= lo2) {
-                fill(row, x0 + lo0, x0 + hi2, c);
+            K += dK;
+            W += dW;
+        } else if (level) {
+            /* The middle's test is 4·ddx²·(py² − T0) − ΔT² ≤ 4·ΔT·ddx·px. */
+            bL = q + 1;
+            bR = q + lq - 1 + (r + lr > 0) + (r + lr > e);
+            int64_t G = 4 * ddx * ddx * (py * py - T0) - dT * dT, C = 4 * dT * ddx;
+            pL = C > 0 ? -floor_div(-G, C) : G <= 0 || C < 0 ? -far : far;
+            pR = C < 0 ? floor_div(-G, -C) : G <= 0 || C > 0 ? far : -far;
+        } else if (ddy != 0) {
+            /* Vertical: the middle's run is |2·ddy²·px| ≤ √W. */
+            bL = h <= 0 ? far : -far;
+            bR = h >= 2 * len2 ? -far : far;
+            h += 2 * ddy;
+            if (W < 0) {
+                pL = 1;
             } else {
-                if (lo0 <= hi0) fill(row, x0 + lo0, x0 + hi0, c);
-                if (lo2 <= hi2) fill(row, x0 + lo2, x0 + hi2, c);
+                pR = isqrt_exact(W) / M;
+                pL = -pR;
             }
-            continue;
+            W += dW;
         }
-        int64_t a = lo1, b = hi1;                   /* the middle, grown by the caps it touches */
-        if (lo0 <= hi0) {
-            if (hi0 + 1 >= a) a = lo0;
-            else fill(row, x0 + lo0, x0 + hi0, c);
-        }
-        if (lo2 <= hi2) {
-            if (lo2 <= b + 1) b = hi2;
-            else fill(row, x0 + lo2, x0 + hi2, c);
-        }
-        fill(row, x0 + a, x0 + b, c);
+        int64_t lo, hi;
+        capsule_run(k, py, pL, pR, bL, bR, &lo, &hi);
+        lo = max64(lo, flo);
+        hi = min64(hi, fhi);
+        if (lo <= hi) fill_run(row + (x0 + lo), hi - lo + 1, c);   /* x0 + px is in the frame */
     }
 }
 
-/* Tapered capsule around segment a–b (the rule above). At integer radii each end is exactly
- * sim_raster_circle's disc. a == b is the disc of radius max(r0, r1). A NaN radius draws nothing;
- * radii are clamped to ±2^40. Doubles with + − × ÷ and sqrt only (reproducible under
- * -ffp-contract=off); each row's spans are computed once, within the bounding box clipped to the
- * frame. */
+/* Whether the row loops' integers stay inside their bounds (the section's comment) for rows py in
+ * [pya, pyb] relative to a: W < 2^50 (so its double square root is exact), everything else below
+ * 2^52. A quick test passes any capsule a frame of today's sizes draws; the careful one bounds the
+ * magnitudes in doubles, whose rounding moves them by far less than the margin. */
+static int capsule_small(const capsule *k, int64_t pya, int64_t pyb)
+{
+    int64_t ay = k->ddy < 0 ? -k->ddy : k->ddy, apy = max64(pya < 0 ? -pya : pya, pyb < 0 ? -pyb : pyb);
+    if (k->ddx <= 255 && ay <= 255 && k->T0 >= -4096 && k->T0 <= 4095 && k->T1 >= -4096 &&
+        k->T1 <= 4095 && apy <= 319)
+        return 1;        /* then W < 2^17 · 2^32 and every other value is far smaller */
+    double ax = (double)k->ddx, y = (double)ay, py = (double)apy + 1.0;
+    double dT = (double)(k->dT < 0 ? -k->dT : k->dT), T0 = (double)(k->T0 < 0 ? -k->T0 : k->T0);
+    double len2 = ax * ax + y * y;
+    double E = 4.0 * dT * y * py + dT * dT + 4.0 * T0 * y * y;        /* W / len2 */
+    double h = 2.0 * py * y + dT;
+    double G = 4.0 * ax * ax * (py * py + T0) + dT * dT;              /* a level segment's */
+    return ax <= 0x1p20 && y <= 0x1p20 && len2 * E <= 0x1p49 && ax * h <= 0x1p51 &&
+           h + 2.0 * len2 <= 0x1p51 && G <= 0x1p51;
+}
+
+/* Tapered capsule around segment a–b (the rule above). A NaN radius draws nothing; radii are
+ * clamped to 2^20. Exact for every int input: rows are filled run by run within the bounding box
+ * clipped to the frame. */
 void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
                         uint8_t c)
 {
     if (frame_empty(f) || r0 != r0 || r1 != r1) return;
-    r0 = clamp_radius(r0);
-    r1 = clamp_radius(r1);
-    double rmax = r0 > r1 ? r0 : r1, rmin = r0 < r1 ? r0 : r1;
-    if (rmax < 0) return;
-    /* d ≤ sqrt(r² + r) < r + 1/2, so a margin of floor(rmax) + 1 holds every covered pixel */
-    int64_t m = (int64_t)rmax + 1;
+    if (x1 < x0) {                  /* the rule is the same from either end: make a the left one */
+        int tx = x0, ty = y0;
+        double tr = r0;
+        x0 = x1; y0 = y1; r0 = r1;
+        x1 = tx; y1 = ty; r1 = tr;
+    }
+    capsule k = { (int64_t)x1 - x0, (int64_t)y1 - y0, capsule_t(r0), capsule_t(r1), 0 };
+    if (k.ddx == 0 && k.ddy == 0) k.T0 = k.T1 = max64(k.T0, k.T1);    /* a point: the larger disc */
+    k.dT = k.T1 - k.T0;
+    int64_t tmax = max64(k.T0, k.T1);
+    if (tmax < 0) return;
+    /* A covered pixel is within sqrt(tmax) of some point of the segment in x and in y. */
+    int64_t m = disc_width(tmax);
     int64_t xa = max64(min64(x0, x1) - m, 0), xb = min64(max64(x0, x1) + m, (int64_t)f->w - 1);
     int64_t ya = max64(min64(y0, y1) - m, 0), yb = min64(max64(y0, y1) + m, (int64_t)f->h - 1);
     if (xa > xb || ya > yb) return;
-    /* Everything relative to a: coordinate differences are exact in a double. */
-    int64_t idx = (int64_t)x1 - x0, idy = (int64_t)y1 - y0;
-    capsule k = { (double)idx, (double)idy, 0.0, r0, r1, rmax };
-    k.len2 = k.ddx * k.ddx + k.ddy * k.ddy;
-    const int64_t L = CAPSULE_FAST_COORD;
-    if (rmin < 0.0 || rmax > CAPSULE_FAST_R || x0 < -L || x0 > L || y0 < -L || y0 > L ||
-        x1 < -L || x1 > L || y1 < -L || y1 > L) {
+    if (!capsule_small(&k, ya - y0, yb - y0)) {
         capsule_pixels(f, &k, x0, y0, xa, xb, ya, yb, c);
         return;
     }
-    /* A tighter box: a covered pixel is at most sqrt(rmax² + rmax) from the segment in x and in y,
-     * and the rule's rounding cannot reach an integer offset k with k² ≥ floor(rmax² + rmax) + 2. */
-    m = isqrt_small(floor_i64(rmax * rmax + rmax) + 1);
-    xa = max64(min64(x0, x1) - m, 0);
-    xb = min64(max64(x0, x1) + m, (int64_t)f->w - 1);
-    ya = max64(min64(y0, y1) - m, 0);
-    yb = min64(max64(y0, y1) + m, (int64_t)f->h - 1);
-    if (xa > xb || ya > yb) return;
-    capsule_spans(f, &k, x0, y0, idx, idy, xa - x0, xb - x0, ya, yb, c);
+    capsule_rows(&k, f->px + (size_t)ya * f->w, f->w, x0, xa - x0, xb - x0, ya - y0, yb - y0, c);
 }
 
 /* Polygon fill, even–odd rule, sampled at pixel centres. On scanline y an edge crosses when

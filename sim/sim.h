@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #define SIM_VERSION "0.2.0"  /* recorded in replay files; bump when any world's behaviour changes
-                                (0.2.0: the terrarium's fixed foot lead, issue 16; sand's strip
-                                passes, issue 17) */
+                                (0.2.0: the terrarium's fixed foot lead, issue 16, and its
+                                capsule rule, issue 17; sand's strip passes, issue 17) */
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 enum {
@@ -66,7 +66,8 @@ void sim_raster_rect(sim_frame *f, int x, int y, int w, int h, uint8_t c);
 void sim_raster_line(sim_frame *f, int x0, int y0, int x1, int y1, uint8_t c);
 void sim_raster_circle(sim_frame *f, int cx, int cy, int r, uint8_t c);      /* filled disc */
 void sim_raster_ring(sim_frame *f, int cx, int cy, int r, uint8_t c);        /* outline */
-/* Tapered capsule: every pixel centre within r0→r1 (interpolated along the segment) of a–b. */
+/* Tapered capsule: the discs swept along a–b, the one at a + t·(b − a) covering the pixel centres
+ * within squared distance T0 + (T1 − T0)·t, Ti = floor(ri² + ri) (exact integers; sim/raster.c). */
 void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
                         uint8_t c);
 /* Polygon fill, even-odd rule, sampled at pixel centres. n ≥ 3, xy holds n (x, y) pairs. */

@@ -417,14 +417,14 @@ START_TEST(test_capsule)
     gf_zero(&g);
     sim_raster_capsule(&g.f, 2, 4, 10, 4, 3.0, 0.0, 1);
     EXPECT(&g.f, "capsule tapered 3->0",
-           ".............", ".###.........", "######.......", "#########....", "###########..",
-           "#########....", "######.......", ".###.........", ".............");
-    gf_zero(&g);   /* a radius that turns negative covers nothing from there on */
+           ".............", ".####........", "########.....", "##########...", "###########..",
+           "##########...", "########.....", ".####........", ".............");
+    gf_zero(&g);   /* a radius that turns negative covers nothing from about where it crosses 0 */
     sim_raster_capsule(&g.f, 1, 4, 11, 4, 2.0, -3.0, 1);
     sim_raster_capsule(&g.f, 1, 4, 11, 4, -3.0, 2.0, 2);
     EXPECT(&g.f, "capsule tapering through zero",
-           ".............", ".............", "##.........22", "####.....2222", "######.222222",
-           "####.....2222", "##.........22", ".............", ".............");
+           ".............", ".............", "###.......222", "#####...22222", "#####...22222",
+           "#####...22222", "###.......222", ".............", ".............");
     gf_zero(&g);   /* negative radii draw nothing; a NaN radius draws nothing */
     sim_raster_capsule(&g.f, 2, 4, 10, 4, -1.0, -3.0, 1);
     sim_raster_capsule(&g.f, 2, 4, 10, 4, NAN, 2.0, 1);
@@ -442,7 +442,7 @@ START_TEST(test_capsule)
     gf_init(&g, 12, 10);
     sim_raster_capsule(&g.f, 2, 2, 9, 7, 0.0, 2.5, 1);
     EXPECT(&g.f, "capsule diagonal tapered 0->2.5",
-           "............", "............", "..#.........", "...####.....", "....######..",
+           "............", "............", "..###.......", "..######....", "...#######..",
            "....########", ".....#######", "......######", ".......#####", ".......#####");
     gf_free(&g);
 
@@ -485,53 +485,96 @@ START_TEST(test_capsule)
 }
 END_TEST
 
-/* The capsule rule as sim_raster_capsule applied it before its spans (commit a11a8f3): every
- * pixel of the bounding box, clipped to the frame, tested on its own. Kept here, verbatim, as the
- * reference the span fill must equal pixel for pixel. */
-static void capsule_per_pixel(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1,
-                              uint8_t c)
+/* The capsule rule (sim/raster.c), written again from its definition for the tests: the union of
+ * the discs swept along a–b, the one at a + t·d covering squared distances up to T(t) = T0 + ΔT·t.
+ * Pixel p (its offset from a) is covered when the least over t in [0, 1] of
+ * g(t) = |p − t·d|² − T(t) = len2·t² − (2n + ΔT)·t + |p|² − T0 is at most 0. g's vertex is at
+ * t* = (2n + ΔT) / (2·len2): clamped to 0 that is |p|² ≤ T0, clamped to 1 |p − d|² ≤ T1, and in
+ * between g(t*) ≤ 0 is 4·len2·(|p|² − T0) ≤ (2n + ΔT)². In __int128, which holds all of it while
+ * |ddx|, |ddy| ≤ 2^24 and |px|, |py| < 2^33; longer segments (only the far-off ones of the random
+ * test) take the equivalent test sim/raster.c documents, with its bound on the cross product. */
+__extension__ typedef __int128 i128;
+
+static int64_t ref_threshold(double r)    /* floor(r·r + r), −1 − floor(r·r − r) below 0; |r| ≤ 2^20 */
 {
-    if (!f->px || f->w == 0 || f->h == 0 || r0 != r0 || r1 != r1) return;
-    const double RMAX = 1099511627776.0;
-    r0 = r0 > RMAX ? RMAX : r0 < -RMAX ? -RMAX : r0;
-    r1 = r1 > RMAX ? RMAX : r1 < -RMAX ? -RMAX : r1;
-    double rmax = r0 > r1 ? r0 : r1;
-    if (rmax < 0) return;
-    int64_t m = (int64_t)rmax + 1;
-    int64_t xa = (x0 < x1 ? x0 : x1) - m, xb = (int64_t)(x0 > x1 ? x0 : x1) + m;
-    int64_t ya = (y0 < y1 ? y0 : y1) - m, yb = (int64_t)(y0 > y1 ? y0 : y1) + m;
-    if (xa < 0) xa = 0;
-    if (ya < 0) ya = 0;
-    if (xb > (int64_t)f->w - 1) xb = (int64_t)f->w - 1;
-    if (yb > (int64_t)f->h - 1) yb = (int64_t)f->h - 1;
-    double ddx = (double)((int64_t)x1 - x0), ddy = (double)((int64_t)y1 - y0);
-    double len2 = ddx * ddx + ddy * ddy;
-    for (int64_t y = ya; y <= yb; y++) {
-        uint8_t *row = f->px + (size_t)y * f->w;
-        double py = (double)(y - y0);
-        for (int64_t x = xa; x <= xb; x++) {
-            double px = (double)(x - x0);
-            double t = 0.0, r = rmax;
-            if (len2 > 0.0) {
-                t = (px * ddx + py * ddy) / len2;
-                if (t <= 0.0) { t = 0.0; r = r0; }
-                else if (t >= 1.0) { t = 1.0; r = r1; }
-                else r = r0 + (r1 - r0) * t;
-            }
-            if (r < 0.0) continue;
-            double ex = px - t * ddx, ey = py - t * ddy;
-            if (ex * ex + ey * ey <= r * r + r) row[x] = c;
-        }
-    }
+    double a = fmin(fabs(r), 1048576.0);
+    int64_t t = (int64_t)floor(a * a + a);
+    return r < 0.0 ? -1 - t : t;
 }
 
-/* A radius for the span test: mostly what drawing code passes (small, often a world radius times
+static int ref_covers(int64_t px, int64_t py, int64_t ddx, int64_t ddy, int64_t T0, int64_t T1)
+{
+    i128 len2 = (i128)ddx * ddx + (i128)ddy * ddy, dT = (i128)T1 - T0;
+    i128 p2 = (i128)px * px + (i128)py * py, n = (i128)px * ddx + (i128)py * ddy;
+    if (len2 == 0) return p2 <= (T0 > T1 ? T0 : T1);
+    i128 a = 2 * n + dT;
+    if (a <= 0) return p2 <= T0;
+    if (a >= 2 * len2) return p2 - 2 * n + len2 <= T1;
+    const int64_t lim = (int64_t)1 << 24;
+    if (ddx >= -lim && ddx <= lim && ddy >= -lim && ddy <= lim)
+        return 4 * len2 * (p2 - T0) <= a * a;
+    i128 c = (i128)px * ddy - (i128)py * ddx;
+    const i128 climit = (i128)1 << 55;
+    if (c >= climit || c <= -climit) return 0;
+    return 4 * c * c <= 4 * len2 * T0 + 4 * n * dT + dT * dT;
+}
+
+/* The rule over pixels [xa, xb] × [ya, yb] of f (clipped to it), pixel by pixel. */
+static void ref_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0, double r1, uint8_t c,
+                        int64_t xa, int64_t xb, int64_t ya, int64_t yb)
+{
+    if (r0 != r0 || r1 != r1) return;
+    int64_t T0 = ref_threshold(r0), T1 = ref_threshold(r1);
+    if (xa < 0) xa = 0;
+    if (ya < 0) ya = 0;
+    if (xb > f->w - 1) xb = f->w - 1;
+    if (yb > f->h - 1) yb = f->h - 1;
+    for (int64_t y = ya; y <= yb; y++)
+        for (int64_t x = xa; x <= xb; x++)
+            if (ref_covers(x - x0, y - y0, (int64_t)x1 - x0, (int64_t)y1 - y0, T0, T1))
+                f->px[y * f->w + x] = c;
+}
+
+/* Every short segment (both coordinates in −7..7) with every pair of a few radii (negative, zero,
+ * fractional, the doll's kind and integers), centred in a 41×41 frame: the fill against the rule
+ * on every pixel of the frame. */
+START_TEST(test_capsule_small_all)
+{
+    static const double radii[] = {-2.0, -0.5, 0.0, 0.5, 1.0, 4.0 / 3.0, 2.0, 2.5, 3.2, 4.4};
+    const int nr = (int)(sizeof radii / sizeof radii[0]);
+    gframe a, b;
+    gf_init(&a, 41, 41);
+    gf_init(&b, 41, 41);
+    long drawn = 0;
+    for (int dy = -7; dy <= 7; dy++)
+        for (int dx = -7; dx <= 7; dx++)
+            for (int i = 0; i < nr; i++)
+                for (int j = 0; j < nr; j++) {
+                    gf_zero(&a);
+                    gf_zero(&b);
+                    ref_capsule(&a.f, 20, 20, 20 + dx, 20 + dy, radii[i], radii[j], 1, 0, 40, 0, 40);
+                    sim_raster_capsule(&b.f, 20, 20, 20 + dx, 20 + dy, radii[i], radii[j], 1);
+                    if (memcmp(a.f.px, b.f.px, a.n) != 0) {
+                        long k = 0;
+                        while (a.f.px[k] == b.f.px[k]) k++;
+                        ck_abort_msg("capsule (20,20)-(%d,%d) r %g -> %g: pixel (%ld,%ld) is %d by the rule, %d by the fill",
+                                     20 + dx, 20 + dy, radii[i], radii[j], k % 41, k / 41, a.f.px[k], b.f.px[k]);
+                    }
+                    drawn++;
+                }
+    ck_assert_int_eq(drawn, 15 * 15 * nr * nr);
+    gf_free(&a);
+    gf_free(&b);
+}
+END_TEST
+
+/* A radius for the random test: mostly what drawing code passes (small, often a world radius times
  * a scale such as 2/3), sometimes exact integers and halves, zero, tiny, huge, negative or NaN. */
 static double span_radius(uint64_t *s)
 {
     static const double special[] = {0.0, 1e-300, 0.5, 1.0, 2.0, 2.5, 3.0, 1.0 / 3.0,
                                      0.9999999999999999, 1.0000000000000002, 40.0, 1e3, 2e6,
-                                     1e300, INFINITY, -0.5, -1.0, -3.0, NAN};
+                                     1e300, INFINITY, -0.5, -1.0, -3.0, -1e6, -INFINITY, NAN};
     switch (lcg(s) % 6) {
     case 0: return special[lcg(s) % (sizeof special / sizeof special[0])];
     case 1: return (double)lcg_range(s, 0, 24) * 0.5;
@@ -541,7 +584,7 @@ static double span_radius(uint64_t *s)
 }
 
 /* An endpoint coordinate along an axis of size n: mostly on or just off the frame, on each edge,
- * sometimes far away (beyond the span fill's 2^23 bound too). */
+ * sometimes far away (past the fill's bounds: it tests those pixel by pixel). */
 static int span_coord(uint64_t *s, int n)
 {
     switch (lcg(s) % 10) {
@@ -562,19 +605,22 @@ static int add_sat(int a, int d)                /* a + d, kept inside the int ra
     return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
 }
 
-/* The span fill against the per-pixel rule on 158,000 random capsules: tapered and not, degenerate
- * (zero length, zero, tiny, huge or negative radius, NaN), off the frame, clipped at every edge
- * and corner, and strongly tapered ones whose narrow end makes a row leave the shape and come back. */
-START_TEST(test_capsule_spans_equal_pixel_rule)
+/* The row-by-row fill against the rule, pixel by pixel, on 158,000 random capsules: tapered and
+ * not, degenerate (zero length, zero, tiny, huge or negative radius, NaN), off the frame (far
+ * enough for the fill's pixel-by-pixel path), clipped at every edge and corner, strongly tapered.
+ * The rule is applied to the whole frame (the big one: the capsule's box and 3 pixels around it,
+ * the rest must stay blank), and the capsule drawn from b to a must be the same. */
+START_TEST(test_capsule_rows_equal_rule)
 {
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {320, 180}};
     uint64_t s = 20261201;
     long drawn = 0;
     for (int sz = 0; sz < 5; sz++) {
         int w = sizes[sz][0], h = sizes[sz][1];
-        gframe a, b;
+        gframe a, b, rev;
         gf_init(&a, w, h);
         gf_init(&b, w, h);
+        gf_init(&rev, w, h);
         int n = sz == 0 ? 60000 : sz == 4 ? 8000 : 30000;      /* the big frame costs the most */
         for (int it = 0; it < n; it++) {
             int x0 = span_coord(&s, w), y0 = span_coord(&s, h), x1, y1;
@@ -598,19 +644,32 @@ START_TEST(test_capsule_spans_equal_pixel_rule)
                 gf_zero(&a);
                 gf_zero(&b);
             }
-            capsule_per_pixel(&a.f, x0, y0, x1, y1, r0, r1, c);
+            if (sz == 4) {
+                int64_t m = (int64_t)fmin(fmax(fmax(r0, r1), 0.0), 1048576.0) + 4;    /* √(r² + r) < r + 1 */
+                ref_capsule(&a.f, x0, y0, x1, y1, r0, r1, c, (x0 < x1 ? x0 : x1) - m,
+                            (int64_t)(x0 > x1 ? x0 : x1) + m, (y0 < y1 ? y0 : y1) - m,
+                            (int64_t)(y0 > y1 ? y0 : y1) + m);
+            } else {
+                ref_capsule(&a.f, x0, y0, x1, y1, r0, r1, c, 0, w - 1, 0, h - 1);
+            }
             sim_raster_capsule(&b.f, x0, y0, x1, y1, r0, r1, c);
+            if (it % 2) {
+                memcpy(rev.f.px, b.f.px, b.n);
+                sim_raster_capsule(&rev.f, x1, y1, x0, y0, r1, r0, c);
+                ck_assert_msg(memcmp(rev.f.px, b.f.px, b.n) == 0, "capsule %d differs drawn from b", it);
+            }
             if (memcmp(a.f.px, b.f.px, a.n) != 0) {
                 long first = 0;
                 while (a.f.px[first] == b.f.px[first]) first++;
                 ck_abort_msg("%dx%d frame, capsule %d: (%d,%d)-(%d,%d) r %.17g -> %.17g: pixel (%ld,%ld) is "
-                             "%d by the rule, %d by the spans", w, h, it, x0, y0, x1, y1, r0, r1,
+                             "%d by the rule, %d by the fill", w, h, it, x0, y0, x1, y1, r0, r1,
                              first % w, first / w, a.f.px[first], b.f.px[first]);
             }
             drawn++;
         }
         gf_free(&a);
         gf_free(&b);
+        gf_free(&rev);
     }
     ck_assert_int_eq(drawn, 158000);
 }
@@ -1061,7 +1120,8 @@ Suite *suite_raster(void)
     tcase_add_test(tc, test_circle);
     tcase_add_test(tc, test_ring);
     tcase_add_test(tc, test_capsule);
-    tcase_add_test(tc, test_capsule_spans_equal_pixel_rule);
+    tcase_add_test(tc, test_capsule_small_all);
+    tcase_add_test(tc, test_capsule_rows_equal_rule);
     tcase_add_test(tc, test_polygon_shapes);
     tcase_add_test(tc, test_polygon_evenodd);
     tcase_add_test(tc, test_polygon_shared_edge);

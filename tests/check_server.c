@@ -18,20 +18,37 @@
 #include "check_suites.h"
 #include "e2e.h"
 
+/* A world's entry in the stats message. */
+typedef struct world_stats {
+    uint64_t tick, ticks, late_max_us, overruns, skipped;
+} world_stats;
 
-
-
-
-
-
-
-
-
-
-/* Read messages until one that is not a frame (returned), or timeout (returns 0). Frames are
- * applied to `frames` (indexed by world id) and checked. */
-
-
+/* Ask for stats on c and read world `id`'s entry (frames that arrive first go to t). */
+static void world_stats_get(cli_conn *c, tracker *t, uint32_t id, world_stats *out)
+{
+    wire_msg m;
+    stats_ask(c, t, &m);
+    const wire_val *ws = wire_msg_get(&m, "worlds");
+    ck_assert_ptr_nonnull(ws);
+    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
+    int found = 0;
+    for (uint32_t i = 0; i < ws->n; i++) {
+        wire_val w;
+        ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
+        wire_msg wm;
+        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
+        uint64_t wid;
+        ck_assert_int_eq(wire_get_u64(&wm, "id", &wid), 0);
+        if (wid != id) continue;
+        found = 1;
+        ck_assert_int_eq(wire_get_u64(&wm, "tick", &out->tick), 0);
+        ck_assert_int_eq(wire_get_u64(&wm, "ticks", &out->ticks), 0);
+        ck_assert_int_eq(wire_get_u64(&wm, "late_max_us", &out->late_max_us), 0);
+        ck_assert_int_eq(wire_get_u64(&wm, "overruns", &out->overruns), 0);
+        ck_assert_int_eq(wire_get_u64(&wm, "skipped", &out->skipped), 0);
+    }
+    ck_assert_msg(found, "world %u is not in the stats", id);
+}
 
 /* ---- frames ------------------------------------------------------------------------------------ */
 /* Every world kind, 600 ticks, the default encoding (tile.zst) and raw: each frame rebuilt from
@@ -72,9 +89,24 @@ START_TEST(frames_rebuild_and_match_their_hash)
         ck_assert_msg(a->t.keys[id] < a->t.count[id] / 10, "%s: tile stream is mostly keyframes", kinds[i]);
         ck_assert_int_eq(b->t.keys[id], b->t.count[id]);          /* raw: every frame whole */
         ck_assert_int_ge(c3->t.count[id], 150);
-        /* The tile and raw rebuilds of the same tick are the same picture. */
-        ck_assert_int_eq(a->t.gaps + b->t.gaps + c3->t.gaps, 0);
     }
+    /* No gap in the ticks, unless the server says it dropped frames: a loaded machine (the
+     * sanitizer builds on CI, beside other suites) may make vivd skip ticks it fell behind on, or
+     * a client fall over the soft output limit. Each gap must then be one of those. */
+    int gaps = a->t.gaps + b->t.gaps + c3->t.gaps;
+    wire_msg st;
+    stats_ask(&a->c, &a->t, &st);
+    uint64_t dropped = 0, skipped = 0;
+    ck_assert_int_eq(wire_get_u64(&st, "frames_skipped", &dropped), 0);
+    for (int i = 0; i < nw; i++) {
+        world_stats ws;
+        world_stats_get(&a->c, &a->t, ids[i], &ws);
+        skipped += ws.skipped;
+    }
+    if (gaps) fprintf(stderr, "frames: %d gap(s) with %llu frame(s) dropped over the soft limit and "
+                      "%llu tick(s) skipped by an overloaded server\n", gaps,
+                      (unsigned long long)dropped, (unsigned long long)skipped);
+    ck_assert_uint_le((uint64_t)gaps, dropped + 3 * skipped);
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
@@ -710,37 +742,6 @@ START_TEST(admin_creates_and_closes_worlds_ping_echoes)
 END_TEST
 
 /* ---- nothing slow on the loop (issue 17) ------------------------------------------------------ */
-typedef struct world_stats {
-    uint64_t tick, ticks, late_max_us, overruns, skipped;
-} world_stats;
-
-/* Ask for stats on c and read world `id`'s entry (frames that arrive first go to t). */
-static void world_stats_get(cli_conn *c, tracker *t, uint32_t id, world_stats *out)
-{
-    wire_msg m;
-    stats_ask(c, t, &m);
-    const wire_val *ws = wire_msg_get(&m, "worlds");
-    ck_assert_ptr_nonnull(ws);
-    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
-    int found = 0;
-    for (uint32_t i = 0; i < ws->n; i++) {
-        wire_val w;
-        ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
-        wire_msg wm;
-        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
-        uint64_t wid;
-        ck_assert_int_eq(wire_get_u64(&wm, "id", &wid), 0);
-        if (wid != id) continue;
-        found = 1;
-        ck_assert_int_eq(wire_get_u64(&wm, "tick", &out->tick), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "ticks", &out->ticks), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "late_max_us", &out->late_max_us), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "overruns", &out->overruns), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "skipped", &out->skipped), 0);
-    }
-    ck_assert_msg(found, "world %u is not in the stats", id);
-}
-
 static void send_create(cli_conn *c, const char *kind, const char *params)
 {
     wire_buf b;

@@ -27,10 +27,11 @@ static const uint8_t flag_bands[3][3] = {
 #define VINE_R_TIP 0.8
 /* The stalk, tapered as sim_fabrik_draw tapers it (thick at the root), drawn as a tube of quads
  * from a radius per joint with the spine's renderer (sim_spine_draw: quads sharing snapped edges,
- * round caps, a 1-px outline). sim_fabrik_draw's tapered capsules test every pixel of their box
- * with a division, five times over for the outline; with four vines that was a third of a crowd's
- * frame. The quads are always simple: a vine's radii (≤ 2.2 px) are far below its segments'
- * 6.5 px, so two rungs of one segment never cross, however sharp the bend. */
+ * round caps, a 1-px outline). sim_fabrik_draw's tapered capsules, five times over for the
+ * outline, were a third of a crowd's frame when capsules tested every pixel of their box with a
+ * division (before issue 17's capsule rule). The quads are always simple: a vine's radii
+ * (≤ 2.2 px) are far below its segments' 6.5 px, so two rungs of one segment never cross, however
+ * sharp the bend. */
 _Static_assert(SIM_FABRIK_MAX <= SIM_SPINE_MAX, "a reacher's joints fit in a tube");
 static void vine_stalk(const sim_fabrik *r, sim_frame *f, uint8_t fill)
 {

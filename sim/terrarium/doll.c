@@ -66,10 +66,26 @@ typedef struct pen {
 
 static int px(const pen *p, double v) { return sim_snap(v * p->s); }
 
+/* A point snapped once, for the capsules that share it (an outline and its fill, a chain). */
+typedef struct ipt {
+    int x, y;
+} ipt;
+
+static ipt at(const pen *p, double x, double y)
+{
+    ipt q = { px(p, x), px(p, y) };
+    return q;
+}
+
+static void capsule_at(const pen *p, ipt a, ipt b, double r0, double r1, uint8_t c)
+{
+    sim_raster_capsule(p->f, a.x, a.y, b.x, b.y, r0 * p->s, r1 * p->s, c);
+}
+
 static void w_capsule(const pen *p, double x0, double y0, double x1, double y1, double r0, double r1,
                       uint8_t c)
 {
-    sim_raster_capsule(p->f, px(p, x0), px(p, y0), px(p, x1), px(p, y1), r0 * p->s, r1 * p->s, c);
+    capsule_at(p, at(p, x0, y0), at(p, x1, y1), r0, r1, c);
 }
 
 static void w_line(const pen *p, double x0, double y0, double x1, double y1, uint8_t c)
@@ -79,7 +95,8 @@ static void w_line(const pen *p, double x0, double y0, double x1, double y1, uin
 
 static void w_disc(const pen *p, double x, double y, double r, uint8_t c)
 {
-    sim_raster_capsule(p->f, px(p, x), px(p, y), px(p, x), px(p, y), r * p->s, r * p->s, c);
+    ipt q = at(p, x, y);
+    capsule_at(p, q, q, r, r, c);
 }
 
 static void put(sim_frame *f, int x, int y, uint8_t c)
@@ -381,26 +398,23 @@ static void draw_body(const pen *p, const terra_world *t, const terra_creature *
     const look *lk = &LOOKS[c->species];
     const sim_chunk *head = &t->v.chunk[terra__chunk(t, c, 0)];
     double o = 1.0 / p->s;                   /* one pixel, in units */
+    ipt q[2 + TERRA_MAX_TAIL], qh = at(p, head->x, head->y);   /* the outline's and the fill's */
+    for (int i = 0; i < s->n; i++) q[i] = at(p, s->x[i], s->y[i]);
     for (int pass = 0; pass < 3; pass++) {
         uint8_t col = pass == 0 ? C_INK : pass == 1 ? lk->base : lk->light;
         double grow = pass == 0 ? o : 0.0;
         for (int i = 0; i + 1 < s->n; i++) {
-            double r0 = s->r[i] + grow, r1 = s->r[i + 1] + grow;
-            double y0 = s->y[i], y1 = s->y[i + 1];
             if (pass == 2) {
                 /* The back catches the light: a thinner band shifted up. */
-                r0 = s->r[i] * 0.42;
-                r1 = s->r[i + 1] * 0.42;
-                y0 -= s->r[i] * 0.45;
-                y1 -= s->r[i + 1] * 0.45;
                 if (i >= 3 && c->species == SPECIES_LIZARD) break;
+                w_capsule(p, s->x[i], s->y[i] - s->r[i] * 0.45, s->x[i + 1], s->y[i + 1] - s->r[i + 1] * 0.45,
+                          s->r[i] * 0.42, s->r[i + 1] * 0.42, col);
+            } else {
+                capsule_at(p, q[i], q[i + 1], s->r[i] + grow, s->r[i + 1] + grow, col);
             }
-            w_capsule(p, s->x[i], y0, s->x[i + 1], y1, r0, r1, col);
         }
         /* The neck, from the chest toward the head. */
-        if (pass < 2)
-            w_capsule(p, s->x[0], s->y[0], head->x, head->y, s->r[0] + grow, lk->body_r[0] + grow,
-                      col);
+        if (pass < 2) capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
     }
     /* Markings: a row of dark dorsal flecks on the lizard; a pale belly on the scrambler. */
     if (c->species == SPECIES_LIZARD) {
@@ -435,14 +449,15 @@ static void draw_head(const pen *p, const terra_world *t, const terra_creature *
         double open = c->brain == BR_LUNGE ? 1.0 : c->brain == BR_STALK ? 0.3 * c->crouch : 0.0;
         /* Jaw below (drawn first), mouth, then the skull over it. */
         double jx = h->x + ux * 6.0 - vx * (1.5 + 3.5 * open), jy = h->y + uy * 6.0 - vy * (1.5 + 3.5 * open);
-        w_capsule(p, h->x - ux * 1.0, h->y - uy * 1.0, jx, jy, 3.6 + o, 1.8 + o, C_INK);
+        ipt j0 = at(p, h->x - ux * 1.0, h->y - uy * 1.0), j1 = at(p, jx, jy);
+        capsule_at(p, j0, j1, 3.6 + o, 1.8 + o, C_INK);
         if (open > 0.0)
             w_capsule(p, h->x + ux * 1.0, h->y + uy * 1.0, h->x + ux * 5.0 - vx * 1.5 * open,
                       h->y + uy * 5.0 - vy * 1.5 * open, 2.6, 1.2, C_MOUTH);
-        w_capsule(p, h->x - ux * 1.0, h->y - uy * 1.0, jx, jy, 3.6, 1.8, lk->base);
-        double sx = h->x + ux * 7.5 + vx * 0.6, sy = h->y + uy * 7.5 + vy * 0.6;
-        w_capsule(p, h->x - ux * 2.5, h->y - uy * 2.5, sx, sy, 6.0 + o, 3.2 + o, C_INK);
-        w_capsule(p, h->x - ux * 2.5, h->y - uy * 2.5, sx, sy, 6.0, 3.2, lk->head);
+        capsule_at(p, j0, j1, 3.6, 1.8, lk->base);
+        ipt k0 = at(p, h->x - ux * 2.5, h->y - uy * 2.5), k1 = at(p, h->x + ux * 7.5 + vx * 0.6, h->y + uy * 7.5 + vy * 0.6);
+        capsule_at(p, k0, k1, 6.0 + o, 3.2 + o, C_INK);
+        capsule_at(p, k0, k1, 6.0, 3.2, lk->head);
         w_capsule(p, h->x - ux * 1.5 + vx * 2.6, h->y - uy * 1.5 + vy * 2.6, h->x + ux * 4.5 + vx * 1.6,
                   h->y + uy * 4.5 + vy * 1.6, 1.5, 0.8, lk->head_hi);
         /* The eye: dark, toward the top at the back of the skull. */
@@ -454,13 +469,15 @@ static void draw_head(const pen *p, const terra_world *t, const terra_creature *
         for (int e = 0; e < 2; e++) {
             double bx = cx - ux * (1.0 + e * 1.6) + vx * 2.6, by = cy - uy * (1.0 + e * 1.6) + vy * 2.6;
             double tx = cx - ux * (5.0 + e * 1.5) + vx * 6.8, ty = cy - uy * (5.0 + e * 1.5) + vy * 6.8;
-            w_capsule(p, bx, by, tx, ty, 1.6 + o, 0.6 + o, C_INK);
-            w_capsule(p, bx, by, tx, ty, 1.6, 0.6, e ? lk->dark : lk->base);
+            ipt e0 = at(p, bx, by), e1 = at(p, tx, ty);
+            capsule_at(p, e0, e1, 1.6 + o, 0.6 + o, C_INK);
+            capsule_at(p, e0, e1, 1.6, 0.6, e ? lk->dark : lk->base);
         }
-        w_disc(p, cx, cy, 4.8 + o, C_INK);
-        w_capsule(p, cx, cy, cx + ux * 4.6 - vx * 0.8, cy + uy * 4.6 - vy * 0.8, 2.6 + o, 1.6 + o, C_INK);
-        w_disc(p, cx, cy, 4.8, lk->base);
-        w_capsule(p, cx, cy, cx + ux * 4.6 - vx * 0.8, cy + uy * 4.6 - vy * 0.8, 2.6, 1.6, lk->base);
+        ipt c0 = at(p, cx, cy), c1 = at(p, cx + ux * 4.6 - vx * 0.8, cy + uy * 4.6 - vy * 0.8);
+        capsule_at(p, c0, c0, 4.8 + o, 4.8 + o, C_INK);
+        capsule_at(p, c0, c1, 2.6 + o, 1.6 + o, C_INK);
+        capsule_at(p, c0, c0, 4.8, 4.8, lk->base);
+        capsule_at(p, c0, c1, 2.6, 1.6, lk->base);
         w_disc(p, cx - ux * 0.8 + vx * 2.0, cy - uy * 0.8 + vy * 2.0, 2.0, lk->light);
         w_disc(p, cx + ux * 6.0 - vx * 0.6, cy + uy * 6.0 - vy * 0.6, 0.8, C_INK);      /* nose */
         double ex = cx + ux * 1.8 + vx * 1.2, ey = cy + uy * 1.8 + vy * 1.2;
@@ -526,12 +543,13 @@ static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c
     terra__knee(shx, shy, ftx, fty, sp->thigh, sp->shin, bx, by, &kx, &ky);
     uint8_t col = far ? lk->far : lk->base;
     double o = 1.0 / p->s;
+    ipt hip = at(p, shx, shy), knee = at(p, kx, ky), foot = at(p, ftx, fty);
     if (!far) {
-        w_capsule(p, shx, shy, kx, ky, lk->leg_r0 + o, lk->leg_r0 * 0.85 + o, C_INK);
-        w_capsule(p, kx, ky, ftx, fty, lk->leg_r0 * 0.85 + o, lk->leg_r1 + o, C_INK);
+        capsule_at(p, hip, knee, lk->leg_r0 + o, lk->leg_r0 * 0.85 + o, C_INK);
+        capsule_at(p, knee, foot, lk->leg_r0 * 0.85 + o, lk->leg_r1 + o, C_INK);
     }
-    w_capsule(p, shx, shy, kx, ky, lk->leg_r0, lk->leg_r0 * 0.85, col);
-    w_capsule(p, kx, ky, ftx, fty, lk->leg_r0 * 0.85, lk->leg_r1, col);
+    capsule_at(p, hip, knee, lk->leg_r0, lk->leg_r0 * 0.85, col);
+    capsule_at(p, knee, foot, lk->leg_r0 * 0.85, lk->leg_r1, col);
     /* Feet: toes along whatever the foot is on, or a curled foot in the air. */
     if (l->state == LIMB_PLANTED || l->state == LIMB_SWINGING) {
         double tx = -l->ny, ty = l->nx;
@@ -544,7 +562,7 @@ static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c
         if (c->species == SPECIES_LIZARD)
             w_line(p, ftx, fty, ftx - tx * toe * 0.7, fty - ty * toe * 0.7, far ? col : C_INK);
     } else {
-        w_disc(p, ftx, fty, lk->leg_r1 * 0.9, col);
+        capsule_at(p, foot, foot, lk->leg_r1 * 0.9, lk->leg_r1 * 0.9, col);
     }
 }
 
@@ -578,11 +596,13 @@ static void draw_rope(const pen *p, const terra_world *t, const sim_body *b)
 {
     const sim_chunk *ch = &t->v.chunk[b->c0];
     double o = 1.0 / p->s;
+    ipt q[SIM_ROPE_CHUNKS];
+    for (int i = 0; i < b->nc && i < SIM_ROPE_CHUNKS; i++) q[i] = at(p, ch[i].x, ch[i].y);
     for (int pass = 0; pass < 3; pass++) {
-        for (int i = 0; i + 1 < b->nc; i++) {
+        for (int i = 0; i + 1 < b->nc && i + 1 < SIM_ROPE_CHUNKS; i++) {
             const sim_chunk *a = &ch[i], *z = &ch[i + 1];
-            if (pass == 0) w_capsule(p, a->x, a->y, z->x, z->y, a->r + o, z->r + o, C_INK);
-            else if (pass == 1) w_capsule(p, a->x, a->y, z->x, z->y, a->r, z->r, C_ROPE);
+            if (pass == 0) capsule_at(p, q[i], q[i + 1], a->r + o, z->r + o, C_INK);
+            else if (pass == 1) capsule_at(p, q[i], q[i + 1], a->r, z->r, C_ROPE);
             else w_capsule(p, a->x, a->y - a->r * 0.4, z->x, z->y - z->r * 0.4, a->r * 0.3, z->r * 0.3, C_ROPE_L);
         }
     }
