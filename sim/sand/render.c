@@ -328,6 +328,14 @@ static void foam_above(const sand_world *s, sim_frame *f, int x, int y, int vy)
     }
 }
 
+/* Two cells as one word (either order: only compared with zero or a word of two equal cells). */
+static inline uint64_t ld64(const uint32_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f)
 {
     f->pal = s->pal;
@@ -350,124 +358,124 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
         /* Most of a frame is empty air and rock, which look only at their position: copy the
          * row of air, and let the loop below skip empty cells and copy rock. */
         memcpy(out, air, (size_t)s->w);
-        for (int x = 0; x < s->w; x++) {
-            if ((x & 7) == 0 && x + 8 <= s->w) {
+        for (int xb = 0; xb < s->w; xb += 8) {
+            int xe = xb + 8;
+            if (xe <= s->w) {
                 /* Eight cells of bare air, or of plain rock, under more of the same: no run
-                 * changes, and there is nothing to draw (air) or a copy (rock). */
-                uint32_t any = 0, notwall = 0;
-                for (int k = 0; k < 8; k++) {
-                    any |= row[x + k];
-                    notwall |= row[x + k] ^ WALL_CELL;
-                }
-                uint64_t ab;
-                memcpy(&ab, &above[x], sizeof ab);
-                if (any == 0 && ab == 0) {
-                    x += 7;
+                 * changes, and there is nothing to draw (air) or a copy (rock). Two cells a
+                 * word. */
+                const uint64_t wall2 = (uint64_t)WALL_CELL * 0x100000001ull;
+                uint64_t c0 = ld64(row + xb), c1 = ld64(row + xb + 2), c2 = ld64(row + xb + 4),
+                         c3 = ld64(row + xb + 6), ab;
+                memcpy(&ab, &above[xb], sizeof ab);
+                if ((c0 | c1 | c2 | c3 | ab) == 0) continue;
+                if (ab == 0x0101010101010101ull * SAND_WALL &&
+                    ((c0 ^ wall2) | (c1 ^ wall2) | (c2 ^ wall2) | (c3 ^ wall2)) == 0) {
+                    memcpy(out + xb, wp + xb, 8);
                     continue;
                 }
-                if (notwall == 0 && ab == 0x0101010101010101ull * SAND_WALL) {
-                    memcpy(out + x, wp + x, 8);
-                    x += 7;
+            } else {
+                xe = s->w;
+            }
+            for (int x = xb; x < xe; x++) {
+                uint32_t c = row[x];
+                int e = CELL_EL(c);
+                if (e != above[x]) {
+                    above[x] = (uint8_t)e;
+                    top[x] = (int16_t)y;
+                }
+                if (e == SAND_EMPTY) continue;
+                if (e == SAND_WALL) {
+                    out[x] = wp[x];
                     continue;
                 }
-            }
-            uint32_t c = row[x];
-            int e = CELL_EL(c);
-            if (e != above[x]) {
-                above[x] = (uint8_t)e;
-                top[x] = (int16_t)y;
-            }
-            if (e == SAND_EMPTY) continue;
-            if (e == SAND_WALL) {
-                out[x] = wp[x];
-                continue;
-            }
-            int depth = y - top[x];
-            int b = BAYER[y & 3][x & 3];
-            int q;
-            switch (e) {
-            case SAND_SAND:
-                if (depth == 0) q = Q_SA0;
-                else if (CELL_VY(c) > 0) q = Q_SA1;
-                else if ((x + 2 * y + (nz[x] & 3)) % 11 == 0) q = Q_SA3;      /* ripples */
-                else q = (nz[x] >> 6) == 0 ? Q_SA2 : (nz[x] >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
-                if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;           /* shade at the foot */
-                break;
-            case SAND_WATER:
-                if (CELL_VY(c) > 0) {
-                    q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
-                    foam_above(s, f, x, y, CELL_VY(c));
-                } else if (depth == 0) {
-                    q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
-                } else {
-                    int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
-                    int next = lv < 4 ? lv + 1 : 4;
-                    static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
-                    q = WD[(nz[x] & 15) < b ? lv : next];
-                    if (lv >= 1 && lv <= 2 && (x + 3 * y + t / 5) % 37 == 0) q = Q_W4;  /* caustics */
+                int depth = y - top[x];
+                int b = BAYER[y & 3][x & 3];
+                int q;
+                switch (e) {
+                case SAND_SAND:
+                    if (depth == 0) q = Q_SA0;
+                    else if (CELL_VY(c) > 0) q = Q_SA1;
+                    else if ((x + 2 * y + (nz[x] & 3)) % 11 == 0) q = Q_SA3;      /* ripples */
+                    else q = (nz[x] >> 6) == 0 ? Q_SA2 : (nz[x] >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
+                    if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;           /* shade at the foot */
+                    break;
+                case SAND_WATER:
+                    if (CELL_VY(c) > 0) {
+                        q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
+                        foam_above(s, f, x, y, CELL_VY(c));
+                    } else if (depth == 0) {
+                        q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
+                    } else {
+                        int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
+                        int next = lv < 4 ? lv + 1 : 4;
+                        static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
+                        q = WD[(nz[x] & 15) < b ? lv : next];
+                        if (lv >= 1 && lv <= 2 && (x + 3 * y + t / 5) % 37 == 0) q = Q_W4;  /* caustics */
+                    }
+                    break;
+                case SAND_OIL:
+                    if (depth == 0) q = ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;            /* the sheen */
+                    else q = (nz[x] & 3) ? Q_O0 : Q_O1;
+                    break;
+                case SAND_LAVA: {
+                    if (depth == 0) { q = (sim_hash_at(tb, x, y, 12) & 3u) ? Q_L0 : Q_L1; break; }
+                    int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
+                    static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
+                    q = LV[k];
+                    if (depth > 2 && phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0) q = Q_L3;
+                    if (depth > 2 && phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0) q = Q_L4;
+                    break;
                 }
-                break;
-            case SAND_OIL:
-                if (depth == 0) q = ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;            /* the sheen */
-                else q = (nz[x] & 3) ? Q_O0 : Q_O1;
-                break;
-            case SAND_LAVA: {
-                if (depth == 0) { q = (sim_hash_at(tb, x, y, 12) & 3u) ? Q_L0 : Q_L1; break; }
-                int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
-                static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
-                q = LV[k];
-                if (depth > 2 && phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0) q = Q_L3;
-                if (depth > 2 && phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0) q = Q_L4;
-                break;
-            }
-            case SAND_ICE:
-                if (depth == 0) q = Q_SN0;
-                else if (depth == 1) q = (nz[x] & 1) ? Q_SN0 : Q_SN1;
-                else if ((x - y + 400) % 11 == 0) q = Q_I0;                        /* facets */
-                else if ((x + 2 * y) % 17 == 0) q = Q_I4;                          /* cracks */
-                else {
-                    int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
-                    q = Q_I1 + ((nz[x] & 15) < b && lv < 2 ? lv + 1 : lv);
+                case SAND_ICE:
+                    if (depth == 0) q = Q_SN0;
+                    else if (depth == 1) q = (nz[x] & 1) ? Q_SN0 : Q_SN1;
+                    else if ((x - y + 400) % 11 == 0) q = Q_I0;                        /* facets */
+                    else if ((x + 2 * y) % 17 == 0) q = Q_I4;                          /* cracks */
+                    else {
+                        int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
+                        q = Q_I1 + ((nz[x] & 15) < b && lv < 2 ? lv + 1 : lv);
+                    }
+                    break;
+                case SAND_WOOD:
+                    if (CELL_FLAGS(c) & SAND_F_BURNING) {
+                        q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
+                    } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) &&
+                               sim__sand_demo_leaf(x * 320 / s->w, py)) {
+                        uint32_t h = phash(x / 2, y / 2, 6);
+                        if (depth == 0) q = (h & 1u) ? Q_F4 : Q_F3;
+                        else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
+                        else q = Q_F1 + (int)(h % 3u) - (depth > 10 && b < 8);
+                    } else {
+                        q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
+                    }
+                    break;
+                case SAND_FIRE: {
+                    int life = CELL_LIFE(c);
+                    int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
+                    if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
+                    q = Q_FIRE0 + k;
+                    break;
                 }
-                break;
-            case SAND_WOOD:
-                if (CELL_FLAGS(c) & SAND_F_BURNING) {
-                    q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
-                } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) &&
-                           sim__sand_demo_leaf(x * 320 / s->w, py)) {
-                    uint32_t h = phash(x / 2, y / 2, 6);
-                    if (depth == 0) q = (h & 1u) ? Q_F4 : Q_F3;
-                    else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
-                    else q = Q_F1 + (int)(h % 3u) - (depth > 10 && b < 8);
-                } else {
-                    q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
+                case SAND_SMOKE: {
+                    int dn = CELL_LIFE(c) / 7;
+                    q = veil(dn < 3 ? 3 : dn, x, y, (nz[x] & 1) ? Q_SM1 : Q_SM0, air[x]);
+                    break;
                 }
-                break;
-            case SAND_FIRE: {
-                int life = CELL_LIFE(c);
-                int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
-                if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
-                q = Q_FIRE0 + k;
-                break;
+                case SAND_STEAM: {
+                    int dn = CELL_LIFE(c) / 13;
+                    q = veil(dn < 4 ? 4 : dn, x, y, (nz[x] & 1) ? Q_STM1 : Q_STM0, air[x]);
+                    break;
+                }
+                case SAND_GAS: q = veil(7, x, y, (nz[x] & 1) ? Q_GAS1 : Q_GAS0, air[x]); break;
+                case SAND_STONE: q = depth == 0 ? Q_ST2 : (nz[x] & 3) ? Q_ST0 : Q_ST1; break;
+                case SAND_ACID:
+                    q = depth == 0 || sim_hash_at(tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz[x] & 1) ? Q_AC0 : Q_AC1;
+                    break;
+                default: q = air[x];
+                }
+                out[x] = (uint8_t)q;
             }
-            case SAND_SMOKE: {
-                int dn = CELL_LIFE(c) / 7;
-                q = veil(dn < 3 ? 3 : dn, x, y, (nz[x] & 1) ? Q_SM1 : Q_SM0, air[x]);
-                break;
-            }
-            case SAND_STEAM: {
-                int dn = CELL_LIFE(c) / 13;
-                q = veil(dn < 4 ? 4 : dn, x, y, (nz[x] & 1) ? Q_STM1 : Q_STM0, air[x]);
-                break;
-            }
-            case SAND_GAS: q = veil(7, x, y, (nz[x] & 1) ? Q_GAS1 : Q_GAS0, air[x]); break;
-            case SAND_STONE: q = depth == 0 ? Q_ST2 : (nz[x] & 3) ? Q_ST0 : Q_ST1; break;
-            case SAND_ACID:
-                q = depth == 0 || sim_hash_at(tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz[x] & 1) ? Q_AC0 : Q_AC1;
-                break;
-            default: q = air[x];
-            }
-            out[x] = (uint8_t)q;
         }
     }
 }
