@@ -45,7 +45,8 @@ static void build_palette(sand_world *s)
 }
 
 /* At create time: the shade noise, the palette and its lookup table, and the per-position colours
- * of walls and of empty air. Needs s->w, s->h and the noise, wallpx and airpx buffers. */
+ * of walls and of empty air (and, for the demo, the leaves). Needs s->w, s->h and the noise,
+ * wallpx, airpx and leafpx buffers. */
 static void picture_init(sand_world *s);
 static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f);
 
@@ -303,6 +304,8 @@ static void picture_init(sand_world *s)
             int px = x * 320 / s->w, py = y * 180 / s->h, i = y * s->w + x;
             s->airpx[i] = (uint8_t)backdrop(px, py, x, y);
             s->wallpx[i] = (uint8_t)rock(px, py, x, y);
+            uint32_t h = phash(x / 2, y / 2, 6);      /* a leaf's shade: bit 0 and the rest */
+            s->leafpx[i] = sim__sand_demo_leaf(px, py) ? (uint8_t)(1 + (h & 1u) + 2 * (h % 3u)) : 0;
         }
 }
 
@@ -353,8 +356,8 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
         const uint8_t *nz = &s->noise[y * s->w];
         const uint8_t *air = &s->airpx[y * s->w];
         const uint8_t *wp = &s->wallpx[y * s->w];
+        const uint8_t *lf = &s->leafpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
-        int py = y * 180 / s->h;
         /* Most of a frame is empty air and rock, which look only at their position: copy the
          * row of air, and let the loop below skip empty cells and copy rock. */
         memcpy(out, air, (size_t)s->w);
@@ -440,12 +443,11 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
                 case SAND_WOOD:
                     if (CELL_FLAGS(c) & SAND_F_BURNING) {
                         q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
-                    } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) &&
-                               sim__sand_demo_leaf(x * 320 / s->w, py)) {
-                        uint32_t h = phash(x / 2, y / 2, 6);
-                        if (depth == 0) q = (h & 1u) ? Q_F4 : Q_F3;
+                    } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) && lf[x]) {
+                        int h = lf[x] - 1;                 /* h & 1, then h % 3 (picture_init) */
+                        if (depth == 0) q = (h & 1) ? Q_F4 : Q_F3;
                         else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
-                        else q = Q_F1 + (int)(h % 3u) - (depth > 10 && b < 8);
+                        else q = Q_F1 + (h >> 1) - (depth > 10 && b < 8);
                     } else {
                         q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
                     }

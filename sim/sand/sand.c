@@ -112,6 +112,7 @@ static void sand_destroy(void *impl)
     free(s->noise);
     free(s->wallpx);
     free(s->airpx);
+    free(s->leafpx);
     free(s->cur);
     free(s->nxt);
     free(s->weight);
@@ -141,12 +142,13 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
+    s->leafpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt ||
-        !s->weight || !s->order) {
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->cur ||
+        !s->nxt || !s->weight || !s->order) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);
@@ -173,13 +175,15 @@ static void sand_adopt(void *to, void *from)
         sim__sand_render_init(t);
         return;
     }
-    uint8_t *noise = t->noise, *wallpx = t->wallpx, *airpx = t->airpx;
+    uint8_t *noise = t->noise, *wallpx = t->wallpx, *airpx = t->airpx, *leafpx = t->leafpx;
     t->noise = f->noise;
     t->wallpx = f->wallpx;
     t->airpx = f->airpx;
+    t->leafpx = f->leafpx;
     f->noise = noise;
     f->wallpx = wallpx;
     f->airpx = airpx;
+    f->leafpx = leafpx;
     memcpy(t->lut, f->lut, sizeof t->lut);
     t->pal = f->pal;
 }
