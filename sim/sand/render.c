@@ -358,6 +358,7 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
         const uint8_t *wp = &s->wallpx[y * s->w];
         const uint8_t *lf = &s->leafpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
+        int crust[4] = { -1, 0, -1, 0 };    /* lava: the last blocks' x and whether crusted */
         /* Most of a frame is empty air and rock, which look only at their position: copy the
          * row of air, and let the loop below skip empty cells and copy rock. */
         memcpy(out, air, (size_t)s->w);
@@ -426,8 +427,20 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
                     int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
                     static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
                     q = LV[k];
-                    if (depth > 2 && phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0) q = Q_L3;
-                    if (depth > 2 && phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0) q = Q_L4;
+                    if (depth > 2) {
+                        /* Crusts on blocks of 4 × 3 and 3 × 2 cells: a block's hash serves the
+                         * cells of it that follow along the row. */
+                        if (x / 4 != crust[0]) {
+                            crust[0] = x / 4;
+                            crust[1] = phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0;
+                        }
+                        if (x / 3 != crust[2]) {
+                            crust[2] = x / 3;
+                            crust[3] = phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0;
+                        }
+                        if (crust[1]) q = Q_L3;
+                        if (crust[3]) q = Q_L4;
+                    }
                     break;
                 }
                 case SAND_ICE:
