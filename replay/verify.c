@@ -70,6 +70,7 @@ typedef struct worker {
     size_t cap;
     sim_frame fa, fb;
     int frames;
+    double cpu;                        /* CPU seconds this worker's thread used (worker_main) */
     failure fl;                        /* this worker's failure, copied out if it is the earliest */
 } worker;
 
@@ -85,6 +86,14 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds the calling thread has used. */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -331,6 +340,7 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     verifier *v = w->v;
+    double cpu0 = thread_cpu_s();
     for (;;) {
         pthread_mutex_lock(&v->mu);
         size_t i = v->next;
@@ -340,6 +350,7 @@ static void *worker_main(void *arg)
         if (!go) break;
         span_run(w, i);
     }
+    w->cpu = thread_cpu_s() - cpu0;
     pthread_mutex_lock(&v->mu);
     v->running--;
     pthread_cond_signal(&v->cv);
@@ -634,7 +645,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     rpl_plan plan = { 0 };
     worker *ws = NULL;
     pool *passes = NULL;
-    size_t len = 0, nw = 0;
+    size_t len = 0, nw = 0, threaded = 0;    /* nw workers, the first `threaded` on threads */
     char err[FAIL_MSG];
     int code = RPL_ENOMEM;             /* the error, while there is no verdict */
     int status = code;                 /* negative until there is a verdict: 0 or 1 */
@@ -654,7 +665,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     res->first = plan.nspans ? plan.spans[0].start : plan.from;
     res->last = plan.to;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
-    double t0 = now_s();
+    double t0 = now_s(), cpu0 = thread_cpu_s();
     if (s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0) {
         int rc = check_initial(f, &s, k, report, cap, &len, err, sizeof err);
         if (rc < 0) {
@@ -714,6 +725,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         }
         pthread_mutex_unlock(&v.mu);
         res->threads = (int)nw;
+        threaded = nw;
         if (nw == 0) {
             nw = 1;
             res->threads = 1;
@@ -742,6 +754,12 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     }
     if (passes) res->threads += pool_workers(passes) - 1;
     res->seconds = now_s() - t0;
+    if (!passes) {
+        /* Spans run inline count in this thread's own CPU; those on threads, by the busiest. */
+        double busiest = 0.0;
+        for (size_t i = 0; i < threaded; i++) busiest = ws[i].cpu > busiest ? ws[i].cpu : busiest;
+        res->cpu_critical = thread_cpu_s() - cpu0 + busiest;
+    }
     res->ticks = v.done;
     if (o->progress) o->progress(o->ud, v.done, plan.ticks);
 

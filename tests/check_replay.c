@@ -190,6 +190,10 @@ START_TEST(recorded_session_verifies_bit_exact)
             ck_assert_ptr_nonnull(strstr(v->report, "bit-exact"));
             ck_assert_int_eq(strstr(v->report, "sync test passed") != NULL, sync_test);
             ck_assert_str_eq(v->r.warning, "");
+            /* The CPU-time critical path: the calling thread's CPU plus the busiest span
+             * thread's, each at most the run's wall time (0 when a pass pool also ran). */
+            if (threads == 1) ck_assert(v->r.cpu_critical > 0.0);
+            ck_assert(v->r.cpu_critical >= 0.0 && v->r.cpu_critical <= 2.0 * v->r.seconds + 0.01);
         }
     }
     /* --from seeks through the nearest checkpoint at or before it; --to stops there. */
