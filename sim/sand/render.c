@@ -219,10 +219,11 @@ static int tri(int x, int period, int amp)
     return (t < half ? t : period - t) * amp / half;
 }
 
-/* The backdrop behind empty air at plan (px, py): sky, sun, clouds, hills; or a cave's back wall. */
-static int backdrop(int px, int py, int x, int y)
+/* The backdrop behind empty air at plan (px, py): sky, sun, clouds, hills; or a cave's back wall.
+ * gr[k] is sim__sand_demo_ground(px - 1 + k), k = 0..2: the column and its neighbours. */
+static int backdrop(int px, int py, int x, int y, const int *gr)
 {
-    if (py >= sim__sand_demo_ground(px) || (px >= 63 && px <= 69 && py == 43)) {
+    if (py >= gr[1] || (px >= 63 && px <= 69 && py == 43)) {
         uint32_t h = phash(px / 5, py / 3, 1);
         int k = (int)(h % 3u) + (phash(x, y, 2) % 5u == 0 ? -1 : 0);
         return Q_CAVE0 + (k < 0 ? 0 : k);
@@ -256,14 +257,14 @@ static int backdrop(int px, int py, int x, int y)
 
 /* A rock pixel at plan (px, py): granite and snow on the mountain, strata under grass elsewhere;
  * a dark rim where it meets a cave, a lit edge where it faces the sky sideways. */
-static int rock(int px, int py, int x, int y)
+static int rock(int px, int py, int x, int y, const int *gr)
 {
-    int g = sim__sand_demo_ground(px), d = py - g;
+    int g = gr[1], d = py - g;
     uint32_t h = phash(x, y, 5);
     if (d < 0) d = 8 + (py - 40);           /* the shelf over the spring: plain rock */
     int cave_rim = sim__sand_demo_cave(px, py - 1) || sim__sand_demo_cave(px, py + 1) ||
                    sim__sand_demo_cave(px - 1, py) || sim__sand_demo_cave(px + 1, py);
-    int sky_side = py < sim__sand_demo_ground(px - 1) || py < sim__sand_demo_ground(px + 1);
+    int sky_side = py < gr[0] || py < gr[2];
     if (px >= 247) {
         if (d <= 1 && py < 110) return d == 0 || (h & 1u) ? Q_SN0 : Q_SN1;
         if (cave_rim) return Q_M4;
@@ -299,11 +300,14 @@ static void picture_init(sand_world *s)
     for (int k = 0; k < Q_COUNT; k++) memcpy(&s->pal.rgb[k * 3], PICTURE[k], 3);
     s->pal.count = Q_COUNT;
     s->pal.version = 1;
+    /* The ground line by plan column, -1..320 (px runs 0..319): asked for at every pixel. */
+    int ground[322];
+    for (int k = 0; k < 322; k++) ground[k] = sim__sand_demo_ground(k - 1);
     for (int y = 0; y < s->h; y++)
         for (int x = 0; x < s->w; x++) {
             int px = x * 320 / s->w, py = y * 180 / s->h, i = y * s->w + x;
-            s->airpx[i] = (uint8_t)backdrop(px, py, x, y);
-            s->wallpx[i] = (uint8_t)rock(px, py, x, y);
+            s->airpx[i] = (uint8_t)backdrop(px, py, x, y, &ground[px]);
+            s->wallpx[i] = (uint8_t)rock(px, py, x, y, &ground[px]);
             uint32_t h = phash(x / 2, y / 2, 6);      /* a leaf's shade: bit 0 and the rest */
             s->leafpx[i] = sim__sand_demo_leaf(px, py) ? (uint8_t)(1 + (h & 1u) + 2 * (h % 3u)) : 0;
         }
