@@ -10,7 +10,9 @@
  *
  * The generator is a pure function of the base seed, so `--seed S` reproduces a campaign on any
  * machine; `--chain FILE` writes every tick's hashes so the determinism matrix can compare
- * builds. Built without the replay layer (VIV_NO_REPLAY, the cross build) only ways 1 (unrecorded)
+ * builds. Session i depends on (seed, i) alone, so `--shard K/N` runs the sessions i ≡ K-1 mod N
+ * of the same campaign, and `--merge` joins the shards' `--report`s (fuzz_report.c) into the
+ * report of the whole (docs/FUZZ.md). Built without the replay layer (VIV_NO_REPLAY, the cross build) only ways 1 (unrecorded)
  * and 3 run.
  *
  * Way 1 runs the world's parallel passes on a pool of --threads workers; ways 2 and 3 run them
@@ -23,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fuzz_report.h"
 #include "pool.h"
 #ifndef VIV_NO_REPLAY
 #include "read.h"
@@ -61,6 +64,8 @@ typedef struct fz_opts {
     int quiet;
     int no_shrink;
     uint64_t inject;
+    uint64_t shard, shards;    /* the slice run: sessions i with i % shards == shard - 1 */
+    const char *report;        /* --report FILE, or NULL */
 } fz_opts;
 
 typedef struct fz_result {
@@ -172,7 +177,8 @@ static void gen_input(const sim_kind *k, sim_rng *r, uint64_t tick, int fw, int 
 }
 
 /* A session from the campaign seed and its index: a pure function of both. */
-static int gen_case(const fz_opts *o, uint64_t index, const char *const *kinds, int nkinds, fz_case *c)
+static int gen_case(const fz_opts *o, uint64_t index, const char *const *kinds, int nkinds, fz_case *c,
+                    char *why, size_t whylen)
 {
     uint64_t x = o->seed ^ (index * 0x9e3779b97f4a7c15ULL);
     uint64_t ss = sim_splitmix64(&x);
@@ -201,7 +207,7 @@ static int gen_case(const fz_opts *o, uint64_t index, const char *const *kinds, 
         w = sim_world_create(&cfg, &rc);
     }
     if (!w) {
-        fprintf(stderr, "viv fuzz: %s refuses even its default params: %s\n", c->kind, err);
+        snprintf(why, whylen, "%s refuses even its default params: %s", c->kind, err);
         return -1;
     }
     int fw, fh;
@@ -214,7 +220,10 @@ static int gen_case(const fz_opts *o, uint64_t index, const char *const *kinds, 
         for (uint32_t i = 0; i < m; i++) {
             fz_input fi;
             gen_input(k, &r, t, fw, fh, seqs, &fi);
-            if (case_push(c, &fi) != 0) return -1;
+            if (case_push(c, &fi) != 0) {
+                snprintf(why, whylen, "out of memory");
+                return -1;
+            }
         }
     }
     c->fault_tick = o->inject;
@@ -457,6 +466,12 @@ static int run_replay(const char *db, fz_result *res)
     int rc = rpl_verify(f, &o, &vr, report, sizeof report);
     rpl_close(f);
     if (rc == 0) return 0;
+    /* The recording's path is a temporary directory's: said as its file name, so that the
+     * sentence (and a --report) is the same from one run of the campaign to the next. */
+    const char *base = strrchr(db, '/');
+    base = base ? base + 1 : db;
+    for (char *at = base != db ? strstr(report, db) : NULL; at; at = strstr(at, db))
+        memmove(at, at + (base - db), strlen(at + (base - db)) + 1);
     snprintf(res->why, sizeof res->why, "replaying the recording diverged: %.400s", report);
     res->way = 2;
     res->tick = vr.diverged_at;
@@ -661,8 +676,9 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: viv fuzz [--sessions N] [--ticks T] [--seed S] [--seconds B] [--kinds K1,K2]\n"
         "                [--out DIR] [--chain FILE] [--no-record] [--no-shrink] [--threads N]\n"
-        "                [--quiet]\n"
+        "                [--shard K/N] [--report FILE] [--quiet]\n"
         "       viv fuzz --case FILE\n"
+        "       viv fuzz --merge REPORT… [-o FILE]\n"
         "\n"
         "Determinism fuzzing. Each session is a random world kind, seed and params with a random\n"
         "input stream (valid inputs, boundary values, and invalid ones that must be refused\n"
@@ -687,6 +703,20 @@ static void usage(FILE *out)
         "  --case FILE    run one saved case (as written next to a reproducer) and report\n"
         "  --threads N    workers for the live way's parallel passes, the calling thread\n"
         "                 included (default: one per CPU, at most %d; 1: inline like the others)\n"
+        "  --report FILE  write the campaign's report as JSON (docs/FUZZ.md): the campaign, then\n"
+        "                 every session run (kind, seed, params, ticks, inputs, result; where and\n"
+        "                 why it diverged), the result and the totals; \"-\" for stdout\n"
+        "  --shard K/N    run slice K of N (1 <= K <= N) of the campaign: the sessions i with\n"
+        "                 i mod N = K-1. The N slices are disjoint and together are the campaign\n"
+        "                 run unsharded; each stops at its own first divergence. Needs --seed\n"
+        "                 (every shard must draw the same campaign) and a fixed --sessions, not\n"
+        "                 --seconds. Give each shard its own --report\n"
+        "  --merge        join the --report files of all N shards of one campaign into the report\n"
+        "                 the unsharded campaign writes (its sessions up to the first divergence,\n"
+        "                 its result and totals; only \"seconds\" differs: the shards' sum), to\n"
+        "                 -o FILE or stdout. Refused: malformed reports, reports of different\n"
+        "                 campaigns or splits, a shard twice or missing, an incomplete shard.\n"
+        "                 Exit status as the merged campaign's\n"
         "\n"
         "On a divergence the case is shrunk (inputs dropped, ticks halved) to a minimal one and\n"
         "written to DIR as NAME.case (every input, invalid ones too), NAME.inputs (for viv sim) and\n"
@@ -733,16 +763,106 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* "K/N" with 1 <= K <= N: 0, or -1 after saying what is wrong. */
+static int parse_shard(const char *v, uint64_t *k, uint64_t *n)
+{
+    const char *slash = strchr(v, '/');
+    char a[32], b[32];
+    if (!slash || slash == v || !slash[1] || (size_t)(slash - v) >= sizeof a || strlen(slash + 1) >= sizeof b) {
+        fprintf(stderr, "viv fuzz: --shard needs K/N (slice K of N, 1 <= K <= N), got '%s'\n", v);
+        return -1;
+    }
+    snprintf(a, sizeof a, "%.*s", (int)(slash - v), v);
+    snprintf(b, sizeof b, "%s", slash + 1);
+    if (cli_parse_u64("fuzz", "--shard K", a, k) || cli_parse_u64("fuzz", "--shard N", b, n)) return -1;
+    if (*n == 0 || *k == 0 || *k > *n) {
+        fprintf(stderr, "viv fuzz: --shard %s: %s\n", v,
+                *n == 0 ? "N must be at least 1" : "K must be in 1..N (slice K of N)");
+        return -1;
+    }
+    return 0;
+}
+
+/* `viv fuzz --merge REPORT… [-o FILE]`: the shards' reports joined into the campaign's. Exit
+ * status: the merged campaign's (0 identical, 1 diverged, 2 error), or 2 when refused. */
+static int fuzz_merge(int argc, char **argv)
+{
+    const char **names = calloc((size_t)argc, sizeof *names);
+    cli_fuzz_report *in = calloc((size_t)argc, sizeof *in);
+    cli_fuzz_report out;
+    const char *dest = NULL;
+    size_t n = 0;
+    int status = 2;
+    char err[4600];
+    memset(&out, 0, sizeof out);
+    if (!names || !in) {
+        fprintf(stderr, "viv fuzz: out of memory\n");
+        goto done;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--merge")) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            status = 0;
+            goto done;
+        }
+        if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc || dest) {
+                fprintf(stderr, "viv fuzz: --merge: %s\n", dest ? "one -o FILE only" : "-o needs a file");
+                goto done;
+            }
+            dest = argv[++i];
+            continue;
+        }
+        if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "viv fuzz: --merge takes report files and -o FILE only, not '%s'\n", a);
+            goto done;
+        }
+        names[n++] = a;
+    }
+    if (n == 0) {
+        fprintf(stderr, "viv fuzz: --merge: which reports? (viv fuzz --merge r1.json r2.json … -o all.json)\n");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cli_fuzz_report_read(names[i], &in[i], err, sizeof err) != 0) {
+            fprintf(stderr, "viv fuzz: --merge: %s\n", err);
+            goto done;
+        }
+    if (cli_fuzz_report_merge(in, n, names, &out, err, sizeof err) != 0 ||
+        cli_fuzz_report_write(&out, dest ? dest : "-", err, sizeof err) != 0) {
+        fprintf(stderr, "viv fuzz: --merge: %s\n", err);
+        goto done;
+    }
+    uint64_t ticks = 0;
+    for (size_t i = 0; i < out.n; i++) ticks += out.v[i].ticks;
+    fprintf(dest ? stdout : stderr, "viv fuzz: merged %zu shard report%s of campaign seed %llu: %zu "
+            "session(s), %llu ticks: %s\n", n, n == 1 ? "" : "s", (unsigned long long)out.c.seed, out.n,
+            (unsigned long long)ticks, out.result == CLI_FUZZ_IDENTICAL ? "all identical"
+            : out.result == CLI_FUZZ_DIVERGED ? "DIVERGENCE" : "error");
+    status = out.result == CLI_FUZZ_IDENTICAL ? 0 : out.result == CLI_FUZZ_DIVERGED ? 1 : 2;
+done:
+    for (size_t i = 0; in && i < n; i++) cli_fuzz_report_free(&in[i]);
+    cli_fuzz_report_free(&out);
+    free(in);
+    free(names);
+    return status;
+}
+
 int cli_fuzz_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--merge")) return fuzz_merge(argc, argv);
     fz_opts o;
     memset(&o, 0, sizeof o);
+    o.shard = o.shards = 1;
     o.sessions = 20;
     o.ticks = 600;
     o.out = "fuzz-out";
     o.record = 1;
     long threads = pool_default_workers();
-    int sessions_given = 0;
+    int sessions_given = 0, shard_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -785,6 +905,11 @@ int cli_fuzz_main(int argc, char **argv)
             o.case_file = v;
         } else if (!strcmp(a, "--threads")) {
             if (cli_parse_int("fuzz", a, v, 1, POOL_WORKERS_MAX, &threads)) return 2;
+        } else if (!strcmp(a, "--shard")) {
+            if (parse_shard(v, &o.shard, &o.shards)) return 2;
+            shard_given = 1;
+        } else if (!strcmp(a, "--report")) {
+            o.report = v;
         } else if (!strcmp(a, "--inject-fault")) {          /* test hook, not in --help */
             if (cli_parse_u64("fuzz", a, v, &o.inject)) return 2;
         } else {
@@ -795,6 +920,18 @@ int cli_fuzz_main(int argc, char **argv)
 #ifdef VIV_NO_REPLAY
     o.record = 0;
 #endif
+    if (shard_given && (o.case_file || !o.seed_given || o.seconds)) {
+        fprintf(stderr, "viv fuzz: --shard %llu/%llu %s\n", (unsigned long long)o.shard,
+                (unsigned long long)o.shards,
+                o.case_file ? "and --case do not go together"
+                : !o.seed_given ? "needs --seed S: every shard must draw the same campaign"
+                : "needs a fixed campaign: --sessions N, not --seconds (a clock would decide its sessions)");
+        return 2;
+    }
+    if (o.report && o.case_file) {
+        fprintf(stderr, "viv fuzz: --report is for a campaign, not --case\n");
+        return 2;
+    }
     if (o.seconds && !sessions_given) o.sessions = UINT64_MAX;
     /* The kinds to draw from. */
     static char kbuf[512];
@@ -874,10 +1011,21 @@ int cli_fuzz_main(int argc, char **argv)
         if (ur) fclose(ur);
         o.seed &= 0xffffffffffffull;            /* short enough to type */
     }
-    printf("viv fuzz: campaign seed %llu (repeat with --seed %llu)\n", (unsigned long long)o.seed,
-           (unsigned long long)o.seed);
-    fflush(stdout);
+    /* The human log goes to stderr when the report takes stdout. */
+    FILE *log = o.report && !strcmp(o.report, "-") ? stderr : stdout;
+    if (o.shards > 1)
+        fprintf(log, "viv fuzz: campaign seed %llu, shard %llu/%llu: sessions %llu, %llu, … below %llu "
+                "(repeat with --seed %llu --sessions %llu --shard %llu/%llu)\n", (unsigned long long)o.seed,
+                (unsigned long long)o.shard, (unsigned long long)o.shards, (unsigned long long)(o.shard - 1),
+                (unsigned long long)(o.shard - 1 + o.shards), (unsigned long long)o.sessions,
+                (unsigned long long)o.seed, (unsigned long long)o.sessions, (unsigned long long)o.shard,
+                (unsigned long long)o.shards);
+    else
+        fprintf(log, "viv fuzz: campaign seed %llu (repeat with --seed %llu)\n", (unsigned long long)o.seed,
+                (unsigned long long)o.seed);
+    fflush(log);
     FILE *chain_fp = NULL;
+    cli_fuzz_writer *rep = NULL;
     if (o.chain) {
         chain_fp = fopen(o.chain, "w");
         if (!chain_fp) {
@@ -887,13 +1035,44 @@ int cli_fuzz_main(int argc, char **argv)
             return 2;
         }
     }
+    if (o.report) {
+        cli_fuzz_campaign camp;
+        char rerr[4400];
+        memset(&camp, 0, sizeof camp);
+        camp.seed = o.seed;
+        camp.sessions = o.sessions;
+        camp.ticks = o.ticks;
+        camp.budget = o.seconds;
+        for (int k = 0, len = 0; k < nkinds && len < (int)sizeof camp.kinds; k++)
+            len += snprintf(camp.kinds + len, sizeof camp.kinds - (size_t)len, "%s%s", k ? "," : "", kinds[k]);
+        camp.recorded = o.record;
+        camp.fault = o.inject;
+        snprintf(camp.sim, sizeof camp.sim, "%s", SIM_VERSION);
+        if (!(rep = cli_fuzz_report_open(o.report, &camp, o.shard, o.shards, rerr, sizeof rerr))) {
+            fprintf(stderr, "viv fuzz: %s\n", rerr);
+            if (chain_fp) fclose(chain_fp);
+            work_remove(work, db);
+            pool_destroy(workers);
+            return 2;
+        }
+    }
     double t0 = now_s();
     uint64_t done = 0, ticks = 0, inputs = 0, refused = 0;
-    int status = 0;
-    for (uint64_t i = 0; i < o.sessions; i++) {
+    int status = 0, result = CLI_FUZZ_IDENTICAL;
+    /* Session i is a pure function of (seed, i): a shard runs every shards-th one. */
+    for (uint64_t i = o.shard - 1; i < o.sessions; i += o.shards) {
         if (o.seconds && now_s() - t0 >= (double)o.seconds) break;
         fz_case c;
-        if (gen_case(&o, i, kinds, nkinds, &c) != 0) {
+        cli_fuzz_session fs;
+        memset(&fs, 0, sizeof fs);
+        fs.index = i;
+        if (gen_case(&o, i, kinds, nkinds, &c, fs.why, sizeof fs.why) != 0) {
+            fprintf(stderr, "viv fuzz: session %llu: %s\n", (unsigned long long)i, fs.why);
+            snprintf(fs.kind, sizeof fs.kind, "%s", c.kind);
+            fs.seed = c.seed;
+            fs.result = result = CLI_FUZZ_ERROR;
+            if (rep) cli_fuzz_report_session(rep, &fs);
+            free(c.v);
             status = 2;
             break;
         }
@@ -905,13 +1084,20 @@ int cli_fuzz_main(int argc, char **argv)
         ticks += c.ticks;
         inputs += r.accepted;
         refused += r.refused;
+        snprintf(fs.kind, sizeof fs.kind, "%s", c.kind);
+        fs.seed = c.seed;
+        snprintf(fs.params, sizeof fs.params, "%s", c.params);
+        fs.ticks = c.ticks;
+        fs.inputs = r.accepted;
+        fs.refused = r.refused;
         if (rc == 0) {
             if (!o.quiet)
-                printf("session %llu: %s seed=%llu params=%s ticks=%llu, %llu inputs (%llu refused): "
-                       "identical\n", (unsigned long long)i, c.kind, (unsigned long long)c.seed,
-                       params_shown(&c),
-                       (unsigned long long)c.ticks, (unsigned long long)r.accepted,
-                       (unsigned long long)r.refused);
+                fprintf(log, "session %llu: %s seed=%llu params=%s ticks=%llu, %llu inputs (%llu refused): "
+                        "identical\n", (unsigned long long)i, c.kind, (unsigned long long)c.seed,
+                        params_shown(&c),
+                        (unsigned long long)c.ticks, (unsigned long long)r.accepted,
+                        (unsigned long long)r.refused);
+            if (rep) cli_fuzz_report_session(rep, &fs);
             if (chain_fp) {
                 fprintf(chain_fp, "session %llu %s %llu %s %llu\n", (unsigned long long)i, c.kind,
                         (unsigned long long)c.seed, c.params, (unsigned long long)c.ticks);
@@ -925,21 +1111,28 @@ int cli_fuzz_main(int argc, char **argv)
             free(c.v);
             continue;
         }
+        snprintf(fs.why, sizeof fs.why, "%s", r.why);
         if (rc < 0) {
             fprintf(stderr, "viv fuzz: session %llu could not run: %s\n", (unsigned long long)i, r.why);
+            fs.result = result = CLI_FUZZ_ERROR;
+            if (rep) cli_fuzz_report_session(rep, &fs);
             free(c.v);
             status = 2;
             break;
         }
         /* A divergence: shrink, write the reproducer, say how to run it. */
-        printf("session %llu: %s seed=%llu params=%s: DIVERGED (way %d at tick %llu): %s\n",
-               (unsigned long long)i, c.kind, (unsigned long long)c.seed, params_shown(&c), r.way,
-               (unsigned long long)r.tick, r.why);
+        fs.result = result = CLI_FUZZ_DIVERGED;
+        fs.way = r.way;
+        fs.tick = r.tick;
+        fprintf(log, "session %llu: %s seed=%llu params=%s: DIVERGED (way %d at tick %llu): %s\n",
+                (unsigned long long)i, c.kind, (unsigned long long)c.seed, params_shown(&c), r.way,
+                (unsigned long long)r.tick, r.why);
         if (!o.no_shrink) shrink(&c, dbp, r.way, o.quiet);
         status = 1;
         if (mkdir_p(o.out) != 0) {
             fprintf(stderr, "viv fuzz: cannot create --out %s for the reproducer: %s\n", o.out,
                     strerror(errno));
+            if (rep) cli_fuzz_report_session(rep, &fs);
             free(c.v);
             status = 2;
             break;
@@ -949,6 +1142,8 @@ int cli_fuzz_main(int argc, char **argv)
                  (unsigned long long)i);
         snprintf(path, sizeof path, "%s.case", base);
         write_case(&c, path);
+        snprintf(fs.case_file, sizeof fs.case_file, "%.599s", path);
+        if (rep) cli_fuzz_report_session(rep, &fs);
         char ipath[4300];
         snprintf(ipath, sizeof ipath, "%s.inputs", base);
         write_inputs(&c, ipath);
@@ -956,9 +1151,9 @@ int cli_fuzz_main(int argc, char **argv)
         char rdb[4300];
         snprintf(rdb, sizeof rdb, "%s.db", base);
         if (o.record) run_case(&c, rdb, NULL, &r2);       /* leaves the minimal recording */
-        printf("minimal reproducer: %zu input(s), %llu tick(s): %s.case, %s.inputs%s%s\n", c.n,
-               (unsigned long long)c.ticks, base, base, o.record ? ", " : "", o.record ? rdb : "");
-        printf("reproduce with: viv fuzz --case %s\n", path);
+        fprintf(log, "minimal reproducer: %zu input(s), %llu tick(s): %s.case, %s.inputs%s%s\n", c.n,
+                (unsigned long long)c.ticks, base, base, o.record ? ", " : "", o.record ? rdb : "");
+        fprintf(log, "reproduce with: viv fuzz --case %s\n", path);
         free(c.v);
         status = 1;
         break;
@@ -966,13 +1161,21 @@ int cli_fuzz_main(int argc, char **argv)
     if (chain_fp && fclose(chain_fp) != 0) {
         fprintf(stderr, "viv fuzz: writing %s failed\n", o.chain);
         if (!status) status = 2;
+        if (result == CLI_FUZZ_IDENTICAL) result = CLI_FUZZ_ERROR;
     }
     double secs = now_s() - t0;
-    printf("viv fuzz: %llu session(s), %llu ticks, %llu inputs applied, %llu refused, in %.1f s "
-           "(%.0f ticks/s, three ways each): %s\n", (unsigned long long)done, (unsigned long long)ticks,
-           (unsigned long long)inputs, (unsigned long long)refused, secs,
-           secs > 0 ? (double)ticks / secs : 0.0,
-           status == 0 ? "all identical" : status == 1 ? "DIVERGENCE" : "error");
+    if (rep) {
+        char rerr[4400];
+        if (cli_fuzz_report_close(rep, result, secs, rerr, sizeof rerr) != 0) {
+            fprintf(stderr, "viv fuzz: %s\n", rerr);
+            if (!status) status = 2;
+        }
+    }
+    fprintf(log, "viv fuzz: %llu session(s), %llu ticks, %llu inputs applied, %llu refused, in %.1f s "
+            "(%.0f ticks/s, three ways each): %s\n", (unsigned long long)done, (unsigned long long)ticks,
+            (unsigned long long)inputs, (unsigned long long)refused, secs,
+            secs > 0 ? (double)ticks / secs : 0.0,
+            status == 0 ? "all identical" : status == 1 ? "DIVERGENCE" : "error");
     work_remove(work, db);
     pool_destroy(workers);
     return status;

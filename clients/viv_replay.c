@@ -1,9 +1,10 @@
 /* viv_replay.c — `viv replay list|info|verify|export FILE …`: look into a replay file, prove a
- * session bit-exact (or print its desync report), export its frames as GIF or PNG.
+ * session bit-exact (or print its desync report), export its frames as GIF or PNG; `viv replay
+ * collect` gathers the files of several nodes into one.
  *
  * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
  * damaged) file or session.
- * The file is opened read-only and never changed. */
+ * The file is opened read-only and never changed (collect writes only its new output). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 /* ---- the progress bar: stderr, only on a terminal, at most ~10 redraws a second ---------------- */
 typedef struct progress {
     const char *what;
+    const char *unit;                  /* what done/total count: "ticks", "rows" */
     int tty;
     double t0, last;
     int drawn;
@@ -31,6 +33,7 @@ static void progress_init(progress *p, const char *what, int quiet)
 {
     memset(p, 0, sizeof *p);
     p->what = what;
+    p->unit = "ticks";
     p->tty = !quiet && isatty(STDERR_FILENO);
     p->t0 = now_s();
 }
@@ -57,8 +60,9 @@ static void progress_cb(void *ud, uint64_t done, uint64_t total)
     } else if (done >= total) {
         snprintf(eta, sizeof eta, "0:00");
     }
-    fprintf(stderr, "\r%s [%s] %3d%%  %llu/%llu ticks  %.0f ticks/s  ETA %s\033[K", p->what, bar,
-            (int)(frac * 100), (unsigned long long)done, (unsigned long long)total, rate, eta);
+    fprintf(stderr, "\r%s [%s] %3d%%  %llu/%llu %s  %.0f %s/s  ETA %s\033[K", p->what, bar,
+            (int)(frac * 100), (unsigned long long)done, (unsigned long long)total, p->unit, rate,
+            p->unit, eta);
     fflush(stderr);
 }
 
@@ -76,7 +80,8 @@ static void usage_list(FILE *out)
         "\n"
         "One line per recorded session: id, world kind, seed, ticks (first..last), world-time\n"
         "duration, inputs, gaps (ticks not recorded), status, the sim version that recorded it,\n"
-        "and where it came from.\n");
+        "and where it came from; in a collected file (viv replay collect) also the node that\n"
+        "recorded it and the session's id in that node's own file.\n");
 }
 
 static void usage_info(FILE *out)
@@ -84,9 +89,9 @@ static void usage_info(FILE *out)
     fprintf(out,
         "usage: viv replay info FILE [--session N]\n"
         "\n"
-        "Everything about one session: kind, seed, params, versions, tick range, checkpoints,\n"
-        "inputs by kind and client, and every gap. --session may be left out when the file holds\n"
-        "one session.\n");
+        "Everything about one session: kind, seed, params, versions, the node that recorded it\n"
+        "(and its id there, in a collected file), tick range, checkpoints, inputs by kind and\n"
+        "client, and every gap. --session may be left out when the file holds one session.\n");
 }
 
 static void usage_verify(FILE *out)
@@ -150,7 +155,35 @@ static void usage(FILE *out)
         "  list     the sessions in a replay file\n"
         "  info     one session in detail\n"
         "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
-        "  export   a session's frames as an animated GIF or a directory of PNGs\n");
+        "  export   a session's frames as an animated GIF or a directory of PNGs\n"
+        "  collect  gather the files of several nodes into one, each session named by its node\n");
+}
+
+static void usage_collect(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay collect [--node NAME] FILE [[--node NAME] FILE …] -o OUT [--force]\n"
+        "                          [--quiet]\n"
+        "\n"
+        "Gathers the sessions of several replay files (each node of a cluster records into its\n"
+        "own) into one new file, OUT, so that `viv replay verify OUT --all` checks them all with\n"
+        "the verdicts each has in its own file. Every session is copied exactly (its inputs, hash\n"
+        "rows, checkpoints, gaps and metadata) and renumbered 1, 2, … in the order the files are\n"
+        "given; list and info show, per session, the node that recorded it and its id in that\n"
+        "node's file.\n"
+        "\n"
+        "  --node NAME   the node name of the FILE that follows it (letters, digits, '-', '_', '.').\n"
+        "                Default: the file's base name without its extension (nodes/east.db is\n"
+        "                node 'east'). A session whose file records its node keeps that name.\n"
+        "  -o OUT        the new file; it must not exist\n"
+        "  --force       replace OUT if it exists (not while a program has it open)\n"
+        "  --quiet       no progress bar (there is none when stderr is not a terminal)\n"
+        "\n"
+        "The files are opened read-only and never changed (a node may still be recording). OUT is\n"
+        "written under a temporary name beside it and renamed when whole: a failure leaves\n"
+        "nothing. Refused: a missing file or one that is not a Vivarium replay file, a file of a\n"
+        "newer format, the same file twice, two files that would get the same default node name.\n"
+        "Exit status: 0 collected, 2 refused or failed.\n");
 }
 
 /* Parsed options of any subcommand. */
@@ -316,7 +349,18 @@ static int cmd_list(int argc, char **argv)
                      (unsigned long long)s->end_tick);
         if (l > wt) wt = l;
     }
+    /* A collected file (or a cluster node's) names each session's node: two more columns. */
+    int wn = 0;
+    for (size_t i = 0; i < n; i++) {
+        int l = (int)strlen(v[i].s.node);
+        if (l > wn) wn = l;
+    }
+    if (wn && wn < 4) wn = 4;
     if (n == 0) printf("%s holds no sessions\n", o.file);
+    else if (wn)
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-8s  %-*s  %s\n", "session", wk, "kind",
+               ws, "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source", wn,
+               "node", "node's id");
     else
         printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %s\n", "session", wk, "kind", ws,
                "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
@@ -331,11 +375,15 @@ static int cmd_list(int argc, char **argv)
                      (unsigned long long)v[i].gap_ticks);
         else
             snprintf(gaps, sizeof gaps, "0");
-        printf("%7lld  %-*s  %*llu  %-*s  %11s  %7llu  %7s  %-9s  %-7s  %s\n", (long long)s->id, wk,
+        printf("%7lld  %-*s  %*llu  %-*s  %11s  %7llu  %7s  %-9s  %-7s  ", (long long)s->id, wk,
                s->kind, ws, (unsigned long long)s->seed, wt, ticks, dur,
                (unsigned long long)v[i].inputs, gaps,
-               s->running ? "running" : s->suspended ? "suspended" : "closed",
-               s->sim_version, s->source);
+               s->running ? "running" : s->suspended ? "suspended" : "closed", s->sim_version);
+        if (!wn) printf("%s\n", s->source);
+        else if (s->origin_id >= 0)
+            printf("%-8s  %-*s  %lld\n", s->source, wn, s->node[0] ? s->node : "-", (long long)s->origin_id);
+        else
+            printf("%-8s  %-*s  -\n", s->source, wn, s->node[0] ? s->node : "-");
     }
     if (n) {
         int gaps = 0;
@@ -377,6 +425,10 @@ static int cmd_info(int argc, char **argv)
     printf("  sim version   %s (this build: %s)\n", s->sim_version, SIM_VERSION);
     if (s->world >= 0) printf("  source        %s (world %lld)\n", s->source, (long long)s->world);
     else printf("  source        %s\n", s->source);
+    if (s->node[0] && s->origin_id >= 0)
+        printf("  node          %s (its session %lld there)\n", s->node, (long long)s->origin_id);
+    else if (s->node[0])
+        printf("  node          %s\n", s->node);
     printf("  status        %s%s\n", s->running ? "running" : s->suspended ? "suspended" : "closed",
            s->running ? " (unfinished: a server still has it open, or was interrupted)"
            : s->suspended ? " (stopped cleanly: the next vivd --db on this file resumes it)" : "");
@@ -461,9 +513,11 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     /* Said before the replay: the warning explains a divergence that may follow. */
     rpl_session s;
     char err[512], warn[320] = "";
-    if (rpl_session_get(f, id, &s, err, sizeof err) == 0 &&
-        rpl_session_kind(f, &s, warn, sizeof warn, err, sizeof err) && warn[0])
+    int have = rpl_session_get(f, id, &s, err, sizeof err) == 0;
+    if (have && rpl_session_kind(f, &s, warn, sizeof warn, err, sizeof err) && warn[0])
         fprintf(stderr, "viv replay verify: warning: %s\n", warn);
+    if (have && s.node[0] && s.origin_id >= 0)      /* a collected file: say whose it is */
+        printf("session %lld is node %s's session %lld\n", (long long)id, s.node, (long long)s.origin_id);
     int rc = rpl_verify(f, &vo, &r, report, cap);
     progress_end(&p);
     if (rc >= 0 && r.warning[0] && strcmp(r.warning, warn) != 0)   /* e.g. a file-built world */
@@ -603,6 +657,107 @@ done:
     return status;
 }
 
+/* ---- collect ------------------------------------------------------------------------------------- */
+static int cmd_collect(int argc, char **argv)
+{
+    rpl_collect_src *src = calloc((size_t)argc, sizeof *src);
+    size_t n = 0;
+    const char *out = NULL, *node = NULL;
+    int force = 0, quiet = 0, status = 2;
+    if (!src) {
+        fprintf(stderr, "viv replay collect: out of memory\n");
+        return 2;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_collect(stdout);
+            status = 0;
+            goto done;
+        }
+        if (strcmp(a, "--force") == 0) { force = 1; continue; }
+        if (strcmp(a, "--quiet") == 0) { quiet = 1; continue; }
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--node") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "viv replay collect: %s needs a value\n", a);
+                goto done;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--node") != 0) {
+                if (out) {
+                    fprintf(stderr, "viv replay collect: one output only ('%s' and '%s')\n", out, v);
+                    goto done;
+                }
+                out = v;
+            } else {
+                if (node) {
+                    fprintf(stderr, "viv replay collect: --node %s and --node %s name the same file: "
+                            "give each FILE its own --node\n", node, v);
+                    goto done;
+                }
+                node = v;
+            }
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "viv replay collect: unknown option '%s' (see viv replay collect --help)\n", a);
+            goto done;
+        }
+        src[n].path = a;
+        src[n].node = node;
+        node = NULL;
+        n++;
+    }
+    if (node) {
+        fprintf(stderr, "viv replay collect: --node %s names no file: put it before the FILE it names\n",
+                node);
+        goto done;
+    }
+    if (n == 0) {
+        fprintf(stderr, "viv replay collect: which files? (see viv replay collect --help)\n");
+        goto done;
+    }
+    if (!out) {
+        fprintf(stderr, "viv replay collect: where to? name the new file with -o OUT\n");
+        goto done;
+    }
+    progress p;
+    progress_init(&p, "collect", quiet);
+    p.unit = "rows";
+    rpl_collect_opts co = { .src = src, .nsrc = n, .out = out, .force = force,
+                            .progress = progress_cb, .ud = &p };
+    rpl_collect_result r;
+    char err[1024];
+    int rc = rpl_collect(&co, &r, err, sizeof err);
+    progress_end(&p);
+    if (rc != 0) {
+        fprintf(stderr, "viv replay collect: %s\n", err);
+        goto done;
+    }
+    if (r.warning[0]) fprintf(stderr, "viv replay collect: note: %s\n", r.warning);
+    printf("%s: %zu session%s from %zu file%s (%llu rows)\n", out, r.n, r.n == 1 ? "" : "s", n,
+           n == 1 ? "" : "s", (unsigned long long)r.rows);
+    if (r.n) {
+        int wn = 4;
+        for (size_t i = 0; i < r.n; i++)
+            if ((int)strlen(r.map[i].node) > wn) wn = (int)strlen(r.map[i].node);
+        printf("%7s  %-*s  %9s  %s\n", "session", wn, "node", "node's id", "from");
+        for (size_t i = 0; i < r.n; i++)
+            printf("%7lld  %-*s  %9lld  %s session %lld\n", (long long)r.map[i].id, wn, r.map[i].node,
+                   (long long)r.map[i].origin_id, src[r.map[i].src].path, (long long)r.map[i].src_id);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int any = 0;
+        for (size_t k = 0; k < r.n && !any; k++) any = r.map[k].src == i;
+        if (!any) fprintf(stderr, "viv replay collect: note: %s holds no sessions\n", src[i].path);
+    }
+    rpl_collect_result_free(&r);
+    status = 0;
+done:
+    free(src);
+    return status;
+}
+
 int cli_replay_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -618,6 +773,7 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "info") == 0) return cmd_info(argc - 1, argv + 1);
     if (strcmp(c, "verify") == 0) return cmd_verify(argc - 1, argv + 1);
     if (strcmp(c, "export") == 0) return cmd_export(argc - 1, argv + 1);
+    if (strcmp(c, "collect") == 0) return cmd_collect(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
     usage(stderr);
     return 2;

@@ -12,10 +12,12 @@ struct rpl_file {
     sqlite3 *db;
     char path[4096];
     int mode;
+    int schema;                        /* its user_version (after any migration) */
 };
 
-/* The session table of schema 2 (docs/REPLAY.md), under a given name: the migration from
- * schema 1 builds it beside the old one. Schema 1 differs only in the CHECK: no 'suspended'. */
+/* The session table of schema 3 (docs/REPLAY.md), under a given name: the migration from
+ * schema 1 builds it beside the old one. Schema 2 lacks the last two columns (node, origin_id);
+ * schema 1 also differs in the CHECK: no 'suspended'. */
 #define SESSION_TABLE(name)                                                                       \
     "CREATE TABLE " name " ("                                                                     \
     " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, kind_id INTEGER NOT NULL,"                      \
@@ -23,7 +25,8 @@ struct rpl_file {
     " hz INTEGER NOT NULL, start_tick INTEGER NOT NULL, end_tick INTEGER NOT NULL,"               \
     " status TEXT NOT NULL CHECK (status IN ('running','suspended','closed')),"                   \
     " source TEXT NOT NULL,"                                                                      \
-    " world INTEGER, checkpoint_every INTEGER NOT NULL, created_at TEXT NOT NULL, closed_at TEXT);"
+    " world INTEGER, checkpoint_every INTEGER NOT NULL, created_at TEXT NOT NULL, closed_at TEXT," \
+    " node TEXT, origin_id INTEGER);"
 
 static const char *const schema_sql =
     SESSION_TABLE("session")
@@ -44,25 +47,38 @@ static const char *const schema_sql =
     " to_tick INTEGER NOT NULL, reason TEXT NOT NULL,"
     " PRIMARY KEY (session, from_tick)) WITHOUT ROWID;";
 
-/* Schema 1 → 2, in place, in one transaction: SQLite cannot change a CHECK, so the session
+/* Schema 1 → 3, in place, in one transaction: SQLite cannot change a CHECK, so the session
  * table is rebuilt (sqlite.org/lang_altertable.html, "other kinds of table schema changes"): a
- * new table, every row copied unchanged, the old one dropped, the new one renamed. The other
- * tables and every row of theirs are untouched; their REFERENCES name 'session' and resolve to
- * the new table. Foreign keys are off (SQLite's default, and we never turn them on). */
-static const char *const migrate_1_2_sql =
+ * new table, every row copied unchanged (node and origin_id NULL), the old one dropped, the new
+ * one renamed. The other tables and every row of theirs are untouched; their REFERENCES name
+ * 'session' and resolve to the new table. Foreign keys are off (SQLite's default, and we never
+ * turn them on). */
+static const char *const migrate_1_3_sql =
     "BEGIN IMMEDIATE;"
-    SESSION_TABLE("session_v2")
-    "INSERT INTO session_v2 SELECT id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
+    SESSION_TABLE("session_v3")
+    "INSERT INTO session_v3 (id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
+    " end_tick, status, source, world, checkpoint_every, created_at, closed_at)"
+    " SELECT id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
     " end_tick, status, source, world, checkpoint_every, created_at, closed_at FROM session;"
     "DROP TABLE session;"
-    "ALTER TABLE session_v2 RENAME TO session;"
-    "PRAGMA user_version=2;"
+    "ALTER TABLE session_v3 RENAME TO session;"
+    "PRAGMA user_version=3;"
+    "COMMIT;";
+
+/* Schema 2 → 3: two nullable columns appended, which SQLite does in place without touching a
+ * row (every existing row reads NULL in them). */
+static const char *const migrate_2_3_sql =
+    "BEGIN IMMEDIATE;"
+    "ALTER TABLE session ADD COLUMN node TEXT;"
+    "ALTER TABLE session ADD COLUMN origin_id INTEGER;"
+    "PRAGMA user_version=3;"
     "COMMIT;";
 
 static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap" };
 
 sqlite3 *rpl_db(rpl_file *f) { return f->db; }
 const char *rpl_path(const rpl_file *f) { return f->path; }
+int rpl_schema(const rpl_file *f) { return f->schema; }
 
 /* One integer from a pragma or query; -1 with err set on failure. */
 static int query_int(sqlite3 *db, const char *sql, int64_t *out)
@@ -133,6 +149,7 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
                  (long long)ver);
         return RPL_EFILE;
     }
+    f->schema = (int)ver;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[128];
         int64_t n = 0;
@@ -236,19 +253,22 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
     if (check_identity(f, err, errlen) != 0) goto fail;
     if (mode == RPL_WRITE) {
         /* A file of an older schema is migrated when it is opened for writing (never when read:
-         * readers take schema 1 as it is, since its statuses are a subset of schema 2's). */
+         * readers take schemas 1 and 2 as they are: their statuses are a subset of schema 3's,
+         * and a session without the node columns reads as one recorded on no named node). */
         int64_t ver = RPL_SCHEMA;
         char *msg = NULL;
         rc = query_int(f->db, "PRAGMA user_version", &ver);
-        if (rc == SQLITE_OK && ver == 1) rc = sqlite3_exec(f->db, migrate_1_2_sql, NULL, NULL, &msg);
+        if (rc == SQLITE_OK && (ver == 1 || ver == 2))
+            rc = sqlite3_exec(f->db, ver == 1 ? migrate_1_3_sql : migrate_2_3_sql, NULL, NULL, &msg);
         if (rc != SQLITE_OK) {
-            snprintf(err, errlen, "%s: cannot migrate it from replay schema 1 to %d: %s", path,
-                     RPL_SCHEMA, msg ? msg : sqlite_reason(rc));
+            snprintf(err, errlen, "%s: cannot migrate it from replay schema %lld to %d: %s", path,
+                     (long long)ver, RPL_SCHEMA, msg ? msg : sqlite_reason(rc));
             sqlite3_free(msg);
             sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
             code = RPL_EDB;
             goto fail;
         }
+        f->schema = RPL_SCHEMA;
     }
     if (mode == RPL_WRITE) {
         char *msg = NULL;

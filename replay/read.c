@@ -47,9 +47,22 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 }
 
 /* ---- sessions ------------------------------------------------------------------------------------ */
+/* The session columns in session_from_row's order. A file of schema 1 or 2 has no node columns:
+ * they read as NULL (no named node, not collected). */
 #define SESSION_COLS                                                                                \
     "id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick, status, source, world, " \
-    "checkpoint_every, created_at, closed_at"
+    "checkpoint_every, created_at, closed_at, "
+#define SESSION_COLS_3 SESSION_COLS "node, origin_id"
+#define SESSION_COLS_2 SESSION_COLS "NULL, NULL"
+
+/* "SELECT <the session columns> FROM session <tail>" for f's schema. */
+static int prepare_sessions(rpl_file *f, const char *tail, sqlite3_stmt **st, char *err, size_t errlen)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT %s FROM session %s",
+             rpl_schema(f) >= 3 ? SESSION_COLS_3 : SESSION_COLS_2, tail);
+    return prepare(f, sql, st, err, errlen);
+}
 
 static void session_from_row(sqlite3_stmt *st, rpl_session *s)
 {
@@ -73,6 +86,8 @@ static void session_from_row(sqlite3_stmt *st, rpl_session *s)
     s->checkpoint_every = (uint64_t)sqlite3_column_int64(st, 12);
     copy_text(st, 13, s->created_at, sizeof s->created_at);
     copy_text(st, 14, s->closed_at, sizeof s->closed_at);
+    copy_text(st, 15, s->node, sizeof s->node);
+    s->origin_id = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
 }
 
 static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t errlen)
@@ -107,7 +122,7 @@ int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err,
     size_t nv = 0, cap = 0;
     *out = NULL;
     *n = 0;
-    int code = prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id", &st, err, errlen);
+    int code = prepare_sessions(f, "ORDER BY id", &st, err, errlen);
     if (code) return code;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -157,8 +172,7 @@ int rpl_sessions_recent(rpl_file *f, size_t max, rpl_session **out, size_t *n, u
         snprintf(err, errlen, "out of memory listing sessions");
         return RPL_ENOMEM;
     }
-    if ((code = prepare(f, "SELECT " SESSION_COLS " FROM session ORDER BY id DESC LIMIT ?", &st, err,
-                        errlen)) != 0) {
+    if ((code = prepare_sessions(f, "ORDER BY id DESC LIMIT ?", &st, err, errlen)) != 0) {
         free(v);
         return code;
     }
@@ -201,7 +215,7 @@ static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t
 int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    int code = prepare(f, "SELECT " SESSION_COLS " FROM session WHERE id = ?", &st, err, errlen);
+    int code = prepare_sessions(f, "WHERE id = ?", &st, err, errlen);
     if (code) return code;
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);

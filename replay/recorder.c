@@ -51,6 +51,7 @@ struct rpl_recorder {
     size_t nres, capres;
     int failing;
     char failmsg[256];
+    char node[RPL_NODE_MAX];   /* written into every session begun; "" none */
     int64_t next_session;
     int all_ok;                /* everything since the last flush was written */
     void (*wake)(void *);
@@ -152,6 +153,7 @@ static int write_batch(rpl_recorder *r, batch *b)
         if (m->world >= 0) sqlite3_bind_int64(st, 11, m->world);
         sqlite3_bind_int64(st, 12, (int64_t)m->checkpoint_every);
         sqlite3_bind_text(st, 13, m->created_at, -1, SQLITE_STATIC);
+        if (r->node[0]) sqlite3_bind_text(st, 14, r->node, -1, SQLITE_STATIC);
         rc = step_done(st);
         if (rc == SQLITE_OK) rc = put_checkpoint(r, m->id, m->start_tick, b->cp, b->cplen);
         break;
@@ -378,6 +380,13 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (cfg->node) {
+        if (rpl_node_name_check(cfg->node, err, errlen) != 0) {
+            free(r);
+            return NULL;
+        }
+        snprintf(r->node, sizeof r->node, "%s", cfg->node);
+    }
     if (rpl_open(cfg->path, RPL_WRITE, cfg->durability, &r->f, err, errlen) != 0) {
         free(r);
         return NULL;
@@ -390,7 +399,8 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
         "UPDATE session SET end_tick = ? WHERE id = ?",
         "INSERT OR REPLACE INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
         "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
-        " status, source, world, checkpoint_every, created_at) VALUES (?,?,?,?,?,?,?,?,?,'running',?,?,?,?)",
+        " status, source, world, checkpoint_every, created_at, node)"
+        " VALUES (?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?)",
         "UPDATE session SET status = 'closed', closed_at = ? WHERE id = ?",
         "UPDATE session SET status = 'running', closed_at = NULL WHERE id = ?",
         "UPDATE session SET status = 'suspended', closed_at = ? WHERE id = ?",

@@ -54,7 +54,8 @@ void rpl_gif_abort(rpl_gif *g);                           /* removes the partial
 
 /* ---- the file ------------------------------------------------------------------------------------ */
 #define RPL_APP_ID 0x56495652          /* "VIVR" */
-#define RPL_SCHEMA 2                   /* 2: status 'suspended'; 1 is read as is, migrated on write */
+#define RPL_SCHEMA 3                   /* 3: session.node, origin_id; 2: status 'suspended'. Older
+                                          ones are read as they are, migrated on write */
 
 typedef struct rpl_file rpl_file;
 typedef struct sqlite3 sqlite3;
@@ -70,8 +71,12 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
 void rpl_close(rpl_file *f);
 sqlite3 *rpl_db(rpl_file *f);
 const char *rpl_path(const rpl_file *f);
+/* The file's schema version (1..RPL_SCHEMA): what a reader may select (schema 3 has node and
+ * origin_id). A file opened for writing is always at RPL_SCHEMA. */
+int rpl_schema(const rpl_file *f);
 
 /* ---- sessions ------------------------------------------------------------------------------------ */
+#define RPL_NODE_MAX 64
 typedef struct rpl_session {
     int64_t id;
     char kind[32];
@@ -87,7 +92,13 @@ typedef struct rpl_session {
     int64_t world;
     uint64_t checkpoint_every;
     char created_at[40], closed_at[40];
+    char node[RPL_NODE_MAX];           /* the node that recorded it, "" if not named (schema 3) */
+    int64_t origin_id;                 /* its id in that node's own file once collected, else -1 */
 } rpl_session;
+
+/* A node name is 1..RPL_NODE_MAX-1 bytes of letters, digits, '-', '_' and '.' (a host name fits):
+ * it is printed in lists and reports as it is. 0, or RPL_EUSAGE with a sentence naming it. */
+int rpl_node_name_check(const char *name, char *err, size_t errlen);
 
 /* ---- the recorder: a writer thread with its own connection ----------------------------------------
  * The caller (vivd's loop, or viv sim) hands it each tick's inputs and hashes; it copies them into a
@@ -103,6 +114,8 @@ typedef struct rpl_rec_config {
     size_t max_queue_bytes;            /* 0: 256 MiB. Beyond it batches are refused (failing). */
     void (*wake)(void *ud);            /* called from the writer thread after each commit/failure */
     void *ud;
+    const char *node;                  /* NULL, or the node name written into every session it
+                                          begins (rpl_node_name_check; a cluster node's own) */
 } rpl_rec_config;
 
 typedef struct rpl_commit {
@@ -144,5 +157,52 @@ int rpl_recorder_failing(rpl_recorder *r, char *msg, size_t len);
 int rpl_recorder_flush(rpl_recorder *r);
 /* Flush, stop the thread, close the file. Returns rpl_recorder_flush's result. */
 int rpl_recorder_close(rpl_recorder *r);
+
+/* ---- collecting the files of several nodes into one (collect.c) -----------------------------------
+ * Every session of every source, in the order given (each file's in id order), is copied into a
+ * new file with ids 1, 2, …: its session row, inputs, hash rows, checkpoints and gaps exactly as
+ * stored (values bound as read, blobs byte for byte), with session.node set to the node that
+ * recorded it (the row's own node when the source stores one, else the source's name) and
+ * session.origin_id to its id in that node's file (the row's own when it has one). Verify gives
+ * every copied session the verdict it has in its source. */
+typedef struct rpl_collect_src {
+    const char *path;
+    const char *node;                  /* NULL: the file's base name without its extension */
+} rpl_collect_src;
+
+typedef struct rpl_collect_opts {
+    const rpl_collect_src *src;
+    size_t nsrc;
+    const char *out;
+    int force;                         /* replace out if it exists (never while a WAL is beside it) */
+    /* Rows copied of all rows, from the calling thread, now and then and once at the end. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} rpl_collect_opts;
+
+typedef struct rpl_collect_map {
+    int64_t id;                        /* in the collected file */
+    size_t src;                        /* index in opts.src */
+    int64_t src_id;                    /* its id in that source */
+    char node[RPL_NODE_MAX];
+    int64_t origin_id;                 /* its id in the node's own file */
+} rpl_collect_map;
+
+typedef struct rpl_collect_result {
+    rpl_collect_map *map;              /* one per session, malloc'd: rpl_collect_result_free */
+    size_t n;
+    uint64_t rows;                     /* rows copied, sessions included */
+    char warning[512];                 /* "" or a sentence for stderr (a --node the file overrides) */
+} rpl_collect_result;
+
+/* Collect o->src into o->out. The sources are opened read-only, each read in one transaction
+ * (a consistent snapshot even while a vivd writes to it), and never changed. The output is
+ * written to a temporary file beside it, made whole (checkpointed, closed), then renamed over
+ * out, so a failure leaves no file at out and nothing of the temporary one. 0, or with a sentence:
+ * RPL_EFILE (a source missing, not a replay file, damaged, of a newer schema), RPL_EUSAGE (no
+ * sources, out exists and not force, out is a source, a source given twice, a bad node name, two
+ * sources defaulting to the same node name), RPL_EDB (reading or writing failed), RPL_ENOMEM. */
+int rpl_collect(const rpl_collect_opts *o, rpl_collect_result *res, char *err, size_t errlen);
+void rpl_collect_result_free(rpl_collect_result *res);
 
 #endif

@@ -333,7 +333,8 @@ START_TEST(fresh_closes_the_suspended_and_starts_new_sessions)
 END_TEST
 
 /* A file of schema 1 (tests/compat/before.db) is read as it is, and migrated in place to schema
- * 2 when opened for writing: every session row kept, 'suspended' allowed, and it still verifies
+ * 3 when opened for writing: every session row kept, 'suspended' allowed, the node columns
+ * added (NULL: recorded on no named node), and it still verifies
  * (its terrarium and cycle sessions: its sand session predates sand's strip passes, issue 17,
  * and check_compat checks that verify refuses it plainly). */
 START_TEST(schema_1_is_migrated_in_place_on_write)
@@ -371,11 +372,12 @@ START_TEST(schema_1_is_migrated_in_place_on_write)
     ck_assert_int_ne(system(cmd), 0);                                /* schema 1's CHECK */
     ck_assert_msg(rpl_open(db, RPL_WRITE, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
     rpl_close(f);
-    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 2);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 3);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), n);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE node IS NULL AND origin_id IS NULL"), n);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='closed'"), closed);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), ticks);
-    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name='session_v2'"), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name='session_v3'"), 0);
     ck_assert_int_eq(count_rows(db, "PRAGMA integrity_check") , -1);   /* "ok", not a number */
     ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
     for (int id = 1; id <= n; id++) {

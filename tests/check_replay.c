@@ -782,6 +782,318 @@ START_TEST(error_codes_name_the_failure)
 }
 END_TEST
 
+/* ---- collect ------------------------------------------------------------------------------------- */
+/* Every row a session has in `table`, in key order, as SQL literals joined: equal text, equal
+ * rows, value for value and type for type (quote() writes blobs as hex, integers and text apart). */
+static char *rows_of(const char *path, const char *table, int64_t session)
+{
+    static const struct { const char *table, *expr, *order; } t[] = {
+        { "session", "quote(kind)||quote(kind_id)||quote(seed)||quote(params)||quote(sim_version)||"
+                     "quote(hz)||quote(start_tick)||quote(end_tick)||quote(status)||quote(source)||"
+                     "quote(world)||quote(checkpoint_every)||quote(created_at)||quote(closed_at)", "id" },
+        { "input", "quote(tick)||quote(client)||quote(seq)||quote(kind)||quote(args)", "tick, client, seq" },
+        { "tick", "quote(tick)||quote(state_hash)||quote(frame_hash)", "tick" },
+        { "checkpoint", "quote(tick)||quote(state)||quote(state_hash)", "tick" },
+        { "gap", "quote(from_tick)||quote(to_tick)||quote(reason)", "from_tick" },
+    };
+    size_t i = 0;
+    while (strcmp(t[i].table, table) != 0) i++;
+    char q[1024];
+    snprintf(q, sizeof q, "SELECT coalesce(group_concat(r, '|'), '') FROM (SELECT %s AS r FROM %s WHERE %s = ? "
+             "ORDER BY %s)", t[i].expr, table, i == 0 ? "id" : "session", t[i].order);
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, session);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    char *out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+typedef struct outcome {
+    int rc;
+    uint64_t ticks, skipped, diverged_at;
+} outcome;
+
+static outcome verify_session(const char *path, int64_t id)
+{
+    static char report[65536];
+    rpl_file *f = open_ok(path);
+    rpl_verify_opts o = rpl_verify_defaults();
+    rpl_verify_result r;
+    memset(&r, 0, sizeof r);
+    o.session = id;
+    o.threads = 1;                     /* with more, spans after a divergence may have run too */
+    outcome v = { rpl_verify(f, &o, &r, report, sizeof report), 0, 0, 0 };
+    if (v.rc >= 0) {
+        v.ticks = r.ticks;
+        v.skipped = r.skipped;
+        v.diverged_at = r.diverged_at;
+    }
+    rpl_close(f);
+    return v;
+}
+
+/* A file of n sand sessions (seeds 1, 2, …) recorded by a recorder that names its node. */
+static void record_file_on(const char *path, int n, const char *node)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rc.node = node;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "recorder: %s", err);
+    for (int i = 0; i < n; i++) {
+        sim_world *w = mk((uint64_t)i + 1);
+        record_world(r, w, TICKS);
+        sim_world_destroy(w);
+    }
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+}
+
+/* No file but those named is left in the test directory (no temporary output). */
+static void only_files(const char *const *names, size_t n)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        int known = 0;
+        for (size_t i = 0; i < n && !known; i++) {
+            size_t l = strlen(names[i]);
+            known = strncmp(e->d_name, names[i], l) == 0 &&
+                    (e->d_name[l] == '\0' || strcmp(e->d_name + l, "-wal") == 0 ||
+                     strcmp(e->d_name + l, "-shm") == 0);
+        }
+        ck_assert_msg(known, "left behind: %s", e->d_name);
+    }
+    closedir(d);
+}
+
+/* Sessions of two nodes' files (one diverges, one is damaged, one has a gap), of a cluster node
+ * that names itself, and of a schema-1 file from an older build (whose sessions diverge or are
+ * refused on purpose: check_compat.c) are collected into one file: every session's rows are the
+ * same rows, and verify gives each the verdict it has in its own file. */
+START_TEST(collected_sessions_keep_their_verdicts)
+{
+    char a[256], b[256], c[256], old[256], all[256], err[1024];
+    snprintf(a, sizeof a, "%s", tmp("a.db"));
+    snprintf(b, sizeof b, "%s", tmp("b.db"));
+    snprintf(c, sizeof c, "%s", tmp("c.db"));
+    snprintf(old, sizeof old, "%s", tmp("before.db"));
+    snprintf(all, sizeof all, "%s", tmp("all.db"));
+    record_file(a, 2);
+    flip_input(a);                                     /* a's session 1 diverges at tick 36 */
+    record_file(b, 2);
+    sql(b, "DELETE FROM tick WHERE session = 2 AND tick = 77;"               /* damaged */
+           "DELETE FROM input WHERE session = 1 AND tick >= 100 AND tick < 120;"
+           "DELETE FROM tick WHERE session = 1 AND tick > 100 AND tick < 120;"
+           "INSERT INTO gap VALUES (1, 100, 120, 'disk full')");
+    record_file_on(c, 1, "west");
+    copy_file("compat/before.db", old);
+    sql(a, "PRAGMA wal_checkpoint(TRUNCATE)");
+    sql(b, "PRAGMA wal_checkpoint(TRUNCATE)");
+    sql(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+    snapshot sa = snap(a), sb = snap(b), sc = snap(c), so = snap(old);
+
+    rpl_collect_src src[] = { { a, NULL }, { b, "east" }, { c, "ignored" }, { old, NULL } };
+    rpl_collect_opts o = { .src = src, .nsrc = 4, .out = all };
+    rpl_collect_result res;
+    ck_assert_msg(rpl_collect(&o, &res, err, sizeof err) == 0, "%s", err);
+    same_as(a, &sa);
+    same_as(b, &sb);
+    same_as(c, &sc);
+    same_as(old, &so);
+    static const char *const left[] = { "a.db", "b.db", "c.db", "before.db", "all.db" };
+    only_files(left, 5);
+    /* Renumbered in the order given, each named by its node and its id there. */
+    static const struct { size_t src; int64_t src_id; const char *node; } want[] = {
+        { 0, 1, "a" }, { 0, 2, "a" }, { 1, 1, "east" }, { 1, 2, "east" }, { 2, 1, "west" },
+        { 3, 1, "before" }, { 3, 2, "before" }, { 3, 3, "before" },
+    };
+    ck_assert_uint_eq(res.n, 8);
+    ck_assert_msg(strstr(res.warning, "'west'") && strstr(res.warning, "--node ignored"), "%s", res.warning);
+    rpl_file *f = open_ok(all);
+    ck_assert_int_eq(rpl_schema(f), RPL_SCHEMA);
+    rpl_session_info *list;
+    size_t n;
+    ck_assert_int_eq(rpl_sessions_list(f, &list, &n, err, sizeof err), 0);
+    rpl_close(f);
+    ck_assert_uint_eq(n, 8);
+    int seen[4] = { 0, 0, 0, 0 };                      /* exact, diverged, damaged, other */
+    for (size_t i = 0; i < n; i++) {
+        const rpl_collect_map *m = &res.map[i];
+        ck_assert_int_eq(m->id, (int64_t)i + 1);
+        ck_assert_uint_eq(m->src, want[i].src);
+        ck_assert_int_eq(m->src_id, want[i].src_id);
+        ck_assert_int_eq(m->origin_id, want[i].src_id);
+        ck_assert_str_eq(m->node, want[i].node);
+        ck_assert_int_eq(list[i].s.id, m->id);
+        ck_assert_str_eq(list[i].s.node, want[i].node);
+        ck_assert_int_eq(list[i].s.origin_id, want[i].src_id);
+        static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap" };
+        for (size_t t = 0; t < 5; t++) {
+            char *x = rows_of(src[m->src].path, tables[t], m->src_id), *y = rows_of(all, tables[t], m->id);
+            ck_assert_msg(strcmp(x, y) == 0, "session %lld: its %s rows differ from those of %s session %lld",
+                          (long long)m->id, tables[t], src[m->src].path, (long long)m->src_id);
+            if (t > 1) ck_assert_msg(x[0] || t == 4, "%s session %lld has no %s rows", src[m->src].path,
+                                     (long long)m->src_id, tables[t]);
+            free(x);
+            free(y);
+        }
+        outcome s1 = verify_session(src[m->src].path, m->src_id), s2 = verify_session(all, m->id);
+        ck_assert_msg(s1.rc == s2.rc && s1.ticks == s2.ticks && s1.skipped == s2.skipped &&
+                      s1.diverged_at == s2.diverged_at,
+                      "session %lld: verify says %d (%llu ticks, %llu skipped, diverged at %llu) in the "
+                      "collected file and %d (%llu, %llu, %llu) in %s", (long long)m->id, s2.rc,
+                      (unsigned long long)s2.ticks, (unsigned long long)s2.skipped,
+                      (unsigned long long)s2.diverged_at, s1.rc, (unsigned long long)s1.ticks,
+                      (unsigned long long)s1.skipped, (unsigned long long)s1.diverged_at, src[m->src].path);
+        seen[s1.rc == 0 ? 0 : s1.rc == 1 ? 1 : s1.rc == RPL_ECORRUPT ? 2 : 3]++;
+    }
+    /* The verdicts the files were built to give: every kind of outcome is among them. */
+    ck_assert_int_eq(verify_session(a, 1).diverged_at, 36);
+    ck_assert_int_eq(verify_session(b, 1).skipped, 20);
+    ck_assert_int_eq(verify_session(b, 2).rc, RPL_ECORRUPT);
+    ck_assert_int_gt(seen[0], 0);
+    ck_assert_int_gt(seen[1], 0);
+    ck_assert_int_gt(seen[2], 0);
+    free(list);
+    rpl_collect_result_free(&res);
+}
+END_TEST
+
+/* Refusals: a missing file, a file that is not a replay file, a file of a newer schema, the same
+ * file twice, two default names alike, a bad node name, an output that exists (without --force),
+ * an output that is a source. Each says why, writes nothing, and leaves the sources as they were. */
+START_TEST(collect_refuses_clearly_and_leaves_nothing)
+{
+    char a[256], b[256], other[256], newer[256], sub[256], same[300], out[256], err[1024];
+    snprintf(a, sizeof a, "%s", tmp("a.db"));
+    snprintf(b, sizeof b, "%s", tmp("b.db"));
+    snprintf(other, sizeof other, "%s", tmp("notes.txt"));
+    snprintf(newer, sizeof newer, "%s", tmp("newer.db"));
+    snprintf(sub, sizeof sub, "%s", tmp("sub"));
+    snprintf(out, sizeof out, "%s", tmp("out.db"));
+    record_file(a, 1);
+    record_file(b, 1);
+    sql(a, "PRAGMA wal_checkpoint(TRUNCATE)");
+    copy_file(a, newer);
+    sql(newer, "PRAGMA user_version = 9");
+    FILE *fp = fopen(other, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("not a database, but long enough to pass for one at a glance: ....................\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(same, sizeof same, "%s/a.db", sub);
+    copy_file(a, same);
+    snapshot sa = snap(a), sb = snap(b);
+    static const struct { const char *p1, *n1, *p2, *n2; int code; const char *say; } bad[] = {
+        { "a.db", NULL, "absent.db", NULL, RPL_EFILE, "absent.db: no such file" },
+        { "a.db", NULL, "notes.txt", NULL, RPL_EFILE, "is not a Vivarium replay file" },
+        { "newer.db", NULL, "b.db", NULL, RPL_EFILE, "use a newer Vivarium" },
+        { "a.db", NULL, "a.db", "again", RPL_EUSAGE, "is given twice" },
+        { "a.db", NULL, "sub/a.db", NULL, RPL_EUSAGE, "would both be node 'a'" },
+        { "a.db", "east side", "b.db", NULL, RPL_EUSAGE, "'east side' is not a node name" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char p1[256], p2[256];
+        snprintf(p1, sizeof p1, "%s", tmp(bad[i].p1));
+        snprintf(p2, sizeof p2, "%s", tmp(bad[i].p2));
+        rpl_collect_src src[] = { { p1, bad[i].n1 }, { p2, bad[i].n2 } };
+        rpl_collect_opts o = { .src = src, .nsrc = 2, .out = out };
+        rpl_collect_result res;
+        err[0] = '\0';
+        int rc = rpl_collect(&o, &res, err, sizeof err);
+        ck_assert_msg(rc == bad[i].code && strstr(err, bad[i].say), "case %zu: %d '%s', wanted %d '%s'", i,
+                      rc, err, bad[i].code, bad[i].say);
+        ck_assert_ptr_null(res.map);
+        ck_assert_int_ne(access(out, F_OK), 0);
+    }
+    static const char *const left[] = { "a.db", "b.db", "notes.txt", "newer.db", "sub" };
+    only_files(left, 5);
+    /* An output that exists is kept unless --force; --force replaces it whole. */
+    rpl_collect_src two[] = { { a, NULL }, { b, NULL } };
+    rpl_collect_opts o = { .src = two, .nsrc = 2, .out = out };
+    rpl_collect_result res;
+    copy_file(other, out);
+    snapshot so = snap(out);
+    ck_assert_int_eq(rpl_collect(&o, &res, err, sizeof err), RPL_EUSAGE);
+    ck_assert_msg(strstr(err, "exists: name a new file, or add --force"), "%s", err);
+    same_as(out, &so);
+    o.force = 1;
+    ck_assert_msg(rpl_collect(&o, &res, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(res.n, 2);
+    rpl_collect_result_free(&res);
+    ck_assert_int_eq(verify_session(out, 2).rc, 0);
+    /* Not even with --force over one of its own sources. */
+    o.out = b;
+    ck_assert_int_eq(rpl_collect(&o, &res, err, sizeof err), RPL_EUSAGE);
+    ck_assert_msg(strstr(err, "is one of the files to collect"), "%s", err);
+    same_as(a, &sa);
+    same_as(b, &sb);
+    static const char *const after[] = { "a.db", "b.db", "notes.txt", "newer.db", "sub", "out.db" };
+    only_files(after, 6);
+}
+END_TEST
+
+/* A file of schema 2 (the node columns are new in 3) reads as it is, its sessions on no named
+ * node, and is migrated in place when opened for writing: the columns appended, every row kept. */
+START_TEST(schema_2_reads_and_migrates_to_3)
+{
+    const char *db = tmp("v2.db");
+    char err[512];
+    record_file(db, 2);
+    sql(db, "ALTER TABLE session DROP COLUMN node; ALTER TABLE session DROP COLUMN origin_id;"
+            "PRAGMA user_version = 2");
+    char *before = rows_of(db, "session", 2);
+    rpl_file *f = open_ok(db);
+    ck_assert_int_eq(rpl_schema(f), 2);
+    rpl_session s;
+    ck_assert_int_eq(rpl_session_get(f, 2, &s, err, sizeof err), 0);
+    ck_assert_str_eq(s.node, "");
+    ck_assert_int_eq(s.origin_id, -1);
+    rpl_close(f);
+    ck_assert_int_eq(verify_session(db, 2).rc, 0);
+    ck_assert_msg(rpl_open(db, RPL_WRITE, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(rpl_schema(f), 3);
+    rpl_close(f);
+    f = open_ok(db);
+    ck_assert_int_eq(rpl_schema(f), 3);
+    ck_assert_int_eq(rpl_session_get(f, 2, &s, err, sizeof err), 0);
+    ck_assert_str_eq(s.node, "");
+    ck_assert_int_eq(s.origin_id, -1);
+    rpl_close(f);
+    char *after = rows_of(db, "session", 2);
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    ck_assert_int_eq(verify_session(db, 1).rc, 0);
+    /* The recorder writes its node into a migrated file as into a new one. */
+    rpl_rec_config rc = { 0 };
+    rc.path = db;
+    rc.node = "n-3.west";
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    sim_world *w = mk(9);
+    ck_assert_int_eq(record_world(r, w, 30), 3);
+    sim_world_destroy(w);
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+    f = open_ok(db);
+    ck_assert_int_eq(rpl_session_get(f, 3, &s, err, sizeof err), 0);
+    ck_assert_str_eq(s.node, "n-3.west");
+    ck_assert_int_eq(s.origin_id, -1);
+    rpl_close(f);
+    rc.node = "no/slash";
+    ck_assert_ptr_null(rpl_recorder_open(&rc, err, sizeof err));
+    ck_assert_msg(strstr(err, "'no/slash' is not a node name"), "%s", err);
+}
+END_TEST
+
 /* ---- the command line ---------------------------------------------------------------------------- */
 typedef struct ran {
     int status;
@@ -852,8 +1164,8 @@ START_TEST(viv_replay_commands)
     ck_assert_msg(r->status == 2 && strstr(r->out, "which replay file?"), "%s", r->out);
     r = viv("frobnicate x.db");
     ck_assert_int_eq(r->status, 2);
-    for (int i = 0; i < 4; i++) {
-        static const char *const cmds[] = { "list", "info", "verify", "export" };
+    for (int i = 0; i < 5; i++) {
+        static const char *const cmds[] = { "list", "info", "verify", "export", "collect" };
         snprintf(args, sizeof args, "%s --help", cmds[i]);
         r = viv(args);
         ck_assert_msg(r->status == 0 && strstr(r->out, "usage: viv replay"), "%s", r->out);
@@ -894,6 +1206,9 @@ Suite *suite_replay(void)
     tcase_add_test(tc, png_export_opens_with_libpng);
     tcase_add_test(tc, bad_files_get_clear_messages);
     tcase_add_test(tc, error_codes_name_the_failure);
+    tcase_add_test(tc, collected_sessions_keep_their_verdicts);
+    tcase_add_test(tc, collect_refuses_clearly_and_leaves_nothing);
+    tcase_add_test(tc, schema_2_reads_and_migrates_to_3);
     tcase_add_test(tc, viv_replay_commands);
     suite_add_tcase(s, tc);
     return s;

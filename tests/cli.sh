@@ -114,6 +114,61 @@ grep -q "reproduce with: viv fuzz --case $case_file" "$tmp/out" || fail "fuzz di
 expect "fuzz: the case reproduces" 1 - -- "$viv" fuzz --case "$case_file" --out "$tmp/fzbad"
 expect "fuzz: bad kind" 2 "unknown world kind 'marble'" -- "$viv" fuzz --kinds marble
 
+# viv fuzz --shard/--merge (issue 18): a campaign run whole and as 3 shards gives the same report
+# once merged ("seconds" aside), clean and with a divergence in a later session (seed 7 with the
+# fault hook at tick 150 first diverges at session 4: shard 3 has run past it, and the merge
+# stops where the unsharded run stops); bad shards and bad reports are refused plainly.
+fuzz_shards() {   # name status args…: the whole run, its 3 shards, the merge; compare
+    fsn=$1; fsw=$2; shift 2
+    "$viv" fuzz "$@" --report "$tmp/sh-all.json" > /dev/null 2>&1
+    got=$?
+    [ "$got" = "$fsw" ] || fail "fuzz $fsn: the whole campaign exited $got, wanted $fsw"
+    for k in 1 2 3; do
+        "$viv" fuzz "$@" --shard $k/3 --report "$tmp/sh-$k.json" > "$tmp/sh-$k.out" 2>&1
+        [ $? -le 1 ] || fail "fuzz $fsn: shard $k/3 failed: $(tail -2 "$tmp/sh-$k.out")"
+    done
+    expect "fuzz $fsn: merge" "$fsw" - -- "$viv" fuzz --merge "$tmp/sh-3.json" "$tmp/sh-1.json" "$tmp/sh-2.json" -o "$tmp/sh-merged.json"
+    grep -v '"seconds"' "$tmp/sh-all.json" > "$tmp/sh-a"
+    grep -v '"seconds"' "$tmp/sh-merged.json" > "$tmp/sh-b"
+    cmp -s "$tmp/sh-a" "$tmp/sh-b" && ok "fuzz $fsn: 3 shards merged equal the whole campaign's report" \
+        || fail "fuzz $fsn: the merged report differs: $(diff "$tmp/sh-a" "$tmp/sh-b" | head -4)"
+}
+fuzz_shards "shards" 0 --sessions 6 --ticks 60 --seed 11 --kinds sand --quiet --out "$tmp/fzsh"
+grep -q '"index": 5' "$tmp/sh-merged.json" && ok "fuzz shards: all 6 sessions merged" || fail "fuzz shards: $(cat "$tmp/sh-merged.json")"
+[ "$(grep -c '"index"' "$tmp/sh-2.json")" = 2 ] && grep -q '"index": 4' "$tmp/sh-2.json" \
+    && ok "fuzz --shard 2/3 runs sessions 1 and 4" || fail "fuzz --shard 2/3: $(cat "$tmp/sh-2.json")"
+cp "$tmp/sh-1.json" "$tmp/good-1.json"; cp "$tmp/sh-2.json" "$tmp/good-2.json"; cp "$tmp/sh-3.json" "$tmp/good-3.json"
+fuzz_shards "divergence" 1 --sessions 9 --ticks 200 --seed 7 --kinds sand --inject-fault 150 --no-shrink \
+    --quiet --out "$tmp/fzsh"
+grep -q '"index": 5' "$tmp/sh-3.json" && ! grep -q '"index": 5' "$tmp/sh-merged.json" \
+    && ok "fuzz divergence: the merge stops at the first divergent session" || fail "fuzz divergence: $(grep -c index "$tmp/sh-merged.json") sessions merged"
+"$viv" fuzz --sessions 2 --ticks 30 --seed 3 --kinds sand --report - 2> /dev/null | head -1 | grep -qx '{' \
+    && ok "fuzz --report -: JSON on stdout" || fail "fuzz --report - does not start with {"
+expect "fuzz --shard K>N" 2 "viv fuzz: --shard 4/3: K must be in 1..N" -- "$viv" fuzz --seed 1 --shard 4/3
+expect "fuzz --shard N=0" 2 "viv fuzz: --shard 0/0: N must be at least 1" -- "$viv" fuzz --seed 1 --shard 0/0
+expect "fuzz --shard x" 2 "--shard needs K/N" -- "$viv" fuzz --seed 1 --shard 2
+expect "fuzz --shard needs --seed" 2 "needs --seed S" -- "$viv" fuzz --shard 1/2
+expect "fuzz --shard with --seconds" 2 "not --seconds" -- "$viv" fuzz --seed 1 --shard 1/2 --seconds 5
+printf '{"report": "viv fuzz", "version": 1,\n  "campaign": {"seed": 11,' > "$tmp/broken.json"
+expect "fuzz --merge: malformed" 2 "broken.json is not a viv fuzz report: line 2" -- "$viv" fuzz --merge "$tmp/broken.json"
+expect "fuzz --merge: missing file" 2 "cannot open the report" -- "$viv" fuzz --merge "$tmp/absent.json"
+expect "fuzz --merge: a shard missing" 2 "missing 3/3" -- "$viv" fuzz --merge "$tmp/good-1.json" "$tmp/good-2.json"
+expect "fuzz --merge: a shard twice" 2 "are both slice 2/3" -- "$viv" fuzz --merge "$tmp/good-1.json" "$tmp/good-2.json" "$tmp/good-2.json"
+expect "fuzz --merge: different campaigns" 2 "are reports of different campaigns (seed 11 against 7)" -- \
+    "$viv" fuzz --merge "$tmp/good-1.json" "$tmp/good-2.json" "$tmp/sh-3.json"
+sed 's/"seed": 11,/"seed": 12,/' "$tmp/good-3.json" > "$tmp/other-3.json"
+expect "fuzz --merge: another seed" 2 "(seed 11 against 12)" -- "$viv" fuzz --merge "$tmp/good-1.json" "$tmp/good-2.json" "$tmp/other-3.json"
+sed '/"totals"/s/"ticks": [0-9]*/"ticks": 1/' "$tmp/good-3.json" > "$tmp/cut-3.json"
+expect "fuzz --merge: damaged totals" 2 "its totals are not the sums of its sessions" -- \
+    "$viv" fuzz --merge "$tmp/good-1.json" "$tmp/good-2.json" "$tmp/cut-3.json"
+# A shard that stopped early (here: its report made by a 3-session run, relabelled 6) is refused.
+"$viv" fuzz --sessions 3 --ticks 60 --seed 11 --kinds sand --quiet --shard 1/3 --report "$tmp/short-1.json" > /dev/null 2>&1
+sed '/"campaign"/s/"sessions": 3,/"sessions": 6,/' "$tmp/short-1.json" > "$tmp/early-1.json"
+expect "fuzz --merge: an incomplete shard" 2 "holds 1 session but its slice has 2 before the campaign ends" -- \
+    "$viv" fuzz --merge "$tmp/early-1.json" "$tmp/good-2.json" "$tmp/good-3.json"
+"$viv" fuzz --help | grep -q -- "--merge" && "$viv" fuzz --help | grep -q -- "--shard K/N" \
+    && ok "fuzz --help names --shard and --merge" || fail "fuzz --help lacks --shard or --merge"
+
 # ---- issue 13's small things ----------------------------------------------------------------------
 # The short usage at the top of `viv sim --help` (up to its first blank line) names every flag.
 "$viv" sim --help | sed '/^$/q' > "$tmp/usage"
@@ -196,6 +251,26 @@ if command -v sqlite3 > /dev/null 2>&1; then
         rm -f "$tmp/cut.db" "$tmp/cut.db-wal" "$tmp/cut.db-shm"
     done
     "$viv" replay verify --help | grep -q "damaged" && ok "verify --help explains damaged" || fail "verify --help does not say damaged"
+    # replay collect: two files into one, verified with the verdicts each had (2 + 1 bit-exact,
+    # 1 damaged); the error cases say why and write nothing.
+    expect "collect: two files" 0 - -- "$viv" replay collect "$rdb" --node east "$tmp/hole.db" -o "$tmp/all.db" --quiet
+    grep -q "4 sessions from 2 files" "$tmp/out" && grep -Eq '^ +4 +east +2 ' "$tmp/out" \
+        && ok "collect names each session's node and id" || fail "collect output: $(cat "$tmp/out")"
+    expect "collect: verify --all" 2 "is damaged" -- "$viv" replay verify --all --quiet "$tmp/all.db"
+    grep -qx "4 sessions: 3 bit-exact, 0 diverged, 1 damaged, 0 not verifiable" "$tmp/out" \
+        && ok "collect: the same verdicts" || fail "collect: verify --all summary: $(tail -1 "$tmp/out")"
+    "$viv" replay list "$tmp/all.db" | grep -Eq ' rec +1$' && ok "collect: list shows node and id" \
+        || fail "collect: list: $("$viv" replay list "$tmp/all.db")"
+    expect "collect: output exists" 2 "exists: name a new file, or add --force" -- "$viv" replay collect "$rdb" -o "$tmp/all.db"
+    expect "collect: --force" 0 - -- "$viv" replay collect "$rdb" -o "$tmp/all.db" --force --quiet
+    expect "collect: a missing file" 2 "$tmp/nope.db: no such file" -- "$viv" replay collect "$rdb" "$tmp/nope.db" -o "$tmp/c1.db"
+    expect "collect: not a replay file" 2 "is not a Vivarium replay file" -- "$viv" replay collect "$tmp/chain1" -o "$tmp/c1.db"
+    cp "$rdb" "$tmp/newer.db" && sqlite3 "$tmp/newer.db" "PRAGMA user_version = 9"
+    expect "collect: a newer format" 2 "use a newer Vivarium" -- "$viv" replay collect "$rdb" "$tmp/newer.db" -o "$tmp/c1.db"
+    expect "collect: no output named" 2 "name the new file with -o OUT" -- "$viv" replay collect "$rdb"
+    expect "collect: --node names no file" 2 "--node x names no file" -- "$viv" replay collect "$rdb" -o "$tmp/c1.db" --node x
+    [ -e "$tmp/c1.db" ] && fail "collect: a refused collect left $tmp/c1.db" || ok "collect: nothing written when refused"
+    ls "$tmp" | grep -q 'collect-.*tmp' && fail "collect left a temporary file" || ok "collect: no temporary file left"
 else
     fail "sqlite3 (the command) missing: scripts/deps.sh should install it"
 fi
