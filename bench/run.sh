@@ -108,9 +108,12 @@ echo
 {
     echo "### $(date -u +%Y-%m-%d) — verify speed: $machine"
     echo
-    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_verify\`, not pinned: verify uses both cores)"
+    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_verify\`, not pinned: verify uses both cores)."
+    echo "Load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min), after: see below."
     echo
     "$BUILD/bench_verify"
+    echo
+    echo "Load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee bench/out/verify.md
 echo
 sh bench/record.sh "$BIN"

@@ -170,6 +170,12 @@ typedef struct rpl_verify_result {
     uint32_t hz;
     int threads;                       /* threads used (span threads + pass workers) */
     double seconds;
+    /* CPU seconds of the calling thread plus those of the busiest span thread: about the wall
+     * time the run takes with a free core for each span thread, whatever else the machine is
+     * running (benchmarks on a shared machine); a little over, as the calling thread's part that
+     * runs beside the spans counts as if it did not. 0 when a worker pool also ran (its CPU is
+     * not counted). */
+    double cpu_critical;
     char warning[320];                 /* "" or a sentence for stderr (another sim version…) */
 } rpl_verify_result;
 

@@ -58,6 +58,7 @@ typedef struct verifier {
     uint64_t done;                     /* ticks verified so far, for progress */
     int running;                       /* workers not yet finished */
     failure fail;                      /* the earliest failure, by span */
+    int stop;                          /* the tick-0 check failed: no span matters any more */
     int inline_progress;               /* no threads: span_run reports progress itself */
     double last_progress;
 } verifier;
@@ -70,6 +71,7 @@ typedef struct worker {
     size_t cap;
     sim_frame fa, fb;
     int frames;
+    double cpu;                        /* CPU seconds this worker's thread used (worker_main) */
     failure fl;                        /* this worker's failure, copied out if it is the earliest */
 } worker;
 
@@ -85,6 +87,14 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds the calling thread has used. */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -303,7 +313,7 @@ static int span_run(worker *w, size_t i)
         if (++pending == PROGRESS_EVERY) {
             pthread_mutex_lock(&v->mu);
             v->done += pending;
-            int stop = v->fail.span < i;
+            int stop = v->fail.span < i || v->stop;
             pthread_mutex_unlock(&v->mu);
             pending = 0;
             if (stop) break;                /* an earlier span failed: this one cannot matter */
@@ -331,15 +341,17 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     verifier *v = w->v;
+    double cpu0 = thread_cpu_s();
     for (;;) {
         pthread_mutex_lock(&v->mu);
         size_t i = v->next;
-        int go = i < v->plan->nspans && i < v->fail.span;
+        int go = i < v->plan->nspans && i < v->fail.span && !v->stop;
         if (go) v->next++;
         pthread_mutex_unlock(&v->mu);
         if (!go) break;
         span_run(w, i);
     }
+    w->cpu = thread_cpu_s() - cpu0;
     pthread_mutex_lock(&v->mu);
     v->running--;
     pthread_cond_signal(&v->cv);
@@ -579,11 +591,14 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
 /* At tick 0 the recorded initial state must be what this build creates from (kind, seed,
  * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), 2 not
  * re-creatable (a world built from a file: the recording is its only source), or a negative code. */
-static int check_initial(rpl_file *f, const rpl_session *s, const sim_kind *k, char *out,
-                         size_t cap, size_t *len, char *err, size_t errlen)
+static int check_initial(rpl_file *f, pthread_mutex_t *db, const rpl_session *s,
+                         const sim_kind *k, char *out, size_t cap, size_t *len, char *err,
+                         size_t errlen)
 {
     rpl_checkpoint cp;
+    pthread_mutex_lock(db);            /* span threads may be reading the file too */
     int rc = rpl_checkpoint_find(f, s, s->start_tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
+    pthread_mutex_unlock(db);
     if (rc) return rc < 0 ? rc : 0;    /* no checkpoint: the plan has already said so */
     char cerr[256] = "";
     sim_config cfg = sim_config_default();
@@ -634,7 +649,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     rpl_plan plan = { 0 };
     worker *ws = NULL;
     pool *passes = NULL;
-    size_t len = 0, nw = 0;
+    size_t len = 0, nw = 0, threaded = 0;    /* nw workers, the first `threaded` on threads */
     char err[FAIL_MSG];
     int code = RPL_ENOMEM;             /* the error, while there is no verdict */
     int status = code;                 /* negative until there is a verdict: 0 or 1 */
@@ -654,24 +669,11 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     res->first = plan.nspans ? plan.spans[0].start : plan.from;
     res->last = plan.to;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
-    double t0 = now_s();
-    if (s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0) {
-        int rc = check_initial(f, &s, k, report, cap, &len, err, sizeof err);
-        if (rc < 0) {
-            code = rc;
-            goto error;
-        }
-        if (rc == 2 && !res->warning[0])
-            snprintf(res->warning, sizeof res->warning, "session %lld's world is built from a file "
-                     "(%.160s): its tick-0 state comes from the recording and is not re-created",
-                     (long long)s.id, s.params);
-        if (rc == 1) {
-            res->diverged_at = 0;
-            res->seconds = now_s() - t0;
-            status = 1;
-            goto out;
-        }
-    }
+    double t0 = now_s(), cpu0 = thread_cpu_s();
+    /* The recorded tick-0 state is checked against a new world (check_initial) when the replay
+     * starts there: first on one thread, beside the spans with several (it is one world's
+     * create, serial time otherwise). */
+    int check = s.start_tick == 0 && plan.nspans && plan.spans[0].start == 0, checked = 0;
 
     v.f = f;
     v.s = &s;
@@ -704,7 +706,10 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         nw = 1;
         res->threads = 1;
         v.inline_progress = 1;
-        for (size_t i = 0; i < plan.nspans && v.fail.span == SIZE_MAX; i++) span_run(&ws[0], i);
+        if (check) checked = check_initial(f, &v.db, &s, k, report, cap, &len, err, sizeof err);
+        for (size_t i = 0; i < plan.nspans && v.fail.span == SIZE_MAX && (checked == 0 || checked == 2);
+             i++)
+            span_run(&ws[0], i);
     } else {
         pthread_mutex_lock(&v.mu);
         for (size_t i = 0; i < want; i++) {
@@ -714,6 +719,15 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         }
         pthread_mutex_unlock(&v.mu);
         res->threads = (int)nw;
+        threaded = nw;
+        if (check) {
+            checked = check_initial(f, &v.db, &s, k, report, cap, &len, err, sizeof err);
+            if (checked != 0 && checked != 2) {
+                pthread_mutex_lock(&v.mu);
+                v.stop = 1;
+                pthread_mutex_unlock(&v.mu);
+            }
+        }
         if (nw == 0) {
             nw = 1;
             res->threads = 1;
@@ -742,8 +756,28 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     }
     if (passes) res->threads += pool_workers(passes) - 1;
     res->seconds = now_s() - t0;
+    if (!passes) {
+        /* Spans run inline count in this thread's own CPU; those on threads, by the busiest. */
+        double busiest = 0.0;
+        for (size_t i = 0; i < threaded; i++) busiest = ws[i].cpu > busiest ? ws[i].cpu : busiest;
+        res->cpu_critical = thread_cpu_s() - cpu0 + busiest;
+    }
     res->ticks = v.done;
     if (o->progress) o->progress(o->ud, v.done, plan.ticks);
+    if (checked < 0) {
+        code = checked;
+        goto error_locks;
+    }
+    if (checked == 2 && !res->warning[0])
+        snprintf(res->warning, sizeof res->warning, "session %lld's world is built from a file "
+                 "(%.160s): its tick-0 state comes from the recording and is not re-created",
+                 (long long)s.id, s.params);
+    if (checked == 1) {
+        res->diverged_at = 0;
+        res->ticks = 0;                /* the verdict is the new world's, before any replay */
+        status = 1;
+        goto error_locks;
+    }
 
     if (v.fail.span != SIZE_MAX && v.fail.kind == F_ERROR) {
         snprintf(err, sizeof err, "%s", v.fail.msg);

@@ -523,6 +523,17 @@ void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0,
     capsule_rows(&k, f->px + (size_t)ya * f->w, f->w, x0, xa - x0, xb - x0, ya - y0, yb - y0, c);
 }
 
+/* One non-horizontal polygon edge, from its lower-y end (xl, yl) to yh: it crosses rows
+ * yl ≤ y < yh at X = xl ± a·k/dy, k = y − yl (+ when it leans right). Only ceil(X) matters
+ * (x ≥ X ⇔ x ≥ ceil(X) for integer x), so the edge keeps q = floor(a·k/dy) and rem = a·k mod dy
+ * and steps them exactly from row to row: k + 1 adds a = qa·dy + ra. [y0, y1) are the rows it
+ * crosses inside the frame; q and rem are those of the next row it has to cross. */
+typedef struct poly_edge {
+    int64_t xl, y0, y1;
+    uint64_t dy, qa, ra, q, rem;
+    int right;
+} poly_edge;
+
 /* Polygon fill, even–odd rule, sampled at pixel centres. On scanline y an edge crosses when
  * min(y0, y1) ≤ y < max(y0, y1) (horizontal edges never do), at an X computed exactly as a
  * rational; pixel x is covered when X_left ≤ x < X_right for a sorted pair of crossings. That
@@ -532,30 +543,48 @@ void sim_raster_capsule(sim_frame *f, int x0, int y0, int x1, int y1, double r0,
 void sim_raster_polygon(sim_frame *f, const int *xy, int n, uint8_t c)
 {
     if (frame_empty(f) || !xy || n < 3 || n > POLY_MAX) return;
-    int64_t ymin = xy[1], ymax = xy[1];
-    for (int i = 1; i < n; i++) {
-        ymin = min64(ymin, xy[2 * i + 1]);
-        ymax = max64(ymax, xy[2 * i + 1]);
+    poly_edge e[POLY_MAX];
+    int ne = 0;
+    int64_t ya = INT64_MAX, yb = INT64_MIN;       /* the rows some edge crosses, clipped */
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 == n ? 0 : i + 1;
+        int64_t xl = xy[2 * i], yl = xy[2 * i + 1], xh = xy[2 * j], yh = xy[2 * j + 1];
+        if (yl == yh) continue;                       /* horizontal edges never cross */
+        if (yl > yh) {
+            int64_t tx = xl, ty = yl;
+            xl = xh; yl = yh; xh = tx; yh = ty;
+        }
+        int64_t lo = max64(yl, 0), hi = min64(yh - 1, (int64_t)f->h - 1);
+        if (lo > hi) continue;                        /* no row of the frame */
+        poly_edge *d = &e[ne++];
+        d->xl = xl;
+        d->y0 = lo;
+        d->y1 = hi + 1;
+        d->right = xh >= xl;
+        d->dy = (uint64_t)(yh - yl);
+        uint64_t a = (uint64_t)(xh >= xl ? xh - xl : xl - xh);
+        d->qa = a / d->dy;
+        d->ra = a % d->dy;
+        /* a, k, dy < 2^32, so a·k fits in uint64 */
+        uint64_t p = a * (uint64_t)(lo - yl);
+        d->q = p / d->dy;
+        d->rem = p % d->dy;
+        ya = min64(ya, lo);
+        yb = max64(yb, hi);
     }
-    int64_t ya = max64(ymin, 0), yb = min64(ymax - 1, (int64_t)f->h - 1);
     int64_t xs[POLY_MAX];
     for (int64_t y = ya; y <= yb; y++) {
         int nx = 0;
-        for (int i = 0; i < n; i++) {
-            int j = i + 1 == n ? 0 : i + 1;
-            int64_t xl = xy[2 * i], yl = xy[2 * i + 1], xh = xy[2 * j], yh = xy[2 * j + 1];
-            if (yl == yh) continue;
-            if (yl > yh) {
-                int64_t tx = xl, ty = yl;
-                xl = xh; yl = yh; xh = tx; yh = ty;
+        for (int i = 0; i < ne; i++) {
+            poly_edge *d = &e[i];
+            if (y < d->y0 || y >= d->y1) continue;
+            xs[nx++] = d->right ? d->xl + (int64_t)d->q + (d->rem != 0) : d->xl - (int64_t)d->q;
+            d->q += d->qa;
+            d->rem += d->ra;
+            if (d->rem >= d->dy) {
+                d->rem -= d->dy;
+                d->q++;
             }
-            if (y < yl || y >= yh) continue;
-            /* Only ceil(X) matters: x ≥ X ⇔ x ≥ ceil(X) for integer x. X = xl ± a·k/dy with
-             * a, k, dy < 2^32, so a·k fits in uint64 and splits into quotient and remainder. */
-            uint64_t dy = (uint64_t)(yh - yl), k = (uint64_t)(y - yl);
-            uint64_t a = (uint64_t)(xh >= xl ? xh - xl : xl - xh);
-            uint64_t p = a * k, q = p / dy, rem = p % dy;
-            xs[nx++] = xh >= xl ? xl + (int64_t)q + (rem != 0) : xl - (int64_t)q;
         }
         for (int i = 1; i < nx; i++) {                  /* insertion sort: nx ≤ 64 */
             int64_t v = xs[i];

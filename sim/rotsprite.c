@@ -52,13 +52,6 @@ static int32_t fx_round(double x)
     return (int32_t)(v >= 0 ? v + 0.5 : v - 0.5);
 }
 
-/* floor(a / b) for b > 0, independent of how the compiler rounds a negative quotient. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 /* cos and sin of angle k × 360°/n in 16.16 (n a multiple of 4). Only the first quadrant is
  * computed, and only its first half from sim_cos/sim_sin: an angle past 45° takes the values of
  * its complement swapped, and 45° itself (when n is a multiple of 8) uses cos 45° for both, so
@@ -119,6 +112,7 @@ static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int
     const int64_t px = (int64_t)SIM_ROT_SCALE * in->pivot_x2; /* pivot in the 8× sprite, same */
     const int64_t py = (int64_t)SIM_ROT_SCALE * in->pivot_y2;
     const int64_t cell = 2 * (int64_t)FX_ONE;                /* one subpixel, in fixed half-units */
+    _Static_assert(2 * FX_ONE == 1 << 17, "a subpixel is 2^17 fixed half-units");
     uint8_t tr = in->transparent;
     uint16_t count[256];
     memset(count, 0, sizeof count);
@@ -139,15 +133,21 @@ static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int
              * — the same answer as scanning all 256 counts at the end. */
             uint8_t touched[SIM_ROT_SCALE * SIM_ROT_SCALE];
             int opaque = 0, best = -1, ntouched = 0;
+            int64_t qx0 = 2 * (int64_t)ox * SIM_ROT_SCALE + 1 - S8;
             for (int j = 0; j < SIM_ROT_SCALE; j++) {
                 int64_t qy = 2 * ((int64_t)oy * SIM_ROT_SCALE + j) + 1 - S8;
-                for (int i = 0; i < SIM_ROT_SCALE; i++) {
-                    int64_t qx = 2 * ((int64_t)ox * SIM_ROT_SCALE + i) + 1 - S8;
-                    /* inverse of the clockwise turn: (qx, qy) → (c·qx + s·qy, −s·qx + c·qy) */
-                    int64_t sx = c * qx + s * qy + px * FX_ONE;
-                    int64_t sy = -s * qx + c * qy + py * FX_ONE;
-                    int64_t ix = floor_div(sx, cell), iy = floor_div(sy, cell);
-                    if (ix < 0 || iy < 0 || ix >= bw || iy >= bh)
+                /* inverse of the clockwise turn: (qx, qy) → (c·qx + s·qy, −s·qx + c·qy), with qx
+                 * stepping by 2 along the row: exact integer sums, the same as the products */
+                int64_t sx = c * qx0 + s * qy + px * FX_ONE;
+                int64_t sy = -s * qx0 + c * qy + py * FX_ONE;
+                for (int i = 0; i < SIM_ROT_SCALE; i++, sx += 2 * (int64_t)c,
+                                                        sy -= 2 * (int64_t)s) {
+                    /* floor(sx / cell) is negative exactly when sx is, and for sx ≥ 0 it is
+                     * the shift (cell is 2^17) */
+                    if (sx < 0 || sy < 0)
+                        continue;
+                    int64_t ix = sx >> 17, iy = sy >> 17;
+                    if (ix >= bw || iy >= bh)
                         continue;
                     uint8_t v = big[iy * bw + ix];
                     if (v == tr)
@@ -166,6 +166,19 @@ static void bake_general(uint8_t *img, int side, const uint8_t *big, int bw, int
             img[oy * side + ox] = (uint8_t)best;
         }
     }
+}
+
+/* Image `src` turned a quarter clockwise into `dst` (side × side, pivot at the centre). For the
+ * general path this is exact: angle k + n/4 has (cos, sin) = (−sin, cos) of angle k
+ * (angle_fx), so the samples of its block (ox, oy) are those of angle k's block
+ * (oy, side − 1 − ox) — its sample (i, j) is that one's (j, 7 − i) — in another order; the
+ * margin test sees the same centre, and the mode of a block does not depend on the order of its
+ * samples (the leader rule below gives the lowest index of the highest count). */
+static void turn_quarter(uint8_t *dst, const uint8_t *src, int side)
+{
+    for (int oy = 0; oy < side; oy++)
+        for (int ox = 0; ox < side; ox++)
+            dst[oy * side + ox] = src[(side - 1 - ox) * side + oy];
 }
 
 int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
@@ -207,13 +220,16 @@ int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
     sim_rot_scale2x(b, a, 2 * in->w, 2 * in->h, in->transparent);
     sim_rot_scale2x(a, b, 4 * in->w, 4 * in->h, in->transparent);
     int quarter = nangles / 4;
+    /* The first quadrant is sampled; the other three are its exact quarter turns. */
     for (int k = 0; k < nangles; k++) {
         uint8_t *img = px + area * (size_t)k;
         if (k % quarter == 0)
             bake_exact(img, side, in, k / quarter);
-        else
+        else if (k < quarter)
             bake_general(img, side, a, SIM_ROT_SCALE * in->w, SIM_ROT_SCALE * in->h, in, k,
                          nangles);
+        else
+            turn_quarter(img, img - area * (size_t)quarter, side);
     }
     out->px = px;
     out->side = side;

@@ -269,7 +269,8 @@ struct sim_kind {
      * replaces (from) to the one it loaded (to), so a load does not build it again: with adopt
      * set, sim_world_load creates its scratch impl with bare = 2 and, once the load has
      * succeeded, calls adopt before destroying the old impl. Only for what the params do not
-     * change, since a load may bring other params. NULL: every load creates with bare = 1. */
+     * change, since a load may bring other params (or adopt builds it when they differ: the
+     * sand world's picture). NULL: every load creates with bare = 1. */
     void (*adopt)(void *to, void *from);
 };
 

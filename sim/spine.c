@@ -197,7 +197,19 @@ void sim_spine_draw(const sim_spine *s, sim_frame *f, uint8_t fill, int outline)
     cap(sh.head, s->x[0], s->y[0], -t0y, t0x, -t0x, -t0y, s->radius[0]);
     int e = s->n - 1;
     cap(sh.tail, s->x[e], s->y[e], -tny, tnx, tnx, tny, s->radius[e]);
-    sim_draw_outlined(f, spine_paint, &sh, fill, outline);
+    /* Every pixel a polygon covers lies in its points' box (pixel centres inside it), so the
+     * points' box holds the whole shape. */
+    int x0 = sh.head[0][0], y0 = sh.head[0][1], x1 = x0, y1 = y0;
+    int (*pts[4])[2] = { sh.l, sh.r, sh.head, sh.tail };
+    const int npts[4] = { sh.n, sh.n, 5, 5 };
+    for (int g = 0; g < 4; g++)
+        for (int k = 0; k < npts[g]; k++) {
+            x0 = pts[g][k][0] < x0 ? pts[g][k][0] : x0;
+            x1 = pts[g][k][0] > x1 ? pts[g][k][0] : x1;
+            y0 = pts[g][k][1] < y0 ? pts[g][k][1] : y0;
+            y1 = pts[g][k][1] > y1 ? pts[g][k][1] : y1;
+        }
+    sim_draw_outlined_box(f, spine_paint, &sh, fill, outline, x0, y0, x1, y1);
 }
 
 /* ---- state ----------------------------------------------------------------------------------- */

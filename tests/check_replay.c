@@ -190,6 +190,10 @@ START_TEST(recorded_session_verifies_bit_exact)
             ck_assert_ptr_nonnull(strstr(v->report, "bit-exact"));
             ck_assert_int_eq(strstr(v->report, "sync test passed") != NULL, sync_test);
             ck_assert_str_eq(v->r.warning, "");
+            /* The CPU-time critical path: the calling thread's CPU plus the busiest span
+             * thread's, each at most the run's wall time (0 when a pass pool also ran). */
+            if (threads == 1) ck_assert(v->r.cpu_critical > 0.0);
+            ck_assert(v->r.cpu_critical >= 0.0 && v->r.cpu_critical <= 2.0 * v->r.seconds + 0.01);
         }
     }
     /* --from seeks through the nearest checkpoint at or before it; --to stops there. */
@@ -301,12 +305,15 @@ START_TEST(initial_state_must_be_what_the_build_creates)
     ck_assert_ptr_nonnull(r);
     record_world(r, w, 30);
     ck_assert_int_eq(rpl_recorder_close(r), 0);
-    verdict *v = verify(db, 0, UINT64_MAX, 0, 1);
-    ck_assert_msg(v->rc == 1, "%s", v->report);
-    ck_assert_uint_eq(v->r.diverged_at, 0);
-    ck_assert_msg(strstr(v->report, "tick 0: the recorded initial state is not what this build"),
-                  "%s", v->report);
-    ck_assert_msg(strstr(v->report, "cell (0,0): stone"), "%s", v->report);
+    for (int threads = 1; threads <= 2; threads++) {    /* 2: the check runs beside the spans */
+        verdict *v = verify(db, 0, UINT64_MAX, 0, threads);
+        ck_assert_msg(v->rc == 1, "%s", v->report);
+        ck_assert_uint_eq(v->r.diverged_at, 0);
+        ck_assert_msg(strstr(v->report, "tick 0: the recorded initial state is not what this build"),
+                      "%s", v->report);
+        ck_assert_msg(strstr(v->report, "cell (0,0): stone"), "%s", v->report);
+        ck_assert_msg(!strstr(v->report, "bit-exact"), "%s", v->report);
+    }
     free(b);
     sim_world_destroy(w);
 }

@@ -486,6 +486,34 @@ END_TEST
  * (`viv sim --world sand --seed 9 --ticks 2000 --params scene=bench`). Issue 13 left it as it
  * was (a68b8cd6955a597c 8461989bc55d8ca2); issue 17's strip passes changed the order in which
  * cells are updated, and so every state after tick 0, on purpose: these are the hashes since. */
+/* A load keeps drawing: the picture built at create moves over from the world a load replaces
+ * (adopt), again and again, and is built afresh when the loaded state has another size or
+ * scene: each draws as a world created with the state's params and loaded the same. */
+START_TEST(load_keeps_drawing)
+{
+    sim_world *a = mk(3, NULL), *b = mk(3, NULL);
+    run(a, 120);
+    size_t cap = sim_world_save_max(a);
+    uint8_t *sa = malloc(cap);
+    size_t na = sim_world_save(a, sa, cap);
+    ck_assert_uint_gt(na, 0);
+    script_load_draws_alike(a, b, sa, na);
+    sim_world *c = mk(5, "w=64,h=48,scene=bench");
+    run(c, 60);
+    size_t capc = sim_world_save_max(c);
+    uint8_t *sc = malloc(capc);
+    size_t nc = sim_world_save(c, sc, capc);
+    ck_assert_uint_gt(nc, 0);
+    script_load_draws_alike(c, b, sc, nc);          /* b: a demo world, now a bench one */
+    script_load_draws_alike(a, b, sa, na);          /* and back to the demo */
+    free(sa);
+    free(sc);
+    sim_world_destroy(a);
+    sim_world_destroy(b);
+    sim_world_destroy(c);
+}
+END_TEST
+
 START_TEST(bench_scene_unchanged)
 {
     sim_world *w = mk(9, "scene=bench");
@@ -653,6 +681,7 @@ Suite *suite_sand(void)
     tcase_add_test(pic, demo_glacier_melts_over_the_vent);
     tcase_add_test(pic, demo_tree_burns_and_grows_back);
     tcase_add_test(pic, bench_scene_unchanged);
+    tcase_add_test(pic, load_keeps_drawing);
     suite_add_tcase(s, pic);
     TCase *lr = tcase_create("long_run");
     tcase_set_timeout(lr, 900);

@@ -45,7 +45,8 @@ static void build_palette(sand_world *s)
 }
 
 /* At create time: the shade noise, the palette and its lookup table, and the per-position colours
- * of walls and of empty air. Needs s->w, s->h and the noise, wallpx and airpx buffers. */
+ * of walls and of empty air (and, for the demo, the leaves). Needs s->w, s->h and the noise,
+ * wallpx, airpx and leafpx buffers. */
 static void picture_init(sand_world *s);
 static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f);
 
@@ -218,10 +219,11 @@ static int tri(int x, int period, int amp)
     return (t < half ? t : period - t) * amp / half;
 }
 
-/* The backdrop behind empty air at plan (px, py): sky, sun, clouds, hills; or a cave's back wall. */
-static int backdrop(int px, int py, int x, int y)
+/* The backdrop behind empty air at plan (px, py): sky, sun, clouds, hills; or a cave's back wall.
+ * gr[k] is sim__sand_demo_ground(px - 1 + k), k = 0..2: the column and its neighbours. */
+static int backdrop(int px, int py, int x, int y, const int *gr)
 {
-    if (py >= sim__sand_demo_ground(px) || (px >= 63 && px <= 69 && py == 43)) {
+    if (py >= gr[1] || (px >= 63 && px <= 69 && py == 43)) {
         uint32_t h = phash(px / 5, py / 3, 1);
         int k = (int)(h % 3u) + (phash(x, y, 2) % 5u == 0 ? -1 : 0);
         return Q_CAVE0 + (k < 0 ? 0 : k);
@@ -255,14 +257,14 @@ static int backdrop(int px, int py, int x, int y)
 
 /* A rock pixel at plan (px, py): granite and snow on the mountain, strata under grass elsewhere;
  * a dark rim where it meets a cave, a lit edge where it faces the sky sideways. */
-static int rock(int px, int py, int x, int y)
+static int rock(int px, int py, int x, int y, const int *gr)
 {
-    int g = sim__sand_demo_ground(px), d = py - g;
+    int g = gr[1], d = py - g;
     uint32_t h = phash(x, y, 5);
     if (d < 0) d = 8 + (py - 40);           /* the shelf over the spring: plain rock */
     int cave_rim = sim__sand_demo_cave(px, py - 1) || sim__sand_demo_cave(px, py + 1) ||
                    sim__sand_demo_cave(px - 1, py) || sim__sand_demo_cave(px + 1, py);
-    int sky_side = py < sim__sand_demo_ground(px - 1) || py < sim__sand_demo_ground(px + 1);
+    int sky_side = py < gr[0] || py < gr[2];
     if (px >= 247) {
         if (d <= 1 && py < 110) return d == 0 || (h & 1u) ? Q_SN0 : Q_SN1;
         if (cave_rim) return Q_M4;
@@ -298,11 +300,16 @@ static void picture_init(sand_world *s)
     for (int k = 0; k < Q_COUNT; k++) memcpy(&s->pal.rgb[k * 3], PICTURE[k], 3);
     s->pal.count = Q_COUNT;
     s->pal.version = 1;
+    /* The ground line by plan column, -1..320 (px runs 0..319): asked for at every pixel. */
+    int ground[322];
+    for (int k = 0; k < 322; k++) ground[k] = sim__sand_demo_ground(k - 1);
     for (int y = 0; y < s->h; y++)
         for (int x = 0; x < s->w; x++) {
             int px = x * 320 / s->w, py = y * 180 / s->h, i = y * s->w + x;
-            s->airpx[i] = (uint8_t)backdrop(px, py, x, y);
-            s->wallpx[i] = (uint8_t)rock(px, py, x, y);
+            s->airpx[i] = (uint8_t)backdrop(px, py, x, y, &ground[px]);
+            s->wallpx[i] = (uint8_t)rock(px, py, x, y, &ground[px]);
+            uint32_t h = phash(x / 2, y / 2, 6);      /* a leaf's shade: bit 0 and the rest */
+            s->leafpx[i] = sim__sand_demo_leaf(px, py) ? (uint8_t)(1 + (h & 1u) + 2 * (h % 3u)) : 0;
         }
 }
 
@@ -313,123 +320,181 @@ static inline uint8_t veil(int density, int x, int y, uint8_t colour, uint8_t be
     return BAYER[y & 3][x & 3] < density ? colour : behind;
 }
 
+/* Motion blur behind a drop of falling water at (x, y) (vy > 0): it passed through the empty
+ * cells above it this tick, up to vy of them and at most 4, through cells that hold nothing at all
+ * (a cell of empty element that holds anything else is drawn blurred, but stops the trail). The
+ * rows above are drawn already; this repaints them. Said from the empty cell's side: it is foam
+ * when the first non-zero cell within 4 below it is water falling at least as fast as its
+ * distance. */
+static void foam_above(const sand_world *s, sim_frame *f, int x, int y, int vy)
+{
+    for (int k = 1; k <= vy && k <= 4 && y - k >= 0; k++) {
+        uint32_t u = s->cells[(y - k) * s->w + x];
+        if (CELL_EL(u) == SAND_EMPTY) f->px[(y - k) * f->w + x] = Q_FOAM1;
+        if (u) break;
+    }
+}
+
+/* Two cells as one word (either order: only compared with zero or a word of two equal cells). */
+static inline uint64_t ld64(const uint32_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f)
 {
     f->pal = s->pal;
     uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
     int t = (int)(ctx->tick % 1000000u);
-    /* Per column: the element of the cell above and how many cells of it lie above (its depth
-     * below its own surface). */
+    /* Per column: the element of the cell above and the row where its run of that element began,
+     * so a cell's depth below its own surface is y - top (as if the grid had empty cells above
+     * its first row). The rows hold at most 480 cells, so the depth never reaches a limit. */
     uint8_t above[640];
-    uint16_t run[640];
+    int16_t top[640];
     memset(above, 0, sizeof above);
-    memset(run, 0, sizeof run);
+    for (int x = 0; x < s->w; x++) top[x] = -1;
     for (int y = 0; y < s->h; y++) {
         const uint32_t *row = &s->cells[y * s->w];
         const uint8_t *nz = &s->noise[y * s->w];
         const uint8_t *air = &s->airpx[y * s->w];
+        const uint8_t *wp = &s->wallpx[y * s->w];
+        const uint8_t *lf = &s->leafpx[y * s->w];
         uint8_t *out = &f->px[y * f->w];
-        int py = y * 180 / s->h;
-        for (int x = 0; x < s->w; x++) {
-            uint32_t c = row[x];
-            int e = CELL_EL(c);
-            int depth = e == above[x] ? run[x] + 1 : 0;
-            above[x] = (uint8_t)e;
-            run[x] = (uint16_t)(depth > 60000 ? 60000 : depth);
-            int b = BAYER[y & 3][x & 3];
-            int q;
-            switch (e) {
-            case SAND_EMPTY:
-                q = air[x];
-                /* Motion blur: a drop of falling water passed through here this tick. */
-                for (int k = 1; k <= 4 && y + k < s->h; k++) {
-                    uint32_t d = row[x + k * s->w];
-                    if (CELL_EL(d) == SAND_WATER && CELL_VY(d) >= k) { q = Q_FOAM1; break; }
-                    if (d) break;
+        int crust[4] = { -1, 0, -1, 0 };    /* lava: the last blocks' x and whether crusted */
+        /* Most of a frame is empty air and rock, which look only at their position: copy the
+         * row of air, and let the loop below skip empty cells and copy rock. */
+        memcpy(out, air, (size_t)s->w);
+        for (int xb = 0; xb < s->w; xb += 8) {
+            int xe = xb + 8;
+            if (xe <= s->w) {
+                /* Eight cells of bare air, or of plain rock, under more of the same: no run
+                 * changes, and there is nothing to draw (air) or a copy (rock). Two cells a
+                 * word. */
+                const uint64_t wall2 = (uint64_t)WALL_CELL * 0x100000001ull;
+                uint64_t c0 = ld64(row + xb), c1 = ld64(row + xb + 2), c2 = ld64(row + xb + 4),
+                         c3 = ld64(row + xb + 6), ab;
+                memcpy(&ab, &above[xb], sizeof ab);
+                if ((c0 | c1 | c2 | c3 | ab) == 0) continue;
+                if (ab == 0x0101010101010101ull * SAND_WALL &&
+                    ((c0 ^ wall2) | (c1 ^ wall2) | (c2 ^ wall2) | (c3 ^ wall2)) == 0) {
+                    memcpy(out + xb, wp + xb, 8);
+                    continue;
                 }
-                break;
-            case SAND_WALL: q = s->wallpx[y * s->w + x]; break;
-            case SAND_SAND:
-                if (depth == 0) q = Q_SA0;
-                else if (CELL_VY(c) > 0) q = Q_SA1;
-                else if ((x + 2 * y + (nz[x] & 3)) % 11 == 0) q = Q_SA3;      /* ripples */
-                else q = (nz[x] >> 6) == 0 ? Q_SA2 : (nz[x] >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
-                if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;           /* shade at the foot */
-                break;
-            case SAND_WATER:
-                if (CELL_VY(c) > 0) {
-                    q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
-                } else if (depth == 0) {
-                    q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
-                } else {
-                    int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
-                    int next = lv < 4 ? lv + 1 : 4;
-                    static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
-                    q = WD[(nz[x] & 15) < b ? lv : next];
-                    if (lv >= 1 && lv <= 2 && (x + 3 * y + t / 5) % 37 == 0) q = Q_W4;  /* caustics */
+            } else {
+                xe = s->w;
+            }
+            for (int x = xb; x < xe; x++) {
+                uint32_t c = row[x];
+                int e = CELL_EL(c);
+                if (e != above[x]) {
+                    above[x] = (uint8_t)e;
+                    top[x] = (int16_t)y;
                 }
-                break;
-            case SAND_OIL:
-                if (depth == 0) q = ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;            /* the sheen */
-                else q = (nz[x] & 3) ? Q_O0 : Q_O1;
-                break;
-            case SAND_LAVA: {
-                if (depth == 0) { q = (sim_hash_at(tb, x, y, 12) & 3u) ? Q_L0 : Q_L1; break; }
-                int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
-                static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
-                q = LV[k];
-                if (depth > 2 && phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0) q = Q_L3;
-                if (depth > 2 && phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0) q = Q_L4;
-                break;
-            }
-            case SAND_ICE:
-                if (depth == 0) q = Q_SN0;
-                else if (depth == 1) q = (nz[x] & 1) ? Q_SN0 : Q_SN1;
-                else if ((x - y + 400) % 11 == 0) q = Q_I0;                        /* facets */
-                else if ((x + 2 * y) % 17 == 0) q = Q_I4;                          /* cracks */
-                else {
-                    int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
-                    q = Q_I1 + ((nz[x] & 15) < b && lv < 2 ? lv + 1 : lv);
+                if (e == SAND_EMPTY) continue;
+                if (e == SAND_WALL) {
+                    out[x] = wp[x];
+                    continue;
                 }
-                break;
-            case SAND_WOOD:
-                if (CELL_FLAGS(c) & SAND_F_BURNING) {
-                    q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
-                } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) &&
-                           sim__sand_demo_leaf(x * 320 / s->w, py)) {
-                    uint32_t h = phash(x / 2, y / 2, 6);
-                    if (depth == 0) q = (h & 1u) ? Q_F4 : Q_F3;
-                    else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
-                    else q = Q_F1 + (int)(h % 3u) - (depth > 10 && b < 8);
-                } else {
-                    q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
+                int depth = y - top[x];
+                int b = BAYER[y & 3][x & 3];
+                int q;
+                switch (e) {
+                case SAND_SAND:
+                    if (depth == 0) q = Q_SA0;
+                    else if (CELL_VY(c) > 0) q = Q_SA1;
+                    else if ((x + 2 * y + (nz[x] & 3)) % 11 == 0) q = Q_SA3;      /* ripples */
+                    else q = (nz[x] >> 6) == 0 ? Q_SA2 : (nz[x] >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
+                    if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;           /* shade at the foot */
+                    break;
+                case SAND_WATER:
+                    if (CELL_VY(c) > 0) {
+                        q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
+                        foam_above(s, f, x, y, CELL_VY(c));
+                    } else if (depth == 0) {
+                        q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
+                    } else {
+                        int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
+                        int next = lv < 4 ? lv + 1 : 4;
+                        static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
+                        q = WD[(nz[x] & 15) < b ? lv : next];
+                        if (lv >= 1 && lv <= 2 && (x + 3 * y + t / 5) % 37 == 0) q = Q_W4;  /* caustics */
+                    }
+                    break;
+                case SAND_OIL:
+                    if (depth == 0) q = ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;            /* the sheen */
+                    else q = (nz[x] & 3) ? Q_O0 : Q_O1;
+                    break;
+                case SAND_LAVA: {
+                    if (depth == 0) { q = (sim_hash_at(tb, x, y, 12) & 3u) ? Q_L0 : Q_L1; break; }
+                    int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
+                    static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
+                    q = LV[k];
+                    if (depth > 2) {
+                        /* Crusts on blocks of 4 × 3 and 3 × 2 cells: a block's hash serves the
+                         * cells of it that follow along the row. */
+                        if (x / 4 != crust[0]) {
+                            crust[0] = x / 4;
+                            crust[1] = phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0;
+                        }
+                        if (x / 3 != crust[2]) {
+                            crust[2] = x / 3;
+                            crust[3] = phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0;
+                        }
+                        if (crust[1]) q = Q_L3;
+                        if (crust[3]) q = Q_L4;
+                    }
+                    break;
                 }
-                break;
-            case SAND_FIRE: {
-                int life = CELL_LIFE(c);
-                int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
-                if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
-                q = Q_FIRE0 + k;
-                break;
+                case SAND_ICE:
+                    if (depth == 0) q = Q_SN0;
+                    else if (depth == 1) q = (nz[x] & 1) ? Q_SN0 : Q_SN1;
+                    else if ((x - y + 400) % 11 == 0) q = Q_I0;                        /* facets */
+                    else if ((x + 2 * y) % 17 == 0) q = Q_I4;                          /* cracks */
+                    else {
+                        int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
+                        q = Q_I1 + ((nz[x] & 15) < b && lv < 2 ? lv + 1 : lv);
+                    }
+                    break;
+                case SAND_WOOD:
+                    if (CELL_FLAGS(c) & SAND_F_BURNING) {
+                        q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
+                    } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) && lf[x]) {
+                        int h = lf[x] - 1;                 /* h & 1, then h % 3 (picture_init) */
+                        if (depth == 0) q = (h & 1) ? Q_F4 : Q_F3;
+                        else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
+                        else q = Q_F1 + (h >> 1) - (depth > 10 && b < 8);
+                    } else {
+                        q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
+                    }
+                    break;
+                case SAND_FIRE: {
+                    int life = CELL_LIFE(c);
+                    int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
+                    if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
+                    q = Q_FIRE0 + k;
+                    break;
+                }
+                case SAND_SMOKE: {
+                    int dn = CELL_LIFE(c) / 7;
+                    q = veil(dn < 3 ? 3 : dn, x, y, (nz[x] & 1) ? Q_SM1 : Q_SM0, air[x]);
+                    break;
+                }
+                case SAND_STEAM: {
+                    int dn = CELL_LIFE(c) / 13;
+                    q = veil(dn < 4 ? 4 : dn, x, y, (nz[x] & 1) ? Q_STM1 : Q_STM0, air[x]);
+                    break;
+                }
+                case SAND_GAS: q = veil(7, x, y, (nz[x] & 1) ? Q_GAS1 : Q_GAS0, air[x]); break;
+                case SAND_STONE: q = depth == 0 ? Q_ST2 : (nz[x] & 3) ? Q_ST0 : Q_ST1; break;
+                case SAND_ACID:
+                    q = depth == 0 || sim_hash_at(tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz[x] & 1) ? Q_AC0 : Q_AC1;
+                    break;
+                default: q = air[x];
+                }
+                out[x] = (uint8_t)q;
             }
-            case SAND_SMOKE: {
-                int dn = CELL_LIFE(c) / 7;
-                q = veil(dn < 3 ? 3 : dn, x, y, (nz[x] & 1) ? Q_SM1 : Q_SM0, air[x]);
-                break;
-            }
-            case SAND_STEAM: {
-                int dn = CELL_LIFE(c) / 13;
-                q = veil(dn < 4 ? 4 : dn, x, y, (nz[x] & 1) ? Q_STM1 : Q_STM0, air[x]);
-                break;
-            }
-            case SAND_GAS: q = veil(7, x, y, (nz[x] & 1) ? Q_GAS1 : Q_GAS0, air[x]); break;
-            case SAND_STONE: q = depth == 0 ? Q_ST2 : (nz[x] & 3) ? Q_ST0 : Q_ST1; break;
-            case SAND_ACID:
-                q = depth == 0 || sim_hash_at(tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz[x] & 1) ? Q_AC0 : Q_AC1;
-                break;
-            default: q = air[x];
-            }
-            out[x] = (uint8_t)q;
         }
     }
 }

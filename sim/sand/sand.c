@@ -112,6 +112,7 @@ static void sand_destroy(void *impl)
     free(s->noise);
     free(s->wallpx);
     free(s->airpx);
+    free(s->leafpx);
     free(s->cur);
     free(s->nxt);
     free(s->weight);
@@ -141,12 +142,13 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
+    s->leafpx = malloc(n);
     s->cur = malloc(nch * sizeof *s->cur);
     s->nxt = malloc(nch * sizeof *s->nxt);
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->cur || !s->nxt ||
-        !s->weight || !s->order) {
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->cur ||
+        !s->nxt || !s->weight || !s->order) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);
@@ -156,12 +158,34 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
         rect_clear(&s->cur[k]);
         rect_clear(&s->nxt[k]);
     }
-    sim__sand_render_init(s);
+    if (bare != 2) sim__sand_render_init(s);     /* 2: never rendered, or adopts it (below) */
     if (s->scene == SCENE_DEMO) sim__sand_scene_demo(s, !bare);
     else if (s->scene == SCENE_BENCH) sim__sand_scene_bench(s, seed, !bare);
     if (!bare) sim__sand_wake_box(s, 0, 0, s->w - 1, s->h - 1);   /* everything gets a first look */
     *impl = s;
     return 0;
+}
+
+/* What render_init builds depends on the size and the scene alone: take it from the world a
+ * load replaces when they match (a replay's every span), else build it. */
+static void sand_adopt(void *to, void *from)
+{
+    sand_world *t = to, *f = from;
+    if (t->w != f->w || t->h != f->h || t->scene != f->scene) {
+        sim__sand_render_init(t);
+        return;
+    }
+    uint8_t *noise = t->noise, *wallpx = t->wallpx, *airpx = t->airpx, *leafpx = t->leafpx;
+    t->noise = f->noise;
+    t->wallpx = f->wallpx;
+    t->airpx = f->airpx;
+    t->leafpx = f->leafpx;
+    f->noise = noise;
+    f->wallpx = wallpx;
+    f->airpx = airpx;
+    f->leafpx = leafpx;
+    memcpy(t->lut, f->lut, sizeof t->lut);
+    t->pal = f->pal;
 }
 
 static int sand_check_input(const void *impl, const sim_input *in, char *err, size_t errlen)
@@ -196,6 +220,7 @@ const sim_kind sim__kind_sand = {
     .save = sim__sand_save,
     .load = sim__sand_load,
     .diff = sim__sand_diff,
+    .adopt = sand_adopt,
 };
 
 /* ---- inspection for tests ------------------------------------------------------------------- */

@@ -98,6 +98,8 @@ struct sand_world {
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
     uint8_t *airpx;                 /* per-position colour of empty air */
+    uint8_t *leafpx;                /* demo picture, per position: 0 outside the tree's leaves,
+                                       else 1 + the leaf shade's hash bits (render.c) */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at) */
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass being run */

@@ -428,14 +428,16 @@ static void run_strip(sand_world *s, int k)
         const rect16 *r = &col[cy];
         if (rect_empty(r)) continue;
         for (int y = r->y1; y >= r->y0; y--) {
-            /* An empty cell (all bits 0) never acts: skip it without a call. */
+            /* An empty cell (all bits 0) never acts, nor does a plain wall (update_falling
+             * returns for static matter that neither burns nor melts): skip them without a
+             * call. */
             const uint32_t *cr = &s->cells[y * s->w];
             if (s->dir > 0) {
                 for (int x = r->x0; x <= r->x1; x++)
-                    if (cr[x]) update_falling(s, x, y);
+                    if (cr[x] && cr[x] != WALL_CELL) update_falling(s, x, y);
             } else {
                 for (int x = r->x1; x >= r->x0; x--)
-                    if (cr[x]) update_falling(s, x, y);
+                    if (cr[x] && cr[x] != WALL_CELL) update_falling(s, x, y);
             }
         }
     }
