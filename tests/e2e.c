@@ -416,6 +416,29 @@ void stats_ask(cli_conn *c, tracker *t, wire_msg *m)
     ck_assert_msg(cli_msg_is(m, "stats"), "expected the stats reply");
 }
 
+/* What the server says it did not send: frames dropped for clients over the soft output limit,
+ * and ticks its worlds skipped when it fell behind (a loaded machine). A test that sees gaps in
+ * a stream's ticks allows only these. */
+void stats_losses(cli_conn *c, tracker *t, uint64_t *dropped, uint64_t *skipped)
+{
+    wire_msg m;
+    stats_ask(c, t, &m);
+    ck_assert_int_eq(wire_get_u64(&m, "frames_skipped", dropped), 0);
+    *skipped = 0;
+    const wire_val *ws = wire_msg_get(&m, "worlds");
+    ck_assert_ptr_nonnull(ws);
+    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
+    for (uint32_t i = 0; i < ws->n; i++) {
+        wire_val w;
+        ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
+        wire_msg wm;
+        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
+        uint64_t k;
+        ck_assert_int_eq(wire_get_u64(&wm, "skipped", &k), 0);
+        *skipped += k;
+    }
+}
+
 /* ---- the fixture ------------------------------------------------------------------------------ */
 void e2e_fixture_start_args(e2e_fixture *fx, const char *const *worlds, const char *const *args,
                             long fsize, int flags)
