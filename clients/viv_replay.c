@@ -182,7 +182,8 @@ static void usage_collect(FILE *out)
         "The files are opened read-only and never changed (a node may still be recording). OUT is\n"
         "written under a temporary name beside it and renamed when whole: a failure leaves\n"
         "nothing. Refused: a missing file or one that is not a Vivarium replay file, a file of a\n"
-        "newer format, the same file twice, two files that would get the same default node name.\n"
+        "newer format, the same file twice, two files that would give the same default node name to a\n"
+        "session that records none.\n"
         "Exit status: 0 collected, 2 refused or failed.\n");
 }
 

@@ -24,8 +24,8 @@ int rpl_node_name_check(const char *name, char *err, size_t errlen)
     for (size_t i = 0; i < n && !why; i++) {
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-              c == '_' || c == '.'))
-            why = "use letters, digits, '-', '_' and '.' only";
+              c == '_' || c == '.' || c == ':'))
+            why = "use letters, digits, '-', '_', '.' and ':' only";
     }
     if (!why) return 0;
     snprintf(err, errlen, "'%.80s' is not a node name: %s", name, why);
@@ -58,6 +58,7 @@ typedef struct source {
     size_t n;
     char node[RPL_NODE_MAX];
     int named;                         /* the caller gave its name */
+    int by_file;                       /* some session records no node: it takes the file's name */
     struct stat st;
 } source;
 
@@ -241,12 +242,6 @@ static int open_sources(const rpl_collect_opts *o, source *src, rpl_collect_resu
                          o->src[j].path);
                 return RPL_EUSAGE;
             }
-        for (size_t j = 0; j < i; j++)
-            if (!s->named && !src[j].named && strcmp(s->node, src[j].node) == 0) {
-                snprintf(err, errlen, "%s and %s would both be node '%s' (named after the file): "
-                         "name them with --node NAME before each file", o->src[j].path, path, s->node);
-                return RPL_EUSAGE;
-            }
         /* One read transaction: every row of this source comes from one snapshot, even while a
          * vivd is still recording into it. */
         char *msg = NULL;
@@ -256,6 +251,16 @@ static int open_sources(const rpl_collect_opts *o, source *src, rpl_collect_resu
             return RPL_EDB;
         }
         if ((code = rpl_sessions_list(s->f, &s->list, &s->n, err, errlen)) != 0) return code;
+        /* Two files named alike clash only where a session takes its node's name from the file
+         * (a cluster node writes its own name into every session it records). */
+        for (size_t k = 0; k < s->n && !s->named; k++)
+            if (!s->list[k].s.node[0]) s->by_file = 1;
+        for (size_t j = 0; j < i; j++)
+            if (s->by_file && src[j].by_file && strcmp(s->node, src[j].node) == 0) {
+                snprintf(err, errlen, "%s and %s would both be node '%s' (named after the file): "
+                         "name them with --node NAME before each file", o->src[j].path, path, s->node);
+                return RPL_EUSAGE;
+            }
         for (size_t k = 0; k < s->n && s->named && !res->warning[0]; k++)
             if (s->list[k].s.node[0] && strcmp(s->list[k].s.node, s->node) != 0)
                 snprintf(res->warning, sizeof res->warning, "%s records its sessions' node ('%s'), "

@@ -827,6 +827,12 @@ static int name_char(char ch)
 }
 
 /* A member's name goes into Redis keys and channels: 1..63 of these characters. */
+const char *srv_cluster_node(const srv *s)
+{
+    const srv_cluster *cl = CL(s);
+    return cl ? cl->name : NULL;
+}
+
 int srv_cluster_name_ok(const char *n)
 {
     size_t len = strlen(n);

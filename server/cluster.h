@@ -147,6 +147,9 @@ int srv_cluster_start(srv *s, const srv_cluster_config *cfg, char *err, size_t e
 void srv_cluster_run(srv *s);
 /* A clean stop: deregister (the worlds leave the registry at once), close Redis (on the loop). */
 void srv_cluster_stop(srv *s);
+/* This member's name in the cluster (--node, or HOSTNAME:PORT), or NULL without --cluster: a node
+ * writes it into every session it records, so that `viv replay collect` names it. */
+const char *srv_cluster_node(const srv *s);
 /* After the loop: let Redis go and close the timers (the loop then closes them); then free. */
 void srv_cluster_close(srv *s);
 void srv_cluster_free(srv *s);

@@ -522,12 +522,13 @@ static void crowd_spread(crowd *cr, const cluster *k, int n)
     for (int i = 0; i < n; i++) viewer_open(&cr->v[i], k->relays, i % 2, k->ids[(i / 2) % 6]);
 }
 
-/* viv replay collect of the two nodes' files (as nodes a and b) into out: its exit status. */
+/* viv replay collect of the two nodes' files into out: its exit status. No --node: each node
+ * wrote its own name into the sessions it recorded. */
 static int collect_files(const char *da, const char *db, const char *out)
 {
     char viv[512];
     bin_path("viv", viv, sizeof viv);
-    const char *argv[] = { viv, "replay", "collect", "--node", "a", da, "--node", "b", db, "-o", out,
+    const char *argv[] = { viv, "replay", "collect", da, db, "-o", out,
                            "--quiet", NULL };
     int done;
     int rc = wait_exit(spawn(viv, argv, "/dev/null", "/dev/null"), 60000, &done);
@@ -572,6 +573,10 @@ static uint64_t cluster_finish(cluster *k, crowd *cr, int collect)
         const char *q = "SELECT count(*) FROM session";
         ck_assert_int_eq(count_rows(all, q), count_rows(da, q) + count_rows(db, q));
         ck_assert_int_gt(count_rows(all, q), 0);
+        /* Every session names the node that recorded it, as that node wrote it. */
+        ck_assert_int_eq(count_rows(da, "SELECT count(*) FROM session WHERE node = 'a'"), count_rows(da, q));
+        ck_assert_int_eq(count_rows(all, "SELECT count(*) FROM session WHERE node = 'a'"), count_rows(da, q));
+        ck_assert_int_eq(count_rows(all, "SELECT count(*) FROM session WHERE node = 'b'"), count_rows(db, q));
         ck_assert_int_eq(verify_file(all), 0);
     }
     server_cleanup(&k->a);
