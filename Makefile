@@ -149,9 +149,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 test: deps
 	$(MAKE) --no-print-directory all $(BUILD)/check_all
 	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web
-	$(MAKE) --no-print-directory test-cross
-	$(MAKE) --no-print-directory test-tsan
-	$(MAKE) --no-print-directory test-campaign
+	$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign
 ifeq ($(SANITIZE),)
 	$(MAKE) --no-print-directory -j3 -O test-san test-fuzz
 endif
