@@ -161,6 +161,8 @@ struct srv {
     struct srv_net *net;       /* the network layer (network.h); the host never touches it */
     /* recording (server/record.c) */
     const char *db_path;       /* NULL: --no-record */
+    const char *node_name;     /* the cluster member's name (vivd.c sets it), written into every
+                                  session recorded; NULL on a single node */
     int durability;
     struct rpl_recorder *rec;
     uv_async_t rec_async;

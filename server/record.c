@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "read.h"
-#include "cluster.h"
 #include "host.h"
 #include "replay.h"
 
@@ -148,7 +147,7 @@ int srv_record_open(srv *s, char *err, size_t errlen)
     memset(&cfg, 0, sizeof cfg);
     cfg.path = s->db_path;
     cfg.durability = s->durability;
-    cfg.node = srv_cluster_node(s);    /* NULL on a single node */
+    cfg.node = s->node_name;           /* NULL on a single node */
     cfg.wake = on_wake;
     cfg.ud = s;
     s->rec = rpl_recorder_open(&cfg, err, errlen);

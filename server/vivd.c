@@ -673,6 +673,7 @@ int main(int argc, char **argv)
             status = 1;
             goto close_loop;
         }
+        s.node_name = srv_cluster_node(&s);
     }
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
     if (nplays && !nworlds && !db_explicit) no_record = 1;
