@@ -26,26 +26,20 @@ typedef struct world_stats {
 /* Ask for stats on c and read world `id`'s entry (frames that arrive first go to t). */
 static void world_stats_get(cli_conn *c, tracker *t, uint32_t id, world_stats *out)
 {
-    wire_msg m;
+    wire_msg m, ws[64];
     stats_ask(c, t, &m);
-    const wire_val *ws = wire_msg_get(&m, "worlds");
-    ck_assert_ptr_nonnull(ws);
-    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
-    int found = 0;
-    for (uint32_t i = 0; i < ws->n; i++) {
-        wire_val w;
-        ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
-        wire_msg wm;
-        ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
+    int n = stats_worlds(&m, ws, 64), found = 0;
+    for (int i = 0; i < n; i++) {
+        const wire_msg *wm = &ws[i];
         uint64_t wid;
-        ck_assert_int_eq(wire_get_u64(&wm, "id", &wid), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "id", &wid), 0);
         if (wid != id) continue;
         found = 1;
-        ck_assert_int_eq(wire_get_u64(&wm, "tick", &out->tick), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "ticks", &out->ticks), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "late_max_us", &out->late_max_us), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "overruns", &out->overruns), 0);
-        ck_assert_int_eq(wire_get_u64(&wm, "skipped", &out->skipped), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "tick", &out->tick), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "ticks", &out->ticks), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "late_max_us", &out->late_max_us), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "overruns", &out->overruns), 0);
+        ck_assert_int_eq(wire_get_u64(wm, "skipped", &out->skipped), 0);
     }
     ck_assert_msg(found, "world %u is not in the stats", id);
 }

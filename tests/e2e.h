@@ -108,6 +108,8 @@ int open_fds(pid_t pid);             /* the descriptors a process holds, or -1 *
 void connect_small_rcvbuf(cli_conn *c, const server *sv, int rcvbuf);
 /* Ask for stats on c and wait for the reply, in *m (frames that arrive first go to t). */
 void stats_ask(cli_conn *c, tracker *t, wire_msg *m);
+/* The entries of a stats reply's "worlds" array (at most max), decoded into out; their count. */
+int stats_worlds(const wire_msg *stats, wire_msg *out, int max);
 /* Frames the server dropped over the soft limit, and ticks its worlds skipped, since it started. */
 void stats_losses(cli_conn *c, tracker *t, uint64_t *dropped, uint64_t *skipped);
 
