@@ -764,6 +764,14 @@ int main(int argc, char **argv)
         else if (origin[r] == SRV_TOKEN_FILE)
             srv_log(&s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s.db_path, tok);
     }
+    /* Signals are caught before the port files say we are up: a script that reads the port and
+     * sends SIGTERM at once gets the clean shutdown, not the default action (exit 143, lock file
+     * and unwritten checkpoints left behind). A signal before uv_run waits for the loop. */
+    uv_signal_init(s.loop, &s.sig_int);
+    uv_signal_init(s.loop, &s.sig_term);
+    s.sig_int.data = s.sig_term.data = &s;
+    uv_signal_start(&s.sig_int, on_signal, SIGINT);
+    uv_signal_start(&s.sig_term, on_signal, SIGTERM);
     if (http_port_file && srv_http_port(&s) &&
         write_port_file(http_port_file, srv_http_port(&s), "--http-port-file") != 0) {
         status = 1;
@@ -776,11 +784,6 @@ int main(int argc, char **argv)
     uv_timer_init(s.loop, &s.net->sweep_timer);
     s.net->sweep_timer.data = &s;
     uv_timer_start(&s.net->sweep_timer, srv_sweep, 1000, 1000);
-    uv_signal_init(s.loop, &s.sig_int);
-    uv_signal_init(s.loop, &s.sig_term);
-    s.sig_int.data = s.sig_term.data = &s;
-    uv_signal_start(&s.sig_int, on_signal, SIGINT);
-    uv_signal_start(&s.sig_term, on_signal, SIGTERM);
     {
         char err[256];
         if (srv_io_start(&s, io_threads, err, sizeof err) != 0) {
