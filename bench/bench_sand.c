@@ -20,6 +20,7 @@
  *      slower (≥ 1.00×).
  * Worker counts are never part of a result: every case checks that 1 and 2 workers end in the
  * same state hash. */
+#define _GNU_SOURCE                  /* pthread_setaffinity_np, CPU_SET: table 4 pins threads */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@
 #include "sand/sand.h"
 #include "bench.h"
 #ifndef BENCH_BASELINE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include "pool.h"
 #endif
 
@@ -36,6 +40,8 @@ typedef struct result {
     uint64_t check;          /* final state hash (and frame hashes): the same every repetition */
 } result;
 
+#define MAX_CPUS 8                /* per-CPU rows of table 4: at most this many */
+#define CPU_SLOTS 64              /* item time by CPU number (the last slot: any beyond) */
 #define BLOCK 10                  /* ticks per block of the per-block best times */
 #define MAX_BLOCKS 2048
 
@@ -166,6 +172,241 @@ static result run_baseline(const char *path, const bcase *c)
     return r;
 }
 
+/* ---- what bounds the speed-up on this machine (table 4) --------------------------------------- */
+
+/* Item time: a sim_tasks that wraps another (or runs inline, inner NULL) and adds up, per worker,
+ * the time spent inside the world's pass functions. The same strips timed the same way on 1 and
+ * on 2 workers: the ratio of the totals is what splitting them over two cores costs the work
+ * itself (caches moving between cores), apart from waiting and balance. */
+typedef struct timed_tasks {
+    sim_tasks outer;
+    const sim_tasks *inner;
+    sim_task_fn *fn;                   /* the pass being run (one at a time) */
+    void *ctx;
+    struct { double busy; char pad[56]; } w[POOL_WORKERS_MAX];
+    struct { double busy; char pad[56]; } cpu[CPU_SLOTS];     /* the same, by the CPU it ran on */
+    double bound;                      /* 1 worker: Σ over passes of a greedy 2-worker schedule */
+} timed_tasks;
+
+static void timed_fn(int start, int end, int worker, void *c)
+{
+    timed_tasks *t = c;
+    double t0 = bench_now();
+    t->fn(start, end, worker, t->ctx);
+    double dt = bench_now() - t0;
+    t->w[worker].busy += dt;
+    int cpu = sched_getcpu();
+    t->cpu[cpu >= 0 && cpu < CPU_SLOTS ? cpu : CPU_SLOTS - 1].busy += dt;
+}
+
+static void *timed_enqueue(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user)
+{
+    timed_tasks *t = user;
+    t->fn = fn;
+    t->ctx = task_ctx;
+    if (t->inner) return t->inner->enqueue(timed_fn, count, min_range, t, t->inner->user);
+    /* Inline, item by item: each item's time, and the makespan of handing them out in the
+     * world's order (heaviest first) to whichever of two workers is free first. */
+    double load[2] = { 0, 0 };
+    for (int i = 0; i < count; i++) {
+        double before = t->w[0].busy;
+        timed_fn(i, i + 1, 0, t);
+        double dt = t->w[0].busy - before;
+        load[load[0] <= load[1] ? 0 : 1] += dt;
+    }
+    t->bound += load[0] > load[1] ? load[0] : load[1];
+    return NULL;
+}
+
+static void timed_finish(void *task, void *user)
+{
+    timed_tasks *t = user;
+    if (t->inner && t->inner->finish) t->inner->finish(task, t->inner->user);
+}
+
+static void timed_init(timed_tasks *t, const sim_tasks *inner)
+{
+    memset(t, 0, sizeof *t);
+    t->inner = inner;
+    t->outer.workers = 2;              /* so that the world hands its passes to enqueue */
+    t->outer.enqueue = timed_enqueue;
+    t->outer.finish = timed_finish;
+    t->outer.user = t;
+}
+
+static double timed_busy(const timed_tasks *t)
+{
+    double b = 0;
+    for (int i = 0; i < POOL_WORKERS_MAX; i++) b += t->w[i].busy;
+    return b;
+}
+
+/* The item time in the fastest CPU's seconds: each CPU's share scaled by its speed against the
+ * fastest (speed[cpu]: its ticks/s alone; 0 where not measured, taken as the fastest). */
+static double timed_busy_scaled(const timed_tasks *t, const double *speed, double fast)
+{
+    double b = 0;
+    for (int i = 0; i < CPU_SLOTS; i++)
+        b += t->cpu[i].busy * (speed[i] > 0 && fast > 0 ? speed[i] / fast : 1.0);
+    return b;
+}
+
+/* Core-to-core round trip: two threads pass a counter back and forth through one cache line. */
+static _Atomic long pingpong;
+#define PINGPONG_ROUNDS 200000L
+
+static void *pong(void *arg)
+{
+    (void)arg;
+    for (long i = 1; i < 2 * PINGPONG_ROUNDS; i += 2) {
+        while (atomic_load_explicit(&pingpong, memory_order_acquire) != i) { }
+        atomic_store_explicit(&pingpong, i + 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static double round_trip_ns(void)
+{
+    pthread_t th;
+    atomic_store(&pingpong, 0);
+    if (pthread_create(&th, NULL, pong, NULL) != 0) return 0;
+    double t0 = bench_now();
+    for (long i = 0; i < 2 * PINGPONG_ROUNDS; i += 2) {
+        while (atomic_load_explicit(&pingpong, memory_order_acquire) != i) { }
+        atomic_store_explicit(&pingpong, i + 1, memory_order_release);
+    }
+    double dt = bench_now() - t0;
+    pthread_join(th, NULL);
+    return dt * 1e9 / (double)PINGPONG_ROUNDS;
+}
+
+/* A case on a thread of its own, pinned to one CPU, with its own world and no pool. */
+typedef struct copy_arg {
+    const bcase *c;
+    int cpu;
+    result r;
+} copy_arg;
+
+static void *run_copy(void *arg)
+{
+    copy_arg *a = arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(a->cpu, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) a->cpu = -1;   /* not pinned */
+    a->r = run_once(a->c, NULL, NULL);
+    return NULL;
+}
+
+/* Run copies[0..n) at once, each on its own pinned thread; keep each one's best in best[]. */
+static void run_copies(copy_arg *copies, int n, result *best)
+{
+    pthread_t th[MAX_CPUS];
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&th[i], NULL, run_copy, &copies[i]) != 0) {
+            fprintf(stderr, "bench_sand: cannot start a thread\n");
+            exit(1);
+        }
+    for (int i = 0; i < n; i++) {
+        pthread_join(th[i], NULL);
+        keep_best(&best[i], copies[i].r, copies[i].c->name);
+    }
+}
+
+/* Table 4, for the bench scene: what bounds a speed-up on 2 workers here, each part measured.
+ * The hardware: each CPU's speed at the single-threaded case, alone and with every CPU busy at
+ * once (virtual CPUs are not always equal: a host can give one of them half a core). The
+ * balance: the best a 2-worker schedule of the 1-worker item times could do. And the cost of
+ * one hand-over between cores. */
+static void limits(const bcase *c, int reps, pool *two)
+{
+    cpu_set_t allowed;
+    int cpus[MAX_CPUS], n = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int i = 0; i < CPU_SETSIZE && n < MAX_CPUS; i++)
+            if (CPU_ISSET(i, &allowed)) cpus[n++] = i;
+    double rt = 1e30;
+    for (int i = 0; i < 3; i++) {
+        double v = round_trip_ns();
+        if (v > 0 && v < rt) rt = v;
+    }
+    result alone[MAX_CPUS], busy[MAX_CPUS];
+    memset(alone, 0, sizeof alone);
+    memset(busy, 0, sizeof busy);
+    double bound = 1e30, secs1 = 1e30, busy1 = 1e30, busy2 = 1e30;
+    for (int rep = 0; rep < reps; rep++) {
+        copy_arg copies[MAX_CPUS];
+        for (int i = 0; i < n; i++) {
+            copy_arg one = { .c = c, .cpu = cpus[i] };
+            run_copies(&one, 1, &alone[i]);
+            if (one.cpu < 0) n = 0;            /* cannot pin: no per-CPU rows */
+        }
+        for (int i = 0; i < n; i++) copies[i] = (copy_arg){ .c = c, .cpu = cpus[i] };
+        if (n > 1) run_copies(copies, n, busy);
+    }
+    double fast = 0, top[2] = { 0, 0 };
+    for (int i = 0; i < n; i++) {
+        if (tps(alone[i]) > fast) fast = tps(alone[i]);
+        double v = n > 1 ? tps(busy[i]) : 0;
+        if (v > top[0]) { top[1] = top[0]; top[0] = v; }
+        else if (v > top[1]) top[1] = v;
+    }
+    double speed[CPU_SLOTS] = { 0 };
+    for (int i = 0; i < n; i++)
+        if (cpus[i] < CPU_SLOTS) speed[cpus[i]] = tps(alone[i]);
+    for (int rep = 0; rep < reps; rep++) {
+        /* Item times on 1 worker, inline and item by item, for the balance bound. */
+        timed_tasks *t = malloc(sizeof *t);
+        if (!t) exit(1);
+        timed_init(t, NULL);
+        result r1 = run_once(c, &t->outer, NULL);
+        if (r1.secs < secs1) {
+            secs1 = r1.secs;
+            bound = t->bound + (r1.secs - timed_busy(t));   /* the rest runs on one thread */
+        }
+        if (timed_busy_scaled(t, speed, fast) < busy1) busy1 = timed_busy_scaled(t, speed, fast);
+        /* The same items timed alike on the pool's 2 workers: their total against this. */
+        timed_init(t, pool_tasks(two));
+        result r2 = run_once(c, &t->outer, NULL);
+        if (timed_busy_scaled(t, speed, fast) < busy2) busy2 = timed_busy_scaled(t, speed, fast);
+        if (r1.check != r2.check) {
+            fprintf(stderr, "bench_sand: %s: 1 and 2 timed workers end in different states!\n", c->name);
+            exit(1);
+        }
+        free(t);
+    }
+    double hw = n > 1 && fast > 0 ? (top[0] + top[1]) / fast : 0;
+    double balance = secs1 / bound;
+    printf("\nWhat bounds the 2-worker speed-up of the %s on this machine (best of %d each):\n\n",
+           c->label, reps);
+    printf("| measure | value | bound on the speed-up |\n|---|---|---|\n");
+    for (int i = 0; i < n; i++)
+        printf("| CPU %d: the single-threaded case pinned there, alone / with every CPU running a copy "
+               "| %.0f / %.0f ticks/s | - |\n", cpus[i], tps(alone[i]), n > 1 ? tps(busy[i]) : 0.0);
+    if (n > 1)
+        printf("| the two fastest CPUs running at once, against the fastest alone | %.0f + %.0f of "
+               "%.0f ticks/s | %.2fx (the hardware) |\n", top[0], top[1], fast, hw);
+    else
+        printf("| per-CPU speeds | not measured (%s) | - |\n",
+               n == 1 ? "one CPU" : "threads cannot be pinned here");
+    printf("| each pass's 1-worker item times handed out heaviest first to 2 equal workers | "
+           "%.1f ms of %.1f ms | %.2fx (the balance) |\n", bound * 1e3, secs1 * 1e3, balance);
+    double inflation = busy2 / busy1;
+    printf("| time inside the strips, 2 workers against 1 (the same strips, timed alike, each CPU's share "
+           "scaled to the fastest CPU's speed): what moving their cells between the cores costs | "
+           "%.1f ms against %.1f ms: %.2fx | - |\n",
+           busy2 * 1e3, busy1 * 1e3, inflation);
+    printf("| core-to-core round trip (two threads passing one cache line), the cost of a hand-over "
+           "| %.0f ns | - |\n", rt);
+    /* Every item slower by the inflation: no more than the hardware's capacity (in fastest-CPU
+     * units) over it, nor the balance over it. */
+    double ceiling = (hw > 0 && hw < balance ? hw : balance) / inflation;
+    printf("\nCeiling from these (the lower of the hardware and the balance, over the inflation), "
+           "before any cost of handing out the work: %.2fx, against the goal of 1.70x.%s\n",
+           ceiling, hw > 0 && hw < 1.8 ? " The CPUs here are not equal: two workers can at best add "
+           "the slower one's speed to the faster one's." : "");
+}
+
 int main(int argc, char **argv)
 {
     const char *baseline = NULL, *one = NULL;
@@ -223,7 +464,6 @@ int main(int argc, char **argv)
         }
     }
     long losses = pool_losses(two);
-    pool_destroy(two);
 
     printf("Single-threaded step (passes inline), best of %d:\n\n", reps);
     printf("| case | ticks | ticks/s | us/tick | active cells/tick | ns/active cell | vs goal |\n");
@@ -257,6 +497,8 @@ int main(int argc, char **argv)
     printf("\nPasses the pool counted as losses (it waited for a worker longer than it worked; each "
            "sends the next passes inline for a while): %ld. Many mean the machine was too busy "
            "to run the second worker when it was needed.\n", losses);
+    if (!skip(only, 0)) limits(&cases[0], reps, two);
+    pool_destroy(two);
 
     if (baseline) {
         result now[NCASES], before[NCASES];
