@@ -146,12 +146,14 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
+# Each stage says how long it took, so that the 25-minute budget can be watched.
+STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
-	$(MAKE) --no-print-directory all $(BUILD)/check_all
-	$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web
-	$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
-	$(MAKE) --no-print-directory -j3 -O test-san test-fuzz
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
 endif
 	@echo "make test: all passed"
 
