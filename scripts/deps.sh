@@ -12,8 +12,9 @@ qemu-user netpbm zstd libzstd-dev sqlite3 binutils python3 tmux gifsicle imagema
 webp libwebsockets-dev libwebsockets-evlib-uv chromium valgrind
 wasi-libc lld-14 libclang-rt-14-dev-wasm32
 redis-server libhiredis-dev"
-# Node and npm, for the page's tests: Debian's only when there is none (a newer Node installed
-# some other way stays; playwright-core 1.64 needs Node 20 or newer, and Debian 12's is 18).
+# Node and npm, for the page's tests: Debian's (Node 18) only when there is none; a newer Node
+# installed some other way stays. The tests run on both: playwright-core is pinned at 1.61.1,
+# the newest that supports Node 18.
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 

@@ -12,7 +12,8 @@ import { readIndexedPng } from "./pngread.mjs";
 import { ROOT, VIV } from "../web/vivd.mjs";
 
 /* The browser: Debian's package, never one downloaded. TESTED_MAJOR is the version these tests
- * were written and checked with (playwright-core 1.64.1 drives Chromium 156). */
+ * were written and checked with, driven by playwright-core 1.61.1 (the newest that runs on
+ * Debian 12's Node 18). */
 export const CHROMIUM = "/usr/bin/chromium";
 export const TESTED_MAJOR = 156;
 /* Headless, and nothing that reaches for the network on its own: on a machine with no network

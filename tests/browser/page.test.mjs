@@ -12,8 +12,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 const nodeMajor = +process.versions.node.split(".")[0];
-if (nodeMajor < 20)
-    throw new Error(`Node ${process.versions.node}: playwright-core 1.64.1 needs Node 20 or newer (Debian 12's nodejs is 18; install Node 20)`);
+if (nodeMajor < 18)
+    throw new Error(`Node ${process.versions.node}: playwright-core 1.61.1 needs Node 18 or newer (Debian 12's nodejs is 18)`);
 let chromium;
 try {
     ({ chromium } = await import("playwright-core"));
@@ -32,10 +32,10 @@ if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get i
 /* ---- the browser, checked first ------------------------------------------------------------- */
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 const version = browser.version();
-console.log(`# Chromium ${version} (${CHROMIUM}), playwright-core 1.64.1, Node ${process.versions.node}`);
+console.log(`# Chromium ${version} (${CHROMIUM}), playwright-core 1.61.1, Node ${process.versions.node}`);
 const wrongBrowser = +version.split(".")[0] === TESTED_MAJOR ? null
     : `${CHROMIUM} is Chromium ${version}; these tests were written and checked with major version ${TESTED_MAJOR} ` +
-      `(the one playwright-core 1.64.1 drives). Run them against this one by hand, then change TESTED_MAJOR in tests/browser/lib.mjs ` +
+      `(the one playwright-core 1.61.1 drives). Run them against this one by hand, then change TESTED_MAJOR in tests/browser/lib.mjs ` +
       `(and playwright-core's version in tests/browser/package.json to one made for it)`;
 const skip = wrongBrowser ? "the browser is not the version these tests were checked with" : false;
 
