@@ -431,7 +431,9 @@ static int cmd_info(int argc, char **argv)
     else if (s->node[0])
         printf("  node          %s\n", s->node);
     printf("  status        %s%s\n", s->running ? "running" : s->suspended ? "suspended" : "closed",
-           s->running ? " (unfinished: a server still has it open, or was interrupted)"
+           s->origin_id >= 0 && (s->running || s->suspended)
+               ? " (as it was on its node when collected: a vivd on this file leaves it be)"
+           : s->running ? " (unfinished: a server still has it open, or was interrupted)"
            : s->suspended ? " (stopped cleanly: the next vivd --db on this file resumes it)" : "");
     printf("  created       %s\n", s->created_at);
     if (s->closed_at[0]) printf("  closed        %s\n", s->closed_at);

@@ -412,9 +412,16 @@ int srv_record_resume_all(srv *s, int fresh)
         rpl_close(f);
         return 0;
     }
+    int collected = 0;
     for (size_t i = 0; i < n; i++) {
         const rpl_session *ss = &list[i].s;
         if (!ss->running && !ss->suspended) continue;
+        /* A session viv replay collect copied here from another node's file is that node's to
+         * resume, in its own file: here it is kept as it was recorded, for verification. */
+        if (ss->origin_id >= 0) {
+            collected++;
+            continue;
+        }
         const char *how = ss->suspended ? "suspended by a clean stop" : "left running by a crash";
         if (fresh) {
             srv_log(s, SRV_LOG_INFO, "session %" PRId64 " (%s, tick %" PRIu64 ") was %s; --fresh: it is "
@@ -453,6 +460,10 @@ int srv_record_resume_all(srv *s, int fresh)
                 (double)(uv_hrtime() - t0) / 1e6);
         resumed++;
     }
+    if (collected)
+        srv_log(s, SRV_LOG_INFO, "%d unfinished session(s) in %s came from other files through viv replay "
+                "collect: they are left as recorded (for viv replay verify), neither resumed nor closed",
+                collected, s->db_path);
     free(list);
     rpl_close(f);
     return resumed;

@@ -320,6 +320,29 @@ if [ -x "$vivd" ]; then
     t2=$(sed -n 's/.*bit-exact: \([0-9]*\) ticks.*/\1/p' "$tmp/out")
     [ -n "$t1" ] && [ -n "$t2" ] && [ "$t2" -gt "$t1" ] && ok "the resumed session grew from $t1 to $t2 ticks" \
         || fail "resume: the session went from '${t1:-?}' to '${t2:-?}' ticks"
+    # A file collected from th.db holds its suspended session as it was: a vivd on that file leaves
+    # it be (it is th.db's vivd's to resume), says so, and the session verifies as before.
+    expect "collect th.db" 0 - -- "$viv" replay collect "$tmp/th.db" -o "$tmp/thall.db" --quiet
+    rm -f "$tmp/thport"
+    "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/thport" --db "$tmp/thall.db" \
+        --admin-token cli-admin --player-token cli-player > "$tmp/thvivd.log" 2>&1 &
+    th_pid=$!
+    n=0
+    while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/thport" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+    kill -TERM "$th_pid" 2>/dev/null
+    wait "$th_pid" || fail "vivd on a collected file exited $?: $(cat "$tmp/thvivd.log")"
+    grep -q "1 unfinished session(s) in $tmp/thall.db came from other files through viv replay collect" \
+        "$tmp/thvivd.log" && ! grep -q "resumed session" "$tmp/thvivd.log" \
+        && ok "vivd leaves a collected session be, and says so" \
+        || fail "vivd on a collected file: $(cat "$tmp/thvivd.log")"
+    "$viv" replay list "$tmp/thall.db" | grep -q "suspended" && ok "the collected session is still suspended" \
+        || fail "collected session's status: $("$viv" replay list "$tmp/thall.db")"
+    "$viv" replay info "$tmp/thall.db" --session 1 | grep -q "a vivd on this file leaves it be" \
+        && ok "replay info says a collected session is not resumed" \
+        || fail "replay info: $("$viv" replay info "$tmp/thall.db" --session 1 | grep status)"
+    expect "verify the collected session" 0 - -- "$viv" replay verify --quiet --session 1 "$tmp/thall.db"
+    grep -q "bit-exact: $t2 ticks" "$tmp/out" && ok "the collected session verifies to the same $t2 ticks" \
+        || fail "verify collected: $(head -2 "$tmp/out")"
     expect "vivd --threads 0" 2 "--threads must be a whole number of workers in 1..64" -- "$vivd" --threads 0
 fi
 
