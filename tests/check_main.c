@@ -1,48 +1,98 @@
 /* check_main.c — the one test runner. Every suite is listed here; CK_RUN_SUITE=<name> (Check's
- * own filter) or a first argument runs just one: `build/default/check_all sand`. */
+ * own filter) or a first argument runs just one: `build/default/check_all sand`.
+ *
+ * VIV_SUITES=a,b,... runs only the suites named, VIV_SUITES_SKIP=a,b,... all but those: `make
+ * test` runs the long ASan half of the suites as two such processes side by side. A name that
+ * is no suite's is an error (exit 2), so that a renamed suite cannot silently drop out. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
 
-int main(int argc, char **argv)
-{
-    Suite *(*const makers[])(void) = {
-        suite_rng, suite_dmath, suite_raster, suite_world, suite_kinds, suite_verlet, suite_wire, suite_codec, suite_server, suite_record,
-        suite_replay, suite_gif, suite_scene, suite_ilbm, suite_ccjson,
-        /* Every kind's own suite, suite_<kind> from tests/check_<kind>.c, from the one list. */
-#define SIM_KIND(name) suite_##name,
+typedef struct named_suite {
+    const char *name;                  /* as the suite's suite_create names it */
+    Suite *(*make)(void);
+} named_suite;
+
+#define S(x) { #x, suite_##x }
+static const named_suite suites[] = {
+    S(rng), S(dmath), S(raster), S(world), S(kinds), S(verlet), S(wire), S(codec), S(server), S(record),
+    S(replay), S(gif), S(scene), S(ilbm), S(ccjson),
+    /* Every kind's own suite, suite_<kind> from tests/check_<kind>.c, from the one list. */
+#define SIM_KIND(name) S(name),
 #include "kinds.h"
 #undef SIM_KIND
-        suite_framing, suite_decoder,
-        suite_compat,
-        suite_rotsprite,
-        suite_celset,
-        suite_spring, suite_timing, suite_outline, suite_spine, suite_fabrik, suite_biped,
-        suite_walker, suite_juice,
-        suite_inks,
-        suite_water,
-        suite_particles,
-        suite_cloth,
-        suite_grass,
-        suite_merge_carrier,
-        suite_merge_art,
-        suite_acks, suite_handlers, suite_fanout,
-        suite_robust,
-        suite_ws,
-        suite_websocket,
-        suite_replay_stream,
-        suite_io,
-        suite_cluster,
-        suite_pool,
-    };
-    SRunner *sr = srunner_create(NULL);
-    for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
-        Suite *s = makers[i]();
-        srunner_add_suite(sr, s);
+    S(framing), S(decoder),
+    S(compat),
+    S(rotsprite),
+    S(celset),
+    S(spring), S(timing), S(outline), S(spine), S(fabrik), S(biped),
+    S(walker), S(juice),
+    S(inks),
+    S(water),
+    S(particles),
+    S(cloth),
+    S(grass),
+    S(merge_carrier),
+    S(merge_art),
+    S(acks), S(handlers), S(fanout),
+    S(robust),
+    S(ws),
+    S(websocket),
+    S(replay_stream),
+    S(io),
+    S(cluster),
+    S(pool),
+};
+#undef S
+#define NSUITES (sizeof suites / sizeof suites[0])
+
+/* Is `name` one of the comma-separated names of `list`? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
     }
-    const char *only = argc > 1 ? argv[1] : NULL;
-    srunner_run(sr, only, NULL, CK_NORMAL);
+    return 0;
+}
+
+/* Every name of `list` (from variable `var`) must be a suite's: 0, or -1 after saying which. */
+static int check_names(const char *var, const char *list)
+{
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int found = 0;
+        for (size_t i = 0; i < NSUITES && !found; i++)
+            found = strlen(suites[i].name) == len && strncmp(p, suites[i].name, len) == 0;
+        if (!found) {
+            fprintf(stderr, "check_all: %s names '%.*s', which is no suite's name\n", var, (int)len, p);
+            return -1;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = getenv("VIV_SUITES"), *skip = getenv("VIV_SUITES_SKIP");
+    if ((only && check_names("VIV_SUITES", only) != 0) || (skip && check_names("VIV_SUITES_SKIP", skip) != 0))
+        return 2;
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < NSUITES; i++) {
+        if (only && !listed(only, suites[i].name)) continue;
+        if (skip && listed(skip, suites[i].name)) continue;
+        srunner_add_suite(sr, suites[i].make());
+    }
+    srunner_run(sr, argc > 1 ? argv[1] : NULL, NULL, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
