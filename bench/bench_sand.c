@@ -487,9 +487,12 @@ int main(int argc, char **argv)
         }
         double bt = (double)(nb * BLOCK);
         char vs[96] = "-";
+        /* Met only when both say so: a whole run's 1-worker best can come from a CPU that was
+         * slower for the while (table 4 shows it), and then the whole runs alone read high. */
         if (i == 0)
             snprintf(vs, sizeof vs, "whole %.2fx, blocks %.2fx of 1.70x (%s)", s, b1 / b2,
-                     s >= 1.7 ? "met" : b1 / b2 >= 1.7 ? "met in blocks" : "MISSED");
+                     s >= 1.7 && b1 / b2 >= 1.7 ? "met"
+                     : s >= 1.7 || b1 / b2 >= 1.7 ? "the two disagree: not met" : "MISSED");
         printf("| %-44s | %8.0f | %8.0f | %5.2fx | %8.0f | %8.0f | %5.2fx | %s |\n", cases[i].label,
                tps(one_w[i]), tps(two_w[i]), s, bt / b1, bt / b2, b1 / b2, vs);
     }
