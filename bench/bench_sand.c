@@ -183,8 +183,10 @@ typedef struct timed_tasks {
     const sim_tasks *inner;
     sim_task_fn *fn;                   /* the pass being run (one at a time) */
     void *ctx;
-    struct { double busy; char pad[56]; } w[POOL_WORKERS_MAX];
-    struct { double busy; char pad[56]; } cpu[CPU_SLOTS];     /* the same, by the CPU it ran on */
+    struct { _Atomic uint64_t ns; char pad[56]; } cpu[CPU_SLOTS];  /* item time by the CPU it ran
+                                                                       on (atomic: a thread can be
+                                                                       moved mid-add) */
+    double last;                       /* the last range's time (read inline, one thread) */
     double bound;                      /* 1 worker: Σ over passes of a greedy 2-worker schedule */
 } timed_tasks;
 
@@ -194,9 +196,18 @@ static void timed_fn(int start, int end, int worker, void *c)
     double t0 = bench_now();
     t->fn(start, end, worker, t->ctx);
     double dt = bench_now() - t0;
-    t->w[worker].busy += dt;
+    if (!t->inner) t->last = dt;       /* inline only: one thread writes it */
     int cpu = sched_getcpu();
-    t->cpu[cpu >= 0 && cpu < CPU_SLOTS ? cpu : CPU_SLOTS - 1].busy += dt;
+    atomic_fetch_add_explicit(&t->cpu[cpu >= 0 && cpu < CPU_SLOTS ? cpu : CPU_SLOTS - 1].ns,
+                              (uint64_t)(dt * 1e9), memory_order_relaxed);
+}
+
+/* The item time, summed over the CPUs. */
+static double timed_busy(const timed_tasks *t)
+{
+    double b = 0;
+    for (int i = 0; i < CPU_SLOTS; i++) b += (double)atomic_load(&t->cpu[i].ns) * 1e-9;
+    return b;
 }
 
 static void *timed_enqueue(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user)
@@ -209,10 +220,8 @@ static void *timed_enqueue(sim_task_fn *fn, int count, int min_range, void *task
      * world's order (heaviest first) to whichever of two workers is free first. */
     double load[2] = { 0, 0 };
     for (int i = 0; i < count; i++) {
-        double before = t->w[0].busy;
         timed_fn(i, i + 1, 0, t);
-        double dt = t->w[0].busy - before;
-        load[load[0] <= load[1] ? 0 : 1] += dt;
+        load[load[0] <= load[1] ? 0 : 1] += t->last;
     }
     t->bound += load[0] > load[1] ? load[0] : load[1];
     return NULL;
@@ -234,20 +243,13 @@ static void timed_init(timed_tasks *t, const sim_tasks *inner)
     t->outer.user = t;
 }
 
-static double timed_busy(const timed_tasks *t)
-{
-    double b = 0;
-    for (int i = 0; i < POOL_WORKERS_MAX; i++) b += t->w[i].busy;
-    return b;
-}
-
 /* The item time in the fastest CPU's seconds: each CPU's share scaled by its speed against the
  * fastest (speed[cpu]: its ticks/s alone; 0 where not measured, taken as the fastest). */
 static double timed_busy_scaled(const timed_tasks *t, const double *speed, double fast)
 {
     double b = 0;
     for (int i = 0; i < CPU_SLOTS; i++)
-        b += t->cpu[i].busy * (speed[i] > 0 && fast > 0 ? speed[i] / fast : 1.0);
+        b += (double)atomic_load(&t->cpu[i].ns) * 1e-9 * (speed[i] > 0 && fast > 0 ? speed[i] / fast : 1.0);
     return b;
 }
 

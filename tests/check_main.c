@@ -48,35 +48,38 @@ static const named_suite suites[] = {
 #undef S
 #define NSUITES (sizeof suites / sizeof suites[0])
 
-/* Is `name` one of the comma-separated names of `list`? */
+/* The next name of a comma-separated list at *p: its start, its length in *len, and *p moved
+ * past it; NULL at the end. */
+static const char *next_name(const char **p, size_t *len)
+{
+    if (!**p) return NULL;
+    const char *name = *p, *comma = strchr(name, ',');
+    *len = comma ? (size_t)(comma - name) : strlen(name);
+    *p = comma ? comma + 1 : name + *len;
+    return name;
+}
+
+/* Is `name` one of the names of `list`? */
 static int listed(const char *list, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
+    size_t len;
+    for (const char *n; (n = next_name(&list, &len));)
+        if (len == strlen(name) && strncmp(n, name, len) == 0) return 1;
     return 0;
 }
 
 /* Every name of `list` (from variable `var`) must be a suite's: 0, or -1 after saying which. */
 static int check_names(const char *var, const char *list)
 {
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
+    size_t len;
+    for (const char *n; (n = next_name(&list, &len));) {
         int found = 0;
         for (size_t i = 0; i < NSUITES && !found; i++)
-            found = strlen(suites[i].name) == len && strncmp(p, suites[i].name, len) == 0;
+            found = strlen(suites[i].name) == len && strncmp(n, suites[i].name, len) == 0;
         if (!found) {
-            fprintf(stderr, "check_all: %s names '%.*s', which is no suite's name\n", var, (int)len, p);
+            fprintf(stderr, "check_all: %s names '%.*s', which is no suite's name\n", var, (int)len, n);
             return -1;
         }
-        if (!end) break;
-        p = end + 1;
     }
     return 0;
 }

@@ -300,11 +300,12 @@ for n in 1 3; do
 done
 vivd=$(dirname "$viv")/vivd
 if [ -x "$vivd" ]; then
-    # vivd_run THREADS: host the sand demo recorded in th.db for a second, then stop it cleanly.
+    # vivd_run THREADS EXTRA [DB]: host what DB (th.db) holds, plus EXTRA's worlds, for a second,
+    # then stop it cleanly; its log (info lines too) is in thvivd.log.
     vivd_run() {
         rm -f "$tmp/thport"
-        "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/thport" --db "$tmp/th.db" --threads "$1" \
-            --admin-token cli-admin --player-token cli-player --quiet $2 > "$tmp/thvivd.log" 2>&1 &
+        "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/thport" --db "${3:-$tmp/th.db}" --threads "$1" \
+            --admin-token cli-admin --player-token cli-player $2 > "$tmp/thvivd.log" 2>&1 &
         th_pid=$!
         n=0
         while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/thport" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
@@ -323,14 +324,7 @@ if [ -x "$vivd" ]; then
     # A file collected from th.db holds its suspended session as it was: a vivd on that file leaves
     # it be (it is th.db's vivd's to resume), says so, and the session verifies as before.
     expect "collect th.db" 0 - -- "$viv" replay collect "$tmp/th.db" -o "$tmp/thall.db" --quiet
-    rm -f "$tmp/thport"
-    "$vivd" --listen 127.0.0.1:0 --no-http --port-file "$tmp/thport" --db "$tmp/thall.db" \
-        --admin-token cli-admin --player-token cli-player > "$tmp/thvivd.log" 2>&1 &
-    th_pid=$!
-    n=0
-    while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/thport" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
-    kill -TERM "$th_pid" 2>/dev/null
-    wait "$th_pid" || fail "vivd on a collected file exited $?: $(cat "$tmp/thvivd.log")"
+    vivd_run 1 "" "$tmp/thall.db"
     grep -q "1 unfinished session(s) in $tmp/thall.db came from other files through viv replay collect" \
         "$tmp/thvivd.log" && ! grep -q "resumed session" "$tmp/thvivd.log" \
         && ok "vivd leaves a collected session be, and says so" \
