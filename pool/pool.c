@@ -87,11 +87,13 @@ int pool_create(int workers, pool **out, char *err, size_t errlen)
 #define SPIN_NS 100000L            /* 100 µs: longer than the gap between two passes of a tick,
                                       short against a tick at 60 Hz (0.6% of it) */
 #define BACKOFF_MIN_NS 20000L     /* a wait shorter than this is never a loss */
+#define WAIT_SPIN_NS 20000L       /* a graph's runner waiting this long for an item starts to yield */
 #define BACKOFF_MAX 256             /* passes run inline at most, after repeated losses */
 #define CW_BITS 20
 #define CW_MASK ((UINT64_C(1) << CW_BITS) - 1)
 #define GEN_MASK ((UINT64_C(1) << (64 - 2 * CW_BITS)) - 1)
 #define ITEMS_MAX ((int)CW_MASK)   /* a pass of more items runs inline */
+#define GRAPH_ITEMS_MAX 4096        /* a graph of more items is declined (sand: 40 at 640 wide) */
 
 struct pool {
     int workers;                    /* as created: threads + the caller */
@@ -117,6 +119,15 @@ struct pool {
     int adaptive;                   /* back off after losses (pool_adaptive) */
     int backoff, skip;              /* the submitter's: passes to run inline, after losses */
     long losses;                    /* passes that were losses (pool_losses) */
+    /* the graph being run (pool_run_graph; written under `submit` before its pass is published) */
+    sim_task_fn *gfn;
+    const sim_graph *g;
+    void *gctx;
+    int grunners;                   /* the pass's items: one runner each */
+    atomic_int gunclaimed;          /* items of the graph no runner has taken yet */
+    atomic_int *gpending;           /* per item: predecessors not done yet */
+    atomic_uchar *gclaimed;         /* per item: taken by a runner */
+    long gwaited;                   /* ns the caller's runner spent waiting for predecessors */
 };
 
 static inline uint64_t cw_count(uint64_t w) { return (w >> CW_BITS) & CW_MASK; }
@@ -221,22 +232,9 @@ static void *worker_main(void *arg)
     }
 }
 
-/* sim_tasks.enqueue: publish the pass, or run it inline (NULL) if it is too small for the pool,
- * too large for the claim word, or another thread's pass is running. */
-static void *pool_enqueue(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user)
+/* Publish a pass (the caller holds `submit`) and wake the sleepers. */
+static void publish(pool *p, sim_task_fn *fn, int count, int min_range, void *task_ctx)
 {
-    pool *p = user;
-    if (count <= 0) return NULL;
-    if (p->nthreads == 0 || count == 1 || count > ITEMS_MAX || pthread_mutex_trylock(&p->submit) != 0) {
-        fn(0, count, 0, task_ctx);
-        return NULL;
-    }
-    if (p->skip > 0) {                  /* backing off after a loss */
-        p->skip--;
-        pthread_mutex_unlock(&p->submit);
-        fn(0, count, 0, task_ctx);
-        return NULL;
-    }
     p->count = count;
     atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
     atomic_store_explicit(&p->ctx, task_ctx, memory_order_relaxed);
@@ -254,6 +252,25 @@ static void *pool_enqueue(sim_task_fn *fn, int count, int min_range, void *task_
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->mu);
     }
+}
+
+/* sim_tasks.enqueue: publish the pass, or run it inline (NULL) if it is too small for the pool,
+ * too large for the claim word, or another thread's pass is running. */
+static void *pool_enqueue(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user)
+{
+    pool *p = user;
+    if (count <= 0) return NULL;
+    if (p->nthreads == 0 || count == 1 || count > ITEMS_MAX || pthread_mutex_trylock(&p->submit) != 0) {
+        fn(0, count, 0, task_ctx);
+        return NULL;
+    }
+    if (p->skip > 0) {                  /* backing off after a loss */
+        p->skip--;
+        pthread_mutex_unlock(&p->submit);
+        fn(0, count, 0, task_ctx);
+        return NULL;
+    }
+    publish(p, fn, count, min_range, task_ctx);
     return p;
 }
 
@@ -267,7 +284,9 @@ static void pool_finish(void *task, void *user)
     clock_gettime(CLOCK_MONOTONIC, &s0);
     run_claims(p, 0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    long own = (long)(t0.tv_sec - s0.tv_sec) * 1000000000L + (t0.tv_nsec - s0.tv_nsec);
+    /* A graph's runner on this thread may have waited for predecessors (gwaited; 0 for a
+     * plain pass): that counts as waiting, not as work. */
+    long own = (long)(t0.tv_sec - s0.tv_sec) * 1000000000L + (t0.tv_nsec - s0.tv_nsec) - p->gwaited;
     for (unsigned i = 1; atomic_load(&p->done) != p->count; i++) {
         cpu_relax();
         if ((i & 63) == 0 && elapsed_ns(&t0) >= SPIN_NS) {
@@ -279,7 +298,8 @@ static void pool_finish(void *task, void *user)
             break;
         }
     }
-    long waited = elapsed_ns(&t0);
+    long waited = elapsed_ns(&t0) + p->gwaited;
+    p->gwaited = 0;
     if (p->adaptive && waited > own && waited > BACKOFF_MIN_NS) {
         p->losses++;
         p->backoff = p->backoff ? (p->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : p->backoff * 2) : 4;
@@ -288,6 +308,90 @@ static void pool_finish(void *task, void *user)
         p->backoff = 0;
     }
     pthread_mutex_unlock(&p->submit);
+}
+
+/* ---- graphs (sim_tasks.run_graph) ---------------------------------------------------------------
+ * A graph runs as one pass of `grunners` items, one per runner. Runner r of R has a home among the
+ * graph's items, r (R - 1) ÷ (count - 1) of the way along, and takes the ready item nearest to it
+ * (all predecessors done, nobody else's yet): with 2 workers, one works up from the first item
+ * and the other down from the last, each on its own side of the memory, and they meet wherever
+ * the work balances. A runner with no ready item spins; what it waits for is running on another
+ * runner, never waiting itself, so the graph always finishes. A runner returns once every item is
+ * taken; the pass (and so the graph) is done when every runner has returned. A runner whose item
+ * of the pass no thread claimed in time is run by the caller, and finds nothing left to take. */
+static void graph_runner(pool *p, int r, int worker)
+{
+    const sim_graph *g = p->g;
+    int n = g->count, runners = p->grunners;
+    int home = runners > 1 ? (int)((long)r * (n - 1) / (runners - 1)) : 0;
+    unsigned spins = 0;
+    struct timespec w0;
+    while (atomic_load(&p->gunclaimed) > 0) {
+        int got = -1;
+        for (int d = 0; d < n && got < 0; d++)
+            for (int side = d == 0; side < 2; side++) {
+                int i = side ? home - d : home + d;
+                if (i < 0 || i >= n || atomic_load_explicit(&p->gclaimed[i], memory_order_relaxed) ||
+                    atomic_load_explicit(&p->gpending[i], memory_order_acquire) != 0)
+                    continue;
+                unsigned char free_ = 0;
+                if (atomic_compare_exchange_strong(&p->gclaimed[i], &free_, 1)) {
+                    got = i;
+                    break;
+                }
+            }
+        if (got < 0) {
+            /* What this waits for runs on another thread. After WAIT_SPIN_NS, yield on every
+             * turn: on a machine with fewer free CPUs than workers (or a pinned process), that
+             * thread may be waiting for this one's CPU. */
+            if (spins++ == 0) clock_gettime(CLOCK_MONOTONIC, &w0);
+            cpu_relax();
+            if ((spins & 63) == 0 && (p->yield || elapsed_ns(&w0) >= WAIT_SPIN_NS)) sched_yield();
+            continue;
+        }
+        if (spins) {
+            if (worker == 0) p->gwaited += elapsed_ns(&w0);
+            spins = 0;
+        }
+        atomic_fetch_sub(&p->gunclaimed, 1);
+        p->gfn(got, got + 1, worker, p->gctx);
+        for (int e = g->succ_first[got]; e < g->succ_first[got + 1]; e++)
+            atomic_fetch_sub_explicit(&p->gpending[g->succ[e]], 1, memory_order_release);
+    }
+}
+
+static void graph_item(int start, int end, int worker, void *c)
+{
+    for (int r = start; r < end; r++) graph_runner(c, r, worker);
+}
+
+/* sim_tasks.run_graph: -1 (nothing run) when the pool has no threads, the graph is too large for
+ * its scratch, or another thread's pass is running; the world then runs its own other way. */
+static int pool_run_graph(sim_task_fn *fn, const sim_graph *g, void *task_ctx, void *user)
+{
+    pool *p = user;
+    if (g->count <= 0) return 0;
+    if (p->nthreads == 0 || g->count > GRAPH_ITEMS_MAX || pthread_mutex_trylock(&p->submit) != 0)
+        return -1;
+    p->gfn = fn;
+    p->g = g;
+    p->gctx = task_ctx;
+    p->grunners = g->count < p->workers ? g->count : p->workers;
+    for (int i = 0; i < g->count; i++) {
+        atomic_store_explicit(&p->gpending[i], g->ndeps[i], memory_order_relaxed);
+        atomic_store_explicit(&p->gclaimed[i], 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&p->gunclaimed, g->count, memory_order_relaxed);
+    p->gwaited = 0;
+    if (p->skip > 0 || p->grunners == 1) {          /* backing off after a loss, or one runner */
+        if (p->skip > 0) p->skip--;
+        graph_runner(p, 0, 0);
+        pthread_mutex_unlock(&p->submit);
+        return 0;
+    }
+    publish(p, graph_item, p->grunners, 1, p);      /* its release publishes the graph too */
+    pool_finish(p, p);                              /* unlocks `submit` */
+    return 0;
 }
 
 void pool_adaptive(pool *p, int on)
@@ -319,6 +423,8 @@ static void pool_free(pool *p)
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->finished);
     free(p->th);
+    free(p->gpending);
+    free(p->gclaimed);
     free(p);
 }
 
@@ -341,7 +447,13 @@ int pool_create(int workers, pool **out, char *err, size_t errlen)
         return -1;
     }
     pool *p = calloc(1, sizeof *p);
-    if (!p || !(p->th = calloc((size_t)workers, sizeof *p->th))) {
+    if (!p || !(p->th = calloc((size_t)workers, sizeof *p->th)) ||
+        !(p->gpending = calloc(GRAPH_ITEMS_MAX, sizeof *p->gpending)) ||
+        !(p->gclaimed = calloc(GRAPH_ITEMS_MAX, sizeof *p->gclaimed))) {
+        if (p) {
+            free(p->th);
+            free(p->gpending);
+        }
         free(p);
         snprintf(err, errlen, "out of memory for a pool of %d workers", workers);
         return -1;
@@ -362,9 +474,15 @@ int pool_create(int workers, pool **out, char *err, size_t errlen)
     atomic_init(&p->ctx, NULL);
     atomic_init(&p->range, 1);
     atomic_init(&p->done, 0);
+    atomic_init(&p->gunclaimed, 0);
+    for (int i = 0; i < GRAPH_ITEMS_MAX; i++) {
+        atomic_init(&p->gpending[i], 0);
+        atomic_init(&p->gclaimed[i], 0);
+    }
     p->tasks.workers = workers;
     p->tasks.enqueue = pool_enqueue;
     p->tasks.finish = pool_finish;
+    p->tasks.run_graph = pool_run_graph;
     p->tasks.user = p;
     /* The workers take no signals: the host's own threads handle them. */
     sigset_t all, old;

@@ -8,6 +8,10 @@
  * sleep on a condition variable until the next pass is published. The pool never allocates after
  * pool_create, and the result of a pass never depends on which worker ran which item.
  *
+ * A graph (sim_graph: items ordered by what they share; for sand, the strips of a whole tick) runs
+ * as one pass of one runner per worker: each runner has a home at its own end of the items and
+ * takes the ready item nearest to it, so each worker's memory stays on its core (pool.c).
+ *
  * One pass runs at a time. A second thread that enqueues while the pool is busy (two verifier
  * threads sharing a pool, say) runs its pass inline and gets NULL back, which sim_tasks allows.
  * On a machine too busy to run the workers when they are needed (the submitter waits for them

@@ -217,10 +217,29 @@ typedef struct sim_kind sim_kind;
  * concurrently for one world; they must not fail, and the items must not allocate. */
 #define SIM_WORKERS_MAX 64
 typedef void sim_task_fn(int start, int end, int worker, void *task_ctx);
+
+/* A pass whose items are ordered by what they share (for sand: the strips of a whole tick, each
+ * after the neighbours it overlaps that come before it in the phase order). Item i may start once
+ * ndeps[i] items are done: those that list i among their successors, succ[succ_first[j] ..
+ * succ_first[j + 1]) for item j. The graph has no cycle, and every order that respects it gives
+ * the same result. Items are numbered in the order of the memory they touch, so a runner that
+ * keeps each worker near its own end of the numbers keeps each worker's memory near it. */
+typedef struct sim_graph {
+    int count;                        /* items [0, count) */
+    const int *ndeps;
+    const int *succ_first;            /* count + 1 entries */
+    const int *succ;
+} sim_graph;
+
 typedef struct sim_tasks {
     int workers;                      /* threads that may run items at once, caller included */
     void *(*enqueue)(sim_task_fn *fn, int count, int min_range, void *task_ctx, void *user);
     void (*finish)(void *task, void *user);
+    /* Optional (NULL: the kind runs its passes through enqueue instead): run fn on every item of
+     * g, one item at a time (start + 1 == end), each only after its predecessors are done, and
+     * return 0 once all are done. Or run none of them and return -1 (busy, say): the kind then
+     * runs the same work its other way. Called like enqueue, from the stepping thread. */
+    int (*run_graph)(sim_task_fn *fn, const sim_graph *g, void *task_ctx, void *user);
     void *user;                       /* the host's pool, given back to enqueue and finish */
 } sim_tasks;
 

@@ -56,7 +56,9 @@ END_TEST
 /* Box2D v3's determinism test, for threads: the golden chain is the same with the kind's passes
  * run on a real pool (pool/pool.c) of 2, 3, 4 and 8 workers (golden_chain runs them inline, as 1
  * worker does), and on a runner that takes the items of every pass backwards or shuffled, one at
- * a time. A kind that cuts its step into passes (sand) must have used the runner. */
+ * a time, and then with graphs too (sim_graph), in every order they allow: the highest ready item
+ * first, or a random one. A kind that cuts its step (sand) must have used the runner, as passes
+ * without graphs and as graphs with them (no pass then: the whole tick is one graph). */
 START_TEST(golden_chain_any_workers)
 {
     const sim_kind *k = sim_kind_at(_i);
@@ -71,13 +73,19 @@ START_TEST(golden_chain_any_workers)
     }
     script_runner *r = malloc(sizeof *r);   /* 16 KB of scratch: not on the test's stack */
     ck_assert_ptr_nonnull(r);
-    for (int order = SCRIPT_RUN_BACKWARDS; order <= SCRIPT_RUN_SHUFFLED; order++) {
-        script_runner_init(r, order, 4);
-        script_golden_kind_on(k->name, &r->tasks, NULL);
-        if (strcmp(k->name, "sand") == 0)
-            ck_assert_msg(r->passes > 0 && r->items > r->passes, "sand ran %ld passes of %ld items "
-                          "through the runner", r->passes, r->items);
-    }
+    for (int graphs = 0; graphs < 2; graphs++)
+        for (int order = SCRIPT_RUN_BACKWARDS; order <= SCRIPT_RUN_SHUFFLED; order++) {
+            script_runner_init(r, order, 4);
+            if (graphs) script_runner_graphs(r);
+            script_golden_kind_on(k->name, &r->tasks, NULL);
+            if (strcmp(k->name, "sand") == 0 && !graphs)
+                ck_assert_msg(r->passes > 0 && r->items > r->passes, "sand ran %ld passes of %ld "
+                              "items through the runner", r->passes, r->items);
+            if (strcmp(k->name, "sand") == 0 && graphs)
+                ck_assert_msg(r->graphs > 0 && r->items > r->graphs && r->passes == 0, "sand ran "
+                              "%ld graphs and %ld passes, %ld items, through the runner", r->graphs,
+                              r->passes, r->items);
+        }
     free(r);
 }
 END_TEST

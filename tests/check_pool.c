@@ -2,7 +2,9 @@
  * exactly once, on a worker index no other range of the pass holds at the same time; thousands
  * of passes in a row (the claim word's generations) and two threads submitting at once (one runs
  * inline) lose nothing; idle workers sleep instead of spinning; a pass that loses time makes the
- * pool run the next ones inline; bad worker counts are refused with a sentence. That the passes of a world give the same result on any pool is check_kinds'
+ * pool run the next ones inline; bad worker counts are refused with a sentence; a graph's items
+ * (sim_graph) each run once and after their predecessors, and a graph the pool cannot take is
+ * declined whole. That the passes of a world give the same result on any pool is check_kinds'
  * golden_chain_any_workers. */
 #include <check.h>
 #include <pthread.h>
@@ -178,6 +180,182 @@ START_TEST(two_submitters_share_a_pool)
 }
 END_TEST
 
+/* ---- graphs (sim_tasks.run_graph) ---- */
+#define GRAPH_ITEMS 64
+
+typedef struct gtally {
+    atomic_int seq;                          /* a clock: each start and end takes the next tick */
+    atomic_int start[MAX_ITEMS + 1], end[MAX_ITEMS + 1], runs[MAX_ITEMS + 1];
+    atomic_int busy[POOL_WORKERS_MAX], overlap, bad_index, parallel;
+    int workers;
+    long spin;
+} gtally;
+
+static void graph_item_fn(int start, int end, int worker, void *ctx)
+{
+    gtally *t = ctx;
+    if (end != start + 1 || worker < 0 || worker >= t->workers) {
+        atomic_fetch_add(&t->bad_index, 1);
+        return;
+    }
+    if (worker != 0) atomic_store(&t->parallel, 1);
+    if (atomic_exchange(&t->busy[worker], 1) != 0) atomic_fetch_add(&t->overlap, 1);
+    atomic_store(&t->start[start], atomic_fetch_add(&t->seq, 1));
+    volatile long sink = 0;
+    for (long k = 0; k < t->spin; k++) sink += k;
+    atomic_fetch_add(&t->runs[start], 1);
+    atomic_store(&t->end[start], atomic_fetch_add(&t->seq, 1));
+    atomic_store(&t->busy[worker], 0);
+}
+
+/* A random graph of n items: each item's predecessors among the items ranked before it in a
+ * random order (so that the numbering is no order the graph allows), at most 4 each. */
+typedef struct rgraph {
+    int n, ndeps[MAX_ITEMS + 1], succ_first[MAX_ITEMS + 2], succ[4 * (MAX_ITEMS + 1)];
+    sim_graph g;
+} rgraph;
+
+static void rgraph_make(rgraph *r, int n, uint64_t *rng)
+{
+    int rank_of[MAX_ITEMS + 1], item_at[MAX_ITEMS + 1];
+    for (int i = 0; i < n; i++) item_at[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(sim_splitmix64(rng) % (uint64_t)(i + 1)), t = item_at[i];
+        item_at[i] = item_at[j];
+        item_at[j] = t;
+    }
+    for (int i = 0; i < n; i++) rank_of[item_at[i]] = i;
+    int e = 0;
+    memset(r->ndeps, 0, sizeof r->ndeps);
+    for (int i = 0; i < n; i++) {              /* item i's successors: up to 4 ranked after it */
+        r->succ_first[i] = e;
+        int k = (int)(sim_splitmix64(rng) % 5);
+        for (int m = 0; m < k; m++) {
+            int lo = rank_of[i] + 1;
+            if (lo >= n) break;
+            int j = item_at[lo + (int)(sim_splitmix64(rng) % (uint64_t)(n - lo))];
+            int dup = 0;
+            for (int f = r->succ_first[i]; f < e; f++) dup |= r->succ[f] == j;
+            if (dup) continue;
+            r->succ[e++] = j;
+            r->ndeps[j]++;
+        }
+    }
+    r->succ_first[n] = e;
+    r->n = n;
+    r->g = (sim_graph){ n, r->ndeps, r->succ_first, r->succ };
+}
+
+/* Every item ran once, and after every one of its predecessors ended. */
+static void graph_ran_in_order(gtally *t, const rgraph *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        ck_assert_msg(atomic_load(&t->runs[i]) == 1, "item %d of %d ran %d times", i, r->n,
+                      atomic_load(&t->runs[i]));
+        for (int e = r->succ_first[i]; e < r->succ_first[i + 1]; e++)
+            ck_assert_msg(atomic_load(&t->end[i]) < atomic_load(&t->start[r->succ[e]]),
+                          "item %d started before its predecessor %d ended", r->succ[e], i);
+    }
+    ck_assert_int_eq(atomic_load(&t->overlap), 0);
+    ck_assert_int_eq(atomic_load(&t->bad_index), 0);
+    for (int i = 0; i < r->n; i++) atomic_store(&t->runs[i], 0);
+}
+
+/* Graphs of 1 to 64 items, and one of 4,096 (the most a pool takes), on pools of 2, 3, 4 and 8
+ * workers: each item once, after its predecessors, on a worker index no other item holds at the
+ * same time. Some graphs must have run an item on a worker other than the caller. */
+START_TEST(graph_items_run_after_their_predecessors)
+{
+    static const int counts[] = { 2, 3, 4, 8 };
+    rgraph *r = malloc(sizeof *r);
+    gtally *t = calloc(1, sizeof *t);
+    ck_assert(r && t);
+    uint64_t rng = 0x6a09e667f3bcc908ull;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        pool *p = mk(counts[c]);
+        const sim_tasks *st = pool_tasks(p);
+        ck_assert(st->run_graph != NULL);
+        t->workers = counts[c];
+        t->spin = 2000;
+        atomic_store(&t->parallel, 0);
+        for (int k = 0; k < 300; k++) {
+            rgraph_make(r, k == 0 ? MAX_ITEMS : 1 + k % GRAPH_ITEMS, &rng);
+            ck_assert_int_eq(st->run_graph(graph_item_fn, &r->g, t, st->user), 0);
+            graph_ran_in_order(t, r);
+        }
+        ck_assert_msg(atomic_load(&t->parallel), "%d workers: every item ran on the caller", counts[c]);
+        pool_destroy(p);
+    }
+    free(r);
+    free(t);
+}
+END_TEST
+
+/* A graph larger than the pool's scratch is declined (-1), with nothing run: the world then runs
+ * its work its other way. So is one while another thread's pass holds the pool: with a graph
+ * submitter and a pass submitter sharing a pool, every graph either ran whole and in order or
+ * not at all. */
+typedef struct graph_submitter {
+    const sim_tasks *st;
+    rgraph *r;
+    gtally *t;
+    int n, declined;
+} graph_submitter;
+
+static void *submit_graphs(void *arg)
+{
+    graph_submitter *s = arg;
+    uint64_t rng = 0xbb67ae8584caa73bull;
+    for (int k = 0; k < s->n; k++) {
+        rgraph_make(s->r, 1 + k % GRAPH_ITEMS, &rng);
+        if (s->st->run_graph(graph_item_fn, &s->r->g, s->t, s->st->user) != 0) {
+            s->declined++;
+            for (int i = 0; i < s->r->n; i++)
+                if (atomic_load(&s->t->runs[i]) != 0) return "a declined graph ran an item";
+            continue;
+        }
+        for (int i = 0; i < s->r->n; i++) {
+            if (atomic_load(&s->t->runs[i]) != 1) return "an item of a graph ran other than once";
+            for (int e = s->r->succ_first[i]; e < s->r->succ_first[i + 1]; e++)
+                if (atomic_load(&s->t->end[i]) >= atomic_load(&s->t->start[s->r->succ[e]]))
+                    return "an item started before its predecessor ended";
+            atomic_store(&s->t->runs[i], 0);
+        }
+    }
+    return NULL;
+}
+
+START_TEST(graph_declined_when_too_large_or_the_pool_is_busy)
+{
+    pool *p = mk(3);
+    const sim_tasks *st = pool_tasks(p);
+    rgraph *r = malloc(sizeof *r);
+    gtally *t = calloc(1, sizeof *t);
+    ck_assert(r && t);
+    t->workers = 3;
+    uint64_t rng = 1;
+    rgraph_make(r, MAX_ITEMS + 1, &rng);
+    ck_assert_int_eq(st->run_graph(graph_item_fn, &r->g, t, st->user), -1);
+    for (int i = 0; i <= MAX_ITEMS; i++) ck_assert_int_eq(atomic_load(&t->runs[i]), 0);
+
+    graph_submitter a = { st, r, t, 3000, 0 };
+    submitter b = { st, tally_new(3, 50), 3000 };
+    pthread_t ta, tb;
+    ck_assert_int_eq(pthread_create(&ta, NULL, submit_graphs, &a), 0);
+    ck_assert_int_eq(pthread_create(&tb, NULL, submit_many, &b), 0);
+    void *ra, *rb;
+    pthread_join(ta, &ra);
+    pthread_join(tb, &rb);
+    ck_assert_msg(ra == NULL, "%s", (const char *)ra);
+    ck_assert_ptr_null(rb);
+    ck_assert_int_lt(a.declined, a.n);          /* most find the pool free */
+    free(b.t);
+    free(r);
+    free(t);
+    pool_destroy(p);
+}
+END_TEST
+
 static double cpu_seconds(void)
 {
     struct timespec ts;
@@ -290,6 +468,8 @@ Suite *suite_pool(void)
     tcase_add_test(tc, idle_workers_sleep);
     tcase_add_test(tc, backs_off_after_a_loss);
     tcase_add_test(tc, bad_worker_counts_are_refused);
+    tcase_add_test(tc, graph_items_run_after_their_predecessors);
+    tcase_add_test(tc, graph_declined_when_too_large_or_the_pool_is_busy);
     suite_add_tcase(s, tc);
     return s;
 }

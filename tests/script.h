@@ -56,20 +56,23 @@ int script_golden_kind_on(const char *kind, const sim_tasks *tasks, sim_world **
 /* A task system for tests (sim_tasks) that runs every pass on the calling thread, one item at a
  * time, in an order no pool would choose: backwards, or shuffled (a fixed sequence per runner).
  * It claims `workers` workers and hands each item one of their indices. before/after (may be
- * NULL) are called around every item, for checks of what an item touches. */
+ * NULL) are called around every item, for checks of what an item touches. With `graphs` set
+ * (script_runner_graphs), it runs graphs (sim_graph) too, in an order the graph allows and no
+ * pool would choose: the highest ready item first (backwards), or a random ready one. */
 enum { SCRIPT_RUN_BACKWARDS, SCRIPT_RUN_SHUFFLED };
 #define SCRIPT_RUNNER_ITEMS 4096           /* the most items of one pass */
 typedef struct script_runner {
     sim_tasks tasks;
     int order;
     uint64_t rng;
-    long passes, items;
+    long passes, items, graphs;       /* passes and graphs run, and their items */
     void (*before)(void *ud, void *task_ctx, int item);
     void (*after)(void *ud, void *task_ctx, int item);
     void *ud;
     int scratch[SCRIPT_RUNNER_ITEMS];
 } script_runner;
 void script_runner_init(script_runner *r, int order, int workers);
+void script_runner_graphs(script_runner *r);
 
 /* GGPO's sync test: for `ticks` ticks, save A, load the bytes into B (a world of the same kind
  * with another history), feed both the same inputs from s and step both; the state hashes, the

@@ -117,6 +117,9 @@ static void sand_destroy(void *impl)
     free(s->nxt);
     free(s->weight);
     free(s->order);
+    free(s->gdeps);
+    free(s->gsucc_first);
+    free(s->gsucc);
     free(s);
 }
 
@@ -147,8 +150,11 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->nxt = malloc(nch * sizeof *s->nxt);
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
+    s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);
+    s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
+    s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
     if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->cur ||
-        !s->nxt || !s->weight || !s->order) {
+        !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
                  (int)p->ival[P_H]);

@@ -102,7 +102,8 @@ struct sand_world {
                                        else 1 + the leaf shade's hash bits (render.c) */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at) */
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
-    int *order;                     /* scratch: the strips of the pass being run */
+    int *order;                     /* scratch: the strips of the pass (or graph) being run */
+    int *gdeps, *gsucc_first, *gsucc;   /* scratch: the tick's graph (sim_graph; step.c) */
     uint64_t tickbase;              /* sim_hash_tick for the tick being stepped */
     uint64_t tick;
     int dir;                        /* horizontal scan direction this tick: +1 or -1 */

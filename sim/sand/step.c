@@ -6,6 +6,7 @@
  * The rules sit in the same file as the passes on purpose: the passes' inner loops run once per
  * awake cell, and the compiler inlines these static functions into them (there is no LTO). */
 #include "sand_int.h"
+#include <stdlib.h>
 
 /* Set a cell in place (a reaction), marking it changed and done for this tick. */
 static inline void put(sand_world *s, int x, int y, uint32_t c)
@@ -500,6 +501,44 @@ static int phase_strips(sand_world *s, int ph, int sort, uint32_t *cells)
     return n;
 }
 
+/* Where strip k's phase comes in this tick's order of the phases: 0, 1 or 2. */
+static inline int phase_pos(const sand_world *s, int k)
+{
+    return s->dir > 0 ? k % SAND_PHASES : SAND_PHASES - 1 - k % SAND_PHASES;
+}
+
+/* The whole tick's strips as one graph (sim_graph), for a host that runs graphs: the awake strips
+ * into s->order from left to right, and an edge from each to every awake strip within two of it
+ * whose phase comes later this tick. Strips that far apart or farther share nothing (sand_int.h:
+ * cells within SAND_REACH, rectangles of a chunk column and its two neighbours), and the pairs
+ * that do share keep the order of the phase passes, so every order the graph allows gives the
+ * passes' result. */
+static void tick_graph(sand_world *s, sim_graph *g)
+{
+    int n = 0, e = 0;
+    for (int k = 0; k < s->ncx; k++)
+        if (s->weight[k]) {
+            s->gdeps[n] = 0;
+            s->order[n++] = k;
+        }
+    for (int i = 0; i < n; i++) {
+        int k = s->order[i];
+        s->gsucc_first[i] = e;
+        for (int j = i - 2; j <= i + 2; j++) {
+            if (j < 0 || j >= n || j == i || abs(s->order[j] - k) > 2) continue;
+            if (phase_pos(s, s->order[j]) > phase_pos(s, k)) {
+                s->gsucc[e++] = j;
+                s->gdeps[j]++;
+            }
+        }
+    }
+    s->gsucc_first[n] = e;
+    g->count = n;
+    g->ndeps = s->gdeps;
+    g->succ_first = s->gsucc_first;
+    g->succ = s->gsucc;
+}
+
 void sim__sand_step(void *impl, const sim_ctx *ctx)
 {
     sand_world *s = impl;
@@ -532,6 +571,15 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     if (s->stamp == 1) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
     run_emitters(s);
     if (!awake) return;
+    /* A host that runs graphs gets the whole tick at once: no wait between the phases, and each
+     * worker stays on its own side of the world (pool/pool.c). */
+    const sim_tasks *tk = ctx->tasks;
+    if (tk && tk->run_graph && active >= PARALLEL_MIN_CELLS) {
+        sim_graph g;
+        tick_graph(s, &g);
+        strip_pass p = { s, s->order };
+        if (tk->run_graph(strip_task, &g, &p, tk->user) == 0) return;
+    }
     /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
      * the ticks that scan right to left, so that each seam between strips is met from either
      * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
