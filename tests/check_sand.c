@@ -598,8 +598,9 @@ static void fp_after(void *ud, void *task_ctx, int item)
 }
 
 /* Run `ticks` ticks of w through the footprint runner; the inputs of s (may be NULL) fed. */
-static void footprint_run(sim_world *w, const script *s, int ticks, footprint *fp)
+static void footprint_run(sim_world *w, const script *s, int ticks, void *ud)
 {
+    footprint *fp = ud;
     fp->impl = sim__world_impl(w);
     sand__size(fp->impl, &fp->w, &fp->h);
     fp->ncx = (fp->w + SAND_CHUNK - 1) / SAND_CHUNK;
@@ -630,18 +631,25 @@ static void footprint_run(sim_world *w, const script *s, int ticks, footprint *f
     free(fp->rects);
 }
 
-START_TEST(strips_of_a_pass_touch_disjoint_cells)
+/* The two workloads of the checks on what strips touch: the golden script's first 1,000 ticks
+ * (explosions at 150, 500 and 800; fire, lava, acid) and the bench scene's first 300. */
+static void both_workloads(void (*each)(sim_world *w, const script *s, int ticks, void *ud), void *ud)
 {
     script s = script_load("sand", "golden/sand.inputs");
-    footprint fp;
-    memset(&fp, 0, sizeof fp);
     sim_world *w = mk(42, "");
-    footprint_run(w, &s, 1000, &fp);           /* explosions at 150, 500 and 800; fire, lava, acid */
+    each(w, &s, 1000, ud);
     sim_world_destroy(w);
     script_free(&s);
     w = mk(9, "scene=bench");
-    footprint_run(w, NULL, 300, &fp);
+    each(w, NULL, 300, ud);
     sim_world_destroy(w);
+}
+
+START_TEST(strips_of_a_pass_touch_disjoint_cells)
+{
+    footprint fp;
+    memset(&fp, 0, sizeof fp);
+    both_workloads(footprint_run, &fp);
     /* Not vacuous: items wrote across their strip's edges, explosion debris several cells out. */
     ck_assert_int_gt(fp.items, 10000);
     ck_assert_int_gt(fp.outside, 1000);
@@ -709,8 +717,9 @@ static void *check_enqueue(sim_task_fn *fn, int count, int min_range, void *task
     return c->runner->tasks.enqueue(fn, count, min_range, task_ctx, c->runner);
 }
 
-static void graph_check_run(sim_world *w, const script *s, int ticks, graph_check *c)
+static void graph_check_run(sim_world *w, const script *s, int ticks, void *ud)
 {
+    graph_check *c = ud;
     sim_world_set_tasks(w, &c->tasks);
     size_t next = 0;
     for (int t = 0; t < ticks; t++) {
@@ -734,14 +743,7 @@ START_TEST(tick_graph_orders_every_pair_that_shares)
     c.tasks.user = &c;
     c.tasks.run_graph = check_graph;
     c.runner = r;
-    script s = script_load("sand", "golden/sand.inputs");
-    sim_world *w = mk(42, "");
-    graph_check_run(w, &s, 1000, &c);
-    sim_world_destroy(w);
-    script_free(&s);
-    w = mk(9, "scene=bench");
-    graph_check_run(w, NULL, 300, &c);
-    sim_world_destroy(w);
+    both_workloads(graph_check_run, &c);
     ck_assert_int_gt(c.graphs, 500);
     ck_assert_int_gt(c.items, 5 * c.graphs);
     ck_assert_int_gt(c.edges, c.items);
