@@ -576,8 +576,9 @@ int main(int argc, char **argv)
                tps(two_p[i]), tps(two_p[i]) / tps(one_w[i]));
     }
     free(blocks);
-    printf("\nPasses the pool counted as losses (it waited for a worker longer than it worked; each "
-           "sends the next passes inline for a while): %ld. Many mean the machine was too busy "
+    printf("\nPasses and tick graphs the pool counted as losses (it waited for a worker longer "
+           "than it worked; each sends the next ones inline for a while): %ld. Many mean the "
+           "machine was too busy "
            "to run the second worker when it was needed.\n", losses);
     if (!skip(only, 0)) limits(&cases[0], reps, two);
     pool_destroy(two);
