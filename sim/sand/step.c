@@ -478,9 +478,10 @@ int sand__strip_of(const void *task_ctx, int item)
     return ((const strip_pass *)task_ctx)->strips[item];
 }
 
-/* A pass whose rectangles cover fewer cells than this runs inline even with a pool: ~12 µs of
- * work at ~12 ns a cell (bench_sand), against a hand-over that costs about a microsecond on
- * an idle core and far more on a busy one. The result is the same either way. */
+/* A pass (or, for a host that runs graphs, a whole tick) whose rectangles cover fewer cells than
+ * this runs inline even with a pool: ~12 µs of work at ~12 ns a cell (bench_sand), against a
+ * hand-over that costs about a microsecond on an idle core and far more on a busy one. The result
+ * is the same either way. */
 #define PARALLEL_MIN_CELLS 1024
 
 /* The awake strips of phase ph into s->order, how many, and the cells they cover (*cells). With
