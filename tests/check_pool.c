@@ -156,9 +156,22 @@ static void *submit_many(void *arg)
         memset(s->t->runs, 0, sizeof s->t->runs);
         one_pass(s->st, s->t, 50, 2);
         for (int i = 0; i < 50; i++)
-            if (atomic_load(&s->t->runs[i]) != 1) return (void *)1;
+            if (atomic_load(&s->t->runs[i]) != 1) return "an item of a pass ran other than once";
     }
     return NULL;
+}
+
+/* Run fa(a) and fb(b) on two threads at once; both must return NULL, not a sentence. */
+static void side_by_side(void *(*fa)(void *), void *a, void *(*fb)(void *), void *b)
+{
+    pthread_t ta, tb;
+    ck_assert_int_eq(pthread_create(&ta, NULL, fa, a), 0);
+    ck_assert_int_eq(pthread_create(&tb, NULL, fb, b), 0);
+    void *ra, *rb;
+    pthread_join(ta, &ra);
+    pthread_join(tb, &rb);
+    ck_assert_msg(ra == NULL, "the first thread: %s", ra ? (const char *)ra : "");
+    ck_assert_msg(rb == NULL, "the second thread: %s", rb ? (const char *)rb : "");
 }
 
 START_TEST(two_submitters_share_a_pool)
@@ -166,14 +179,7 @@ START_TEST(two_submitters_share_a_pool)
     pool *p = mk(3);
     submitter a = { pool_tasks(p), tally_new(3, 50), 2000 };
     submitter b = { pool_tasks(p), tally_new(3, 50), 2000 };
-    pthread_t ta, tb;
-    ck_assert_int_eq(pthread_create(&ta, NULL, submit_many, &a), 0);
-    ck_assert_int_eq(pthread_create(&tb, NULL, submit_many, &b), 0);
-    void *ra, *rb;
-    pthread_join(ta, &ra);
-    pthread_join(tb, &rb);
-    ck_assert_ptr_null(ra);
-    ck_assert_ptr_null(rb);
+    side_by_side(submit_many, &a, submit_many, &b);
     free(a.t);
     free(b.t);
     pool_destroy(p);
@@ -341,14 +347,7 @@ START_TEST(graph_declined_when_too_large_or_the_pool_is_busy)
 
     graph_submitter a = { st, r, t, 3000, 0 };
     submitter b = { st, tally_new(3, 50), 3000 };
-    pthread_t ta, tb;
-    ck_assert_int_eq(pthread_create(&ta, NULL, submit_graphs, &a), 0);
-    ck_assert_int_eq(pthread_create(&tb, NULL, submit_many, &b), 0);
-    void *ra, *rb;
-    pthread_join(ta, &ra);
-    pthread_join(tb, &rb);
-    ck_assert_msg(ra == NULL, "%s", (const char *)ra);
-    ck_assert_ptr_null(rb);
+    side_by_side(submit_graphs, &a, submit_many, &b);
     /* How many were declined depends on the scheduler (3,000 quick declines can all fall inside
      * one pass that a loaded machine stalled), so it is not checked. Once the other submitter is
      * done, the pool is free: no graph may be declined then. */
