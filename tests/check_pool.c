@@ -391,24 +391,47 @@ START_TEST(idle_workers_sleep)
 END_TEST
 
 /* A pass that loses time (the submitter waits for a worker longer than it worked itself) makes
- * the pool run the next 4 passes inline; a loss again doubles that. Simulated: item 1 of the
- * losing pass runs on the other worker (item 0 waits until it has started) and takes 50 ms. */
+ * the pool run the next 4 passes inline; a loss again doubles that. Simulated with a pass of 2
+ * items, each claimed alone: whichever runs on the caller (worker 0) waits until the other has
+ * started on another worker, so the caller cannot take both; the other then waits for the
+ * caller's item to end and sleeps 200 ms plus twice what the caller's item took. That is a loss
+ * however the scheduler placed or delayed the threads (ci20 failed on an earlier version that
+ * assumed the caller runs item 0 and waited at most 200 ms for the worker to wake). */
 typedef struct slow {
-    atomic_int started1, calls, inline_calls;
+    atomic_int other_started, caller_done, calls, inline_calls;
+    atomic_long caller_ns;
 } slow;
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Wait (at most 30 s) until *flag is set. */
+static void await_flag(atomic_int *flag)
+{
+    for (int n = 0; n < 300000 && !atomic_load(flag); n++) usleep(100);
+}
 
 static void slow_items(int start, int end, int worker, void *ctx)
 {
     slow *z = ctx;
     atomic_fetch_add(&z->calls, 1);
-    if (start == 0 && end > 1) atomic_fetch_add(&z->inline_calls, 1);   /* the whole pass at once */
-    for (int i = start; i < end; i++) {
-        if (i == 1 && worker != 0) {
-            atomic_store(&z->started1, 1);
-            usleep(50000);
-        } else if (i == 0 && end == 1) {
-            for (int n = 0; n < 2000 && !atomic_load(&z->started1); n++) usleep(100);
-        }
+    if (end - start > 1) {                                  /* the whole pass at once: inline */
+        if (start == 0) atomic_fetch_add(&z->inline_calls, 1);
+        return;
+    }
+    if (worker == 0) {
+        long t0 = now_ns();
+        await_flag(&z->other_started);
+        atomic_store(&z->caller_ns, now_ns() - t0);
+        atomic_store(&z->caller_done, 1);
+    } else {
+        atomic_store(&z->other_started, 1);
+        await_flag(&z->caller_done);
+        usleep((useconds_t)(200000 + 2 * atomic_load(&z->caller_ns) / 1000));
     }
 }
 
@@ -422,16 +445,22 @@ START_TEST(backs_off_after_a_loss)
     void *task = st->enqueue(slow_items, 2, 1, &z, st->user);
     ck_assert_ptr_nonnull(task);
     st->finish(task, st->user);
-    ck_assert_int_eq(atomic_load(&z.started1), 1);          /* the other worker ran item 1 */
+    ck_assert_int_eq(atomic_load(&z.other_started), 1);     /* another worker ran an item */
+    ck_assert_int_eq(atomic_load(&z.caller_done), 1);       /* and so did the caller */
     ck_assert_int_eq(pool_losses(p), 1);
     for (int n = 0; n < 4; n++) {                           /* backing off: inline, NULL */
         atomic_store(&z.inline_calls, 0);
         ck_assert_ptr_null(st->enqueue(slow_items, 2, 1, &z, st->user));
         ck_assert_int_eq(atomic_load(&z.inline_calls), 1);
     }
+    atomic_store(&z.other_started, 0);
+    atomic_store(&z.caller_done, 0);
     task = st->enqueue(slow_items, 2, 1, &z, st->user);     /* then to the workers again */
     ck_assert_ptr_nonnull(task);
     st->finish(task, st->user);
+    ck_assert_int_eq(atomic_load(&z.other_started), 1);
+    ck_assert_int_eq(pool_losses(p), 2);                    /* a loss again: backing off longer */
+    for (int n = 0; n < 8; n++) ck_assert_ptr_null(st->enqueue(slow_items, 2, 1, &z, st->user));
     pool_adaptive(p, 0);
     pool_destroy(p);
 }
