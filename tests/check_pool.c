@@ -395,7 +395,7 @@ END_TEST
  * items, each claimed alone: whichever runs on the caller (worker 0) waits until the other has
  * started on another worker, so the caller cannot take both; the other then waits for the
  * caller's item to end and sleeps 200 ms plus twice what the caller's item took. That is a loss
- * however the scheduler placed or delayed the threads (ci20 failed on an earlier version that
+ * however the scheduler placed or delayed the threads (the project CI failed on an earlier version that
  * assumed the caller runs item 0 and waited at most 200 ms for the worker to wake). */
 typedef struct slow {
     atomic_int other_started, caller_done, calls, inline_calls;
