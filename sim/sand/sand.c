@@ -103,18 +103,24 @@ static const sim_param_desc sand_params[] = {
                   "demo (runs for hours), empty, or bench" },
 };
 
+/* The first 64-byte boundary in a block (NULL for NULL): the block is allocated 64 bytes larger.
+ * Not aligned_alloc: sim/ calls no allocator but malloc, calloc and free (tests/layers.sh). */
+static void *line_align(void *mem)
+{
+    return mem ? (char *)mem + (64 - (uintptr_t)mem % 64) % 64 : NULL;
+}
+
 static void sand_destroy(void *impl)
 {
     sand_world *s = impl;
     if (!s) return;
     free(s->cells_mem);
-    free(s->moved);
+    free(s->moved_mem);
     free(s->noise);
     free(s->wallpx);
     free(s->airpx);
     free(s->leafpx);
-    free(s->cur);
-    free(s->nxt);
+    free(s->rects_mem);
     free(s->weight);
     free(s->order);
     free(s->gdeps);
@@ -139,15 +145,17 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->mstride = ((size_t)SAND_CHUNK * (size_t)s->h + 63) & ~(size_t)63;
     size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->rstride;
     s->cells_mem = calloc(n + 16, sizeof *s->cells);
-    if (s->cells_mem)
-        s->cells = (uint32_t *)((char *)s->cells_mem + ((64 - (uintptr_t)s->cells_mem % 64) % 64));
-    s->moved = calloc((size_t)s->ncx * s->mstride, 1);
+    s->cells = line_align(s->cells_mem);
+    s->moved_mem = calloc((size_t)s->ncx * s->mstride + 64, 1);
+    s->moved = line_align(s->moved_mem);
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
     s->leafpx = malloc(n);
-    s->cur = malloc(nch * sizeof *s->cur);
-    s->nxt = malloc(nch * sizeof *s->nxt);
+    /* cur and nxt in one block: nch rectangles are whole lines (rstride), so both start on one */
+    s->rects_mem = malloc(2 * nch * sizeof *s->cur + 64);
+    s->cur = line_align(s->rects_mem);
+    s->nxt = s->cur ? s->cur + nch : NULL;
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
     s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);

@@ -86,12 +86,14 @@ struct sand_world {
     int scene;
     /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
      * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
-     * multiple of 16); `moved` strip by strip; the rectangles chunk column by chunk column, each
-     * column padded to whole lines. None of it shows in the saved state. */
+     * multiple of 16); `moved` strip by strip, 64-byte aligned, each strip padded to whole lines;
+     * the rectangles chunk column by chunk column, 64-byte aligned, each column padded to whole
+     * lines. None of it shows in the saved state. */
     uint32_t *cells;                /* row-major, in cells_mem, 64-byte aligned */
     void *cells_mem;
     uint8_t *moved;                 /* scratch, never saved: == stamp when the cell moved this
-                                       tick (moved_at) */
+                                       tick (moved_at); in moved_mem, 64-byte aligned */
+    void *moved_mem;
     uint8_t stamp;                  /* this tick's mark in `moved`, 1..255 */
     size_t mstride;                 /* bytes of `moved` per strip */
     int rstride;                    /* rectangles per chunk column (ncy, padded) */
@@ -100,7 +102,9 @@ struct sand_world {
     uint8_t *airpx;                 /* per-position colour of empty air */
     uint8_t *leafpx;                /* demo picture, per position: 0 outside the tree's leaves,
                                        else 1 + the leaf shade's hash bits (render.c) */
-    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at) */
+    rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
+                                       rects_mem, 64-byte aligned */
+    void *rects_mem;
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass (or graph) being run */
     int *gdeps, *gsucc_first, *gsucc;   /* scratch: the tick's graph (sim_graph; step.c) */
