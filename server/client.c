@@ -173,7 +173,8 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg)
     c->tr->finish(c);
 }
 
-/* Once a second: hello deadlines, unfinished messages, idle connections, stalled readers. */
+/* Once a second: hello deadlines, unfinished messages, idle connections, queues over the hard
+ * limit, stalled readers. */
 void srv_sweep(uv_timer_t *t)
 {
     srv *s = t->data;
@@ -191,6 +192,11 @@ void srv_sweep(uv_timer_t *t)
             srv_client_error_final(c, "timeout", "a message was started but not finished within 10 s");
         else if (!nsubs && now - c->last_msg > SRV_IDLE_MS)
             srv_client_error_final(c, "timeout", "idle for 5 minutes with no subscription");
+        else if (srv_client_queued(c) > SRV_HARD_LIMIT)
+            /* Sends check the hard limit, but a queue can pass it with nothing more to send: an
+             * I/O thread's backlog counts only once the kernel refuses it (tcp.c, io_queued),
+             * which may be after the last send, and frames skip a client over the soft limit. */
+            srv_client_close(c, "output over the hard limit");
         else if (c->over_soft_since && now - c->over_soft_since > SRV_STALL_MS)
             srv_client_close(c, "stalled over the soft output limit for 30 s");
     }
