@@ -35,8 +35,8 @@ INC_sim=${INC_sim:--Isim}
 INC_wire=${INC_wire:--Iwire -Isim}
 INC_pool=${INC_pool:--Ipool -Isim}
 INC_replay=${INC_replay:--Ireplay -Ipool -Isim}
-INC_server=${INC_server:--Iserver -Iwire -Ireplay -Isim}
-INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Isim}
+INC_server=${INC_server:--Iserver -Iwire -Ireplay -Ipool -Isim}
+INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Ipool -Isim}
 INC_wasm=${INC_wasm:--Isim}
 WASM_CC=${WASM_CC:-clang --target=wasm32-wasi}
 WASM_NM=${WASM_NM:-llvm-nm-14}
