@@ -316,9 +316,8 @@ static void pool_finish(void *task, void *user)
  * nearest to it (all predecessors done, nobody else's yet): with 2 workers, one works up from the
  * first item and the other down from the last, each on its own side of the memory, and they meet
  * wherever the work balances. The home belongs to the thread, not to the pass item it claimed:
- * the spinning worker claims item 0 of the pass first in about nine ticks of ten, and the caller
- * in the tenth, and a home that went with the item moved every strip's cells to the other core
- * and back on those ticks. A runner with no ready item spins; what it waits for is running on
+ * the spinning worker claims item 0 of the pass first in about nine ticks of ten and the caller
+ * in the tenth, and a home that went with the item swapped the two sides on those ticks. A runner with no ready item spins; what it waits for is running on
  * another runner, never waiting itself, so the graph always finishes. A runner returns once
  * every item is taken; the pass (and so the graph) is done when every runner has returned. A
  * runner whose item of the pass no thread claimed in time is run by the caller, and finds
@@ -364,9 +363,13 @@ static void graph_runner(pool *p, int worker)
     }
 }
 
+/* A pass item is one runner; a thread that claims a range of them needs to run only one, since a
+ * runner returns once every item of the graph is taken. */
 static void graph_item(int start, int end, int worker, void *c)
 {
-    for (int r = start; r < end; r++) graph_runner(c, worker);
+    (void)start;
+    (void)end;
+    graph_runner(c, worker);
 }
 
 /* sim_tasks.run_graph: -1 (nothing run) when the pool has no threads, the graph is too large for
