@@ -4,7 +4,7 @@
  * client is freed only by its transport, once no callback can reach it (libuv's rule). */
 #include <stdlib.h>
 #include <string.h>
-#include "cluster.h"
+#include "network.h"
 
 size_t srv_client_queued(const srv_client *c)
 {
@@ -81,8 +81,9 @@ void srv_client_offload(srv_client *c)
 
 void srv_sub_drop(srv_client *c, srv_sub *sub)
 {
-    if (sub->rworld) srv_relay_detach(c->s, sub);        /* a world of another member */
-    else if (sub->world) srv_stream_detach(sub->world, sub);
+    if (sub->remote) {                       /* a world served by the layer above */
+        if (c->s->net->hooks.sub_dropped) c->s->net->hooks.sub_dropped(c->s, sub);
+    } else if (sub->world) srv_stream_detach(sub->world, sub);
     else return;
     memset(sub, 0, sizeof *sub);
 }
@@ -95,7 +96,7 @@ void srv_client_close(srv_client *c, const char *why)
     srv *s = c->s;
     srv_net *n = s->net;
     for (int i = 0; i < SRV_MAX_SUBS; i++) srv_sub_drop(c, &c->subs[i]);
-    srv_relay_client_gone(c);      /* members it sent messages to let go of their proxies */
+    if (n->hooks.client_gone) n->hooks.client_gone(c);   /* the cluster: its proxies elsewhere go */
     /* Its inputs still apply; no ack is owed: the ack queues name it by id, and the id is gone. */
     unlink_id(n, c);
     if (c->prev) c->prev->next = c->next;

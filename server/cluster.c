@@ -55,7 +55,7 @@ static const char leave_script[] =
     "end\n"
     "return 1\n";
 
-static srv_cluster *CL(const srv *s) { return s->net ? s->net->cluster : NULL; }
+static srv_cluster *CL(const srv *s) { return srv_net_hooks_ud(s); }
 
 static void on_kick(uv_timer_t *t);
 
@@ -500,6 +500,25 @@ const char *srv_cluster_place(srv *s, const char *want, size_t wantlen, char *er
     return best;
 }
 
+/* A create (srv_net_hooks.place): to the node with the fewest worlds, or the one named. One
+ * proxied from another member was placed there already: it is built here. 1: forwarded or
+ * refused (answered); 0: built here. */
+static int place_create(srv_client *c, const char *node, size_t nodelen)
+{
+    srv *s = c->s;
+    srv_cluster *cl = CL(s);
+    if (c->tr->proxied) return 0;
+    char err[256] = "";
+    const char *to = srv_cluster_place(s, node, nodelen, err, sizeof err);
+    if (!to) {
+        srv_client_error(c, node ? "unknown_node" : "no_node", err, NULL);
+        return 1;
+    }
+    if (strcmp(to, cl->name) == 0) return 0;
+    srv_relay_forward(c, to, NULL);
+    return 1;
+}
+
 /* ---- a node's streams for relays ------------------------------------------------------------------------ */
 int srv_cluster_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m)
 {
@@ -567,7 +586,7 @@ static void on_want(srv *s, const wire_msg *m)
     st->remote_until = uv_now(s->loop) + cl->expiry_ms;
     if (key) st->remote_key = 1;
     /* A paused recording has no tick to publish at: its picture goes now. */
-    if (key && w->play && !w->busy && srv_play_paused(w)) srv_fanout_tick(s, w);
+    if (key && srv_world_shows_paused(w)) srv_fanout_tick(s, w);
 }
 
 /* ---- proxies: clients of other members --------------------------------------------------------------- */
@@ -930,7 +949,20 @@ int srv_cluster_start(srv *s, const srv_cluster_config *cfg, char *err, size_t e
     uv_timer_init(s->loop, &cl->kick_timer);
     cl->beat_timer.data = cl->kick_timer.data = s;
     cl->timers_open = 1;
-    s->net->cluster = cl;
+    /* From here on the network layer reaches the cluster through these, and only these. */
+    const srv_net_hooks hooks = {
+        .ud = cl,
+        .route = srv_relay_route,
+        .place = place_create,
+        .entries = srv_relay_entries,
+        .publish = srv_cluster_publish,
+        .sub_dropped = srv_relay_detach,
+        .client_gone = srv_relay_client_gone,
+        .world_closed = srv_cluster_world_closed,
+        .worlds_changed = srv_cluster_changed,
+        .free = srv_cluster_free,
+    };
+    srv_net_hooks_set(s, &hooks);
     cl->start_state = SRV_CS_CONNECTING;
     srv_redis_start(cl->r);
     while (cl->start_state != SRV_CS_DONE && cl->start_state != SRV_CS_FAILED)
@@ -999,5 +1031,5 @@ void srv_cluster_free(srv *s)
     if (!cl) return;
     srv_relay_free(s);
     free(cl);
-    s->net->cluster = NULL;
+    memset(&s->net->hooks, 0, sizeof s->net->hooks);
 }

@@ -130,7 +130,9 @@ typedef struct srv_cluster {
 } srv_cluster;
 enum { SRV_CS_CONNECTING, SRV_CS_CLAIMING, SRV_CS_WAITING, SRV_CS_DONE, SRV_CS_FAILED };
 
-/* ---- cluster.c --------------------------------------------------------------------------------------- */
+/* ---- cluster.c --------------------------------------------------------------------------------------- *
+ * The cluster is a layer above the network (network.h): srv_cluster_start installs its hooks
+ * (srv_net_hooks), and the network layer calls nothing here by name. */
 typedef struct srv_cluster_config {
     const char *url;           /* redis://HOST:PORT */
     const char *name;          /* --node; NULL: HOSTNAME:PORT of --listen */
@@ -198,8 +200,11 @@ void srv_relay_down(srv *s);
 void srv_relay_beat(srv *s);
 /* Deferred work: subscribe the streams that wait for it. */
 void srv_relay_kick(srv *s);
-/* The welcome's entries of the worlds of other members, present ones only. */
-int srv_relay_entries(srv *s, wire_raw *out, int max);
+/* The welcome's entries of the worlds of other members, present ones only (srv_net_hooks.entries). */
+int srv_relay_entries(srv_client *c, wire_raw **out);
+/* A message naming a world another member hosts (srv_net_hooks.route): watched here (sub,
+ * unsub) or forwarded to its node. 1: served; 0: the world is hosted here or unknown. */
+int srv_relay_route(srv_client *c, int route, const wire_msg *m, const int64_t *seq);
 /* A message of client c about a remote world, forwarded as it is to the world's node with c's
  * token; its answers come back through srv_relay_reply. */
 void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq);

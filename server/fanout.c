@@ -8,7 +8,7 @@
  * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
 #include <stdlib.h>
 #include <string.h>
-#include "cluster.h"
+#include "network.h"
 
 void srv_msg_reserve(wire_buf *b)
 {
@@ -299,7 +299,10 @@ void srv_fanout_tick(srv *s, srv_world *w)
         }
         srv_fanout_deliver(s, st->head, force_key, key, delta);
         /* The same bytes, once, to the stream's channel: a dropped one restarts the chain. */
-        if (remote) st->remote_key = srv_cluster_publish(s, w, st, rkey ? key : delta) != 0;
+        if (remote) {
+            const srv_net_hooks *hk = &s->net->hooks;
+            st->remote_key = !hk->publish || hk->publish(s, w, st, rkey ? key : delta) != 0;
+        }
         srv_msg_unref(key);
         srv_msg_unref(delta);
         /* A failed send closes its client, and the last subscriber out frees the stream (and its

@@ -1,10 +1,12 @@
-/* host.h — vivd's host layer: the worlds it hosts, the tick scheduler (worlds.c), the ack queue
- * (acks.c), recording (record.c) and playback (play.c). The host never calls the network layer
- * (network.h): it reports what happened through one table of callbacks, srv_host_events, which the
- * network layer fills in at start-up.
+/* host.h — vivd's host layer: the worlds it hosts (worlds.c), the tick scheduler (sched.c), the
+ * ack queue (acks.c), recording (record.c) and playback (play.c). The host never calls the
+ * network layer (network.h): it reports what happened through one table of callbacks,
+ * srv_host_events, which the network layer fills in at start-up. It owns its refusals: an input
+ * it will not take is refused with its own code (srv_world_takes_inputs), which the network
+ * layer turns into a protocol error.
  *
  * Each part of a hosted world keeps its own struct, written only by the file that owns it:
- * scheduling and statistics (worlds.c), the frame cache (worlds.c, read through
+ * scheduling and statistics (sched.c), the frame cache (worlds.c, read through
  * srv_world_frame / srv_world_state_hash), acks (acks.c), recording (record.c), playback
  * (play.c) and the streams of its subscribers (fanout.c, opaque here). */
 #ifndef VIVARIUM_SRV_HOST_H
@@ -36,7 +38,10 @@ enum {
     SRV_ENOTREC = -109,      /* a play control sent to a live world */
     SRV_EPLAY = -110,       /* a play control that does not apply now, or a recording that cannot be played */
     SRV_EINVAL = -111,      /* bad argument */
-    SRV_EBUSY = -112        /* the world is held by a worker (a seek in progress) */
+    SRV_EBUSY = -112,       /* the world is held by a worker (a seek in progress) */
+    SRV_EFULL = -113,       /* the world's input queue for its next tick is full */
+    SRV_EDUP = -114,        /* an input with the same (client, seq) is already queued */
+    SRV_EINPUT = -115       /* the world refuses the input (a bad kind, argument count or range) */
 };
 const char *srv_strerror(int err);
 
@@ -78,7 +83,7 @@ typedef struct srv_host_events {
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
 #define SRV_LAT_BUCKETS 1001   /* lateness histogram: 0.1 ms buckets up to 100 ms, then overflow */
 
-typedef struct srv_sched {     /* worlds.c */
+typedef struct srv_sched {     /* sched.c */
     uint64_t period_ns;
     uint64_t t0;               /* uv_hrtime of the deadline of tick_base */
     uint64_t tick_base;        /* world tick at t0 */
@@ -86,7 +91,7 @@ typedef struct srv_sched {     /* worlds.c */
     uint64_t warned_at;        /* uv_now of the last falling-behind warning */
 } srv_sched;
 
-typedef struct srv_tick_stats {   /* worlds.c */
+typedef struct srv_tick_stats {   /* sched.c */
     uint64_t ticks, overruns, skipped, late_max_us;
     uint32_t lat_hist[SRV_LAT_BUCKETS + 1];
     uint64_t lat_count;
@@ -147,7 +152,7 @@ typedef struct srv_config {
 struct srv {
     uv_loop_t *loop;
     srv_config cfg;
-    /* The tick scheduler's wake-up (worlds.c): a timerfd watched by tick_poll when there is one
+    /* The tick scheduler's wake-up (sched.c): a timerfd watched by tick_poll when there is one
      * (tick_fd > 0; a negative one is closed with the poll and not used), else tick_timer. */
     uv_timer_t tick_timer;
     uv_poll_t tick_poll;
@@ -209,18 +214,29 @@ srv_world *srv_world_adopt(srv *s, sim_world *sw, char *err, size_t errlen);
  * (input_refused), and it is freed (a busy one when its worker is done with it). */
 void srv_world_close(srv *s, srv_world *w);
 void srv_world_free(srv_world *w);
+/* Whether w takes inputs now: 0, or the host's refusal: SRV_EPLAY (a recording, played back
+ * read-only), SRV_EBUSY (a worker holds it) or SRV_ELOG (the replay log cannot be written, so
+ * nothing would be logged). */
+int srv_world_takes_inputs(srv *s, const srv_world *w);
 /* Queue an input for w's next tick (in.tick, in.client, in.seq filled in), with room for its
- * ack reserved first: 0, SRV_ENOMEM (nothing applied), or the world's negative SIM_E… code. */
-int srv_world_input(srv_world *w, const sim_input *in);
+ * ack reserved first. 0, or nothing is applied and the code says why: a refusal of
+ * srv_world_takes_inputs, SRV_ENOMEM, SRV_EFULL, SRV_EDUP or SRV_EINPUT (with the world's
+ * sentence in err). */
+int srv_world_input(srv *s, srv_world *w, const sim_input *in, char *err, size_t errlen);
+/* w is a recording shown paused, not held by a worker: a new subscriber is sent its picture at
+ * once (a playing world sends it at its next tick, a seeking one when it lands). */
+int srv_world_shows_paused(const srv_world *w);
 /* The frame of `view` at the current tick, rendered once per tick; *fh its hash. */
 const sim_frame *srv_world_frame(srv_world *w, int view, uint64_t *fh);
 uint64_t srv_world_state_hash(srv_world *w);
+void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
+
+/* ---- server/sched.c: the tick scheduler ----------------------------------------------------------- */
 void srv_tick_start(srv *s);
 void srv_tick_kick(srv *s);                /* re-plan now (a world was resumed or re-timed) */
 void srv_tick_stop(srv *s);                /* no more ticks (shutdown) */
 void srv_tick_close(srv *s);               /* close the scheduler's handles */
 void srv_world_rebase(srv_world *w);       /* deadlines start again from now */
-void srv_world_invalidate(srv_world *w);   /* the state jumped: render and hash afresh */
 void srv_world_stats_log(srv *s, int level);
 /* A clean stop: inputs accepted for w's next tick (queued, not applied) are applied by one more
  * tick, logged and acknowledged like any other, so that w's state is the one its log ends with
@@ -293,8 +309,9 @@ int srv_play_paused(const srv_world *w);
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
                      uint32_t client, char *err, size_t errlen);
 void srv_play_free(srv_play *p);
-/* The "play" map of a world entry, for wire_put_play. */
+/* The "play" map of a world entry, for wire_put_play: 1 (out filled in) if w is a recording,
+ * else 0. */
 struct wire_play;
-void srv_play_info(const srv_world *w, struct wire_play *out);
+int srv_play_info(const srv_world *w, struct wire_play *out);
 
 #endif

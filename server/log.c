@@ -41,6 +41,9 @@ const char *srv_strerror(int err)
     case SRV_ENOTREC: return "the world is live, not a recording";
     case SRV_EPLAY: return "the recording cannot do that now";
     case SRV_EINVAL: return "bad argument";
+    case SRV_EFULL: return "the world's input queue for its next tick is full";
+    case SRV_EDUP: return "an input with the same (client, seq) is already queued";
+    case SRV_EINPUT: return "the world refuses the input";
     default: return "unknown server error";
     }
 }

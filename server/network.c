@@ -1,7 +1,7 @@
 /* network.c — the network layer's answers to the host's events (host.h's srv_host_events): the host
  * says what happened, and only here does that become a message to a client. */
 #include <string.h>
-#include "cluster.h"
+#include "network.h"
 
 static void on_input_acked(void *ud, uint32_t client, uint32_t seq, uint64_t tick)
 {
@@ -49,14 +49,15 @@ static void on_world_closed(void *ud, srv_world *w)
             wire_buf_free(&b);
         }
     }
-    srv_cluster_world_closed(s, w);    /* relays watching it are told on its channels */
+    if (s->net->hooks.world_closed) s->net->hooks.world_closed(s, w);   /* the cluster's relays */
     srv_fanout_free(w);
 }
 
 static void on_world_created(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
-    if (w) srv_cluster_changed(ud);   /* registered now; a relay learns it from `created` itself */
+    srv *s = ud;
+    if (w && s->net->hooks.worlds_changed) s->net->hooks.worlds_changed(s);   /* the cluster's registry */
     if (c) srv_send_created(c, w, err, msg);     /* one that left is owed nothing */
 }
 
@@ -93,7 +94,18 @@ int srv_net_init(srv *s, srv_net *n)
 void srv_net_free(srv *s)
 {
     if (!s->net) return;
-    srv_cluster_free(s);
+    if (s->net->hooks.free) s->net->hooks.free(s);
+    memset(&s->net->hooks, 0, sizeof s->net->hooks);
     for (int i = 0; i < s->nworlds; i++) srv_fanout_free(s->worlds[i]);
     wire_encoder_free(&s->net->enc);
+}
+
+void srv_net_hooks_set(srv *s, const srv_net_hooks *h)
+{
+    s->net->hooks = *h;
+}
+
+void *srv_net_hooks_ud(const srv *s)
+{
+    return s->net ? s->net->hooks.ud : NULL;
 }

@@ -1,6 +1,12 @@
 /* network.h — vivd's network layer, on top of the host (host.h): connections (client.c), the
- * message handlers and their table (proto.c) and fan-out (fanout.c). It calls the host; the host
- * reports back only through the srv_host_events table that srv_net_init installs. */
+ * message handlers and their table (proto.c) and fan-out (fanout.c), over TCP (tcp.c, io.c) and
+ * WebSocket (ws.c). It calls the host; the host reports back only through the srv_host_events
+ * table that srv_net_init installs.
+ *
+ * An optional layer above it (the cluster: cluster.c, relay.c, redis.c) plugs in through one
+ * table of hooks, srv_net_hooks, which it installs with srv_net_hooks_set when vivd starts in
+ * cluster mode. The network layer calls those hooks and never a function of that layer by name
+ * (tests/layers.sh checks it with nm). */
 #ifndef VIVARIUM_SRV_NET_H
 #define VIVARIUM_SRV_NET_H
 
@@ -75,8 +81,9 @@ typedef struct srv_stream {
     int have_prev;
     uint32_t prev_pv;      /* palette version of that frame */
     uint64_t last_key;     /* tick of the last keyframe sent */
-    /* Cluster (server/cluster.c): relays watch this stream on its Redis channel until then (ms,
-     * uv_now; 0: none), and the next message published there must be a keyframe. */
+    /* Published beyond this server (the hooks' publish: the cluster's relays watch it on its
+     * channel) until then (ms, uv_now; 0: not published), and the next message published there
+     * must be a keyframe. The layer above sets the lease; fan-out honours it. */
     uint64_t remote_until;
     int remote_key;
 } srv_stream;
@@ -85,14 +92,15 @@ typedef struct srv_stream {
 typedef struct srv_fan {
     srv_stream streams[SRV_MAX_STREAMS];
     int nsubs;
-    int nremote;           /* streams with a relay's lease (remote_until) */
+    int nremote;           /* streams with a lease to be published (remote_until) */
     uint64_t msgs_built, bytes_built;
     uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
 } srv_fan;
 
 struct srv_sub {
-    srv_world *world;      /* a world hosted here; NULL with rworld NULL: slot free */
-    struct srv_rworld *rworld;  /* a world of another cluster member (server/relay.c) */
+    srv_world *world;      /* a world hosted here; NULL with remote NULL: slot free */
+    struct srv_rworld *remote;  /* a world served by the layer above (the cluster's relay):
+                                 * opaque here; srv_net_hooks.sub_dropped lets it go */
     srv_client *client;
     int stream;            /* index into the world's streams */
     int need_key;
@@ -186,10 +194,11 @@ struct srv_client {
     uv_shutdown_t shutdown_req;
     char drain_why[96];
     srv_sub subs[SRV_MAX_SUBS];
-    /* cluster (server/cluster.c, relay.c) */
-    char token[80];            /* the token its hello gave: its messages to other members carry it */
-    const uint8_t *cur_body;   /* the message being handled, as it came (forwarded unchanged) */
+    char token[80];            /* the token its hello gave (a message routed elsewhere carries it) */
+    const uint8_t *cur_body;   /* the message being handled, as it came (routed unchanged) */
     size_t cur_len;
+    /* kept for the layer above (the cluster: cluster.c, relay.c); the network layer never reads
+     * them */
     char sent_to[4][64];       /* members its messages went to (told when it goes) */
     int nsent_to, sent_to_more;
     uint32_t last_closed;      /* the world of the last `closed` it was sent (said once) */
@@ -201,6 +210,42 @@ struct srv_client {
     srv_client *idnext;         /* the id table's bucket chain */
     uint64_t bytes_out, frames_out;
 };
+
+/* ---- the hooks of the layer above ------------------------------------------------------------
+ * How a handler-table row routes its message when another member may own the world it names
+ * (the `route` column of srv_handlers). */
+enum {
+    SRV_ROUTE_NONE = 0,    /* always handled here */
+    SRV_ROUTE_OWNER,       /* handled by the member that hosts the world named by "world" */
+    SRV_ROUTE_WATCH,       /* sub: served here, from the stream of the world's owner */
+    SRV_ROUTE_UNWATCH      /* unsub of such a subscription */
+};
+/* Installed by a layer above the network (the cluster, server/cluster.c) with srv_net_hooks_set;
+ * every one may be NULL, and all are NULL on a single node. They run on the loop, never block,
+ * and must not free the client they are given (srv_client_close may be called). */
+typedef struct srv_net_hooks {
+    void *ud;              /* the layer's own state (srv_net_hooks_ud) */
+    /* A message whose row has a route (SRV_ROUTE_…), before its handler: 1 if the hook served it
+     * (forwarded to the world's owner, attached to its stream, or answered with an error), 0 to
+     * let the handler run here (the world is hosted here, or known nowhere). The message body as
+     * it came is in c->cur_body; seq is the one its errors echo (an input's), or NULL. Called
+     * once per message, by srv_handle_message alone. */
+    int (*route)(srv_client *c, int route, const wire_msg *m, const int64_t *seq);
+    /* A create with or without a "node": 1 if the hook placed it on another member (forwarded)
+     * or refused it (answered), 0 to build it here. */
+    int (*place)(srv_client *c, const char *node, size_t nodelen);
+    /* welcome: the entries of worlds hosted elsewhere (*out malloc'ed, the caller frees it); the
+     * count, 0 with *out NULL when there are none. */
+    int (*entries)(srv_client *c, wire_raw **out);
+    /* A message of stream st of w, to publish beyond this server (a stream with a lease): 0, or
+     * -1 (dropped; the stream's next published message is a keyframe). */
+    int (*publish)(srv *s, srv_world *w, const srv_stream *st, srv_msg *m);
+    void (*sub_dropped)(srv *s, srv_sub *sub);     /* a subscription with sub->remote ends */
+    void (*client_gone)(srv_client *c);            /* c is closing (its subs already dropped) */
+    void (*world_closed)(srv *s, srv_world *w);    /* w closes (its subscribers are told) */
+    void (*worlds_changed)(srv *s);                /* a world was created here */
+    void (*free)(srv *s);                          /* the network layer is being freed */
+} srv_net_hooks;
 
 /* The network side of the server. */
 typedef struct srv_net {
@@ -231,12 +276,16 @@ typedef struct srv_net {
     uv_async_t io_events;      /* a thread posted an event */
     uint64_t io_moved;         /* connections moved to a thread */
     uint64_t io_turn;          /* turns of the loop, counted as io_flush publishes */
-    struct srv_cluster *cluster;   /* --cluster (server/cluster.c), or NULL: a single node */
+    srv_net_hooks hooks;       /* the layer above (the cluster), or all NULL: a single node */
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
 int srv_net_init(srv *s, srv_net *n);
 void srv_net_free(srv *s);
+/* Install the hooks of the layer above (copied); h->ud is its state. */
+void srv_net_hooks_set(srv *s, const srv_net_hooks *h);
+/* That layer's state, or NULL: no layer above (a single node). */
+void *srv_net_hooks_ud(const srv *s);
 
 /* ---- server/fanout.c ------------------------------------------------------------------------------ */
 /* The stream (view, every, div, enc) of w, made if need be: its index, or -1 (full, or no memory). */
@@ -278,7 +327,7 @@ void srv_client_error_final(srv_client *c, const char *code, const char *msg);
 size_t srv_client_queued(const srv_client *c);
 void srv_sweep(uv_timer_t *t);
 void srv_sub_drop(srv_client *c, srv_sub *sub);
-static inline int srv_sub_used(const srv_sub *sub) { return sub->world || sub->rworld; }
+static inline int srv_sub_used(const srv_sub *sub) { return sub->world || sub->remote; }
 /* c subscribed: its writes move to an I/O thread, if there are any and it is a TCP client. */
 void srv_client_offload(srv_client *c);
 
@@ -343,6 +392,8 @@ typedef struct srv_handler {
     int least_role;        /* SRV_ROLE_…: below it, a `forbidden` error */
     const char *forbidden; /* the sentence of that error */
     int forbidden_seq;     /* that error echoes the message's seq (inputs do, as they always have) */
+    int needs_seq;         /* a message without a valid "seq" is refused before anything else */
+    int route;             /* SRV_ROUTE_…: where a world another member hosts is served */
 } srv_handler;
 extern const srv_handler srv_handlers[];
 extern const int srv_nhandlers;
@@ -353,5 +404,19 @@ void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick);
 void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err);
 /* The answer to a play message: `playing`, or the error for rc (SRV_E…). */
 void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err);
+/* What a sub asks for, read from m for a world of `kind` (its view names). */
+typedef struct srv_sub_req {
+    int view;
+    uint32_t every, div;
+    int enc;
+} srv_sub_req;
+/* 0, or -1 with the error sent to c. */
+int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub_req *out);
+/* The slot of c's subscription to w (hosted here) or remote (served by the layer above): the one
+ * already watching it is dropped and reused (re-subscribing replaces), else a free one. NULL,
+ * with the error sent: c watches SRV_MAX_SUBS worlds already. */
+srv_sub *srv_sub_slot(srv_client *c, const srv_world *w, const struct srv_rworld *remote);
+/* The `too_many_streams` error. */
+void srv_send_too_many_streams(srv_client *c);
 
 #endif

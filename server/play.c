@@ -292,13 +292,15 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
     return 0;
 }
 
-void srv_play_info(const srv_world *w, wire_play *out)
+int srv_play_info(const srv_world *w, wire_play *out)
 {
     const srv_play *p = w->play;
+    if (!p) return 0;
     out->session = p->sess.id;
     out->start = p->sess.start_tick;
     out->end = p->sess.end_tick;
     out->paused = p->paused;
     out->speed = w->sched.speed;
     out->file = rpl_path(p->f);
+    return 1;
 }

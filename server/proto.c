@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cluster.h"
+#include "network.h"
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
@@ -38,10 +38,7 @@ static void describe(const srv_world *w, wire_world *out, wire_play *play)
     out->tick = srv_world_tick(w);
     out->w = w->fw;
     out->h = w->fh;
-    if (w->play) {
-        srv_play_info(w, play);
-        out->play = play;
-    }
+    if (srv_play_info(w, play)) out->play = play;
 }
 
 /* Report a field problem: -1 missing, -2 wrong type/range. */
@@ -56,27 +53,6 @@ static void field_error(srv_client *c, int rc, const char *field, const char *wa
         snprintf(msg, sizeof msg, "field '%s' must be %s", field, want);
         srv_client_error(c, "bad_field", msg, seq);
     }
-}
-
-/* The world a message names, when another member of the cluster hosts it; NULL when it is
- * hosted here, or nowhere this member knows of (get_world says so then). */
-static srv_rworld *remote_world(srv_client *c, const wire_msg *m)
-{
-    uint64_t id;
-    if (!c->s->net->cluster || wire_get_u64(m, "world", &id) || id > UINT32_MAX) return NULL;
-    if (srv_world_find(c->s, (uint32_t)id)) return NULL;
-    return srv_relay_world(c->s, (uint32_t)id);
-}
-
-/* A remote world whose node has left the registry: 0 (present), or -1 with the error sent. */
-static int remote_absent(srv_client *c, const srv_rworld *rw, const int64_t *seq)
-{
-    if (rw->present) return 0;
-    char msg[200];
-    snprintf(msg, sizeof msg, "world %u is not in the cluster now: its node '%s' stopped answering "
-             "(it comes back when that node restarts)", rw->id, rw->node);
-    srv_client_error(c, "unknown_world", msg, seq);
-    return -1;
 }
 
 static int get_world(srv_client *c, const wire_msg *m, srv_world **out, const int64_t *seq)
@@ -144,8 +120,7 @@ static void on_hello(srv_client *c, const wire_msg *m, const int64_t *seqp)
     /* In a cluster: every other member's worlds too, as their nodes describe them. */
     wire_raw *more = NULL;
     int nmore = 0;
-    if (s->net->cluster && !c->tr->proxied && (more = malloc(SRV_CLUSTER_MAX_WORLDS * sizeof *more)))
-        nmore = srv_relay_entries(s, more, SRV_CLUSTER_MAX_WORLDS);
+    if (s->net->hooks.entries && !c->tr->proxied) nmore = s->net->hooks.entries(c, &more);
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_welcome_raw(&b, "vivd/" SRV_VERSION, role_names[role], c->id, worlds, s->nworlds, more, nmore);
@@ -153,40 +128,28 @@ static void on_hello(srv_client *c, const wire_msg *m, const int64_t *seqp)
     reply_send(c, &b);
 }
 
-static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
+int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub_req *out)
 {
-    srv_world *w = NULL;
-    srv_rworld *rw = remote_world(c, m);
-    if (!rw && get_world(c, m, &w, NULL)) return;
-    if (rw && remote_absent(c, rw, NULL)) return;
-    if (rw && !rw->kind) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "world %u is a '%s' world, a kind this member's build lacks", rw->id,
-                 rw->kind_name);
-        srv_client_error(c, "unknown_world", msg, NULL);
-        return;
-    }
-    const sim_kind *kind = rw ? rw->kind : w->kind;
     uint64_t every = 1;
     int rc = wire_get_u64(m, "every", &every);
-    if (rc == -2 || every < 1 || every > 3600) { field_error(c, -2, "every", "an integer in 1..3600", NULL); return; }
+    if (rc == -2 || every < 1 || every > 3600) { field_error(c, -2, "every", "an integer in 1..3600", NULL); return -1; }
     uint64_t div = 1;
     rc = wire_get_u64(m, "div", &div);
-    if (rc == -2 || div < 1 || div > SRV_MAX_DIV) { field_error(c, -2, "div", "an integer in 1..8", NULL); return; }
+    if (rc == -2 || div < 1 || div > SRV_MAX_DIV) { field_error(c, -2, "div", "an integer in 1..8", NULL); return -1; }
     int enc = SRV_ENC_TILEZ;
     const char *s;
     size_t n;
     rc = wire_get_str(m, "enc", &s, &n);
-    if (rc == -2) { field_error(c, rc, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return; }
+    if (rc == -2) { field_error(c, rc, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return -1; }
     if (rc == 0) {
         if (wire_str_eq((const uint8_t *)s, n, "raw")) enc = SRV_ENC_RAW;
         else if (wire_str_eq((const uint8_t *)s, n, "tile")) enc = SRV_ENC_TILE;
         else if (!wire_str_eq((const uint8_t *)s, n, "tile.zst"))
-            { field_error(c, -2, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return; }
+            { field_error(c, -2, "enc", "\"tile.zst\", \"tile\" or \"raw\"", NULL); return -1; }
     }
     int view = 0;
     rc = wire_get_str(m, "view", &s, &n);
-    if (rc == -2) { field_error(c, rc, "view", "a view name", NULL); return; }
+    if (rc == -2) { field_error(c, rc, "view", "a view name", NULL); return -1; }
     if (rc == 0) {
         view = -1;
         for (int v = 0; v < kind->nviews; v++)
@@ -199,38 +162,48 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
                 k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", kind->views[v]);
             if (k > 0 && (size_t)k < sizeof msg - 1) strcat(msg, ")");
             srv_client_error(c, "bad_field", msg, NULL);
-            return;
+            return -1;
         }
     }
+    out->view = view;
+    out->every = (uint32_t)every;
+    out->div = (uint32_t)div;
+    out->enc = enc;
+    return 0;
+}
+
+srv_sub *srv_sub_slot(srv_client *c, const srv_world *w, const struct srv_rworld *remote)
+{
     srv_sub *slot = NULL;
     for (int i = 0; i < SRV_MAX_SUBS; i++)
-        if ((w && c->subs[i].world == w) || (rw && c->subs[i].rworld == rw)) {
+        if ((w && c->subs[i].world == w) || (remote && c->subs[i].remote == remote)) {
             srv_sub_drop(c, &c->subs[i]);          /* re-subscribing replaces the old one */
             slot = &c->subs[i];
         }
     for (int i = 0; i < SRV_MAX_SUBS && !slot; i++)
         if (!srv_sub_used(&c->subs[i])) slot = &c->subs[i];
-    if (!slot) {
+    if (!slot)
         srv_client_error(c, "too_many_subs", "a client may watch at most 8 worlds at once", NULL);
-        return;
-    }
-    if (rw) {
-        memset(slot, 0, sizeof *slot);
-        slot->client = c;
-        slot->need_key = 1;
-        if (srv_relay_attach(c->s, rw, slot, view, (uint32_t)every, (uint32_t)div, enc) != 0) {
-            memset(slot, 0, sizeof *slot);
-            srv_client_error(c, "too_many_streams",
-                             "this world already serves 16 (view, every, div, enc) combinations", NULL);
-            return;
-        }
-        srv_client_offload(c);
-        return;
-    }
-    int st = srv_stream_find(w, view, (uint32_t)every, (uint32_t)div, enc);
+    return slot;
+}
+
+void srv_send_too_many_streams(srv_client *c)
+{
+    srv_client_error(c, "too_many_streams",
+                     "this world already serves 16 (view, every, div, enc) combinations", NULL);
+}
+
+static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
+{
+    srv_world *w = NULL;
+    if (get_world(c, m, &w, NULL)) return;
+    srv_sub_req req;
+    if (srv_sub_read(c, m, w->kind, &req)) return;
+    srv_sub *slot = srv_sub_slot(c, w, NULL);
+    if (!slot) return;
+    int st = srv_stream_find(w, req.view, req.every, req.div, req.enc);
     if (st < 0) {
-        srv_client_error(c, "too_many_streams",
-                         "this world already serves 16 (view, every, div, enc) combinations", NULL);
+        srv_send_too_many_streams(c);
         return;
     }
     memset(slot, 0, sizeof *slot);
@@ -240,18 +213,13 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     slot->need_key = 1;
     srv_stream_attach(w, slot);
     srv_client_offload(c);
-    /* A paused picture at once; a seeking one (busy) shows its landing frame when it lands. */
-    if (w->play && !w->busy && srv_play_paused(w)) srv_fanout_tick(c->s, w);
+    /* A paused picture at once; a seeking one shows its landing frame when it lands. */
+    if (srv_world_shows_paused(w)) srv_fanout_tick(c->s, w);
 }
 
 static void on_play(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
-    srv_rworld *rw = remote_world(c, m);
-    if (rw) {                          /* its node decides, and answers */
-        if (!remote_absent(c, rw, NULL)) srv_relay_forward(c, rw->node, seqp);
-        return;
-    }
     if (get_world(c, m, &w, NULL)) return;
     const char *op;
     size_t oplen;
@@ -293,41 +261,61 @@ void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err)
 static void on_unsub(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w = NULL;
-    srv_rworld *rw = remote_world(c, m);
-    if (!rw && get_world(c, m, &w, NULL)) return;
+    if (get_world(c, m, &w, NULL)) return;
     for (int i = 0; i < SRV_MAX_SUBS; i++)
-        if ((w && c->subs[i].world == w) || (rw && c->subs[i].rworld == rw)) {
+        if (c->subs[i].world == w) {
             srv_sub_drop(c, &c->subs[i]);
             return;
         }
     srv_client_error(c, "not_subscribed", "this connection does not watch that world", NULL);
 }
 
-static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
+/* The answer to an input the host refused (rc: its SRV_E… code; err: its sentence, if any).
+ * Refusals that are the server's doing (busy, out of memory, a failing log, a full queue) are
+ * notices: they do not count toward the client's error budget. */
+static void input_refused(srv_client *c, int rc, const char *err, const int64_t *seqp)
 {
-    if (!seqp) {
-        uint64_t dummy;
-        { field_error(c, wire_get_u64(m, "seq", &dummy) == -1 ? -1 : -2, "seq", "an integer in 0..2^32-1", NULL); return; }
-    }
-    srv_world *w;
-    srv_rworld *rw = remote_world(c, m);
-    if (rw) {                          /* its node checks the token, applies, logs and acks */
-        if (!remote_absent(c, rw, seqp)) srv_relay_forward(c, rw->node, seqp);
-        return;
-    }
-    if (get_world(c, m, &w, seqp)) return;
-    if (w->play) {
+    switch (rc) {
+    case SRV_EPLAY:
         srv_client_error(c, "forbidden", "this world is a recording, played back read-only: use "
                          "the play message to pause, step, seek or change its speed", seqp);
-        return;
-    }
-    if (w->busy) {                       /* held by a worker: its tick is not the loop's to read */
+        break;
+    case SRV_EBUSY:
         srv_client_notice(c, "world_busy", "the world is busy off the loop; try again", seqp);
+        break;
+    case SRV_ELOG:
+        srv_client_notice(c, "log_unavailable", "the replay log cannot be written (disk full or I/O "
+                          "error); inputs are refused until it can, so nothing unlogged is applied", seqp);
+        break;
+    case SRV_ENOMEM:
+        srv_client_notice(c, "world_busy", "out of memory queueing the input; nothing was applied", seqp);
+        break;
+    case SRV_EFULL:
+        srv_client_notice(c, "world_busy", err, seqp);
+        break;
+    case SRV_EDUP:
+        srv_client_error(c, "dup_seq", err, seqp);
+        break;
+    default:
+        srv_client_error(c, "bad_input", err, seqp);
+        break;
+    }
+}
+
+static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
+{
+    srv_world *w;
+    if (get_world(c, m, &w, seqp)) return;
+    /* The host's refusals first: a recording, a world a worker holds, a log that cannot be
+     * written (nothing unlogged is ever applied). */
+    int rc = srv_world_takes_inputs(c->s, w);
+    if (rc) {
+        input_refused(c, rc, NULL, seqp);
         return;
     }
     const char *kname;
     size_t klen;
-    int rc = wire_get_str(m, "kind", &kname, &klen);
+    rc = wire_get_str(m, "kind", &kname, &klen);
     if (rc) { field_error(c, rc, "kind", "an input name", seqp); return; }
     sim_input in;
     memset(&in, 0, sizeof in);
@@ -348,15 +336,11 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     rc = wire_get_i32_array(m, "args", in.args, SIM_INPUT_MAX_ARGS, &nargs);
     if (rc) { field_error(c, rc, "args", "an array of at most 8 32-bit integers", seqp); return; }
     /* The limit is per tick of the world addressed: inputs queued for its next tick. */
-    if (c->input_world != w->id || c->input_tick != sim_world_tick(w->w)) {
+    uint64_t tick = srv_world_tick(w);
+    if (c->input_world != w->id || c->input_tick != tick) {
         c->input_world = w->id;
-        c->input_tick = sim_world_tick(w->w);
+        c->input_tick = tick;
         c->inputs_this_tick = 0;
-    }
-    if (srv_record_failing(c->s)) {
-        srv_client_notice(c, "log_unavailable", "the replay log cannot be written (disk full or I/O "
-                          "error); inputs are refused until it can, so nothing unlogged is applied", seqp);
-        return;
     }
     if (c->inputs_this_tick >= SRV_INPUTS_PER_TICK) {
         srv_client_notice(c, "rate_limited", "more than 32 inputs for one tick; slow down", seqp);
@@ -364,17 +348,13 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     in.kind = (uint16_t)ki;
     in.nargs = (uint16_t)nargs;
-    in.tick = sim_world_tick(w->w);
+    in.tick = tick;
     in.client = c->id;
     in.seq = (uint32_t)*seqp;
-    rc = srv_world_input(w, &in);        /* room for its ack first: applied only if loggable */
-    if (rc == SRV_ENOMEM) {
-        srv_client_notice(c, "world_busy", "out of memory queueing the input; nothing was applied", seqp);
-        return;
-    }
+    char err[256];
+    rc = srv_world_input(c->s, w, &in, err, sizeof err);   /* room for its ack first */
     if (rc) {
-        if (rc == SIM_EFULL) srv_client_notice(c, "world_busy", sim_world_error(w->w), seqp);
-        else srv_client_error(c, rc == SIM_EDUP ? "dup_seq" : "bad_input", sim_world_error(w->w), seqp);
+        input_refused(c, rc, err, seqp);
         return;
     }
     c->inputs_this_tick++;
@@ -412,17 +392,9 @@ static void on_create(srv_client *c, const wire_msg *m, const int64_t *seqp)
     size_t nodelen = 0;
     rc = wire_get_str(m, "node", &node, &nodelen);
     if (rc == -2) { field_error(c, rc, "node", "a node's name", NULL); return; }
-    if (s->net->cluster && !c->tr->proxied) {
-        const char *to = srv_cluster_place(s, rc == 0 ? node : NULL, nodelen, err, sizeof err);
-        if (!to) {
-            srv_client_error(c, rc == 0 ? "unknown_node" : "no_node", err, NULL);
-            return;
-        }
-        if (strcmp(to, s->net->cluster->name) != 0) {
-            srv_relay_forward(c, to, NULL);
-            return;
-        }
-    } else if (rc == 0 && !s->net->cluster) {
+    if (s->net->hooks.place) {
+        if (s->net->hooks.place(c, rc == 0 ? node : NULL, nodelen)) return;   /* placed elsewhere */
+    } else if (rc == 0) {
         srv_client_error(c, "unknown_node", "this vivd is not in a cluster (--cluster): create "
                          "without 'node'", NULL);
         return;
@@ -452,11 +424,6 @@ void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err)
 static void on_close(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
-    srv_rworld *rw = remote_world(c, m);
-    if (rw) {                          /* its node closes it, and answers */
-        if (!remote_absent(c, rw, NULL)) srv_relay_forward(c, rw->node, NULL);
-        return;
-    }
     if (get_world(c, m, &w, NULL)) return;
     uint32_t id = w->id;
     int watching = 0;
@@ -519,21 +486,23 @@ static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
     reply_send(c, &b);
 }
 
-/* The handler table: every message type a client may send, the least role it needs, and the
- * sentence of the `forbidden` error below that role. hello is the only type allowed before
- * hello; every other one then gets `hello_first`. */
+/* The handler table: every message type a client may send, the least role it needs, the
+ * sentence of the `forbidden` error below that role, whether it needs a seq, and how it routes
+ * when another member of a cluster hosts the world it names (SRV_ROUTE_…: forwarded to that
+ * member, or watched here through its stream). hello is the only type allowed before hello;
+ * every other one then gets `hello_first`. */
 const srv_handler srv_handlers[] = {
-    { "hello",  on_hello,  SRV_ROLE_NONE,   NULL, 0 },
-    { "sub",    on_sub,    SRV_ROLE_VIEWER, NULL, 0 },
-    { "unsub",  on_unsub,  SRV_ROLE_VIEWER, NULL, 0 },
-    { "input",  on_input,  SRV_ROLE_PLAYER, "inputs need the player or admin token in hello", 1 },
-    { "ping",   on_ping,   SRV_ROLE_VIEWER, NULL, 0 },
-    { "create", on_create, SRV_ROLE_ADMIN,  "create needs the admin token in hello", 0 },
-    { "close",  on_close,  SRV_ROLE_ADMIN,  "close needs the admin token in hello", 0 },
-    { "stats",  on_stats,  SRV_ROLE_VIEWER, NULL, 0 },
-    { "play",   on_play,   SRV_ROLE_PLAYER, "play controls need the player or admin token in hello", 0 },
-    { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0 },   /* server/replay_stream.c */
-    { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0 },
+    { "hello",  on_hello,  SRV_ROLE_NONE,   NULL, 0, 0, SRV_ROUTE_NONE },
+    { "sub",    on_sub,    SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_WATCH },
+    { "unsub",  on_unsub,  SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_UNWATCH },
+    { "input",  on_input,  SRV_ROLE_PLAYER, "inputs need the player or admin token in hello", 1, 1, SRV_ROUTE_OWNER },
+    { "ping",   on_ping,   SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
+    { "create", on_create, SRV_ROLE_ADMIN,  "create needs the admin token in hello", 0, 0, SRV_ROUTE_NONE },
+    { "close",  on_close,  SRV_ROLE_ADMIN,  "close needs the admin token in hello", 0, 0, SRV_ROUTE_OWNER },
+    { "stats",  on_stats,  SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
+    { "play",   on_play,   SRV_ROLE_PLAYER, "play controls need the player or admin token in hello", 0, 0, SRV_ROUTE_OWNER },
+    { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/replay_stream.c */
+    { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
 };
 const int srv_nhandlers = (int)(sizeof srv_handlers / sizeof srv_handlers[0]);
 
@@ -582,9 +551,17 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
         srv_client_error(c, "forbidden", h->forbidden, h->forbidden_seq ? seqp : NULL);
         return;
     }
+    if (h->needs_seq && !seqp) {
+        uint64_t v;
+        field_error(c, wire_get_u64(&m, "seq", &v) == -1 ? -1 : -2, "seq", "an integer in 0..2^32-1", NULL);
+        return;
+    }
     c->cur_body = body;                /* a message for another member goes there as it came */
     c->cur_len = len;
-    h->fn(c, &m, seqp);
+    /* Routed once, here: a world another member hosts is its business (the layer above). */
+    const srv_net_hooks *hk = &c->s->net->hooks;
+    if (!(h->route && hk->route && hk->route(c, h->route, &m, h->needs_seq ? seqp : NULL)))
+        h->fn(c, &m, seqp);
     c->cur_body = NULL;
     c->cur_len = 0;
 }

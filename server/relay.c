@@ -21,7 +21,7 @@
 #include <string.h>
 #include "cluster.h"
 
-static srv_cluster *CL(const srv *s) { return s->net ? s->net->cluster : NULL; }
+static srv_cluster *CL(const srv *s) { return srv_net_hooks_ud(s); }
 
 static void rstream_clear(srv_rstream *rs)
 {
@@ -228,14 +228,16 @@ void srv_relay_created(srv *s, const char *node, const uint8_t *body, size_t len
         srv_relay_entry(s, node, v->raw, v->rawlen);
 }
 
-int srv_relay_entries(srv *s, wire_raw *out, int max)
+int srv_relay_entries(srv_client *c, wire_raw **out)
 {
-    srv_cluster *cl = CL(s);
+    srv_cluster *cl = CL(c->s);
+    *out = NULL;
+    if (!cl || !cl->nrworlds || !(*out = malloc((size_t)cl->nrworlds * sizeof **out))) return 0;
     int n = 0;
-    for (int i = 0; cl && i < cl->nrworlds && n < max; i++)
+    for (int i = 0; i < cl->nrworlds; i++)
         if (cl->rworlds[i]->present && cl->rworlds[i]->entry) {
-            out[n].p = cl->rworlds[i]->entry;
-            out[n].n = cl->rworlds[i]->entrylen;
+            (*out)[n].p = cl->rworlds[i]->entry;
+            (*out)[n].n = cl->rworlds[i]->entrylen;
             n++;
         }
     return n;
@@ -263,7 +265,7 @@ int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t ev
         rs->enc = enc;
     }
     srv_rstream *rs = &rw->streams[idx];
-    sub->rworld = rw;
+    sub->remote = rw;
     sub->world = NULL;
     sub->stream = idx;
     sub->sprev = NULL;
@@ -279,7 +281,7 @@ int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t ev
 
 void srv_relay_detach(srv *s, srv_sub *sub)
 {
-    srv_rworld *rw = sub->rworld;
+    srv_rworld *rw = sub->remote;
     srv_rstream *rs = &rw->streams[sub->stream];
     if (sub->sprev) sub->sprev->snext = sub->snext;
     else rs->head = sub->snext;
@@ -472,6 +474,78 @@ void srv_relay_up(srv *s)
 void srv_relay_down(srv *s)
 {
     reset_streams(s);
+}
+
+/* ---- routing: the messages that name a world another member hosts ------------------------------------------ */
+/* The world m names, when another member hosts it and this one knows of it; NULL when it is
+ * hosted here, or nowhere this member knows of (the handler says so then). */
+static srv_rworld *named_remote(srv *s, const wire_msg *m)
+{
+    uint64_t id;
+    if (wire_get_u64(m, "world", &id) || id > UINT32_MAX) return NULL;
+    if (srv_world_find(s, (uint32_t)id)) return NULL;
+    return srv_relay_world(s, (uint32_t)id);
+}
+
+/* A remote world whose node has left the registry: 0 (present), or -1 with the error sent. */
+static int remote_absent(srv_client *c, const srv_rworld *rw, const int64_t *seq)
+{
+    if (rw->present) return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "world %u is not in the cluster now: its node '%s' stopped answering "
+             "(it comes back when that node restarts)", rw->id, rw->node);
+    srv_client_error(c, "unknown_world", msg, seq);
+    return -1;
+}
+
+/* sub: watched here, from the node's stream on its channel. */
+static void watch(srv_client *c, srv_rworld *rw, const wire_msg *m)
+{
+    if (remote_absent(c, rw, NULL)) return;
+    if (!rw->kind) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "world %u is a '%s' world, a kind this member's build lacks", rw->id,
+                 rw->kind_name);
+        srv_client_error(c, "unknown_world", msg, NULL);
+        return;
+    }
+    srv_sub_req req;
+    if (srv_sub_read(c, m, rw->kind, &req)) return;
+    srv_sub *slot = srv_sub_slot(c, NULL, rw);
+    if (!slot) return;
+    memset(slot, 0, sizeof *slot);
+    slot->client = c;
+    slot->need_key = 1;
+    if (srv_relay_attach(c->s, rw, slot, req.view, req.every, req.div, req.enc) != 0) {
+        memset(slot, 0, sizeof *slot);
+        srv_send_too_many_streams(c);
+        return;
+    }
+    srv_client_offload(c);
+}
+
+static void unwatch(srv_client *c, srv_rworld *rw)
+{
+    for (int i = 0; i < SRV_MAX_SUBS; i++)
+        if (c->subs[i].remote == rw) {
+            srv_sub_drop(c, &c->subs[i]);
+            return;
+        }
+    srv_client_error(c, "not_subscribed", "this connection does not watch that world", NULL);
+}
+
+int srv_relay_route(srv_client *c, int route, const wire_msg *m, const int64_t *seq)
+{
+    srv_rworld *rw = named_remote(c->s, m);
+    if (!rw) return 0;
+    switch (route) {
+    case SRV_ROUTE_WATCH: watch(c, rw, m); break;
+    case SRV_ROUTE_UNWATCH: unwatch(c, rw); break;
+    default:                           /* its node checks the token, decides and answers */
+        if (!remote_absent(c, rw, seq)) srv_relay_forward(c, rw->node, seq);
+        break;
+    }
+    return 1;
 }
 
 /* ---- what goes to a world's node ------------------------------------------------------------------------- */

@@ -574,9 +574,8 @@ static size_t known_files(srv *s, const char **files, int *recording)
         recording[n++] = 1;
     }
     for (int i = 0; i < s->nworlds && n < RS_FILES_MAX; i++) {
-        if (!s->worlds[i]->play) continue;
         wire_play p;
-        srv_play_info(s->worlds[i], &p);
+        if (!srv_play_info(s->worlds[i], &p)) continue;   /* not a recording */
         int seen = 0;
         for (size_t k = 0; k < n; k++) seen |= strcmp(files[k], p.file) == 0;
         if (!seen) {

@@ -1,37 +1,11 @@
-/* worlds.c — the worlds vivd hosts, and the tick scheduler.
- *
- * Each world keeps absolute deadlines: tick k (counted from a base) is due at t0 + k·10⁹/hz on
- * uv_hrtime, so timer jitter never accumulates into drift. One one-shot uv_timer is re-armed
- * after every wake for the earliest deadline of any world (a timerfd: microseconds, not uv_timer's
- * milliseconds). A late world runs at most
- * SRV_MAX_CATCHUP ticks back to back; past that it skips ahead (counted as overruns) rather than
- * let one slow tick snowball. Nothing here waits on a client: fan-out only queues writes. */
-#include <errno.h>
+/* worlds.c — the worlds vivd hosts: building, joining and closing them, their frame cache and
+ * their inputs. When they tick is server/sched.c's business. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/timerfd.h>
 #include "files.h"
 #include "host.h"
 #include "pool.h"
-
-
-static uint64_t deadline(const srv_world *w, uint64_t tick)
-{
-    /* Tick k after the base is due k·10¹¹/(hz·speed%) ns after t0, split into quotient and
-     * remainder so it never overflows (a live world rebases only when it skips). */
-    const srv_sched *sc = &w->sched;
-    uint64_t k = tick - sc->tick_base;
-    uint64_t rate = (uint64_t)w->kind->hz * (uint64_t)sc->speed;
-    return sc->t0 + (k / rate) * 100000000000ull + ((k % rate) * 100000000000ull) / rate;
-}
-
-void srv_world_rebase(srv_world *w)
-{
-    w->sched.t0 = uv_hrtime();
-    w->sched.tick_base = sim_world_tick(w->w);
-}
 
 void srv_world_invalidate(srv_world *w)
 {
@@ -63,13 +37,32 @@ uint64_t srv_world_state_hash(srv_world *w)
     return fc->sh;
 }
 
-int srv_world_input(srv_world *w, const sim_input *in)
+int srv_world_takes_inputs(srv *s, const srv_world *w)
 {
-    if (srv_acks_reserve(&w->acks) != 0) return SRV_ENOMEM;
-    int rc = sim_world_input(w->w, in);
+    if (w->play) return SRV_EPLAY;
+    if (w->busy) return SRV_EBUSY;           /* held by a worker: its tick is not the loop's */
+    if (srv_record_failing(s)) return SRV_ELOG;
+    return 0;
+}
+
+int srv_world_input(srv *s, srv_world *w, const sim_input *in, char *err, size_t errlen)
+{
+    int rc = srv_world_takes_inputs(s, w);
     if (rc) return rc;
+    if (srv_acks_reserve(&w->acks) != 0) return SRV_ENOMEM;
+    rc = sim_world_input(w->w, in);
+    if (rc) {
+        /* The world's refusal, in the host's terms: the sentence is the world's own. */
+        snprintf(err, errlen, "%s", sim_world_error(w->w));
+        return rc == SIM_EFULL ? SRV_EFULL : rc == SIM_EDUP ? SRV_EDUP : SRV_EINPUT;
+    }
     srv_acks_push(&w->acks, in->client, in);
     return 0;
+}
+
+int srv_world_shows_paused(const srv_world *w)
+{
+    return w->play && !w->busy && srv_play_paused(w);
 }
 
 srv_world *srv_world_build(sim_world *sw, char *err, size_t errlen)
@@ -241,221 +234,3 @@ uint64_t srv_world_tick(const srv_world *w)
     return w->busy ? w->busy_tick : sim_world_tick(w->w);
 }
 
-static void record_lateness(srv_world *w, uint64_t late_ns)
-{
-    srv_tick_stats *st = &w->stats;
-    uint64_t us = late_ns / 1000;
-    uint64_t b = us / 100;                       /* 0.1 ms buckets */
-    st->lat_hist[b < SRV_LAT_BUCKETS ? b : SRV_LAT_BUCKETS]++;
-    st->lat_count++;
-    if (us > st->late_max_us) st->late_max_us = us;
-}
-
-uint64_t srv_world_lateness(const srv_world *w, double pct)
-{
-    const srv_tick_stats *st = &w->stats;
-    if (!st->lat_count) return 0;
-    uint64_t want = (uint64_t)((double)st->lat_count * pct / 100.0);
-    uint64_t seen = 0;
-    for (int b = 0; b <= SRV_LAT_BUCKETS; b++) {
-        seen += st->lat_hist[b];
-        if (seen > want) {
-            uint64_t edge = (uint64_t)(b + 1) * 100;      /* the bucket's upper edge, capped */
-            return edge < st->late_max_us ? edge : st->late_max_us;
-        }
-    }
-    return st->late_max_us;
-}
-
-void srv_world_stats_log(srv *s, int level)
-{
-    for (int i = 0; i < s->nworlds; i++) {
-        srv_world *w = s->worlds[i];
-        srv_log(s, level,
-                "world %u %s: tick %" PRIu64 ", lateness p50 %.1f ms p99 %.1f ms max %.1f ms, "
-                "overruns %" PRIu64 ", skipped %" PRIu64 ", %d subscriber(s)",
-                w->id, w->kind->name, srv_world_tick(w), (double)srv_world_lateness(w, 50) / 1000.0,
-                (double)srv_world_lateness(w, 99) / 1000.0, (double)w->stats.late_max_us / 1000.0,
-                w->stats.overruns, w->stats.skipped,
-                s->ev.subscribers ? s->ev.subscribers(s->ev.ud, w) : 0);
-    }
-}
-
-/* One tick of one world: apply queued inputs and step, acknowledge them, fan out frames. */
-static void run_tick(srv *s, srv_world *w)
-{
-    uint64_t tick = sim_world_tick(w->w);
-    if (w->play) srv_play_feed(w);        /* a recording: its logged inputs, nobody else's */
-    sim_world_step(w->w);
-    w->stats.ticks++;
-    if (!w->play) srv_record_tick(s, w, tick);   /* acks now, or when the log committed it */
-    if (s->ev.tick_done) s->ev.tick_done(s->ev.ud, w);     /* fan-out */
-    if (w->play) srv_play_after_tick(s, w);
-}
-
-void srv_world_finish(srv *s, srv_world *w)
-{
-    if (w->play || w->closed || w->busy) return;
-    /* The hash cached at the last tick is that of the state before anything was queued; the
-     * saved state (and so its hash) holds the queue too: a difference is queued inputs. */
-    const srv_frame_cache *fc = &w->cache;
-    if (fc->sh_tick == sim_world_tick(w->w) && sim_world_hash(w->w) != fc->sh) run_tick(s, w);
-}
-
-static void arm(srv *s, uint64_t at);
-static void on_tick_timer(uv_timer_t *t);
-
-/* Run every world that is due (a late one at most SRV_MAX_CATCHUP ticks back to back), then
- * sleep until the earliest deadline. */
-static void on_tick(srv *s)
-{
-    if (s->stopping) return;
-    uint64_t next = UINT64_MAX;
-    for (int i = 0; i < s->nworlds; i++) {
-        srv_world *w = s->worlds[i];
-        /* A paused recording has no deadline; a busy world (a worker holds it) has none until
-         * the worker gives it back (srv_tick_kick then). */
-        if (w->busy || (w->play && srv_play_paused(w))) continue;
-        int ran = 0;
-        for (;;) {
-            uint64_t now = uv_hrtime();
-            uint64_t due = deadline(w, sim_world_tick(w->w));
-            if (due > now) break;
-            if (ran == SRV_MAX_CATCHUP) {
-                /* Still behind: skip ahead instead of running a backlog. */
-                uint64_t behind = (now - due) / w->sched.period_ns + 1;
-                w->stats.skipped += behind;
-                /* One warning per 10 s per world at most: a log that floods helps nobody. */
-                uint64_t now_ms = uv_now(s->loop);
-                if (!w->sched.warned_at || now_ms - w->sched.warned_at >= 10000) {
-                    srv_log(s, SRV_LOG_WARN, "world %u is falling behind: %" PRIu64 " tick(s) skipped "
-                            "so far (the server is overloaded)", w->id, w->stats.skipped);
-                    w->sched.warned_at = now_ms;
-                }
-                w->sched.t0 = now;
-                w->sched.tick_base = sim_world_tick(w->w);
-                break;
-            }
-            record_lateness(w, now - due);
-            run_tick(s, w);
-            /* An overrun: the tick (fan-out included) finished after the next one was due. */
-            if (uv_hrtime() > deadline(w, sim_world_tick(w->w))) w->stats.overruns++;
-            ran++;
-            if (w->play && srv_play_paused(w)) break;
-        }
-        if (w->play && srv_play_paused(w)) continue;
-        uint64_t d = deadline(w, sim_world_tick(w->w));
-        if (d < next) next = d;
-    }
-    if (next == UINT64_MAX) return;          /* no worlds: a create will restart the timer */
-    arm(s, next);
-}
-
-/* The wake-up at the next deadline. A timerfd armed at the absolute deadline (CLOCK_MONOTONIC,
- * uv_hrtime's clock) wakes the loop within microseconds of it; a uv_timer (the fallback where
- * there is no timerfd) counts whole milliseconds, rounded up, which makes every tick up to 1 ms
- * late. A deadline already past fires at once — after the loop has polled the network, so a world
- * that is behind never starves the clients. */
-/* The timerfd failed: ticks use the millisecond timer from now on. */
-static void fall_back(srv *s, const char *why)
-{
-    srv_log(s, SRV_LOG_WARN, "the tick timer failed (%s); ticks use a millisecond timer from now", why);
-    uv_poll_stop(&s->tick_poll);
-    s->tick_fd = -s->tick_fd;                /* closed with the poll handle (srv_tick_close) */
-}
-
-static void arm(srv *s, uint64_t at)
-{
-    if (s->tick_fd > 0) {
-        struct itimerspec its;
-        memset(&its, 0, sizeof its);
-        if (at == 0) at = 1;                 /* 0 would disarm it */
-        its.it_value.tv_sec = (time_t)(at / 1000000000u);
-        its.it_value.tv_nsec = (long)(at % 1000000000u);
-        if (timerfd_settime(s->tick_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0) return;
-        fall_back(s, strerror(errno));
-    }
-    uint64_t now = uv_hrtime();
-    /* At least 1 ms: a 0 ms timer re-armed from its own callback runs again in the same timer
-     * pass (libuv < 1.48), and the loop would never poll the network while a world is behind. */
-    uint64_t delay_ms = at > now ? (at - now + 999999) / 1000000 : 1;
-    uv_update_time(s->loop);
-    uv_timer_start(&s->tick_timer, on_tick_timer, delay_ms, 0);
-}
-
-static void on_tick_timer(uv_timer_t *t)
-{
-    on_tick(t->data);
-}
-
-static void on_tick_fd(uv_poll_t *p, int status, int events)
-{
-    srv *s = p->data;
-    uint64_t expirations;
-    (void)events;
-    if (s->tick_fd <= 0) return;
-    if (status < 0 || read(s->tick_fd, &expirations, sizeof expirations) < 0) {
-        /* EAGAIN: woken with nothing expired (it was re-armed meanwhile): not a tick. */
-        if (status == 0 && errno == EAGAIN) return;
-        fall_back(s, status < 0 ? uv_strerror(status) : strerror(errno));
-        arm(s, uv_hrtime());
-        return;
-    }
-    on_tick(s);
-}
-
-void srv_tick_kick(srv *s)
-{
-    if (s->tick_fd > 0) {
-        arm(s, uv_hrtime());
-        return;
-    }
-    uv_timer_stop(&s->tick_timer);
-    uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
-}
-
-void srv_tick_stop(srv *s)
-{
-    if (s->tick_fd > 0) {
-        struct itimerspec off;
-        memset(&off, 0, sizeof off);
-        timerfd_settime(s->tick_fd, 0, &off, NULL);
-        uv_poll_stop(&s->tick_poll);
-    }
-    if (s->tick_timer.type == UV_TIMER) uv_timer_stop(&s->tick_timer);
-}
-
-static void on_tick_poll_closed(uv_handle_t *h)
-{
-    srv *s = h->data;
-    close(s->tick_fd > 0 ? s->tick_fd : -s->tick_fd);
-    s->tick_fd = 0;
-}
-
-void srv_tick_close(srv *s)
-{
-    if (s->tick_timer.type == UV_TIMER && !uv_is_closing((uv_handle_t *)&s->tick_timer))
-        uv_close((uv_handle_t *)&s->tick_timer, NULL);
-    if (s->tick_fd != 0 && s->tick_poll.type == UV_POLL && !uv_is_closing((uv_handle_t *)&s->tick_poll))
-        uv_close((uv_handle_t *)&s->tick_poll, on_tick_poll_closed);
-}
-
-
-void srv_tick_start(srv *s)
-{
-    /* Deadlines count from the moment the loop starts: start-up (building the worlds, the first
-     * write to the log) is not lateness of any tick. */
-    for (int i = 0; i < s->nworlds; i++) srv_world_rebase(s->worlds[i]);
-    uv_timer_init(s->loop, &s->tick_timer);
-    s->tick_timer.data = s;
-    s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (s->tick_fd > 0 && uv_poll_init(s->loop, &s->tick_poll, s->tick_fd) == 0) {
-        s->tick_poll.data = s;
-        uv_poll_start(&s->tick_poll, UV_READABLE, on_tick_fd);
-        arm(s, uv_hrtime());
-        return;
-    }
-    if (s->tick_fd > 0) close(s->tick_fd);
-    s->tick_fd = 0;
-    uv_timer_start(&s->tick_timer, on_tick_timer, 0, 0);
-}

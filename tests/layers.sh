@@ -19,6 +19,11 @@
 #   libreplay.a  no uv_ symbol and nothing of server/ or clients/;
 #   clients      nothing of server/;
 #   server host  no symbol defined by the server's network objects;
+#   server net   the network core (NET_CORE_OBJS: connections, handlers, fan-out, transports) no
+#                cluster, relay, Redis, recorder or replay symbol, and nothing the cluster's
+#                objects define: the cluster is a layer above it and plugs in through the hooks
+#                it installs (server/network.h, srv_net_hooks); nor does a network core file
+#                include cluster.h;
 #   wasm32       sim/ and wasm/api.c compiled for wasm32-wasi (make wasm), read with llvm-nm: the
 #                same rule as libsim.a (wasm/ reaches only sim/ and libc), and the module
 #                bin/vivarium.wasm imports only the WASI calls libc needs to report an assert
@@ -44,6 +49,9 @@ WASM_BUILD=${WASM_BUILD:-build/wasm}
 WASM_MODULE=${WASM_MODULE:-bin/vivarium.wasm}
 # The server's network layer: these objects may call the host; the host may not call them.
 NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o proto.o fanout.o network.o replay_stream.o io.o cluster.o relay.o redis.o}
+# Of them, the network core, and the cluster above it (which the core reaches only through hooks).
+NET_CORE_OBJS=${NET_CORE_OBJS:-client.o tcp.o ws.o proto.o fanout.o network.o io.o}
+CLUSTER_OBJS=${CLUSTER_OBJS:-cluster.o relay.o redis.o}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -111,10 +119,22 @@ check_cross() {
     return 1
 }
 
+# includes_cluster DIR: the network core's sources in DIR that include cluster.h (printed); 0 if any.
+includes_cluster() {
+    found=1
+    for o in $NET_CORE_OBJS; do
+        src="$1/$(basename "$o" .o).c"
+        [ -e "$src" ] || continue
+        if grep -q '^#include "cluster.h"' "$src"; then echo "  $src"; found=0; fi
+    done
+    return $found
+}
+
 WIRE_DENY='^(uv_|sqlite3_|srv_|rpl_|cli_|pool_)'
 POOL_DENY='^(uv_|sqlite3_|msgpack_|ZSTD_|srv_|rpl_|cli_|wire_)'
 REPLAY_DENY='^(uv_|srv_|cli_)'
 CLIENT_DENY='^srv_'
+NET_CORE_DENY='^(srv_cluster_|srv_relay_|srv_redis_|srv_record_|rpl_|redis[A-Z])'
 
 # ---- negative controls: each rule must catch a deliberate violation ------------------------
 cat > "$tmp/bad_core.c" <<'C'
@@ -169,6 +189,40 @@ check_deny "$POOL_DENY" "$tmp/bad_replay.o" > /dev/null \
     && fail "negative control: a pool object that calls server/ and libuv passed"
 check_cross "$tmp/host.o" -- "$tmp/net.o" > /dev/null \
     && fail "negative control: a host object that calls the network layer passed"
+# ---- the network core and the cluster above it: a core object that calls the relay, the
+# recorder and the replay library by name, and one that calls a function a cluster object defines.
+cat > "$tmp/bad_netcore.c" <<'C'
+struct srv_client;
+void srv_relay_forward(struct srv_client *c, const char *node, const long long *seq);
+int srv_record_failing(void *s);
+int rpl_open(const char *path, void **out);
+int cluster_helper(int x);
+int bad_netcore(struct srv_client *c);
+int bad_netcore(struct srv_client *c)
+{
+    srv_relay_forward(c, "node", 0);
+    return srv_record_failing(0) + rpl_open("x", 0) + cluster_helper(1);
+}
+C
+cat > "$tmp/cluster_probe.c" <<'C'
+int cluster_helper(int x);
+int cluster_helper(int x) { return x + 2; }
+C
+"$CC" -O1 -c "$tmp/bad_netcore.c" -o "$tmp/bad_netcore.o"
+"$CC" -O1 -c "$tmp/cluster_probe.c" -o "$tmp/cluster_probe.o"
+if out=$(check_deny "$NET_CORE_DENY" "$tmp/bad_netcore.o"); then
+    fail "negative control: a network core object that calls the relay, the recorder and replay/ passed"
+else
+    for want in srv_relay_forward srv_record_failing rpl_open; do
+        echo "$out" | grep -q "^  $want " || fail "negative control: network core $want was not caught (got: $(echo "$out" | tr '\n' ' '))"
+    done
+fi
+check_cross "$tmp/bad_netcore.o" -- "$tmp/cluster_probe.o" > /dev/null \
+    && fail "negative control: a network core object that calls a cluster object's function passed"
+mkdir -p "$tmp/server"
+printf '#include "cluster.h"\n' > "$tmp/server/proto.c"
+includes_cluster "$tmp/server" > /dev/null \
+    || fail "negative control: a network core file that includes cluster.h passed"
 # wasm32: the same rule on objects read with llvm-nm, and the module's imports. The bad object
 # calls libm transcendentals, a clock, a file and libuv; linked as a reactor (without libuv), the
 # module imports a clock, the filesystem and randomness.
@@ -215,7 +269,7 @@ printf '#include "replay.h"\n' > "$tmp/probe_bad.c"
 # shellcheck disable=SC2086
 "$CC" $INC_sim -fsyntax-only "$tmp/probe_bad.c" 2>/dev/null \
     && fail "negative control: a sim/ file could include replay.h"
-[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, pool, replay, host, wasm32 objects and module imports; compile: include paths)"
+[ $status -eq 0 ] && echo "layers: negative controls caught (link: core, wire, pool, replay, host, network core, wasm32 objects and module imports; compile: include paths, cluster.h in the network core)"
 
 # ---- the real checks -----------------------------------------------------------------------
 need() { [ -e "$1" ] || { fail "$1 is missing (run make all first)"; return 1; }; }
@@ -319,6 +373,25 @@ if [ -n "$net" ] && [ -n "$host" ]; then
         fail "server/: the host calls the network layer (report it through the host's event callbacks instead):"
         echo "$out" >&2
     fi
+fi
+# The network core reaches the cluster only through the hooks the cluster installs.
+core=""; above=""
+for o in $NET_CORE_OBJS; do [ -e "$build/server/$o" ] && core="$core $build/server/$o"; done
+for o in $CLUSTER_OBJS; do [ -e "$build/server/$o" ] && above="$above $build/server/$o"; done
+if [ -n "$core" ] && [ -n "$above" ]; then
+    # shellcheck disable=SC2086
+    if out=$(check_deny "$NET_CORE_DENY" $core) && out=$(check_cross $core -- $above); then
+        echo "layers: server: the network core ($(for o in $core; do basename "$o" .o; done | tr '\n' ' ' | sed 's/ $//')) calls nothing of the cluster, relay, Redis, recorder or replay/"
+    else
+        fail "server/: the network core calls the layer above it or the recorder (call a hook of srv_net_hooks, which the cluster installs, or a host function):"
+        echo "$out" >&2
+    fi
+    if out=$(includes_cluster server); then
+        fail "server/: network core files include cluster.h (the core knows the cluster only through network.h's hooks):"
+        echo "$out" >&2
+    fi
+else
+    fail "the network core's or the cluster's objects are missing in $build/server (run make all first)"
 fi
 [ $status -eq 0 ] && echo "layers: ok"
 exit $status
