@@ -115,7 +115,7 @@ check_cross() {
     undefined $host > "$tmp/hu"; defined "$@" > "$tmp/nd"
     bad=$(comm -12 "$tmp/hu" "$tmp/nd")
     [ -z "$bad" ] && return 0
-    for s in $bad; do echo "  $s (defined by the network layer)"; done
+    for s in $bad; do echo "  $s (defined by ${CROSS_WHAT:-the network layer})"; done
     return 1
 }
 
@@ -380,7 +380,7 @@ for o in $NET_CORE_OBJS; do [ -e "$build/server/$o" ] && core="$core $build/serv
 for o in $CLUSTER_OBJS; do [ -e "$build/server/$o" ] && above="$above $build/server/$o"; done
 if [ -n "$core" ] && [ -n "$above" ]; then
     # shellcheck disable=SC2086
-    if out=$(check_deny "$NET_CORE_DENY" $core) && out=$(check_cross $core -- $above); then
+    if out=$(check_deny "$NET_CORE_DENY" $core) && out=$(CROSS_WHAT="the cluster's objects" check_cross $core -- $above); then
         echo "layers: server: the network core ($(for o in $core; do basename "$o" .o; done | tr '\n' ' ' | sed 's/ $//')) calls nothing of the cluster, relay, Redis, recorder or replay/"
     else
         fail "server/: the network core calls the layer above it or the recorder (call a hook of srv_net_hooks, which the cluster installs, or a host function):"
