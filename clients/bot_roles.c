@@ -225,9 +225,9 @@ static void on_frame(bot_conn *c, const wire_msg *m)
         char err[128];
         int rc = cli_frame_apply(c->cf, m, err, sizeof err);
         if (counting) {
-            b->verified += rc == CLI_OK;
-            b->mismatches += rc == CLI_EHASH;
-            b->verify_errors += rc != CLI_OK && rc != CLI_EHASH;
+            b->verified += rc == WIRE_FRAME_OK;
+            b->mismatches += rc == WIRE_FRAME_EHASH;
+            b->verify_errors += rc != WIRE_FRAME_OK && rc != WIRE_FRAME_EHASH;
         }
         if (rc && !b->first_verify_err[0])
             snprintf(b->first_verify_err, sizeof b->first_verify_err, "viewer %d: %s", c->idx, err);

@@ -13,18 +13,6 @@
 #include "net.h"
 
 /* ==== the protocol, without a transport ====================================================== */
-const char *cli_strerror(int code)
-{
-    switch (code) {
-    case CLI_OK: return "ok";
-    case CLI_EPROTO: return "the connection failed, or the server's message breaks the protocol";
-    case CLI_EHASH: return "a rebuilt frame does not match its frame hash";
-    case CLI_ENOKEY: return "a delta arrived before any keyframe";
-    case CLI_ERESOLVE: return "the host name does not resolve";
-    default: return "unknown client error";
-    }
-}
-
 /* ---- framing ---------------------------------------------------------------------------------- */
 int cli_msg_split(const uint8_t *p, size_t n, uint32_t *len)
 {
@@ -501,7 +489,7 @@ int cli_recv_msg(cli_conn *c, int timeout_ms, wire_msg *m, char *err, size_t err
     if (rc != CLI_RECV_MSG) return rc;
     int d = wire_msg_decode(body, len, m);
     if (d) {
-        snprintf(err, errlen, "server sent malformed msgpack: %s", wire_strerror(d));
+        snprintf(err, errlen, "server sent malformed msgpack: %s", sim_strerror(d));
         return CLI_EPROTO;
     }
     return CLI_RECV_MSG;
@@ -539,9 +527,6 @@ void cli_frame_free(cli_frame *cf)
 {
     wire_frame_in_free(cf);
 }
-
-_Static_assert((int)CLI_EPROTO == (int)WIRE_FRAME_EPROTO && (int)CLI_EHASH == (int)WIRE_FRAME_EHASH &&
-               (int)CLI_ENOKEY == (int)WIRE_FRAME_ENOKEY, "cli_frame_apply passes wire_frame_apply's codes on");
 
 int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen)
 {

@@ -10,7 +10,7 @@
  * a timeout, and rebuild frames from keyframes and deltas, checking each against its frame hash
  * (the bot's --verify viewers use that part too).
  *
- * Functions return 0 (or CLI_RECV_*), or a negative CLI_E… code (cli_strerror names it). */
+ * Functions return 0 (or CLI_RECV_*), or a negative CLI_E… code (sim_strerror names it). */
 #ifndef VIVARIUM_NET_H
 #define VIVARIUM_NET_H
 #include <stddef.h>
@@ -20,19 +20,14 @@
 #include "msg.h"
 
 /* ==== the protocol, without a transport ====================================================== */
-/* The client library's codes: 0 ok, negative an error (cli_strerror names it). The values are
- * part of the API: tests and fuzz targets compare with them. */
-enum {
-    CLI_OK = 0,
-    CLI_EPROTO = -1,       /* cannot connect, send or receive, the server closed the connection,
-                              or its message breaks the protocol (the err text says which) */
-    CLI_EHASH = -2,        /* a rebuilt frame does not match its frame hash */
-    CLI_ENOKEY = -3,       /* a delta arrived before any keyframe of its size */
-    CLI_ERESOLVE = -4      /* cli_lookup: the host does not resolve (getaddrinfo's code says why) */
-};
+/* The client library's codes: 0 ok, negative an error: CLI_EPROTO (cannot connect, send or
+ * receive, the server closed the connection, or its message breaks the protocol: the err text
+ * says which) and CLI_ERESOLVE (cli_lookup: the host does not resolve; getaddrinfo's code says
+ * why), -401..-499 of the one space (sim/errors.h; sim_strerror names them). Reading a frame
+ * gives wire/'s codes (cli_frame_apply). Callers compare with the names, never the values. */
+enum { CLI_OK = 0 };
 /* What cli_recv and cli_recv_msg return besides an error. */
 enum { CLI_RECV_TIMEOUT = 0, CLI_RECV_MSG = 1 };
-const char *cli_strerror(int code);
 
 #define CLI_NAME_MAX 32    /* world kinds, input kinds and argument names, with their NUL */
 
@@ -147,7 +142,7 @@ void cli_close(cli_conn *c);
 int cli_send(cli_conn *c, const wire_buf *b);
 int cli_send_raw(cli_conn *c, const void *p, size_t n);
 /* Receive one message body (valid until the next call). CLI_RECV_MSG (1): a message;
- * CLI_RECV_TIMEOUT (0): timeout; CLI_EPROTO (-1): closed or error (err says which).
+ * CLI_RECV_TIMEOUT (0): timeout; CLI_EPROTO: closed or error (err says which).
  * timeout_ms < 0 waits forever. */
 int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, char *err,
              size_t errlen);
@@ -163,8 +158,9 @@ int cli_hello(cli_conn *c, const char *name, const char *token, wire_msg *welcom
 typedef wire_frame_in cli_frame;
 
 /* Apply a "frame" message: keyframes replace, deltas patch; palette when sent. Then the frame
- * hash is recomputed and compared with "fh". 0 ok; CLI_EPROTO malformed (err says why);
- * CLI_EHASH a hash mismatch; CLI_ENOKEY a delta before any keyframe. */
+ * hash is recomputed and compared with "fh". wire_frame_apply's codes, as it gives them (the
+ * reader is wire/'s): 0 ok; WIRE_FRAME_EPROTO malformed (err says why); WIRE_FRAME_EHASH a hash
+ * mismatch; WIRE_FRAME_ENOKEY a delta before any keyframe. */
 int cli_frame_apply(cli_frame *cf, const wire_msg *m, char *err, size_t errlen);
 void cli_frame_free(cli_frame *cf);
 

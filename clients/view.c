@@ -142,7 +142,7 @@ int view_send(vw_view *v)
             return 0;
         }
     }
-    return rc;
+    return rc ? -1 : 0;            /* the view's -1 (view.h), not cli_send's CLI_EPROTO */
 }
 
 void view_note(vw_view *v, const char *fmt, ...)
@@ -249,11 +249,13 @@ static int view_on_message(vw_view *v, const wire_msg *m)
             v->frame_new = 1;
             return 1;
         }
-        if (rc == CLI_ENOKEY) return 0;    /* deltas still in flight from before a keyframe was asked */
+        /* deltas still in flight from before a keyframe was asked */
+        if (rc == WIRE_FRAME_ENOKEY) return 0;
         /* A frame that does not decode or match its hash: the picture is wrong from here on.
          * Subscribing again makes the server start over with a keyframe. */
         v->resyncs++;
-        snprintf(v->last_err, sizeof v->last_err, "%s", rc == CLI_EHASH ? "frame_hash" : "bad_frame");
+        snprintf(v->last_err, sizeof v->last_err, "%s",
+                 rc == WIRE_FRAME_EHASH ? "frame_hash" : "bad_frame");
         v->frame.have_key = 0;
         v->frame_ok = 0;
         return view_put_sub(v) ? -1 : 0;

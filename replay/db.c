@@ -80,7 +80,8 @@ sqlite3 *rpl_db(rpl_file *f) { return f->db; }
 const char *rpl_path(const rpl_file *f) { return f->path; }
 int rpl_schema(const rpl_file *f) { return f->schema; }
 
-/* One integer from a pragma or query; -1 with err set on failure. */
+/* One integer from a pragma or query: SQLITE_OK, or SQLite's own result code (callers turn it
+ * into RPL_EFILE or RPL_EDB with a sentence: it is never returned as it is). */
 static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st = NULL;
@@ -297,24 +298,4 @@ void rpl_close(rpl_file *f)
     if (!f) return;
     sqlite3_close(f->db);
     free(f);
-}
-
-const char *rpl_strerror(int code)
-{
-    switch (code) {
-    case RPL_OK: return "ok";
-    case RPL_EFILE: return "not a usable replay file";
-    case RPL_EDB: return "the replay file could not be read or written (SQLite failed)";
-    case RPL_ENOMEM: return "out of memory";
-    case RPL_EIMAGE: return "the image could not be written";
-    case RPL_ENOSESSION: return "session not found";
-    case RPL_EUSAGE: return "bad argument";
-    case RPL_ECORRUPT: return "a recorded row or checkpoint is damaged";
-    case RPL_EKIND: return "the session's world kind is not in this build";
-    case RPL_ESTATE: return "a recorded state does not load";
-    case RPL_EINPUT: return "the world refuses a recorded input";
-    case RPL_EFAILING: return "the recorder is failing: ticks were not logged";
-    case RPL_EREAD: return "a file could not be read";
-    default: return "unknown replay error";
-    }
 }

@@ -1,7 +1,6 @@
 /* files.c — reading a whole file the user named (replay.h): the sim_file_reader of viv and of vivd's
  * own command line. Only stdio (files.h says why it stands apart). */
-#include "files.h"
-#include "replay.h"                /* the RPL_E… codes only: nothing of replay/ is linked */
+#include "files.h"          /* RPL_E… codes come with sim.h: nothing of replay/ is linked */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

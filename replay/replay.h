@@ -9,32 +9,10 @@
 /* ---- errors ---------------------------------------------------------------------------------------
  * Functions of replay/ return 0 (or a count, where they say so) on success and a negative RPL_E…
  * code on failure, with a sentence for the user in their err buffer (the code says what kind of
- * failure it is; the sentence says what was wrong and what to do). RPL_EFILE is -1, the value
- * every failure had before the codes, so a caller that tests `!= 0` or `< 0` is unaffected. */
-enum {
-    RPL_OK = 0,
-    RPL_EFILE = -1,        /* not a usable replay file: missing, not SQLite, damaged, another app, newer schema */
-    RPL_EDB = -2,          /* SQLite failed on a usable file: I/O error, disk full, locked */
-    RPL_ENOMEM = -3,       /* out of memory */
-    RPL_EIMAGE = -4,       /* a PNG or GIF (or the directory for them) could not be written */
-    RPL_ENOSESSION = -5,   /* the session asked for is not in the file, or the file holds none */
-    RPL_EUSAGE = -6,       /* a bad request: no output named, a scale or view out of range, a tick
-                              range with nothing to replay, several sessions and none picked */
-    RPL_ECORRUPT = -7,     /* a recorded row or checkpoint is damaged: a session row (kind name, tick
-                              rate, tick range), a checkpoint (hash, blob, compression, its world), an
-                              input row, a gap row, a checkpoint a session must have but lacks */
-    RPL_EKIND = -8,        /* the session's world kind is not in this build of Vivarium */
-    RPL_ESTATE = -9,       /* a checkpoint does not load: no world can be built for the session, or
-                              the world refuses the saved state although its hash matches; or (the
-                              recorder) a world's state cannot be saved */
-    RPL_EINPUT = -10,      /* the world refuses a logged input while replaying (not a damaged row) */
-    RPL_EFAILING = -11,    /* the recorder is failing (writes failed, or its queue is full): a tick
-                              was not queued, or a flush found ticks that were not written */
-    RPL_EREAD = -12,       /* a file the user named could not be read: missing, unreadable, too large */
-    RPL_ELAST = RPL_EREAD  /* the last code (tests walk RPL_OK..RPL_ELAST): keep it so */
-};
-/* A short fixed description of a code ("not a usable replay file"); never NULL. */
-const char *rpl_strerror(int code);
+ * failure it is; the sentence says what was wrong and what to do). The codes are -201..-299 of the
+ * one space (sim/errors.h, with their fixed sentences: sim_strerror names them); every one is
+ * negative, so a caller that tests `!= 0` or `< 0` needs no list of them. */
+enum { RPL_OK = 0 };
 
 /* Write frame f as an indexed-colour PNG (its palette, no quantisation), each pixel scaled to
  * scale×scale (1..16). Writes to a temporary name and renames, so a failure never leaves half a

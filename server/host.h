@@ -23,27 +23,11 @@
 #define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
 #define SRV_MAX_WORLDS 64
 
-/* ---- errors: 0 or a negative SRV_E… code; srv_strerror names it. The codes start at -101 so
- * that they never collide with sim's SIM_E… codes, which some functions pass through. -------- */
-enum {
-    SRV_OK = 0,
-    SRV_ENOMEM = -101,       /* out of memory */
-    SRV_ELIMIT = -102,       /* the server already hosts SRV_MAX_WORLDS worlds */
-    SRV_EKIND = -103,        /* unknown world kind */
-    SRV_EPARAM = -104,       /* bad params text */
-    SRV_EFILE = -105,        /* a file the world is built from is missing or invalid */
-    SRV_EWORLD = -106,       /* the world could not be created for another reason */
-    SRV_ETOOMANY = -107,     /* more inputs for one tick than a buffer holds: the tick is refused */
-    SRV_ELOG = -108,         /* the replay log cannot be opened or written */
-    SRV_ENOTREC = -109,      /* a play control sent to a live world */
-    SRV_EPLAY = -110,       /* a play control that does not apply now, or a recording that cannot be played */
-    SRV_EINVAL = -111,      /* bad argument */
-    SRV_EBUSY = -112,       /* the world is held by a worker (a seek in progress) */
-    SRV_EFULL = -113,       /* the world's input queue for its next tick is full */
-    SRV_EDUP = -114,        /* an input with the same (client, seq) is already queued */
-    SRV_EINPUT = -115       /* the world refuses the input (a bad kind, argument count or range) */
-};
-const char *srv_strerror(int err);
+/* ---- errors: 0 or a negative SRV_E… code, -101..-199 of the one space (sim/errors.h, where the
+ * codes and their sentences are; sim_strerror names them). A world's SIM_E… code is turned into
+ * the host's where the host calls the world (srv_world_new, srv_world_input), the world's
+ * sentence kept in err. */
+enum { SRV_OK = 0 };
 
 /* ---- logging ------------------------------------------------------------------------------------ */
 enum { SRV_LOG_DEBUG, SRV_LOG_INFO, SRV_LOG_WARN, SRV_LOG_ERROR };

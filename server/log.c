@@ -1,5 +1,5 @@
-/* log.c — one line per event on stderr, with a UTC timestamp and a level; and the names of the
- * server's error codes. */
+/* log.c — one line per event on stderr, with a UTC timestamp and a level. (The server's error
+ * codes are named by sim_strerror, with every other folder's: sim/errors.h.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -24,26 +24,4 @@ void srv_log(const srv *s, int level, const char *fmt, ...)
     va_end(ap);
     /* One write per line, so lines from a crash or from other processes never interleave. */
     fprintf(stderr, "%s\n", line);
-}
-
-const char *srv_strerror(int err)
-{
-    switch (err) {
-    case SRV_OK: return "success";
-    case SRV_ENOMEM: return "out of memory";
-    case SRV_ELIMIT: return "the server already hosts the most worlds it may";
-    case SRV_EKIND: return "unknown world kind";
-    case SRV_EPARAM: return "bad params text";
-    case SRV_EFILE: return "a file the world is built from is missing, unreadable or invalid";
-    case SRV_EWORLD: return "the world could not be created";
-    case SRV_ETOOMANY: return "more inputs for one tick than the log can take; the tick is not logged";
-    case SRV_ELOG: return "the replay log cannot be opened or written";
-    case SRV_ENOTREC: return "the world is live, not a recording";
-    case SRV_EPLAY: return "the recording cannot do that now";
-    case SRV_EINVAL: return "bad argument";
-    case SRV_EFULL: return "the world's input queue for its next tick is full";
-    case SRV_EDUP: return "an input with the same (client, seq) is already queued";
-    case SRV_EINPUT: return "the world refuses the input";
-    default: return "unknown server error";
-    }
 }

@@ -519,7 +519,7 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len)
     int rc = wire_msg_decode(body, len, &m);
     if (rc) {
         char msg[128];
-        snprintf(msg, sizeof msg, "message is not valid: %s", wire_strerror(rc));
+        snprintf(msg, sizeof msg, "message is not valid: %s", sim_strerror(rc));
         srv_client_error(c, rc == WIRE_ENOTMAP ? "not_map" : "bad_msgpack", msg, NULL);
         return;
     }

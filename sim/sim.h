@@ -6,8 +6,9 @@
  * XXH3-64 over exactly those bytes. Frames are data too: sim_world_render() fills a palette-index
  * frame whose hash covers (w, h, palette, pixels).
  *
- * Errors: functions return 0 or a negative SIM_E… code; sim_strerror() names it, and the world
- * (or the caller's error buffer) holds a sentence saying what was wrong. */
+ * Errors: functions return 0 or a negative SIM_E… code; sim_strerror() names it (it names every
+ * folder's codes: errors.h), and the world (or the caller's error buffer) holds a sentence saying
+ * what was wrong. */
 #ifndef VIVARIUM_SIM_H
 #define VIVARIUM_SIM_H
 
@@ -18,25 +19,21 @@
                                 (0.2.0: the terrarium's fixed foot lead, issue 16, and its
                                 capsule rule, issue 17; sand's strip passes, issue 17) */
 
-/* ---- errors ---------------------------------------------------------------------------------- */
+/* ---- errors ----------------------------------------------------------------------------------
+ * One space for every folder: the codes and their sentences are the one list of errors.h, each
+ * folder in a range of its own (sim/ -1..-99, server/ -101..-199, replay/ -201..-299, wire/
+ * -301..-399, clients/ -401..-499), so that a code means one thing wherever it travels. */
 enum {
     SIM_OK = 0,
-    SIM_EINVAL = -1,      /* bad argument from the caller */
-    SIM_ENOMEM = -2,      /* allocation failed at create/load time */
-    SIM_EKIND = -3,       /* unknown world kind */
-    SIM_EPARAM = -4,      /* bad params text */
-    SIM_EINPUT = -5,      /* bad input: unknown kind, wrong argument count or range */
-    SIM_ETICK = -6,       /* input addressed to a tick other than the next one */
-    SIM_EFULL = -7,       /* the per-tick input queue is full */
-    SIM_EMAGIC = -8,      /* not a saved Vivarium world */
-    SIM_EVERSION = -9,    /* saved by an unsupported format or state version */
-    SIM_EWRONGKIND = -10, /* saved state belongs to another world kind */
-    SIM_ETRUNC = -11,     /* truncated, or length does not match */
-    SIM_ECORRUPT = -12,   /* the bytes decode but describe an impossible state */
-    SIM_ENOSPC = -13,     /* output buffer too small */
-    SIM_EDUP = -14,       /* an input with the same (client, seq) is already queued */
-    SIM_EFILE = -15       /* a file the world is built from is missing, unreadable or invalid */
+#define SIM_ERROR_RANGE(first, last, prefix)
+#define SIM_ERROR(name, value, sentence) name = value,
+#include "errors.h"
+#undef SIM_ERROR
+#undef SIM_ERROR_RANGE
 };
+/* A short fixed sentence for any code of errors.h, of whichever folder ("out of memory" for
+ * SIM_ENOMEM, "not a usable replay file" for RPL_EFILE): "ok" for 0, "unknown error" for a
+ * value that is no code. Never NULL. (errors.c) */
 const char *sim_strerror(int err);
 
 /* ---- frames and palettes --------------------------------------------------------------------- */
@@ -176,8 +173,10 @@ typedef struct sim_param_desc {
 
 /* Reading the file a world is built from (cycle's scene=file:PATH). The core never touches the
  * filesystem: a program that creates worlds from files passes a reader in sim_config. read returns
- * 0 with a malloc'd buffer in *data (the world frees it) and its length, or -1 with a sentence in
- * err. Without a reader, such a world fails to create with SIM_EFILE. */
+ * 0 with a malloc'd buffer in *data (the world frees it) and its length, or any negative value
+ * with a sentence in err (the reader's own code, never passed on: replay's rpl_files gives
+ * RPL_EREAD or RPL_ENOMEM). Either failure, or no reader, and the world fails to create with
+ * SIM_EFILE, the reader's sentence in its own. */
 typedef struct sim_file_reader {
     int (*read)(void *ud, const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
     void *ud;

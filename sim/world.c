@@ -38,29 +38,6 @@ struct sim_world {
     sim_tasks tasks;                /* the host's task system; workers <= 1: inline */
 };
 
-const char *sim_strerror(int err)
-{
-    switch (err) {
-    case SIM_OK: return "ok";
-    case SIM_EINVAL: return "invalid argument";
-    case SIM_ENOMEM: return "out of memory";
-    case SIM_EKIND: return "unknown world kind";
-    case SIM_EPARAM: return "bad world params";
-    case SIM_EINPUT: return "bad input";
-    case SIM_ETICK: return "input is not for the next tick";
-    case SIM_EFULL: return "input queue full for this tick";
-    case SIM_EMAGIC: return "not a saved Vivarium world";
-    case SIM_EVERSION: return "saved by an unsupported format or state version";
-    case SIM_EWRONGKIND: return "saved state belongs to another world kind";
-    case SIM_ETRUNC: return "saved state is truncated or has the wrong length";
-    case SIM_ECORRUPT: return "saved state is corrupt";
-    case SIM_ENOSPC: return "buffer too small";
-    case SIM_EDUP: return "duplicate input (client, seq)";
-    case SIM_EFILE: return "the file the world is built from cannot be used";
-    default: return "unknown error";
-    }
-}
-
 /* ---- kinds ------------------------------------------------------------------------------------ */
 int sim_kind_count(void) { return (int)(sizeof kinds / sizeof kinds[0]); }
 

@@ -149,7 +149,7 @@ START_TEST(too_many_inputs_is_an_error_not_a_truncation)
     srv_acks_settle(&q, 2, 0, record, &s);
     ck_assert_int_eq(s.n, 5);
     for (int i = 0; i < 5; i++) ck_assert_int_eq(s.ok[i], 0);
-    ck_assert_str_ne(srv_strerror(SRV_ETOOMANY), srv_strerror(SRV_ENOMEM));
+    ck_assert_str_ne(sim_strerror(SRV_ETOOMANY), sim_strerror(SRV_ENOMEM));
     srv_acks_free(&q);
 }
 END_TEST

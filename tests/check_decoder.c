@@ -598,13 +598,13 @@ START_TEST(strerror_says_something)
     static const int codes[] = { WIRE_OK, WIRE_EMSGPACK, WIRE_ENOTMAP, WIRE_ETOOMANY,
                                  WIRE_EDEPTH };
     for (size_t a = 0; a < 5; a++) {
-        ck_assert_ptr_nonnull(wire_strerror(codes[a]));
-        ck_assert_uint_gt(strlen(wire_strerror(codes[a])), 1);
+        ck_assert_ptr_nonnull(sim_strerror(codes[a]));
+        ck_assert_uint_gt(strlen(sim_strerror(codes[a])), 1);
         for (size_t c = a + 1; c < 5; c++)
-            ck_assert_str_ne(wire_strerror(codes[a]), wire_strerror(codes[c]));
+            ck_assert_str_ne(sim_strerror(codes[a]), sim_strerror(codes[c]));
     }
-    ck_assert_ptr_nonnull(wire_strerror(-99));
-    ck_assert_ptr_nonnull(strstr(wire_strerror(WIRE_ETOOMANY), "24"));
+    ck_assert_ptr_nonnull(sim_strerror(-99));
+    ck_assert_ptr_nonnull(strstr(sim_strerror(WIRE_ETOOMANY), "24"));
 }
 END_TEST
 

@@ -6,6 +6,7 @@ Suite *suite_rng(void);
 Suite *suite_dmath(void);
 Suite *suite_raster(void);
 Suite *suite_world(void);
+Suite *suite_errors(void);     /* sim/errors.h: the one error space of every folder */
 Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sync test */
 /* Every kind has a suite of its own, suite_<kind> in tests/check_<kind>.c (sim/kinds.h). */
 #define SIM_KIND(name) Suite *suite_##name(void);

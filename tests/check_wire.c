@@ -18,7 +18,7 @@ static void decode_one(const wire_buf *b, wire_val *v)
     uint8_t *q = copy_exact(b->p, b->len);
     size_t used = 0;
     int rc = wire_decode(q, b->len, v, &used);
-    ck_assert_msg(rc == WIRE_OK, "decode: %s", wire_strerror(rc));
+    ck_assert_msg(rc == WIRE_OK, "decode: %s", sim_strerror(rc));
     ck_assert_uint_eq(used, b->len);
     ck_assert_uint_eq(v->rawlen, b->len);
     ck_assert_ptr_eq(v->raw, q);

@@ -249,7 +249,7 @@ int wsc_recv_msg(wsc *w, int timeout_ms, wire_msg *m, char *err, size_t errlen)
     }
     int d = wire_msg_decode(p, n, m);
     if (d != 0) {
-        snprintf(err, errlen, "a binary message that is not a protocol map: %s", wire_strerror(d));
+        snprintf(err, errlen, "a binary message that is not a protocol map: %s", sim_strerror(d));
         return -1;
     }
     return 1;

@@ -17,15 +17,17 @@
 
 #define CODEC_TILE 16
 
-enum { CODEC_OK = 0, CODEC_EDATA = -1, CODEC_ESIZE = -2, CODEC_ENOMEM = -3 };
+enum { CODEC_OK = 0 };          /* and CODEC_E…, -361..-399 of the one space (sim/errors.h) */
 
 /* Append the tile encoding of cur (w·h indexes) to out: a delta against prev, or a keyframe when
- * prev is NULL. Returns the number of bytes appended, or CODEC_ENOMEM. 1 ≤ w, h ≤ 4096. */
+ * prev is NULL. Returns the number of bytes appended, or CODEC_ENOMEM, or CODEC_ESIZE when w or h
+ * is outside 1..4096. */
 long codec_encode(wire_buf *out, const uint8_t *cur, const uint8_t *prev, int w, int h);
 
 /* Decode tile data into px (w·h). For a delta px must hold the previous frame; tiles not named
  * are left as they are. key: the message's "key" flag; a keyframe must cover every tile.
- * Returns CODEC_OK, or CODEC_EDATA for malformed or truncated data (px may be partly written). */
+ * Returns CODEC_OK, CODEC_EDATA for malformed or truncated data (px may be partly written), or
+ * CODEC_ESIZE when w or h is outside 1..4096. */
 int codec_decode(const uint8_t *data, size_t len, uint8_t *px, int w, int h, int key);
 
 /* Upper bound on codec_encode's output for a w×h frame. */

@@ -45,7 +45,7 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
 /* ---- reading a frame message (wire/frame_in.c) ----------------------------------------------------
  * The picture of one stream as a receiver rebuilds it: the client library's (clients/net.h,
  * cli_frame) and a relay's (server/relay.c). */
-enum { WIRE_FRAME_OK = 0, WIRE_FRAME_EPROTO = -1, WIRE_FRAME_EHASH = -2, WIRE_FRAME_ENOKEY = -3 };
+enum { WIRE_FRAME_OK = 0 };     /* and WIRE_FRAME_E…, -331..-359 of the one space (sim/errors.h) */
 typedef struct wire_frame_in {
     uint32_t world;
     sim_frame f;

@@ -477,21 +477,7 @@ int wire_str_eq(const uint8_t *p, size_t n, const char *s)
     return k == n && (n == 0 || memcmp(p, s, n) == 0);
 }
 
-#define WIRE__STR(x) #x
-#define WIRE__XSTR(x) WIRE__STR(x)
-
-const char *wire_strerror(int err)
-{
-    switch (err) {
-    case WIRE_OK: return "ok";
-    case WIRE_EMSGPACK:
-        return "malformed msgpack: truncated, a length or count larger than the message, an "
-               "unused type byte (0xc1), or bytes after the value";
-    case WIRE_ENOTMAP: return "a message must be a msgpack map of string keys to values";
-    case WIRE_ETOOMANY: return "a message map must have at most " WIRE__XSTR(WIRE_MAX_KEYS)
-                                " keys, all of them strings";
-    case WIRE_EDEPTH:
-        return "msgpack nested deeper than " WIRE__XSTR(WIRE_MAX_DEPTH) " arrays/maps";
-    default: return "unknown wire error";
-    }
-}
+/* The sentences of WIRE_ETOOMANY and WIRE_EDEPTH (sim/errors.h, named by sim_strerror) give these
+ * limits as numbers: a change of either must change them too. */
+_Static_assert(WIRE_MAX_KEYS == 24 && WIRE_MAX_DEPTH == 8,
+               "sim/errors.h's sentences of WIRE_ETOOMANY and WIRE_EDEPTH say 24 and 8");

@@ -9,6 +9,7 @@
 #define VIVARIUM_WIRE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "sim.h"                                /* the error codes (sim/errors.h) */
 
 #define WIRE_MAX_CLIENT_MSG (64u * 1024u)       /* cap on a message body from a client */
 #define WIRE_MAX_SERVER_MSG (1024u * 1024u + 64u * 1024u)   /* cap on a body from the server */
@@ -58,13 +59,11 @@ typedef struct wire_val {
     size_t rawlen;
 } wire_val;
 
-enum {
-    WIRE_OK = 0,
-    WIRE_EMSGPACK = -1,    /* malformed or truncated msgpack, or bytes after the value */
-    WIRE_ENOTMAP = -2,     /* the top-level value is not a map */
-    WIRE_ETOOMANY = -3,    /* more keys than WIRE_MAX_KEYS, or a key that is not a string */
-    WIRE_EDEPTH = -4       /* nested deeper than WIRE_MAX_DEPTH */
-};
+/* The decoder's codes: 0, or WIRE_EMSGPACK (malformed or truncated msgpack, or bytes after the
+ * value), WIRE_ENOTMAP (the top-level value is not a map), WIRE_ETOOMANY (more keys than
+ * WIRE_MAX_KEYS, or a key that is not a string), WIRE_EDEPTH (nested deeper than
+ * WIRE_MAX_DEPTH): -301..-329 of the one space (sim/errors.h; sim_strerror names them). */
+enum { WIRE_OK = 0 };
 #define WIRE_MAX_KEYS 24
 #define WIRE_MAX_DEPTH 8
 
@@ -88,7 +87,8 @@ typedef struct wire_msg {
 /* Decode a whole message body: exactly one map, nothing after it. */
 int wire_msg_decode(const uint8_t *p, size_t n, wire_msg *m);
 const wire_val *wire_msg_get(const wire_msg *m, const char *key);   /* NULL if absent */
-/* Typed getters: 0 on success, -1 if absent, -2 if present with the wrong type or range. */
+/* Typed getters: 0 on success, -1 if absent, -2 if present with the wrong type or range. (Results
+ * to branch on where the message is read, not error codes: never passed on or named.) */
 int wire_get_str(const wire_msg *m, const char *key, const char **s, size_t *len);
 int wire_get_u64(const wire_msg *m, const char *key, uint64_t *v);  /* non-negative ints */
 int wire_get_i64(const wire_msg *m, const char *key, int64_t *v);   /* any int in range */
@@ -97,7 +97,6 @@ int wire_get_bool(const wire_msg *m, const char *key, int *v);
  * fits in int32, or there are more than max. */
 int wire_get_i32_array(const wire_msg *m, const char *key, int32_t *out, int max, int *count);
 int wire_str_eq(const uint8_t *p, size_t n, const char *s);   /* exact byte comparison */
-const char *wire_strerror(int err);
 
 /* ---- framing ---------------------------------------------------------------------------------- */
 static inline uint32_t wire_be32(const uint8_t *p)

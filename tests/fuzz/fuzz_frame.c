@@ -52,10 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(e != NULL, "oom");
         e[0] = '\0';
         int r = cli_frame_apply(cf, &m, e, errlen);
-        FUZZ_CHECK(r == 0 || r == -1 || r == -2 || r == -3, "cli_frame_apply gave %d", r);
+        FUZZ_CHECK(r == WIRE_FRAME_OK || r == WIRE_FRAME_EPROTO || r == WIRE_FRAME_EHASH ||
+                   r == WIRE_FRAME_ENOKEY, "cli_frame_apply gave %d", r);
         FUZZ_CHECK(fuzz_terminated(e, errlen), "unterminated error");
         FUZZ_CHECK(r == 0 || errlen == 1 || e[0] != '\0', "a refused frame says nothing");
-        if (r == 0 || r == -2) {
+        if (r == WIRE_FRAME_OK || r == WIRE_FRAME_EHASH) {
             FUZZ_CHECK(wire_get_u64(&m, "w", &w) == 0 && wire_get_u64(&m, "h", &h) == 0 &&
                        wire_get_u64(&m, "tick", &tick) == 0, "an applied frame lacks w, h or tick");
             FUZZ_CHECK(cf->f.w == w && cf->f.h == h && cf->tick == tick && cf->have_key,

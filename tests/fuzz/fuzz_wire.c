@@ -200,7 +200,7 @@ static void handle(const uint8_t *p, size_t n)
         FUZZ_CHECK(m.nkeys == 0, "a failed decode left %d keys", m.nkeys);
         FUZZ_CHECK(rc == WIRE_EMSGPACK || rc == WIRE_ENOTMAP || rc == WIRE_ETOOMANY || rc == WIRE_EDEPTH,
                    "unknown error %d", rc);
-        FUZZ_CHECK(wire_strerror(rc)[0] != '\0', "empty strerror");
+        FUZZ_CHECK(sim_strerror(rc)[0] != '\0', "empty strerror");
         free(body);
         return;
     }
