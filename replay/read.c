@@ -2,6 +2,7 @@
  * the input log (rebuilt and validated row by row), recorded hashes, gaps, and the plan of spans
  * a replay follows. All SQL is prepared with bound parameters; u64 values are stored as the i64
  * with the same bits (docs/REPLAY.md). */
+#include <assert.h>
 #include <sqlite3.h>
 #include <zstd.h>
 #include <stdio.h>
@@ -46,6 +47,75 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+/* A tick as bound: u64 stored as the i64 with the same bits, clamped to what a row can hold. */
+static int64_t tick_arg(uint64_t t) { return (int64_t)(t > INT64_MAX ? INT64_MAX : t); }
+
+/* One query of the file: its SQL, the int64s bound to its ? in order, and what to do with a row.
+ * row fills `one` (an element of `size` bytes, or ud itself when the rows are not kept) from the
+ * row, or refuses it with a negative code and a sentence in err, which ends the query. */
+typedef struct query {
+    const char *sql;
+    int64_t bind[3];
+    int nbind;
+    const char *what;                  /* "…: reading <what> failed: <SQLite's reason>" */
+    const char *oom;                   /* the sentence when the array cannot grow */
+    size_t size;
+    int (*row)(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen);
+    void *ud;
+} query;
+
+/* Room for one row of any query here, before it joins the array. */
+typedef union row_buf {
+    rpl_session_info info;
+    uint64_t tick;
+    rpl_tick_row hashes;
+    rpl_gap gap;
+} row_buf;
+
+/* Run q: prepare, bind, step every row, hand each to q->row, and append what it filled to *v, a
+ * malloc'd array grown as needed (v NULL: each row fills q->ud, and they are only counted). 0
+ * with the rows in *v (NULL when none) and their count in *n; or, with a sentence in err and
+ * nothing in *v, RPL_EDB (prepare: "cannot read it"; a step: "reading <what> failed"),
+ * RPL_ENOMEM (q->oom), or the code with which q->row refused a row. A row is read before the
+ * array grows for it, so a damaged row is reported as such even when memory is short. */
+static int query_rows(rpl_file *f, const query *q, void **v, size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    row_buf one;
+    size_t cap = 0;
+    void *a = NULL;
+    *n = 0;
+    if (v) *v = NULL;
+    assert(!v || (q->oom && q->size <= sizeof one));
+    int code = prepare(f, q->sql, &st, err, errlen), rc;
+    if (code) return code;
+    for (int i = 0; i < q->nbind; i++) sqlite3_bind_int64(st, i + 1, q->bind[i]);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        memset(&one, 0, v ? q->size : 0);
+        if ((code = q->row(st, v ? (void *)&one : q->ud, q->ud, err, errlen)) != 0) goto fail;
+        if (v) {
+            if ((code = grow(&a, &cap, *n, q->size)) != 0) {
+                snprintf(err, errlen, "%s", q->oom);
+                goto fail;
+            }
+            memcpy((char *)a + *n * q->size, &one, q->size);
+        }
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE) {
+        code = read_failed(f, q->what, err, errlen);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    if (v) *v = a;
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    free(a);
+    *n = 0;
+    return code;
+}
+
 /* ---- sessions ------------------------------------------------------------------------------------ */
 /* The session columns in session_from_row's order. A file of schema 1 or 2 has no node columns:
  * they read as NULL (no named node, not collected). */
@@ -55,13 +125,12 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 #define SESSION_COLS_3 SESSION_COLS "node, origin_id"
 #define SESSION_COLS_2 SESSION_COLS "NULL, NULL"
 
-/* "SELECT <the session columns> FROM session <tail>" for f's schema. */
-static int prepare_sessions(rpl_file *f, const char *tail, sqlite3_stmt **st, char *err, size_t errlen)
+/* "SELECT <the session columns> FROM session <tail>" for f's schema, into sql[512]. */
+static const char *sessions_sql(rpl_file *f, const char *tail, char *sql)
 {
-    char sql[512];
-    snprintf(sql, sizeof sql, "SELECT %s FROM session %s",
+    snprintf(sql, 512, "SELECT %s FROM session %s",
              rpl_schema(f) >= 3 ? SESSION_COLS_3 : SESSION_COLS_2, tail);
-    return prepare(f, sql, st, err, errlen);
+    return sql;
 }
 
 static void session_from_row(sqlite3_stmt *st, rpl_session *s)
@@ -90,6 +159,28 @@ static void session_from_row(sqlite3_stmt *st, rpl_session *s)
     s->origin_id = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
 }
 
+/* The row of a count query: count(*), and a second number when it has one, into c[0..1]. */
+static int counts_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    uint64_t *c = one;
+    c[0] = (uint64_t)sqlite3_column_int64(st, 0);
+    if (sqlite3_column_count(st) > 1) c[1] = (uint64_t)sqlite3_column_int64(st, 1);
+    return 0;
+}
+
+/* The one row of a count query into c[0..1]: 0, or RPL_EDB ("reading <what> failed") when it
+ * gives none. */
+static int count_query(rpl_file *f, const char *sql, const int64_t *id, const char *what,
+                       uint64_t c[2], char *err, size_t errlen)
+{
+    query q = { .sql = sql, .bind = { id ? *id : 0 }, .nbind = id != NULL, .what = what,
+                .row = counts_row, .ud = c };
+    size_t n;
+    int code = query_rows(f, &q, NULL, &n, err, errlen);
+    if (code == 0 && n != 1) code = read_failed(f, what, err, errlen);
+    return code;
+}
+
 static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t errlen)
 {
     static const char *const sql[] = {
@@ -100,93 +191,61 @@ static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t
     };
     uint64_t *dst[] = { &info->inputs, &info->ticks, &info->checkpoints, &info->gaps };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        sqlite3_stmt *st;
-        int code = prepare(f, sql[i], &st, err, errlen);
+        uint64_t c[2] = { 0, 0 };
+        int code = count_query(f, sql[i], &info->s.id, "session counts", c, err, errlen);
         if (code) return code;
-        sqlite3_bind_int64(st, 1, info->s.id);
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *dst[i] = (uint64_t)sqlite3_column_int64(st, 0);
-            if (i == 3) info->gap_ticks = (uint64_t)sqlite3_column_int64(st, 1);
-        }
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW) return read_failed(f, "session counts", err, errlen);
+        *dst[i] = c[0];
+        if (i == 3) info->gap_ticks = c[1];
     }
+    return 0;
+}
+
+/* A session: an element of an rpl_session array, or of an rpl_session_info one (its first
+ * member), or the one a query by id finds. */
+static int session_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    session_from_row(st, one);
     return 0;
 }
 
 int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    rpl_session_info *v = NULL;
-    size_t nv = 0, cap = 0;
+    char sql[512];
+    query q = { .sql = sessions_sql(f, "ORDER BY id", sql), .what = "sessions",
+                .oom = "out of memory listing sessions", .size = sizeof **out,
+                .row = session_row };
+    rpl_session_info *v;
+    size_t nv;
     *out = NULL;
     *n = 0;
-    int code = prepare_sessions(f, "ORDER BY id", &st, err, errlen);
+    int code = query_rows(f, &q, (void **)&v, &nv, err, errlen);
     if (code) return code;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
-            snprintf(err, errlen, "out of memory listing sessions");
-            goto fail;
-        }
-        memset(&v[nv], 0, sizeof v[nv]);
-        session_from_row(st, &v[nv].s);
-        nv++;
-    }
-    if (rc != SQLITE_DONE) {
-        code = read_failed(f, "sessions", err, errlen);
-        goto fail;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
     for (size_t i = 0; i < nv; i++)
-        if ((code = session_counts(f, &v[i], err, errlen)) != 0) goto fail;
+        if ((code = session_counts(f, &v[i], err, errlen)) != 0) {
+            free(v);
+            return code;
+        }
     *out = v;
     *n = nv;
     return 0;
-fail:
-    sqlite3_finalize(st);
-    free(v);
-    return code;
 }
 
 int rpl_sessions_recent(rpl_file *f, size_t max, rpl_session **out, size_t *n, uint64_t *total,
                         char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    rpl_session *v = NULL;
-    size_t nv = 0;
     *out = NULL;
     *n = 0;
     *total = 0;
-    int code = prepare(f, "SELECT count(*) FROM session", &st, err, errlen);
+    uint64_t c[2] = { 0, 0 };
+    int code = count_query(f, "SELECT count(*) FROM session", NULL, "sessions", c, err, errlen);
     if (code) return code;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) *total = (uint64_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) return read_failed(f, "sessions", err, errlen);
+    *total = c[0];
     if (max == 0 || *total == 0) return 0;
-    size_t cap = *total < max ? (size_t)*total : max;
-    if (!(v = calloc(cap, sizeof *v))) {
-        snprintf(err, errlen, "out of memory listing sessions");
-        return RPL_ENOMEM;
-    }
-    if ((code = prepare_sessions(f, "ORDER BY id DESC LIMIT ?", &st, err, errlen)) != 0) {
-        free(v);
-        return code;
-    }
-    sqlite3_bind_int64(st, 1, (int64_t)cap);
-    while (nv < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) session_from_row(st, &v[nv++]);
-    if (nv < cap && rc != SQLITE_DONE) {
-        sqlite3_finalize(st);
-        free(v);
-        return read_failed(f, "sessions", err, errlen);
-    }
-    sqlite3_finalize(st);
-    *out = v;
-    *n = nv;
-    return 0;
+    char sql[512];
+    query q = { .sql = sessions_sql(f, "ORDER BY id DESC LIMIT ?", sql),
+                .bind = { (int64_t)(*total < max ? *total : max) }, .nbind = 1, .what = "sessions",
+                .oom = "out of memory listing sessions", .size = sizeof **out, .row = session_row };
+    return query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 /* "1, 2, 5" (at most 20 ids), or "" when there is no session. 0, or RPL_EDB (no sentence). */
@@ -214,15 +273,13 @@ static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t
 
 int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    int code = prepare_sessions(f, "WHERE id = ?", &st, err, errlen);
+    char sql[512];
+    query q = { .sql = sessions_sql(f, "WHERE id = ?", sql), .bind = { id }, .nbind = 1,
+                .what = "sessions", .row = session_row, .ud = out };
+    size_t n;
+    int code = query_rows(f, &q, NULL, &n, err, errlen);
     if (code) return code;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) session_from_row(st, out);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) return 0;
-    if (rc != SQLITE_DONE) return read_failed(f, "sessions", err, errlen);
+    if (n) return 0;
     char ids[256];
     size_t count;
     session_ids(f, ids, sizeof ids, NULL, &count);
@@ -342,53 +399,39 @@ static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t re
     return 0;
 }
 
-/* rpl_checkpoint_find, and the blob as the file stores it when stored is not NULL (on success
- * only: the caller frees it). */
-static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
-                           rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
-                           size_t errlen)
+/* What checkpoint_row reads into: the checkpoint, and the blob as stored (stored not NULL). */
+typedef struct cp_read {
+    const rpl_session *s;
+    rpl_checkpoint *out;
+    uint8_t **stored;
+    size_t *slen;
+    uint64_t recorded;                 /* the hash recorded with it */
+} cp_read;
+
+/* The row of a checkpoint: its state into out->state (decompressed when stored compressed). 0, or
+ * RPL_ECORRUPT / RPL_ENOMEM with a sentence, out->state then NULL. */
+static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    const char *sql = dir == RPL_AT_OR_BEFORE
-        ? "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick <= ? "
-          "ORDER BY tick DESC LIMIT 1"
-        : "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick >= ? "
-          "ORDER BY tick ASC LIMIT 1";
-    memset(out, 0, sizeof *out);
-    if (tick > INT64_MAX) tick = INT64_MAX;
-    int code = prepare(f, sql, &st, err, errlen);
-    if (code) return code;
-    sqlite3_bind_int64(st, 1, s->id);
-    sqlite3_bind_int64(st, 2, (int64_t)tick);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        sqlite3_finalize(st);
-        return 1;
-    }
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return read_failed(f, "a checkpoint", err, errlen);
-    }
+    cp_read *r = one;
+    rpl_checkpoint *out = r->out;
     out->tick = (uint64_t)sqlite3_column_int64(st, 0);
-    uint64_t recorded = (uint64_t)sqlite3_column_int64(st, 2);
+    r->recorded = (uint64_t)sqlite3_column_int64(st, 2);
     const void *blob = sqlite3_column_blob(st, 1);
     int len = sqlite3_column_bytes(st, 1);
     if (sqlite3_column_type(st, 1) != SQLITE_BLOB || len <= 0 || !blob) {
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state is "
-                 "not a blob)", (unsigned long long)out->tick, (long long)s->id);
-        sqlite3_finalize(st);
+                 "not a blob)", (unsigned long long)out->tick, (long long)r->s->id);
         return RPL_ECORRUPT;
     }
-    if (stored) {
-        *stored = malloc((size_t)len);
-        if (!*stored) {
+    if (r->stored) {
+        *r->stored = malloc((size_t)len);
+        if (!*r->stored) {
             snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
                      (unsigned long long)out->tick, len);
-            sqlite3_finalize(st);
             return RPL_ENOMEM;
         }
-        memcpy(*stored, blob, (size_t)len);
-        *slen = (size_t)len;
+        memcpy(*r->stored, blob, (size_t)len);
+        *r->slen = (size_t)len;
     }
     /* Checkpoints are stored zstd-compressed when that is smaller (docs/REPLAY.md): a zstd frame
      * starts with 28 B5 2F FD, a saved world with "VIVW". */
@@ -398,8 +441,8 @@ static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int
         if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size == 0 ||
             size > ((unsigned long long)1 << 30)) {
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
-                     "compressed state is unreadable)", (unsigned long long)out->tick, (long long)s->id);
-            sqlite3_finalize(st);
+                     "compressed state is unreadable)", (unsigned long long)out->tick,
+                     (long long)r->s->id);
             return RPL_ECORRUPT;
         }
         out->state = malloc((size_t)size);
@@ -407,11 +450,10 @@ static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int
         if (!out->state || ZSTD_isError(got) || got != size) {
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "compressed state does not decompress)", (unsigned long long)out->tick,
-                     (long long)s->id);
-            code = out->state ? RPL_ECORRUPT : RPL_ENOMEM;   /* (the sentence is as it always was) */
+                     (long long)r->s->id);
+            int code = out->state ? RPL_ECORRUPT : RPL_ENOMEM;   /* (the sentence as it always was) */
             free(out->state);
             out->state = NULL;
-            sqlite3_finalize(st);
             return code;
         }
         out->len = (size_t)size;
@@ -420,18 +462,39 @@ static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int
         if (!out->state) {
             snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
                      (unsigned long long)out->tick, len);
-            sqlite3_finalize(st);
             return RPL_ENOMEM;
         }
         memcpy(out->state, blob, (size_t)len);
         out->len = (size_t)len;
     }
-    sqlite3_finalize(st);
-    if ((code = checkpoint_check(s, out, recorded, err, errlen)) != 0) {
-        rpl_checkpoint_free(out);
-        return code;
-    }
     return 0;
+}
+
+/* rpl_checkpoint_find, and the blob as the file stores it when stored is not NULL (on success
+ * only: the caller frees it). */
+static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                           rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
+                           size_t errlen)
+{
+    const char *sql = dir == RPL_AT_OR_BEFORE
+        ? "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick <= ? "
+          "ORDER BY tick DESC LIMIT 1"
+        : "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick >= ? "
+          "ORDER BY tick ASC LIMIT 1";
+    cp_read r = { s, out, stored, slen, 0 };
+    query q = { .sql = sql, .bind = { s->id, tick_arg(tick) }, .nbind = 2, .what = "a checkpoint",
+                .row = checkpoint_row, .ud = &r };
+    memset(out, 0, sizeof *out);
+    size_t n;
+    int code = query_rows(f, &q, NULL, &n, err, errlen);
+    if (code == 0 && n == 0) return 1;
+    if (code == 0 && (code = checkpoint_check(s, out, r.recorded, err, errlen)) != 0) {
+        rpl_checkpoint_free(out);
+    } else if (code) {
+        free(out->state);              /* a step after the row failed (out->tick says which) */
+        out->state = NULL;
+    }
+    return code;
 }
 
 int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
@@ -457,40 +520,21 @@ int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick,
     return code;
 }
 
+static int tick_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    *(uint64_t *)one = (uint64_t)sqlite3_column_int64(st, 0);
+    return 0;
+}
+
 int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
                          uint64_t **out, size_t *n, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    uint64_t *v = NULL;
-    size_t nv = 0, cap = 0;
-    *out = NULL;
-    *n = 0;
-    int code = prepare(f, "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
-                          "ORDER BY tick", &st, err, errlen);
-    if (code) return code;
-    sqlite3_bind_int64(st, 1, session);
-    sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
-    sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
-            snprintf(err, errlen, "out of memory listing checkpoints");
-            goto fail;
-        }
-        v[nv++] = (uint64_t)sqlite3_column_int64(st, 0);
-    }
-    if (rc != SQLITE_DONE) {
-        code = read_failed(f, "checkpoints", err, errlen);
-        goto fail;
-    }
-    sqlite3_finalize(st);
-    *out = v;
-    *n = nv;
-    return 0;
-fail:
-    sqlite3_finalize(st);
-    free(v);
-    return code;
+    query q = { .sql = "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
+                       "ORDER BY tick",
+                .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
+                .what = "checkpoints", .oom = "out of memory listing checkpoints",
+                .size = sizeof **out, .row = tick_row };
+    return query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
@@ -566,8 +610,8 @@ int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     it->session = session;
     it->check = check;
     sqlite3_bind_int64(it->st, 1, session);
-    sqlite3_bind_int64(it->st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
-    sqlite3_bind_int64(it->st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
+    sqlite3_bind_int64(it->st, 2, tick_arg(from));
+    sqlite3_bind_int64(it->st, 3, tick_arg(to));
     *out = it;
     return 0;
 }
@@ -722,43 +766,24 @@ void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_
 }
 
 /* ---- recorded hashes ------------------------------------------------------------------------------ */
+static int hashes_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    rpl_tick_row *r = one;
+    r->tick = (uint64_t)sqlite3_column_int64(st, 0);
+    r->state_hash = (uint64_t)sqlite3_column_int64(st, 1);
+    r->frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
+    return 0;
+}
+
 int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
                    size_t *n, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    rpl_tick_row *a = NULL;
-    size_t na = 0, cap = 0;
-    *v = NULL;
-    *n = 0;
-    int code = prepare(f, "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
-                          "tick BETWEEN ? AND ? ORDER BY tick", &st, err, errlen);
-    if (code) return code;
-    sqlite3_bind_int64(st, 1, session);
-    sqlite3_bind_int64(st, 2, (int64_t)(from > INT64_MAX ? INT64_MAX : from));
-    sqlite3_bind_int64(st, 3, (int64_t)(to > INT64_MAX ? INT64_MAX : to));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((code = grow((void **)&a, &cap, na, sizeof *a)) != 0) {
-            snprintf(err, errlen, "out of memory reading the recorded hashes");
-            goto fail;
-        }
-        a[na].tick = (uint64_t)sqlite3_column_int64(st, 0);
-        a[na].state_hash = (uint64_t)sqlite3_column_int64(st, 1);
-        a[na].frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
-        na++;
-    }
-    if (rc != SQLITE_DONE) {
-        code = read_failed(f, "the recorded hashes", err, errlen);
-        goto fail;
-    }
-    sqlite3_finalize(st);
-    *v = a;
-    *n = na;
-    return 0;
-fail:
-    sqlite3_finalize(st);
-    free(a);
-    return code;
+    query q = { .sql = "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
+                       "tick BETWEEN ? AND ? ORDER BY tick",
+                .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
+                .what = "the recorded hashes", .oom = "out of memory reading the recorded hashes",
+                .size = sizeof **v, .row = hashes_row };
+    return query_rows(f, &q, (void **)v, n, err, errlen);
 }
 
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
@@ -774,47 +799,30 @@ int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out,
 }
 
 /* ---- gaps ----------------------------------------------------------------------------------------- */
+/* A gap row: a range of ticks, or the row is damaged. */
+static int gap_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    rpl_gap *g = one;
+    int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
+    if (from < 0 || to <= from) {
+        snprintf(err, errlen, "session %lld has a damaged gap row: [%lld, %lld) is not a range of "
+                 "ticks", (long long)*(const int64_t *)ud, (long long)from, (long long)to);
+        return RPL_ECORRUPT;
+    }
+    g->from = (uint64_t)from;
+    g->to = (uint64_t)to;
+    copy_text(st, 2, g->reason, sizeof g->reason);
+    return 0;
+}
+
 int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    rpl_gap *v = NULL;
-    size_t nv = 0, cap = 0;
-    *out = NULL;
-    *n = 0;
-    int code = prepare(f, "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY "
-                          "from_tick", &st, err, errlen);
-    if (code) return code;
-    sqlite3_bind_int64(st, 1, session);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
-        if (from < 0 || to <= from) {
-            snprintf(err, errlen, "session %lld has a damaged gap row: [%lld, %lld) is not a range of "
-                     "ticks", (long long)session, (long long)from, (long long)to);
-            code = RPL_ECORRUPT;
-            goto fail;
-        }
-        if ((code = grow((void **)&v, &cap, nv, sizeof *v)) != 0) {
-            snprintf(err, errlen, "out of memory listing gaps");
-            goto fail;
-        }
-        v[nv].from = (uint64_t)from;
-        v[nv].to = (uint64_t)to;
-        copy_text(st, 2, v[nv].reason, sizeof v[nv].reason);
-        nv++;
-    }
-    if (rc != SQLITE_DONE) {
-        code = read_failed(f, "gaps", err, errlen);
-        goto fail;
-    }
-    sqlite3_finalize(st);
-    *out = v;
-    *n = nv;
-    return 0;
-fail:
-    sqlite3_finalize(st);
-    free(v);
-    return code;
+    query q = { .sql = "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY "
+                       "from_tick",
+                .bind = { session }, .nbind = 1, .what = "gaps",
+                .oom = "out of memory listing gaps", .size = sizeof **out, .row = gap_row,
+                .ud = &session };
+    return query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 /* ---- the plan ------------------------------------------------------------------------------------- */
