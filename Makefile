@@ -65,6 +65,8 @@ LWS_CFLAGS   := $(shell pkg-config --cflags libwebsockets 2>/dev/null)
 LWS_LIBS     := $(shell pkg-config --libs libwebsockets 2>/dev/null || echo -lwebsockets)
 HIREDIS_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null || echo -lhiredis)
 
+# sim/'s three rooms: the core (sim/*.c), the animation toolkit (sim/anim/*.c) and one folder per
+# kind (sim/<kind>/*.c); sim/*/*.c holds the last two.
 SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
 POOL_SRC    := $(sort $(wildcard pool/*.c))

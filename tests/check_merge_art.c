@@ -10,7 +10,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "merge/art.h"
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "sim.h"
 
 #define BG 0xEE  /* a frame filler no draw function writes (the palette has ≤ 64 entries) */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "art.h"
 
 _Static_assert(MERGE_C_COUNT <= 64, "the merge palette is at most 64 named colours");

@@ -49,7 +49,7 @@
 #ifndef VIVARIUM_SIM_MERGE_ART_H
 #define VIVARIUM_SIM_MERGE_ART_H
 #include <stdint.h>
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "sim.h"
 
 #define MERGE_TIERS 11
