@@ -27,7 +27,8 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 DET      := -ffp-contract=off -fno-math-errno
 # Each folder compiles with only the include paths it may use (the arrows of ARCHITECTURE.md):
 # sim/ sees itself alone; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; server/ and
-# clients/ see the layers below.
+# clients/ see the layers below. Inside sim/, -Isim reaches every room (core, anim/, each kind), so
+# the arrows between them are read from what each file includes instead (tests/layers.sh, $(CC) -MM).
 # Tests, benchmarks and fuzz targets may reach anything.
 BASE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
 INC_sim     := -Isim
