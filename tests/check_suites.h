@@ -30,7 +30,7 @@ Suite *suite_particles(void);  /* sim/anim/particles.c: fire and smoke */
 Suite *suite_cloth(void);      /* sim/anim/cloth.c: the flag's Verlet grid */
 Suite *suite_grass(void);      /* sim/anim/grass.c: tufts, sway and gusts */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
-Suite *suite_merge_art(void);  /* sim/merge/art.c: the fruit-merge world's art (seed 003) */
+Suite *suite_merge_art(void);  /* sim/merge/art*.c: the fruit-merge world's art (seed 003) */
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);

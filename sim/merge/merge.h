@@ -7,7 +7,7 @@
  * touching fruit of one kind merge into one of the next tier. A carrier at the top (head, hat, two
  * hands, the fruit it carries) walks, leans and wiggles (carrier.c), juggles the next fruit from
  * the left hand to the right (carrier.c) and has its hands and idle played by the cel-set engine
- * (sim/anim/celset.c, anim.c). The art is drawn in code at create time (art.c) and rotated fruit
+ * (sim/anim/celset.c, anim.c). The art is drawn in code at create time (art*.c) and rotated fruit
  * come from RotSprite pre-bakes (sim/anim/rotsprite.c). docs/merge.md has every number and its
  * reason. */
 #ifndef VIVARIUM_MERGE_H
