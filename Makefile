@@ -27,7 +27,8 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 DET      := -ffp-contract=off -fno-math-errno
 # Each folder compiles with only the include paths it may use (the arrows of ARCHITECTURE.md):
 # sim/ sees itself alone; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; server/ and
-# clients/ see the layers below.
+# clients/ see the layers below. Inside sim/, -Isim reaches every room (core, anim/, each kind), so
+# the arrows between them are read from what each file includes instead (tests/layers.sh, $(CC) -MM).
 # Tests, benchmarks and fuzz targets may reach anything.
 BASE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
 INC_sim     := -Isim
@@ -65,6 +66,8 @@ LWS_CFLAGS   := $(shell pkg-config --cflags libwebsockets 2>/dev/null)
 LWS_LIBS     := $(shell pkg-config --libs libwebsockets 2>/dev/null || echo -lwebsockets)
 HIREDIS_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null || echo -lhiredis)
 
+# sim/'s three rooms: the core (sim/*.c), the animation toolkit (sim/anim/*.c) and one folder per
+# kind (sim/<kind>/*.c); sim/*/*.c holds the last two.
 SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
 POOL_SRC    := $(sort $(wildcard pool/*.c))

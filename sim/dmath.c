@@ -439,7 +439,7 @@ double sim_sqrt(double x)
 
 /* ∛x, within 0.51 ulp (worst measured 0.500, tests/check_dmath.c). Exact for perfect cubes and
  * for powers of 8 (∛27 = 3, ∛(1/8) = 1/2); odd: ∛(−x) = −∛x; ±0, ±inf and NaN come back unchanged.
- * OKLab (sim/inks.c) needs it, and libm's cbrt is not on the core's allow-list.
+ * OKLab (sim/anim/inks.c) needs it, and libm's cbrt is not on the core's allow-list.
  * x = t·2^(3q) with t in [1, 8), so ∛x = ∛t·2^q; ∛t comes from a linear guess and Newton's
  * y ← y − (y³ − t)/(3y²), a fixed number of times (the guess is within 13%, and each step squares
  * the error: five steps reach the last bit), then one step in the corrected form y + (t − y³)/(3y²)

@@ -118,7 +118,7 @@ double sim_atan2(double y, double x);
 double sim_acos(double x);
 double sim_exp(double x);
 double sim_sqrt(double x);
-double sim_cbrt(double x);                  /* within 0.51 ulp; OKLab (sim/inks.c) */
+double sim_cbrt(double x);                  /* within 0.51 ulp; OKLab (sim/anim/inks.c) */
 double sim_floor(double x);
 int sim_isfinite(double x);
 

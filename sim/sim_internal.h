@@ -56,9 +56,10 @@ static inline void sim__r_fail(sim_reader *r, int err)
     if (!r->err) r->err = err;
 }
 
-/* Wind for the environment pieces (sim/grass.c, sim/particles.c, sim/cloth.c; seed 000 §5): an
- * integer from −SIM_WIND_MAX (a gale blowing left) through 0 (calm) to SIM_WIND_MAX (a gale
- * blowing right), the quantised value a world's wind input sets. Each piece clamps it. */
+/* Wind for the environment pieces (sim/anim/grass.c, sim/anim/particles.c, sim/anim/cloth.c;
+ * seed 000 §5): an integer from −SIM_WIND_MAX (a gale blowing left) through 0 (calm) to
+ * SIM_WIND_MAX (a gale blowing right), the quantised value a world's wind input sets. Each piece
+ * clamps it. */
 #define SIM_WIND_MAX 100
 
 /* snprintf-free message formatting for the core (no stdio in sim/): %s, %d, %u, %lld only. */

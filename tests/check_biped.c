@@ -1,13 +1,13 @@
-/* check_biped.c — sim/biped.c (seed 000 §1 "Parametric biped walk cycle", §3 "Secondary motion",
- * "Idle and breathing"): planted feet never slide, the phase follows distance and not time, the
- * body bobs twice a cycle and leans with speed, breathing phases differ between creatures and
- * move only the upper slice, the hair is pinned, shaped and inked by state, and the state saves,
- * loads and continues bit for bit while a corrupt blob is refused. */
+/* check_biped.c — sim/anim/biped.c (seed 000 §1 "Parametric biped walk cycle", §3 "Secondary
+ * motion", "Idle and breathing"): planted feet never slide, the phase follows distance and not
+ * time, the body bobs twice a cycle and leans with speed, breathing phases differ between creatures
+ * and move only the upper slice, the hair is pinned, shaped and inked by state, and the state
+ * saves, loads and continues bit for bit while a corrupt blob is refused. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 #include "check_suites.h"
-#include "biped.h"
+#include "anim/biped.h"
 #include "check_blob.h"
 
 #define GROUND 100.0

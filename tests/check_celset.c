@@ -1,9 +1,9 @@
-/* check_celset.c — the cel-set sprite engine (sim/celset.c) against seed 002, one test per rule.
- * Each test quotes the seed's sentence it pins. */
+/* check_celset.c — the cel-set sprite engine (sim/anim/celset.c) against seed 002, one test per
+ * rule. Each test quotes the seed's sentence it pins. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "celset.h"
+#include "anim/celset.h"
 
 /* ---- fixture: tiles whose pixels name them, a few cels, cel sets per test ---------------------- */
 static uint8_t tile_px[SIM_ANIM_TILES][6];

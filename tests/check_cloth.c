@@ -1,13 +1,13 @@
-/* check_cloth.c — the flag (sim/cloth.c, seed 000 §5) as a viewer sees it: the pinned nodes are
- * exactly still whatever the wind does, the free nodes move and flutter, the flag hangs in a calm
- * and streams out in a gale on the side the wind blows, the cloth keeps its size, a wind and its
- * mirror give mirrored flags bit for bit; drawn as flat quads with no cracks; save → load →
+/* check_cloth.c — the flag (sim/anim/cloth.c, seed 000 §5) as a viewer sees it: the pinned nodes
+ * are exactly still whatever the wind does, the free nodes move and flutter, the flag hangs in a
+ * calm and streams out in a gale on the side the wind blows, the cloth keeps its size, a wind and
+ * its mirror give mirrored flags bit for bit; drawn as flat quads with no cracks; save → load →
  * continue equals continue, and refused blobs. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 #include "check_suites.h"
-#include "cloth.h"
+#include "anim/cloth.h"
 
 static void mk(sim_cloth *c, double x0, int dir)
 {

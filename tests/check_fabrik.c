@@ -1,12 +1,12 @@
-/* check_fabrik.c — sim/fabrik.c (seed 000 §1, "2–3 FABRIK iterations"): it converges on any target
- * within reach, keeps its root exactly and its segments at their lengths, points straight at an
- * out-of-reach target at full length, is drawn on the palette, and saves, loads and continues bit
- * for bit while a corrupt blob is refused. */
+/* check_fabrik.c — sim/anim/fabrik.c (seed 000 §1, "2–3 FABRIK iterations"): it converges on any
+ * target within reach, keeps its root exactly and its segments at their lengths, points straight at
+ * an out-of-reach target at full length, is drawn on the palette, and saves, loads and continues
+ * bit for bit while a corrupt blob is refused. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 #include "check_suites.h"
-#include "fabrik.h"
+#include "anim/fabrik.h"
 #include "check_blob.h"
 
 #define N 9

@@ -1,13 +1,13 @@
-/* check_grass.c — grass in tufts (sim/grass.c, seed 000 §5) as a viewer sees it: the lean frames
- * are row shears with the bottom row pinned; the wind leans the field its way, harder in a gale;
- * waves cross the field in the wind's direction at the speed the numbers give; leans change on 3s
- * only; a creature walking through parts the tufts and they stand again; save → load → continue
- * equals continue, and refused blobs. */
+/* check_grass.c — grass in tufts (sim/anim/grass.c, seed 000 §5) as a viewer sees it: the lean
+ * frames are row shears with the bottom row pinned; the wind leans the field its way, harder in a
+ * gale; waves cross the field in the wind's direction at the speed the numbers give; leans change
+ * on 3s only; a creature walking through parts the tufts and they stand again; save → load →
+ * continue equals continue, and refused blobs. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
-#include "grass.h"
+#include "anim/grass.h"
 
 enum { KEY = 0, W = 7, H = 12 };
 static uint8_t tuft_px[2][W * H];

@@ -1,12 +1,12 @@
-/* check_inks.c — the ink lock (sim/inks.c, seed 000 §2, §4, §7): OKLab against a libm reference
- * and Ottosson's published values, and the lock's promises as a viewer sees them: a locked frame
- * holds only the inks, each ink stays itself, every other colour becomes the ink nearest to it,
- * and the refusals. */
+/* check_inks.c — the ink lock (sim/anim/inks.c, seed 000 §2, §4, §7): OKLab against a libm
+ * reference and Ottosson's published values, and the lock's promises as a viewer sees them: a
+ * locked frame holds only the inks, each ink stays itself, every other colour becomes the ink
+ * nearest to it, and the refusals. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 #include "check_suites.h"
-#include "inks.h"
+#include "anim/inks.h"
 
 /* The reference: the same formulas with libm's pow and cbrt in long double. */
 static long double ref_linear(int c)

@@ -1,13 +1,13 @@
-/* check_juice.c — sim/juice.c (seed 000 §3): the flash lasts exactly its ticks; the anticipation is
- * held exactly its extra ticks; the smear shows for exactly one frame; the landing pops into
- * squash and overshoots into stretch; squash and stretch only duplicate or drop whole rows and
- * columns of the sprite (no new colour, no scaling); the smear is the silhouette lengthened by
- * duplication; the palette swap maps every pixel; and the state saves, loads and continues bit for
- * bit while a corrupt blob is refused. */
+/* check_juice.c — sim/anim/juice.c (seed 000 §3): the flash lasts exactly its ticks; the
+ * anticipation is held exactly its extra ticks; the smear shows for exactly one frame; the landing
+ * pops into squash and overshoots into stretch; squash and stretch only duplicate or drop whole
+ * rows and columns of the sprite (no new colour, no scaling); the smear is the silhouette
+ * lengthened by duplication; the palette swap maps every pixel; and the state saves, loads and
+ * continues bit for bit while a corrupt blob is refused. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "juice.h"
+#include "anim/juice.h"
 #include "check_blob.h"
 
 enum { T = 0 };

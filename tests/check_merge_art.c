@@ -1,4 +1,4 @@
-/* check_merge_art.c — sim/merge/art.c (issue 14 §3, seed 003): the fruit-merge world's art.
+/* check_merge_art.c — sim/merge/art*.c (issue 14 §3, seed 003): the fruit-merge world's art.
  * Every sprite within its size and the palette; each fruit the physics circle's picture (inside
  * r + 0.5, covering the disc of r − 1) with a one-pixel ink outline at every baked angle; angle 0
  * is the upright sprite; the turned fruit are RotSprite bakes of the upright one, tidied and
@@ -10,7 +10,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "merge/art.h"
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "sim.h"
 
 #define BG 0xEE  /* a frame filler no draw function writes (the palette has ≤ 64 entries) */

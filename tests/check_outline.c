@@ -1,11 +1,11 @@
-/* check_outline.c — sim/outline.c: the outline is exactly the pixels outside the shape that share
- * an edge with it (one pixel thick, never doubled on a diagonal), the shape keeps its fill, and
- * nothing else is touched. */
+/* check_outline.c — sim/anim/outline.c: the outline is exactly the pixels outside the shape that
+ * share an edge with it (one pixel thick, never doubled on a diagonal), the shape keeps its fill,
+ * and nothing else is touched. */
 #include <check.h>
 #include <limits.h>
 #include <string.h>
 #include "check_suites.h"
-#include "outline.h"
+#include "anim/outline.h"
 
 enum { W = 40, H = 32, BG = 7, FILL = 3, OUT = 1 };
 

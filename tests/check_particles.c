@@ -1,11 +1,12 @@
-/* check_particles.c — fire and smoke (sim/particles.c, seed 000 §5) as a viewer sees them: each
- * particle walks its ramp in order, hot to dark, and is gone at its lifetime; squares of 1–3 px in
- * ramp colours only; flames rise, smoke goes with the wind; the flicker changes frames and never
- * the state; the pool is fixed; save → load → continue equals continue, and refused blobs. */
+/* check_particles.c — fire and smoke (sim/anim/particles.c, seed 000 §5) as a viewer sees them:
+ * each particle walks its ramp in order, hot to dark, and is gone at its lifetime; squares of
+ * 1–3 px in ramp colours only; flames rise, smoke goes with the wind; the flicker changes frames
+ * and never the state; the pool is fixed; save → load → continue equals continue, and refused
+ * blobs. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "particles.h"
+#include "anim/particles.h"
 
 static const uint8_t fire_ramp[5] = { 20, 21, 22, 23, 24 };   /* white, yellow, orange, red, dark */
 static const uint8_t smoke_ramp[3] = { 30, 31, 32 };

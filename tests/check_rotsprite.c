@@ -1,5 +1,5 @@
-/* check_rotsprite.c — sim/rotsprite.c (seed 000 §2): Scale2x's E0..E3 rules on a pattern worked
- * by hand, exact quarter turns, no new colours, a one-pixel outline that stays 8-connected,
+/* check_rotsprite.c — sim/anim/rotsprite.c (seed 000 §2): Scale2x's E0..E3 rules on a pattern
+ * worked by hand, exact quarter turns, no new colours, a one-pixel outline that stays 8-connected,
  * transparency outside the rotated shape, a bake that repeats byte for byte, and the refusals;
  * then any number of angles: the 16 of sim_rot_bake are those of sim_rot_bake_n, finer sets share
  * their angles and mirror, and the angle lookup. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "sim.h"
 
 #define T 0  /* the transparent index in every test sprite */

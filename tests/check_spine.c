@@ -1,12 +1,12 @@
-/* check_spine.c — sim/spine.c (seed 000 §1, "Spine chain"): after many random target moves every
- * segment is at its rest length and every angle within ±maxBend; the head chases its target; the
- * body is drawn on the palette, solid and outlined; the bad shapes are refused; and the state
+/* check_spine.c — sim/anim/spine.c (seed 000 §1, "Spine chain"): after many random target moves
+ * every segment is at its rest length and every angle within ±maxBend; the head chases its target;
+ * the body is drawn on the palette, solid and outlined; the bad shapes are refused; and the state
  * saves, loads and continues bit for bit, while a corrupt blob is refused. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 #include "check_suites.h"
-#include "spine.h"
+#include "anim/spine.h"
 #include "check_blob.h"
 
 #define N 12

@@ -1,10 +1,10 @@
-/* check_spring.c — sim/spring.c: the seed's spring step (seed 000 §3, "Spring juice"), its
+/* check_spring.c — sim/anim/spring.c: the seed's spring step (seed 000 §3, "Spring juice"), its
  * overshoot and settling, the phase accumulator and the fading wave as the merge carrier had them
  * (the arithmetic is pinned against a copy of the code it replaced), and save/load. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "spring.h"
+#include "anim/spring.h"
 #include "check_blob.h"
 
 /* "v += (k*(target-x) - c*v)*dt; x += v*dt": one step by hand. */

@@ -13,25 +13,25 @@ Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sy
 #include "kinds.h"
 #undef SIM_KIND
 Suite *suite_verlet(void);
-Suite *suite_rotsprite(void);  /* sim/rotsprite.c: RotSprite pre-bake (seed 000 §2) */
-Suite *suite_celset(void);     /* sim/celset.c: the cel-set sprite engine of seed 002 */
-/* The creature pieces of seed 000 §1, §3, §4 (issue 16), one suite per module of sim/ */
-Suite *suite_spring(void);     /* sim/spring.c: springs and phase accumulators */
-Suite *suite_timing(void);     /* sim/timing.c: {frame, ticks} holds, layers on 2s and 3s */
-Suite *suite_outline(void);    /* sim/outline.c: a shape with a 1-px outline */
-Suite *suite_spine(void);      /* sim/spine.c: the follow-the-leader spine */
-Suite *suite_fabrik(void);     /* sim/fabrik.c: the FABRIK reacher */
-Suite *suite_biped(void);      /* sim/biped.c: the parametric biped, hair, breathing */
-Suite *suite_walker(void);     /* sim/walker.c: the rule-built walk from one sprite */
-Suite *suite_juice(void);      /* sim/juice.c: flash, squash and stretch, smear, hop, pop */
+Suite *suite_rotsprite(void);  /* sim/anim/rotsprite.c: RotSprite pre-bake (seed 000 §2) */
+Suite *suite_celset(void);     /* sim/anim/celset.c: the cel-set sprite engine of seed 002 */
+/* The creature pieces of seed 000 §1, §3, §4 (issue 16), one suite per module of sim/anim/ */
+Suite *suite_spring(void);     /* sim/anim/spring.c: springs and phase accumulators */
+Suite *suite_timing(void);     /* sim/anim/timing.c: {frame, ticks} holds, layers on 2s and 3s */
+Suite *suite_outline(void);    /* sim/anim/outline.c: a shape with a 1-px outline */
+Suite *suite_spine(void);      /* sim/anim/spine.c: the follow-the-leader spine */
+Suite *suite_fabrik(void);     /* sim/anim/fabrik.c: the FABRIK reacher */
+Suite *suite_biped(void);      /* sim/anim/biped.c: the parametric biped, hair, breathing */
+Suite *suite_walker(void);     /* sim/anim/walker.c: the rule-built walk from one sprite */
+Suite *suite_juice(void);      /* sim/anim/juice.c: flash, squash and stretch, smear, hop, pop */
 /* The garden's environment pieces (seed 000 §5, issue 16) */
-Suite *suite_inks(void);       /* sim/inks.c: OKLab and the 8-ink lock */
-Suite *suite_water(void);      /* sim/water.c: the spring height field */
-Suite *suite_particles(void);  /* sim/particles.c: fire and smoke */
-Suite *suite_cloth(void);      /* sim/cloth.c: the flag's Verlet grid */
-Suite *suite_grass(void);      /* sim/grass.c: tufts, sway and gusts */
+Suite *suite_inks(void);       /* sim/anim/inks.c: OKLab and the 8-ink lock */
+Suite *suite_water(void);      /* sim/anim/water.c: the spring height field */
+Suite *suite_particles(void);  /* sim/anim/particles.c: fire and smoke */
+Suite *suite_cloth(void);      /* sim/anim/cloth.c: the flag's Verlet grid */
+Suite *suite_grass(void);      /* sim/anim/grass.c: tufts, sway and gusts */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
-Suite *suite_merge_art(void);  /* sim/merge/art.c: the fruit-merge world's art (seed 003) */
+Suite *suite_merge_art(void);  /* sim/merge/art*.c: the fruit-merge world's art (seed 003) */
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);

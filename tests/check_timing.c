@@ -1,11 +1,12 @@
-/* check_timing.c — sim/timing.c (seed 000 §6): a hold list's frame is a function of (tick − start)
- * alone and matches the list expanded tick by tick; one-shot lists stay on their last hold; an
- * "on 3s" layer changes only every third tick; clips save and load as two integers. */
+/* check_timing.c — sim/anim/timing.c (seed 000 §6): a hold list's frame is a function of
+ * (tick − start) alone and matches the list expanded tick by tick; one-shot lists stay on their
+ * last hold; an "on 3s" layer changes only every third tick; clips save and load as two
+ * integers. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "timing.h"
-#include "biped.h"
+#include "anim/timing.h"
+#include "anim/biped.h"
 
 /* A strike: the seed's uneven holds, wind-up long, strike short, recovery in between. */
 static const sim_hold strike[] = {

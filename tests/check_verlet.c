@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
-#include "verlet.h"
+#include "anim/verlet.h"
 
 #define DT (1.0 / 40.0)
 

@@ -1,10 +1,10 @@
-/* check_walker.c — sim/walker.c (seed 000 §4, "Walk frames from one sprite, rule-based"): the four
- * frames against the rule, pixel by pixel, written here from the seed's sentences; flips; and the
- * refusals. */
+/* check_walker.c — sim/anim/walker.c (seed 000 §4, "Walk frames from one sprite, rule-based"): the
+ * four frames against the rule, pixel by pixel, written here from the seed's sentences; flips; and
+ * the refusals. */
 #include <check.h>
 #include <string.h>
 #include "check_suites.h"
-#include "walker.h"
+#include "anim/walker.h"
 
 enum { T = 0 };            /* the transparent index */
 #define SW 12

@@ -1,4 +1,4 @@
-/* check_water.c — the spring height field (sim/water.c, seed 000 §5) as a viewer sees it: the
+/* check_water.c — the spring height field (sim/anim/water.c, seed 000 §5) as a viewer sees it: the
  * volume stays exactly the same whatever splashes, the surface calms down, a splash runs to the
  * far end at the wave speed and comes back, a splash in the middle stays mirror-symmetric; the
  * drawing and its palette cycle; save → load → continue equals continue, and refused blobs. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
-#include "water.h"
+#include "anim/water.h"
 
 static void mk(sim_water *w, int n)
 {

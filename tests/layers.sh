@@ -4,6 +4,8 @@
 #
 #   clients/ → wire/ → sim/        server/ → wire/ replay/ sim/        replay/ → sim/
 #   pool/ → sim/ (the worker pool for parallel passes; replay/, server/ and clients/ may use it)
+#   inside sim/: core (sim/*) → toolkit (sim/anim/) → kinds (sim/<kind>/), and no kind → another
+#   kind, read from what each file includes ($CC -MM; the section "sim/'s rooms" below).
 #   inside server/, the host (worlds, scheduler, acks, recording, playback) never calls the
 #   network layer (connections, handlers, fan-out).
 #
@@ -62,6 +64,115 @@ fail() { echo "layers: $*" >&2; status=1; }
 NM=nm
 undefined() { $NM -u "$@" 2>/dev/null | awk 'NF && $NF !~ /:$/ {print $NF}' | sed 's/@.*//' | sort -u; }
 defined()   { $NM --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRVWC]/ {print $3}' | sort -u; }
+
+# ---- sim/'s rooms: core → toolkit → kinds ---------------------------------------------------
+# Inside sim/ the includes point one way (docs/ADDING-A-WORLD.md): the core (sim/*.c, sim/*.h:
+# the contract) includes nothing of the toolkit (sim/anim/) or of a kind (sim/<kind>/); the
+# toolkit includes nothing of a kind; a kind includes nothing of another kind; and nothing in
+# sim/ includes a file outside it. Include paths cannot say this: -Isim, which every room needs
+# for sim.h, reaches every folder below it ("anim/verlet.h", "sand/sand.h"), and a quoted include
+# is looked up beside the including file first ("../sand/sand.h"). So the rule reads what each
+# .c and .h really reaches, however the include is spelt: `$CC -MM` with sim/'s include flags
+# (the Makefile's INC_sim), every header it lists (directly or through another) put in its room.
+# Its own probe first: a sim/ tree built to break each arrow must be caught, file by file.
+
+# rooms_violations: run where sim/ is a subfolder; prints one line for each header a file of
+# sim/ reaches that its room may not include (nothing when every arrow holds). One $CC -MM reads
+# every file; awk puts each path in its room: core (sim/*), anim (sim/anim/…), kind:<name>
+# (sim/<name>/…) or outside.
+rooms_violations() {
+    files=$(find sim -name '*.[ch]' | LC_ALL=C sort)
+    # kinds.h is an X-macro that refuses to be read without SIM_KIND
+    # shellcheck disable=SC2086
+    if ! deps=$("$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim '-DSIM_KIND(name)=' \
+            -MM -x c $files 2>/dev/null); then
+        for f in $files; do
+            # shellcheck disable=SC2086
+            "$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim '-DSIM_KIND(name)=' -MM \
+                -x c "$f" > /dev/null 2>&1 \
+                || echo "  $f: its includes cannot be read ($CC -MM $INC_sim fails: compile it to see why)"
+        done
+        return
+    fi
+    # A rule is "target: file dep dep …" (continued lines end in \); a path is made plain
+    # (sim/merge/../anim/x.h is sim/anim/x.h) before its room is read.
+    echo "$deps" | tr -d '\134' | tr -s '[:blank:]' '\n' | awk -v pwd="$(pwd)/" '
+        function plain(p,   n, i, k, part, out) {
+            if (index(p, pwd) == 1) p = substr(p, length(pwd) + 1)
+            n = split(p, part, "/"); k = 0
+            for (i = 1; i <= n; i++) {
+                if (part[i] == "" && i == 1) { out[++k] = ""; continue }
+                if (part[i] == "" || part[i] == ".") continue
+                if (part[i] == ".." && k > 0 && out[k] != ".." && out[k] != "") { k--; continue }
+                out[++k] = part[i]
+            }
+            p = ""
+            for (i = 1; i <= k; i++) p = p (i > 1 ? "/" : "") out[i]
+            return p
+        }
+        function room(p,   n, part) {
+            if (substr(p, 1, 4) != "sim/") return "outside"
+            n = split(substr(p, 5), part, "/")
+            if (n == 1) return "core"
+            if (part[1] == "anim") return "anim"
+            return "kind:" part[1]
+        }
+        $0 == "" { next }
+        /:$/ { file = ""; next }
+        file == "" { file = plain($0); from = room(file); next }
+        {
+            d = plain($0); to = room(d)
+            if (to == "core" || to == from || (to == "anim" && from ~ /^kind:/)) next
+            if (to == "outside") why = "outside sim/ (the core sees sim/ alone)"
+            else if (from == "core") why = "the core includes nothing of the toolkit or a kind"
+            else if (from == "anim") why = "the toolkit includes nothing of a kind"
+            else why = "a kind includes nothing of another kind"
+            print "  " file " reaches " d ": " why
+        }'
+}
+
+# The probe: a tree with a good file in each room and every arrow broken once, spelt each way
+# (through -Isim, beside the file with ../, through a header of the kind's own).
+for d in sim/anim sim/sand sim/merge sim/garden wire; do mkdir -p "$tmp/rooms/$d"; done
+printf 'int probe_sim;\n' > "$tmp/rooms/sim/sim.h"
+printf 'int probe_wire;\n' > "$tmp/rooms/wire/wire.h"
+printf '#include "sim.h"\nint probe_tool;\n' > "$tmp/rooms/sim/anim/tool.h"
+printf '#include "sim.h"\nint probe_sand;\n' > "$tmp/rooms/sim/sand/sand.h"
+printf '#include "sim.h"\nint probe_garden;\n' > "$tmp/rooms/sim/garden/garden.h"
+printf '#include "sim.h"\nint core_ok;\n' > "$tmp/rooms/sim/core_ok.c"
+printf '#include "tool.h"\n#include "sim.h"\nint tool_ok;\n' > "$tmp/rooms/sim/anim/tool_ok.c"
+printf '#include "sand.h"\n#include "anim/tool.h"\nint sand_ok;\n' > "$tmp/rooms/sim/sand/sand_ok.c"
+printf '#include "anim/tool.h"\nint bad_core;\n' > "$tmp/rooms/sim/bad_core.c"
+printf '#include "sand/sand.h"\n' > "$tmp/rooms/sim/bad_core.h"
+printf '#include "../sand/sand.h"\nint bad_tool;\n' > "$tmp/rooms/sim/anim/bad_tool.c"
+printf '#include "../../wire/wire.h"\nint bad_out;\n' > "$tmp/rooms/sim/anim/bad_out.c"
+printf '#include "sand/sand.h"\nint bad_kind;\n' > "$tmp/rooms/sim/merge/bad_kind.c"
+printf '#include "anim/tool.h"\n#include "../garden/garden.h"\n' > "$tmp/rooms/sim/merge/merge.h"
+printf '#include "merge.h"\nint bad_via;\n' > "$tmp/rooms/sim/merge/bad_via.c"
+out=$(cd "$tmp/rooms" && rooms_violations)
+if [ -z "$out" ]; then
+    fail "negative control: a sim/ tree whose rooms include what they may not passed; the rooms check is broken"
+else
+    for want in "sim/bad_core.c reaches sim/anim/tool.h" "sim/bad_core.h reaches sim/sand/sand.h" \
+            "sim/anim/bad_tool.c reaches sim/sand/sand.h" "sim/anim/bad_out.c reaches wire/wire.h" \
+            "sim/merge/bad_kind.c reaches sim/sand/sand.h" \
+            "sim/merge/merge.h reaches sim/garden/garden.h" \
+            "sim/merge/bad_via.c reaches sim/garden/garden.h"; do
+        echo "$out" | grep -qF "  $want:" \
+            || fail "negative control: rooms: '$want' was not caught (got: $(echo "$out" | tr '\n' ' '))"
+    done
+    echo "$out" | grep -q '_ok\.c' \
+        && fail "negative control: rooms: an allowed include was refused: $(echo "$out" | grep '_ok\.c' | tr '\n' ' ')"
+fi
+[ $status -eq 0 ] && echo "layers: negative control caught (sim/'s rooms: a core file and header, a toolkit file and a kind file and header including what they may not, and a toolkit file reaching outside sim/)"
+out=$(rooms_violations)
+if [ -z "$out" ]; then
+    kinds=$(find sim -mindepth 1 -maxdepth 1 -type d ! -name anim | sed 's#^sim/##' | LC_ALL=C sort | tr '\n' ' ')
+    echo "layers: sim/'s rooms: $(find sim -name '*.[ch]' | wc -l) files read with $CC -MM; the core includes only the core, sim/anim/ no kind, no kind another (${kinds% })"
+else
+    fail "sim/'s rooms: an include points the wrong way (core → toolkit → kinds; docs/ADDING-A-WORLD.md):"
+    echo "$out" >&2
+fi
 
 # ---- link-time rules ----------------------------------------------------------------------
 # libc functions the core may call: memory and strings, nothing with a clock, a file or a lock.

@@ -3,7 +3,7 @@
  * garden_int.h adds the functions the modules call in each other.
  *
  * One 320×180 side view at 60 Hz that shows every procedural technique of the survey at once,
- * each built from the shared engine pieces at the top of sim/ (docs/garden.md):
+ * each built from the pieces of the animation toolkit in sim/anim/ (docs/garden.md):
  *
  *   sky serpents     follow-the-leader spines with an angle limit, outlined polygons (spine.h)
  *   vines            FABRIK reachers rooted in the ground, solved on 2s (fabrik.h)
@@ -23,17 +23,17 @@
 #ifndef VIVARIUM_GARDEN_H
 #define VIVARIUM_GARDEN_H
 #include "sim_internal.h"
-#include "spine.h"
-#include "fabrik.h"
-#include "biped.h"
-#include "walker.h"
-#include "juice.h"
-#include "timing.h"
-#include "grass.h"
-#include "water.h"
-#include "particles.h"
-#include "cloth.h"
-#include "inks.h"
+#include "anim/spine.h"
+#include "anim/fabrik.h"
+#include "anim/biped.h"
+#include "anim/walker.h"
+#include "anim/juice.h"
+#include "anim/timing.h"
+#include "anim/grass.h"
+#include "anim/water.h"
+#include "anim/particles.h"
+#include "anim/cloth.h"
+#include "anim/inks.h"
 
 /* ---- the scene (pixels; y down) ----------------------------------------------------------------- */
 #define GARDEN_HZ 60

@@ -1,4 +1,4 @@
-/* anim.c — the carrier's torso and hands on the cel-set engine (seed 002, sim/celset.c).
+/* anim.c — the carrier's torso and hands on the cel-set engine (seed 002, sim/anim/celset.c).
  *
  * The seed's hands are "two sprites each with a flip: open and closed variants, vertically flipped
  * per phase to get four poses out of two drawings". Here each pose is a one-cel cel set (the cel

@@ -3,6 +3,9 @@
  * panels, eyes drawn upright on top of a fruit, and a small outlined font. Everything is palette
  * indexes of the one named palette below; nothing here runs in a step except the draw functions,
  * which only write pixels of a frame.
+ * One subject a file: art.c (the palette, the build and free), art_fruit.c (the fruit, painted and
+ * baked), art_carrier.c (the carrier's parts, and drawing the carrier and its hands), art_eyes.c,
+ * art_text.c and art_backdrop.c; art_int.h is what they share.
  *
  * Sizes and pivots, for the world (all in pixels; "pivot pixel" = the pixel whose centre is the
  * point; sim_rot_blit(f, set, k, x, y, flags) puts that pixel of image k on frame pixel (x, y)):
@@ -49,7 +52,7 @@
 #ifndef VIVARIUM_SIM_MERGE_ART_H
 #define VIVARIUM_SIM_MERGE_ART_H
 #include <stdint.h>
-#include "rotsprite.h"
+#include "anim/rotsprite.h"
 #include "sim.h"
 
 #define MERGE_TIERS 11

@@ -5,9 +5,9 @@
  * timers are clamped so a saved state stays in a checkable range. Phases are accumulators
  * advanced by dt × frequency, never sin(time × frequency): a frequency may change between steps
  * and the wave goes on from where it was: the shared phase accumulator and fading wave of
- * sim/spring.c. */
+ * sim/anim/spring.c. */
 #include "carrier.h"
-#include "spring.h"
+#include "anim/spring.h"
 
 #define TWO_PI (2.0 * SIM_PI)
 /* Ours: a blink whose time left is within a nanosecond of zero has ended, so a duration that is a
@@ -68,9 +68,9 @@ void sim__merge_carrier_init(merge_carrier *c, const merge_carrier_cfg *cfg, dou
 /* One decaying wobble (the seed's stop block, for the fruit or the head): while the timer has not
  * run out, the angle is sin(acc) × (1 − t/T) × amp × lastDir × −1: it swings opposite to the last
  * travel first (what is carried keeps going), and the accumulator advances by dt × f × amplitude,
- * so the wobble slows as it fades (sim_fade_wave_step, sim/spring.c). Angle first, then advance,
- * as the seed orders it. The timer is clamped at T (the seed lets it run past; nothing reads it
- * there). Returns the angle, or 0 once the fade is over. */
+ * so the wobble slows as it fades (sim_fade_wave_step, sim/anim/spring.c). Angle first, then
+ * advance, as the seed orders it. The timer is clamped at T (the seed lets it run past; nothing
+ * reads it there). Returns the angle, or 0 once the fade is over. */
 static double wobble(double *timer, double *acc, double T, double f, double amp, int last_dir,
                      double dt)
 {

@@ -11,8 +11,8 @@
  *
  * The rest of the folder: fruit.c (the container, spawning, the merge, game over, scenes),
  * carrier.c (the carrier's motion, the juggle, the fruit's idle life), anim.c (the cel-set
- * tables), pilot.c (the autopilot), art.c (the pixel art, drawn at create), render.c (the frame)
- * and state.c (save, load, desync reports). */
+ * tables), pilot.c (the autopilot), art*.c (the pixel art, drawn at create: art.h says which file
+ * draws what), render.c (the frame) and state.c (save, load, desync reports). */
 #include "merge_int.h"
 #include <stdlib.h>
 

@@ -3,17 +3,18 @@
  * functions the modules call in each other.
  *
  * A container in the middle of a 320×180 frame; fruit are circles on the shared Verlet solver
- * (sim/verlet.c, with its spin and circle-contact options on), in 11 tiers by radius. Two touching
- * fruit of one kind merge into one of the next tier. A carrier at the top (head, hat, two hands,
- * the fruit it carries) walks, leans and wiggles (carrier.c), juggles the next fruit from the
- * left hand to the right (carrier.c) and has its hands and idle played by the cel-set engine
- * (sim/celset.c, anim.c). The art is drawn in code at create time (art.c) and rotated fruit come
- * from RotSprite pre-bakes (sim/rotsprite.c). docs/merge.md has every number and its reason. */
+ * (sim/anim/verlet.c, with its spin and circle-contact options on), in 11 tiers by radius. Two
+ * touching fruit of one kind merge into one of the next tier. A carrier at the top (head, hat, two
+ * hands, the fruit it carries) walks, leans and wiggles (carrier.c), juggles the next fruit from
+ * the left hand to the right (carrier.c) and has its hands and idle played by the cel-set engine
+ * (sim/anim/celset.c, anim.c). The art is drawn in code at create time (art*.c) and rotated fruit
+ * come from RotSprite pre-bakes (sim/anim/rotsprite.c). docs/merge.md has every number and its
+ * reason. */
 #ifndef VIVARIUM_MERGE_H
 #define VIVARIUM_MERGE_H
 #include "sim_internal.h"
-#include "verlet.h"
-#include "celset.h"
+#include "anim/verlet.h"
+#include "anim/celset.h"
 #include "merge/art.h"
 #include "merge/carrier.h"
 

@@ -5,7 +5,7 @@
  * pixels a unit (two thirds of a pixel at the default 320×180). */
 #ifndef VIVARIUM_TERRARIUM_H
 #define VIVARIUM_TERRARIUM_H
-#include "verlet.h"
+#include "anim/verlet.h"
 
 #define TERRA_HZ 40
 #define TERRA_DT (1.0 / 40.0)

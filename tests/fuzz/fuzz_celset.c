@@ -1,5 +1,5 @@
-/* fuzz_celset.c — libFuzzer target: the cel-set sprite engine (sim/celset.c, seed 002) with cel
- * sets, OAM sets and saved engine states that nobody wrote by hand.
+/* fuzz_celset.c — libFuzzer target: the cel-set sprite engine (sim/anim/celset.c, seed 002) with
+ * cel sets, OAM sets and saved engine states that nobody wrote by hand.
  *
  * The input is cut into: a slot count, two cel sets and an OAM set (each length-prefixed, and
  * handed to the engine in exact-size heap blocks, so a parser that reads past the end of a set is
@@ -12,7 +12,7 @@
  * The behaviour used here is the kind of thing a world does: it moves its slot, changes the
  * duration offset and the cel id's entry, reinits and deletes, all driven by the slot's bytes. */
 #include "fuzz.h"
-#include "celset.h"
+#include "anim/celset.h"
 #include "fuzz_celset.h"
 
 #define TICKS 12

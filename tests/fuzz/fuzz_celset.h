@@ -3,7 +3,7 @@
  * three cels (two on the input's OAM set, one with none), three objects. */
 #ifndef VIVARIUM_FUZZ_CELSET_H
 #define VIVARIUM_FUZZ_CELSET_H
-#include "celset.h"
+#include "anim/celset.h"
 
 typedef struct fuzz_celset_tables {
     sim_sprite tiles[3];

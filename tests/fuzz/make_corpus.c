@@ -15,7 +15,7 @@
 #include <zstd.h>
 #include "codec.h"
 #include "sim.h"
-#include "celset.h"
+#include "anim/celset.h"
 #include "fuzz/fuzz_celset.h"
 #include "cycle/scene.h"
 #include "wire.h"

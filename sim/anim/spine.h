@@ -11,9 +11,9 @@
  * normal (the normal of the bisector of its two segments, the segment's own at the ends), one quad
  * per segment through the polygon rasterizer (sim_raster_polygon, nearest pixel: vertices snapped,
  * pixel centres sampled), a half-octagon cap at the head and at the tail, in one fill ink with a
- * 1-px outline (sim/outline.h). A body drawn as quads sharing their snapped edges tiles without
- * gaps, and a coiled body that crosses itself stays solid (one outline polygon under the even–odd
- * rule would punch holes where it overlaps).
+ * 1-px outline (sim/anim/outline.h). A body drawn as quads sharing their snapped edges tiles
+ * without gaps, and a coiled body that crosses itself stays solid (one outline polygon under the
+ * even–odd rule would punch holes where it overlaps).
  *
  * State is plain data (no pointers, fixed capacity): a world keeps sim_spine values in its state
  * and saves them with sim_spine_save. Nothing here allocates. */

@@ -2,17 +2,17 @@
  * 6×4 nodes) rasterized as flat quads").
  *
  * Node (i, j) is column i counted from the pole and row j counted from the top, at index j·w + i.
- * Each has a position and a previous position (its velocity is the gap, as in sim/verlet.c) and a
- * pin flag; sim_cloth_hang lays the grid out flat and pins column 0 to the pole. A step moves
+ * Each has a position and a previous position (its velocity is the gap, as in sim/anim/verlet.c)
+ * and a pin flag; sim_cloth_hang lays the grid out flat and pins column 0 to the pole. A step moves
  * every free node by its velocity × keep plus gravity and the wind, then relaxes the distance
  * constraints `iters` times: along the rows, down the columns (both rigid), then both diagonals
  * of every cell (weak, SIM_CLOTH_SHEAR), each pass in that fixed order.
  *
  * A pinned node is never written: not by the step, not by a constraint (its share of every
  * correction is zero, so its neighbour takes it all). So the pinned nodes are exactly still, bit
- * for bit, which sim/verlet.c's pins cannot give: they pull a chunk toward a point by a fraction,
- * and x + (p − x) is not always p in floating point. That, and the terrain, spin and pile options
- * a flag needs none of, is why the flag has this small solver of its own.
+ * for bit, which sim/anim/verlet.c's pins cannot give: they pull a chunk toward a point by a
+ * fraction, and x + (p − x) is not always p in floating point. That, and the terrain, spin and pile
+ * options a flag needs none of, is why the flag has this small solver of its own.
  *
  * The wind pushes every free node along x with its strength, and a flutter — a vertical push
  * travelling from the pole to the free edge, sin(phase − k·i), as strong as the wind — makes the

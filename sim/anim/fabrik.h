@@ -11,7 +11,8 @@
  * at its length after every solve.
  *
  * Drawn as tapered capsules (sim_raster_capsule), thick at the root, in one fill ink with a 1-px
- * outline (sim/outline.h). State is plain data with a fixed capacity; nothing here allocates. */
+ * outline (sim/anim/outline.h). State is plain data with a fixed capacity; nothing here
+ * allocates. */
 #ifndef VIVARIUM_SIM_FABRIK_H
 #define VIVARIUM_SIM_FABRIK_H
 #include "sim_internal.h"

@@ -20,8 +20,8 @@
  * Every frame is (w + 2) × (h + 1): one column of room each side for the legs, one row on top for
  * the passing frames' rise; the sprite's own pixel (0, 0) sits at (1, 1) of it. The frames are a
  * pure function of the sprite (pre-baked at create time, never saved); which one shows is the
- * world's business (a {frame, ticks} hold list, sim/timing.h). The seed: "It holds up at ≤ 16 px
- * and fails beyond about 24 px", hence the limit. */
+ * world's business (a {frame, ticks} hold list, sim/anim/timing.h). The seed: "It holds up at
+ * ≤ 16 px and fails beyond about 24 px", hence the limit. */
 #ifndef VIVARIUM_SIM_WALKER_H
 #define VIVARIUM_SIM_WALKER_H
 #include "sim.h"
