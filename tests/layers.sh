@@ -83,12 +83,13 @@ defined()   { $NM --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRV
 rooms_violations() {
     files=$(find sim -name '*.[ch]' | LC_ALL=C sort)
     # kinds.h and errors.h are X-macros that refuse to be read without their macros
+    xmacros="-DSIM_KIND(name)= -DSIM_ERROR(n,v,t)= -DSIM_ERROR_RANGE(a,b,p)="
     # shellcheck disable=SC2086
-    if ! deps=$("$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim '-DSIM_KIND(name)=' '-DSIM_ERROR(n,v,t)=' '-DSIM_ERROR_RANGE(a,b,p)=' \
+    if ! deps=$("$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim $xmacros \
             -MM -x c $files 2>/dev/null); then
         for f in $files; do
             # shellcheck disable=SC2086
-            "$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim '-DSIM_KIND(name)=' '-DSIM_ERROR(n,v,t)=' '-DSIM_ERROR_RANGE(a,b,p)=' -MM \
+            "$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim $xmacros -MM \
                 -x c "$f" > /dev/null 2>&1 \
                 || echo "  $f: its includes cannot be read ($CC -MM $INC_sim fails: compile it to see why)"
         done
