@@ -351,15 +351,20 @@ int count_rows(const char *db, const char *sql)
     return n;
 }
 
-int file_contains(const char *path, const char *needle)
+int file_count(const char *path, const char *needle)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) return 0;
     char line[1024];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, fp)) found = strstr(line, needle) != NULL;
+    int n = 0;
+    while (fgets(line, sizeof line, fp)) n += strstr(line, needle) != NULL;
     fclose(fp);
-    return found;
+    return n;
+}
+
+int file_contains(const char *path, const char *needle)
+{
+    return file_count(path, needle) > 0;
 }
 
 /* ---- slow clients ------------------------------------------------------------------------------- */

@@ -100,6 +100,7 @@ void e2e_close(e2e_peer *p);         /* close one connection now (its frames sta
 int e2e_fixture_stop(e2e_fixture *fx);
 int e2e_fixture_stop_keep(e2e_fixture *fx);
 int file_contains(const char *path, const char *needle);
+int file_count(const char *path, const char *needle);      /* lines that contain needle */
 long rss_kb(pid_t pid);
 int open_fds(pid_t pid);             /* the descriptors a process holds, or -1 */
 /* Connect to sv with a small receive buffer set before the handshake, so the window it
