@@ -57,12 +57,12 @@ int opt_parse(const opt_prog *p, int argc, char **argv)
     return OPT_OK;
 }
 
-/* One entry: "  NAME ARG", padded to the column (at least two spaces after a longer one), then
+/* One entry: "  NAME ARG" padded to the column (a name that reaches it gets two spaces), then
  * the help's lines, each after the first indented to the column. */
 static void help_entry(const opt_prog *p, const opt *o, FILE *out)
 {
     int n = fprintf(out, "  %s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-    int pad = p->column - n < 2 ? 2 : p->column - n;
+    int pad = n < p->column ? p->column - n : 2;
     const char *line = o->help;
     for (int first = 1;; first = 0) {
         const char *nl = strchr(line, '\n');

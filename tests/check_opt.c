@@ -49,6 +49,7 @@ static int demo_stop(const opt_prog *p, const opt *o, const char *v)
         OPT_U64("--seed", "N", &(d)->seed, "the seed (default 1)"),                                \
         OPT_LONG("--scale", "S", &(d)->scale, 1, 16, "pixel scale, 1..16"),                        \
         OPT_FORM("--scale", "WxH", "another form, shown only"),                                    \
+        OPT_FORM("--scale", "WxHxD", "one short of the column: one space"),                        \
         OPT_CALL("--a-very-long-option", "VALUE", demo_stop, (d), "two spaces, then this\nand this"), \
         OPT_CALL("--version", NULL, demo_stop, (d), NULL),                                         \
         { .name = "-o", .arg = "FILE", .help = "only in mode 1", .set = opt_str, .ptr = &(d)->out, \
@@ -264,6 +265,7 @@ static const char demo_help[] =
     "  --seed N      the seed (default 1)\n"
     "  --scale S     pixel scale, 1..16\n"
     "  --scale WxH   another form, shown only\n"
+    "  --scale WxHxD one short of the column: one space\n"
     "  --a-very-long-option VALUE  two spaces, then this\n"
     "                and this\n"
     "  -o FILE       only in mode 1\n"
