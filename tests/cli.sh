@@ -429,8 +429,9 @@ tables() {
     "$@" --no-such-option > "$tmp/out" 2> "$tmp/err"
     got=$?
     want="$who: unknown option '--no-such-option' (see $see --help)"
-    [ "$got" = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] \
-        || fail "$name --no-such-option: exit $got, said '$(cat "$tmp/err")', wanted '$want'"
+    if [ "$got" != 2 ] || [ "$(cat "$tmp/err")" != "$want" ]; then
+        fail "$name --no-such-option: exit $got, said '$(cat "$tmp/err")', wanted '$want'"
+    fi
     n=0; bad=0
     while read -r opt kind shown; do
         n=$((n + 1))
