@@ -25,19 +25,21 @@ WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmis
 # Determinism rules for every file that links sim/: no FMA contraction, no fast-math, and sqrt
 # inlined as the (correctly rounded) hardware instruction.
 DET      := -ffp-contract=off -fno-math-errno
-# Each folder compiles with only the include paths it may use (the arrows of ARCHITECTURE.md):
-# sim/ sees itself alone; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; server/ and
-# clients/ see the layers below. Inside sim/, -Isim reaches every room (core, anim/, each kind), so
-# the arrows between them are read from what each file includes instead (tests/layers.sh, $(CC) -MM).
+# Each folder compiles with only the include paths it may use (the arrows of docs/ARCHITECTURE.md):
+# sim/ sees itself alone; wire/ and pool/ see sim/; replay/ sees pool/ and sim/; opt/ (the
+# option tables) sees itself alone; server/ and clients/ see the layers below and opt/. Inside
+# sim/, -Isim reaches every room (core, anim/, each kind), so the arrows between them are read
+# from what each file includes instead (tests/layers.sh, $(CC) -MM).
 # Tests, benchmarks and fuzz targets may reach anything.
 BASE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
 INC_sim     := -Isim
 INC_wire    := -Iwire -Isim
 INC_pool    := -Ipool -Isim
 INC_replay  := -Ireplay -Ipool -Isim
-INC_server  := -Iserver -Iwire -Ireplay -Ipool -Isim
-INC_clients := -Iclients -Iwire -Ireplay -Ipool -Isim
-INC_tests   := -Itests -Iclients -Iserver -Iwire -Ireplay -Ipool -Isim
+INC_opt     := -Iopt
+INC_server  := -Iserver -Iwire -Ireplay -Ipool -Isim -Iopt
+INC_clients := -Iclients -Iwire -Ireplay -Ipool -Isim -Iopt
+INC_tests   := -Itests -Iclients -Iserver -Iwire -Ireplay -Ipool -Isim -Iopt
 INC_bench   := $(INC_tests)
 CPPFLAGS := $(BASE_CPPFLAGS) $(INC_tests)
 
@@ -71,6 +73,7 @@ HIREDIS_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null || echo -lhiredis)
 SIM_SRC     := $(sort $(wildcard sim/*.c sim/*/*.c))
 WIRE_SRC    := $(sort $(wildcard wire/*.c))
 POOL_SRC    := $(sort $(wildcard pool/*.c))
+OPT_SRC     := $(sort $(wildcard opt/*.c))
 VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c clients/websocket.c
@@ -80,6 +83,7 @@ TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c te
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
 POOL_OBJ    := $(POOL_SRC:%.c=$(BUILD)/%.o)
+OPT_OBJ     := $(OPT_SRC:%.c=$(BUILD)/%.o)
 VIVD_OBJ    := $(VIVD_SRC:%.c=$(BUILD)/%.o)
 REPLAY_OBJ  := $(REPLAY_SRC:%.c=$(BUILD)/%.o)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
@@ -91,6 +95,8 @@ LIBREPLAY   := $(BUILD)/libreplay.a
 LIBWIRE     := $(BUILD)/libwire.a
 # The worker pool that runs a world's parallel passes (pool/pool.h): linked by every host.
 LIBPOOL     := $(BUILD)/libpool.a
+# The option tables' parser and --help (opt/opt.h): linked by vivd and viv.
+LIBOPT      := $(BUILD)/libopt.a
 LIBCLI      := $(BUILD)/libcli.a
 # vivd without its main(), so that the Check suites can reach the ack queue, the handler table and
 # fan-out directly (tests/check_acks.c, check_handlers.c, check_fanout.c).
@@ -128,6 +134,10 @@ $(LIBPOOL): $(POOL_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIBOPT): $(OPT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(LIBSRV): $(SRVLIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -136,16 +146,16 @@ $(LIBCLI): $(CLILIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
+$(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
 
-$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
+$(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
-$(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
+$(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------------------------
 # CK_RUN_SUITE=name runs one suite: `make check CK_RUN_SUITE=sand`.
@@ -197,7 +207,7 @@ test-san: test-san-fast test-san-slow test-san-scripts
 # The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
 test-layers: $(BIN)/viv $(BIN)/vivd wasm
 	CC="$(CC)" INC_sim="$(INC_sim)" INC_wire="$(INC_wire)" INC_pool="$(INC_pool)" INC_replay="$(INC_replay)" \
-	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" \
+	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" INC_opt="$(INC_opt)" \
 	    WASM_CC="$(WASM_CC)" WASM_NM="$(WASM_NM)" WASM_BUILD="$(WASM_BUILD)" WASM_MODULE="$(WASM_MODULE)" \
 	    sh tests/layers.sh $(BUILD)
 
@@ -305,4 +315,4 @@ help:
 include tests/fuzz/fuzz.mk
 include wasm/wasm.mk
 
--include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(POOL_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/bench/*.d)
+-include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(POOL_OBJ:.o=.d) $(OPT_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/bench/*.d)

@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include "bot.h"
 #include "cli.h"
+#include "opt.h"
 
 const char *const bot_role_names[ROLE_COUNT] = { "control", "viewer", "player", "slow" };
 const char *const bot_role_plural[ROLE_COUNT] = { "control", "viewers", "players", "slow" };
@@ -210,7 +211,7 @@ static void on_sigint(uv_signal_t *s, int signum)
 }
 
 /* ---- options --------------------------------------------------------------------------------- */
-static void bot_usage(FILE *out)
+static void bot_head(FILE *out)
 {
     fprintf(out,
         "usage: viv bot [--host H:P[,H:P...] | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
@@ -221,44 +222,13 @@ static void bot_usage(FILE *out)
         "valid inputs, optional slow clients that never read. Connects at most %d at a time\n"
         "(a viewer counts as connected at its first frame, a player at its welcome), then\n"
         "measures for S seconds and prints a report. Raises the open-file limit as needed.\n"
-        "\n"
-        "  --host H:P           server address (default 127.0.0.1:7400, vivd's TCP port)\n"
-        "  --host H:P,H:P,...   up to 16 addresses (a cluster's relays, docs/CLUSTER.md): the\n"
-        "                       connections are spread over them in turn, the control connection\n"
-        "                       (stats) on the first; a viewer or player whose server goes away\n"
-        "                       during the run moves to the next address that answers and goes\n"
-        "                       on from a keyframe (reported as moved; TCP only). The server\n"
-        "                       figures of the report are the first address's\n"
-        "  --host ws://H:P/PATH connect over WebSocket instead (RFC 6455: masked binary frames,\n"
-        "                       one msgpack map each, subprotocol \"vivarium\") to vivd's --http\n"
-        "                       port; the path defaults to /ws. Every role, check and report is\n"
-        "                       the same as over TCP; bytes received include the frame headers\n"
-        "  --ws                 WebSocket at --host H:P (default 127.0.0.1:7401), path /ws\n"
-        "  --clients N          viewer connections (default 10); each sends hello (name bot-<i>)\n"
-        "                       and sub, and counts frames, keyframes and tick gaps (a gap: the\n"
-        "                       tick jumped by more than E; the frames in between were skipped)\n"
-        "  --world ID|KIND      the world to watch: an id, or the first world of a kind\n"
-        "                       (default: the server's first world)\n"
-        "  --seconds S          length of the measured window, after the ramp-up (default 10)\n"
-        "  --inputs-per-sec R   total inputs per second from the players (default 0): a random\n"
-        "                       input kind of the world, each argument uniform in its range,\n"
-        "                       but x/y arguments inside the frame and a radius r of at most 8\n"
-        "  --players P          player connections (default 1 when R > 0); a player may send 32\n"
-        "                       inputs per tick, so R above 32·hz needs more players\n"
-        "  --token T            the player token (default $VIVD_PLAYER_TOKEN); needed for players\n"
-        "  --slow K             connections that subscribe to raw frames and never read (default\n"
-        "                       0), to show that the server bounds them; at the end they are read\n"
-        "                       for a moment to see whether the server dropped them (vivd drops a\n"
-        "                       client after 30 s over its output limit)\n"
-        "  --every E            subscribe to every E-th tick, 1..3600 (default 1)\n"
-        "  --enc ENC            frame encoding the viewers ask for: tile.zst (the server's default,\n"
-        "                       used when --enc is not given), tile or raw; a refusal is\n"
-        "                       reported per viewer\n"
-        "  --verify M           M of the N viewers rebuild every frame and check its hash\n"
-        "                       (default 0; the others decode only the header)\n"
-        "  --json               print the report as one JSON object on stdout\n"
         "\n", BOT_RAMP_INFLIGHT);
+}
+
+static void bot_tail(FILE *out)
+{
     fprintf(out,
+        "\n"
         "The report: connections ok/failed (with reasons), disconnections, frames received\n"
         "(total, per second, per viewer), bytes, keyframes, gaps, viewer lag (each second,\n"
         "the world's tick from a stats request minus each viewer's latest frame tick), hash\n"
@@ -277,6 +247,32 @@ static void bot_usage(FILE *out)
         "2 bad flags.\n");
 }
 
+static int set_host(const opt_prog *p, const opt *o, const char *v)
+{
+    bot_opts *bo = o->ptr;
+    char err[400];
+    if (!strstr(v, "://") && cli_addr_list_check(v, err, sizeof err)) {
+        fprintf(stderr, "viv bot: --host %s\n", err);
+        return OPT_BAD;
+    }
+    bo->host = v;
+    bo->host_given = 1;
+    return OPT_OK;
+}
+
+static int set_enc(const opt_prog *p, const opt *o, const char *v)
+{
+    /* Passed through: the server says which encodings it knows. */
+    if (!*v || strlen(v) > 32) {
+        fprintf(stderr, "viv bot: --enc wants an encoding name such as tile or raw, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    *(const char **)o->ptr = v;
+    return OPT_OK;
+}
+
+/* The command line into o, then what no single option can check. 0, 1 after --help, -1 after
+ * a message. */
 static int parse_opts(int argc, char **argv, bot_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -287,64 +283,58 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
     o->every = 1;
     o->players = -1;
     o->token = getenv("VIVD_PLAYER_TOKEN");
-    int host_given = 0;
-    static const char *const with_value[] = { "--host", "--clients", "--world", "--seconds",
-        "--inputs-per-sec", "--players", "--token", "--slow", "--every", "--enc", "--verify" };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            bot_usage(stdout);
-            return 1;
-        }
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        }
-        if (strcmp(a, "--ws") == 0) {
-            o->ws = 1;
-            continue;
-        }
-        int known = 0;
-        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-            known |= strcmp(a, with_value[k]) == 0;
-        if (!known) {
-            fprintf(stderr, "viv bot: unknown option '%s' (see viv bot --help)\n", a);
-            return -1;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "viv bot: %s needs a value (see viv bot --help)\n", a);
-            return -1;
-        }
-        const char *v = argv[++i];
-        int rc = 0;
-        if (strcmp(a, "--host") == 0) {
-            char err[400];
-            if (!strstr(v, "://") && cli_addr_list_check(v, err, sizeof err)) {
-                fprintf(stderr, "viv bot: --host %s\n", err);
-                return -1;
-            }
-            o->host = v;
-            host_given = 1;
-        }
-        else if (strcmp(a, "--world") == 0) o->world = v;
-        else if (strcmp(a, "--token") == 0) o->token = v;
-        else if (strcmp(a, "--clients") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->clients);
-        else if (strcmp(a, "--seconds") == 0) rc = cli_parse_int("bot", a, v, 1, 86400, &o->seconds);
-        else if (strcmp(a, "--inputs-per-sec") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->rate);
-        else if (strcmp(a, "--players") == 0) rc = cli_parse_int("bot", a, v, 0, 1000, &o->players);
-        else if (strcmp(a, "--slow") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->slow);
-        else if (strcmp(a, "--every") == 0) rc = cli_parse_int("bot", a, v, 1, 3600, &o->every);
-        else if (strcmp(a, "--verify") == 0) rc = cli_parse_int("bot", a, v, 0, 100000, &o->verify);
-        else if (strcmp(a, "--enc") == 0) {
-            /* Passed through: the server says which encodings it knows. */
-            if (!*v || strlen(v) > 32) {
-                fprintf(stderr, "viv bot: --enc wants an encoding name such as tile or raw, got '%s'\n", v);
-                return -1;
-            }
-            o->enc = v;
-        }
-        if (rc) return -1;
-    }
+    const opt table[] = {
+        OPT_CALL("--host", "H:P", set_host, o, "server address (default 127.0.0.1:7400, vivd's TCP port)"),
+        OPT_FORM("--host", "H:P,H:P,...",
+                 "up to 16 addresses (a cluster's relays, docs/CLUSTER.md): the\n"
+                 "connections are spread over them in turn, the control connection\n"
+                 "(stats) on the first; a viewer or player whose server goes away\n"
+                 "during the run moves to the next address that answers and goes\n"
+                 "on from a keyframe (reported as moved; TCP only). The server\n"
+                 "figures of the report are the first address's"),
+        OPT_FORM("--host", "ws://H:P/PATH",
+                 "connect over WebSocket instead (RFC 6455: masked binary frames,\n"
+                 "one msgpack map each, subprotocol \"vivarium\") to vivd's --http\n"
+                 "port; the path defaults to /ws. Every role, check and report is\n"
+                 "the same as over TCP; bytes received include the frame headers"),
+        OPT_FLAG("--ws", &o->ws, "WebSocket at --host H:P (default 127.0.0.1:7401), path /ws"),
+        OPT_LONG("--clients", "N", &o->clients, 0, 100000,
+                 "viewer connections (default 10); each sends hello (name bot-<i>)\n"
+                 "and sub, and counts frames, keyframes and tick gaps (a gap: the\n"
+                 "tick jumped by more than E; the frames in between were skipped)"),
+        OPT_STR("--world", "ID|KIND", &o->world,
+                "the world to watch: an id, or the first world of a kind\n"
+                "(default: the server's first world)"),
+        OPT_LONG("--seconds", "S", &o->seconds, 1, 86400,
+                 "length of the measured window, after the ramp-up (default 10)"),
+        OPT_LONG("--inputs-per-sec", "R", &o->rate, 0, 100000,
+                 "total inputs per second from the players (default 0): a random\n"
+                 "input kind of the world, each argument uniform in its range,\n"
+                 "but x/y arguments inside the frame and a radius r of at most 8"),
+        OPT_LONG("--players", "P", &o->players, 0, 1000,
+                 "player connections (default 1 when R > 0); a player may send 32\n"
+                 "inputs per tick, so R above 32·hz needs more players"),
+        OPT_STR("--token", "T", &o->token, "the player token (default $VIVD_PLAYER_TOKEN); needed for players"),
+        OPT_LONG("--slow", "K", &o->slow, 0, 100000,
+                 "connections that subscribe to raw frames and never read (default\n"
+                 "0), to show that the server bounds them; at the end they are read\n"
+                 "for a moment to see whether the server dropped them (vivd drops a\n"
+                 "client after 30 s over its output limit)"),
+        OPT_LONG("--every", "E", &o->every, 1, 3600, "subscribe to every E-th tick, 1..3600 (default 1)"),
+        OPT_CALL("--enc", "ENC", set_enc, &o->enc,
+                 "frame encoding the viewers ask for: tile.zst (the server's default,\n"
+                 "used when --enc is not given), tile or raw; a refusal is\n"
+                 "reported per viewer"),
+        OPT_LONG("--verify", "M", &o->verify, 0, 100000,
+                 "M of the N viewers rebuild every frame and check its hash\n"
+                 "(default 0; the others decode only the header)"),
+        OPT_FLAG("--json", &o->json, "print the report as one JSON object on stdout"),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv bot", .opts = table, .column = 23, .head = bot_head,
+                            .tail = bot_tail };
+    int rc = opt_parse(&prog, argc, argv);
+    if (rc != OPT_OK) return rc == OPT_DONE ? 1 : -1;
     if (o->players < 0) o->players = o->rate > 0 ? 1 : 0;
     if (strchr(o->host, ',') && (o->ws || strstr(o->host, "://"))) {
         fprintf(stderr, "viv bot: a list of addresses goes over TCP only: give --host H:P,H:P "
@@ -361,7 +351,7 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
         o->ws = 1;
     } else if (o->ws) {
         /* --ws with HOST:PORT: vivd's HTTP port, at its WebSocket path. */
-        const char *hp = host_given ? o->host : "127.0.0.1:7401";
+        const char *hp = o->host_given ? o->host : "127.0.0.1:7401";
         if (strlen(hp) >= sizeof o->ws_hostport) {
             fprintf(stderr, "viv bot: --host '%s' is too long\n", hp);
             return -1;

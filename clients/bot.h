@@ -103,6 +103,7 @@ typedef struct bot_pending {
 
 typedef struct bot_opts {
     const char *host, *world, *token, *enc;
+    int host_given;         /* --host was given (else --ws means vivd's HTTP port) */
     long clients, seconds, rate, players, slow, every, verify;
     int json;
     int ws;                 /* --ws or a ws:// --host: WebSocket; then host is "ws://HOST:PORT/PATH" */

@@ -1,38 +1,9 @@
-/* cli_common.c — flag parsing and the inputs-file reader shared by viv's subcommands. */
+/* cli_common.c — the inputs-file reader shared by viv's subcommands (their options: opt/opt.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
-{
-    char *end;
-    if (!s || !*s || *s == '-') goto bad;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end) goto bad;
-    *out = v;
-    return 0;
-bad:
-    fprintf(stderr, "viv %s: %s needs a non-negative integer, got '%s'\n", cmd, flag, s ? s : "");
-    return -1;
-}
-
-int cli_parse_int(const char *cmd, const char *flag, const char *s, long min, long max, long *out)
-{
-    char *end;
-    if (!s || !*s) goto bad;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < min || v > max) goto bad;
-    *out = v;
-    return 0;
-bad:
-    fprintf(stderr, "viv %s: %s needs an integer in %ld..%ld, got '%s'\n", cmd, flag, min, max,
-            s ? s : "");
-    return -1;
-}
 
 static int cmp_tick(const void *a, const void *b)
 {

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opt.h"
 #include "view.h"
 
 double vw_now(void)
@@ -29,7 +30,7 @@ double vw_now(void)
 }
 
 /* ---- help ------------------------------------------------------------------------------------- */
-static void view_usage(FILE *out)
+static void view_head(FILE *out)
 {
     fprintf(out,
         "usage: viv view [--host HOST:PORT[,HOST:PORT...]] [--world ID|KIND] [--every N] [--div D]\n"
@@ -41,25 +42,12 @@ static void view_usage(FILE *out)
         "pixel, aspect kept), or up by a whole factor when the world is small, and centred; it\n"
         "re-fits when the terminal is resized. Only the cells that change are redrawn, and when\n"
         "the terminal cannot keep up, frames are skipped: the latest one is always drawn.\n"
-        "\n"
-        "  --host HOST:PORT  the server (default 127.0.0.1:7400); or a list of up to 16,\n"
-        "                    separated by commas (a cluster's relays, docs/CLUSTER.md): the\n"
-        "                    first that answers is used, and when it goes away the next ones\n"
-        "                    are tried first (with --frames, a lost server ends the run)\n"
-        "  --world ID|KIND   the world to watch first: its id, or the first world of a kind\n"
-        "                    (default: the server's first world)\n"
-        "  --every N         one frame every N ticks, 1..3600 (default 1)\n"
-        "  --div D           frames a D-th of the world's size, 1..8 (default 1), nearest-sampled\n"
-        "                    by the server and shown at the largest whole scale that fits\n"
-        "  --view NAME       render layer by name (default: the normal picture); a world without\n"
-        "                    that view shows its normal picture, and the status line says\n"
-        "                    \"normal (no NAME)\"\n"
-        "  --token T         player or admin token, to send inputs and play controls (default:\n"
-        "                    $VIVD_PLAYER_TOKEN). Without one you watch as a viewer, and a key\n"
-        "                    that needs a token says so on the status line.\n"
-        "  --frames N        non-interactive: draw N frames to stdout (a file or pipe is fine),\n"
-        "                    each as the changes to the one before, then exit 0\n"
-        "  --size COLSxROWS  the screen size --frames draws for (default 80x24)\n");
+        "\n");
+}
+
+/* Below the options: the keys, the status line, reconnecting, the exit status. */
+static void view_tail(FILE *out)
+{
     fprintf(out,
         "\n"
         "keys in every world:\n"
@@ -584,56 +572,72 @@ static int parse_size(const char *s, int *cols, int *rows)
     return 0;
 }
 
+static int set_host(const opt_prog *p, const opt *o, const char *v)
+{
+    char err[400];
+    if (cli_addr_list_check(v, err, sizeof err)) {
+        fprintf(stderr, "viv view: --host %s\n", err);
+        return OPT_BAD;
+    }
+    *(const char **)o->ptr = v;
+    return OPT_OK;
+}
+
+/* --every and --div: an integer in the row's range, into a uint32_t. */
+static int set_u32(const opt_prog *p, const opt *o, const char *v)
+{
+    long n;
+    if (opt_parse_long(p->who, o->name, v, o->min, o->max, &n)) return OPT_BAD;
+    *(uint32_t *)o->ptr = (uint32_t)n;
+    return OPT_OK;
+}
+
+static int set_size(const opt_prog *p, const opt *o, const char *v)
+{
+    vw_opts *vo = o->ptr;
+    if (parse_size(v, &vo->cols, &vo->rows)) {
+        fprintf(stderr, "viv view: --size needs COLSxROWS with 10..1000 columns and "
+                        "3..1000 rows, e.g. 80x24; got '%s'\n", v);
+        return OPT_BAD;
+    }
+    vo->size_given = 1;
+    return OPT_OK;
+}
+
+/* The command line into o (opt.h): OPT_OK, OPT_DONE (--help) or OPT_BAD (a message printed). */
 static int view_args(vw_opts *o, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            view_usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--host") && strcmp(a, "--world") && strcmp(a, "--every") && strcmp(a, "--div") &&
-            strcmp(a, "--token") && strcmp(a, "--view") && strcmp(a, "--frames") &&
-            strcmp(a, "--size")) {
-            fprintf(stderr, "viv view: unknown option '%s' (see viv view --help)\n", a);
-            return 2;
-        }
-        if (!val) {
-            fprintf(stderr, "viv view: %s needs a value\n", a);
-            return 2;
-        }
-        i++;
-        if (strcmp(a, "--host") == 0) {
-            char err[400];
-            if (cli_addr_list_check(val, err, sizeof err)) {
-                fprintf(stderr, "viv view: --host %s\n", err);
-                return 2;
-            }
-            o->host = val;
-        }
-        else if (strcmp(a, "--world") == 0) o->world = val;
-        else if (strcmp(a, "--token") == 0) o->token = val;
-        else if (strcmp(a, "--view") == 0) o->view = val;
-        else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_int("view", a, val, 1, 3600, &n)) return 2;
-            o->every = (uint32_t)n;
-        } else if (strcmp(a, "--div") == 0) {
-            if (cli_parse_int("view", a, val, 1, 8, &n)) return 2;
-            o->div = (uint32_t)n;
-        } else if (strcmp(a, "--frames") == 0) {
-            if (cli_parse_int("view", a, val, 1, 100000000, &n)) return 2;
-            o->frames = n;
-        } else {
-            if (parse_size(val, &o->cols, &o->rows)) {
-                fprintf(stderr, "viv view: --size needs COLSxROWS with 10..1000 columns and "
-                                "3..1000 rows, e.g. 80x24; got '%s'\n", val);
-                return 2;
-            }
-            o->size_given = 1;
-        }
-    }
-    return -1;
+    const opt table[] = {
+        OPT_CALL("--host", "HOST:PORT", set_host, &o->host,
+                 "the server (default 127.0.0.1:7400); or a list of up to 16,\n"
+                 "separated by commas (a cluster's relays, docs/CLUSTER.md): the\n"
+                 "first that answers is used, and when it goes away the next ones\n"
+                 "are tried first (with --frames, a lost server ends the run)"),
+        OPT_STR("--world", "ID|KIND", &o->world,
+                "the world to watch first: its id, or the first world of a kind\n"
+                "(default: the server's first world)"),
+        { .name = "--every", .arg = "N", .set = set_u32, .ptr = &o->every, .min = 1, .max = 3600,
+          .help = "one frame every N ticks, 1..3600 (default 1)" },
+        { .name = "--div", .arg = "D", .set = set_u32, .ptr = &o->div, .min = 1, .max = 8,
+          .help = "frames a D-th of the world's size, 1..8 (default 1), nearest-sampled\n"
+                  "by the server and shown at the largest whole scale that fits" },
+        OPT_STR("--view", "NAME", &o->view,
+                "render layer by name (default: the normal picture); a world without\n"
+                "that view shows its normal picture, and the status line says\n"
+                "\"normal (no NAME)\""),
+        OPT_STR("--token", "T", &o->token,
+                "player or admin token, to send inputs and play controls (default:\n"
+                "$VIVD_PLAYER_TOKEN). Without one you watch as a viewer, and a key\n"
+                "that needs a token says so on the status line."),
+        OPT_LONG("--frames", "N", &o->frames, 1, 100000000,
+                 "non-interactive: draw N frames to stdout (a file or pipe is fine),\n"
+                 "each as the changes to the one before, then exit 0"),
+        OPT_CALL("--size", "COLSxROWS", set_size, o, "the screen size --frames draws for (default 80x24)"),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv view", .opts = table, .column = 20, .head = view_head,
+                            .tail = view_tail };
+    return opt_parse(&prog, argc, argv);
 }
 
 int cli_view_main(int argc, char **argv)
@@ -654,7 +658,10 @@ int cli_view_main(int argc, char **argv)
     const char *env = getenv("VIVD_PLAYER_TOKEN");
     if (env && *env) v->o.token = env;
     int rc = view_args(&v->o, argc, argv);
-    if (rc >= 0) goto done;
+    if (rc != OPT_OK) {
+        rc = OPT_EXIT(rc);
+        goto done;
+    }
     if (v->o.token && !*v->o.token) v->o.token = NULL;
     if (v->o.size_given && !v->o.frames) {
         fprintf(stderr, "viv view: --size goes with --frames (the interactive view fits the "

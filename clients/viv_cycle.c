@@ -9,11 +9,12 @@
 #include <strings.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opt.h"
 #include "replay.h"
 #include "files.h"
 #include "cycle/scene.h"
 
-static void cycle_usage(FILE *out)
+static void cycle_head(FILE *out)
 {
     fprintf(out,
         "usage: viv cycle convert IN OUT [--png FILE] [--tick T] [--scale S] [--pbm]\n"
@@ -25,16 +26,81 @@ static void cycle_usage(FILE *out)
         "  .json             Canvas Cycle scene JSON (JSONP-wrapped input is accepted)\n"
         "  .png              the picture only, with the scene's palette at tick T\n"
         "IN is recognised by its bytes, whatever its name.\n"
-        "\n"
-        "  --png FILE        also write the picture as an indexed PNG\n"
-        "  --tick T          palette of the PNG: after T ticks at 60 Hz, every active range\n"
-        "                    cycling at speed 100 (default 0: the palette as stored)\n"
-        "  --scale S         PNG pixel scale, 1..16 (default 1)\n"
-        "  --pbm             write IFF as PBM (one byte a pixel) instead of planar ILBM\n"
-        "  --scene NAME      instead of IN: paint waterfall, fire or dusk from --seed N (default 1)\n"
-        "                    at --size WxH (default 320x180), as `viv sim --world cycle` would\n"
+        "\n");
+}
+
+static void cycle_tail(FILE *out)
+{
+    fprintf(out,
         "\n"
         "Exit status: 0 done, 1 a file could not be written, 2 bad usage or a bad input file.\n");
+}
+
+/* The command line of convert or info: the options (convert's) and the files. */
+typedef struct cycle_args {
+    int info;                          /* info: one file, no options */
+    const char *files[2], *png, *scene;
+    int nfiles, pbm;
+    uint64_t tick, seed;
+    long scale, sw, sh;
+} cycle_args;
+
+static int cycle_file(const opt_prog *p, const char *a)
+{
+    cycle_args *c = p->ud;
+    if (c->nfiles == 2 - c->info) {
+        if (c->info) fprintf(stderr, "viv cycle info: give one scene file (see viv cycle --help)\n");
+        else fprintf(stderr, "viv cycle convert: too many files ('%s')\n", a);
+        return OPT_BAD;
+    }
+    c->files[c->nfiles++] = a;
+    return OPT_OK;
+}
+
+static int set_size(const opt_prog *p, const opt *o, const char *v)
+{
+    cycle_args *c = o->ptr;
+    char xc = 0, tail;
+    if (sscanf(v, "%ld%c%ld%c", &c->sw, &xc, &c->sh, &tail) != 3 || xc != 'x' || c->sw < 160 ||
+        c->sw > 640 || c->sh < 90 || c->sh > 480) {
+        fprintf(stderr, "viv cycle: --size needs WxH within 160x90..640x480, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    return OPT_OK;
+}
+
+/* argv (after the command) into c: convert's options and files, or (info, mode 1 of the table,
+ * where every option is unknown) info's one file. OPT_OK, OPT_DONE (--help) or OPT_BAD (a
+ * message printed). With `usage` set, only the help is printed there (OPT_DONE). */
+static int cycle_parse(int info, int argc, char **argv, cycle_args *c, FILE *usage)
+{
+    memset(c, 0, sizeof *c);
+    c->info = info;
+    c->seed = 1;
+    c->scale = 1;
+    c->sw = 320;
+    c->sh = 180;
+    const opt table[] = {
+        OPT_STR("--png", "FILE", &c->png, "also write the picture as an indexed PNG"),
+        OPT_U64("--tick", "T", &c->tick,
+                "palette of the PNG: after T ticks at 60 Hz, every active range\n"
+                "cycling at speed 100 (default 0: the palette as stored)"),
+        OPT_LONG("--scale", "S", &c->scale, 1, 16, "PNG pixel scale, 1..16 (default 1)"),
+        OPT_FLAG("--pbm", &c->pbm, "write IFF as PBM (one byte a pixel) instead of planar ILBM"),
+        OPT_STR("--scene", "NAME", &c->scene,
+                "instead of IN: paint waterfall, fire or dusk from --seed N (default 1)\n"
+                "at --size WxH (default 320x180), as `viv sim --world cycle` would"),
+        OPT_U64("--seed", "N", &c->seed, "the seed --scene paints from (default 1)"),
+        OPT_CALL("--size", "WxH", set_size, c, "the size --scene paints, 160x90..640x480 (default 320x180)"),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv cycle", .opts = table, .column = 20, .head = cycle_head,
+                            .tail = cycle_tail, .operand = cycle_file, .ud = c, .mode = info };
+    if (usage) {
+        opt_help(&prog, usage);
+        return OPT_DONE;
+    }
+    return opt_parse(&prog, argc, argv);
 }
 
 static const char *ext_of(const char *path)
@@ -144,66 +210,30 @@ static int cmd_info(const char *path)
 
 int cli_cycle_main(int argc, char **argv)
 {
+    cycle_args c;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        cycle_usage(argc < 2 ? stderr : stdout);
+        cycle_parse(0, 0, NULL, &c, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (strcmp(argv[1], "info") == 0) {
-        if (argc != 3) {
-            fprintf(stderr, "viv cycle info: give one scene file (see viv cycle --help)\n");
-            return 2;
-        }
-        return cmd_info(argv[2]);
-    }
-    if (strcmp(argv[1], "convert") != 0) {
+    int info = strcmp(argv[1], "info") == 0;
+    if (!info && strcmp(argv[1], "convert") != 0) {
         fprintf(stderr, "viv cycle: unknown command '%s' (convert, info; see viv cycle --help)\n",
                 argv[1]);
         return 2;
     }
-    const char *files[2] = { NULL, NULL }, *png = NULL, *scene = NULL;
-    int nfiles = 0, pbm = 0;
-    uint64_t tick = 0, seed = 1;
-    long scale = 1, sw = 320, sh = 180;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cycle_usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--pbm") == 0) {
-            pbm = 1;
-        } else if (a[0] == '-' && a[1] == '-') {
-            if (!v) {
-                fprintf(stderr, "viv cycle: %s needs a value\n", a);
-                return 2;
-            }
-            i++;
-            if (strcmp(a, "--png") == 0) png = v;
-            else if (strcmp(a, "--tick") == 0) {
-                if (cli_parse_u64("cycle", a, v, &tick)) return 2;
-            } else if (strcmp(a, "--seed") == 0) {
-                if (cli_parse_u64("cycle", a, v, &seed)) return 2;
-            } else if (strcmp(a, "--scale") == 0) {
-                if (cli_parse_int("cycle", a, v, 1, 16, &scale)) return 2;
-            } else if (strcmp(a, "--scene") == 0) {
-                scene = v;
-            } else if (strcmp(a, "--size") == 0) {
-                char xc = 0, tail;
-                if (sscanf(v, "%ld%c%ld%c", &sw, &xc, &sh, &tail) != 3 || xc != 'x' || sw < 160 ||
-                    sw > 640 || sh < 90 || sh > 480) {
-                    fprintf(stderr, "viv cycle: --size needs WxH within 160x90..640x480, got '%s'\n", v);
-                    return 2;
-                }
-            } else {
-                fprintf(stderr, "viv cycle: unknown option '%s' (see viv cycle --help)\n", a);
-                return 2;
-            }
-        } else if (nfiles < 2) {
-            files[nfiles++] = a;
-        } else {
-            fprintf(stderr, "viv cycle convert: too many files ('%s')\n", a);
+    int rc = cycle_parse(info, argc - 1, argv + 1, &c, NULL);
+    if (rc != OPT_OK) return OPT_EXIT(rc);
+    if (info) {
+        if (c.nfiles != 1) {
+            fprintf(stderr, "viv cycle info: give one scene file (see viv cycle --help)\n");
             return 2;
         }
+        return cmd_info(c.files[0]);
     }
+    const char *const *files = c.files, *png = c.png, *scene = c.scene;
+    int nfiles = c.nfiles, pbm = c.pbm;
+    uint64_t tick = c.tick, seed = c.seed;
+    long scale = c.scale, sw = c.sw, sh = c.sh;
     const char *in = scene ? NULL : files[0], *out = scene ? files[0] : files[1];
     if ((scene && nfiles != 1) || (!scene && nfiles != 2)) {
         fprintf(stderr, "viv cycle convert: give IN and OUT, or --scene NAME and OUT "
@@ -217,7 +247,7 @@ int cli_cycle_main(int argc, char **argv)
         return 2;
     }
     sim_cycle_scene sc;
-    int rc = scene ? paint_scene(scene, seed, (int)sw, (int)sh, &sc) : read_scene(in, &sc);
+    rc = scene ? paint_scene(scene, seed, (int)sw, (int)sh, &sc) : read_scene(in, &sc);
     if (rc) return rc;
     int status = 0;
     if (out_iff || out_json) {

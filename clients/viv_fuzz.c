@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fuzz_report.h"
+#include "opt.h"
 #include "pool.h"
 #ifndef VIV_NO_REPLAY
 #include "read.h"
@@ -55,7 +56,7 @@ typedef struct fz_case {
 
 typedef struct fz_opts {
     uint64_t sessions, ticks, seed, seconds;
-    int seed_given;
+    int seed_given, sessions_given, shard_given;
     const char *kinds;
     const char *out;
     const char *chain;
@@ -671,7 +672,7 @@ static int write_inputs(const fz_case *c, const char *path)
 }
 
 /* ---- the command -------------------------------------------------------------------------------------- */
-static void usage(FILE *out)
+static void fuzz_head(FILE *out)
 {
     fprintf(out,
         "usage: viv fuzz [--sessions N] [--ticks T] [--seed S] [--seconds B] [--kinds K1,K2]\n"
@@ -687,42 +688,17 @@ static void usage(FILE *out)
         "sync-test mode (save, load into a second world, continue, at random ticks). The live\n"
         "way runs the world's parallel passes on --threads workers, the other two inline, so\n"
         "every session also checks that the number of workers changes nothing.\n"
-        "\n"
-        "  --sessions N   sessions to run (default 20; with --seconds, until time is up)\n"
-        "  --ticks T      ticks per session, each session picks T/2..T (default 600)\n"
-        "  --seed S       campaign seed (default: random, printed first so a run can be repeated)\n"
-        "  --seconds B    stop starting sessions after B seconds\n"
-        "  --kinds LIST   world kinds to draw from, comma-separated (default: every kind)\n"
-        "  --out DIR      where reproducers go (default ./fuzz-out), made only when there is one\n"
-        "                 to write; the running session's recording lives in a temporary\n"
-        "                 directory ($TMPDIR, else /tmp), deleted when the campaign ends\n"
-        "  --chain FILE   write every session's per-tick state and frame hashes (for comparing\n"
-        "                 builds: the determinism matrix runs the same seed on five builds)\n"
-        "  --no-record    skip the recorded and replayed ways (only live and sync-test)\n"
-        "  --no-shrink    write a divergent case as found, without shrinking it\n"
-        "  --case FILE    run one saved case (as written next to a reproducer) and report\n"
-        "  --threads N    workers for the live way's parallel passes, the calling thread\n"
-        "                 included (default: one per CPU, at most %d; 1: inline like the others)\n"
-        "  --report FILE  write the campaign's report as JSON (docs/FUZZ.md): the campaign, then\n"
-        "                 every session run (kind, seed, params, ticks, inputs, result; where and\n"
-        "                 why it diverged), the result and the totals; \"-\" for stdout\n"
-        "  --shard K/N    run slice K of N (1 <= K <= N) of the campaign: the sessions i with\n"
-        "                 i mod N = K-1. The N slices are disjoint and together are the campaign\n"
-        "                 run unsharded; each stops at its own first divergence. Needs --seed\n"
-        "                 (every shard must draw the same campaign) and a fixed --sessions, not\n"
-        "                 --seconds. Give each shard its own --report\n"
-        "  --merge        join the --report files of all N shards of one campaign into the report\n"
-        "                 the unsharded campaign writes (its sessions up to the first divergence,\n"
-        "                 its result and totals; only \"seconds\" differs: the shards' sum), to\n"
-        "                 -o FILE or stdout. Refused: malformed reports, reports of different\n"
-        "                 campaigns or splits, a shard twice or missing, an incomplete shard.\n"
-        "                 Exit status as the merged campaign's\n"
+        "\n");
+}
+
+static void fuzz_tail(FILE *out)
+{
+    fprintf(out,
         "\n"
         "On a divergence the case is shrunk (inputs dropped, ticks halved) to a minimal one and\n"
         "written to DIR as NAME.case (every input, invalid ones too), NAME.inputs (for viv sim) and\n"
         "NAME.db (its recording), with the one command that reproduces it. Exit status: 0 all\n"
-        "sessions identical, 1 a divergence, 2 bad usage or a run that could not be done.\n",
-        POOL_DEFAULT_MAX);
+        "sessions identical, 1 a divergence, 2 bad usage or a run that could not be done.\n");
 }
 
 static int mkdir_p(const char *dir)
@@ -774,7 +750,7 @@ static int parse_shard(const char *v, uint64_t *k, uint64_t *n)
     }
     snprintf(a, sizeof a, "%.*s", (int)(slash - v), v);
     snprintf(b, sizeof b, "%s", slash + 1);
-    if (cli_parse_u64("fuzz", "--shard K", a, k) || cli_parse_u64("fuzz", "--shard N", b, n)) return -1;
+    if (opt_parse_u64("viv fuzz", "--shard K", a, k) || opt_parse_u64("viv fuzz", "--shard N", b, n)) return -1;
     if (*n == 0 || *k == 0 || *k > *n) {
         fprintf(stderr, "viv fuzz: --shard %s: %s\n", v,
                 *n == 0 ? "N must be at least 1" : "K must be in 1..N (slice K of N)");
@@ -783,43 +759,46 @@ static int parse_shard(const char *v, uint64_t *k, uint64_t *n)
     return 0;
 }
 
-/* `viv fuzz --merge REPORT… [-o FILE]`: the shards' reports joined into the campaign's. Exit
- * status: the merged campaign's (0 identical, 1 diverged, 2 error), or 2 when refused. */
-static int fuzz_merge(int argc, char **argv)
+/* `viv fuzz --merge REPORT… [-o FILE]`, as parsed: the reports and where the merged one goes. */
+typedef struct fz_merge_args {
+    const char **names;
+    size_t n;
+    const char *dest;          /* NULL: stdout */
+    int merge;
+} fz_merge_args;
+
+static int merge_report(const opt_prog *p, const char *arg)
 {
-    const char **names = calloc((size_t)argc, sizeof *names);
-    cli_fuzz_report *in = calloc((size_t)argc, sizeof *in);
+    fz_merge_args *m = p->ud;
+    m->names[m->n++] = arg;
+    return OPT_OK;
+}
+
+static int set_merge_out(const opt_prog *p, const opt *o, const char *v)
+{
+    fz_merge_args *m = o->ptr;
+    if (m->dest) {
+        fprintf(stderr, "viv fuzz: --merge: one -o FILE only\n");
+        return OPT_BAD;
+    }
+    m->dest = v;
+    return OPT_OK;
+}
+
+/* The shards' reports joined into the campaign's. Exit status: the merged campaign's (0
+ * identical, 1 diverged, 2 error), or 2 when refused. */
+static int fuzz_merge(const fz_merge_args *m)
+{
+    const char **names = m->names, *dest = m->dest;
+    size_t n = m->n;
+    cli_fuzz_report *in = calloc(n + 1, sizeof *in);
     cli_fuzz_report out;
-    const char *dest = NULL;
-    size_t n = 0;
     int status = 2;
     char err[4600];
     memset(&out, 0, sizeof out);
-    if (!names || !in) {
+    if (!in) {
         fprintf(stderr, "viv fuzz: out of memory\n");
         goto done;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--merge")) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            status = 0;
-            goto done;
-        }
-        if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc || dest) {
-                fprintf(stderr, "viv fuzz: --merge: %s\n", dest ? "one -o FILE only" : "-o needs a file");
-                goto done;
-            }
-            dest = argv[++i];
-            continue;
-        }
-        if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "viv fuzz: --merge takes report files and -o FILE only, not '%s'\n", a);
-            goto done;
-        }
-        names[n++] = a;
     }
     if (n == 0) {
         fprintf(stderr, "viv fuzz: --merge: which reports? (viv fuzz --merge r1.json r2.json … -o all.json)\n");
@@ -846,14 +825,43 @@ done:
     for (size_t i = 0; in && i < n; i++) cli_fuzz_report_free(&in[i]);
     cli_fuzz_report_free(&out);
     free(in);
-    free(names);
     return status;
+}
+
+static int set_sessions(const opt_prog *p, const opt *o, const char *v)
+{
+    fz_opts *fo = o->ptr;
+    if (opt_parse_u64(p->who, o->name, v, &fo->sessions)) return OPT_BAD;
+    fo->sessions_given = 1;
+    return OPT_OK;
+}
+
+static int set_ticks(const opt_prog *p, const opt *o, const char *v)
+{
+    long t;
+    if (opt_parse_long(p->who, o->name, v, 1, 10000000, &t)) return OPT_BAD;
+    ((fz_opts *)o->ptr)->ticks = (uint64_t)t;
+    return OPT_OK;
+}
+
+static int set_seed(const opt_prog *p, const opt *o, const char *v)
+{
+    fz_opts *fo = o->ptr;
+    if (opt_parse_u64(p->who, o->name, v, &fo->seed)) return OPT_BAD;
+    fo->seed_given = 1;
+    return OPT_OK;
+}
+
+static int set_shard(const opt_prog *p, const opt *o, const char *v)
+{
+    fz_opts *fo = o->ptr;
+    if (parse_shard(v, &fo->shard, &fo->shards)) return OPT_BAD;
+    fo->shard_given = 1;
+    return OPT_OK;
 }
 
 int cli_fuzz_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--merge")) return fuzz_merge(argc, argv);
     fz_opts o;
     memset(&o, 0, sizeof o);
     o.shard = o.shards = 1;
@@ -862,65 +870,72 @@ int cli_fuzz_main(int argc, char **argv)
     o.out = "fuzz-out";
     o.record = 1;
     long threads = pool_default_workers();
-    int sessions_given = 0, shard_given = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--no-record")) {
-            o.record = 0;
-            continue;
-        } else if (!strcmp(a, "--quiet")) {
-            o.quiet = 1;
-            continue;
-        } else if (!strcmp(a, "--no-shrink")) {
-            o.no_shrink = 1;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "viv fuzz: %s needs a value (see viv fuzz --help)\n", a);
-            return 2;
-        }
-        i++;
-        if (!strcmp(a, "--sessions")) {
-            if (cli_parse_u64("fuzz", a, v, &o.sessions)) return 2;
-            sessions_given = 1;
-        } else if (!strcmp(a, "--ticks")) {
-            long t;
-            if (cli_parse_int("fuzz", a, v, 1, 10000000, &t)) return 2;
-            o.ticks = (uint64_t)t;
-        } else if (!strcmp(a, "--seed")) {
-            if (cli_parse_u64("fuzz", a, v, &o.seed)) return 2;
-            o.seed_given = 1;
-        } else if (!strcmp(a, "--seconds")) {
-            if (cli_parse_u64("fuzz", a, v, &o.seconds)) return 2;
-        } else if (!strcmp(a, "--kinds")) {
-            o.kinds = v;
-        } else if (!strcmp(a, "--out")) {
-            o.out = v;
-        } else if (!strcmp(a, "--chain")) {
-            o.chain = v;
-        } else if (!strcmp(a, "--case")) {
-            o.case_file = v;
-        } else if (!strcmp(a, "--threads")) {
-            if (cli_parse_int("fuzz", a, v, 1, POOL_WORKERS_MAX, &threads)) return 2;
-        } else if (!strcmp(a, "--shard")) {
-            if (parse_shard(v, &o.shard, &o.shards)) return 2;
-            shard_given = 1;
-        } else if (!strcmp(a, "--report")) {
-            o.report = v;
-        } else if (!strcmp(a, "--inject-fault")) {          /* test hook, not in --help */
-            if (cli_parse_u64("fuzz", a, v, &o.inject)) return 2;
-        } else {
-            fprintf(stderr, "viv fuzz: unknown option '%s' (see viv fuzz --help)\n", a);
-            return 2;
-        }
+    /* --merge anywhere makes the command line a merge's (mode 1 of the table). */
+    fz_merge_args m = { 0 };
+    for (int i = 1; i < argc; i++) m.merge |= !strcmp(argv[i], "--merge");
+    if (m.merge && !(m.names = calloc((size_t)argc, sizeof *m.names))) {
+        fprintf(stderr, "viv fuzz: out of memory\n");
+        return 2;
+    }
+    const opt table[] = {
+        OPT_CALL("--sessions", "N", set_sessions, &o,
+                 "sessions to run (default 20; with --seconds, until time is up)"),
+        OPT_CALL("--ticks", "T", set_ticks, &o, "ticks per session, each session picks T/2..T (default 600)"),
+        OPT_CALL("--seed", "S", set_seed, &o,
+                 "campaign seed (default: random, printed first so a run can be repeated)"),
+        OPT_U64("--seconds", "B", &o.seconds, "stop starting sessions after B seconds"),
+        OPT_STR("--kinds", "LIST", &o.kinds, "world kinds to draw from, comma-separated (default: every kind)"),
+        OPT_STR("--out", "DIR", &o.out,
+                "where reproducers go (default ./fuzz-out), made only when there is one\n"
+                "to write; the running session's recording lives in a temporary\n"
+                "directory ($TMPDIR, else /tmp), deleted when the campaign ends"),
+        OPT_STR("--chain", "FILE", &o.chain,
+                "write every session's per-tick state and frame hashes (for comparing\n"
+                "builds: the determinism matrix runs the same seed on five builds)"),
+        OPT_SET("--no-record", &o.record, 0, "skip the recorded and replayed ways (only live and sync-test)"),
+        OPT_FLAG("--no-shrink", &o.no_shrink, "write a divergent case as found, without shrinking it"),
+        OPT_STR("--case", "FILE", &o.case_file,
+                "run one saved case (as written next to a reproducer) and report"),
+        OPT_LONG("--threads", "N", &threads, 1, POOL_WORKERS_MAX,
+                 "workers for the live way's parallel passes, the calling thread\n"
+                 "included (default: one per CPU, at most " OPT_STRINGIFY(POOL_DEFAULT_MAX)
+                 "; 1: inline like the others)"),
+        OPT_STR("--report", "FILE", &o.report,
+                "write the campaign's report as JSON (docs/FUZZ.md): the campaign, then\n"
+                "every session run (kind, seed, params, ticks, inputs, result; where and\n"
+                "why it diverged), the result and the totals; \"-\" for stdout"),
+        OPT_CALL("--shard", "K/N", set_shard, &o,
+                 "run slice K of N (1 <= K <= N) of the campaign: the sessions i with\n"
+                 "i mod N = K-1. The N slices are disjoint and together are the campaign\n"
+                 "run unsharded; each stops at its own first divergence. Needs --seed\n"
+                 "(every shard must draw the same campaign) and a fixed --sessions, not\n"
+                 "--seconds. Give each shard its own --report"),
+        OPT_FLAG("--quiet", &o.quiet, "no line for each identical session, nor for the shrinking"),
+        OPT_U64("--inject-fault", "TICK", &o.inject, NULL),      /* test hook, not in --help */
+        { .name = "--merge", .set = opt_flag, .ptr = &m.merge, .min = 1, .mode = 1,
+          .help = "join the --report files of all N shards of one campaign into the report\n"
+                  "the unsharded campaign writes (its sessions up to the first divergence,\n"
+                  "its result and totals; only \"seconds\" differs: the shards' sum), to\n"
+                  "-o FILE or stdout. Refused: malformed reports, reports of different\n"
+                  "campaigns or splits, a shard twice or missing, an incomplete shard.\n"
+                  "Exit status as the merged campaign's" },
+        { .name = "-o", .arg = "FILE", .set = set_merge_out, .ptr = &m, .mode = 1,
+          .help = "with --merge: where the merged report goes (default: stdout)" },
+        OPT_END
+    };
+    const opt_prog prog = { .who = m.merge ? "viv fuzz --merge" : "viv fuzz", .see = "viv fuzz",
+                            .opts = table, .column = 17, .head = fuzz_head, .tail = fuzz_tail,
+                            .operand = m.merge ? merge_report : NULL, .ud = &m, .mode = m.merge };
+    int prc = opt_parse(&prog, argc, argv);
+    if (prc != OPT_OK || m.merge) {
+        int status = prc != OPT_OK ? OPT_EXIT(prc) : fuzz_merge(&m);
+        free(m.names);
+        return status;
     }
 #ifdef VIV_NO_REPLAY
     o.record = 0;
 #endif
-    if (shard_given && (o.case_file || !o.seed_given || o.seconds)) {
+    if (o.shard_given && (o.case_file || !o.seed_given || o.seconds)) {
         fprintf(stderr, "viv fuzz: --shard %llu/%llu %s\n", (unsigned long long)o.shard,
                 (unsigned long long)o.shards,
                 o.case_file ? "and --case do not go together"
@@ -932,7 +947,7 @@ int cli_fuzz_main(int argc, char **argv)
         fprintf(stderr, "viv fuzz: --report is for a campaign, not --case\n");
         return 2;
     }
-    if (o.seconds && !sessions_given) o.sessions = UINT64_MAX;
+    if (o.seconds && !o.sessions_given) o.sessions = UINT64_MAX;
     /* The kinds to draw from. */
     static char kbuf[512];
     const char *kinds[64];

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opt.h"
 #include "read.h"
 
 /* ---- the progress bar: stderr, only on a terminal, at most ~10 redraws a second ---------------- */
@@ -91,7 +92,8 @@ static void usage_info(FILE *out)
         "\n"
         "Everything about one session: kind, seed, params, versions, the node that recorded it\n"
         "(and its id there, in a collected file), tick range, checkpoints, inputs by kind and\n"
-        "client, and every gap. --session may be left out when the file holds one session.\n");
+        "client, and every gap. --session may be left out when the file holds one session.\n"
+        "\n");
 }
 
 static void usage_verify(FILE *out)
@@ -106,17 +108,12 @@ static void usage_verify(FILE *out)
         "the tick, both hashes, the inputs of that step and a field-by-field diff of the recorded\n"
         "checkpoint at or after it against the replayed state. Ticks lost in a recorded gap are\n"
         "named as not verified.\n"
-        "\n"
-        "  --session N   the session (default: the only one in the file)\n"
-        "  --all         every session in the file\n"
-        "  --from TICK   start at the checkpoint at or before TICK\n"
-        "  --to TICK     stop after checking TICK\n"
-        "  --sync-test   also save, load into a second world and continue from it at every tick\n"
-        "  --threads N   threads for the replay (default: one per CPU, at most 8): spans from\n"
-        "                checkpoint to checkpoint take them first, the rest run the worlds'\n"
-        "                parallel passes (sand's strips); 1 runs everything on one thread. The\n"
-        "                result is the same for every N, whatever N the file was recorded with\n"
-        "  --quiet       no progress bar (there is none when stderr is not a terminal)\n"
+        "\n");
+}
+
+static void verify_tail(FILE *out)
+{
+    fprintf(out,
         "\n"
         "With --all, a last line counts them: N sessions: A bit-exact, B diverged, C damaged,\n"
         "D not verifiable. Damaged: the file is (truncated or corrupted, a checkpoint that is\n"
@@ -136,15 +133,7 @@ static void usage_export(FILE *out)
         "                              [--from TICK] [--to TICK] [--every K] [--scale S]\n"
         "                              [--view NAME] [--quiet]\n"
         "\n"
-        "Replays a session and writes its frames, in the world's own palette (no quantising):\n"
-        "  --gif OUT.gif   an animated GIF; frame delays follow the session's tick rate and --every\n"
-        "  --png-dir DIR   one indexed PNG per frame, DIR/frame-TICK.png, TICK zero-padded to the\n"
-        "                  width of the last tick (at least 6 digits); DIR is created if missing\n"
-        "  --from, --to    the ticks of the first and last frame (default: the whole session)\n"
-        "  --every K       a frame every K ticks (default: --gif the fewest ticks lasting 2/100 s,\n"
-        "                  since browsers slow faster GIFs down: 2 at 60 Hz; --png-dir 1)\n"
-        "  --scale S       pixel scale 1..16 (default 1)\n"
-        "  --view NAME     a render layer of the world (default: the normal picture)\n");
+        "Replays a session and writes its frames, in the world's own palette (no quantising):\n");
 }
 
 static void usage(FILE *out)
@@ -171,13 +160,12 @@ static void usage_collect(FILE *out)
         "rows, checkpoints, gaps and metadata) and renumbered 1, 2, … in the order the files are\n"
         "given; list and info show, per session, the node that recorded it and its id in that\n"
         "node's file.\n"
-        "\n"
-        "  --node NAME   the node name of the FILE that follows it (letters, digits, '-', '_', '.').\n"
-        "                Default: the file's base name without its extension (nodes/east.db is\n"
-        "                node 'east'). A session whose file records its node keeps that name.\n"
-        "  -o OUT        the new file; it must not exist\n"
-        "  --force       replace OUT if it exists (not while a program has it open)\n"
-        "  --quiet       no progress bar (there is none when stderr is not a terminal)\n"
+        "\n");
+}
+
+static void collect_tail(FILE *out)
+{
+    fprintf(out,
         "\n"
         "The files are opened read-only and never changed (a node may still be recording). OUT is\n"
         "written under a temporary name beside it and renamed when whole: a failure leaves\n"
@@ -197,88 +185,66 @@ typedef struct opts {
     const char *gif, *png_dir, *view;
 } opts;
 
-/* 0 parsed, 1 --help shown, 2 bad usage (message printed). `allowed` lists the accepted flags. */
-static int parse(const char *cmd, int argc, char **argv, const char *allowed, void (*help)(FILE *),
-                 opts *o)
+/* FILE, the one operand of list, info, verify and export. */
+static int set_file(const opt_prog *p, const char *a)
+{
+    opts *o = p->ud;
+    if (o->file) {
+        fprintf(stderr, "%s: one file only ('%s' and '%s')\n", p->who, o->file, a);
+        return OPT_BAD;
+    }
+    o->file = a;
+    return OPT_OK;
+}
+
+static int set_session(const opt_prog *p, const opt *o, const char *v)
+{
+    uint64_t u;
+    if (opt_parse_u64(p->who, o->name, v, &u)) return OPT_BAD;
+    if (u == 0 || u > INT64_MAX) {
+        fprintf(stderr, "%s: --session needs a session id (1, 2, …), got '%s'\n", p->who, v);
+        return OPT_BAD;
+    }
+    *(int64_t *)o->ptr = (int64_t)u;
+    return OPT_OK;
+}
+
+static int set_every(const opt_prog *p, const opt *o, const char *v)
+{
+    uint64_t *every = o->ptr;
+    if (opt_parse_u64(p->who, o->name, v, every)) return OPT_BAD;
+    if (*every == 0 || *every > 1000000) {
+        fprintf(stderr, "%s: --every needs an integer in 1..1000000\n", p->who);
+        return OPT_BAD;
+    }
+    return OPT_OK;
+}
+
+/* The rows that several subcommands share. */
+#define ROW_SESSION(o) \
+    OPT_CALL("--session", "N", set_session, &(o)->session, "the session (default: the only one in the file)")
+#define ROW_QUIET(o) \
+    OPT_FLAG("--quiet", &(o)->quiet, "no progress bar (there is none when stderr is not a terminal)")
+
+/* A subcommand's command line into o, its table's pointers aimed at o (opt.h). 0 parsed,
+ * OPT_DONE --help shown, OPT_BAD bad usage (message printed). */
+static int parse(const opt_prog *p, int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->to = UINT64_MAX;
     o->scale = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(stdout);
-            return 1;
-        }
-        if (a[0] != '-' || a[1] == '\0') {
-            if (o->file) {
-                fprintf(stderr, "viv replay %s: one file only ('%s' and '%s')\n", cmd, o->file, a);
-                return 2;
-            }
-            o->file = a;
-            continue;
-        }
-        char flag[40];
-        snprintf(flag, sizeof flag, " %s ", a);
-        if (strlen(a) > 30 || !strstr(allowed, flag)) {
-            fprintf(stderr, "viv replay %s: unknown option '%s' (see viv replay %s --help)\n", cmd, a,
-                    cmd);
-            return 2;
-        }
-        if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
-        if (strcmp(a, "--sync-test") == 0) { o->sync_test = 1; continue; }
-        if (strcmp(a, "--quiet") == 0) { o->quiet = 1; continue; }
-        const char *v = i + 1 < argc ? argv[++i] : NULL;
-        if (!v) {
-            fprintf(stderr, "viv replay %s: %s needs a value\n", cmd, a);
-            return 2;
-        }
-        uint64_t u = 0;
-        long l;
-        char who[32];                  /* "replay verify": number errors say `viv replay verify:` */
-        snprintf(who, sizeof who, "replay %s", cmd);
-        if (strcmp(a, "--session") == 0) {
-            if (cli_parse_u64(who, a, v, &u)) return 2;
-            if (u == 0 || u > INT64_MAX) {
-                fprintf(stderr, "viv replay %s: --session needs a session id (1, 2, …), got '%s'\n",
-                        cmd, v);
-                return 2;
-            }
-            o->session = (int64_t)u;
-        } else if (strcmp(a, "--from") == 0) {
-            if (cli_parse_u64(who, a, v, &o->from)) return 2;
-        } else if (strcmp(a, "--to") == 0) {
-            if (cli_parse_u64(who, a, v, &o->to)) return 2;
-        } else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_u64(who, a, v, &o->every)) return 2;
-            if (o->every == 0 || o->every > 1000000) {
-                fprintf(stderr, "viv replay %s: --every needs an integer in 1..1000000\n", cmd);
-                return 2;
-            }
-        } else if (strcmp(a, "--threads") == 0) {
-            if (cli_parse_int(who, a, v, 1, 64, &l)) return 2;
-            o->threads = l;
-        } else if (strcmp(a, "--scale") == 0) {
-            if (cli_parse_int(who, a, v, 1, 16, &l)) return 2;
-            o->scale = l;
-        } else if (strcmp(a, "--gif") == 0) {
-            o->gif = v;
-        } else if (strcmp(a, "--png-dir") == 0) {
-            o->png_dir = v;
-        } else if (strcmp(a, "--view") == 0) {
-            o->view = v;
-        }
-    }
+    int rc = opt_parse(p, argc, argv);
+    if (rc != OPT_OK) return rc;
     if (!o->file) {
-        fprintf(stderr, "viv replay %s: which replay file? (see viv replay %s --help)\n", cmd, cmd);
-        return 2;
+        fprintf(stderr, "%s: which replay file? (see %s --help)\n", p->who, p->who);
+        return OPT_BAD;
     }
     if (o->from > o->to) {
-        fprintf(stderr, "viv replay %s: --from %llu is after --to %llu\n", cmd,
-                (unsigned long long)o->from, (unsigned long long)o->to);
-        return 2;
+        fprintf(stderr, "%s: --from %llu is after --to %llu\n", p->who, (unsigned long long)o->from,
+                (unsigned long long)o->to);
+        return OPT_BAD;
     }
-    return 0;
+    return OPT_OK;
 }
 
 static rpl_file *open_file(const char *cmd, const char *path)
@@ -325,8 +291,11 @@ static void fmt_duration(uint64_t ticks, uint32_t hz, char *out, size_t cap)
 static int cmd_list(int argc, char **argv)
 {
     opts o;
-    int rc = parse("list", argc, argv, " ", usage_list, &o);
-    if (rc) return rc == 1 ? 0 : 2;
+    const opt table[] = { OPT_END };
+    const opt_prog prog = { .who = "viv replay list", .opts = table, .head = usage_list,
+                            .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
     rpl_file *f = open_file("list", o.file);
     if (!f) return 2;
     rpl_session_info *v;
@@ -400,8 +369,11 @@ static int cmd_list(int argc, char **argv)
 static int cmd_info(int argc, char **argv)
 {
     opts o;
-    int rc = parse("info", argc, argv, " --session ", usage_info, &o);
-    if (rc) return rc == 1 ? 0 : 2;
+    const opt table[] = { ROW_SESSION(&o), OPT_END };
+    const opt_prog prog = { .who = "viv replay info", .opts = table, .column = 16, .head = usage_info,
+                            .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
     rpl_file *f = open_file("info", o.file);
     if (!f) return 2;
     char err[512], warn[320], dur[32];
@@ -552,9 +524,25 @@ static int verify_status(int damaged, int unverifiable, int diverged)
 static int cmd_verify(int argc, char **argv)
 {
     opts o;
-    int rc = parse("verify", argc, argv, " --session --all --from --to --sync-test --threads --quiet ",
-                   usage_verify, &o);
-    if (rc) return rc == 1 ? 0 : 2;
+    const opt table[] = {
+        ROW_SESSION(&o),
+        OPT_FLAG("--all", &o.all, "every session in the file"),
+        OPT_U64("--from", "TICK", &o.from, "start at the checkpoint at or before TICK"),
+        OPT_U64("--to", "TICK", &o.to, "stop after checking TICK"),
+        OPT_FLAG("--sync-test", &o.sync_test,
+                 "also save, load into a second world and continue from it at every tick"),
+        OPT_LONG("--threads", "N", &o.threads, 1, 64,
+                 "threads for the replay (default: one per CPU, at most 8): spans from\n"
+                 "checkpoint to checkpoint take them first, the rest run the worlds'\n"
+                 "parallel passes (sand's strips); 1 runs everything on one thread. The\n"
+                 "result is the same for every N, whatever N the file was recorded with"),
+        ROW_QUIET(&o),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv replay verify", .opts = table, .column = 16,
+                            .head = usage_verify, .tail = verify_tail, .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
     if (o.all && o.session) {
         fprintf(stderr, "viv replay verify: --session and --all do not go together\n");
         return 2;
@@ -596,10 +584,27 @@ static int cmd_verify(int argc, char **argv)
 static int cmd_export(int argc, char **argv)
 {
     opts o;
-    int rc = parse("export", argc, argv,
-                   " --session --gif --png-dir --from --to --every --scale --view --quiet ",
-                   usage_export, &o);
-    if (rc) return rc == 1 ? 0 : 2;
+    const opt table[] = {
+        OPT_STR("--gif", "OUT.gif", &o.gif,
+                "an animated GIF; frame delays follow the session's tick rate and --every"),
+        OPT_STR("--png-dir", "DIR", &o.png_dir,
+                "one indexed PNG per frame, DIR/frame-TICK.png, TICK zero-padded to the\n"
+                "width of the last tick (at least 6 digits); DIR is created if missing"),
+        OPT_U64("--from", "TICK", &o.from, "the tick of the first frame (default: the session's first)"),
+        OPT_U64("--to", "TICK", &o.to, "the tick of the last frame (default: the session's last)"),
+        OPT_CALL("--every", "K", set_every, &o.every,
+                 "a frame every K ticks (default: --gif the fewest ticks lasting 2/100 s,\n"
+                 "since browsers slow faster GIFs down: 2 at 60 Hz; --png-dir 1)"),
+        OPT_LONG("--scale", "S", &o.scale, 1, 16, "pixel scale 1..16 (default 1)"),
+        OPT_STR("--view", "NAME", &o.view, "a render layer of the world (default: the normal picture)"),
+        ROW_SESSION(&o),
+        ROW_QUIET(&o),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv replay export", .opts = table, .column = 18,
+                            .head = usage_export, .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
     if (!o.gif && !o.png_dir) {
         fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif or --png-dir DIR\n");
         return 2;
@@ -661,56 +666,78 @@ done:
 }
 
 /* ---- collect ------------------------------------------------------------------------------------- */
+/* viv replay collect's command line: the files, each with the --node given before it. */
+typedef struct collect_args {
+    rpl_collect_src *src;
+    size_t n;
+    const char *out, *node;            /* node: given, waiting for its FILE */
+    int force, quiet;
+} collect_args;
+
+static int collect_file(const opt_prog *p, const char *a)
+{
+    collect_args *c = p->ud;
+    c->src[c->n].path = a;
+    c->src[c->n].node = c->node;
+    c->node = NULL;
+    c->n++;
+    return OPT_OK;
+}
+
+static int set_collect_out(const opt_prog *p, const opt *o, const char *v)
+{
+    collect_args *c = o->ptr;
+    if (c->out) {
+        fprintf(stderr, "viv replay collect: one output only ('%s' and '%s')\n", c->out, v);
+        return OPT_BAD;
+    }
+    c->out = v;
+    return OPT_OK;
+}
+
+static int set_collect_node(const opt_prog *p, const opt *o, const char *v)
+{
+    collect_args *c = o->ptr;
+    if (c->node) {
+        fprintf(stderr, "viv replay collect: --node %s and --node %s name the same file: "
+                "give each FILE its own --node\n", c->node, v);
+        return OPT_BAD;
+    }
+    c->node = v;
+    return OPT_OK;
+}
+
 static int cmd_collect(int argc, char **argv)
 {
-    rpl_collect_src *src = calloc((size_t)argc, sizeof *src);
-    size_t n = 0;
-    const char *out = NULL, *node = NULL;
-    int force = 0, quiet = 0, status = 2;
-    if (!src) {
+    collect_args c = { .src = calloc((size_t)argc, sizeof *c.src) };
+    int status = 2;
+    if (!c.src) {
         fprintf(stderr, "viv replay collect: out of memory\n");
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage_collect(stdout);
-            status = 0;
-            goto done;
-        }
-        if (strcmp(a, "--force") == 0) { force = 1; continue; }
-        if (strcmp(a, "--quiet") == 0) { quiet = 1; continue; }
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--node") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "viv replay collect: %s needs a value\n", a);
-                goto done;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--node") != 0) {
-                if (out) {
-                    fprintf(stderr, "viv replay collect: one output only ('%s' and '%s')\n", out, v);
-                    goto done;
-                }
-                out = v;
-            } else {
-                if (node) {
-                    fprintf(stderr, "viv replay collect: --node %s and --node %s name the same file: "
-                            "give each FILE its own --node\n", node, v);
-                    goto done;
-                }
-                node = v;
-            }
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "viv replay collect: unknown option '%s' (see viv replay collect --help)\n", a);
-            goto done;
-        }
-        src[n].path = a;
-        src[n].node = node;
-        node = NULL;
-        n++;
+    const opt table[] = {
+        OPT_CALL("--node", "NAME", set_collect_node, &c,
+                 "the node name of the FILE that follows it (letters, digits, '-', '_', '.').\n"
+                 "Default: the file's base name without its extension (nodes/east.db is\n"
+                 "node 'east'). A session whose file records its node keeps that name."),
+        OPT_CALL("-o", "OUT", set_collect_out, &c, "the new file; it must not exist"),
+        OPT_CALL("--out", "OUT", set_collect_out, &c, NULL),        /* -o's other name */
+        OPT_FLAG("--force", &c.force, "replace OUT if it exists (not while a program has it open)"),
+        OPT_FLAG("--quiet", &c.quiet, "no progress bar (there is none when stderr is not a terminal)"),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv replay collect", .opts = table, .column = 16,
+                            .head = usage_collect, .tail = collect_tail, .operand = collect_file,
+                            .ud = &c };
+    int prc = opt_parse(&prog, argc, argv);
+    if (prc != OPT_OK) {
+        status = OPT_EXIT(prc);
+        goto done;
     }
+    rpl_collect_src *src = c.src;
+    size_t n = c.n;
+    const char *out = c.out, *node = c.node;
+    int force = c.force, quiet = c.quiet;
     if (node) {
         fprintf(stderr, "viv replay collect: --node %s names no file: put it before the FILE it names\n",
                 node);
@@ -757,7 +784,7 @@ static int cmd_collect(int argc, char **argv)
     rpl_collect_result_free(&r);
     status = 0;
 done:
-    free(src);
+    free(c.src);
     return status;
 }
 

@@ -6,12 +6,13 @@
 #include <string.h>
 #include "cli.h"
 #include "files.h"
+#include "opt.h"
 #include "pool.h"
 #ifndef VIV_NO_IMAGE
 #include "replay.h"
 #endif
 
-static void sim_usage(FILE *out)
+static void sim_head(FILE *out)
 {
     fprintf(out,
         "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
@@ -24,35 +25,13 @@ static void sim_usage(FILE *out)
         "Runs a world with no server. After every K ticks, and after the last tick, prints\n"
         "  <tick> <state-hash, 16 hex> <frame-hash, 16 hex>\n"
         "where <tick> is the number of ticks stepped so far.\n"
-        "\n"
-        "  --list-kinds     print the world kinds, one a line: <name> <id> <hz>, in registry order\n"
-        "                   (sim/kinds.h); scripts take the names with `awk '{print $1}'`\n"
-        "  --world KIND     world kind:");
-    for (int i = 0; i < sim_kind_count(); i++) fprintf(out, " %s", sim_kind_at(i)->name);
-    fprintf(out, "\n"
-        "  --seed N         world seed (default 1)\n"
-        "  --ticks T        ticks to run (default 600)\n"
-        "  --params P       key=value,... world params (see below)\n"
-        "  --inputs FILE    one input per line: <tick> <input> <args...>, e.g.\n"
-        "                   `120 paint 160 20 5 sand`; '#' starts a comment. The whole file is\n"
-        "                   checked before tick 0; a bad line is reported as FILE:LINE: reason.\n"
-        "  --every K        print every K ticks (default 0: only after the last tick)\n"
-        "  --render-all     render every tick, as the server does (default: printed ticks only)\n"
-        "  --view NAME      render layer (default: the normal picture)\n"
-        "  --threads N      workers for the world's parallel passes (sand's strips), the calling\n"
-        "                   thread included: 1 runs them inline; default: one per CPU, at most %d.\n"
-        "                   The hashes, frames and recording are the same for every N\n"
-#ifndef VIV_NO_IMAGE
-        "  --png OUT        write the last frame as an indexed PNG\n"
-        "  --gif OUT        write an animated GIF of the run (the world's own palette, real delays)\n"
-        "  --gif-every K    one GIF frame every K ticks (default: the fewest ticks that are at least\n"
-        "                   2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)\n"
-        "  --scale S        PNG/GIF pixel scale, 1..16 (default 1)\n"
-        "  --record FILE    record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
-        "                   and frame hash every tick, a checkpoint every 10 s of world time;\n"
-        "                   check it with `viv replay verify FILE`\n"
-#endif
-        "\n", POOL_DEFAULT_MAX);
+        "\n");
+}
+
+/* Below the options: every kind's params and inputs. */
+static void sim_tail(FILE *out)
+{
+    fprintf(out, "\n");
     for (int i = 0; i < sim_kind_count(); i++) {
         const sim_kind *k = sim_kind_at(i);
         fprintf(out, "%s (%u Hz) params:", k->name, (unsigned)k->hz);
@@ -75,6 +54,26 @@ static void sim_usage(FILE *out)
     }
 }
 
+/* --list-kinds: the one list of kinds, for scripts (tests/golden.sh, tests/cross.sh): the name
+ * first, so `awk '{print $1}'` gives the names. */
+static int list_kinds(const opt_prog *p, const opt *o, const char *v)
+{
+    for (int k = 0; k < sim_kind_count(); k++)
+        printf("%s %u %u\n", sim_kind_at(k)->name, (unsigned)sim_kind_at(k)->id,
+               (unsigned)sim_kind_at(k)->hz);
+    return OPT_DONE;
+}
+
+#ifndef VIV_NO_IMAGE
+static int set_gif_every(const opt_prog *p, const opt *o, const char *v)
+{
+    long k;
+    if (opt_parse_long(p->who, o->name, v, 1, 100000, &k)) return OPT_BAD;
+    *(uint64_t *)o->ptr = (uint64_t)k;
+    return OPT_OK;
+}
+#endif
+
 int cli_sim_main(int argc, char **argv)
 {
     const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
@@ -89,68 +88,50 @@ int cli_sim_main(int argc, char **argv)
     uint8_t *cpbuf = NULL;
     size_t cpcap = 0;
 #endif
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            sim_usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--list-kinds") == 0) {
-            /* The one list of kinds, for scripts (tests/golden.sh, tests/cross.sh): the name
-             * first, so `awk '{print $1}'` gives the names. */
-            for (int k = 0; k < sim_kind_count(); k++)
-                printf("%s %u %u\n", sim_kind_at(k)->name, (unsigned)sim_kind_at(k)->id,
-                       (unsigned)sim_kind_at(k)->hz);
-            return 0;
-        } else if (strcmp(a, "--render-all") == 0) {
-            render_all = 1;
-            takes = 0;
-        } else if (!v && (strcmp(a, "--world") == 0 || strcmp(a, "--seed") == 0 ||
-                          strcmp(a, "--ticks") == 0 || strcmp(a, "--params") == 0 ||
-                          strcmp(a, "--inputs") == 0 || strcmp(a, "--every") == 0 ||
-                          strcmp(a, "--png") == 0 || strcmp(a, "--view") == 0 ||
-                          strcmp(a, "--scale") == 0 || strcmp(a, "--gif") == 0 ||
-                          strcmp(a, "--gif-every") == 0 || strcmp(a, "--record") == 0 ||
-                          strcmp(a, "--threads") == 0)) {
-            fprintf(stderr, "viv sim: %s needs a value\n", a);
-            return 2;
-        } else if (strcmp(a, "--world") == 0) {
-            kind = v;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64("sim", a, v, &seed)) return 2;
-        } else if (strcmp(a, "--ticks") == 0) {
-            if (cli_parse_u64("sim", a, v, &ticks)) return 2;
-        } else if (strcmp(a, "--params") == 0) {
-            params = v;
-        } else if (strcmp(a, "--inputs") == 0) {
-            inputs_path = v;
-        } else if (strcmp(a, "--every") == 0) {
-            if (cli_parse_u64("sim", a, v, &every)) return 2;
-        } else if (strcmp(a, "--view") == 0) {
-            view_name = v;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (cli_parse_int("sim", a, v, 1, POOL_WORKERS_MAX, &threads)) return 2;
+    char kinds[256];
+    int kn = snprintf(kinds, sizeof kinds, "world kind:");
+    for (int i = 0; i < sim_kind_count() && kn > 0 && (size_t)kn < sizeof kinds; i++)
+        kn += snprintf(kinds + kn, sizeof kinds - (size_t)kn, " %s", sim_kind_at(i)->name);
+    const opt table[] = {
+        OPT_CALL("--list-kinds", NULL, list_kinds, NULL,
+                 "print the world kinds, one a line: <name> <id> <hz>, in registry order\n"
+                 "(sim/kinds.h); scripts take the names with `awk '{print $1}'`"),
+        OPT_STR("--world", "KIND", &kind, kinds),
+        OPT_U64("--seed", "N", &seed, "world seed (default 1)"),
+        OPT_U64("--ticks", "T", &ticks, "ticks to run (default 600)"),
+        OPT_STR("--params", "P", &params, "key=value,... world params (see below)"),
+        OPT_STR("--inputs", "FILE", &inputs_path,
+                "one input per line: <tick> <input> <args...>, e.g.\n"
+                "`120 paint 160 20 5 sand`; '#' starts a comment. The whole file is\n"
+                "checked before tick 0; a bad line is reported as FILE:LINE: reason."),
+        OPT_U64("--every", "K", &every, "print every K ticks (default 0: only after the last tick)"),
+        OPT_FLAG("--render-all", &render_all,
+                 "render every tick, as the server does (default: printed ticks only)"),
+        OPT_STR("--view", "NAME", &view_name, "render layer (default: the normal picture)"),
+        OPT_LONG("--threads", "N", &threads, 1, POOL_WORKERS_MAX,
+                 "workers for the world's parallel passes (sand's strips), the calling\n"
+                 "thread included: 1 runs them inline; default: one per CPU, at most "
+                 OPT_STRINGIFY(POOL_DEFAULT_MAX) ".\n"
+                 "The hashes, frames and recording are the same for every N"),
 #ifndef VIV_NO_IMAGE
-        } else if (strcmp(a, "--png") == 0) {
-            png = v;
-        } else if (strcmp(a, "--scale") == 0) {
-            if (cli_parse_int("sim", a, v, 1, 16, &scale)) return 2;
-        } else if (strcmp(a, "--gif") == 0) {
-            gif_path = v;
-        } else if (strcmp(a, "--record") == 0) {
-            record_path = v;
-        } else if (strcmp(a, "--gif-every") == 0) {
-            long k;
-            if (cli_parse_int("sim", a, v, 1, 100000, &k)) return 2;
-            gif_every = (uint64_t)k;
+        OPT_STR("--png", "OUT", &png, "write the last frame as an indexed PNG"),
+        OPT_STR("--gif", "OUT", &gif_path,
+                "write an animated GIF of the run (the world's own palette, real delays)"),
+        OPT_CALL("--gif-every", "K", set_gif_every, &gif_every,
+                 "one GIF frame every K ticks (default: the fewest ticks that are at least\n"
+                 "2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)"),
+        OPT_LONG("--scale", "S", &scale, 1, 16, "PNG/GIF pixel scale, 1..16 (default 1)"),
+        OPT_STR("--record", "FILE", &record_path,
+                "record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
+                "and frame hash every tick, a checkpoint every 10 s of world time;\n"
+                "check it with `viv replay verify FILE`"),
 #endif
-        } else {
-            fprintf(stderr, "viv sim: unknown option '%s' (see viv sim --help)\n", a);
-            return 2;
-        }
-        i += takes;
-    }
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv sim", .opts = table, .column = 19, .head = sim_head,
+                            .tail = sim_tail };
+    int prc = opt_parse(&prog, argc, argv);
+    if (prc != OPT_OK) return OPT_EXIT(prc);
     if (!kind) {
         fprintf(stderr, "viv sim: --world KIND is required (see viv sim --help)\n");
         return 2;

@@ -9,11 +9,34 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include "opt.h"
 #include "pool.h"
 #include "replay.h"
 #include "cluster.h"
 
-static void usage(FILE *out)
+/* ---- the command line ---------------------------------------------------------------------- */
+/* What the command line asks for, checked (vivd_parse, vivd_check); vivd is configured from it.
+ * It lives as long as main: the server keeps pointers into it. */
+typedef struct vivd_opts {
+    char listen_buf[256], http_buf[256];
+    const char *listen_host, *http_host;     /* http_host NULL: --no-http */
+    int listen_port, http_port, http_asked, no_http;
+    const char *web_dir, *wasm_path, *port_file, *http_port_file;
+    const char *worlds[SRV_MAX_WORLDS], *plays[SRV_MAX_WORLDS];
+    int nworlds, nplays;
+    const char *admin, *player;              /* NULL or "": not given */
+    const char *db;
+    int db_explicit, no_record, fresh, new_tokens, durability;
+    int max_clients, io_threads, threads, log_level;
+    int relay;
+    srv_cluster_config ccfg;
+    /* Found by vivd_check and the start-up: the addresses to bind, the --web and --wasm defaults. */
+    struct sockaddr_storage addr, http_addr;
+    char bound_ip[64], http_ip[64];
+    char web_buf[PATH_MAX], wasm_buf[PATH_MAX];
+} vivd_opts;
+
+static void vivd_head(FILE *out)
 {
     fprintf(out,
         "usage: vivd [--listen HOST:PORT] [--http HOST:PORT | --no-http] [--web DIR] [--wasm FILE]\n"
@@ -24,85 +47,16 @@ static void usage(FILE *out)
         "            [--cluster redis://HOST:PORT [--node NAME] [--relay] [--cluster-expiry S]]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
-        "\n"
-        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7400; port 0 picks one);\n"
-        "                       HOST is an address or a name (localhost), resolved at start-up\n"
-        "  --http HOST:PORT     serve the browser viewer and WebSocket clients on this address\n"
-        "                       (default 127.0.0.1:7401; port 0 picks one): the page at\n"
-        "                       http://HOST:PORT/, the protocol at ws://HOST:PORT/ws. Given\n"
-        "                       explicitly, a failure to serve it stops vivd (exit 1); the\n"
-        "                       default only warns (one line) and vivd serves TCP alone.\n"
-        "                       Needs libwebsockets' libuv plugin (apt-get install\n"
-        "                       libwebsockets-evlib-uv)\n"
-        "  --no-http            no HTTP or WebSocket port: TCP only\n"
-        "  --web DIR            the page's files (default: clients/web of the source tree the\n"
-        "                       vivd binary was built in)\n"
-        "  --wasm FILE          the page's sim module, served at /vivarium.wasm (default:\n"
-        "                       vivarium.wasm beside the vivd binary; make builds it)\n");
-    /* (two strings: C99 promises compilers only 4095 bytes for one) */
+        "\n");
+}
+
+static void vivd_tail(FILE *out)
+{
     fprintf(out,
-        "  --world SPEC         host a world: KIND, then optional :seed=N and :key=value,... params,\n"
-        "                       e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
-        "                       world of every kind (the demo set).\n"
-        "  --admin-token T      token for the admin role (create/close worlds). Default:\n"
-        "                       $VIVD_ADMIN_TOKEN, else the one kept in FILE.tokens (see below).\n"
-        "  --player-token T     token for the player role (send inputs). Default:\n"
-        "                       $VIVD_PLAYER_TOKEN, else the one kept in FILE.tokens.\n"
-        "                       Tokens not given are kept in FILE.tokens beside the --db FILE\n"
-        "                       (./vivarium.db.tokens; mode 0600, readable by you alone): made at\n"
-        "                       random and printed at the first start, reused at every later one.\n"
-        "                       With --no-record (or only --play) there is no file: tokens not\n"
-        "                       given are new at each start.\n"
-        "  --new-tokens         make new random tokens (for the roles not given) and keep them in\n"
-        "                       FILE.tokens instead of the old ones\n"
-        "  --max-clients N      connections beyond N are refused (default 1024)\n");
-    fprintf(out,   /* two pieces: C caps a string literal at 4,095 bytes */
-        "  --io-threads N       threads that write to subscribers' TCP sockets, each with its own\n"
-        "                       event loop and share of the connections, so that the loop that\n"
-        "                       ticks the worlds never makes those system calls (0..64; default:\n"
-        "                       half the cores, at most 8, and 0 on one core). 0 writes every\n"
-        "                       socket on the loop, as vivd did before. WebSocket clients are\n"
-        "                       always written by the loop.\n"
-        "  --db FILE            record every world in this replay file (default ./vivarium.db);\n"
-        "                       sessions suspended by a clean stop or left running by a crash are\n"
-        "                       resumed from it at start-up, at their last tick, checked against\n"
-        "                       every recorded hash (then the demo set is not added; --world adds\n"
-        "                       worlds as usual)\n"
-        "  --fresh              resume nothing: close the sessions a stop or a crash left in FILE\n"
-        "                       and start new ones\n"
-        "  --no-record          record nothing\n"
-        "  --durability MODE    normal (default: survives a crash of vivd) or full (also a power\n"
-        "                       cut: every commit is synced to disk)\n"
-        "  --play FILE[:N]      host session N of a replay file (the only one if N is omitted) as a\n"
-        "                       read-only world, paused at its start; players and admins pause,\n"
-        "                       resume, step, seek and set its speed (docs/PROTOCOL.md, play)\n"
-        "  --port-file FILE     write the port actually bound to FILE (for scripts and tests)\n"
-        "  --http-port-file FILE  the same for the HTTP port (nothing is written without HTTP)\n");
-    fprintf(out,
-        "  --threads N          workers for the worlds' parallel passes (sand's strips), the tick\n"
-        "                       thread included (default: one per CPU, at most %d; 1: all on the\n"
-        "                       tick thread). Frames, hashes and recordings are the same for every\n"
-        "                       N: a session recorded with one N verifies and resumes with another\n"
-        "  --quiet              log warnings and errors only\n"
-        "  --cluster redis://HOST:PORT  join a cluster of vivd nodes and relays through this Redis\n"
-        "                       (docs/CLUSTER.md): this vivd's worlds are listed for every member,\n"
-        "                       its frames published for relays, and its viewers see every\n"
-        "                       world of the cluster. Give every member the same tokens.\n"
-        "  --node NAME          this member's name in the cluster (default HOSTNAME:PORT of\n"
-        "                       --listen); letters, digits, . - _ : (a restarted node keeps it)\n"
-        "  --relay              host no world: serve the cluster's worlds to viewers, and pass\n"
-        "                       inputs, creates and closes on to their nodes (with --cluster)\n"
-        "  --cluster-expiry S   seconds a member's registration outlives its last heartbeat\n"
-        "                       (default 5; heartbeats every quarter of it). At start-up, a Redis\n"
-        "                       that cannot be reached or refuses vivd, or a --node name another\n"
-        "                       running vivd holds, is one line and exit status 1; once running,\n"
-        "                       a lost Redis is retried (0.1 s doubling to 2 s) while worlds go on\n"
-        "  --verbose            log every connection and error reply too\n"
         "\n"
         "Stop with SIGINT or SIGTERM: the current tick finishes, every session is suspended with\n"
         "a checkpoint (the next start on the same FILE resumes it), then vivd exits 0.\n"
-        "Watch with: viv view --host 127.0.0.1:7400, or open http://127.0.0.1:7401/\n",
-        POOL_DEFAULT_MAX);
+        "Watch with: viv view --host 127.0.0.1:7400, or open http://127.0.0.1:7401/\n");
 }
 
 /* 1 if s begins with `name=` (letters, digits, '_'): a new spec part, not the rest of a path. */
@@ -308,21 +262,21 @@ static const char *default_wasm_path(char *out, size_t outlen)
 }
 
 /* Write a port number to path atomically (a reader sees no file or the whole number). */
-static int write_port_file(const char *path, int port, const char *opt)
+static int write_port_file(const char *path, int port, const char *flag)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *fp = fopen(tmp, "w");
     if (!fp || fprintf(fp, "%d\n", port) < 0 || fclose(fp) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "vivd: cannot write %s %s: %s\n", opt, path, strerror(errno));
+        fprintf(stderr, "vivd: cannot write %s %s: %s\n", flag, path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* HOST:PORT for option opt into host (without brackets' removal: resolve_listen does that) and
+/* HOST:PORT for option flag into host (without brackets' removal: resolve_listen does that) and
  * *port. 0, or -1 with a message on stderr. */
-static int parse_hostport(const char *opt, const char *v, const char *example, char *host,
+static int parse_hostport(const char *flag, const char *v, const char *example, char *host,
                           size_t hostlen, int *port)
 {
     const char *colon = strrchr(v, ':');
@@ -330,7 +284,7 @@ static int parse_hostport(const char *opt, const char *v, const char *example, c
     long p = colon ? strtol(colon + 1, &end, 10) : -1;
     if (!colon || colon == v || (size_t)(colon - v) >= hostlen || *end || p < 0 || p > 65535 ||
         colon[1] == '\0') {
-        fprintf(stderr, "vivd: %s wants HOST:PORT (e.g. %s), got '%s'\n", opt, example, v);
+        fprintf(stderr, "vivd: %s wants HOST:PORT (e.g. %s), got '%s'\n", flag, example, v);
         return -1;
     }
     memcpy(host, v, (size_t)(colon - v));
@@ -342,7 +296,7 @@ static int parse_hostport(const char *opt, const char *v, const char *example, c
 /* HOST:PORT's host resolved to an address to bind (a name such as localhost, an IPv4 or IPv6
  * address, [::1] in brackets). An IPv4 address is preferred when the name has both: it is what
  * vivd binds by default, and a client that resolves the name tries each address in turn. */
-static int resolve_listen(const char *opt, const char *host, int port, struct sockaddr_storage *out,
+static int resolve_listen(const char *flag, const char *host, int port, struct sockaddr_storage *out,
                           char *shown, size_t shownlen)
 {
     char h[256];
@@ -360,7 +314,7 @@ static int resolve_listen(const char *opt, const char *host, int port, struct so
     snprintf(ps, sizeof ps, "%d", port);
     int rc = getaddrinfo(h, ps, &hints, &res);
     if (rc != 0) {
-        fprintf(stderr, "vivd: %s: cannot resolve '%s': %s\n", opt, host, gai_strerror(rc));
+        fprintf(stderr, "vivd: %s: cannot resolve '%s': %s\n", flag, host, gai_strerror(rc));
         return -1;
     }
     const struct addrinfo *pick = NULL;
@@ -376,7 +330,7 @@ static int resolve_listen(const char *opt, const char *host, int port, struct so
                 break;
             }
     if (!pick || pick->ai_addrlen > sizeof *out) {
-        fprintf(stderr, "vivd: %s: '%s' has no IPv4 or IPv6 address\n", opt, host);
+        fprintf(stderr, "vivd: %s: '%s' has no IPv4 or IPv6 address\n", flag, host);
         freeaddrinfo(res);
         return -1;
     }
@@ -389,435 +343,627 @@ static int resolve_listen(const char *opt, const char *host, int port, struct so
     return 0;
 }
 
-int main(int argc, char **argv)
+/* ---- the options' setters (vivd_parse's table) ----------------------------------------------- */
+static int set_listen(const opt_prog *p, const opt *o, const char *v)
 {
-    srv s;
-    srv_net net;
-    memset(&s, 0, sizeof s);
-    s.lock_fd = -1;
-    s.cfg.listen_host = "127.0.0.1";
-    s.cfg.listen_port = 7400;
-    s.cfg.max_clients = 1024;
-    s.cfg.log_level = SRV_LOG_INFO;
-    s.next_world_id = 1;
-    const char *worlds[SRV_MAX_WORLDS];
-    int nworlds = 0;
-    const char *admin = getenv("VIVD_ADMIN_TOKEN"), *player = getenv("VIVD_PLAYER_TOKEN");
-    static char host[256];
-    const char *db = "vivarium.db";
-    int no_record = 0, db_explicit = 0, nplays = 0, fresh = 0, new_tokens = 0;
-    static char hhost[256];
-    const char *http_host = "127.0.0.1", *web_dir = NULL, *http_port_file = NULL, *wasm_path = NULL;
-    int http_port = 7401, http_asked = 0, no_http = 0;
-    int io_threads = default_io_threads();
-    const char *plays[SRV_MAX_WORLDS];
-    int relay = 0;
-    srv_cluster_config ccfg;
-    memset(&ccfg, 0, sizeof ccfg);
-    int threads = pool_default_workers();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("vivd %s\n", SRV_VERSION);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            s.cfg.log_level = SRV_LOG_WARN;
-            continue;
-        } else if (strcmp(a, "--verbose") == 0) {
-            s.cfg.log_level = SRV_LOG_DEBUG;
-            continue;
-        } else if (strcmp(a, "--no-record") == 0) {
-            s.db_path = NULL;
-            no_record = 1;
-            continue;
-        } else if (strcmp(a, "--fresh") == 0) {
-            fresh = 1;
-            continue;
-        } else if (strcmp(a, "--new-tokens") == 0) {
-            new_tokens = 1;
-            continue;
-        } else if (strcmp(a, "--no-http") == 0) {
-            no_http = 1;
-            continue;
-        } else if (strcmp(a, "--relay") == 0) {
-            relay = 1;
-            continue;
-        }
-        static const char *const with_value[] = { "--listen", "--world", "--admin-token",
-                                                  "--player-token", "--max-clients", "--port-file",
-                                                  "--db", "--durability", "--play", "--http",
-                                                  "--web", "--http-port-file", "--wasm",
-                                                  "--io-threads", "--threads", "--cluster",
-                                                  "--node", "--cluster-expiry" };
-        int known = 0;
-        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-            known |= strcmp(a, with_value[k]) == 0;
-        if (!known) {
-            fprintf(stderr, "vivd: unknown option '%s' (see vivd --help)\n", a);
-            return 2;
-        }
-        if (!v) {
-            fprintf(stderr, "vivd: %s needs a value (see vivd --help)\n", a);
-            return 2;
-        }
-        i++;
-        if (strcmp(a, "--listen") == 0) {
-            if (parse_hostport(a, v, "127.0.0.1:7400", host, sizeof host, &s.cfg.listen_port) != 0) return 2;
-            s.cfg.listen_host = host;
-        } else if (strcmp(a, "--http") == 0) {
-            if (parse_hostport(a, v, "127.0.0.1:7401", hhost, sizeof hhost, &http_port) != 0) return 2;
-            http_host = hhost;
-            http_asked = 1;
-        } else if (strcmp(a, "--web") == 0) {
-            web_dir = v;
-        } else if (strcmp(a, "--wasm") == 0) {
-            wasm_path = v;
-        } else if (strcmp(a, "--http-port-file") == 0) {
-            http_port_file = v;
-        } else if (strcmp(a, "--world") == 0) {
-            if (nworlds == SRV_MAX_WORLDS) {
-                fprintf(stderr, "vivd: at most %d --world options\n", SRV_MAX_WORLDS);
-                return 2;
-            }
-            char k[64], p[SIM_PARAMS_MAX];
-            uint64_t sd;
-            if (parse_world_spec(v, k, sizeof k, &sd, p, sizeof p) != 0) return 2;
-            worlds[nworlds++] = v;
-        } else if (strcmp(a, "--admin-token") == 0) {
-            admin = v;
-        } else if (strcmp(a, "--player-token") == 0) {
-            player = v;
-        } else if (strcmp(a, "--max-clients") == 0) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 1000000) {
-                fprintf(stderr, "vivd: --max-clients wants an integer in 1..1000000, got '%s'\n", v);
-                return 2;
-            }
-            s.cfg.max_clients = (int)n;
-        } else if (strcmp(a, "--io-threads") == 0) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || end == v || n < 0 || n > 64) {
-                fprintf(stderr, "vivd: --io-threads wants an integer in 0..64, got '%s'\n", v);
-                return 2;
-            }
-            io_threads = (int)n;
-        } else if (strcmp(a, "--cluster") == 0) {
-            char h[256], err[256];
-            int p;
-            if (srv_redis_parse_url(v, h, sizeof h, &p, err, sizeof err) != 0) {
-                fprintf(stderr, "vivd: %s\n", err);
-                return 2;
-            }
-            ccfg.url = v;
-        } else if (strcmp(a, "--node") == 0) {
-            if (!srv_cluster_name_ok(v)) {
-                fprintf(stderr, "vivd: --node '%s': a name is 1..63 letters, digits and . - _ :\n", v);
-                return 2;
-            }
-            ccfg.name = v;
-        } else if (strcmp(a, "--cluster-expiry") == 0) {
-            char *end;
-            double sec = strtod(v, &end);
-            if (*end || end == v || !(sec >= 0.5 && sec <= 600)) {
-                fprintf(stderr, "vivd: --cluster-expiry wants seconds in 0.5..600, got '%s'\n", v);
-                return 2;
-            }
-            ccfg.expiry_ms = (uint64_t)(sec * 1000.0);
-        } else if (strcmp(a, "--port-file") == 0) {
-            s.cfg.port_file = v;
-        } else if (strcmp(a, "--threads") == 0) {
-            char err[256];
-            if (pool_parse_workers("--threads", v, &threads, err, sizeof err) != 0) {
-                fprintf(stderr, "vivd: %s\n", err);
-                return 2;
-            }
-        } else if (strcmp(a, "--db") == 0) {
-            db = v;
-            db_explicit = 1;
-        } else if (strcmp(a, "--play") == 0) {
-            if (nplays == SRV_MAX_WORLDS) {
-                fprintf(stderr, "vivd: at most %d --play options\n", SRV_MAX_WORLDS);
-                return 2;
-            }
-            plays[nplays++] = v;
-        } else if (strcmp(a, "--durability") == 0) {
-            if (strcmp(v, "normal") == 0) s.durability = RPL_DUR_NORMAL;
-            else if (strcmp(v, "full") == 0) s.durability = RPL_DUR_FULL;
-            else {
-                fprintf(stderr, "vivd: --durability is normal or full, got '%s'\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "vivd: unknown option '%s' (see vivd --help)\n", a);
-            return 2;
-        }
+    vivd_opts *vo = o->ptr;
+    if (parse_hostport(o->name, v, "127.0.0.1:7400", vo->listen_buf, sizeof vo->listen_buf,
+                       &vo->listen_port) != 0)
+        return OPT_BAD;
+    vo->listen_host = vo->listen_buf;
+    return OPT_OK;
+}
+
+static int set_http(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    if (parse_hostport(o->name, v, "127.0.0.1:7401", vo->http_buf, sizeof vo->http_buf, &vo->http_port) != 0)
+        return OPT_BAD;
+    vo->http_host = vo->http_buf;
+    vo->http_asked = 1;
+    return OPT_OK;
+}
+
+static int set_world(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    if (vo->nworlds == SRV_MAX_WORLDS) {
+        fprintf(stderr, "vivd: at most %d --world options\n", SRV_MAX_WORLDS);
+        return OPT_BAD;
     }
-    /* Everything that can be checked is checked before anything is opened or created. */
-    if (no_record && db_explicit) {
+    char k[64], params[SIM_PARAMS_MAX];
+    uint64_t sd;
+    if (parse_world_spec(v, k, sizeof k, &sd, params, sizeof params) != 0) return OPT_BAD;
+    vo->worlds[vo->nworlds++] = v;
+    return OPT_OK;
+}
+
+static int set_play(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    if (vo->nplays == SRV_MAX_WORLDS) {
+        fprintf(stderr, "vivd: at most %d --play options\n", SRV_MAX_WORLDS);
+        return OPT_BAD;
+    }
+    vo->plays[vo->nplays++] = v;
+    return OPT_OK;
+}
+
+static int set_max_clients(const opt_prog *p, const opt *o, const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 1 || n > 1000000) {
+        fprintf(stderr, "vivd: --max-clients wants an integer in 1..1000000, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->max_clients = (int)n;
+    return OPT_OK;
+}
+
+static int set_io_threads(const opt_prog *p, const opt *o, const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 0 || n > 64) {
+        fprintf(stderr, "vivd: --io-threads wants an integer in 0..64, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->io_threads = (int)n;
+    return OPT_OK;
+}
+
+static int set_threads(const opt_prog *p, const opt *o, const char *v)
+{
+    char err[256];
+    if (pool_parse_workers("--threads", v, &((vivd_opts *)o->ptr)->threads, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: %s\n", err);
+        return OPT_BAD;
+    }
+    return OPT_OK;
+}
+
+static int set_db(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    vo->db = v;
+    vo->db_explicit = 1;
+    return OPT_OK;
+}
+
+static int set_durability(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    if (strcmp(v, "normal") == 0) vo->durability = RPL_DUR_NORMAL;
+    else if (strcmp(v, "full") == 0) vo->durability = RPL_DUR_FULL;
+    else {
+        fprintf(stderr, "vivd: --durability is normal or full, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    return OPT_OK;
+}
+
+static int set_cluster(const opt_prog *p, const opt *o, const char *v)
+{
+    char h[256], err[256];
+    int port;
+    if (srv_redis_parse_url(v, h, sizeof h, &port, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: %s\n", err);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->ccfg.url = v;
+    return OPT_OK;
+}
+
+static int set_node(const opt_prog *p, const opt *o, const char *v)
+{
+    if (!srv_cluster_name_ok(v)) {
+        fprintf(stderr, "vivd: --node '%s': a name is 1..63 letters, digits and . - _ :\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->ccfg.name = v;
+    return OPT_OK;
+}
+
+static int set_cluster_expiry(const opt_prog *p, const opt *o, const char *v)
+{
+    char *end;
+    double sec = strtod(v, &end);
+    if (*end || end == v || !(sec >= 0.5 && sec <= 600)) {
+        fprintf(stderr, "vivd: --cluster-expiry wants seconds in 0.5..600, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->ccfg.expiry_ms = (uint64_t)(sec * 1000.0);
+    return OPT_OK;
+}
+
+static int print_version(const opt_prog *p, const opt *o, const char *v)
+{
+    printf("vivd %s\n", SRV_VERSION);
+    return OPT_DONE;
+}
+
+/* The command line into vo, every value checked as it comes (opt.h): OPT_OK, OPT_DONE (--help or
+ * --version printed) or OPT_BAD (a message printed). */
+static int vivd_parse(vivd_opts *vo, int argc, char **argv)
+{
+    memset(vo, 0, sizeof *vo);
+    vo->listen_host = "127.0.0.1";
+    vo->listen_port = 7400;
+    vo->http_host = "127.0.0.1";
+    vo->http_port = 7401;
+    vo->admin = getenv("VIVD_ADMIN_TOKEN");
+    vo->player = getenv("VIVD_PLAYER_TOKEN");
+    vo->db = "vivarium.db";
+    vo->durability = RPL_DUR_NORMAL;
+    vo->max_clients = 1024;
+    vo->io_threads = default_io_threads();
+    vo->threads = pool_default_workers();
+    vo->log_level = SRV_LOG_INFO;
+    const opt table[] = {
+        OPT_CALL("--listen", "HOST:PORT", set_listen, vo,
+                 "address to listen on (default 127.0.0.1:7400; port 0 picks one);\n"
+                 "HOST is an address or a name (localhost), resolved at start-up"),
+        OPT_CALL("--http", "HOST:PORT", set_http, vo,
+                 "serve the browser viewer and WebSocket clients on this address\n"
+                 "(default 127.0.0.1:7401; port 0 picks one): the page at\n"
+                 "http://HOST:PORT/, the protocol at ws://HOST:PORT/ws. Given\n"
+                 "explicitly, a failure to serve it stops vivd (exit 1); the\n"
+                 "default only warns (one line) and vivd serves TCP alone.\n"
+                 "Needs libwebsockets' libuv plugin (apt-get install\n"
+                 "libwebsockets-evlib-uv)"),
+        OPT_FLAG("--no-http", &vo->no_http, "no HTTP or WebSocket port: TCP only"),
+        OPT_STR("--web", "DIR", &vo->web_dir,
+                "the page's files (default: clients/web of the source tree the\n"
+                "vivd binary was built in)"),
+        OPT_STR("--wasm", "FILE", &vo->wasm_path,
+                "the page's sim module, served at /vivarium.wasm (default:\n"
+                "vivarium.wasm beside the vivd binary; make builds it)"),
+        OPT_CALL("--world", "SPEC", set_world, vo,
+                 "host a world: KIND, then optional :seed=N and :key=value,... params,\n"
+                 "e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
+                 "world of every kind (the demo set)."),
+        OPT_STR("--admin-token", "T", &vo->admin,
+                "token for the admin role (create/close worlds). Default:\n"
+                "$VIVD_ADMIN_TOKEN, else the one kept in FILE.tokens (see below)."),
+        OPT_STR("--player-token", "T", &vo->player,
+                "token for the player role (send inputs). Default:\n"
+                "$VIVD_PLAYER_TOKEN, else the one kept in FILE.tokens.\n"
+                "Tokens not given are kept in FILE.tokens beside the --db FILE\n"
+                "(./vivarium.db.tokens; mode 0600, readable by you alone): made at\n"
+                "random and printed at the first start, reused at every later one.\n"
+                "With --no-record (or only --play) there is no file: tokens not\n"
+                "given are new at each start."),
+        OPT_FLAG("--new-tokens", &vo->new_tokens,
+                 "make new random tokens (for the roles not given) and keep them in\n"
+                 "FILE.tokens instead of the old ones"),
+        OPT_CALL("--max-clients", "N", set_max_clients, vo,
+                 "connections beyond N are refused (default 1024)"),
+        OPT_CALL("--io-threads", "N", set_io_threads, vo,
+                 "threads that write to subscribers' TCP sockets, each with its own\n"
+                 "event loop and share of the connections, so that the loop that\n"
+                 "ticks the worlds never makes those system calls (0..64; default:\n"
+                 "half the cores, at most 8, and 0 on one core). 0 writes every\n"
+                 "socket on the loop, as vivd did before. WebSocket clients are\n"
+                 "always written by the loop."),
+        OPT_CALL("--db", "FILE", set_db, vo,
+                 "record every world in this replay file (default ./vivarium.db);\n"
+                 "sessions suspended by a clean stop or left running by a crash are\n"
+                 "resumed from it at start-up, at their last tick, checked against\n"
+                 "every recorded hash (then the demo set is not added; --world adds\n"
+                 "worlds as usual)"),
+        OPT_FLAG("--fresh", &vo->fresh,
+                 "resume nothing: close the sessions a stop or a crash left in FILE\n"
+                 "and start new ones"),
+        OPT_FLAG("--no-record", &vo->no_record, "record nothing"),
+        OPT_CALL("--durability", "MODE", set_durability, vo,
+                 "normal (default: survives a crash of vivd) or full (also a power\n"
+                 "cut: every commit is synced to disk)"),
+        OPT_CALL("--play", "FILE[:N]", set_play, vo,
+                 "host session N of a replay file (the only one if N is omitted) as a\n"
+                 "read-only world, paused at its start; players and admins pause,\n"
+                 "resume, step, seek and set its speed (docs/PROTOCOL.md, play)"),
+        OPT_STR("--port-file", "FILE", &vo->port_file,
+                "write the port actually bound to FILE (for scripts and tests)"),
+        OPT_STR("--http-port-file", "FILE", &vo->http_port_file,
+                "the same for the HTTP port (nothing is written without HTTP)"),
+        OPT_CALL("--threads", "N", set_threads, vo,
+                 "workers for the worlds' parallel passes (sand's strips), the tick\n"
+                 "thread included (default: one per CPU, at most " OPT_STRINGIFY(POOL_DEFAULT_MAX)
+                 "; 1: all on the\n"
+                 "tick thread). Frames, hashes and recordings are the same for every\n"
+                 "N: a session recorded with one N verifies and resumes with another"),
+        OPT_SET("--quiet", &vo->log_level, SRV_LOG_WARN, "log warnings and errors only"),
+        OPT_CALL("--cluster", "redis://HOST:PORT", set_cluster, vo,
+                 "join a cluster of vivd nodes and relays through this Redis\n"
+                 "(docs/CLUSTER.md): this vivd's worlds are listed for every member,\n"
+                 "its frames published for relays, and its viewers see every\n"
+                 "world of the cluster. Give every member the same tokens."),
+        OPT_CALL("--node", "NAME", set_node, vo,
+                 "this member's name in the cluster (default HOSTNAME:PORT of\n"
+                 "--listen); letters, digits, . - _ : (a restarted node keeps it)"),
+        OPT_FLAG("--relay", &vo->relay,
+                 "host no world: serve the cluster's worlds to viewers, and pass\n"
+                 "inputs, creates and closes on to their nodes (with --cluster)"),
+        OPT_CALL("--cluster-expiry", "S", set_cluster_expiry, vo,
+                 "seconds a member's registration outlives its last heartbeat\n"
+                 "(default 5; heartbeats every quarter of it). At start-up, a Redis\n"
+                 "that cannot be reached or refuses vivd, or a --node name another\n"
+                 "running vivd holds, is one line and exit status 1; once running,\n"
+                 "a lost Redis is retried (0.1 s doubling to 2 s) while worlds go on"),
+        OPT_SET("--verbose", &vo->log_level, SRV_LOG_DEBUG, "log every connection and error reply too"),
+        OPT_CALL("--version", NULL, print_version, vo, NULL),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "vivd", .opts = table, .column = 23, .head = vivd_head,
+                            .tail = vivd_tail };
+    return opt_parse(&prog, argc, argv);
+}
+
+/* What no single option can check, before anything is opened or created: options that
+ * contradict each other, and the addresses to listen on. 0, or 2 after a message. */
+static int vivd_check(vivd_opts *vo)
+{
+    if (vo->no_record && vo->db_explicit) {
         fprintf(stderr, "vivd: --db and --no-record contradict each other\n");
         return 2;
     }
-    if (no_http && (http_asked || web_dir || http_port_file || wasm_path)) {
-        fprintf(stderr, "vivd: --no-http contradicts %s\n", http_asked ? "--http" : web_dir ? "--web"
-                : wasm_path ? "--wasm" : "--http-port-file");
+    if (vo->no_http && (vo->http_asked || vo->web_dir || vo->http_port_file || vo->wasm_path)) {
+        fprintf(stderr, "vivd: --no-http contradicts %s\n", vo->http_asked ? "--http" : vo->web_dir
+                ? "--web" : vo->wasm_path ? "--wasm" : "--http-port-file");
         return 2;
     }
-    if (no_http) http_host = NULL;
-    if (!ccfg.url && (relay || ccfg.name || ccfg.expiry_ms)) {
-        fprintf(stderr, "vivd: %s needs --cluster redis://HOST:PORT\n", relay ? "--relay" : ccfg.name
-                ? "--node" : "--cluster-expiry");
+    if (vo->no_http) vo->http_host = NULL;
+    srv_cluster_config *cc = &vo->ccfg;
+    if (!cc->url && (vo->relay || cc->name || cc->expiry_ms)) {
+        fprintf(stderr, "vivd: %s needs --cluster redis://HOST:PORT\n", vo->relay ? "--relay"
+                : cc->name ? "--node" : "--cluster-expiry");
         return 2;
     }
-    if (relay && (nworlds || nplays || db_explicit || fresh || new_tokens)) {
+    if (vo->relay && (vo->nworlds || vo->nplays || vo->db_explicit || vo->fresh || vo->new_tokens)) {
         fprintf(stderr, "vivd: --relay hosts no world and records nothing: it contradicts %s\n",
-                nworlds ? "--world" : nplays ? "--play" : db_explicit ? "--db" : fresh ? "--fresh"
-                : "--new-tokens");
+                vo->nworlds ? "--world" : vo->nplays ? "--play" : vo->db_explicit ? "--db"
+                : vo->fresh ? "--fresh" : "--new-tokens");
         return 2;
     }
-    if (relay) no_record = 1;
-    ccfg.relay = relay;
-    if (admin && *admin && player && *player && strcmp(admin, player) == 0) {
+    if (vo->relay) vo->no_record = 1;
+    cc->relay = vo->relay;
+    if (vo->admin && *vo->admin && vo->player && *vo->player && strcmp(vo->admin, vo->player) == 0) {
         fprintf(stderr, "vivd: the admin and player tokens must differ\n");
         return 2;
     }
-    struct sockaddr_storage addr;
-    char bound_ip[64];
-    if (resolve_listen("--listen", s.cfg.listen_host, s.cfg.listen_port, &addr, bound_ip, sizeof bound_ip) != 0)
+    if (resolve_listen("--listen", vo->listen_host, vo->listen_port, &vo->addr, vo->bound_ip,
+                       sizeof vo->bound_ip) != 0)
         return 2;
-    struct sockaddr_storage http_addr;
-    char http_ip[64] = "";
-    if (http_host && resolve_listen("--http", http_host, http_port, &http_addr, http_ip, sizeof http_ip) != 0)
+    if (vo->http_host && resolve_listen("--http", vo->http_host, vo->http_port, &vo->http_addr,
+                                        vo->http_ip, sizeof vo->http_ip) != 0)
         return 2;
-    int rc;
-    signal(SIGPIPE, SIG_IGN);
-    /* Each client is a descriptor: raise the soft limit to the hard one, and keep max-clients
-     * under it, or accepts would fail with nothing to show for it. */
+    return 0;
+}
+
+/* ---- start-up, run, stop --------------------------------------------------------------------- */
+/* The server's defaults and the options, before anything is opened. */
+static void vivd_config(srv *s, const vivd_opts *vo)
+{
+    memset(s, 0, sizeof *s);
+    s->lock_fd = -1;
+    s->next_world_id = 1;
+    s->cfg.listen_host = vo->listen_host;
+    s->cfg.listen_port = vo->listen_port;
+    s->cfg.port_file = vo->port_file;
+    s->cfg.max_clients = vo->max_clients;
+    s->cfg.log_level = vo->log_level;
+    s->durability = vo->durability;
+}
+
+/* Each client is a descriptor: raise the soft limit to the hard one, and keep max-clients under
+ * it, or accepts would fail with nothing to show for it. */
+static void raise_nofile(srv *s)
+{
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        if (rl.rlim_cur < rl.rlim_max) {
-            rl.rlim_cur = rl.rlim_max;
-            setrlimit(RLIMIT_NOFILE, &rl);
-            getrlimit(RLIMIT_NOFILE, &rl);
-        }
-        if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)s.cfg.max_clients + 64 > rl.rlim_cur) {
-            int cap = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 64;
-            srv_log(&s, SRV_LOG_WARN, "--max-clients %d lowered to %d: the open-file limit is %llu",
-                    s.cfg.max_clients, cap, (unsigned long long)rl.rlim_cur);
-            s.cfg.max_clients = cap;
-        }
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
     }
-    int status = 0;
-    if (threads > 1 && !relay) {         /* a relay steps no world */
-        char err[256];
-        if (pool_create(threads, &s.pool, err, sizeof err) != 0) {
-            fprintf(stderr, "vivd: --threads %d: %s\n", threads, err);
+    if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)s->cfg.max_clients + 64 > rl.rlim_cur) {
+        int cap = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 64;
+        srv_log(s, SRV_LOG_WARN, "--max-clients %d lowered to %d: the open-file limit is %llu",
+                s->cfg.max_clients, cap, (unsigned long long)rl.rlim_cur);
+        s->cfg.max_clients = cap;
+    }
+}
+
+/* The TCP port actually bound (--listen's port 0 picks one). */
+static int listener_port(srv *s)
+{
+    struct sockaddr_storage b;
+    int blen = sizeof b;
+    if (uv_tcp_getsockname(&s->net->listener, (struct sockaddr *)&b, &blen) != 0) return s->cfg.listen_port;
+    return ntohs(b.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&b)->sin6_port
+                                         : ((struct sockaddr_in *)&b)->sin_port);
+}
+
+/* The port first: a start that cannot listen (the port is in use) has touched nothing. 0, or 1
+ * after a message. */
+static int listen_tcp(srv *s, const vivd_opts *vo)
+{
+    uv_tcp_init(s->loop, &s->net->listener);
+    s->net->listener.data = s;
+    int rc = uv_tcp_bind(&s->net->listener, (const struct sockaddr *)&vo->addr, 0);
+    if (!rc) rc = uv_listen((uv_stream_t *)&s->net->listener, 511, srv_on_connection);
+    if (rc) {
+        fprintf(stderr, "vivd: cannot listen on %s:%d: %s%s\n", s->cfg.listen_host, s->cfg.listen_port,
+                uv_strerror(rc), rc == UV_EADDRINUSE ? " (another vivd? pick another --listen port)" : "");
+        return 1;
+    }
+    return 0;
+}
+
+/* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. 0, or 1
+ * after a message. */
+static int start_http(srv *s, vivd_opts *vo)
+{
+    if (!vo->http_host) return 0;
+    char err[600];
+    s->net->http_host = vo->http_ip;
+    s->net->http_port = vo->http_port;
+    s->net->http_asked = vo->http_asked;
+    s->net->web_dir = vo->web_dir ? vo->web_dir : default_web_dir(vo->web_buf, sizeof vo->web_buf);
+    s->net->wasm_path = vo->wasm_path ? vo->wasm_path : default_wasm_path(vo->wasm_buf, sizeof vo->wasm_buf);
+    if (srv_http_start(s, err, sizeof err) != 0) {
+        if (vo->http_asked) {
+            fprintf(stderr, "vivd: --http %s:%d: %s\n", vo->http_host, vo->http_port, err);
             return 1;
         }
+        srv_log(s, SRV_LOG_WARN, "no browser viewer on %s:%d: %s; serving TCP only", vo->http_host,
+                vo->http_port, err);
     }
-    if (srv_net_init(&s, &net) != 0) {
-        fprintf(stderr, "vivd: out of memory (zstd context)\n");
-        status = 1;
-        goto done;
+    return 0;
+}
+
+/* The cluster next: a name clash or an unreachable Redis stops vivd before anything is written,
+ * and a node's world ids start in its own id space. 0, or 1 after a message. */
+static int join_cluster(srv *s, vivd_opts *vo)
+{
+    if (!vo->ccfg.url) return 0;
+    char err[600], shown[160], hshown[160] = "";
+    snprintf(shown, sizeof shown, "%s:%d", vo->bound_ip, listener_port(s));
+    if (srv_http_port(s)) snprintf(hshown, sizeof hshown, "%s:%d", vo->http_ip, srv_http_port(s));
+    vo->ccfg.listen = shown;
+    vo->ccfg.http = hshown;
+    if (srv_cluster_start(s, &vo->ccfg, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --cluster %s: %s\n", vo->ccfg.url, err);
+        return 1;
     }
-    s.loop = uv_default_loop();
-    /* The port first: a start that cannot listen (the port is in use) has touched nothing. */
-    uv_tcp_init(s.loop, &s.net->listener);
-    s.net->listener.data = &s;
-    rc = uv_tcp_bind(&s.net->listener, (const struct sockaddr *)&addr, 0);
-    if (!rc) rc = uv_listen((uv_stream_t *)&s.net->listener, 511, srv_on_connection);
-    if (rc) {
-        fprintf(stderr, "vivd: cannot listen on %s:%d: %s%s\n", s.cfg.listen_host, s.cfg.listen_port,
-                uv_strerror(rc), rc == UV_EADDRINUSE ? " (another vivd? pick another --listen port)" : "");
-        status = 1;
-        goto close_loop;
-    }
-    /* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. */
-    if (http_host) {
-        static char webbuf[PATH_MAX], wasmbuf[PATH_MAX];
-        char err[600];
-        s.net->http_host = http_ip;
-        s.net->http_port = http_port;
-        s.net->http_asked = http_asked;
-        s.net->web_dir = web_dir ? web_dir : default_web_dir(webbuf, sizeof webbuf);
-        s.net->wasm_path = wasm_path ? wasm_path : default_wasm_path(wasmbuf, sizeof wasmbuf);
-        if (srv_http_start(&s, err, sizeof err) != 0) {
-            if (http_asked) {
-                fprintf(stderr, "vivd: --http %s:%d: %s\n", http_host, http_port, err);
-                status = 1;
-                goto close_loop;
-            }
-            srv_log(&s, SRV_LOG_WARN, "no browser viewer on %s:%d: %s; serving TCP only", http_host,
-                    http_port, err);
-        }
-    }
-    /* The cluster next: a name clash or an unreachable Redis stops vivd before anything is
-     * written, and a node's world ids start in its own id space. */
-    if (ccfg.url) {
-        char err[600], shown[160], hshown[160] = "";
-        struct sockaddr_storage b;
-        int blen = sizeof b, bport = s.cfg.listen_port;
-        if (uv_tcp_getsockname(&s.net->listener, (struct sockaddr *)&b, &blen) == 0)
-            bport = ntohs(b.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&b)->sin6_port
-                                                  : ((struct sockaddr_in *)&b)->sin_port);
-        snprintf(shown, sizeof shown, "%s:%d", bound_ip, bport);
-        if (srv_http_port(&s)) snprintf(hshown, sizeof hshown, "%s:%d", http_ip, srv_http_port(&s));
-        ccfg.listen = shown;
-        ccfg.http = hshown;
-        if (srv_cluster_start(&s, &ccfg, err, sizeof err) != 0) {
-            fprintf(stderr, "vivd: --cluster %s: %s\n", ccfg.url, err);
-            status = 1;
-            goto close_loop;
-        }
-        s.node_name = srv_cluster_node(&s);
-    }
+    s->node_name = srv_cluster_node(s);
+    return 0;
+}
+
+/* The replay file, unless nothing is recorded. 0, or 1 after a message. */
+static int open_record(srv *s, vivd_opts *vo)
+{
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
-    if (nplays && !nworlds && !db_explicit) no_record = 1;
-    s.db_path = no_record ? NULL : db;
-    if (s.db_path) {
-        char err[512];
-        if (srv_record_open(&s, err, sizeof err) != 0) {
-            fprintf(stderr, "vivd: --db %s: %s\n", s.db_path, err);
-            status = 1;
-            goto close_loop;
-        }
+    if (vo->nplays && !vo->nworlds && !vo->db_explicit) vo->no_record = 1;
+    s->db_path = vo->no_record ? NULL : vo->db;
+    if (!s->db_path) return 0;
+    char err[512];
+    if (srv_record_open(s, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --db %s: %s\n", s->db_path, err);
+        return 1;
     }
-    int origin[2];
-    {
-        char err[512], tpath[4200];
-        const char *given[2] = { admin, player };
-        if (s.db_path) snprintf(tpath, sizeof tpath, "%s.tokens", s.db_path);
-        if (srv_tokens_setup(&s, s.db_path ? tpath : NULL, given, new_tokens, origin, err, sizeof err) != 0) {
-            fprintf(stderr, "vivd: %s\n", err);
-            status = 2;
-            goto close_loop;
-        }
-        /* A relay's tokens are the nodes' (which check them again): one not given is none, and
-         * nobody takes that role through this relay. */
-        for (int r = 0; relay && r < 2; r++) {
-            if (origin[r] != SRV_TOKEN_NEW) continue;
-            (r == SRV_TOKEN_ADMIN ? s.cfg.admin_token : s.cfg.player_token)[0] = '\0';
-            origin[r] = SRV_TOKEN_GIVEN;
-            srv_log(&s, SRV_LOG_INFO, "no %s token given to this relay: no %s can use it (give it "
-                    "the nodes' --%s-token or $VIVD_%s_TOKEN)", r ? "player" : "admin",
-                    r ? "player" : "admin", r ? "player" : "admin", r ? "PLAYER" : "ADMIN");
-        }
+    return 0;
+}
+
+/* The two roles' tokens, and where each came from (origin[SRV_TOKEN_…]). 0, or 2 after a
+ * message. */
+static int setup_tokens(srv *s, const vivd_opts *vo, int origin[2])
+{
+    char err[512], tpath[4200];
+    const char *given[2] = { vo->admin, vo->player };
+    if (s->db_path) snprintf(tpath, sizeof tpath, "%s.tokens", s->db_path);
+    if (srv_tokens_setup(s, s->db_path ? tpath : NULL, given, vo->new_tokens, origin, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: %s\n", err);
+        return 2;
     }
+    /* A relay's tokens are the nodes' (which check them again): one not given is none, and
+     * nobody takes that role through this relay. */
+    for (int r = 0; vo->relay && r < 2; r++) {
+        if (origin[r] != SRV_TOKEN_NEW) continue;
+        (r == SRV_TOKEN_ADMIN ? s->cfg.admin_token : s->cfg.player_token)[0] = '\0';
+        origin[r] = SRV_TOKEN_GIVEN;
+        srv_log(s, SRV_LOG_INFO, "no %s token given to this relay: no %s can use it (give it "
+                "the nodes' --%s-token or $VIVD_%s_TOKEN)", r ? "player" : "admin",
+                r ? "player" : "admin", r ? "player" : "admin", r ? "PLAYER" : "ADMIN");
+    }
+    return 0;
+}
+
+/* The worlds: the sessions resumed from the file, --world, --play, else the demo set; then the
+ * log is written. 0, or 1 or 2 after a message. */
+static int add_worlds(srv *s, const vivd_opts *vo)
+{
     /* Nothing is written to the log until every world is in place (srv_record_start). */
-    s.rec_starting = 1;
-    int resumed = relay ? 0 : srv_record_resume_all(&s, fresh);
-    for (int i = 0; i < nworlds; i++)
-        if (parse_world(&s, worlds[i]) != 0) {
-            status = 2;
-            goto close_loop;
-        }
-    for (int i = 0; i < nplays; i++) {
+    s->rec_starting = 1;
+    int resumed = vo->relay ? 0 : srv_record_resume_all(s, vo->fresh);
+    for (int i = 0; i < vo->nworlds; i++)
+        if (parse_world(s, vo->worlds[i]) != 0) return 2;
+    for (int i = 0; i < vo->nplays; i++) {
         char err[512];
-        if (srv_play_open(&s, plays[i], err, sizeof err) < 0) {
-            fprintf(stderr, "vivd: --play %s: %s\n", plays[i], err);
-            status = 2;
-            goto close_loop;
+        if (srv_play_open(s, vo->plays[i], err, sizeof err) < 0) {
+            fprintf(stderr, "vivd: --play %s: %s\n", vo->plays[i], err);
+            return 2;
         }
     }
-    if (!relay && nworlds == 0 && resumed == 0 && nplays == 0) {   /* the demo set, unless told otherwise */
+    if (!vo->relay && vo->nworlds == 0 && resumed == 0 && vo->nplays == 0) {   /* the demo set, unless told otherwise */
         for (int k = 0; k < sim_kind_count(); k++) {
             char err[256] = "";
-            if (srv_world_add(&s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
+            if (srv_world_add(s, sim_kind_at(k)->name, 1, "", err, sizeof err) < 0) {
                 fprintf(stderr, "vivd: demo world %s: %s\n", sim_kind_at(k)->name, err);
-                status = 1;
-                goto close_loop;
+                return 1;
             }
         }
     }
-    s.rec_starting = 0;
-    if (srv_record_start(&s) != 0)
-        srv_log(&s, SRV_LOG_ERROR, "the sessions could not all be written to %s", s.db_path);
-    struct sockaddr_storage bound;
-    int blen = sizeof bound;
-    int port = s.cfg.listen_port;
-    if (uv_tcp_getsockname(&s.net->listener, (struct sockaddr *)&bound, &blen) == 0)
-        port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
-                                                 : ((struct sockaddr_in *)&bound)->sin_port);
-    if (strcmp(bound_ip, s.cfg.listen_host) == 0)
-        srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
-                s.cfg.listen_host, port, s.nworlds);
+    s->rec_starting = 0;
+    if (srv_record_start(s) != 0)
+        srv_log(s, SRV_LOG_ERROR, "the sessions could not all be written to %s", s->db_path);
+    return 0;
+}
+
+/* The start-up lines of the log: where vivd listens, the browser viewer, the tokens. */
+static void log_started(srv *s, const vivd_opts *vo, const int origin[2])
+{
+    int port = listener_port(s);
+    if (strcmp(vo->bound_ip, s->cfg.listen_host) == 0)
+        srv_log(s, SRV_LOG_INFO, "vivd %s listening on %s:%d with %d world(s)", SRV_VERSION,
+                s->cfg.listen_host, port, s->nworlds);
     else
-        srv_log(&s, SRV_LOG_INFO, "vivd %s listening on %s:%d (%s) with %d world(s)", SRV_VERSION,
-                s.cfg.listen_host, port, bound_ip, s.nworlds);
-    if (srv_http_port(&s)) {
-        const char *hh = strchr(http_ip, ':') ? "[" : "";
-        srv_log(&s, SRV_LOG_INFO, "the browser viewer: http://%s%s%s:%d/ (WebSocket ws://%s%s%s:%d/ws, "
-                "files from %s)", hh, http_ip, *hh ? "]" : "", srv_http_port(&s), hh, http_ip,
-                *hh ? "]" : "", srv_http_port(&s), srv_http_web_dir(&s));
+        srv_log(s, SRV_LOG_INFO, "vivd %s listening on %s:%d (%s) with %d world(s)", SRV_VERSION,
+                s->cfg.listen_host, port, vo->bound_ip, s->nworlds);
+    if (srv_http_port(s)) {
+        const char *hh = strchr(vo->http_ip, ':') ? "[" : "";
+        srv_log(s, SRV_LOG_INFO, "the browser viewer: http://%s%s%s:%d/ (WebSocket ws://%s%s%s:%d/ws, "
+                "files from %s)", hh, vo->http_ip, *hh ? "]" : "", srv_http_port(s), hh, vo->http_ip,
+                *hh ? "]" : "", srv_http_port(s), srv_http_web_dir(s));
     }
     static const char *const role[2] = { "admin", "player" };
     for (int r = 0; r < 2; r++) {
-        const char *tok = r == SRV_TOKEN_ADMIN ? s.cfg.admin_token : s.cfg.player_token;
-        if (origin[r] == SRV_TOKEN_NEW && s.db_path)
-            srv_log(&s, SRV_LOG_INFO, "%s token (new, kept in %s.tokens): %s", role[r], s.db_path, tok);
+        const char *tok = r == SRV_TOKEN_ADMIN ? s->cfg.admin_token : s->cfg.player_token;
+        if (origin[r] == SRV_TOKEN_NEW && s->db_path)
+            srv_log(s, SRV_LOG_INFO, "%s token (new, kept in %s.tokens): %s", role[r], s->db_path, tok);
         else if (origin[r] == SRV_TOKEN_NEW)
-            srv_log(&s, SRV_LOG_INFO, "%s token (generated): %s", role[r], tok);
+            srv_log(s, SRV_LOG_INFO, "%s token (generated): %s", role[r], tok);
         else if (origin[r] == SRV_TOKEN_FILE)
-            srv_log(&s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s.db_path, tok);
+            srv_log(s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s->db_path, tok);
     }
-    /* Signals are caught before the port files say we are up: a script that reads the port and
-     * sends SIGTERM at once gets the clean shutdown, not the default action (exit 143, lock file
-     * and unwritten checkpoints left behind). A signal before uv_run waits for the loop. */
-    uv_signal_init(s.loop, &s.sig_int);
-    uv_signal_init(s.loop, &s.sig_term);
-    s.sig_int.data = s.sig_term.data = &s;
-    uv_signal_start(&s.sig_int, on_signal, SIGINT);
-    uv_signal_start(&s.sig_term, on_signal, SIGTERM);
-    if (http_port_file && srv_http_port(&s) &&
-        write_port_file(http_port_file, srv_http_port(&s), "--http-port-file") != 0) {
-        status = 1;
-        goto close_loop;
+}
+
+/* Signals are caught before the port files say we are up: a script that reads the port and sends
+ * SIGTERM at once gets the clean shutdown, not the default action (exit 143, lock file and
+ * unwritten checkpoints left behind). A signal before uv_run waits for the loop. */
+static void catch_signals(srv *s)
+{
+    uv_signal_init(s->loop, &s->sig_int);
+    uv_signal_init(s->loop, &s->sig_term);
+    s->sig_int.data = s->sig_term.data = s;
+    uv_signal_start(&s->sig_int, on_signal, SIGINT);
+    uv_signal_start(&s->sig_term, on_signal, SIGTERM);
+}
+
+/* --http-port-file and --port-file. 0, or 1 after a message. */
+static int write_port_files(srv *s, const vivd_opts *vo)
+{
+    if (vo->http_port_file && srv_http_port(s) &&
+        write_port_file(vo->http_port_file, srv_http_port(s), "--http-port-file") != 0)
+        return 1;
+    if (s->cfg.port_file && write_port_file(s->cfg.port_file, listener_port(s), "--port-file") != 0)
+        return 1;
+    return 0;
+}
+
+/* The once-a-second sweep and the I/O threads. 0, or 1 after a message. */
+static int start_io(srv *s, const vivd_opts *vo)
+{
+    uv_timer_init(s->loop, &s->net->sweep_timer);
+    s->net->sweep_timer.data = s;
+    uv_timer_start(&s->net->sweep_timer, srv_sweep, 1000, 1000);
+    char err[256];
+    if (srv_io_start(s, vo->io_threads, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --io-threads %d: %s\n", vo->io_threads, err);
+        return 1;
     }
-    if (s.cfg.port_file && write_port_file(s.cfg.port_file, port, "--port-file") != 0) {
-        status = 1;
-        goto close_loop;
-    }
-    uv_timer_init(s.loop, &s.net->sweep_timer);
-    s.net->sweep_timer.data = &s;
-    uv_timer_start(&s.net->sweep_timer, srv_sweep, 1000, 1000);
-    {
+    if (vo->io_threads)
+        srv_log(s, SRV_LOG_INFO, "%d I/O thread(s) write to subscribers' TCP sockets", vo->io_threads);
+    return 0;
+}
+
+/* Everything up to the first tick, in the order a failure must stop it (a port in use before
+ * anything is written). 0, or the exit status after a message. */
+static int vivd_start(srv *s, vivd_opts *vo)
+{
+    int origin[2], status;
+    if ((status = listen_tcp(s, vo)) || (status = start_http(s, vo)) || (status = join_cluster(s, vo)) ||
+        (status = open_record(s, vo)) || (status = setup_tokens(s, vo, origin)) ||
+        (status = add_worlds(s, vo)))
+        return status;
+    log_started(s, vo, origin);
+    catch_signals(s);
+    if ((status = write_port_files(s, vo)) || (status = start_io(s, vo))) return status;
+    return 0;
+}
+
+/* Tick until a signal has stopped everything (on_signal). */
+static void vivd_run(srv *s)
+{
+    srv_cluster_run(s);        /* registered with every world in place; the heartbeat starts */
+    srv_tick_start(s);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+}
+
+/* After the run: close what the signal left open. */
+static void vivd_stop(srv *s)
+{
+    srv_io_stop(s);            /* the threads let go; the clients they wrote are freed */
+    srv_cluster_close(s);
+    int rc = close_loop_all(s);
+    if (rc) srv_log(s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
+    srv_log(s, SRV_LOG_INFO, "stopped");
+}
+
+/* A failed start: sessions not yet written stay unwritten (end skips them), and those a resume
+ * had picked up stay suspended or running, for the next start. */
+static void vivd_abandon(srv *s)
+{
+    for (int i = 0; i < s->nworlds; i++) srv_record_end(s, s->worlds[i]);
+    srv_record_close(s);
+    srv_cluster_stop(s);       /* the name goes from Redis at once, not at expiry */
+    srv_http_stop(s);
+    close_own_handles(s);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    srv_cluster_close(s);
+    close_loop_all(s);
+}
+
+static void vivd_free(srv *s)
+{
+    srv_net_free(s);
+    for (int i = 0; i < s->nworlds; i++) srv_world_free(s->worlds[i]);
+    s->nworlds = 0;
+    pool_destroy(s->pool);
+}
+
+int main(int argc, char **argv)
+{
+    vivd_opts vo;
+    int rc = vivd_parse(&vo, argc, argv);
+    if (rc != OPT_OK) return OPT_EXIT(rc);
+    if (vivd_check(&vo) != 0) return 2;
+    srv s;
+    srv_net net;
+    vivd_config(&s, &vo);
+    signal(SIGPIPE, SIG_IGN);
+    raise_nofile(&s);
+    if (vo.threads > 1 && !vo.relay) {   /* a relay steps no world */
         char err[256];
-        if (srv_io_start(&s, io_threads, err, sizeof err) != 0) {
-            fprintf(stderr, "vivd: --io-threads %d: %s\n", io_threads, err);
-            status = 1;
-            goto close_loop;
+        if (pool_create(vo.threads, &s.pool, err, sizeof err) != 0) {
+            fprintf(stderr, "vivd: --threads %d: %s\n", vo.threads, err);
+            return 1;
         }
-        if (io_threads)
-            srv_log(&s, SRV_LOG_INFO, "%d I/O thread(s) write to subscribers' TCP sockets", io_threads);
     }
-    srv_cluster_run(&s);       /* registered with every world in place; the heartbeat starts */
-    srv_tick_start(&s);
-    uv_run(s.loop, UV_RUN_DEFAULT);
-    srv_io_stop(&s);           /* the threads let go; the clients they wrote are freed */
-    srv_cluster_close(&s);
-    rc = close_loop_all(&s);
-    if (rc) srv_log(&s, SRV_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
-    srv_log(&s, SRV_LOG_INFO, "stopped");
-    goto done;
-close_loop:
-    /* A failed start: sessions not yet written stay unwritten (end skips them), and those a
-     * resume had picked up stay suspended or running, for the next start. */
-    for (int i = 0; i < s.nworlds; i++) srv_record_end(&s, s.worlds[i]);
-    srv_record_close(&s);
-    srv_cluster_stop(&s);      /* the name goes from Redis at once, not at expiry */
-    srv_http_stop(&s);
-    close_own_handles(&s);
-    uv_run(s.loop, UV_RUN_DEFAULT);
-    srv_cluster_close(&s);
-    close_loop_all(&s);
-done:
-    srv_net_free(&s);
-    for (int i = 0; i < s.nworlds; i++) srv_world_free(s.worlds[i]);
-    s.nworlds = 0;
-    pool_destroy(s.pool);
+    int status = 1;
+    if (srv_net_init(&s, &net) != 0) {
+        fprintf(stderr, "vivd: out of memory (zstd context)\n");
+    } else {
+        s.loop = uv_default_loop();
+        status = vivd_start(&s, &vo);
+        if (status == 0) {
+            vivd_run(&s);
+            vivd_stop(&s);
+        } else {
+            vivd_abandon(&s);
+        }
+    }
+    vivd_free(&s);
     return status;
 }

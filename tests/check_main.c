@@ -45,6 +45,7 @@ static const named_suite suites[] = {
     S(io),
     S(cluster),
     S(pool),
+    S(opt),
 };
 #undef S
 #define NSUITES (sizeof suites / sizeof suites[0])

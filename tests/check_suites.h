@@ -54,4 +54,5 @@ Suite *suite_replay_stream(void); /* server/replay_stream.c: sessions and replay
 Suite *suite_io(void);         /* server/io.c: the I/O threads against a real vivd (issue 17) */
 Suite *suite_cluster(void);    /* server/cluster.c, relay.c, redis.c: nodes and relays through Redis (issue 18) */
 Suite *suite_pool(void);       /* pool/pool.c: the worker pool for parallel passes (issue 17) */
+Suite *suite_opt(void);        /* opt/opt.c: the option tables of vivd and viv (issue 26) */
 #endif

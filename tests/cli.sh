@@ -415,5 +415,50 @@ else
     fail "$vivd is missing (build it: make $vivd)"
 fi
 
+# ---- the option tables (opt/opt.h): one sentence for an unknown option and for a missing value ---
+# For every program (vivd and each viv subcommand), from its own table (--list-options gives it,
+# one `NAME value|flag shown|hidden` a line; replay list and cycle info have none): an unknown
+# option and each option without its value are refused with the shared sentence and exit 2, and
+# --help has a line for every option the table shows.
+# tables NAME WHO SEE -- command...: WHO starts the sentences, which name SEE --help.
+tables() {
+    name=$1; who=$2; see=$3; shift 4
+    "$@" --list-options > "$tmp/opts" 2> "$tmp/err" \
+        || { fail "$name --list-options: exit $?, $(head -c 300 "$tmp/err")"; return; }
+    "$@" --help > "$tmp/help" 2> "$tmp/err" || { fail "$name --help: exit $?"; return; }
+    "$@" --no-such-option > "$tmp/out" 2> "$tmp/err"
+    got=$?
+    want="$who: unknown option '--no-such-option' (see $see --help)"
+    if [ "$got" != 2 ] || [ "$(cat "$tmp/err")" != "$want" ]; then
+        fail "$name --no-such-option: exit $got, said '$(cat "$tmp/err")', wanted '$want'"
+    fi
+    n=0; bad=0
+    while read -r opt kind shown; do
+        n=$((n + 1))
+        if [ "$shown" = shown ] && ! grep -q -- "^  $opt " "$tmp/help"; then
+            fail "$name --help has no line for $opt"; bad=1
+        fi
+        [ "$kind" = value ] || continue
+        "$@" "$opt" > "$tmp/out" 2> "$tmp/err"
+        got=$?
+        want="$who: $opt needs a value (see $see --help)"
+        if [ "$got" != 2 ] || [ "$(cat "$tmp/err")" != "$want" ]; then
+            fail "$name $opt (no value): exit $got, said '$(cat "$tmp/err")', wanted '$want'"; bad=1
+        fi
+    done < "$tmp/opts"
+    [ $bad -eq 0 ] && ok "$name: $n options; unknown and valueless ones refused alike, --help lists them"
+}
+tables vivd vivd vivd -- "$vivd"
+tables "viv sim" "viv sim" "viv sim" -- "$viv" sim
+for c in list info verify export collect; do
+    tables "viv replay $c" "viv replay $c" "viv replay $c" -- "$viv" replay "$c"
+done
+tables "viv fuzz" "viv fuzz" "viv fuzz" -- "$viv" fuzz
+tables "viv fuzz --merge" "viv fuzz --merge" "viv fuzz" -- "$viv" fuzz --merge
+tables "viv cycle convert" "viv cycle" "viv cycle" -- "$viv" cycle convert
+tables "viv cycle info" "viv cycle" "viv cycle" -- "$viv" cycle info
+tables "viv view" "viv view" "viv view" -- "$viv" view
+tables "viv bot" "viv bot" "viv bot" -- "$viv" bot
+
 if [ $fails -ne 0 ]; then echo "cli: $fails failure(s)" >&2; exit 1; fi
 echo "cli: all passed"

@@ -3,8 +3,8 @@
 # clang -O3, aarch64-linux-gnu-gcc -O2 (static, run under qemu-aarch64) and clang -O2 for
 # wasm32-wasi (Debian's clang 14 with wasi-libc, run under Node's node:wasi by
 # tests/wasm/run.mjs) — run the same workloads on each, and require identical hash chains. The
-# cross builds hold only the sim core, the worker pool and the runner (no libpng; xxhash is
-# header-only).
+# cross builds hold only the sim core, the worker pool, the option tables (opt/) and the runner
+# (no libpng; xxhash is header-only).
 #
 # Each build runs its workloads with another number of workers for the worlds' parallel passes
 # (sand's strips): gcc-O0 1, gcc-O2 2, clang-O3 3, aarch64-O2 4, wasm32-O2 1 (WASI has no
@@ -14,9 +14,9 @@ set -eu
 cd "$(dirname "$0")/.."
 out=build/cross
 mkdir -p "$out"
-SRC="sim/*.c sim/*/*.c pool/pool.c clients/viv.c clients/viv_sim.c clients/viv_fuzz.c clients/fuzz_report.c clients/cli_common.c replay/files.c"
+SRC="sim/*.c sim/*/*.c pool/pool.c opt/opt.c clients/viv.c clients/viv_sim.c clients/viv_fuzz.c clients/fuzz_report.c clients/cli_common.c replay/files.c"
 COMMON="-std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -ffp-contract=off -fno-math-errno \
- -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DVIV_NO_IMAGE -DVIV_NO_REPLAY -DVIV_MINIMAL -Isim -Ipool -Ireplay"
+ -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DVIV_NO_IMAGE -DVIV_NO_REPLAY -DVIV_MINIMAL -Isim -Ipool -Ireplay -Iopt"
 
 build() {   # name compiler flags...
     name=$1; cc=$2; shift 2

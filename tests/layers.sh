@@ -1,11 +1,12 @@
 #!/bin/sh
 # layers.sh — the arrows between folders, checked at compile time and at link time
-# (ARCHITECTURE.md, "The layout"):
+# (docs/ARCHITECTURE.md, "The layers and their arrows"):
 #
 #   clients/ → wire/ → sim/        server/ → wire/ replay/ sim/        replay/ → sim/
 #   pool/ → sim/ (the worker pool for parallel passes; replay/, server/ and clients/ may use it)
 #   inside sim/: core (sim/*) → toolkit (sim/anim/) → kinds (sim/<kind>/), and no kind → another
 #   kind, read from what each file includes ($CC -MM; the section "sim/'s rooms" below).
+#   opt/ (the option tables) sees libc alone; server/ and clients/ may use it (its own block, last)
 #   inside server/, the host (worlds, scheduler, acks, recording, playback) never calls the
 #   network layer (connections, handlers, fan-out).
 #
@@ -42,8 +43,8 @@ INC_sim=${INC_sim:--Isim}
 INC_wire=${INC_wire:--Iwire -Isim}
 INC_pool=${INC_pool:--Ipool -Isim}
 INC_replay=${INC_replay:--Ireplay -Ipool -Isim}
-INC_server=${INC_server:--Iserver -Iwire -Ireplay -Ipool -Isim}
-INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Ipool -Isim}
+INC_server=${INC_server:--Iserver -Iwire -Ireplay -Ipool -Isim -Iopt}
+INC_clients=${INC_clients:--Iclients -Iwire -Ireplay -Ipool -Isim -Iopt}
 INC_wasm=${INC_wasm:--Isim}
 WASM_CC=${WASM_CC:-clang --target=wasm32-wasi}
 WASM_NM=${WASM_NM:-llvm-nm-14}
@@ -505,5 +506,62 @@ if [ -n "$core" ] && [ -n "$above" ]; then
 else
     fail "the network core's or the cluster's objects are missing in $build/server (run make all first)"
 fi
+# ---- opt/: the option tables (opt/opt.h), libc alone; server/ and clients/ may use it --------
+# Compile time: opt/ sees itself alone, and only server/ and clients/ (and tests) see opt/.
+# Link time: libopt.a references nothing of the other layers and no library of theirs.
+# Each check first runs on a deliberate violation, which it must catch.
+INC_opt=${INC_opt:--Iopt}
+OPT_DENY='^(uv_|sqlite3_|msgpack_|ZSTD_|lws_|redis|sim_|srv_|rpl_|cli_|net_|wire_|pool_)'
+opt_status=0
+opt_fail() { fail "$@"; opt_status=1; }
+# check_opt_lib LIB...: the undefined symbols that opt/ may not reference, one a line.
+check_opt_lib() { undefined "$@" | grep -E "$OPT_DENY" | sed 's/^/  /;s/$/ (opt\/ is libc alone)/' || true; }
+cat > "$tmp/bad_opt.c" <<'C'
+int uv_run(void *loop, int mode);
+int sqlite3_step(void *stmt);
+int msgpack_pack_int(void *pk, int d);
+int srv_log(void *s, int level, const char *fmt, ...);
+int rpl_open(const char *path);
+int cli_connect(void *c);
+int wire_encode(void *w);
+int pool_create(int n);
+int sim_world_step(void *w);
+int bad_opt(void);
+int bad_opt(void)
+{
+    return uv_run(0, 0) + sqlite3_step(0) + msgpack_pack_int(0, 1) + srv_log(0, 0, "") + rpl_open("") +
+           cli_connect(0) + wire_encode(0) + pool_create(1) + sim_world_step(0);
+}
+C
+"$CC" -O1 -c "$tmp/bad_opt.c" -o "$tmp/bad_opt.o"
+ar rcs "$tmp/libbadopt.a" "$tmp/bad_opt.o"
+out=$(check_opt_lib "$tmp/libbadopt.a")
+for want in uv_run sqlite3_step msgpack_pack_int srv_log rpl_open cli_connect wire_encode pool_create sim_world_step; do
+    echo "$out" | grep -q "^  $want " || opt_fail "negative control: an opt/ object calling $want passed the opt/ link check"
+done
+printf '#include "sim.h"\nint probe_unit;\n' > "$tmp/probe_opt.c"
+# shellcheck disable=SC2086
+"$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_opt -Isim -fsyntax-only "$tmp/probe_opt.c" 2>/dev/null \
+    || opt_fail "negative control: the compile probe cannot see sim.h even on a path that has it; the probe is broken"
+printf '#include "opt.h"\nint probe_unit;\n' > "$tmp/probe_opt.c"
+# shellcheck disable=SC2086
+"$CC" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $INC_sim -fsyntax-only "$tmp/probe_opt.c" 2>/dev/null \
+    && opt_fail "negative control: a sim/ file could include opt.h"
+[ $opt_status -eq 0 ] && echo "layers: opt/ negative controls caught (link: libuv, SQLite, msgpack, sim/, server/, replay/, clients/, wire/ and pool/ calls; compile: include paths)"
+probe opt opt.h ok
+for h in sim.h wire.h codec.h msg.h replay.h pool.h host.h network.h net.h cli.h; do probe opt "$h" fail; done
+for layer in sim wire pool replay wasm; do probe "$layer" opt.h fail; done
+probe server opt.h ok
+probe clients opt.h ok
+if need "$build/libopt.a"; then
+    out=$(check_opt_lib "$build/libopt.a")
+    if [ -z "$out" ]; then
+        echo "layers: opt/ sees itself alone and only server/ and clients/ see it; libopt.a: no libuv, SQLite, msgpack, zstd, sim, server, replay, client, wire or pool symbol"
+    else
+        fail "libopt.a references symbols opt/ may not use (the option tables are libc alone):"
+        echo "$out" >&2
+    fi
+fi
+
 [ $status -eq 0 ] && echo "layers: ok"
 exit $status
