@@ -103,7 +103,7 @@ LIBCLI      := $(BUILD)/libcli.a
 SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
-.PHONY: all deps run test check test-unit test-cli test-view test-layers test-cross test-tsan test-campaign bench golden clean help
+.PHONY: all deps run test check test-unit test-cli test-view test-layers test-docs test-cross test-tsan test-campaign bench golden clean help
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-fast-a test-san-fast-b test-san-slow test-san-scripts test-web web-screenshot
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -163,7 +163,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
-	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers check-fast check-slow test-cli test-view test-wasm test-web,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-view test-wasm test-web,the suites and scripts)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
@@ -210,6 +210,10 @@ test-layers: $(BIN)/viv $(BIN)/vivd wasm
 	    INC_server="$(INC_server)" INC_clients="$(INC_clients)" INC_wasm="$(INC_wasm)" INC_opt="$(INC_opt)" \
 	    WASM_CC="$(WASM_CC)" WASM_NM="$(WASM_NM)" WASM_BUILD="$(WASM_BUILD)" WASM_MODULE="$(WASM_MODULE)" \
 	    sh tests/layers.sh $(BUILD)
+
+# Every relative link of the Markdown resolves, and the map (docs/ARCHITECTURE.md) is there.
+test-docs:
+	sh tests/docs.sh
 
 test-cli: $(BIN)/viv $(BIN)/vivd
 	sh tests/cli.sh $(BIN)/viv
