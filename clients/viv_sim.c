@@ -74,54 +74,59 @@ static int set_gif_every(const opt_prog *p, const opt *o, const char *v)
 }
 #endif
 
-int cli_sim_main(int argc, char **argv)
+/* ---- the command line ---------------------------------------------------------------------- */
+/* What the command line asks for (run_parse, run_check). */
+typedef struct run_opts {
+    const char *kind, *params, *inputs_path, *png, *view_name, *gif_path, *record_path;
+    uint64_t seed, ticks, every, gif_every;
+    long scale, threads;
+    int render_all;
+    char kinds[256];           /* --world's help: "world kind: sand terrarium …" */
+} run_opts;
+
+/* The command line into o, every value checked as it comes (opt.h): OPT_OK, OPT_DONE (--help or
+ * --list-kinds printed) or OPT_BAD (a message printed). */
+static int run_parse(run_opts *o, int argc, char **argv)
 {
-    const char *kind = NULL, *params = "", *inputs_path = NULL, *png = NULL, *view_name = NULL;
-    const char *gif_path = NULL, *record_path = NULL;
-    uint64_t seed = 1, ticks = 600, every = 0, gif_every = 0;
-    long scale = 1, threads = pool_default_workers();
-    int render_all = 0;
-#ifndef VIV_NO_IMAGE
-    rpl_recorder *rec = NULL;
-    int64_t session = -1;
-    uint64_t cp_every = 600;
-    uint8_t *cpbuf = NULL;
-    size_t cpcap = 0;
-#endif
-    char kinds[256];
-    int kn = snprintf(kinds, sizeof kinds, "world kind:");
-    for (int i = 0; i < sim_kind_count() && kn > 0 && (size_t)kn < sizeof kinds; i++)
-        kn += snprintf(kinds + kn, sizeof kinds - (size_t)kn, " %s", sim_kind_at(i)->name);
+    memset(o, 0, sizeof *o);
+    o->params = "";
+    o->seed = 1;
+    o->ticks = 600;
+    o->scale = 1;
+    o->threads = pool_default_workers();
+    int kn = snprintf(o->kinds, sizeof o->kinds, "world kind:");
+    for (int i = 0; i < sim_kind_count() && kn > 0 && (size_t)kn < sizeof o->kinds; i++)
+        kn += snprintf(o->kinds + kn, sizeof o->kinds - (size_t)kn, " %s", sim_kind_at(i)->name);
     const opt table[] = {
         OPT_CALL("--list-kinds", NULL, list_kinds, NULL,
                  "print the world kinds, one a line: <name> <id> <hz>, in registry order\n"
                  "(sim/kinds.h); scripts take the names with `awk '{print $1}'`"),
-        OPT_STR("--world", "KIND", &kind, kinds),
-        OPT_U64("--seed", "N", &seed, "world seed (default 1)"),
-        OPT_U64("--ticks", "T", &ticks, "ticks to run (default 600)"),
-        OPT_STR("--params", "P", &params, "key=value,... world params (see below)"),
-        OPT_STR("--inputs", "FILE", &inputs_path,
+        OPT_STR("--world", "KIND", &o->kind, o->kinds),
+        OPT_U64("--seed", "N", &o->seed, "world seed (default 1)"),
+        OPT_U64("--ticks", "T", &o->ticks, "ticks to run (default 600)"),
+        OPT_STR("--params", "P", &o->params, "key=value,... world params (see below)"),
+        OPT_STR("--inputs", "FILE", &o->inputs_path,
                 "one input per line: <tick> <input> <args...>, e.g.\n"
                 "`120 paint 160 20 5 sand`; '#' starts a comment. The whole file is\n"
                 "checked before tick 0; a bad line is reported as FILE:LINE: reason."),
-        OPT_U64("--every", "K", &every, "print every K ticks (default 0: only after the last tick)"),
-        OPT_FLAG("--render-all", &render_all,
+        OPT_U64("--every", "K", &o->every, "print every K ticks (default 0: only after the last tick)"),
+        OPT_FLAG("--render-all", &o->render_all,
                  "render every tick, as the server does (default: printed ticks only)"),
-        OPT_STR("--view", "NAME", &view_name, "render layer (default: the normal picture)"),
-        OPT_LONG("--threads", "N", &threads, 1, POOL_WORKERS_MAX,
+        OPT_STR("--view", "NAME", &o->view_name, "render layer (default: the normal picture)"),
+        OPT_LONG("--threads", "N", &o->threads, 1, POOL_WORKERS_MAX,
                  "workers for the world's parallel passes (sand's strips), the calling\n"
                  "thread included: 1 runs them inline; default: one per CPU, at most "
                  OPT_STRINGIFY(POOL_DEFAULT_MAX) ".\n"
                  "The hashes, frames and recording are the same for every N"),
 #ifndef VIV_NO_IMAGE
-        OPT_STR("--png", "OUT", &png, "write the last frame as an indexed PNG"),
-        OPT_STR("--gif", "OUT", &gif_path,
+        OPT_STR("--png", "OUT", &o->png, "write the last frame as an indexed PNG"),
+        OPT_STR("--gif", "OUT", &o->gif_path,
                 "write an animated GIF of the run (the world's own palette, real delays)"),
-        OPT_CALL("--gif-every", "K", set_gif_every, &gif_every,
+        OPT_CALL("--gif-every", "K", set_gif_every, &o->gif_every,
                  "one GIF frame every K ticks (default: the fewest ticks that are at least\n"
                  "2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)"),
-        OPT_LONG("--scale", "S", &scale, 1, 16, "PNG/GIF pixel scale, 1..16 (default 1)"),
-        OPT_STR("--record", "FILE", &record_path,
+        OPT_LONG("--scale", "S", &o->scale, 1, 16, "PNG/GIF pixel scale, 1..16 (default 1)"),
+        OPT_STR("--record", "FILE", &o->record_path,
                 "record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
                 "and frame hash every tick, a checkpoint every 10 s of world time;\n"
                 "check it with `viv replay verify FILE`"),
@@ -130,193 +135,258 @@ int cli_sim_main(int argc, char **argv)
     };
     const opt_prog prog = { .who = "viv sim", .opts = table, .column = 19, .head = sim_head,
                             .tail = sim_tail };
-    int prc = opt_parse(&prog, argc, argv);
-    if (prc != OPT_OK) return OPT_EXIT(prc);
-    if (!kind) {
+    return opt_parse(&prog, argc, argv);
+}
+
+/* What no single option can check: a world to run. 0, or 2 after a message. */
+static int run_check(const run_opts *o)
+{
+    if (!o->kind) {
         fprintf(stderr, "viv sim: --world KIND is required (see viv sim --help)\n");
         return 2;
     }
+    return 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+/* A run: the workers, the world, the inputs it takes, the frame it renders, and the GIF and the
+ * recording that watch it. All NULL or empty until made, so run_stop frees a run stopped at any
+ * step. */
+typedef struct run_state {
+    pool *workers;
+    sim_world *w;
+    int view;                  /* the render layer */
+    int render_all;            /* render every tick: --render-all, or a recording's frame hashes */
+    cli_inputs in;
+    size_t next;               /* in.v[next] is the next input to apply */
+    sim_frame frame;
+#ifndef VIV_NO_IMAGE
+    rpl_gif *gif;
+    uint64_t gif_every;
+    rpl_recorder *rec;
+    int64_t session;
+    uint64_t cp_every;         /* a checkpoint every cp_every ticks: 10 s of world time */
+    uint8_t *cpbuf;
+    size_t cpcap;
+#endif
+} run_state;
+
+/* The workers, the world, its view, its inputs and its frame. 0, or the exit status after a
+ * message: 2 for what the command line asked that cannot be, 1 for what failed. */
+static int run_start(run_state *r, const run_opts *o)
+{
     char err[256];
-    pool *workers = NULL;
-    if (threads > 1 && pool_create((int)threads, &workers, err, sizeof err) != 0) {
-        fprintf(stderr, "viv sim: --threads %ld: %s\n", threads, err);
+    memset(r, 0, sizeof *r);
+    r->render_all = o->render_all;
+    if (o->threads > 1 && pool_create((int)o->threads, &r->workers, err, sizeof err) != 0) {
+        fprintf(stderr, "viv sim: --threads %ld: %s\n", o->threads, err);
         return 1;
     }
     sim_config cfg = sim_config_default();
-    cfg.kind = kind;
-    cfg.tasks = pool_tasks(workers);
-    cfg.seed = seed;
-    cfg.params = params;
+    cfg.kind = o->kind;
+    cfg.tasks = pool_tasks(r->workers);
+    cfg.seed = o->seed;
+    cfg.params = o->params;
     cfg.err = err;
     cfg.errlen = sizeof err;
     cfg.files = &rpl_files;                  /* scene=file:PATH reads PATH */
     int rc;
-    sim_world *w = sim_world_create(&cfg, &rc);
-    if (!w) {
+    r->w = sim_world_create(&cfg, &rc);
+    if (!r->w) {
         fprintf(stderr, "viv sim: %s\n", err[0] ? err : sim_strerror(rc));
-        pool_destroy(workers);
         return 2;
     }
-    int view = 0;
-    if (view_name) {
-        view = sim_kind_view_find(sim_world_kind(w), view_name);
-        if (view < 0) {
-            const sim_kind *k = sim_world_kind(w);
-            fprintf(stderr, "viv sim: %s has no view '%s' (views:", k->name, view_name);
+    if (o->view_name) {
+        const sim_kind *k = sim_world_kind(r->w);
+        r->view = sim_kind_view_find(k, o->view_name);
+        if (r->view < 0) {
+            fprintf(stderr, "viv sim: %s has no view '%s' (views:", k->name, o->view_name);
             for (int i = 0; i < k->nviews; i++) fprintf(stderr, " %s", k->views[i]);
             fprintf(stderr, ")\n");
-            sim_world_destroy(w);
-            pool_destroy(workers);
             return 2;
         }
     }
-    cli_inputs in = { 0 };
-    if (inputs_path && cli_inputs_load(inputs_path, w, &in) != 0) {
-        sim_world_destroy(w);
-        pool_destroy(workers);
-        return 2;
-    }
-    sim_frame frame;
-    if (sim_world_frame_init(w, &frame) != 0) {
+    if (o->inputs_path && cli_inputs_load(o->inputs_path, r->w, &r->in) != 0) return 2;
+    if (sim_world_frame_init(r->w, &r->frame) != 0) {
         fprintf(stderr, "viv sim: out of memory for the frame\n");
-        cli_inputs_free(&in);
-        sim_world_destroy(w);
-        pool_destroy(workers);
         return 1;
     }
-    size_t next = 0;
-    int status = 0;
+    return 0;
+}
+
+/* --gif and --record, opened once the world and its frame are made (a build without images has
+ * neither). 0, or the exit status after a message. */
+static int run_open_outputs(run_state *r, const run_opts *o)
+{
 #ifndef VIV_NO_IMAGE
-    rpl_gif *gif = NULL;
-    if (gif_path) {
-        const sim_kind *k = sim_world_kind(w);
-        if (!gif_every) gif_every = (2u * k->hz + 99u) / 100u;
-        gif = rpl_gif_open(gif_path, frame.w, frame.h, (int)scale, k->hz, (unsigned)gif_every, err,
-                           sizeof err);
-        if (!gif) {
+    char err[256];
+    const sim_kind *k = sim_world_kind(r->w);
+    if (o->gif_path) {
+        r->gif_every = o->gif_every ? o->gif_every : (2u * k->hz + 99u) / 100u;
+        r->gif = rpl_gif_open(o->gif_path, r->frame.w, r->frame.h, (int)o->scale, k->hz,
+                              (unsigned)r->gif_every, err, sizeof err);
+        if (!r->gif) {
             fprintf(stderr, "viv sim: %s\n", err);
-            status = 1;
-            goto out;
+            return 1;
         }
     }
-    cp_every = 10u * sim_world_kind(w)->hz;
-    if (record_path) {
+    r->cp_every = 10u * k->hz;
+    if (o->record_path) {
         rpl_rec_config rc_cfg;
         memset(&rc_cfg, 0, sizeof rc_cfg);
-        rc_cfg.path = record_path;
-        rec = rpl_recorder_open(&rc_cfg, err, sizeof err);
-        if (rec) session = rpl_recorder_begin(rec, w, "viv sim", -1, cp_every, err, sizeof err);
-        cpcap = sim_world_save_max(w);
-        cpbuf = malloc(cpcap);
-        if (!rec || session < 0 || !cpbuf) {
-            fprintf(stderr, "viv sim: --record %s: %s\n", record_path, cpbuf ? err : "out of memory");
-            status = 2;
-            goto out;
+        rc_cfg.path = o->record_path;
+        r->session = -1;
+        r->rec = rpl_recorder_open(&rc_cfg, err, sizeof err);
+        if (r->rec)
+            r->session = rpl_recorder_begin(r->rec, r->w, "viv sim", -1, r->cp_every, err, sizeof err);
+        r->cpcap = sim_world_save_max(r->w);
+        r->cpbuf = malloc(r->cpcap);
+        if (!r->rec || r->session < 0 || !r->cpbuf) {
+            fprintf(stderr, "viv sim: --record %s: %s\n", o->record_path,
+                    r->cpbuf ? err : "out of memory");
+            return 2;
         }
-        render_all = 1;                      /* every tick's frame hash goes into the log */
+        r->render_all = 1;                   /* every tick's frame hash goes into the log */
     }
-#else
-    (void)gif_path; (void)gif_every; (void)record_path;
 #endif
-    for (uint64_t t = 0; t < ticks; t++) {
-        for (; next < in.n && in.v[next].tick == t; next++) {
-            if (sim_world_input(w, &in.v[next]) != 0) {
-                fprintf(stderr, "%s:%u: %s\n", inputs_path, (unsigned)in.v[next].seq,
-                        sim_world_error(w));
-                status = 1;
-                goto out;
-            }
-        }
-        sim_world_step(w);
-        uint64_t done = t + 1;
-        int print = (every && done % every == 0) || done == ticks;
-        int gif_now = 0;
+    return 0;
+}
+
 #ifndef VIV_NO_IMAGE
-        gif_now = gif && (done - 1) % gif_every == 0;
-#endif
-        if (print || render_all || gif_now) sim_world_render(w, view, &frame);
-#ifndef VIV_NO_IMAGE
-        if (gif_now && rpl_gif_frame(gif, &frame) != 0) {
-            fprintf(stderr, "viv sim: %s\n", rpl_gif_error(gif));
-            rpl_gif_abort(gif);
-            gif = NULL;
-            status = 1;
-            goto out;
-        }
-#endif
-        uint64_t sh = 0, fh = 0;
-        if (print || record_path) {
-            sh = sim_world_hash(w);
-            fh = sim_frame_hash(&frame);
-        }
-        if (print) printf("%llu %016llx %016llx\n", (unsigned long long)done, (unsigned long long)sh,
-                          (unsigned long long)fh);
-#ifndef VIV_NO_IMAGE
-        if (rec) {
-            size_t cplen = done % cp_every == 0 ? sim_world_save(w, cpbuf, cpcap) : 0;
-            /* The log takes the inputs from the world: what the step of t applied, in the
-             * order it applied them ((client, seq); a file's inputs have client 0 and seq = line
-             * number, so file order within a tick). */
-            const sim_input *applied;
-            size_t napplied = sim_world_applied(w, &applied);
-            if (rpl_recorder_tick(rec, session, t, applied, napplied, sh, fh,
-                                  cplen ? cpbuf : NULL, cplen) != 0) {
-                char why[256] = "";
-                rpl_recorder_failing(rec, why, sizeof why);
-                fprintf(stderr, "viv sim: --record %s: %s\n", record_path, why[0] ? why : "cannot queue the tick");
-                status = 1;
-                goto out;
-            }
-        }
-#endif
+/* Tick t into the recording: the inputs its step applied, its hashes, and a checkpoint every
+ * cp_every ticks. 0, or 1 after a message. */
+static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t sh, uint64_t fh)
+{
+    size_t cplen = (t + 1) % r->cp_every == 0 ? sim_world_save(r->w, r->cpbuf, r->cpcap) : 0;
+    /* The log takes the inputs from the world: what the step of t applied, in the order it
+     * applied them ((client, seq); a file's inputs have client 0 and seq = line number, so file
+     * order within a tick). */
+    const sim_input *applied;
+    size_t napplied = sim_world_applied(r->w, &applied);
+    if (rpl_recorder_tick(r->rec, r->session, t, applied, napplied, sh, fh,
+                          cplen ? r->cpbuf : NULL, cplen) != 0) {
+        char why[256] = "";
+        rpl_recorder_failing(r->rec, why, sizeof why);
+        fprintf(stderr, "viv sim: --record %s: %s\n", o->record_path,
+                why[0] ? why : "cannot queue the tick");
+        return 1;
     }
-    if (ticks == 0) {
-        sim_world_render(w, view, &frame);
-        printf("0 %016llx %016llx\n", (unsigned long long)sim_world_hash(w),
-               (unsigned long long)sim_frame_hash(&frame));
+    return 0;
+}
+#endif
+
+/* Tick t: its inputs, the step, and what watches it: the printed line, the GIF, the recording.
+ * 0, or 1 after a message. */
+static int run_tick(run_state *r, const run_opts *o, uint64_t t)
+{
+    for (; r->next < r->in.n && r->in.v[r->next].tick == t; r->next++) {
+        if (sim_world_input(r->w, &r->in.v[r->next]) != 0) {
+            fprintf(stderr, "%s:%u: %s\n", o->inputs_path, (unsigned)r->in.v[r->next].seq,
+                    sim_world_error(r->w));
+            return 1;
+        }
     }
-    if (next < in.n)
+    sim_world_step(r->w);
+    uint64_t done = t + 1;
+    int print = (o->every && done % o->every == 0) || done == o->ticks;
+    int gif_now = 0;
+#ifndef VIV_NO_IMAGE
+    gif_now = r->gif && (done - 1) % r->gif_every == 0;
+#endif
+    if (print || r->render_all || gif_now) sim_world_render(r->w, r->view, &r->frame);
+#ifndef VIV_NO_IMAGE
+    if (gif_now && rpl_gif_frame(r->gif, &r->frame) != 0) {
+        fprintf(stderr, "viv sim: %s\n", rpl_gif_error(r->gif));
+        rpl_gif_abort(r->gif);
+        r->gif = NULL;
+        return 1;
+    }
+#endif
+    uint64_t sh = 0, fh = 0;
+    if (print || o->record_path) {
+        sh = sim_world_hash(r->w);
+        fh = sim_frame_hash(&r->frame);
+    }
+    if (print) printf("%llu %016llx %016llx\n", (unsigned long long)done, (unsigned long long)sh,
+                      (unsigned long long)fh);
+#ifndef VIV_NO_IMAGE
+    if (r->rec) return run_record_tick(r, o, t, sh, fh);
+#endif
+    return 0;
+}
+
+/* After the last tick: tick 0's line when no tick ran, the inputs left over, then stdout, the PNG
+ * and the GIF finished. 0, or 1 after a message (each is tried all the same). */
+static int run_report(run_state *r, const run_opts *o)
+{
+    int status = 0;
+    if (o->ticks == 0) {
+        sim_world_render(r->w, r->view, &r->frame);
+        printf("0 %016llx %016llx\n", (unsigned long long)sim_world_hash(r->w),
+               (unsigned long long)sim_frame_hash(&r->frame));
+    }
+    if (r->next < r->in.n)
         fprintf(stderr, "viv sim: %zu input(s) at tick %llu or later were not applied (--ticks %llu)\n",
-                in.n - next, (unsigned long long)in.v[next].tick, (unsigned long long)ticks);
+                r->in.n - r->next, (unsigned long long)r->in.v[r->next].tick,
+                (unsigned long long)o->ticks);
     if (fflush(stdout) != 0) {
         perror("viv sim: stdout");
         status = 1;
     }
 #ifndef VIV_NO_IMAGE
-    if (png) {
-        if (rpl_png_write(png, &frame, (int)scale, err, sizeof err) != 0) {
+    char err[256];
+    if (o->png && rpl_png_write(o->png, &r->frame, (int)o->scale, err, sizeof err) != 0) {
+        fprintf(stderr, "viv sim: %s\n", err);
+        status = 1;
+    }
+    if (r->gif) {
+        if (rpl_gif_close(r->gif, err, sizeof err) != 0) {
             fprintf(stderr, "viv sim: %s\n", err);
             status = 1;
         }
+        r->gif = NULL;
     }
-    if (gif) {
-        if (rpl_gif_close(gif, err, sizeof err) != 0) {
-            fprintf(stderr, "viv sim: %s\n", err);
-            status = 1;
-        }
-        gif = NULL;
-    }
-#else
-    (void)png; (void)scale;
 #endif
-out:
+    return status;
+}
+
+/* Everything the run made, freed: an unfinished GIF dropped, the recording ended and closed
+ * (said so on stderr). Returns the exit status: status, or 1 when the recording could not be
+ * written whole. */
+static int run_stop(run_state *r, const run_opts *o, int status)
+{
 #ifndef VIV_NO_IMAGE
-    if (gif) rpl_gif_abort(gif);
-    if (rec) {
-        rpl_recorder_end(rec, session);
-        if (rpl_recorder_close(rec) != 0) {
+    if (r->gif) rpl_gif_abort(r->gif);
+    if (r->rec) {
+        rpl_recorder_end(r->rec, r->session);
+        if (rpl_recorder_close(r->rec) != 0) {
             fprintf(stderr, "viv sim: --record %s: some ticks could not be written (see the gap table)\n",
-                    record_path);
+                    o->record_path);
             if (!status) status = 1;
         } else if (!status) {
-            fprintf(stderr, "viv sim: recorded session %lld in %s\n", (long long)session, record_path);
+            fprintf(stderr, "viv sim: recorded session %lld in %s\n", (long long)r->session,
+                    o->record_path);
         }
     }
-    free(cpbuf);
+    free(r->cpbuf);
 #endif
-    sim_frame_free(&frame);
-    cli_inputs_free(&in);
-    sim_world_destroy(w);
-    pool_destroy(workers);
+    sim_frame_free(&r->frame);
+    cli_inputs_free(&r->in);
+    sim_world_destroy(r->w);
+    pool_destroy(r->workers);
     return status;
+}
+
+int cli_sim_main(int argc, char **argv)
+{
+    run_opts o;
+    int rc = run_parse(&o, argc, argv);
+    if (rc != OPT_OK) return OPT_EXIT(rc);
+    if (run_check(&o) != 0) return 2;
+    run_state r;
+    int status = run_start(&r, &o);
+    if (status == 0) status = run_open_outputs(&r, &o);
+    for (uint64_t t = 0; status == 0 && t < o.ticks; t++) status = run_tick(&r, &o, t);
+    if (status == 0) status = run_report(&r, &o);
+    return run_stop(&r, &o, status);
 }
