@@ -22,4 +22,9 @@ void cli_inputs_free(cli_inputs *in);
 
 int cli_cycle_main(int argc, char **argv);  /* clients/viv_cycle.c */
 
+/* One world event as `viv sim --events` prints it (without the newline):
+ * `event <tick> <name> key=value ...`, numbers in decimal, strings as the kind wrote them.
+ * Returns the length it wanted (snprintf's rule). */
+int cli_event_line(const sim_event *e, char *out, size_t cap);
+
 #endif

@@ -79,3 +79,16 @@ void cli_inputs_free(cli_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+
+int cli_event_line(const sim_event *e, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "event %llu %s", (unsigned long long)e->tick, e->name);
+    for (int i = 0; i < e->nfields && n >= 0; i++) {
+        const sim_event_field *f = &e->f[i];
+        size_t at = (size_t)n < cap ? (size_t)n : cap;
+        int k = f->str ? snprintf(out + at, cap - at, " %s=%s", f->key, f->str)
+                       : snprintf(out + at, cap - at, " %s=%lld", f->key, (long long)f->num);
+        n = k < 0 ? k : n + k;
+    }
+    return n;
+}

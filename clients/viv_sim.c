@@ -81,6 +81,7 @@ typedef struct run_opts {
     uint64_t seed, ticks, every, gif_every;
     long scale, threads;
     int render_all;
+    int events;                /* --events: each step's world events, before its hash line */
     char kinds[256];           /* --world's help: "world kind: sand terrarium …" */
 } run_opts;
 
@@ -112,6 +113,10 @@ static int run_parse(run_opts *o, int argc, char **argv)
         OPT_U64("--every", "K", &o->every, "print every K ticks (default 0: only after the last tick)"),
         OPT_FLAG("--render-all", &o->render_all,
                  "render every tick, as the server does (default: printed ticks only)"),
+        OPT_FLAG("--events", &o->events,
+                 "print each step's world events as they happen, one a line, between the\n"
+                 "hash lines in tick order: `event <tick> <name> key=value ...` (the\n"
+                 "terrarium's brain changes, merges, pokes; docs/PROTOCOL.md lists them)"),
         OPT_STR("--view", "NAME", &o->view_name, "render layer (default: the normal picture)"),
         OPT_LONG("--threads", "N", &o->threads, 1, POOL_WORKERS_MAX,
                  "workers for the world's parallel passes (sand's strips), the calling\n"
@@ -275,6 +280,23 @@ static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t
 }
 #endif
 
+/* The events of the step just run, one line each; a step that had more than SIM_EVENTS_MAX says
+ * how many were not kept. */
+static void run_events(const sim_world *w)
+{
+    const sim_event *ev;
+    uint32_t dropped;
+    int n = sim_world_events(w, &ev, &dropped);
+    char line[512];
+    for (int i = 0; i < n; i++) {
+        cli_event_line(&ev[i], line, sizeof line);
+        printf("%s\n", line);
+    }
+    if (dropped)
+        printf("event %llu dropped count=%u\n", (unsigned long long)(n ? ev[0].tick : sim_world_tick(w) - 1),
+               (unsigned)dropped);
+}
+
 /* Tick t: its inputs, the step, and what watches it: the printed line, the GIF, the recording.
  * 0, or 1 after a message. */
 static int run_tick(run_state *r, const run_opts *o, uint64_t t)
@@ -287,6 +309,7 @@ static int run_tick(run_state *r, const run_opts *o, uint64_t t)
         }
     }
     sim_world_step(r->w);
+    if (o->events) run_events(r->w);
     uint64_t done = t + 1;
     int print = (o->every && done % o->every == 0) || done == o->ticks;
     int gif_now = 0;

@@ -242,12 +242,47 @@ typedef struct sim_tasks {
     void *user;                       /* the host's pool, given back to enqueue and finish */
 } sim_tasks;
 
+/* ---- events: what happened in a step, as data ------------------------------------------------ *
+ * A world may report the notable events of a step — a brain's change of mind, a merge, a poke —
+ * as a frame reports its picture: a pure function of the state and the inputs, never of a clock
+ * or a thread, and not part of the state (they are not saved, and not in the state hash). A kind
+ * adds them with sim_event_add while it applies inputs or steps, from the stepping thread only
+ * (never from a parallel pass); the host reads them after the step with sim_world_events. Names,
+ * keys and string values are static strings of the kind (its tables), never built text. */
+#define SIM_EVENT_FIELDS 6            /* key=value pairs of one event */
+#define SIM_EVENTS_MAX 64             /* events of one step; more are counted, not kept */
+typedef struct sim_event_field {
+    const char *key;
+    const char *str;                  /* a static string value, or NULL: the value is num */
+    int64_t num;
+} sim_event_field;
+typedef struct sim_event {
+    uint64_t tick;                    /* the tick whose step (or inputs) made it */
+    const char *name;                 /* "brain", "merge", "poke", … */
+    int nfields;
+    sim_event_field f[SIM_EVENT_FIELDS];
+} sim_event;
+typedef struct sim_events {
+    sim_event ev[SIM_EVENTS_MAX];
+    int n;
+    uint32_t dropped;                 /* events of this step past SIM_EVENTS_MAX */
+} sim_events;
+
 /* What a kind sees of the world around it while stepping or applying an input. */
 typedef struct sim_ctx {
     uint64_t seed;
     uint64_t tick;                    /* the tick being stepped (inputs: the tick they apply at) */
     const sim_tasks *tasks;           /* step only: the host's task system, or NULL (run inline) */
+    sim_events *events;               /* where this step's events go (NULL: render, nobody hears) */
 } sim_ctx;
+
+/* A new event of the step ctx is running, named name (static), with no fields yet: NULL when
+ * nobody listens or the step already holds SIM_EVENTS_MAX (then it is counted as dropped). */
+sim_event *sim_event_add(const sim_ctx *ctx, const char *name);
+/* Add a field to e (NULL: does nothing, so that a dropped event needs no test); a field past
+ * SIM_EVENT_FIELDS is ignored (a kind's own mistake, which its tests catch). */
+void sim_event_num(sim_event *e, const char *key, int64_t v);
+void sim_event_str(sim_event *e, const char *key, const char *v);
 
 /* The world vtable. One per kind, registered in world.c's table. Capacities are fixed at create;
  * step, apply_input, render and save never allocate. */
@@ -346,6 +381,10 @@ void sim_world_set_tasks(sim_world *w, const sim_tasks *t);
  * most SIM_TICK_INPUTS_MAX: what a recorder logs for that tick. *out stays valid until the next
  * step, load or destroy. 0 after create and after a load. */
 size_t sim_world_applied(const sim_world *w, const sim_input **out);
+/* The events of the last step, in the order they happened (*out valid until the next step or
+ * load); the count. A world just created or loaded has none. *dropped (may be NULL): how many
+ * more that step had than SIM_EVENTS_MAX. */
+int sim_world_events(const sim_world *w, const sim_event **out, uint32_t *dropped);
 void sim_world_frame_size(const sim_world *w, int *fw, int *fh);
 int sim_world_frame_init(const sim_world *w, sim_frame *f);       /* sized for this world */
 void sim_world_render(const sim_world *w, int view, sim_frame *out);

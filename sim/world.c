@@ -36,6 +36,7 @@ struct sim_world {
     char err[256];
     int state_only;                 /* created with bare = 2: never rendered */
     sim_tasks tasks;                /* the host's task system; workers <= 1: inline */
+    sim_events events;              /* the last step's (not state: never saved or hashed) */
 };
 
 /* ---- kinds ------------------------------------------------------------------------------------ */
@@ -543,7 +544,9 @@ void sim__tasks_run(const sim_tasks *t, sim_task_fn *fn, int count, int min_rang
 
 void sim_world_step(sim_world *w)
 {
-    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL };
+    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL, &w->events };
+    w->events.n = 0;
+    w->events.dropped = 0;
     for (uint32_t i = 0; i < w->nqueue; i++) w->kind->apply_input(w->impl, &ctx, &w->queue[i]);
     /* The applied inputs stay readable (sim_world_applied) until the next step or load; the two
      * buffers trade places, so nothing is copied. */
@@ -554,6 +557,50 @@ void sim_world_step(sim_world *w)
     w->nqueue = 0;
     w->kind->step(w->impl, &ctx);
     w->tick++;
+}
+
+int sim_world_events(const sim_world *w, const sim_event **out, uint32_t *dropped)
+{
+    if (out) *out = w->events.ev;
+    if (dropped) *dropped = w->events.dropped;
+    return w->events.n;
+}
+
+sim_event *sim_event_add(const sim_ctx *ctx, const char *name)
+{
+    sim_events *es = ctx ? ctx->events : NULL;
+    if (!es) return NULL;
+    if (es->n >= SIM_EVENTS_MAX) {
+        es->dropped++;
+        return NULL;
+    }
+    sim_event *e = &es->ev[es->n++];
+    e->tick = ctx->tick;
+    e->name = name;
+    e->nfields = 0;
+    return e;
+}
+
+static sim_event_field *event_field(sim_event *e, const char *key)
+{
+    if (!e || e->nfields >= SIM_EVENT_FIELDS) return NULL;
+    sim_event_field *f = &e->f[e->nfields++];
+    f->key = key;
+    f->str = NULL;
+    f->num = 0;
+    return f;
+}
+
+void sim_event_num(sim_event *e, const char *key, int64_t v)
+{
+    sim_event_field *f = event_field(e, key);
+    if (f) f->num = v;
+}
+
+void sim_event_str(sim_event *e, const char *key, const char *v)
+{
+    sim_event_field *f = event_field(e, key);
+    if (f) f->str = v;
 }
 
 size_t sim_world_applied(const sim_world *w, const sim_input **out)
@@ -576,7 +623,7 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f)
 
 void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
-    sim_ctx ctx = { w->seed, w->tick, NULL };
+    sim_ctx ctx = { w->seed, w->tick, NULL, NULL };
     if (view < 0 || view >= w->kind->nviews) view = 0;
     if (w->state_only) {                /* its kind may have skipped what drawing needs */
         memset(out->px, 0, (size_t)out->w * out->h);
@@ -774,6 +821,8 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     queue = NULL;
     w->nqueue = nq;
     w->napplied = 0;                /* the loaded state's past is not this world's last step */
+    w->events.n = 0;                /* nor are its events */
+    w->events.dropped = 0;
     free(w->scratch);
     w->scratch = scratch;
     w->scratch_cap = cap;

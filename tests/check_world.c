@@ -401,6 +401,49 @@ START_TEST(strerror_names_every_code)
 }
 END_TEST
 
+/* Events are kept per step: in order, with their fields, the tick of the step, at most
+ * SIM_EVENTS_MAX (the rest counted), and nothing once nobody listens (render's context). */
+START_TEST(events_are_kept_per_step_and_counted_past_the_cap)
+{
+    static sim_events es;
+    memset(&es, 0, sizeof es);
+    sim_ctx ctx = { 7, 41, NULL, &es };
+    sim_event *e = sim_event_add(&ctx, "brain");
+    ck_assert_ptr_nonnull(e);
+    sim_event_num(e, "creature", 2);
+    sim_event_str(e, "to", "lunge");
+    for (int i = 0; i < SIM_EVENT_FIELDS + 3; i++) sim_event_num(e, "extra", i);   /* ignored past the cap */
+    ck_assert_int_eq(e->nfields, SIM_EVENT_FIELDS);
+    ck_assert_uint_eq(e->tick, 41);
+    ck_assert_str_eq(e->name, "brain");
+    ck_assert_str_eq(e->f[0].key, "creature");
+    ck_assert_ptr_null(e->f[0].str);
+    ck_assert_int_eq(e->f[0].num, 2);
+    ck_assert_str_eq(e->f[1].str, "lunge");
+    for (int i = 1; i < SIM_EVENTS_MAX; i++) ck_assert_ptr_nonnull(sim_event_add(&ctx, "merge"));
+    ck_assert_ptr_null(sim_event_add(&ctx, "merge"));
+    ck_assert_ptr_null(sim_event_add(&ctx, "merge"));
+    sim_event_num(NULL, "k", 1);                       /* a dropped event takes fields harmlessly */
+    ck_assert_int_eq(es.n, SIM_EVENTS_MAX);
+    ck_assert_uint_eq(es.dropped, 2);
+    sim_ctx quiet = { 7, 41, NULL, NULL };
+    ck_assert_ptr_null(sim_event_add(&quiet, "brain"));
+    /* A world's events belong to its last step: none after create, none after a load. */
+    sim_config cfg = sim_config_default();
+    cfg.kind = "sand";
+    int rc;
+    sim_world *w = sim_world_create(&cfg, &rc);
+    ck_assert_ptr_nonnull(w);
+    const sim_event *ev;
+    uint32_t dropped = 9;
+    ck_assert_int_eq(sim_world_events(w, &ev, &dropped), 0);
+    ck_assert_uint_eq(dropped, 0);
+    sim_world_step(w);
+    ck_assert_int_eq(sim_world_events(w, &ev, NULL), 0);   /* sand reports none */
+    sim_world_destroy(w);
+}
+END_TEST
+
 Suite *suite_world(void)
 {
     Suite *s = suite_create("world");
@@ -417,6 +460,7 @@ Suite *suite_world(void)
     tcase_add_test(tc, load_refuses_queued_inputs_no_world_would_queue);
     tcase_add_test(tc, frame_hash_covers_size_palette_and_pixels);
     tcase_add_test(tc, strerror_names_every_code);
+    tcase_add_test(tc, events_are_kept_per_step_and_counted_past_the_cap);
     suite_add_tcase(s, tc);
     return s;
 }
