@@ -253,9 +253,53 @@ static int remote_live(srv_fan *fan, srv_stream *st, uint64_t now_ms)
     return 0;
 }
 
+static srv_msg *events_msg(const srv_world *w, const sim_event *ev, int n, uint32_t dropped)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    srv_msg_reserve(&b);
+    srv_msg *m = NULL;
+    if (wire_msg_events(&b, w->id, ev[0].tick, ev, n, dropped) >= 0) m = srv_msg_from_buf(&b);
+    wire_buf_free(&b);
+    return m;
+}
+
+/* The events of w's last step, once per step, in one message: to every subscriber that asked
+ * for them, and to the channel of each stream published beyond this server (a relay hands them
+ * on to its own subscribers that asked). Events are few and small: the soft limit, which skips
+ * frames, does not skip them; the hard limit still applies. */
+static void fanout_events(srv *s, srv_world *w, uint64_t now_ms)
+{
+    const sim_event *ev;
+    uint32_t dropped;
+    int n = sim_world_events(w->w, &ev, &dropped);
+    if (n == 0) return;                      /* none, or (dropped only) none kept to say */
+    if (w->fan->events_tick == ev[0].tick + 1) return;   /* this step's are sent */
+    w->fan->events_tick = ev[0].tick + 1;
+    srv_msg *m = NULL;
+    int built = 0;
+    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+        srv_stream *st = &w->fan->streams[i];
+        if (!st->used) continue;
+        int remote = st->remote_until && now_ms < st->remote_until && s->net->hooks.publish;
+        for (srv_sub *sub = st->head, *nx; sub; sub = nx) {
+            nx = sub->snext;                  /* a send can close the client and unlink sub */
+            if (!sub->events) continue;
+            if (!built++) m = events_msg(w, ev, n, dropped);
+            if (m) srv_client_send(sub->client, m);
+        }
+        if (remote && st->used) {
+            if (!built++) m = events_msg(w, ev, n, dropped);
+            if (m) s->net->hooks.publish(s, w, st, m);
+        }
+    }
+    srv_msg_unref(m);
+}
+
 void srv_fanout_tick(srv *s, srv_world *w)
 {
     if (!w->fan || (!w->fan->nsubs && !w->fan->nremote)) return;
+    fanout_events(s, w, uv_now(s->loop));
     uint64_t tick = sim_world_tick(w->w);
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
     uint64_t now_ms = uv_now(s->loop);

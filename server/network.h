@@ -95,6 +95,7 @@ typedef struct srv_fan {
     int nremote;           /* streams with a lease to be published (remote_until) */
     uint64_t msgs_built, bytes_built;
     uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
+    uint64_t events_tick;  /* 1 + the tick whose events were last sent (0: none yet) */
 } srv_fan;
 
 struct srv_sub {
@@ -104,6 +105,7 @@ struct srv_sub {
     srv_client *client;
     int stream;            /* index into the world's streams */
     int need_key;
+    int events;            /* sub's "events": the world's events are sent to it too */
     uint64_t frames, skipped;
     srv_sub *snext, *sprev;     /* the stream's subscriber list */
 };
@@ -409,6 +411,7 @@ typedef struct srv_sub_req {
     int view;
     uint32_t every, div;
     int enc;
+    int events;            /* "events": true */
 } srv_sub_req;
 /* 0, or -1 with the error sent to c. */
 int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub_req *out);

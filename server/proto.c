@@ -165,6 +165,10 @@ int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub
             return -1;
         }
     }
+    int events = 0;
+    rc = wire_get_bool(m, "events", &events);
+    if (rc == -2) { field_error(c, rc, "events", "true or false", NULL); return -1; }
+    out->events = events;
     out->view = view;
     out->every = (uint32_t)every;
     out->div = (uint32_t)div;
@@ -211,6 +215,7 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     slot->client = c;
     slot->stream = st;
     slot->need_key = 1;
+    slot->events = req.events;
     srv_stream_attach(w, slot);
     srv_client_offload(c);
     /* A paused picture at once; a seeking one shows its landing frame when it lands. */

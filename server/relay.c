@@ -380,6 +380,16 @@ void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, 
         closed(s, rw);
         return;
     }
+    if (wire_str_eq((const uint8_t *)t, tl, "events")) {   /* as they came, to who asked */
+        srv_msg *pass = NULL;
+        for (srv_sub *sub = rs->head, *nx; sub; sub = nx) {
+            nx = sub->snext;                   /* a send can close the client and unlink sub */
+            if (!sub->events || (!pass && !(pass = srv_msg_from_body(p, n)))) continue;
+            srv_client_send(sub->client, pass);
+        }
+        srv_msg_unref(pass);
+        return;
+    }
     if (!wire_str_eq((const uint8_t *)t, tl, "frame")) return;
     char err[160];
     int rc = wire_frame_apply(&rs->pic, &m, err, sizeof err);
@@ -516,6 +526,7 @@ static void watch(srv_client *c, srv_rworld *rw, const wire_msg *m)
     memset(slot, 0, sizeof *slot);
     slot->client = c;
     slot->need_key = 1;
+    slot->events = req.events;
     if (srv_relay_attach(c->s, rw, slot, req.view, req.every, req.div, req.enc) != 0) {
         memset(slot, 0, sizeof *slot);
         srv_send_too_many_streams(c);

@@ -179,6 +179,32 @@ long wire_msg_closed(wire_buf *b, uint32_t world)
     return wire_msg_end(b);
 }
 
+long wire_msg_events(wire_buf *b, uint32_t world, uint64_t tick, const sim_event *ev, int n,
+                     uint32_t dropped)
+{
+    begin(b, "events", dropped ? 4 : 3);
+    wire_put_str(b, "world"); wire_put_uint(b, world);
+    wire_put_str(b, "tick"); wire_put_uint(b, tick);
+    wire_put_str(b, "events");
+    wire_put_array(b, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        wire_put_map(b, 2);
+        wire_put_str(b, "name"); wire_put_str(b, ev[i].name);
+        wire_put_str(b, "fields");
+        wire_put_map(b, (uint32_t)ev[i].nfields);
+        for (int k = 0; k < ev[i].nfields; k++) {
+            const sim_event_field *f = &ev[i].f[k];
+            wire_put_str(b, f->key);
+            if (f->str) wire_put_str(b, f->str);
+            else wire_put_int(b, f->num);
+        }
+    }
+    if (dropped) {
+        wire_put_str(b, "dropped"); wire_put_uint(b, dropped);
+    }
+    return wire_msg_end(b);
+}
+
 long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_play *p)
 {
     begin(b, "playing", 3);

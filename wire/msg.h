@@ -98,6 +98,11 @@ long wire_msg_welcome_raw(wire_buf *b, const char *server, const char *role, uin
                           const wire_world *worlds, int nworlds, const wire_raw *more, int nmore);
 long wire_msg_created(wire_buf *b, const wire_world *w);
 long wire_msg_closed(wire_buf *b, uint32_t world);
+/* events: the world events of one step of `world` (docs/PROTOCOL.md, events), to subscribers
+ * that asked for them: tick is the tick whose step made them; each event a map {"name", "fields"};
+ * "dropped" only when the step had more than it kept. */
+long wire_msg_events(wire_buf *b, uint32_t world, uint64_t tick, const sim_event *ev, int n,
+                     uint32_t dropped);
 long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_play *p);
 long wire_msg_ack(wire_buf *b, uint32_t seq, uint64_t tick);
 /* n: the ping's "n" value as it was encoded (echoed byte for byte), or NULL for none. */
