@@ -76,7 +76,7 @@ POOL_SRC    := $(sort $(wildcard pool/*.c))
 OPT_SRC     := $(sort $(wildcard opt/*.c))
 VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
-CLILIB_SRC  := clients/net.c clients/websocket.c
+CLILIB_SRC  := clients/net.c clients/websocket.c clients/cli_common.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c
 

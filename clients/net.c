@@ -80,15 +80,66 @@ void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, c
 void cli_put_sub_div(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
                      const char *view)
 {
+    cli_put_sub_events(b, world, every, div, enc, view, 0);
+}
+
+void cli_put_sub_events(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                        const char *view, int events)
+{
     wire_msg_begin(b);
-    wire_put_map(b, 3 + (div != 1) + (enc != NULL) + (view != NULL));
+    wire_put_map(b, 3 + (div != 1) + (enc != NULL) + (view != NULL) + (events != 0));
     wire_put_str(b, "t"); wire_put_str(b, "sub");
     wire_put_str(b, "world"); wire_put_uint(b, world);
     wire_put_str(b, "every"); wire_put_uint(b, every);
     if (div != 1) { wire_put_str(b, "div"); wire_put_uint(b, div); }
     if (enc) { wire_put_str(b, "enc"); wire_put_str(b, enc); }
     if (view) { wire_put_str(b, "view"); wire_put_str(b, view); }
+    if (events) { wire_put_str(b, "events"); wire_put_bool(b, 1); }
     wire_msg_end(b);
+}
+
+/* Append "%.*s" of a string value, or the integer, to out at *at (snprintf's rule on cap). */
+static void put_val(char *out, size_t cap, int *at, const wire_val *v)
+{
+    size_t o = (size_t)*at < cap ? (size_t)*at : cap;
+    int k = v->type == WIRE_STR ? snprintf(out + o, cap - o, "%.*s", (int)(v->n > 64 ? 64 : v->n), (const char *)v->p)
+          : v->type == WIRE_UINT ? snprintf(out + o, cap - o, "%llu", (unsigned long long)v->u)
+          : v->type == WIRE_INT ? snprintf(out + o, cap - o, "%lld", (long long)v->i)
+          : snprintf(out + o, cap - o, "?");
+    if (k > 0) *at += k;
+}
+
+int cli_event_text(const wire_msg *m, int i, char *out, size_t cap)
+{
+    uint64_t tick;
+    const wire_val *evs = wire_msg_get(m, "events");
+    if (wire_get_u64(m, "tick", &tick) || !evs || evs->type != WIRE_ARRAY) return CLI_EPROTO;
+    if (i < 0 || (uint32_t)i >= evs->n) return (int)evs->n;
+    const uint8_t *it = evs->p, *end = evs->raw + evs->rawlen;
+    wire_val e;
+    for (int k = 0; k <= i; k++)
+        if (wire_next(&it, end, &e)) return CLI_EPROTO;
+    wire_msg em;
+    const char *name;
+    size_t nl;
+    const wire_val *fields;
+    if (e.type != WIRE_MAP || wire_msg_decode(e.raw, e.rawlen, &em) ||
+        wire_get_str(&em, "name", &name, &nl) || !(fields = wire_msg_get(&em, "fields")) ||
+        fields->type != WIRE_MAP)
+        return CLI_EPROTO;
+    int at = snprintf(out, cap, "event %llu %.*s", (unsigned long long)tick, (int)(nl > 32 ? 32 : nl), name);
+    if (at < 0) return CLI_EPROTO;
+    const uint8_t *fi = fields->p, *fend = fields->raw + fields->rawlen;
+    for (uint32_t f = 0; f < fields->n; f++) {
+        wire_val key, val;
+        if (wire_next(&fi, fend, &key) || wire_next(&fi, fend, &val) || key.type != WIRE_STR)
+            return CLI_EPROTO;
+        size_t o = (size_t)at < cap ? (size_t)at : cap;
+        int k = snprintf(out + o, cap - o, " %.*s=", (int)(key.n > 32 ? 32 : key.n), (const char *)key.p);
+        if (k > 0) at += k;
+        put_val(out, cap, &at, &val);
+    }
+    return (int)evs->n;
 }
 
 void cli_put_unsub(wire_buf *b, uint32_t world)

@@ -51,6 +51,13 @@ int cli_lookup(const char *hostport, struct addrinfo **res, int *gai_err);
 void cli_put_hello(wire_buf *b, const char *name, const char *token);   /* token may be NULL */
 void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view);
 /* The same with "div" (written only when not 1): frames a div-th of the size (docs/PROTOCOL.md). */
+/* sub with "events": true (events != 0) as well, otherwise as cli_put_sub_div. */
+void cli_put_sub_events(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                        const char *view, int events);
+/* Event i of an events message m as `viv sim --events` prints it: `event <tick> <name>
+ * key=value ...` (docs/PROTOCOL.md, events). The number of events in m, or CLI_EPROTO when m is
+ * not a well-formed events message; out is written only when 0 <= i < that number. */
+int cli_event_text(const wire_msg *m, int i, char *out, size_t cap);
 void cli_put_sub_div(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
                      const char *view);
 void cli_put_unsub(wire_buf *b, uint32_t world);

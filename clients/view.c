@@ -164,7 +164,8 @@ static int view_put_sub(vw_view *v)
     const vw_world *w = &v->worlds[v->cur];
     const char *view = v->o.view && vw_world_has_view(w, v->o.view) ? v->o.view : NULL;
     uint32_t every = v->o.homage ? 3 : v->o.every, div = v->o.homage ? 3 : v->o.div;
-    cli_put_sub_div(&v->b, w->id, every, div, NULL, view);   /* default: tile.zst */
+    /* default: tile.zst; the world's events too, for the status line */
+    cli_put_sub_events(&v->b, w->id, every, div, NULL, view, 1);
     return view_send(v);
 }
 
@@ -259,6 +260,17 @@ static int view_on_message(vw_view *v, const wire_msg *m)
     }
     if (cli_msg_is(m, "ack")) {
         v->acks++;
+        return 0;
+    }
+    if (cli_msg_is(m, "events")) {      /* the current world's latest, as news on the status line */
+        char line[160];
+        int n;
+        if (wire_get_u64(m, "world", &id) || id != v->worlds[v->cur].id ||
+            (n = cli_event_text(m, 0, line, sizeof line)) <= 0)
+            return 0;
+        cli_event_text(m, n - 1, line, sizeof line);
+        v->events_rx += (uint64_t)n;
+        view_note(v, "%.95s", line + 6);     /* without "event " */
         return 0;
     }
     if (cli_msg_is(m, "error")) {

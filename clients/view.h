@@ -179,6 +179,7 @@ struct vw_view {
     int in_count;
     /* counters */
     uint64_t frames_rx, frames_drawn, inputs_sent, acks, errors, resyncs;
+    uint64_t events_rx;               /* world events received (the latest is the note) */
     char last_err[40];
     char final_err[200];              /* the last error, when nothing followed it */
     char note[96];                    /* news for the status line, shown for a few seconds */

@@ -8,6 +8,9 @@
  * read one byte past n is an ASan error in the sanitizer build. */
 #include "check_suites.h"
 #include "check_wire.h"
+#include "cli.h"
+#include "msg.h"
+#include "net.h"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
@@ -596,6 +599,54 @@ START_TEST(writer_growth_and_oom)
 }
 END_TEST
 
+/* An events message carries a step's events whole: read back by the clients' reader, each is the
+ * line viv sim --events prints from the world's own sim_event; "dropped" only when there were. */
+START_TEST(events_message_round_trip)
+{
+    static sim_events es;
+    memset(&es, 0, sizeof es);
+    sim_ctx ctx = { 1, 4117, NULL, &es };
+    sim_event *e = sim_event_add(&ctx, "brain");
+    sim_event_num(e, "creature", 1);
+    sim_event_str(e, "species", "lizard");
+    sim_event_str(e, "from", "stalk");
+    sim_event_str(e, "to", "lunge");
+    e = sim_event_add(&ctx, "merge");
+    sim_event_num(e, "x", -12);
+    sim_event_num(e, "big", INT64_MAX);
+    sim_event_add(&ctx, "bare");
+    for (uint32_t dropped = 0; dropped <= 3; dropped += 3) {
+        wire_buf b;
+        wire_buf_init(&b);
+        ck_assert_int_gt(wire_msg_events(&b, 9, 4117, es.ev, es.n, dropped), 0);
+        wire_msg m;
+        ck_assert_int_eq(wire_msg_decode(b.p + 4, b.len - 4, &m), 0);
+        ck_assert(cli_msg_is(&m, "events"));
+        uint64_t v;
+        ck_assert_int_eq(wire_get_u64(&m, "world", &v), 0);
+        ck_assert_uint_eq(v, 9);
+        ck_assert_int_eq(wire_get_u64(&m, "dropped", &v), dropped ? 0 : -1);
+        char got[256], want[256];
+        for (int i = 0; i < es.n; i++) {
+            ck_assert_int_eq(cli_event_text(&m, i, got, sizeof got), es.n);
+            cli_event_line(&es.ev[i], want, sizeof want);
+            ck_assert_str_eq(got, want);
+        }
+        ck_assert_str_eq(got, "event 4117 bare");
+        cli_event_text(&m, 0, got, sizeof got);
+        ck_assert_str_eq(got, "event 4117 brain creature=1 species=lizard from=stalk to=lunge");
+        cli_event_text(&m, 1, got, sizeof got);
+        ck_assert_str_eq(got, "event 4117 merge x=-12 big=9223372036854775807");
+        wire_buf_free(&b);
+    }
+    wire_msg bad;
+    static const uint8_t not_events[] = { 0x81, 0xa1, 't', 0xa6, 'e', 'v', 'e', 'n', 't', 's' };
+    ck_assert_int_eq(wire_msg_decode(not_events, sizeof not_events, &bad), 0);
+    char out[64];
+    ck_assert_int_eq(cli_event_text(&bad, 0, out, sizeof out), CLI_EPROTO);
+}
+END_TEST
+
 Suite *suite_wire(void)
 {
     Suite *s = suite_create("wire");
@@ -615,5 +666,9 @@ Suite *suite_wire(void)
     tcase_add_test(rt, msgpackc_to_wire);
     tcase_add_test(rt, wire_to_msgpackc);
     suite_add_tcase(s, rt);
+
+    TCase *msgs = tcase_create("messages");
+    tcase_add_test(msgs, events_message_round_trip);
+    suite_add_tcase(s, msgs);
     return s;
 }

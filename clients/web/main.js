@@ -162,6 +162,7 @@ function overlayText() {
         `frame     ${s.w}×${s.h} ×${fit.scale ? +fit.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
         `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
         `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
+        `events    ${c.events ?? 0}  ${viewer.lastEvent ? viewer.lastEvent.replace(/^event /, "") : "-"}`,
     ].join("\n");
 }
 

@@ -65,10 +65,11 @@ export function u64(v, what = "a field") {
 export const hello = (name, token) =>
     ({ t: "hello", v: PROTOCOL_VERSION, name, token: token || undefined });
 
-/* sub: every, div, enc and view are left out when not given (the server's defaults apply). */
-export const sub = (world, { every, div, enc, view } = {}) =>
+/* sub: every, div, enc, view and events are left out when not given (the server's defaults
+ * apply); events: true asks for the world's events too (docs/PROTOCOL.md, events). */
+export const sub = (world, { every, div, enc, view, events } = {}) =>
     ({ t: "sub", world, every: every && every !== 1 ? every : undefined, div: div && div !== 1 ? div : undefined,
-       enc: enc || undefined, view: view || undefined });
+       enc: enc || undefined, view: view || undefined, events: events ? true : undefined });
 
 export const unsub = (world) => ({ t: "unsub", world });
 
@@ -176,6 +177,21 @@ export function readWelcome(m) {
 }
 
 /* error → {code, msg, seq (or null)}. */
+/* The events of an events message as `viv sim --events` prints them, one string each:
+ * "event <tick> <name> key=value ...". Malformed entries are left out. */
+export function eventLines(m) {
+    if (!Array.isArray(m.events)) return [];
+    const tick = m.tick === undefined ? "?" : String(m.tick);
+    const out = [];
+    for (const e of m.events) {
+        if (!e || typeof e.name !== "string") continue;
+        const f = e.fields && typeof e.fields === "object" ? e.fields : {};
+        const kv = Object.entries(f).map(([k, v]) => `${k}=${typeof v === "string" ? v : String(v)}`);
+        out.push([`event ${tick} ${e.name}`, ...kv].join(" "));
+    }
+    return out;
+}
+
 export function readError(m) {
     return {
         code: typeof m.code === "string" ? m.code : "?",

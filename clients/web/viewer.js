@@ -11,7 +11,7 @@ import { Connection } from "./conn.js";
 import { FrameError, FrameStream } from "./frame.js";
 import { Controls } from "./inputs.js";
 import { hex64 } from "./hash.js";
-import { input, num, play, readError, readPlay, readWorld, sub, unsub } from "./protocol.js";
+import { eventLines, input, num, play, readError, readPlay, readWorld, sub, unsub } from "./protocol.js";
 
 const WINDOW_MS = 1000;       /* frames/s and bytes/s over the last second */
 const NOTES = 8;
@@ -43,7 +43,8 @@ export class Viewer {
         this.stream = new FrameStream();
         this.verified = false;                   /* the picture is the last frame, hash checked */
         this.seq = 0;
-        this.counts = { frames: 0, mismatches: 0, badFrames: 0, resyncs: 0, acks: 0, errors: 0, inputs: 0 };
+        this.counts = { frames: 0, mismatches: 0, badFrames: 0, resyncs: 0, acks: 0, errors: 0, inputs: 0, events: 0 };
+        this.lastEvent = "";           /* the current world's latest event, for the debug overlay */
         this.lastError = null;
         this.applyMs = 0;
         this.notes = [];
@@ -83,7 +84,8 @@ export class Viewer {
         const view = this.view && w.views.includes(this.view) ? this.view : "";
         this.stream.reset();
         this.verified = false;
-        this.conn.send(sub(w.id, { every: this.every, div: this.div, enc: this.enc, view }));
+        this.lastEvent = "";
+        this.conn.send(sub(w.id, { every: this.every, div: this.div, enc: this.enc, view, events: true }));
     }
 
     /* Watch world id (the picture starts over with its keyframe). */
@@ -209,6 +211,15 @@ export class Viewer {
         switch (m.t) {
         case "frame": this.#sample(bytes, true); this.#frame(m); return;
         case "ack": this.#sample(bytes, false); this.counts.acks++; return;
+        case "events": {
+            this.#sample(bytes, false);
+            const lines = num(m.world) === this.cur ? eventLines(m) : [];
+            if (lines.length) {
+                this.counts.events += lines.length;
+                this.lastEvent = lines.at(-1);
+            }
+            return;
+        }
         case "error": {
             this.#sample(bytes, false);
             const e = readError(m);

@@ -3,8 +3,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { encode } from "../../clients/web/vendor/msgpack.js";
-import { ProtocolError, decodeMessage, encodeMessage, hello, input, play, readError, readWelcome,
-         readWorld, sub, u64, num } from "../../clients/web/protocol.js";
+import { ProtocolError, decodeMessage, encodeMessage, eventLines, hello, input, play, readError,
+         readWelcome, readWorld, sub, u64, num } from "../../clients/web/protocol.js";
 import { load, welcome } from "./corpus.mjs";
 
 test("a real welcome gives every demo world with its inputs, ranges and names", () => {
@@ -55,6 +55,8 @@ test("the page's messages are the maps of docs/PROTOCOL.md, with absent options 
     assert.deepEqual(rt(sub(3, { every: 1 })), { t: "sub", world: 3 });
     assert.deepEqual(rt(sub(3, { every: 3, div: 3 })), { t: "sub", world: 3, every: 3, div: 3 });   /* the homage */
     assert.deepEqual(rt(sub(3, { div: 1 })), { t: "sub", world: 3 });
+    assert.deepEqual(rt(sub(3, { events: true })), { t: "sub", world: 3, events: true });
+    assert.deepEqual(rt(sub(3, { events: false })), { t: "sub", world: 3 });
     assert.deepEqual(rt(input(1, 7, "drop", [-1])), { t: "input", world: 1, seq: 7, kind: "drop", args: [-1] });
     assert.deepEqual(rt(play(1, "seek", { tick: 120 })), { t: "play", world: 1, op: "seek", tick: 120 });
     assert.deepEqual(rt(play(1, "speed", { speed: 200, tick: 5 })), { t: "play", world: 1, op: "speed", speed: 200 });
@@ -78,4 +80,19 @@ test("errors read into code, sentence and seq", () => {
     assert.deepEqual(readError({ t: "error", code: "bad_input", msg: "paint: r=999 is out of range 0..64", seq: 4 }),
                      { code: "bad_input", msg: "paint: r=999 is out of range 0..64", seq: 4 });
     assert.deepEqual(readError({ t: "error", code: "forbidden", msg: "m" }), { code: "forbidden", msg: "m", seq: null });
+});
+
+test("an events message reads as the lines viv sim --events prints; malformed entries are left out", () => {
+    const m = decodeMessage(encodeMessage({ t: "events", world: 2, tick: 4117, events: [
+        { name: "brain", fields: { creature: 0, species: "lizard", from: "stalk", to: "lunge" } },
+        { name: "merge", fields: { tier: 3, x: -12 } },
+        { fields: { no: "name" } },
+        { name: "bare" },
+    ] }));
+    assert.deepEqual(eventLines(m), [
+        "event 4117 brain creature=0 species=lizard from=stalk to=lunge",
+        "event 4117 merge tier=3 x=-12",
+        "event 4117 bare",
+    ]);
+    assert.deepEqual(eventLines({ t: "events", world: 2, tick: 1 }), []);
 });
