@@ -24,6 +24,7 @@ uint8_t sim__merge_next_tier(merge_world *w);
 int sim__merge_anim_init(merge_world *w);           /* allocate the engine (create time) */
 void sim__merge_anim_start(merge_world *w);         /* allocate the torso and hand slots */
 void sim__merge_anim_tick(merge_world *w);
+int sim__merge_anim_cel_closed(int cel);            /* 1 when a hand's cel shows the closed hand */
 
 /* ---- pilot.c: the autopilot ------------------------------------------------------------------ */
 /* The move direction the autopilot wants this tick; sets *drop when it wants to drop. */
