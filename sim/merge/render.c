@@ -106,6 +106,13 @@ static void draw_panel(const merge_world *w, sim_frame *f)
     }
 }
 
+/* A hand slot's flips as blit flags. */
+static unsigned hand_flags(const sim_anim_slot *h)
+{
+    return (h->shown_flags & SIM_CEL_XFLIP ? (unsigned)SIM_BLIT_FLIPX : 0u) |
+           (h->shown_flags & SIM_CEL_YFLIP ? (unsigned)SIM_BLIT_FLIPY : 0u);
+}
+
 /* The arms: a sleeve from each shoulder to its hand's wrist, outlined, drawn before the torso and
  * the hands so that each covers an end. The hands are where and as the cel-set engine showed
  * them this tick (their slots' origin is the hand's centre pixel, their cel the drawing, their
@@ -119,10 +126,8 @@ static void draw_arms(const merge_world *w, sim_frame *f)
         const sim_anim_slot *h = &w->anim.slot[w->anim_slot[1 + side]];
         if (!h->shown)
             continue;
-        unsigned flags = (h->shown_flags & SIM_CEL_XFLIP ? (unsigned)SIM_BLIT_FLIPX : 0u) |
-                         (h->shown_flags & SIM_CEL_YFLIP ? (unsigned)SIM_BLIT_FLIPY : 0u);
         int dx, dy;
-        sim__merge_hand_wrist(sim__merge_anim_cel_closed(h->shown_cel), flags, &dx, &dy);
+        sim__merge_hand_wrist(sim__merge_anim_cel_closed(h->shown_cel), hand_flags(h), &dx, &dy);
         int out = side ? 1 : -1;  /* toward the hand's side of the body */
         int sx = body->shown_x + out * MERGE_SHOULDER_DX, sy = body->shown_y + MERGE_SHOULDER_DY;
         int hx = h->shown_x + dx, hy = h->shown_y + dy;
@@ -132,10 +137,24 @@ static void draw_arms(const merge_world *w, sim_frame *f)
     }
 }
 
+/* The hands again, exactly as the cel-set engine drew them this tick (slot, cel, flips), over
+ * a fruit in the air: the hands throw and catch it, so they are in front of it. */
+static void redraw_hands(const merge_world *w, sim_frame *f)
+{
+    for (int side = 0; side < 2; side++) {
+        const sim_anim_slot *h = &w->anim.slot[w->anim_slot[1 + side]];
+        if (h->shown)
+            sim__merge_draw_hand(f, &w->art, h->shown_x, h->shown_y, side,
+                                 sim__merge_anim_cel_closed(h->shown_cel),
+                                 (hand_flags(h) & SIM_BLIT_FLIPY) != 0);
+    }
+}
+
 /* The carrier, back to front: the fruit in the hands (each hangs under its hand, which is drawn
- * over its top), the torso and the hands (the cel-set engine), the head and the hat, each from its
- * own angle's image of its lean set (1° steps: the 2° shudder and the hat's 0.9 lag both show),
- * and last a fruit in the air: the toss passes in front of the body. */
+ * over its top), the arms, the torso and the hands (the cel-set engine), the head and the hat,
+ * each from its own angle's image of its lean set (1° steps: the 2° shudder and the hat's 0.9 lag
+ * both show), and a fruit in the air last but for the hands that throw and catch it: the toss
+ * passes in front of the body. */
 static void draw_carrier(const merge_world *w, sim_frame *f)
 {
     const merge_art *a = &w->art;
@@ -157,8 +176,10 @@ static void draw_carrier(const merge_world *w, sim_frame *f)
     double tx, ty;
     hang(neck_x, neck_y, MERGE_HAT_ON_HEAD_DY, (double)(head_i - MERGE_LEAN_SPAN), &tx, &ty);
     blit_rot(f, &a->hat_rot, sim__merge_lean_index(w->car.hat_angle), tx, ty);
-    if (tossed)
+    if (tossed) {
         draw_fruit(f, a, w->held.tier, hx, hy, fruit_i, 1, &w->held.life);
+        redraw_hands(w, f);
+    }
 }
 
 static void draw_xray(const merge_world *w, sim_frame *f)
