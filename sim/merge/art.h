@@ -51,10 +51,11 @@
  *                   sim__merge_hand_wrist gives.
  *   eyes            drawn at render time, upright, never part of a fruit sprite; every eye pixel
  *                   lies on the fruit's upright silhouette, in its upper half.
- * The build takes about 80 ms (gcc -O2; nearly all of it the RotSprite bakes): call it once per
- * world at create time (and on load), never per step. Nothing in it depends on the world's seed, and it is the same
- * bytes everywhere (+ − × ÷ sqrt and sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2,
- * clang -O3 and aarch64 gcc under qemu when it was written), so frames that show it hash alike.
+ * The build takes about 26 ms (gcc -O2, issue 27's machine; nearly all of it the RotSprite
+ * bakes): call it once per world at create time (and on load), never per step. Nothing in it
+ * depends on the world's seed, and it is the same bytes everywhere (+ − × ÷ sqrt and
+ * sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2, clang -O3 and aarch64 gcc under
+ * qemu when it was written), so frames that show it hash alike.
  */
 #ifndef VIVARIUM_SIM_MERGE_ART_H
 #define VIVARIUM_SIM_MERGE_ART_H

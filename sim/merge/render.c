@@ -1,8 +1,8 @@
 /* render.c — the merge world's frame: the backdrop and container, the fruit (each drawn from the
  * 16 pre-baked rotations of its tier, with its eyes upright on top), the carrier (torso and hands
- * from the cel-set engine, head and hat from their fine pre-baked rotations, the carried fruit
- * dangling from the right hand, the next one in the left, or in the air in front of the body),
- * and the score panel.
+ * from the cel-set engine, arms from the shoulders to the hands, head and hat from their lean
+ * sets, the carried fruit dangling from the right hand, the next one in the left, or in the air
+ * in front of the body), and the score panel.
  * Nothing rotates at draw time: every rotated picture is an image baked at create.
  *
  * The xray view draws what the solver sees: each fruit's circle and orientation, and the touching
