@@ -37,6 +37,7 @@ static const named_suite suites[] = {
     S(grass),
     S(merge_carrier),
     S(merge_art),
+    S(merge_render),
     S(acks), S(handlers), S(fanout),
     S(robust),
     S(ws),

@@ -92,7 +92,7 @@ START_TEST(three_touching_make_one_merge)
     ck_assert_int_ge(m->v.cap_pair, 3);
     memcpy(m->v.pair, all, sizeof all);
     m->v.npair = 3;
-    sim__merge_resolve(m);
+    sim__merge_resolve(m, NULL);
     ck_assert_int_eq(m->nfruit, 2);
     ck_assert_int_eq(count_tier(m, 0), 1);
     ck_assert_int_eq(count_tier(m, 1), 1);
@@ -160,7 +160,7 @@ START_TEST(merge_gift_is_1_25)
         v[i][1] = c->y - c->py;
         v[i][2] = c->w;
     }
-    sim__merge_resolve(m);
+    sim__merge_resolve(m, NULL);
     ck_assert_int_eq(m->nfruit, 1);
     const sim_chunk *c = &m->v.chunk[0];
     ck_assert_int_eq(m->fruit[0].desc->tier, 4);
@@ -504,6 +504,133 @@ START_TEST(fruit_roll_along_the_floor)
 }
 END_TEST
 
+/* ---- events ---------------------------------------------------------------------------------- */
+/* The nth event named `name` of the last step, or NULL. */
+static const sim_event *event_named(const sim_world *w, const char *name, int nth)
+{
+    const sim_event *ev;
+    int n = sim_world_events(w, &ev, NULL);
+    for (int i = 0; i < n; i++)
+        if (strcmp(ev[i].name, name) == 0 && nth-- == 0)
+            return &ev[i];
+    return NULL;
+}
+
+/* The number in field `key` of e; the field must be there. */
+static int64_t field(const sim_event *e, const char *key)
+{
+    for (int i = 0; i < e->nfields; i++)
+        if (strcmp(e->f[i].key, key) == 0) {
+            ck_assert_ptr_null(e->f[i].str);
+            return e->f[i].num;
+        }
+    ck_assert_msg(0, "event %s has no field %s", e->name, key);
+    return 0;
+}
+
+/* A merge says what merged, what it made, the points, the score after it and where: two grapes
+ * side by side on the floor make one dekopon between them; two watermelons make nothing
+ * (into −1) for 66 each. */
+START_TEST(merge_events_say_what_merged)
+{
+    sim_world *w = mk("scene=empty,autopilot=0");
+    merge_world *m = impl(w);
+    pair_on_floor(m, 2, 160.0);
+    run(w, 1);
+    const sim_event *e = event_named(w, "merge", 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_null(event_named(w, "merge", 1));             /* one contact, one event */
+    ck_assert_uint_eq(e->tick, sim_world_tick(w) - 1);
+    ck_assert_int_eq(field(e, "tier"), 2);
+    ck_assert_int_eq(field(e, "into"), 3);
+    ck_assert_int_eq(field(e, "points"), sim__merge_desc[3].points);
+    ck_assert_int_eq(field(e, "score"), (int64_t)m->score);
+    /* where the dekopon was born (merges come after the solver's step, so it is still there) */
+    ck_assert_int_eq(field(e, "x"), sim_snap(m->v.chunk[0].x));
+    ck_assert_int_eq(field(e, "y"), sim_snap(m->v.chunk[0].y));
+    ck_assert(field(e, "x") >= 159 && field(e, "x") <= 161);
+    run(w, 1);
+    ck_assert_ptr_null(event_named(w, "merge", 0));             /* the next step has none */
+    sim_world_destroy(w);
+    w = mk("scene=empty,autopilot=0");
+    m = impl(w);
+    m->score = 10;
+    pair_on_floor(m, MERGE_TIERS - 1, 160.0);
+    run(w, 1);
+    e = event_named(w, "merge", 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(field(e, "tier"), MERGE_TIERS - 1);
+    ck_assert_int_eq(field(e, "into"), -1);
+    ck_assert_int_eq(field(e, "points"), 132);
+    ck_assert_int_eq(field(e, "score"), 142);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* The step that ends a game says so, with the game's score, the best, its merges and the games
+ * ended; no other step does. */
+START_TEST(game_over_event_has_the_score)
+{
+    sim_world *w = mk("scene=empty,autopilot=0");
+    merge_world *m = impl(w);
+    for (int row = 0; row < 6; row++)
+        for (int col = 0; col < 3; col++)
+            sim__merge_spawn(m, 6 + ((row + col) & 1), 115.0 + 45.0 * col,
+                             MERGE_FLOOR - 20.0 - 42.0 * row, 0, 0, 0, NULL);
+    m->score = 500;
+    m->best = 700;
+    m->merges = 9;
+    int events = 0;
+    for (int t = 0; t < 600 && !m->over; t++) {
+        sim_world_step(w);
+        if (!m->over)
+            ck_assert_ptr_null(event_named(w, "game_over", 0));
+    }
+    ck_assert_int_ne(m->over, 0);
+    const sim_event *e = event_named(w, "game_over", 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(field(e, "score"), 500);
+    ck_assert_int_eq(field(e, "best"), 700);
+    ck_assert_int_eq(field(e, "merges"), 9);
+    ck_assert_int_eq(field(e, "games"), 1);
+    for (int t = 0; t < 600 && m->over; t++) {                   /* it empties: no second one */
+        sim_world_step(w);
+        events += event_named(w, "game_over", 0) != NULL;
+    }
+    ck_assert_int_eq(events, 0);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* A drop says which fruit went in and where; the toss's landing in the right hand is a catch of
+ * the fruit now held, drop_ms + catch_ms later. */
+START_TEST(drop_and_catch_events)
+{
+    sim_world *w = mk("scene=empty,autopilot=0");
+    merge_world *m = impl(w);
+    int held = m->held.tier, next = m->next.tier;
+    ck_assert_int_eq(input(w, "drop", -1), 0);
+    run(w, 1);
+    const sim_event *e = event_named(w, "drop", 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(field(e, "tier"), held);
+    ck_assert_int_eq(field(e, "x"), sim_snap(m->v.chunk[0].px));  /* where it left the hand */
+    int caught = -1;
+    for (int t = 1; t < 60 && caught < 0; t++) {
+        sim_world_step(w);
+        ck_assert_ptr_null(event_named(w, "drop", 0));
+        if ((e = event_named(w, "catch", 0)) != NULL) {
+            caught = t;
+            ck_assert_int_eq(field(e, "tier"), next);
+            ck_assert_int_eq(m->car.juggle, MERGE_JUGGLE_IDLE);
+        }
+    }
+    /* 0.25 s + 0.25 s at 60 Hz: 30 steps, or 31 when fifteen sums of 1/60 fall short of 0.25 */
+    ck_assert_msg(caught == 30 || caught == 31, "caught after %d steps", caught);
+    sim_world_destroy(w);
+}
+END_TEST
+
 /* ---- the picture ------------------------------------------------------------------------------ */
 /* The frame is pixel art on the world's palette: many colours, every index in the palette, the
  * fruit drawn where the solver has them, and the walk changes the picture. */
@@ -617,6 +744,9 @@ Suite *suite_merge(void)
     tcase_add_test(t, twenty_fruit_blink_and_glance_on_their_own);
     tcase_add_test(t, fruit_roll_along_the_floor);
     tcase_add_test(t, picture_is_drawn);
+    tcase_add_test(t, merge_events_say_what_merged);
+    tcase_add_test(t, game_over_event_has_the_score);
+    tcase_add_test(t, drop_and_catch_events);
     tcase_add_test(t, corrupt_states_refused);
     tcase_add_test(t, diff_report_and_load_keep_drawing);
     suite_add_tcase(s, t);

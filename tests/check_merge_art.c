@@ -65,7 +65,7 @@ START_TEST(sizes_and_palette)
         ck_assert_int_eq(art.fruit_rot[t].side & 1, 1);  /* the centre is a pixel */
         set_in_palette(&art.fruit_rot[t], NAME(t));
         if (t < MERGE_CARRY_TIERS) {
-            ck_assert_int_eq(art.fruit_rot_fine[t].nangles, MERGE_PART_ANGLES);
+            ck_assert_int_eq(art.fruit_rot_fine[t].nangles, MERGE_LEAN_IMAGES);
             set_in_palette(&art.fruit_rot_fine[t], NAME(t));
         } else {
             ck_assert_ptr_null(art.fruit_rot_fine[t].px);
@@ -88,8 +88,8 @@ START_TEST(sizes_and_palette)
             opaque += parts[i].s->px[j] != MERGE_C_CLEAR;
         ck_assert_msg(opaque > parts[i].w * parts[i].h / 3, "%s is nearly empty", parts[i].name);
     }
-    ck_assert_int_eq(art.head_rot.nangles, MERGE_PART_ANGLES);
-    ck_assert_int_eq(art.hat_rot.nangles, MERGE_PART_ANGLES);
+    ck_assert_int_eq(art.head_rot.nangles, MERGE_LEAN_IMAGES);
+    ck_assert_int_eq(art.hat_rot.nangles, MERGE_LEAN_IMAGES);
     set_in_palette(&art.head_rot, "head");
     set_in_palette(&art.hat_rot, "hat");
 }
@@ -168,11 +168,12 @@ START_TEST(fruit_outlined_at_every_angle)
 }
 END_TEST
 
-/* Image 0 of a set is the sprite itself, placed with its pivot on the square's middle pixel. */
-static void image0_is(const sim_rot_set *s, const sim_sprite *sp, int pivx, int pivy,
-                      const char *name)
+/* Image k of a set (its 0°: image 0 of a whole turn, MERGE_LEAN_SPAN of a lean set) is the sprite
+ * itself, placed with its pivot on the square's middle pixel. */
+static void upright_is(const sim_rot_set *s, int k, const sim_sprite *sp, int pivx, int pivy,
+                       const char *name)
 {
-    const uint8_t *img = sim_rot_image(s, 0);
+    const uint8_t *img = sim_rot_image(s, k);
     int m = s->side / 2;
     for (int y = 0; y < s->side; y++)
         for (int x = 0; x < s->side; x++) {
@@ -188,15 +189,28 @@ START_TEST(rotation_zero_is_upright)
 {
     for (int t = 0; t < MERGE_TIERS; t++) {
         int r = sim__merge_radius[t];
-        image0_is(&art.fruit_rot[t], &art.fruit[t], r, r, NAME(t));
+        upright_is(&art.fruit_rot[t], 0, &art.fruit[t], r, r, NAME(t));
         if (t < MERGE_CARRY_TIERS)
-            image0_is(&art.fruit_rot_fine[t], &art.fruit[t], r, r, NAME(t));
+            upright_is(&art.fruit_rot_fine[t], MERGE_LEAN_SPAN, &art.fruit[t], r, r, NAME(t));
     }
-    image0_is(&art.head_rot, &art.head, MERGE_HEAD_NECK_X, MERGE_HEAD_NECK_Y, "head");
-    image0_is(&art.hat_rot, &art.hat, MERGE_HAT_PIVOT_X, MERGE_HAT_PIVOT_Y, "hat");
-    /* a turned image really is turned: the quarter turn of the head differs from upright */
-    ck_assert(memcmp(sim_rot_image(&art.head_rot, 0), sim_rot_image(&art.head_rot, 16),
-                     (size_t)art.head_rot.side * art.head_rot.side) != 0);
+    upright_is(&art.head_rot, MERGE_LEAN_SPAN, &art.head, MERGE_HEAD_NECK_X, MERGE_HEAD_NECK_Y,
+               "head");
+    upright_is(&art.hat_rot, MERGE_LEAN_SPAN, &art.hat, MERGE_HAT_PIVOT_X, MERGE_HAT_PIVOT_Y,
+               "hat");
+    ck_assert_int_eq(sim__merge_lean_index(0.0), MERGE_LEAN_SPAN);
+    ck_assert_int_eq(sim__merge_lean_index(-12.0), MERGE_LEAN_SPAN - 12);
+    ck_assert_int_eq(sim__merge_lean_index(-10.8), MERGE_LEAN_SPAN - 11);
+    ck_assert_int_eq(sim__merge_lean_index(0.5), MERGE_LEAN_SPAN + 1);   /* half up */
+    ck_assert_int_eq(sim__merge_lean_index(-90.0), 0);                   /* clamped */
+    ck_assert_int_eq(sim__merge_lean_index(90.0), MERGE_LEAN_IMAGES - 1);
+    /* every 1° of the lean sets is its own picture: neighbouring images of the head and of the
+     * hat differ (at 5.6° steps the walk's whole −12° ± 2° was one image) */
+    const sim_rot_set *part[2] = { &art.head_rot, &art.hat_rot };
+    for (int p = 0; p < 2; p++)
+        for (int i = 1; i < MERGE_LEAN_IMAGES; i++)
+            ck_assert_msg(memcmp(sim_rot_image(part[p], i - 1), sim_rot_image(part[p], i),
+                                 (size_t)part[p]->side * part[p]->side) != 0,
+                          "%s: images %d and %d are the same", p ? "hat" : "head", i - 1, i);
 }
 END_TEST
 
@@ -214,7 +228,7 @@ static int clear4(const uint8_t *px, int n, int x, int y)
  * without the tidy function too: every pixel is the bake's, or a pixel the bake made opaque that
  * the tidy cleared because three or four of its 4-neighbours were transparent, or inked because
  * it lies on the silhouette's edge; and those are a small part of the picture. */
-static void is_tidied_bake(const sim_rot_set *got, const sim_sprite *up, int nangles,
+static void is_tidied_bake(const sim_rot_set *got, const sim_sprite *up, int nangles, int span,
                            const char *name)
 {
     enum { NMAX = 67 };
@@ -224,8 +238,11 @@ static void is_tidied_bake(const sim_rot_set *got, const sim_sprite *up, int nan
     ck_assert_int_eq(got->side, n);
     sim_rot_sprite s = { n, n, up->px, MERGE_C_CLEAR, n, n };  /* pivot: pixel (r, r)'s centre */
     sim_rot_set fresh;
-    ck_assert_int_eq(nangles == SIM_ROT_ANGLES ? sim_rot_bake(&fresh, &s)
-                                               : sim_rot_bake_n(&fresh, &s, nangles), 0);
+    if (span)  /* a lean set: 1° steps across ±span */
+        ck_assert_int_eq(sim_rot_bake_span(&fresh, &s, MERGE_LEAN_TURN, -span, nangles), 0);
+    else
+        ck_assert_int_eq(nangles == SIM_ROT_ANGLES ? sim_rot_bake(&fresh, &s)
+                                                   : sim_rot_bake_n(&fresh, &s, nangles), 0);
     int off = fresh.side / 2 - r, opaque = 0, changed = 0;
     for (int k = 0; k < nangles; k++) {
         uint8_t raw[NMAX * NMAX], tidy[NMAX * NMAX];
@@ -271,9 +288,10 @@ static void is_tidied_bake(const sim_rot_set *got, const sim_sprite *up, int nan
 START_TEST(fruit_rotations_are_rotsprite)
 {
     for (int t = 0; t < MERGE_TIERS; t++) {
-        is_tidied_bake(&art.fruit_rot[t], &art.fruit[t], MERGE_FRUIT_ANGLES, NAME(t));
+        is_tidied_bake(&art.fruit_rot[t], &art.fruit[t], MERGE_FRUIT_ANGLES, 0, NAME(t));
         if (t < MERGE_CARRY_TIERS)
-            is_tidied_bake(&art.fruit_rot_fine[t], &art.fruit[t], MERGE_PART_ANGLES, NAME(t));
+            is_tidied_bake(&art.fruit_rot_fine[t], &art.fruit[t], MERGE_LEAN_IMAGES,
+                           MERGE_LEAN_SPAN, NAME(t));
         /* the upright sprite is already tidy, so image 0 (the bake's exact path) is the sprite */
         int n = art.fruit[t].w;
         uint8_t up[67 * 67];
@@ -590,7 +608,7 @@ START_TEST(carrier_pivots)
     frame_new(&f, 80, 80);
     frame_new(&g, 80, 80);
     const int nx = 40, ny = 40;
-    sim__merge_draw_carrier(&f, &art, nx, ny, 0, 0);
+    sim__merge_draw_carrier(&f, &art, nx, ny, MERGE_LEAN_SPAN, MERGE_LEAN_SPAN);
     sim_raster_blit(&g, &art.body, nx - MERGE_BODY_NECK_X, ny - MERGE_BODY_NECK_Y, 0);
     sim_raster_blit(&g, &art.head, nx - MERGE_HEAD_NECK_X, ny - MERGE_HEAD_NECK_Y, 0);
     sim_raster_blit(&g, &art.hat, nx - MERGE_HAT_PIVOT_X,
@@ -599,8 +617,8 @@ START_TEST(carrier_pivots)
     /* leaning moves the head's top the way it leans, and the hat with it */
     sim_frame l;
     frame_new(&l, 80, 80);
-    sim__merge_draw_carrier(&l, &art, nx, ny, sim_rot_nearest(&art.head_rot, -12),
-                            sim_rot_nearest(&art.hat_rot, -12 * MERGE_HAT_WOBBLE));
+    sim__merge_draw_carrier(&l, &art, nx, ny, sim__merge_lean_index(-12),
+                            sim__merge_lean_index(-12 * MERGE_HAT_WOBBLE));
     int top_up = -1, top_lean = -1;
     for (int y = 0; y < 80 && (top_up < 0 || top_lean < 0); y++)
         for (int x = 0; x < 80; x++) {
@@ -621,6 +639,28 @@ START_TEST(carrier_pivots)
             ck_assert(a.px[y * 20 + x] == b.px[y * 20 + 19 - x]);
     ck_assert(memcmp(a.px, b.px, 20 * 20) != 0);  /* and a hand is not its own mirror */
     ck_assert(memcmp(art.hand_open.px, art.hand_closed.px, MERGE_HAND_W * MERGE_HAND_H) != 0);
+    /* an arm drawn to a hand's wrist ends under the hand, in every pose: the wrist pixel is one
+     * of the hand's own, and it has an empty 8-neighbour (it is on the hand's edge, where an arm
+     * can come in from outside) */
+    for (int closed = 0; closed < 2; closed++)
+        for (unsigned flags = 0; flags < 4; flags++) {
+            sim_frame h;
+            frame_new(&h, 20, 20);
+            sim__merge_draw_hand(&h, &art, 10, 10, !(flags & SIM_BLIT_FLIPX), closed,
+                                 (flags & SIM_BLIT_FLIPY) != 0);
+            int dx, dy;
+            sim__merge_hand_wrist(closed, flags, &dx, &dy);
+            ck_assert_msg(h.px[(10 + dy) * 20 + 10 + dx] != BG,
+                          "closed %d flags %u: the wrist (%d,%d) is not on the hand", closed,
+                          flags, dx, dy);
+            int empty = 0;
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++)
+                    empty += h.px[(10 + dy + j) * 20 + 10 + dx + i] == BG;
+            ck_assert_msg(empty > 0, "closed %d flags %u: the wrist is inside the hand", closed,
+                          flags);
+            sim_frame_free(&h);
+        }
     sim_frame_free(&f);
     sim_frame_free(&g);
     sim_frame_free(&l);

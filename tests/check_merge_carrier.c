@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "merge/carrier.h"
+#include "merge/art.h"
 
 #define DT60 (1.0 / 60.0)
 #define DT64 (1.0 / 64.0)
@@ -53,6 +54,32 @@ START_TEST(lean_signs_and_values)
         ck_assert_double_eq_tol(c.head_angle, -12.0 + w, 1e-12);
         ck_assert_double_eq_tol(c.fruit_angle, 16.0 + w, 1e-12);
     }
+}
+END_TEST
+
+/* The lean sets the parts are drawn from (art.h: ±MERGE_LEAN_SPAN at 1° steps) hold every angle
+ * the carrier reaches: walking either way, stopping, turning round, the head, the hat and the
+ * fruit stay within the span (a part past it would be drawn at the span's end, not at its angle),
+ * and the span reaches what the amplitudes allow. */
+START_TEST(angles_stay_in_the_lean_sets)
+{
+    merge_carrier_cfg cfg = cfg0();
+    ck_assert(absd(cfg.fruit_amp) + absd(cfg.wiggle_amp) <= MERGE_LEAN_SPAN);
+    ck_assert(absd(cfg.head_amp) + absd(cfg.wiggle_amp) <= MERGE_LEAN_SPAN);
+    merge_carrier c;
+    sim__merge_carrier_init(&c, &cfg, 160.0);
+    static const int plan[][2] = { { 1, 40 }, { 0, 300 }, { -1, 7 }, { 1, 9 }, { 0, 50 }, { -1, 61 } };
+    double most = 0.0;
+    for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++)
+        for (int i = 0; i < plan[p][1]; i++) {
+            sim__merge_carrier_update(&c, &cfg, DT60, plan[p][0]);
+            const double a[3] = { c.head_angle, c.hat_angle, c.fruit_angle };
+            for (int k = 0; k < 3; k++) {
+                ck_assert(absd(a[k]) <= MERGE_LEAN_SPAN);
+                if (absd(a[k]) > most) most = absd(a[k]);
+            }
+        }
+    ck_assert(most > MERGE_LEAN_SPAN - 1.0);       /* the fruit's 16° + 2° is the span's end */
 }
 END_TEST
 
@@ -807,6 +834,7 @@ Suite *suite_merge_carrier(void)
     tcase_add_test(tc, blink_squashes_for_03s);
     tcase_add_test(tc, twenty_fruit_are_not_synchronised);
     tcase_add_test(tc, life_check_rejects_broken);
+    tcase_add_test(tc, angles_stay_in_the_lean_sets);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,8 @@
  * worked by hand, exact quarter turns, no new colours, a one-pixel outline that stays 8-connected,
  * transparency outside the rotated shape, a bake that repeats byte for byte, and the refusals;
  * then any number of angles: the 16 of sim_rot_bake are those of sim_rot_bake_n, finer sets share
- * their angles and mirror, and the angle lookup. */
+ * their angles and mirror, and the angle lookup; a span of a turn (sim_rot_bake_span) is the same
+ * bytes as the whole turn's images at its angles. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -410,6 +411,60 @@ START_TEST(bake_n_refusals_and_nearest)
 }
 END_TEST
 
+/* A span of a turn is the same bytes as the whole turn's images at those angles: the 13×11 sprite
+ * above, angles −5..+5 of 64 (across 0, so negative k0 and the exact path at 0°) against
+ * sim_rot_bake_n(64), a span in another quadrant (80..100 of 64·4 = 256, across 90°), and a
+ * span of a 360-step turn, whose 0° is the sprite and whose neighbours differ; then the
+ * refusals. */
+START_TEST(bake_span_matches_bake_n)
+{
+    enum { W = 13, H = 11 };
+    uint8_t in[W * H];
+    uint32_t r = 4242;
+    for (int i = 0; i < W * H; i++) {
+        r = r * 1664525u + 1013904223u;
+        in[i] = (r >> 28) < 5 ? T : (uint8_t)(1 + (r >> 24) % 5);
+    }
+    sim_rot_sprite sp = { W, H, in, T, 9, 7 };
+    sim_rot_set n64, n256, sp64, sp256, sp360;
+    ck_assert_int_eq(sim_rot_bake_n(&n64, &sp, 64), 0);
+    ck_assert_int_eq(sim_rot_bake_n(&n256, &sp, 256), 0);
+    ck_assert_int_eq(sim_rot_bake_span(&sp64, &sp, 64, -5, 11), 0);
+    ck_assert_int_eq(sim_rot_bake_span(&sp256, &sp, 256, 56, 16), 0);
+    ck_assert_int_eq(sim_rot_bake_span(&sp360, &sp, 360, -20, 41), 0);
+    ck_assert_int_eq(sp64.nangles, 11);
+    ck_assert_int_eq(sp64.side, n64.side);
+    ck_assert_int_eq(sp360.side, n64.side);
+    size_t area = (size_t)n64.side * n64.side;
+    for (int i = 0; i < 11; i++)
+        ck_assert_msg(memcmp(sim_rot_image(&sp64, i), sim_rot_image(&n64, i - 5), area) == 0,
+                      "span image %d is not angle %d of 64", i, i - 5);
+    for (int i = 0; i < 16; i++)
+        ck_assert_msg(memcmp(sim_rot_image(&sp256, i), sim_rot_image(&n256, 56 + i), area) == 0,
+                      "span image %d is not angle %d of 256", i, 56 + i);
+    ck_assert_mem_eq(sim_rot_image(&sp360, 20), sim_rot_image(&n64, 0), area);   /* 0° exact */
+    for (int i = 1; i < 41; i++)
+        ck_assert_msg(memcmp(sim_rot_image(&sp360, i), sim_rot_image(&sp360, i - 1), area) != 0,
+                      "1° steps %d and %d bake the same image", i - 1, i);
+    sim_rot_free(&n64);
+    sim_rot_free(&n256);
+    sim_rot_free(&sp64);
+    sim_rot_free(&sp256);
+    sim_rot_free(&sp360);
+    sim_rot_set s;
+    const int bad[][3] = { { 0, 0, 1 }, { 6, 0, 1 }, { SIM_ROT_SPAN_N_MAX + 4, 0, 1 },
+                           { 360, 0, 0 }, { 360, 0, 361 }, { 360, -361, 4 }, { 360, 361, 4 } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(sim_rot_bake_span(&s, &sp, bad[i][0], bad[i][1], bad[i][2]), SIM_EINVAL);
+        ck_assert_ptr_null(s.px);
+        ck_assert_int_eq(s.nangles, 0);
+    }
+    sim_rot_sprite bad_pivot = { W, H, in, T, 9, 8 };   /* mixed parity */
+    ck_assert_int_eq(sim_rot_bake_span(&s, &bad_pivot, 360, -1, 3), SIM_EINVAL);
+    ck_assert_ptr_null(s.px);
+}
+END_TEST
+
 Suite *suite_rotsprite(void)
 {
     Suite *s = suite_create("rotsprite");
@@ -427,6 +482,7 @@ Suite *suite_rotsprite(void)
     tcase_add_test(tc, bake_n_mirror_symmetric);
     tcase_add_test(tc, bake_n_outline_connected);
     tcase_add_test(tc, bake_n_refusals_and_nearest);
+    tcase_add_test(tc, bake_span_matches_bake_n);
     suite_add_tcase(s, tc);
     return s;
 }

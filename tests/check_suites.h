@@ -32,6 +32,7 @@ Suite *suite_cloth(void);      /* sim/anim/cloth.c: the flag's Verlet grid */
 Suite *suite_grass(void);      /* sim/anim/grass.c: tufts, sway and gusts */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
 Suite *suite_merge_art(void);  /* sim/merge/art*.c: the fruit-merge world's art (seed 003) */
+Suite *suite_merge_render(void); /* sim/merge/render.c: the carrier as drawn (issue 27) */
 Suite *suite_scene(void);
 Suite *suite_ilbm(void);
 Suite *suite_ccjson(void);

@@ -181,21 +181,17 @@ static void turn_quarter(uint8_t *dst, const uint8_t *src, int side)
             dst[oy * side + ox] = src[(side - 1 - ox) * side + oy];
 }
 
-int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
+/* What every bake shares: check the sprite, size the square (the farthest sprite corner from the
+ * pivot bounds every rotation) and make the 8× image (three Scale2x passes) in *big, which the
+ * caller frees. 0, SIM_EINVAL for a bad sprite, or SIM_ENOMEM (nothing left allocated). */
+static int bake_prepare(const sim_rot_sprite *in, int *side_out, uint8_t **big_out)
 {
-    int rc = 0;
-    uint8_t *a = NULL, *b = NULL;
-    out->px = NULL;
-    out->side = 0;
-    out->nangles = 0;
-    if (nangles < 4 || nangles > SIM_ROT_ANGLES_MAX || nangles % 4 != 0)
-        return SIM_EINVAL;
+    *big_out = NULL;
     if (!in || !in->px || in->w < 1 || in->h < 1 || in->w > SIM_ROT_MAX_DIM ||
         in->h > SIM_ROT_MAX_DIM || in->pivot_x2 < 0 || in->pivot_y2 < 0 ||
         in->pivot_x2 > 2 * in->w || in->pivot_y2 > 2 * in->h ||
         ((in->pivot_x2 ^ in->pivot_y2) & 1))
         return SIM_EINVAL;
-    /* The farthest sprite corner from the pivot bounds every rotation. */
     int64_t dx = in->pivot_x2 > 2 * in->w - in->pivot_x2 ? in->pivot_x2 : 2 * in->w - in->pivot_x2;
     int64_t dy = in->pivot_y2 > 2 * in->h - in->pivot_y2 ? in->pivot_y2 : 2 * in->h - in->pivot_y2;
     int side = ceil_sqrt(dx * dx + dy * dy);
@@ -203,22 +199,42 @@ int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
         side++;
     if (side < 1)
         side = 1 + (in->pivot_x2 & 1 ? 0 : 1);
-    size_t area = (size_t)side * (size_t)side;
     size_t big = (size_t)in->w * in->h * SIM_ROT_SCALE * SIM_ROT_SCALE;
-    uint8_t *px = malloc(area * (size_t)nangles);
-    a = malloc(big);
-    b = malloc(big);
-    if (!px || !a || !b) {
-        free(px);
-        rc = SIM_ENOMEM;
-        goto done;
+    uint8_t *a = malloc(big), *b = malloc(big);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return SIM_ENOMEM;
     }
-    memset(px, in->transparent, area * (size_t)nangles);
     /* 8×: three Scale2x passes, ping-ponging between a and b; the result ends in a. */
     memcpy(b, in->px, (size_t)in->w * in->h);
     sim_rot_scale2x(a, b, in->w, in->h, in->transparent);
     sim_rot_scale2x(b, a, 2 * in->w, 2 * in->h, in->transparent);
     sim_rot_scale2x(a, b, 4 * in->w, 4 * in->h, in->transparent);
+    free(b);
+    *side_out = side;
+    *big_out = a;
+    return 0;
+}
+
+int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
+{
+    uint8_t *a = NULL;
+    int side = 0, rc;
+    out->px = NULL;
+    out->side = 0;
+    out->nangles = 0;
+    if (nangles < 4 || nangles > SIM_ROT_ANGLES_MAX || nangles % 4 != 0)
+        return SIM_EINVAL;
+    if ((rc = bake_prepare(in, &side, &a)) != 0)
+        return rc;
+    size_t area = (size_t)side * (size_t)side;
+    uint8_t *px = malloc(area * (size_t)nangles);
+    if (!px) {
+        free(a);
+        return SIM_ENOMEM;
+    }
+    memset(px, in->transparent, area * (size_t)nangles);
     int quarter = nangles / 4;
     /* The first quadrant is sampled; the other three are its exact quarter turns. */
     for (int k = 0; k < nangles; k++) {
@@ -235,10 +251,44 @@ int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles)
     out->side = side;
     out->nangles = nangles;
     out->transparent = in->transparent;
-done:
     free(a);
-    free(b);
-    return rc;
+    return 0;
+}
+
+int sim_rot_bake_span(sim_rot_set *out, const sim_rot_sprite *in, int n, int k0, int count)
+{
+    uint8_t *a = NULL;
+    int side = 0, rc;
+    out->px = NULL;
+    out->side = 0;
+    out->nangles = 0;
+    if (n < 4 || n > SIM_ROT_SPAN_N_MAX || n % 4 != 0 || count < 1 || count > n || k0 < -n ||
+        k0 > n)
+        return SIM_EINVAL;
+    if ((rc = bake_prepare(in, &side, &a)) != 0)
+        return rc;
+    size_t area = (size_t)side * (size_t)side;
+    uint8_t *px = malloc(area * (size_t)count);
+    if (!px) {
+        free(a);
+        return SIM_ENOMEM;
+    }
+    memset(px, in->transparent, area * (size_t)count);
+    int quarter = n / 4;
+    for (int i = 0; i < count; i++) {
+        int k = ((k0 + i) % n + n) % n;
+        uint8_t *img = px + area * (size_t)i;
+        if (k % quarter == 0)
+            bake_exact(img, side, in, k / quarter);
+        else  /* any quadrant: angle_fx gives its values as exact quarter turns of the first's */
+            bake_general(img, side, a, SIM_ROT_SCALE * in->w, SIM_ROT_SCALE * in->h, in, k, n);
+    }
+    out->px = px;
+    out->side = side;
+    out->nangles = count;
+    out->transparent = in->transparent;
+    free(a);
+    return 0;
 }
 
 int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in)

@@ -58,6 +58,16 @@ typedef struct sim_rot_set {
  * count or a bad sprite (size out of 1..SIM_ROT_MAX_DIM, no pixels, pivot outside the sprite or of
  * mixed parity), or SIM_ENOMEM; on failure `out` is left empty (px NULL, nangles 0). */
 int sim_rot_bake_n(sim_rot_set *out, const sim_rot_sprite *in, int nangles);
+/* Bake only the `count` consecutive angles k0, k0 + 1, …, k0 + count − 1 of a turn cut in n
+ * (angle k = k × 360°/n clockwise; k0 may be negative): image i is angle k0 + i, the same bytes
+ * sim_rot_bake_n(…, n) would give that angle, and the same side. For a part that only ever leans
+ * a little: ±20° in 1° steps is sim_rot_bake_span(out, in, 360, −20, 41), 41 images where a whole
+ * turn would be 360. out->nangles is count, so sim_rot_image and sim_rot_blit take the image's
+ * index i (0..count−1), and sim_rot_nearest does not apply to such a set. n a multiple of 4 in
+ * 4..SIM_ROT_SPAN_N_MAX, 1 ≤ count ≤ n, |k0| ≤ n. Returns and failures as sim_rot_bake_n's
+ * (allocates: create time only). */
+#define SIM_ROT_SPAN_N_MAX 1440        /* quarter-degree steps */
+int sim_rot_bake_span(sim_rot_set *out, const sim_rot_sprite *in, int n, int k0, int count);
 /* sim_rot_bake_n(out, in, SIM_ROT_ANGLES): the 16 angles of 22.5°. */
 int sim_rot_bake(sim_rot_set *out, const sim_rot_sprite *in);
 /* Free what a bake allocated; safe on an empty or failed set. */

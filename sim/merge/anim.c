@@ -131,6 +131,11 @@ void sim__merge_anim_start(merge_world *w)
     w->anim.slot[r].vars[1] = 0;
 }
 
+int sim__merge_anim_cel_closed(int cel)
+{
+    return cel == CEL_CLOSED;
+}
+
 void sim__merge_anim_tick(merge_world *w)
 {
     sim_anim_tick(&w->anim, w);

@@ -22,14 +22,19 @@
  *                   drawn on it. The markings, stem, leaves and highlight turn with the fruit,
  *                   which is how the eye reads the roll. The sets are ordinary sim_rot_sets
  *                   (side 2r+1, the centre pixel the pivot).
- *   fruit_rot_fine  tiers 0..MERGE_CARRY_TIERS-1 only: the same, baked at MERGE_PART_ANGLES
- *                   angles (sim_rot_bake_n) for the carried fruit's ±16° tilt (k =
- *                   sim_rot_nearest(set, 16) = 3); image 4k is fruit_rot image k. The other
- *                   tiers' sets are empty (px NULL).
+ *   fruit_rot_fine  tiers 0..MERGE_CARRY_TIERS-1 only: the same, baked as a lean set (below) for
+ *                   the carried fruit's tilt (+16° toward travel, its 2° wiggle, the dangle).
+ *                   The other tiers' sets are empty (px NULL).
+ *   lean sets       head_rot, hat_rot and fruit_rot_fine: MERGE_LEAN_IMAGES images, image i the
+ *                   RotSprite bake at (i − MERGE_LEAN_SPAN)° clockwise, each baked from the
+ *                   upright picture (sim_rot_bake_span, 1° steps across ±18°). The lean is −12°
+ *                   with a 2° shudder and the hat 0.9 of it: at 5.6° steps (a whole turn in 64)
+ *                   all of it fell on one image, at 1° each step moves 10–20 pixels of the head
+ *                   or the hat. sim__merge_lean_index turns degrees into i (clamped to the span).
  *   head            MERGE_HEAD_W × MERGE_HEAD_H, pivot = the neck point (MERGE_HEAD_NECK_X,
- *                   MERGE_HEAD_NECK_Y) = its bottom-middle pixel. head_rot is RotSprite
- *                   (sim_rot_bake_n, 64 angles) of the faceless head, with the face (eyes, cheeks,
- *                   smile) stamped upright at its turned place on every image, so it stays crisp.
+ *                   MERGE_HEAD_NECK_Y) = its bottom-middle pixel. head_rot is the lean set of the
+ *                   faceless head, with the face (eyes, cheeks, smile) stamped upright at its
+ *                   turned place on every image, so it stays crisp.
  *   hat             MERGE_HAT_W × MERGE_HAT_H, pivot = the brim centre (MERGE_HAT_PIVOT_X, _Y).
  *                   On the upright head the hat's pivot sits MERGE_HAT_ON_HEAD_DY pixels above
  *                   the neck point (straight up, dx 0): a leaning head carries the hat's pivot to
@@ -38,16 +43,19 @@
  *   body            MERGE_BODY_W × MERGE_BODY_H, drawn first, its neck pixel (MERGE_BODY_NECK_X,
  *                   MERGE_BODY_NECK_Y) on the head's neck point; it does not rotate.
  *   hand_open/closed MERGE_HAND_W × MERGE_HAND_H, drawn as the hand on the screen's RIGHT of the
- *                   carrier: a mitten seen from the front, cuff down, the open one's thumb out on
- *                   its −x side (towards the carrier and what it holds); the left hand is
- *                   SIM_BLIT_FLIPX, the seed's palm-down pose SIM_BLIT_FLIPY. Place a hand by its
- *                   centre pixel (MERGE_HAND_W/2, MERGE_HAND_H/2) (sim__merge_draw_hand does).
+ *                   carrier, gripping from above: closed a fist, thumb up, the wrist on its −x
+ *                   side (towards the carrier); open spread, fingers down, the thumb out towards
+ *                   the carrier, the wrist on top. The left hand is SIM_BLIT_FLIPX, the seed's
+ *                   palm-up pose SIM_BLIT_FLIPY. Place a hand by its centre pixel (MERGE_HAND_W/2,
+ *                   MERGE_HAND_H/2) (sim__merge_draw_hand does); an arm meets it at the wrist
+ *                   sim__merge_hand_wrist gives.
  *   eyes            drawn at render time, upright, never part of a fruit sprite; every eye pixel
  *                   lies on the fruit's upright silhouette, in its upper half.
- * The build takes about 80 ms (gcc -O2; nearly all of it the RotSprite bakes): call it once per
- * world at create time (and on load), never per step. Nothing in it depends on the world's seed, and it is the same
- * bytes everywhere (+ − × ÷ sqrt and sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2,
- * clang -O3 and aarch64 gcc under qemu when it was written), so frames that show it hash alike.
+ * The build takes about 26 ms (gcc -O2, issue 27's machine; nearly all of it the RotSprite
+ * bakes): call it once per world at create time (and on load), never per step. Nothing in it
+ * depends on the world's seed, and it is the same bytes everywhere (+ − × ÷ sqrt and
+ * sim_cos/sim_sin only; checked equal under gcc -O0, gcc -O2, clang -O3 and aarch64 gcc under
+ * qemu when it was written), so frames that show it hash alike.
  */
 #ifndef VIVARIUM_SIM_MERGE_ART_H
 #define VIVARIUM_SIM_MERGE_ART_H
@@ -57,7 +65,11 @@
 
 #define MERGE_TIERS 11
 #define MERGE_FRUIT_ANGLES 16          /* SIM_ROT_ANGLES */
-#define MERGE_PART_ANGLES 64           /* head, hat, carried fruit tilt: 5.625° steps */
+#define MERGE_LEAN_TURN 360            /* lean sets: a turn in 1° steps */
+/* … across ±18°: the most anything leans, the carried fruit's 16° and the 2° wiggle (carrier.h;
+ * the head's 12° + 2°, and the hat's 0.9 of that, are inside; a test holds the carrier to it) */
+#define MERGE_LEAN_SPAN 18
+#define MERGE_LEAN_IMAGES (2 * MERGE_LEAN_SPAN + 1)
 #define MERGE_CARRY_TIERS 5            /* tiers 0..4 can be carried, so have fruit_rot_fine */
 
 /* {5,6,8,10,12,14,17,20,24,28,33} px: the physics circle of each tier */
@@ -163,11 +175,11 @@ typedef struct merge_art {
     sim_sprite fruit[MERGE_TIERS];
     /* MERGE_FRUIT_ANGLES RotSprite rotations of fruit[t] about its centre (image 0 = fruit[t]) */
     sim_rot_set fruit_rot[MERGE_TIERS];
-    /* MERGE_PART_ANGLES, tiers 0..MERGE_CARRY_TIERS-1 only (the carried fruit tilts ±16°) */
+    /* lean sets, tiers 0..MERGE_CARRY_TIERS-1 only (the carried fruit tilts ±16° ± 2°) */
     sim_rot_set fruit_rot_fine[MERGE_TIERS];
     /* carrier parts; hands drawn for the RIGHT hand, the left is an X flip */
     sim_sprite head, hat, hand_open, hand_closed;
-    /* MERGE_PART_ANGLES each, pivots: the head's neck point, the hat's brim centre */
+    /* lean sets, pivots: the head's neck point, the hat's brim centre */
     sim_rot_set head_rot, hat_rot;
     sim_sprite body;                       /* the carrier's torso and shoulders, under the head */
     uint8_t *mem;                          /* owned pixel memory of the sprites */
@@ -206,16 +218,24 @@ int sim__merge_draw_text_scaled(sim_frame *f, const merge_art *a, int x, int y, 
 /* The width draw_text would return, without drawing. */
 int sim__merge_text_width(const char *text, int scale);
 
+/* The image of a lean set nearest to `degrees` clockwise (round half up), clamped to the set's
+ * ±MERGE_LEAN_SPAN: 0..MERGE_LEAN_IMAGES − 1; −12° is image 8. NaN gives the upright image. */
+int sim__merge_lean_index(double degrees);
 /* The carrier's body, head and hat, with the neck point on frame pixel (neck_x, neck_y): head
- * image head_k and hat image hat_k of MERGE_PART_ANGLES (the world picks them with
- * sim_rot_nearest from its head angle and 0.9 of it); the hat's pivot is carried around the neck
- * by the head's angle. Hands and fruit are the world's to draw. */
-void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int neck_y, int head_k,
-                             int hat_k);
+ * image head_i and hat image hat_i of the lean sets (the world picks them with
+ * sim__merge_lean_index from its head angle and from the hat's own angle, 0.9 of it); the hat's
+ * pivot is carried around the neck by the head's angle. Arms, hands and fruit are the world's to
+ * draw. */
+void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int neck_y, int head_i,
+                             int hat_i);
 /* One hand with its centre pixel on (x, y): right 1 for the screen-right hand (as drawn), 0 for
  * the left (X flip); closed picks the drawing; flipv 1 turns it palm down (the seed's FlipV). */
 void sim__merge_draw_hand(sim_frame *f, const merge_art *a, int x, int y, int right, int closed,
                           int flipv);
+/* Where the arm meets a hand: the wrist pixel of the closed (1) or open (0) drawing, from the
+ * hand's centre pixel, under flags SIM_BLIT_FLIPX (the left hand) and SIM_BLIT_FLIPY (palm
+ * up), so that an arm drawn to it meets the hand whichever pose the hand shows. */
+void sim__merge_hand_wrist(int closed, unsigned flags, int *dx, int *dy);
 /* The tidy pass every baked fruit image gets (n × n, n = 2r + 1 ≤ 67, in place): an opaque pixel
  * with three or four transparent 4-neighbours is cleared, then every opaque pixel with a
  * transparent 4-neighbour is inked; both rules read the image as it was before that rule.

@@ -1,8 +1,9 @@
 /* art_carrier.c — the fruit-merge carrier's parts (issue 14 §3, seed 003): the head, the hat, the
  * torso and the two mittens, painted at create time from character maps (one character a pixel);
- * the head and the hat baked at MERGE_PART_ANGLES by RotSprite and tidied, the face stamped upright
- * on every head image so it stays crisp; and the carrier and a hand drawn on a frame. The angles
- * come from sim_cos/sim_sin. See art.h for the contract (sizes and pivots). */
+ * the head and the hat baked by RotSprite as lean sets (1° steps across ±18°, each image from the
+ * upright picture) and tidied, the face stamped upright on every head image so it stays crisp;
+ * and the carrier and a hand drawn on a frame. The angles come from sim_cos/sim_sin. See art.h
+ * for the contract (sizes and pivots). */
 #include <string.h>
 #include "art_int.h"
 
@@ -96,26 +97,32 @@ static const char *const body_map[MERGE_BODY_H] = {
     "ooooooooooooooooo",
 };
 
+/* The hands, drawn as the screen-right hand (the left is its X flip), gripping from above what
+ * hangs under them. Closed: a fist, thumb up, its fingers toward the outside and the wrist on the
+ * inside (row 4, where the arm comes in). Open: the hand spread, fingers down and the thumb out
+ * toward the body, the wrist on top (where the arm comes in from the shoulder); flipped (the
+ * seed's FlipV, palm up) the fingers point up: the toss. sim__merge_hand_wrist says where each
+ * wrist is. */
 static const char *const hand_open_map[MERGE_HAND_H] = {
-    "...oooo.",
-    "..ommmmo",
-    "..ommmMo",
-    ".oommmMo",
-    "omommmMo",
-    "ommmmmMo",
-    ".orrrRo.",
-    "..oooo..",
+    "...oo...",
+    "..oMMo..",
+    ".ommmmo.",
+    "ommmmmo.",
+    "omommmo.",
+    "o.omomo.",
+    "..omomo.",
+    "...o.o..",
 };
 
 static const char *const hand_closed_map[MERGE_HAND_H] = {
-    "........",
-    "..oooo..",
-    ".ommmmo.",
-    "ommmmmMo",
-    "ommmmmMo",
-    "oommmMMo",
-    ".orrrRo.",
-    "..oooo..",
+    "...oo...",
+    "..ommo..",
+    "..ommo..",
+    ".oommooo",
+    "ommmmmmo",
+    "ommmmooo",
+    ".ommmmmo",
+    "..ooooo.",
 };
 
 /* Tidy a RotSprite image of a part: a pixel that sticks out alone (three or four transparent
@@ -156,12 +163,12 @@ static int feature_h(const feature *f)
     return f->rows[2] ? 3 : f->rows[1] ? 2 : 1;
 }
 
-/* Stamp the face on a head image of side `side` (pivot = the middle pixel) turned by angle k of
- * MERGE_PART_ANGLES: each feature's centre turns about the neck, the feature stays upright. */
-static void stamp_face(uint8_t *img, int side, int k)
+/* Stamp the face on a head image of side `side` (pivot = the middle pixel) turned by `deg` whole
+ * degrees: each feature's centre turns about the neck, the feature stays upright. */
+static void stamp_face(uint8_t *img, int side, int deg)
 {
     double co, si;
-    turn_of(k, MERGE_PART_ANGLES, &co, &si);
+    turn_of(deg, MERGE_LEAN_TURN, &co, &si);
     for (size_t f = 0; f < sizeof face / sizeof face[0]; f++) {
         int w = (int)strlen(face[f].rows[0]), h = feature_h(&face[f]);
         /* centres in pixel units from the neck pixel's centre */
@@ -216,13 +223,14 @@ int sim__merge_art_build_carrier(merge_art *a, uint8_t **mem)
 
     sim_rot_sprite hs = { MERGE_HEAD_W, MERGE_HEAD_H, a->head.px, MERGE_C_CLEAR,
                           2 * MERGE_HEAD_NECK_X + 1, 2 * MERGE_HEAD_NECK_Y + 1 };
-    if ((rc = sim_rot_bake_n(&a->head_rot, &hs, MERGE_PART_ANGLES)) != 0)
+    if ((rc = sim_rot_bake_span(&a->head_rot, &hs, MERGE_LEAN_TURN, -MERGE_LEAN_SPAN,
+                                MERGE_LEAN_IMAGES)) != 0)
         return rc;
-    for (int k = 0; k < MERGE_PART_ANGLES; k++) {
-        uint8_t *img = (uint8_t *)sim_rot_image(&a->head_rot, k);
-        if (k != 0)  /* angle 0 is the sprite itself, exactly */
+    for (int i = 0; i < MERGE_LEAN_IMAGES; i++) {
+        uint8_t *img = (uint8_t *)sim_rot_image(&a->head_rot, i);
+        if (i != MERGE_LEAN_SPAN)  /* 0° is the sprite itself, exactly */
             tidy_turned(img, a->head_rot.side);
-        stamp_face(img, a->head_rot.side, k);
+        stamp_face(img, a->head_rot.side, i - MERGE_LEAN_SPAN);
     }
     /* the upright head gets the same face at angle 0: the bake above read it faceless */
     for (size_t f = 0; f < sizeof face / sizeof face[0]; f++) {
@@ -236,27 +244,50 @@ int sim__merge_art_build_carrier(merge_art *a, uint8_t **mem)
     }
     sim_rot_sprite ts = { MERGE_HAT_W, MERGE_HAT_H, a->hat.px, MERGE_C_CLEAR,
                           2 * MERGE_HAT_PIVOT_X + 1, 2 * MERGE_HAT_PIVOT_Y + 1 };
-    if ((rc = sim_rot_bake_n(&a->hat_rot, &ts, MERGE_PART_ANGLES)) != 0)
+    if ((rc = sim_rot_bake_span(&a->hat_rot, &ts, MERGE_LEAN_TURN, -MERGE_LEAN_SPAN,
+                                MERGE_LEAN_IMAGES)) != 0)
         return rc;
-    for (int k = 1; k < MERGE_PART_ANGLES; k++)
-        tidy_turned((uint8_t *)sim_rot_image(&a->hat_rot, k), a->hat_rot.side);
+    for (int i = 0; i < MERGE_LEAN_IMAGES; i++)
+        if (i != MERGE_LEAN_SPAN)
+            tidy_turned((uint8_t *)sim_rot_image(&a->hat_rot, i), a->hat_rot.side);
     return 0;
+}
+
+int sim__merge_lean_index(double degrees)
+{
+    if (!sim_isfinite(degrees))
+        return MERGE_LEAN_SPAN;
+    double t = sim_floor(degrees + 0.5);
+    if (t < -MERGE_LEAN_SPAN)
+        t = -MERGE_LEAN_SPAN;
+    if (t > MERGE_LEAN_SPAN)
+        t = MERGE_LEAN_SPAN;
+    return (int)t + MERGE_LEAN_SPAN;
 }
 
 /* ---- the carrier ----------------------------------------------------------------------------- */
 
-void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int neck_y, int head_k,
-                             int hat_k)
+void sim__merge_draw_carrier(sim_frame *f, const merge_art *a, int neck_x, int neck_y, int head_i,
+                             int hat_i)
 {
     if (!f || !a || !a->mem)
         return;
     sim_raster_blit(f, &a->body, neck_x - MERGE_BODY_NECK_X, neck_y - MERGE_BODY_NECK_Y, 0);
-    sim_rot_blit(f, &a->head_rot, head_k, neck_x, neck_y, 0);
+    sim_rot_blit(f, &a->head_rot, head_i, neck_x, neck_y, 0);
     /* the hat's pivot rides on the head: (0, DY) from the neck, turned by the head's angle */
-    double ang = 2.0 * SIM_PI * (double)head_k / MERGE_PART_ANGLES;
-    double c = sim_cos(ang), s = sim_sin(ang);
-    double hx = -s * MERGE_HAT_ON_HEAD_DY, hy = c * MERGE_HAT_ON_HEAD_DY;  /* clockwise, y down */
-    sim_rot_blit(f, &a->hat_rot, hat_k, neck_x + sim_snap(hx), neck_y + sim_snap(hy), 0);
+    double co, si;
+    turn_of(head_i - MERGE_LEAN_SPAN, MERGE_LEAN_TURN, &co, &si);
+    double hx = -si * MERGE_HAT_ON_HEAD_DY, hy = co * MERGE_HAT_ON_HEAD_DY;  /* clockwise, y down */
+    sim_rot_blit(f, &a->hat_rot, hat_i, neck_x + sim_snap(hx), neck_y + sim_snap(hy), 0);
+}
+
+void sim__merge_hand_wrist(int closed, unsigned flags, int *dx, int *dy)
+{
+    /* the wrist pixel of each drawing, from its centre pixel (MERGE_HAND_W/2, MERGE_HAND_H/2) */
+    int x = closed ? -3 : -1, y = closed ? 0 : -3;
+    /* a flip maps column c to W − 1 − c about the centre pixel W/2: offset d → −d − 1 */
+    *dx = flags & SIM_BLIT_FLIPX ? -x - 1 : x;
+    *dy = flags & SIM_BLIT_FLIPY ? -y - 1 : y;
 }
 
 void sim__merge_draw_hand(sim_frame *f, const merge_art *a, int x, int y, int right, int closed,

@@ -7,8 +7,9 @@
  * is clipped to the circle of radius r (half a pixel inside the physics circle) and outlined:
  * every pixel with a 4-neighbour outside the fruit is ink, and so is the edge of an attachment
  * where it lies over the body, so every silhouette is one clean pixel of MERGE_C_OUTLINE. Its 16
- * turned images (64 for the carried tiers) are RotSprite bakes of that sprite (issue 14 §3: "drawn
- * from the 16 pre-baked rotations of §2"), each given a small tidy pass (sim__merge_fruit_tidy);
+ * turned images (and for the carried tiers a lean set, 1° steps across ±18°) are RotSprite bakes
+ * of that sprite (issue 14 §3: "drawn from the 16 pre-baked rotations of §2"), each given a small
+ * tidy pass (sim__merge_fruit_tidy);
  * the drawings are made for the bake, which keeps only marks that are two pixels or more (the
  * canvas section says how). Everything is integer or + − × ÷ sqrt in doubles; the angles come
  * from sim_cos/sim_sin. See art.h for the contract. */
@@ -620,18 +621,22 @@ static void paint_fruit(uint8_t *px, uint8_t *pid, uint8_t *ink, int tier)
         ;
 }
 
-/* RotSprite the upright fruit `up` (side n = 2r + 1) about its centre pixel at `nangles` angles
- * (sim_rot_bake_n), keep the n × n square around the centre of each image (the bake's square is
- * √2 wider, to hold any turn of the sprite's corners; a fruit's pixels stay inside the circle of
- * r + 0.5, which that square holds) and tidy it (sim__merge_fruit_tidy). */
-static int bake_fruit_set(sim_rot_set *out, const sim_sprite *up, int nangles)
+/* RotSprite the upright fruit `up` (side n = 2r + 1) about its centre pixel: a whole turn of
+ * `nangles` angles (sim_rot_bake_n) when span is 0, else the lean set (sim_rot_bake_span: 1°
+ * steps across ±MERGE_LEAN_SPAN, nangles ignored); keep the n × n square around the centre of
+ * each image (the bake's square is √2 wider, to hold any turn of the sprite's corners; a fruit's
+ * pixels stay inside the circle of r + 0.5, which that square holds) and tidy it
+ * (sim__merge_fruit_tidy). */
+static int bake_fruit_set(sim_rot_set *out, const sim_sprite *up, int nangles, int span)
 {
     int n = up->w, r = n / 2;
     sim_rot_sprite s = { n, n, up->px, MERGE_C_CLEAR, n, n };  /* pivot: pixel (r, r)'s centre */
     sim_rot_set big;
-    int rc = sim_rot_bake_n(&big, &s, nangles);
+    int rc = span ? sim_rot_bake_span(&big, &s, MERGE_LEAN_TURN, -span, 2 * span + 1)
+                  : sim_rot_bake_n(&big, &s, nangles);
     if (rc != 0)
         return rc;
+    nangles = big.nangles;
     size_t area = (size_t)n * n;
     out->px = malloc(area * (size_t)nangles);
     if (!out->px) {
@@ -653,22 +658,6 @@ static int bake_fruit_set(sim_rot_set *out, const sim_sprite *up, int nangles)
     return 0;
 }
 
-/* The set of `nangles` images that are every (fine->nangles / nangles)-th of `fine`. */
-static int every_nth(sim_rot_set *out, const sim_rot_set *fine, int nangles)
-{
-    size_t area = (size_t)fine->side * fine->side;
-    out->px = malloc(area * (size_t)nangles);
-    if (!out->px)
-        return SIM_ENOMEM;
-    for (int k = 0; k < nangles; k++)
-        memcpy(out->px + area * (size_t)k, sim_rot_image(fine, k * (fine->nangles / nangles)),
-               area);
-    out->side = fine->side;
-    out->nangles = nangles;
-    out->transparent = fine->transparent;
-    return 0;
-}
-
 /* ---- build ----------------------------------------------------------------------------------- */
 
 int sim__merge_art_build_fruit(merge_art *a, uint8_t **mem)
@@ -684,15 +673,11 @@ int sim__merge_art_build_fruit(merge_art *a, uint8_t **mem)
         paint_fruit(p, scratch, scratch + (size_t)nmax * nmax, t);
         a->fruit[t] = sim__merge_sprite_at(p, n, n);
         p += (size_t)n * n;
-        if (t >= MERGE_CARRY_TIERS) {
-            if ((rc = bake_fruit_set(&a->fruit_rot[t], &a->fruit[t], MERGE_FRUIT_ANGLES)) != 0)
-                goto done;
-            continue;
-        }
-        /* a 64-angle bake holds the 16-angle one (angle 4k of 64 is angle k of 16, the same
-         * bytes: docs/rotsprite.md), so the carried tiers bake once and take every fourth */
-        if ((rc = bake_fruit_set(&a->fruit_rot_fine[t], &a->fruit[t], MERGE_PART_ANGLES)) != 0 ||
-            (rc = every_nth(&a->fruit_rot[t], &a->fruit_rot_fine[t], MERGE_FRUIT_ANGLES)) != 0)
+        if ((rc = bake_fruit_set(&a->fruit_rot[t], &a->fruit[t], MERGE_FRUIT_ANGLES, 0)) != 0)
+            goto done;
+        /* the carried ones also lean in the hand: their lean set */
+        if (t < MERGE_CARRY_TIERS &&
+            (rc = bake_fruit_set(&a->fruit_rot_fine[t], &a->fruit[t], 0, MERGE_LEAN_SPAN)) != 0)
             goto done;
     }
 done:

@@ -15,8 +15,8 @@
  * sim__merge_art_free. Allocates, so create time only. */
 int sim__merge_art_build_fruit(merge_art *a, uint8_t **p);
 /* Paint the carrier's parts into the sprite memory at *p (head, hat, body, open and closed hand;
- * *p is left past them) and bake head_rot and hat_rot at MERGE_PART_ANGLES, the face stamped
- * upright on every head image and on the upright head. Returns and failures as the fruit's. */
+ * *p is left past them) and bake head_rot and hat_rot as lean sets, the face stamped upright on
+ * every head image and on the upright head. Returns and failures as the fruit's. */
 int sim__merge_art_build_carrier(merge_art *a, uint8_t **p);
 
 /* The sprite over w × h pixels at px, keyed on MERGE_C_CLEAR. */

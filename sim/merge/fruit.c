@@ -102,7 +102,7 @@ static int try_merge(merge_world *w, int a, int b, double *out)
     return 1;
 }
 
-void sim__merge_resolve(merge_world *w)
+void sim__merge_resolve(merge_world *w, const sim_ctx *ctx)
 {
     const uint16_t (*pair)[2] = (const uint16_t (*)[2])w->v.pair;
     int np = w->v.npair;
@@ -117,13 +117,20 @@ void sim__merge_resolve(merge_world *w)
             double nb[5];
             if (!try_merge(w, a, b, nb)) continue;
             int t = w->fruit[a].desc->tier;
+            int top = t + 1 >= MERGE_TIERS;
+            int points = top ? 2 * TOP_PAIR_POINTS : sim__merge_desc[t + 1].points;
             w->merges++;
+            w->score += (uint64_t)points;
             any = 1;
-            if (t + 1 >= MERGE_TIERS) {
-                w->score += 2 * TOP_PAIR_POINTS;
+            sim_event *e = sim_event_add(ctx, "merge");
+            sim_event_num(e, "tier", t);
+            sim_event_num(e, "into", top ? -1 : t + 1);
+            sim_event_num(e, "points", points);
+            sim_event_num(e, "score", (int64_t)w->score);
+            sim_event_num(e, "x", sim_snap(nb[0]));
+            sim_event_num(e, "y", sim_snap(nb[1]));
+            if (top)
                 continue;
-            }
-            w->score += sim__merge_desc[t + 1].points;
             memcpy(born[nborn], nb, sizeof nb);
             tier[nborn++] = t + 1;
         }
@@ -139,7 +146,7 @@ void sim__merge_resolve(merge_world *w)
 /* Game over: a fruit that has been in the container for MERGE_SETTLE_TICKS and keeps its top above
  * the line for MERGE_OVER_TICKS. Then every fruit freezes (no more merges), they pop one by one
  * from the top, and when the container is empty the score goes to 0 and play goes on. */
-void sim__merge_over_step(merge_world *w)
+void sim__merge_over_step(merge_world *w, const sim_ctx *ctx)
 {
     if (w->over == 0) {
         int lost = 0;
@@ -158,6 +165,11 @@ void sim__merge_over_step(merge_world *w)
         w->over = 1;
         w->games++;
         if (w->score > w->best) w->best = w->score;
+        sim_event *e = sim_event_add(ctx, "game_over");
+        sim_event_num(e, "score", (int64_t)w->score);
+        sim_event_num(e, "best", (int64_t)w->best);
+        sim_event_num(e, "merges", w->merges);
+        sim_event_num(e, "games", w->games);
         for (int i = 0; i < w->nfruit; i++) w->fruit[i].frozen = 1;
         return;
     }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 /* ---- the tick ------------------------------------------------------------------------------ */
-static void do_drop(merge_world *w)
+static void do_drop(merge_world *w, const sim_ctx *ctx)
 {
     double x, y;
     sim__merge_held_pos(w, &x, &y);
@@ -26,6 +26,9 @@ static void do_drop(merge_world *w)
     /* The fruit leaves the hand with the carrier's walk. */
     double vx = (double)w->car.move_dir * w->ccfg.speed * MERGE_DT;
     if (sim__merge_spawn(w, w->held.tier, x, y, vx, 0.0, 0.0, &w->held.life) < 0) return;
+    sim_event *e = sim_event_add(ctx, "drop");
+    sim_event_num(e, "tier", w->held.tier);
+    sim_event_num(e, "x", sim_snap(x));
     w->held = w->next;
     w->next.tier = w->upcoming;
     sim__merge_life_new(w, &w->next.life);
@@ -49,19 +52,22 @@ static void merge_step(void *impl, const sim_ctx *ctx)
     } else if (w->autopilot && w->idle >= MERGE_IDLE_TICKS && !w->over) {
         dir = sim__merge_pilot(w, &drop);
     }
+    int tossing = w->car.juggle != MERGE_JUGGLE_IDLE;
     sim__merge_carrier_update(&w->car, &w->ccfg, MERGE_DT, dir);
+    if (tossing && w->car.juggle == MERGE_JUGGLE_IDLE)      /* the toss landed in the right hand */
+        sim_event_num(sim_event_add(ctx, "catch"), "tier", w->held.tier);
     if (drop) w->drop_pending = 1;
     if (w->over) w->drop_pending = 0;               /* no drops while the container empties */
     if (w->drop_pending && sim__merge_carrier_can_drop(&w->car)) {
         w->drop_pending = 0;
-        do_drop(w);
+        do_drop(w, ctx);
     }
     sim__merge_life_update(&w->held.life, MERGE_DT);
     sim__merge_life_update(&w->next.life, MERGE_DT);
     for (int i = 0; i < w->nfruit; i++) sim__merge_life_update(&w->fruit[i].life, MERGE_DT);
     sim_verlet_step(&w->v);
-    sim__merge_resolve(w);
-    sim__merge_over_step(w);
+    sim__merge_resolve(w, ctx);
+    sim__merge_over_step(w, ctx);
     sim__merge_anim_tick(w);
 }
 

@@ -42,6 +42,8 @@
 #define MERGE_HAND_DX 16            /* ours: the hands' centres, from the carrier's centre */
 #define MERGE_HAND_Y 36
 #define MERGE_NECK_Y 26             /* ours: the head's pivot (its neck), and the torso's top */
+#define MERGE_SHOULDER_DX 6         /* ours: an arm leaves the torso here, from its neck pixel */
+#define MERGE_SHOULDER_DY 4
 /* MERGE_CARRY_TIERS (art.h): the carrier brings tiers 0..4 only, as the genre does. */
 
 /* A fruit's descriptor: what the seed's scene file is. Two fruit are the same kind when they

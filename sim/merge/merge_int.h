@@ -12,10 +12,12 @@ void sim__merge_container(merge_world *w);          /* the solver's segments and
 int sim__merge_spawn(merge_world *w, int tier, double x, double y, double vx, double vy, double wa,
                      const merge_fruit_life *life);
 void sim__merge_remove(merge_world *w, int i);
-/* After the solver's step: every touching pair of one kind makes exactly one merge. */
-void sim__merge_resolve(merge_world *w);
-/* The game-over line, and emptying the container after it. */
-void sim__merge_over_step(merge_world *w);
+/* After the solver's step: every touching pair of one kind makes exactly one merge, each reported
+ * as a `merge` event on ctx (NULL: nobody hears). */
+void sim__merge_resolve(merge_world *w, const sim_ctx *ctx);
+/* The game-over line (a `game_over` event when it ends a game), and emptying the container
+ * after it. */
+void sim__merge_over_step(merge_world *w, const sim_ctx *ctx);
 void sim__merge_life_new(merge_world *w, merge_fruit_life *l);   /* seeded from the serial */
 void sim__merge_build_scene(merge_world *w);
 uint8_t sim__merge_next_tier(merge_world *w);
@@ -24,6 +26,7 @@ uint8_t sim__merge_next_tier(merge_world *w);
 int sim__merge_anim_init(merge_world *w);           /* allocate the engine (create time) */
 void sim__merge_anim_start(merge_world *w);         /* allocate the torso and hand slots */
 void sim__merge_anim_tick(merge_world *w);
+int sim__merge_anim_cel_closed(int cel);            /* 1 when a hand's cel shows the closed hand */
 
 /* ---- pilot.c: the autopilot ------------------------------------------------------------------ */
 /* The move direction the autopilot wants this tick; sets *drop when it wants to drop. */

@@ -1,7 +1,8 @@
 /* render.c — the merge world's frame: the backdrop and container, the fruit (each drawn from the
  * 16 pre-baked rotations of its tier, with its eyes upright on top), the carrier (torso and hands
- * from the cel-set engine, head and hat from their fine pre-baked rotations, the carried fruit
- * dangling from the right hand, the next one in the left or in the air), and the score panel.
+ * from the cel-set engine, arms from the shoulders to the hands, head and hat from their lean
+ * sets, the carried fruit dangling from the right hand, the next one in the left, or in the air
+ * in front of the body), and the score panel.
  * Nothing rotates at draw time: every rotated picture is an image baked at create.
  *
  * The xray view draws what the solver sees: each fruit's circle and orientation, and the touching
@@ -9,6 +10,7 @@
 #include "merge_int.h"
 
 #define HOLD_GAP 1.0                 /* ours: a held fruit hangs this far below its hand */
+#define MERGE_ARM_R 1.0              /* ours: the sleeve's radius (3 px across), and 1 px of ink */
 
 static double rad(double deg) { return deg * (SIM_PI / 180.0); }
 
@@ -104,22 +106,80 @@ static void draw_panel(const merge_world *w, sim_frame *f)
     }
 }
 
+/* A hand slot's flips as blit flags. */
+static unsigned hand_flags(const sim_anim_slot *h)
+{
+    return (h->shown_flags & SIM_CEL_XFLIP ? (unsigned)SIM_BLIT_FLIPX : 0u) |
+           (h->shown_flags & SIM_CEL_YFLIP ? (unsigned)SIM_BLIT_FLIPY : 0u);
+}
+
+/* The arms: a sleeve from each shoulder to its hand's wrist, outlined, drawn before the torso and
+ * the hands so that each covers an end. The hands are where and as the cel-set engine showed
+ * them this tick (their slots' origin is the hand's centre pixel, their cel the drawing, their
+ * flags the flips), the shoulders ride the torso's breath. */
+static void draw_arms(const merge_world *w, sim_frame *f)
+{
+    const sim_anim_slot *body = &w->anim.slot[w->anim_slot[0]];
+    if (!body->shown)
+        return;
+    for (int side = 0; side < 2; side++) {
+        const sim_anim_slot *h = &w->anim.slot[w->anim_slot[1 + side]];
+        if (!h->shown)
+            continue;
+        int dx, dy;
+        sim__merge_hand_wrist(sim__merge_anim_cel_closed(h->shown_cel), hand_flags(h), &dx, &dy);
+        int out = side ? 1 : -1;  /* toward the hand's side of the body */
+        int sx = body->shown_x + out * MERGE_SHOULDER_DX, sy = body->shown_y + MERGE_SHOULDER_DY;
+        int hx = h->shown_x + dx, hy = h->shown_y + dy;
+        sim_raster_capsule(f, sx, sy, hx, hy, MERGE_ARM_R + 1.0, MERGE_ARM_R + 1.0,
+                           MERGE_C_OUTLINE);
+        sim_raster_capsule(f, sx, sy, hx, hy, MERGE_ARM_R, MERGE_ARM_R, MERGE_C_HAT_BAND);
+    }
+}
+
+/* The hands again, exactly as the cel-set engine drew them this tick (slot, cel, flips), over
+ * a fruit in the air: the hands throw and catch it, so they are in front of it. */
+static void redraw_hands(const merge_world *w, sim_frame *f)
+{
+    for (int side = 0; side < 2; side++) {
+        const sim_anim_slot *h = &w->anim.slot[w->anim_slot[1 + side]];
+        if (h->shown)
+            sim__merge_draw_hand(f, &w->art, h->shown_x, h->shown_y, side,
+                                 sim__merge_anim_cel_closed(h->shown_cel),
+                                 (hand_flags(h) & SIM_BLIT_FLIPY) != 0);
+    }
+}
+
+/* The carrier, back to front: the fruit in the hands (each hangs under its hand, which is drawn
+ * over its top), the arms, the torso and the hands (the cel-set engine), the head and the hat,
+ * each from its own angle's image of its lean set (1° steps: the 2° shudder and the hat's 0.9 lag
+ * both show), and a fruit in the air last but for the hands that throw and catch it: the toss
+ * passes in front of the body. */
 static void draw_carrier(const merge_world *w, sim_frame *f)
 {
     const merge_art *a = &w->art;
     double nx, ny, hx, hy;
     sim__merge_next_pos(w, &nx, &ny);
-    draw_fruit(f, a, w->next.tier, nx, ny, 0, 1, &w->next.life);
+    draw_fruit(f, a, w->next.tier, nx, ny, MERGE_LEAN_SPAN, 1, &w->next.life);
     sim__merge_held_pos(w, &hx, &hy);
-    draw_fruit(f, a, w->held.tier, hx, hy, step_of(w->car.fruit_angle, MERGE_PART_ANGLES), 1,
-               &w->held.life);
+    int fruit_i = sim__merge_lean_index(w->car.fruit_angle);
+    int tossed = w->car.juggle != MERGE_JUGGLE_IDLE;
+    if (!tossed)
+        draw_fruit(f, a, w->held.tier, hx, hy, fruit_i, 1, &w->held.life);
+    draw_arms(w, f);
     sim_anim_draw(&w->anim, f);
     double neck_x = sim_floor(w->car.x) + 0.5, neck_y = MERGE_NECK_Y + 0.5;
-    blit_rot(f, &a->head_rot, step_of(w->car.head_angle, MERGE_PART_ANGLES), neck_x, neck_y);
-    /* The hat sits on the top of the head (and goes round with it) and turns 0.9 as far. */
+    int head_i = sim__merge_lean_index(w->car.head_angle);
+    blit_rot(f, &a->head_rot, head_i, neck_x, neck_y);
+    /* The hat sits on the top of the drawn head (and goes round with it) and turns 0.9 as far:
+     * its own angle, its own image. */
     double tx, ty;
-    hang(neck_x, neck_y, MERGE_HAT_ON_HEAD_DY, w->car.head_angle, &tx, &ty);
-    blit_rot(f, &a->hat_rot, step_of(w->car.hat_angle, MERGE_PART_ANGLES), tx, ty);
+    hang(neck_x, neck_y, MERGE_HAT_ON_HEAD_DY, (double)(head_i - MERGE_LEAN_SPAN), &tx, &ty);
+    blit_rot(f, &a->hat_rot, sim__merge_lean_index(w->car.hat_angle), tx, ty);
+    if (tossed) {
+        draw_fruit(f, a, w->held.tier, hx, hy, fruit_i, 1, &w->held.life);
+        redraw_hands(w, f);
+    }
 }
 
 static void draw_xray(const merge_world *w, sim_frame *f)
