@@ -44,6 +44,7 @@ static const named_suite suites[] = {
     S(websocket),
     S(replay_stream),
     S(io),
+    S(events),
     S(cluster),
     S(pool),
     S(opt),

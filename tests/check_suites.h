@@ -53,6 +53,7 @@ Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real
 Suite *suite_websocket(void);  /* clients/websocket.c: the client side of RFC 6455, no server */
 Suite *suite_replay_stream(void); /* server/replay_stream.c: sessions and replay, /vivarium.wasm (issue 19) */
 Suite *suite_io(void);         /* server/io.c: the I/O threads against a real vivd (issue 17) */
+Suite *suite_events(void);     /* world events through a real vivd (issue 27) */
 Suite *suite_cluster(void);    /* server/cluster.c, relay.c, redis.c: nodes and relays through Redis (issue 18) */
 Suite *suite_pool(void);       /* pool/pool.c: the worker pool for parallel passes (issue 17) */
 Suite *suite_opt(void);        /* opt/opt.c: the option tables of vivd and viv (issue 26) */
