@@ -23,9 +23,13 @@ static void cycle_head(FILE *out)
         "\n"
         "Palette-cycling scenes (docs/cycle.md). IN and OUT are chosen by extension:\n"
         "  .lbm .iff .ilbm   IFF ILBM (planar; --pbm writes chunky PBM, as Deluxe Paint II did)\n"
-        "  .json             Canvas Cycle scene JSON (JSONP-wrapped input is accepted)\n"
+        "  .json             a Canvas Cycle scene. In: JSON, or the JavaScript object literal\n"
+        "                    Canvas Cycle's lbm2json writes, bare or wrapped (name({...}); or\n"
+        "                    name = {...};), played by Canvas Cycle's own palette arithmetic,\n"
+        "                    BlendShift on. Out: strict JSON that Canvas Cycle reads too.\n"
         "  .png              the picture only, with the scene's palette at tick T\n"
-        "IN is recognised by its bytes, whatever its name.\n"
+        "IN is recognised by its bytes, whatever its name. To play a file in a world:\n"
+        "  viv sim --world cycle --params scene=file:IN ... (vivd: --world cycle:scene=file:IN)\n"
         "\n");
 }
 
@@ -188,21 +192,23 @@ static int paint_scene(const char *name, uint64_t seed, int w, int h, sim_cycle_
     return 0;
 }
 
-static const char *const DIRS[] = { "forward", "reverse", "ping-pong" };
+static const char *const DIRS[] = { "forward", "reverse", "ping-pong", "sine half", "sine full" };
 
 static int cmd_info(const char *path)
 {
     sim_cycle_scene sc;
     int rc = read_scene(path, &sc);
     if (rc) return rc;
-    printf("%s: %ux%u, %u colours, %u cycle range%s\n", path, (unsigned)sc.w, (unsigned)sc.h,
-           (unsigned)sc.ncolors, (unsigned)sc.nranges, sc.nranges == 1 ? "" : "s");
+    int cc = sc.timing == SIM_CYCLE_TIMING_CANVAS;
+    printf("%s: %ux%u, %u colours, %u cycle range%s, %s timing\n", path, (unsigned)sc.w,
+           (unsigned)sc.h, (unsigned)sc.ncolors, (unsigned)sc.nranges, sc.nranges == 1 ? "" : "s",
+           cc ? "Canvas Cycle" : "CRNG");
     for (int i = 0; i < sc.nranges; i++) {
         const sim_cycle_range *r = &sc.ranges[i];
         printf("  range %2d: entries %3u..%3u  rate %5u (%.2f steps/s)  %-9s %-8s %s\n", i,
-               (unsigned)r->low, (unsigned)r->high, (unsigned)r->rate, r->rate * 60.0 / 16384.0,
-               DIRS[r->dir % 3], r->mode == SIM_CYCLE_BLEND ? "blend" : "standard",
-               r->active ? "active" : "off");
+               (unsigned)r->low, (unsigned)r->high, (unsigned)r->rate,
+               cc ? r->rate / 280.0 : r->rate * 60.0 / 16384.0, DIRS[r->dir % 5],
+               r->mode == SIM_CYCLE_BLEND ? "blend" : "standard", r->active ? "active" : "off");
     }
     sim_cycle_scene_free(&sc);
     return 0;

@@ -1,9 +1,10 @@
 /* check_cycle.c — the palette-cycling world (sim/cycle/cycle.c): exact timing (a range comes home
  * after `size` steps, reverse, ping-pong, BlendShift's rounding, speed), pixels that never change,
  * the golden chain, the sync test, replays without the scene file, viv cycle, and the world in a
- * real vivd. The scene files have suites of their own: check_scene.c (the scene type, import.c),
+ * real vivd; and a Canvas Cycle scene against a transcription of Canvas Cycle's own palette code. The scene files have suites of their own: check_scene.c (the scene type, import.c),
  * check_ilbm.c and check_ccjson.c. */
 #include <check.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -496,7 +497,7 @@ START_TEST(corrupt_states_are_refused)
     run(a, 77);
     run(b, 5);
     size_t cap = sim_world_save_max(a);
-    uint8_t *buf = malloc(cap), *bad = malloc(cap);
+    uint8_t *buf = malloc(cap), *bad = malloc(cap + 1);
     size_t n = sim_world_save(a, buf, cap);
     /* The payload starts after the header and the (empty) queue: find it by its fixed fields. */
     size_t plen = strlen(sim_world_params(a));
@@ -527,6 +528,12 @@ START_TEST(corrupt_states_are_refused)
         ck_assert_msg(rc == SIM_ECORRUPT || rc == SIM_ETRUNC, "%s: load gave %d", cases[i].what, rc);
         ck_assert_uint_eq(sim_world_hash(b), hb);
     }
+    /* Canvas Cycle's timing byte at the end: only a file scene may have it. */
+    memcpy(bad, buf, n);
+    bad[n] = SIM_CYCLE_TIMING_CANVAS;
+    for (int k = 0; k < 4; k++) bad[12 + k] = (uint8_t)((n + 1) >> (8 * k));   /* the total */
+    ck_assert_int_eq(sim_world_load(b, bad, n + 1), SIM_ECORRUPT);
+    ck_assert_uint_eq(sim_world_hash(b), hb);
     ck_assert_int_eq(sim_world_load(b, buf, n), 0);
     ck_assert_uint_eq(sim_world_hash(b), sim_world_hash(a));
     /* A desync report names the differing fields. */
@@ -545,6 +552,323 @@ START_TEST(corrupt_states_are_refused)
     sim_world_destroy(b);
 }
 END_TEST
+/* ---- Canvas Cycle's palette code, as a specification ----------------------------------------------
+ * A plain transcription of what Canvas Cycle's palette.js does for every frame — Palette.cycle with
+ * DFLOAT_MOD, reverseColors, shiftColors, blendShiftColors and fadeColor — in doubles, as its
+ * JavaScript computes, with libm's floor, fmod and sin and one struct per colour moved a step at a
+ * time. It is the reference that the world's version (sim/cycle/cctiming.c: direct indexing,
+ * integer fades, sim_sin) is held to, palette for palette, tick by tick. Canvas Cycle's own clock
+ * is GetTickCount, whole milliseconds since the page loaded; a frame at 60 Hz tick t reads
+ * ⌊t·1000/60⌋. The sine branch calls DFLOAT_MOD as the other branches do (palette.js names it
+ * without "Palette.", which throws in a browser; docs/cycle.md). */
+typedef struct ref_color { double red, green, blue; } ref_color;
+typedef struct ref_cycle { double rate; int reverse, low, high; } ref_cycle;
+typedef struct ref_scene {
+    int ncolors, ncycles;
+    ref_color base[256];
+    ref_cycle cycles[16];
+} ref_scene;
+
+static double ref_dfloat_mod(double a, double b) { return fmod(floor(a * 100), floor(b * 100)) / 100; }
+
+static void ref_swap(ref_color *a, ref_color *b)
+{
+    ref_color t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void ref_reverse_colors(ref_color *colors, const ref_cycle *range)
+{
+    int size = range->high - range->low + 1;
+    for (int i = 0; i < size / 2.0; i++) ref_swap(&colors[range->low + i], &colors[range->high - i]);
+}
+
+static ref_color ref_fade_color(ref_color src, ref_color dst, double frame, double max)
+{
+    if (!max) return src;
+    if (frame < 0) frame = 0;
+    if (frame > max) frame = max;
+    ref_color t;
+    t.red = floor(src.red + ((dst.red - src.red) * frame) / max);
+    t.green = floor(src.green + ((dst.green - src.green) * frame) / max);
+    t.blue = floor(src.blue + ((dst.blue - src.blue) * frame) / max);
+    return t;
+}
+
+static void ref_shift_colors(ref_color *colors, const ref_cycle *range, double amount)
+{
+    amount = floor(amount);
+    for (int i = 0; i < amount; i++) {
+        ref_color temp = colors[range->high];
+        for (int j = range->high - 1; j >= range->low; j--) colors[j + 1] = colors[j];
+        colors[range->low] = temp;
+    }
+}
+
+static void ref_blend_shift_colors(ref_color *colors, const ref_cycle *range, double amount)
+{
+    ref_shift_colors(colors, range, amount);
+    double frame = floor((amount - floor(amount)) * 100);
+    ref_color temp = colors[range->high];
+    for (int j = range->high - 1; j >= range->low; j--)
+        colors[j + 1] = ref_fade_color(colors[j + 1], colors[j], frame, 100);
+    colors[range->low] = ref_fade_color(colors[range->low], temp, frame, 100);
+}
+
+static void ref_cycle_palette(const ref_scene *s, double time_now, double speed_adjust, int blend_shift,
+                              ref_color *colors)
+{
+    memcpy(colors, s->base, sizeof s->base);
+    for (int i = 0; i < s->ncycles; i++) {
+        const ref_cycle *cycle = &s->cycles[i];
+        if (!cycle->rate) continue;
+        double size = cycle->high - cycle->low + 1;
+        double rate = cycle->rate / floor(280 / speed_adjust);
+        double amount = 0;
+        if (cycle->reverse < 3) {
+            amount = ref_dfloat_mod(time_now / (1000 / rate), size);
+        } else if (cycle->reverse == 3) {
+            amount = ref_dfloat_mod(time_now / (1000 / rate), size * 2);
+            if (amount >= size) amount = size * 2 - amount;
+        } else if (cycle->reverse < 6) {
+            amount = ref_dfloat_mod(time_now / (1000 / rate), size);
+            amount = sin((amount * 3.1415926 * 2) / size) + 1;
+            if (cycle->reverse == 4) amount *= size / 4;
+            else if (cycle->reverse == 5) amount *= size / 2;
+        }
+        if (cycle->reverse == 2) ref_reverse_colors(colors, cycle);
+        if (blend_shift) ref_blend_shift_colors(colors, cycle, amount);
+        else ref_shift_colors(colors, cycle, amount);
+        if (cycle->reverse == 2) ref_reverse_colors(colors, cycle);
+    }
+}
+
+/* The reference's palette at 60 Hz tick t (speedAdjust 1) against a world's, entry by entry. */
+static void ref_check(const ref_scene *s, int blend, uint64_t t, const uint8_t *got, const char *what)
+{
+    ref_color want[256];
+    ref_cycle_palette(s, floor((double)t * 1000 / 60), 1, blend, want);
+    for (int e = 0; e < s->ncolors; e++) {
+        const uint8_t *g = &got[3 * e];
+        ck_assert_msg(g[0] == want[e].red && g[1] == want[e].green && g[2] == want[e].blue,
+                      "%s, %s, tick %llu, entry %d: %u,%u,%u where Canvas Cycle has %g,%g,%g", what,
+                      blend ? "blend" : "standard", (unsigned long long)t, e, g[0], g[1], g[2],
+                      want[e].red, want[e].green, want[e].blue);
+    }
+}
+
+/* A scene for the reference tests, and its text as lbm2json writes it (blendShift:false added for
+ * standard mode, as a file may say). Scene 0 is Ferrari's kind of palette: 256 colours, all 16
+ * cycles, every reverse value, his rates (1380..2841) and the extremes (1, 65535), sizes odd and
+ * even, ranges that overlap. Scene 1: 32 colours where every range covers others. Scene 2: the
+ * shape of Canvas Cycle's TESTRAMP.LBM (one cycle at rate 2000, then placeholders). */
+static char *ref_scene_text(int which, int blend, ref_scene *s, size_t *len)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(which + 1);
+    memset(s, 0, sizeof *s);
+    s->ncolors = which == 1 ? 32 : 256;
+    for (int e = 0; e < s->ncolors; e++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        s->base[e] = (ref_color){ (double)(x >> 56), (double)((x >> 48) & 255), (double)((x >> 40) & 255) };
+    }
+    static const ref_cycle c0[] = {
+        { 1536, 0, 135, 143 }, { 1380, 1, 127, 134 }, { 2304, 2, 119, 126 }, { 2841, 2, 210, 216 },
+        { 2841, 3, 203, 209 }, { 2000, 4, 16, 31 }, { 1536, 5, 217, 223 }, { 65535, 0, 100, 101 },
+        { 1, 2, 60, 99 }, { 999, 3, 0, 1 }, { 8400, 4, 2, 4 }, { 16384, 5, 5, 15 },
+        { 333, 2, 16, 40 }, { 30000, 0, 140, 255 }, { 4096, 3, 224, 255 }, { 12345, 5, 32, 95 },
+    };
+    static const ref_cycle c1[] = {
+        { 2841, 0, 0, 31 }, { 1536, 2, 4, 11 }, { 700, 3, 8, 20 }, { 2000, 4, 0, 9 },
+        { 5000, 5, 10, 31 }, { 280, 2, 1, 2 }, { 20000, 1, 12, 15 },
+    };
+    static const ref_cycle c2[] = { { 2000, 0, 16, 31 }, { 0, 0, 32, 47 }, { 0, 0, 96, 111 }, { 0, 0, 0, 0 } };
+    const ref_cycle *c = which == 0 ? c0 : which == 1 ? c1 : c2;
+    s->ncycles = which == 0 ? 16 : which == 1 ? 7 : 4;
+    memcpy(s->cycles, c, (size_t)s->ncycles * sizeof *c);
+    size_t cap = 64 * 1024;
+    char *t = malloc(cap);
+    size_t n = (size_t)snprintf(t, cap, "{filename:'REF%d.LBM',width:4,height:2%s,colors:[", which,
+                                blend ? "" : ",blendShift:false");
+    for (int e = 0; e < s->ncolors; e++)
+        n += (size_t)snprintf(t + n, cap - n, "%s[%d,%d,%d]", e ? "," : "", (int)s->base[e].red,
+                              (int)s->base[e].green, (int)s->base[e].blue);
+    n += (size_t)snprintf(t + n, cap - n, "],cycles:[");
+    for (int i = 0; i < s->ncycles; i++)
+        n += (size_t)snprintf(t + n, cap - n, "%s{reverse:%d,rate:%d,low:%d,high:%d}", i ? "," : "",
+                              c[i].reverse, (int)c[i].rate, c[i].low, c[i].high);
+    n += (size_t)snprintf(t + n, cap - n, "],pixels:[\n0,1,2,3\n,4,5,6,7]}\n");
+    ck_assert_uint_lt(n, cap);
+    *len = n;
+    return t;
+}
+
+/* A world built from a Canvas Cycle file plays it palette for palette as Canvas Cycle's own code
+ * does, every tick for a minute, blended and standard, every reverse value; far on (up to 3 years
+ * of ticks, through sim_cycle_palette_at, which a world stepping there agrees with); standard by
+ * `mode` inputs from a blended file; and across a save and load. */
+START_TEST(canvas_cycle_scenes_play_as_canvas_cycle)
+{
+    for (int which = 0; which < 3; which++) {
+        for (int blend = 1; blend >= 0; blend--) {
+            ref_scene rs;
+            size_t len;
+            char *text = ref_scene_text(which, blend, &rs, &len);
+            cyc_memfile mf = { (const uint8_t *)text, len, 0 };
+            char err[256], what[64];
+            int rc;
+            snprintf(what, sizeof what, "scene %d", which);
+            sim_world *w = cyc_world_files(1, "scene=file:REF.LBM.json", &mf, &rc, err, sizeof err);
+            ck_assert_msg(w != NULL, "%s", err);
+            const sim_cycle_scene *sc = sim__cycle_scene(sim__world_impl(w));
+            ck_assert_int_eq(sc->timing, SIM_CYCLE_TIMING_CANVAS);
+            for (int i = 0; i < sc->nranges; i++)
+                ck_assert_int_eq(sc->ranges[i].mode, blend ? SIM_CYCLE_BLEND : SIM_CYCLE_STANDARD);
+            /* The same file blended, every range switched to standard at tick 0 by input. */
+            sim_world *ws = NULL;
+            if (!blend) {
+                cyc_memfile mb = { 0 };
+                ref_scene tmp;
+                char *bt = ref_scene_text(which, 1, &tmp, &mb.len);
+                mb.data = (const uint8_t *)bt;
+                ws = cyc_world_files(1, "scene=file:REF.LBM.json", &mb, &rc, err, sizeof err);
+                ck_assert_msg(ws != NULL, "%s", err);
+                for (int i = 0; i < sc->nranges; i++) {
+                    char in[32];
+                    snprintf(in, sizeof in, "mode %d standard", i);
+                    cyc_in(ws, in);
+                }
+                free(bt);
+            }
+            sim_frame f;
+            ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+            for (uint64_t t = 0; t <= 3600; t++) {
+                if (t) sim_world_step(w);
+                ref_check(&rs, blend, t, pal_of(w), what);
+                if (ws && t) {
+                    sim_world_step(ws);
+                    ck_assert_int_eq(memcmp(pal_of(ws), pal_of(w), (size_t)rs.ncolors * 3), 0);
+                }
+                if (t % 600 == 0) {             /* what subscribers get is that palette */
+                    sim_world_render(w, 0, &f);
+                    ck_assert_int_eq(memcmp(f.pal.rgb, pal_of(w), (size_t)rs.ncolors * 3), 0);
+                }
+            }
+            sim_frame_free(&f);
+            /* Far on: 3 years of ticks, by the scene alone. */
+            uint8_t rgb[SIM_PALETTE_MAX * 3];
+            uint64_t t = 3600;
+            sim_cycle_palette_at(sc, t, rgb);
+            ck_assert_int_eq(memcmp(rgb, pal_of(w), (size_t)rs.ncolors * 3), 0);
+            for (int k = 0; k < 400; k++) {
+                t = t * 3 / 2 + 7919;
+                if (t > 5700000000ull) t = 3601 + (t % 7777777);
+                sim_cycle_palette_at(sc, t, rgb);
+                ref_check(&rs, blend, t, rgb, what);
+            }
+            /* Save, load into a bare shell, carry on: the same palettes. */
+            size_t cap = sim_world_save_max(w);
+            uint8_t *blob = malloc(cap);
+            size_t bn = sim_world_save(w, blob, cap);
+            sim_config bc = sim_config_default();
+            bc.kind = "cycle";
+            bc.seed = 1;
+            bc.params = "scene=file:REF.LBM.json";
+            bc.bare = 1;
+            sim_world *l = sim_world_create(&bc, &rc);
+            ck_assert_ptr_nonnull(l);
+            ck_assert_msg(sim_world_load(l, blob, bn) == 0, "%s", sim_world_error(l));
+            ck_assert_uint_eq(sim_world_hash(l), sim_world_hash(w));
+            for (uint64_t u = 3601; u <= 3900; u++) {
+                sim_world_step(w);
+                sim_world_step(l);
+                ref_check(&rs, blend, u, pal_of(l), what);
+                ck_assert_uint_eq(sim_world_hash(l), sim_world_hash(w));
+            }
+            /* The timing byte ends the state: any other value is refused, and without it the
+             * sine ranges are impossible under CRNG timing. A refused load changes nothing. */
+            uint64_t hl = sim_world_hash(l);
+            bn = sim_world_save(w, blob, cap);
+            ck_assert_int_eq(blob[bn - 1], SIM_CYCLE_TIMING_CANVAS);
+            blob[bn - 1] = 2;
+            ck_assert_int_eq(sim_world_load(l, blob, bn), SIM_ECORRUPT);
+            blob[bn - 1] = SIM_CYCLE_TIMING_CANVAS;
+            if (which < 2) {
+                for (int k = 0; k < 4; k++) blob[12 + k] = (uint8_t)((bn - 1) >> (8 * k));
+                ck_assert_int_eq(sim_world_load(l, blob, bn - 1), SIM_ECORRUPT);
+            }
+            ck_assert_uint_eq(sim_world_hash(l), hl);
+            free(blob);
+            sim_world_destroy(l);
+            sim_world_destroy(ws);
+            sim_world_destroy(w);
+            free(text);
+        }
+    }
+}
+END_TEST
+
+/* The sine swings at every amount Canvas Cycle can reach: for every range size 2..256 and every
+ * hundredth of a step (DFLOAT_MOD leaves nothing else), dmath's sim_sin gives the world the same
+ * whole steps and the same blend frame as libm's sin gives the reference. Rate 2800 makes the
+ * millisecond clock count hundredths of a step, so 100·size consecutive milliseconds visit every
+ * amount. Also: speed 200 runs Canvas Cycle's clock at twice the rate, and toggling a range off
+ * rests it at its base colours, its clock at 0. */
+START_TEST(canvas_cycle_sines_and_clock)
+{
+    long checked = 0;
+    for (int n = 2; n <= 256; n++) {
+        for (int dir = SIM_CYCLE_SINE_HALF; dir <= SIM_CYCLE_SINE_FULL; dir++) {
+            sim_cycle_range r = { 0, (uint8_t)(n - 1), 2800, (uint8_t)dir, SIM_CYCLE_BLEND, 1 };
+            ref_cycle rc = { 2800, dir == SIM_CYCLE_SINE_HALF ? 4 : 5, 0, n - 1 };
+            for (uint64_t ms = 0; ms < 100u * (uint64_t)n; ms++) {
+                int shift, frame;
+                sim__cc_position(&r, 6 * ms, &shift, &frame);
+                double size = n, rate = rc.rate / floor(280.0 / 1);
+                double amount = ref_dfloat_mod((double)ms / (1000 / rate), size);
+                amount = sin((amount * 3.1415926 * 2) / size) + 1;
+                amount *= dir == SIM_CYCLE_SINE_HALF ? size / 4 : size / 2;
+                double whole = floor(amount), fr = floor((amount - whole) * 100);
+                ck_assert_msg(shift == (int)whole && frame == (int)fr,
+                              "size %d, %s, %llu ms: %d+%d/100 where Canvas Cycle has %g+%g/100", n,
+                              dir == SIM_CYCLE_SINE_HALF ? "reverse 4" : "reverse 5",
+                              (unsigned long long)ms, shift, frame, whole, fr);
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_eq(checked, 6579000);
+    /* Speed 200: Canvas Cycle's clock at twice the rate, so tick t shows the reference at 2t. */
+    ref_scene rs;
+    size_t len;
+    char *text = ref_scene_text(1, 1, &rs, &len);
+    cyc_memfile mf = { (const uint8_t *)text, len, 0 };
+    char err[256];
+    int rc;
+    sim_world *w = cyc_world_files(1, "scene=file:s", &mf, &rc, err, sizeof err);
+    ck_assert_msg(w != NULL, "%s", err);
+    cyc_in(w, "speed 200");
+    for (uint64_t t = 1; t <= 600; t++) {
+        sim_world_step(w);
+        ref_check(&rs, 1, 2 * t, pal_of(w), "speed 200");
+    }
+    /* Range 0 off: Canvas Cycle as if its rate were 0, the other ranges playing on; its clock
+     * at 0. Back on, its clock starts again from 0. */
+    cyc_in(w, "toggle 0");
+    sim_world_step(w);
+    ck_assert_uint_eq(sim__cycle_phase(sim__world_impl(w), 0), 0);
+    ck_assert_uint_eq(sim__cycle_phase(sim__world_impl(w), 1), 200 * 601);
+    ref_scene off = rs;
+    off.cycles[0].rate = 0;
+    ref_check(&off, 1, 2 * 601, pal_of(w), "range 0 off");
+    cyc_in(w, "toggle 0");
+    sim_world_step(w);
+    ck_assert_uint_eq(sim__cycle_phase(sim__world_impl(w), 0), 200);
+    sim_world_destroy(w);
+    free(text);
+}
+END_TEST
+
 /* ---- the command line, the replay, vivd ----------------------------------------------------------- */
 /* Run a shell command with $VIV set to the viv binary under test; its exit status. */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -722,6 +1046,11 @@ Suite *suite_cycle(void)
     tcase_add_test(det, sync_test_every_tick);
     tcase_add_test(det, corrupt_states_are_refused);
     suite_add_tcase(s, det);
+    TCase *cc = tcase_create("canvascycle");
+    tcase_set_timeout(cc, 600);
+    tcase_add_test(cc, canvas_cycle_scenes_play_as_canvas_cycle);
+    tcase_add_test(cc, canvas_cycle_sines_and_clock);
+    suite_add_tcase(s, cc);
     TCase *e2e = tcase_create("programs");
     tcase_set_timeout(e2e, 600);
     tcase_add_checked_fixture(e2e, NULL, cyc_tmp_teardown);

@@ -1,6 +1,6 @@
 /* check_ilbm.c — the IFF ILBM/PBM importer and exporter (sim/cycle/ilbm.c): files written by
  * netpbm's ppmtoilbm with our CRNG and CCRT ranges appended, our files read by ilbmtoppm, every
- * chunk truncated at every offset, and bad headers. */
+ * chunk truncated at every offset, bad headers, and a Canvas Cycle scene's timing in VIVC. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +246,65 @@ START_TEST(bad_ilbm_headers)
 }
 END_TEST
 
+/* A Canvas Cycle scene in IFF: CRNG holds Canvas Cycle's rates as they are (lbm2json copied them
+ * from CRNG), VIVC its directions, modes and the timing byte (an odd-length chunk, padded), and
+ * our reader restores all of it; netpbm, which skips VIVC, still reads the picture. A timing byte
+ * other than 1, and a sine direction in a CRNG file, are refused with a sentence. */
+static uint8_t *find_id(uint8_t *buf, size_t n, const char *id)
+{
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (memcmp(buf + i, id, 4) == 0) return buf + i;
+    return NULL;
+}
+
+START_TEST(vivc_carries_canvas_cycle_timing)
+{
+    sim_cycle_scene sc, back;
+    char err[256];
+    cyc_tiny_scene(&sc, 0, 5, 2841, SIM_CYCLE_SINE_FULL, SIM_CYCLE_BLEND);
+    sc.timing = SIM_CYCLE_TIMING_CANVAS;
+    sc.nranges = 2;
+    sc.ranges[1] = (sim_cycle_range){ 6, 15, 1536, SIM_CYCLE_REVERSE, SIM_CYCLE_STANDARD, 1 };
+    size_t n = sim_cycle_to_ilbm(&sc, 0, NULL, 0);
+    uint8_t *buf = malloc(n);
+    ck_assert_uint_eq(sim_cycle_to_ilbm(&sc, 0, buf, n), n);
+    uint8_t *v = find_id(buf, n, "VIVC"), *c = find_id(buf, n, "CRNG");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(v[7], 5);                          /* 2 ranges · 2 bytes + the timing byte */
+    ck_assert_int_eq(v[8 + 4], SIM_CYCLE_TIMING_CANVAS);
+    ck_assert_int_eq(c[8 + 2] << 8 | c[8 + 3], 2841);    /* the rate as Canvas Cycle has it */
+    ck_assert_msg(sim_cycle_from_ilbm(buf, n, &back, NULL, 0, err, sizeof err) == 0, "%s", err);
+    ck_assert(cyc_scenes_equal(&sc, &back));
+    ck_assert_int_eq(back.timing, SIM_CYCLE_TIMING_CANVAS);
+    sim_cycle_scene_free(&back);
+    const char *lbm = cyc_tmp("cc.lbm"), *ppm = cyc_tmp("cc.ppm");
+    FILE *fp = fopen(lbm, "wb");
+    ck_assert_uint_eq(fwrite(buf, 1, n, fp), n);
+    fclose(fp);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ilbmtoppm %s > %s 2>/dev/null", lbm, ppm);
+    ck_assert_int_eq(system(cmd), 0);
+    v[8 + 4] = 2;
+    ck_assert_int_ne(cyc_try_decode(buf, n, err, sizeof err), 0);
+    ck_assert_str_eq(err, "IFF: VIVC gives timing 2 (1 is Canvas Cycle's)");
+    free(buf);
+    /* The same ranges in a CRNG file: a sine direction has no meaning there. */
+    sc.timing = SIM_CYCLE_TIMING_CRNG;
+    sc.ranges[0].dir = SIM_CYCLE_PINGPONG;
+    n = sim_cycle_to_ilbm(&sc, 1, NULL, 0);
+    buf = malloc(n);
+    sim_cycle_to_ilbm(&sc, 1, buf, n);
+    v = find_id(buf, n, "VIVC");
+    ck_assert_int_eq(v[7], 4);
+    v[8] = SIM_CYCLE_SINE_FULL;
+    ck_assert_int_ne(cyc_try_decode(buf, n, err, sizeof err), 0);
+    ck_assert_str_eq(err, "IFF: VIVC gives range 0 direction 4 and mode 1");
+    free(buf);
+    sim_cycle_scene_free(&sc);
+}
+END_TEST
+
 Suite *suite_ilbm(void)
 {
     Suite *s = suite_create("ilbm");
@@ -256,6 +315,7 @@ Suite *suite_ilbm(void)
     tcase_add_test(fl, ilbm_writer_read_by_ilbmtoppm);
     tcase_add_test(fl, truncated_ilbm_every_chunk_every_offset);
     tcase_add_test(fl, bad_ilbm_headers);
+    tcase_add_test(fl, vivc_carries_canvas_cycle_timing);
     suite_add_tcase(s, fl);
     return s;
 }

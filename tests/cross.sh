@@ -93,6 +93,13 @@ run_all() {   # runner-prefix dir workers
     $pre "$dir/viv" sim $th --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
         --params scene=file:tests/golden/cycle-scene.lbm --inputs tests/golden/cycle.inputs \
         > "$dir/cycle-file.chain"
+    # A Canvas Cycle scene as lbm2json writes it, every reverse value, BlendShift: Canvas Cycle's
+    # double arithmetic and dmath's sine (sim/cycle/cctiming.c), with the golden inputs' speeds,
+    # pauses, toggles and modes.
+    # shellcheck disable=SC2086
+    $pre "$dir/viv" sim $th --world cycle --seed 1 --ticks 3000 --every 50 --render-all \
+        --params scene=file:tests/golden/cycle-canvas.js --inputs tests/golden/cycle.inputs \
+        > "$dir/cycle-canvas.chain"
     # The garden: a crowd locked to its 8 inks (OKLab, built at create from sim_cbrt and a Newton
     # root) rendered every tick, and the x-ray view with 5 inks chosen by farthest-point sampling.
     # shellcheck disable=SC2086
@@ -151,7 +158,7 @@ for b in $BUILDS; do
     fi
 done
 golden_chains=$(for k in $kinds; do printf '%s-golden ' "$k"; done)
-for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray cycle-fire cycle-dusk cycle-file \
+for chain in $golden_chains sand-demo sand-bench terrarium-demo terrarium-xray cycle-fire cycle-dusk cycle-file cycle-canvas \
     garden-inks garden-xray fuzz; do
     ref="$out/gcc-O2/$chain.chain"
     lines=$(wc -l < "$ref")

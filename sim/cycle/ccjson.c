@@ -1,24 +1,34 @@
-/* ccjson.c — Canvas Cycle scene JSON in and out: the format Joseph Huckaby's converter made from
- * Ferrari's ILBM files for the web (seed 000, section 5):
+/* ccjson.c — Canvas Cycle scenes in and out: the files Joseph Huckaby's lbm2json made from
+ * Ferrari's ILBM files for his web player (seed 000, section 5). lbm2json writes a JavaScript
+ * object literal, not JSON — unquoted keys, single-quoted strings:
  *
- *   {"filename": "…", "width": W, "height": H, "colors": [[r,g,b], …],
- *    "cycles": [{"reverse": 0|2|3, "rate": R, "low": L, "high": H}, …], "pixels": [i, …]}
+ *   {filename:'V08.LBM',width:640,height:480,colors:[[r,g,b],…],
+ *    cycles:[{reverse:0,rate:1536,low:135,high:143},…],pixels:[
+ *   111,107,…
+ *   ,108,…]}
  *
- * Canvas Cycle plays a cycle at rate/280 steps a second; ours count 16384 as 60 steps a second,
- * so a rate converts as R·16384/16800 (rounded half up) on the way in and back on the way out.
- * reverse 2 runs the range backwards, 3 ping-pongs; 4 and 5 (Canvas Cycle's sine wobble) are read
- * as ping-pong, with a note. Our writer adds keys Canvas Cycle ignores — "active", "mode" and
- * "crng_rate" (the exact rate) — so our own files round-trip exactly. A JSONP wrapper
- * (`name({…});`) is accepted.
+ * and Canvas Cycle's image.php serves it wrapped as JSONP, `CanvasCycle.processImage({…});`. This
+ * reader takes that, strict JSON, and anything between: keys bare or in either quotes, strings in
+ * either quotes (with JavaScript's escapes), trailing commas, // and block comments, and the object
+ * bare, in a call `name(…)` (`a.b.c(…);`) or in an assignment `[var|let|const] name = …;`.
+ *
+ * A scene from Canvas Cycle plays by Canvas Cycle's own clock and arithmetic (cctiming.c): its
+ * rate is kept as it is (rate/280 steps a second), reverse 0..5 as Canvas Cycle reads it, and
+ * BlendShift on, as Canvas Cycle's player starts — unless the file says "blendShift": false or a
+ * cycle says "mode". Our own files (sim_cycle_to_ccjson) say which clock they play by ("timing")
+ * and carry keys Canvas Cycle ignores — "active", "mode", and the exact rate ("crng_rate" in CRNG
+ * units, "cc_rate" in Canvas Cycle's) — so they round-trip exactly; a file with "crng_rate" and no
+ * "timing" is one of ours from before the key and plays by CRNG timing.
  *
  * The parser is hand-written and bounded: one pass over (bytes, length), nesting at most 32 deep,
- * numbers of at most 15 digits, no allocation but the pixel buffer (at most 640×480). Pure, like
- * ilbm.c, so it can become a fuzz target. */
+ * numbers of at most 15 digits, no allocation but the pixel buffer (at most 640×480); every
+ * failure names the line and column of what was expected. Pure, like ilbm.c: a fuzz target
+ * (tests/fuzz/fuzz_ccjson.c). */
 #include "scene_int.h"
 #include <stdlib.h>
 
 #define JSON_DEPTH 32
-#define CC_RATE_UNIT 16800u        /* 280 per step a second · 60 */
+#define CC_RATE_UNIT 16800u        /* 280 per step a second · 60: Canvas Cycle rate → CRNG */
 
 typedef struct jp {
     const uint8_t *buf, *p, *end;
@@ -45,10 +55,35 @@ static int fail(jp *j, const char *what)
     return -1;
 }
 
+static int is_ident_start(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+}
+static int is_ident(uint8_t c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Whitespace and JavaScript comments. An unclosed block comment is an error (the parse then fails
+ * at the next thing it expects, keeping this first sentence). */
 static void ws(jp *j)
 {
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-        j->p++;
+    while (j->p < j->end) {
+        uint8_t c = *j->p;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            j->p++;
+        } else if (c == '/' && j->p + 1 < j->end && j->p[1] == '/') {
+            while (j->p < j->end && *j->p != '\n') j->p++;
+        } else if (c == '/' && j->p + 1 < j->end && j->p[1] == '*') {
+            const uint8_t *q = j->p + 2;
+            while (q + 1 < j->end && !(q[0] == '*' && q[1] == '/')) q++;
+            if (q + 1 >= j->end) {
+                fail(j, "comment is not closed (no */)");
+                j->p = j->end;
+                return;
+            }
+            j->p = q + 2;
+        } else {
+            return;
+        }
+    }
 }
 
 /* Expect character c (after whitespace). */
@@ -71,28 +106,40 @@ static int accept(jp *j, char c)
     return 0;
 }
 
-/* A string; its raw bytes (escapes not decoded) into out (cap bytes, NUL-terminated, cut). */
-static int string(jp *j, char *out, size_t cap)
+static int is_hex(uint8_t h)
+{
+    return (h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F');
+}
+
+/* A string in double or single quotes (at j->p, after whitespace); its raw bytes (escapes not
+ * decoded, \u and \x as '?') into out (cap bytes, NUL-terminated, cut). JSON's escapes and
+ * JavaScript's: \' \v \0 \xHH and a backslash before a line break. */
+static int string(jp *j, char *out, size_t cap, const char *what)
 {
     size_t n = 0;
-    if (expect(j, '"', "expected a string") != 0) return -1;
-    while (j->p < j->end && *j->p != '"') {
+    ws(j);
+    if (j->p >= j->end || (*j->p != '"' && *j->p != '\'')) return fail(j, what);
+    uint8_t quote = *j->p++;
+    while (j->p < j->end && *j->p != quote) {
         uint8_t c = *j->p;
         if (c < 0x20) return fail(j, "control character inside a string");
         if (c == '\\') {
             j->p++;
             if (j->p >= j->end) break;
             c = *j->p;
-            if (c == 'u') {
-                for (int i = 1; i <= 4; i++) {
-                    if (j->p + i >= j->end) return fail(j, "string ends inside a \\u escape");
-                    uint8_t h = j->p[i];
-                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
-                        return fail(j, "bad \\u escape");
+            int hex = c == 'u' ? 4 : c == 'x' ? 2 : 0;
+            if (hex) {
+                for (int i = 1; i <= hex; i++) {
+                    if (j->p + i >= j->end) return fail(j, "string ends inside an escape");
+                    if (!is_hex(j->p[i])) return fail(j, c == 'u' ? "bad \\u escape" : "bad \\x escape");
                 }
-                j->p += 4;
+                j->p += hex;
                 c = '?';
-            } else if (!strchr("\"\\/bfnrt", c)) {
+            } else if (c == '\n' || c == '\r') {
+                j->p++;                             /* a line continuation: nothing */
+                if (c == '\r' && j->p < j->end && *j->p == '\n') j->p++;
+                continue;
+            } else if (!strchr("\"'\\/bfnrtv0", c)) {
                 return fail(j, "bad escape in a string");
             }
         }
@@ -103,6 +150,23 @@ static int string(jp *j, char *out, size_t cap)
     if (j->p >= j->end) return fail(j, "string is not closed");
     j->p++;
     return 0;
+}
+
+/* An object's key: a name (letters, digits, _ and $, as lbm2json writes them) or a string in
+ * either quotes, into out (cut to cap). */
+static int key(jp *j, char *out, size_t cap)
+{
+    ws(j);
+    if (j->p < j->end && is_ident(*j->p)) {
+        size_t n = 0;
+        while (j->p < j->end && is_ident(*j->p)) {
+            if (out && n + 1 < cap) out[n++] = (char)*j->p;
+            j->p++;
+        }
+        if (out && cap) out[n] = '\0';
+        return 0;
+    }
+    return string(j, out, cap, "expected a key (a name, or a string in quotes)");
 }
 
 /* A number. *isint is 0 when it has a fraction or an exponent (*v is then its integer part). */
@@ -158,9 +222,23 @@ static int integer(jp *j, int64_t lo, int64_t hi, const char *what, int64_t *v)
 static int literal(jp *j, const char *word)
 {
     size_t n = strlen(word);
-    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0) return fail(j, "unexpected character");
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0 ||
+        ((size_t)(j->end - j->p) > n && is_ident(j->p[n])))
+        return fail(j, "unexpected character");
     j->p += n;
     return 0;
+}
+
+/* The end of a list: after an element, a comma (then 0: another element, or the closing bracket
+ * of a trailing comma, which JavaScript allows) or the closing bracket (1). */
+static int list_next(jp *j, char close, const char *what, int *done)
+{
+    if (accept(j, ',')) {
+        *done = accept(j, close);
+        return 0;
+    }
+    *done = 1;
+    return expect(j, close, what);
 }
 
 /* Any value, skipped. */
@@ -170,23 +248,24 @@ static int skip(jp *j, int depth)
     ws(j);
     if (j->p >= j->end) return fail(j, "expected a value");
     uint8_t c = *j->p;
-    if (c == '"') return string(j, NULL, 0);
+    int done = 0;
+    if (c == '"' || c == '\'') return string(j, NULL, 0, "expected a string");
     if (c == '{') {
         j->p++;
         if (accept(j, '}')) return 0;
-        do {
-            if (string(j, NULL, 0) || expect(j, ':', "expected ':' after a key") || skip(j, depth + 1))
+        while (!done)
+            if (key(j, NULL, 0) || expect(j, ':', "expected ':' after a key") || skip(j, depth + 1) ||
+                list_next(j, '}', "expected ',' or '}' in an object", &done))
                 return -1;
-        } while (accept(j, ','));
-        return expect(j, '}', "expected ',' or '}' in an object");
+        return 0;
     }
     if (c == '[') {
         j->p++;
         if (accept(j, ']')) return 0;
-        do {
-            if (skip(j, depth + 1)) return -1;
-        } while (accept(j, ','));
-        return expect(j, ']', "expected ',' or ']' in an array");
+        while (!done)
+            if (skip(j, depth + 1) || list_next(j, ']', "expected ',' or ']' in an array", &done))
+                return -1;
+        return 0;
     }
     if (c == 't') return literal(j, "true");
     if (c == 'f') return literal(j, "false");
@@ -211,54 +290,90 @@ static int boolean(jp *j, int *v)
 }
 
 typedef struct cc_cycle {
-    int64_t reverse, rate, low, high, crng;
-    int active, mode;
+    int64_t reverse, rate, low, high, crng, cc;     /* crng, cc: -1 when absent */
+    int active, mode;                               /* mode: -1 when absent */
 } cc_cycle;
 
 static int cycle_obj(jp *j, cc_cycle *c)
 {
-    char key[32];
+    char k[32];
+    int done = 0;
     c->reverse = c->rate = c->low = c->high = 0;
-    c->crng = -1;
+    c->crng = c->cc = -1;
     c->active = 1;
-    c->mode = SIM_CYCLE_STANDARD;
+    c->mode = -1;
     if (expect(j, '{', "a cycle must be an object")) return -1;
     if (accept(j, '}')) return 0;
-    do {
-        if (string(j, key, sizeof key) || expect(j, ':', "expected ':' after a key")) return -1;
-        if (strcmp(key, "reverse") == 0) {
+    while (!done) {
+        if (key(j, k, sizeof k) || expect(j, ':', "expected ':' after a key")) return -1;
+        if (strcmp(k, "reverse") == 0) {
             if (integer(j, 0, 5, "reverse", &c->reverse)) return -1;
-        } else if (strcmp(key, "rate") == 0) {
+        } else if (strcmp(k, "rate") == 0) {
             if (integer(j, 0, 1000000, "rate", &c->rate)) return -1;
-        } else if (strcmp(key, "low") == 0) {
+        } else if (strcmp(k, "low") == 0) {
             if (integer(j, 0, 255, "low", &c->low)) return -1;
-        } else if (strcmp(key, "high") == 0) {
+        } else if (strcmp(k, "high") == 0) {
             if (integer(j, 0, 255, "high", &c->high)) return -1;
-        } else if (strcmp(key, "crng_rate") == 0) {
+        } else if (strcmp(k, "crng_rate") == 0) {
             if (integer(j, 0, SIM_CYCLE_RATE_MAX, "crng_rate", &c->crng)) return -1;
-        } else if (strcmp(key, "active") == 0) {
+        } else if (strcmp(k, "cc_rate") == 0) {
+            if (integer(j, 0, SIM_CYCLE_RATE_MAX, "cc_rate", &c->cc)) return -1;
+        } else if (strcmp(k, "active") == 0) {
             if (boolean(j, &c->active)) return -1;
-        } else if (strcmp(key, "mode") == 0) {
+        } else if (strcmp(k, "mode") == 0) {
             char m[16];
-            if (string(j, m, sizeof m)) return -1;
+            if (string(j, m, sizeof m, "expected a string")) return -1;
             if (strcmp(m, "standard") == 0) c->mode = SIM_CYCLE_STANDARD;
             else if (strcmp(m, "blend") == 0) c->mode = SIM_CYCLE_BLEND;
             else return fail(j, "mode must be \"standard\" or \"blend\"");
         } else if (skip(j, 2)) {
             return -1;
         }
-    } while (accept(j, ','));
-    return expect(j, '}', "expected ',' or '}' in a cycle");
+        if (list_next(j, '}', "expected ',' or '}' in a cycle", &done)) return -1;
+    }
+    return 0;
+}
+
+/* What comes before the scene object: nothing, a call `a.b(` or an assignment
+ * `[var|let|const] a.b =`. *close is ')' for a call, else 0. */
+static int wrapper(jp *j, char *close)
+{
+    *close = 0;
+    ws(j);
+    if (j->p < j->end && *j->p == '{') return 0;
+    if (j->p >= j->end || !is_ident_start(*j->p))
+        return fail(j, "expected a Canvas Cycle scene: an object {…}, bare, in a call name({…}) "
+                       "or in an assignment name = {…}");
+    for (int names = 0;; names++) {
+        const uint8_t *w = j->p;
+        while (j->p < j->end && is_ident(*j->p)) j->p++;
+        size_t n = (size_t)(j->p - w);
+        int decl = names == 0 && ((n == 3 && (memcmp(w, "var", 3) == 0 || memcmp(w, "let", 3) == 0)) ||
+                                  (n == 5 && memcmp(w, "const", 5) == 0));
+        ws(j);
+        if (decl && j->p < j->end && is_ident_start(*j->p)) continue;   /* the declared name */
+        if (accept(j, '.')) {
+            ws(j);
+            if (j->p >= j->end || !is_ident_start(*j->p)) return fail(j, "expected a name after '.'");
+            continue;
+        }
+        if (accept(j, '(')) {
+            *close = ')';
+            return 0;
+        }
+        if (accept(j, '=')) return 0;
+        return fail(j, "expected '(' or '=' after the name before the scene");
+    }
 }
 
 int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, char *notes,
                           size_t noteslen, char *err, size_t errlen)
 {
     jp j = { buf, buf, buf + len, err, errlen, 0 };
-    char key[32], msg[160];
+    char k[32], msg[200];
     int64_t w = -1, h = -1;
     size_t npx = 0;
-    int have_colors = 0, have_pixels = 0;
+    int have_colors = 0, have_pixels = 0, done = 0, timing = -1, blendshift = 1;
     cc_cycle cyc[64];
     int ncyc = 0, extra = 0;
     memset(out, 0, sizeof *out);
@@ -272,83 +387,88 @@ int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, 
         sim__fmt(err, errlen, "JSON: out of memory");
         return SIM_ENOMEM;
     }
-    /* A JSONP wrapper: an identifier (dots allowed) and '(' before the object. */
-    ws(&j);
-    const uint8_t *q = j.p;
-    while (q < j.end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
-                         *q == '$' || *q == '.' || (q > j.p && *q >= '0' && *q <= '9')))
-        q++;
-    int jsonp = q > j.p && q < j.end && *q == '(';
-    if (jsonp) j.p = q + 1;
-    if (expect(&j, '{', "a Canvas Cycle scene is a JSON object")) goto bad;
-    if (!accept(&j, '}')) {
-        do {
-            if (string(&j, key, sizeof key) || expect(&j, ':', "expected ':' after a key")) goto bad;
-            if (strcmp(key, "width") == 0) {
-                if (integer(&j, 1, SIM_CYCLE_MAX_W, "width", &w)) goto bad;
-            } else if (strcmp(key, "height") == 0) {
-                if (integer(&j, 1, SIM_CYCLE_MAX_H, "height", &h)) goto bad;
-            } else if (strcmp(key, "colors") == 0) {
-                have_colors = 1;
-                out->ncolors = 0;
-                if (expect(&j, '[', "colors must be an array")) goto bad;
-                if (!accept(&j, ']')) {
-                    do {
-                        if (out->ncolors == SIM_PALETTE_MAX) {
-                            fail(&j, "more than 256 colors");
-                            goto bad;
-                        }
-                        if (expect(&j, '[', "a color is an array [r, g, b]")) goto bad;
-                        for (int c = 0; c < 3; c++) {
-                            int64_t v;
-                            if (c && expect(&j, ',', "a color has three components")) goto bad;
-                            if (integer(&j, 0, 255, "a color component", &v)) goto bad;
-                            out->rgb[3 * out->ncolors + c] = (uint8_t)v;
-                        }
-                        if (expect(&j, ']', "a color has three components")) goto bad;
-                        out->ncolors++;
-                    } while (accept(&j, ','));
-                    if (expect(&j, ']', "expected ',' or ']' in colors")) goto bad;
-                }
-            } else if (strcmp(key, "cycles") == 0) {
-                ncyc = extra = 0;
-                if (expect(&j, '[', "cycles must be an array")) goto bad;
-                if (!accept(&j, ']')) {
-                    do {
-                        cc_cycle c;
-                        if (cycle_obj(&j, &c)) goto bad;
-                        if (ncyc < (int)(sizeof cyc / sizeof cyc[0])) cyc[ncyc++] = c;
-                        else extra++;
-                    } while (accept(&j, ','));
-                    if (expect(&j, ']', "expected ',' or ']' in cycles")) goto bad;
-                }
-            } else if (strcmp(key, "pixels") == 0) {
-                have_pixels = 1;
-                npx = 0;
-                if (expect(&j, '[', "pixels must be an array")) goto bad;
-                if (!accept(&j, ']')) {
-                    do {
-                        int64_t v;
-                        if (npx == (size_t)SIM_CYCLE_MAX_W * SIM_CYCLE_MAX_H) {
-                            fail(&j, "more pixels than a 640x480 scene holds");
-                            goto bad;
-                        }
-                        if (integer(&j, 0, 255, "a pixel", &v)) goto bad;
-                        px[npx++] = (uint8_t)v;
-                    } while (accept(&j, ','));
-                    if (expect(&j, ']', "expected ',' or ']' in pixels")) goto bad;
-                }
-            } else if (skip(&j, 1)) {
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) j.p += 3;        /* a UTF-8 BOM */
+    char close;
+    if (wrapper(&j, &close)) goto bad;
+    if (expect(&j, '{', "expected the scene's object {…}")) goto bad;
+    if (accept(&j, '}')) done = 1;
+    while (!done) {
+        if (key(&j, k, sizeof k) || expect(&j, ':', "expected ':' after a key")) goto bad;
+        if (strcmp(k, "width") == 0) {
+            if (integer(&j, 1, SIM_CYCLE_MAX_W, "width", &w)) goto bad;
+        } else if (strcmp(k, "height") == 0) {
+            if (integer(&j, 1, SIM_CYCLE_MAX_H, "height", &h)) goto bad;
+        } else if (strcmp(k, "timing") == 0) {
+            char t[16];
+            if (string(&j, t, sizeof t, "expected a string")) goto bad;
+            if (strcmp(t, "crng") == 0) timing = SIM_CYCLE_TIMING_CRNG;
+            else if (strcmp(t, "canvascycle") == 0) timing = SIM_CYCLE_TIMING_CANVAS;
+            else {
+                fail(&j, "timing must be \"crng\" or \"canvascycle\"");
                 goto bad;
             }
-        } while (accept(&j, ','));
-        if (expect(&j, '}', "expected ',' or '}' after a value")) goto bad;
+        } else if (strcmp(k, "blendShift") == 0) {
+            if (boolean(&j, &blendshift)) goto bad;
+        } else if (strcmp(k, "colors") == 0) {
+            int cdone = 0;
+            have_colors = 1;
+            out->ncolors = 0;
+            if (expect(&j, '[', "colors must be an array")) goto bad;
+            cdone = accept(&j, ']');
+            while (!cdone) {
+                if (out->ncolors == SIM_PALETTE_MAX) {
+                    fail(&j, "more than 256 colors");
+                    goto bad;
+                }
+                if (expect(&j, '[', "a color is an array [r, g, b]")) goto bad;
+                for (int c = 0; c < 3; c++) {
+                    int64_t v;
+                    if (c && expect(&j, ',', "a color has three components")) goto bad;
+                    if (integer(&j, 0, 255, "a color component", &v)) goto bad;
+                    out->rgb[3 * out->ncolors + c] = (uint8_t)v;
+                }
+                accept(&j, ',');                            /* [r,g,b,] */
+                if (expect(&j, ']', "a color has three components")) goto bad;
+                out->ncolors++;
+                if (list_next(&j, ']', "expected ',' or ']' in colors", &cdone)) goto bad;
+            }
+        } else if (strcmp(k, "cycles") == 0) {
+            int cdone = 0;
+            ncyc = extra = 0;
+            if (expect(&j, '[', "cycles must be an array")) goto bad;
+            cdone = accept(&j, ']');
+            while (!cdone) {
+                cc_cycle c;
+                if (cycle_obj(&j, &c)) goto bad;
+                if (ncyc < (int)(sizeof cyc / sizeof cyc[0])) cyc[ncyc++] = c;
+                else extra++;
+                if (list_next(&j, ']', "expected ',' or ']' in cycles", &cdone)) goto bad;
+            }
+        } else if (strcmp(k, "pixels") == 0) {
+            int pdone = 0;
+            have_pixels = 1;
+            npx = 0;
+            if (expect(&j, '[', "pixels must be an array")) goto bad;
+            pdone = accept(&j, ']');
+            while (!pdone) {
+                int64_t v;
+                if (npx == (size_t)SIM_CYCLE_MAX_W * SIM_CYCLE_MAX_H) {
+                    fail(&j, "more pixels than a 640x480 scene holds");
+                    goto bad;
+                }
+                if (integer(&j, 0, 255, "a pixel", &v)) goto bad;
+                px[npx++] = (uint8_t)v;
+                if (list_next(&j, ']', "expected ',' or ']' in pixels", &pdone)) goto bad;
+            }
+        } else if (skip(&j, 1)) {
+            goto bad;
+        }
+        if (list_next(&j, '}', "expected ',' or '}' after a value", &done)) goto bad;
     }
-    if (jsonp) {
-        if (expect(&j, ')', "the JSONP call is not closed")) goto bad;
-        accept(&j, ';');
-    }
+    if (close && expect(&j, close, "the call around the scene is not closed (expected ')')")) goto bad;
+    accept(&j, ';');
     ws(&j);
+    if (j.failed) goto bad;
     if (j.p != j.end) {
         fail(&j, "trailing characters after the scene");
         goto bad;
@@ -357,24 +477,33 @@ int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, 
         sim__fmt(err, errlen, "JSON: a Canvas Cycle scene needs width, height, colors and pixels "
                  "(missing: %s%s%s%s)", w < 0 ? "width " : "", h < 0 ? "height " : "",
                  have_colors ? "" : "colors ", have_pixels ? "" : "pixels");
-        goto fail_msg;
+        goto bad;
     }
     if (out->ncolors == 0) {
         sim__fmt(err, errlen, "JSON: colors is empty");
-        goto fail_msg;
+        goto bad;
     }
     if (npx != (size_t)(w * h)) {
         sim__fmt(err, errlen, "JSON: pixels holds %u values; width x height is %lld",
                  (unsigned)npx, (long long)(w * h));
-        goto fail_msg;
+        goto bad;
     }
     for (size_t i = 0; i < npx; i++)
         if (px[i] >= out->ncolors) {
             sim__fmt(err, errlen, "JSON: pixel %u is colour %u, but colors has %u", (unsigned)i,
                      (unsigned)px[i], (unsigned)out->ncolors);
-            goto fail_msg;
+            goto bad;
         }
-    int dropped = 0, sine = 0;
+    /* The clock: as the file says, else ours from before "timing" if it has crng_rate, else
+     * Canvas Cycle's. */
+    if (timing < 0) {
+        timing = SIM_CYCLE_TIMING_CANVAS;
+        for (int i = 0; i < ncyc; i++)
+            if (cyc[i].crng >= 0) timing = SIM_CYCLE_TIMING_CRNG;
+    }
+    out->timing = (uint8_t)timing;
+    int cc = timing == SIM_CYCLE_TIMING_CANVAS;
+    int dropped = 0, sine = 0, capped = 0;
     for (int i = 0; i < ncyc; i++) {
         const cc_cycle *c = &cyc[i];
         int64_t hi = c->high < out->ncolors ? c->high : out->ncolors - 1;
@@ -389,21 +518,31 @@ int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, 
         sim_cycle_range *r = &out->ranges[out->nranges++];
         r->low = (uint8_t)c->low;
         r->high = (uint8_t)hi;
-        int64_t rate = c->crng >= 0 ? c->crng
-                                    : (c->rate * 16384 + CC_RATE_UNIT / 2) / CC_RATE_UNIT;
+        int64_t exact = cc ? c->cc : c->crng;           /* our own key for the rate, if any */
+        int64_t rate = exact >= 0 ? exact
+                     : cc ? c->rate
+                          : (c->rate * 16384 + CC_RATE_UNIT / 2) / CC_RATE_UNIT;
         if (rate > SIM_CYCLE_RATE_MAX) {
-            sim__fmt(msg, sizeof msg, "cycle %d: rate %lld is faster than 240 steps a second; "
-                     "capped", i, (long long)c->rate);
-            sim__cycle_note(notes, noteslen, msg);
+            capped++;
+            if (capped == 1) {
+                sim__fmt(msg, sizeof msg, "cycle %d: rate %lld is faster than this world plays; "
+                         "capped at %s", i, (long long)c->rate, cc ? "65535" : "240 steps a second");
+                sim__cycle_note(notes, noteslen, msg);
+            }
             rate = SIM_CYCLE_RATE_MAX;
         }
         r->rate = (uint16_t)rate;
-        r->dir = c->reverse == 2 ? SIM_CYCLE_REVERSE
-               : c->reverse >= 3 ? SIM_CYCLE_PINGPONG : SIM_CYCLE_FORWARD;
+        static const uint8_t CC_DIR[6] = { SIM_CYCLE_FORWARD, SIM_CYCLE_FORWARD, SIM_CYCLE_REVERSE,
+                                           SIM_CYCLE_PINGPONG, SIM_CYCLE_SINE_HALF, SIM_CYCLE_SINE_FULL };
+        r->dir = CC_DIR[c->reverse];
+        if (!cc && r->dir > SIM_CYCLE_PINGPONG) r->dir = SIM_CYCLE_PINGPONG;
         sine += c->reverse >= 4;
-        r->mode = (uint8_t)c->mode;
+        /* Canvas Cycle plays every cycle blended (its BlendShift option starts on); CRNG has no
+         * mode and starts standard. */
+        r->mode = (uint8_t)(c->mode >= 0 ? c->mode
+                            : cc && blendshift ? SIM_CYCLE_BLEND : SIM_CYCLE_STANDARD);
         /* Canvas Cycle has no "active": a range with rate 0 is still. Ours says it. */
-        r->active = (uint8_t)(c->crng >= 0 ? c->active : c->active && c->rate > 0);
+        r->active = (uint8_t)(exact >= 0 ? c->active : c->active && c->rate > 0);
     }
     if (dropped) {
         sim__fmt(msg, sizeof msg, "%d cycle%s with nothing to cycle (low ≥ high) dropped", dropped,
@@ -415,9 +554,14 @@ int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, 
                  extra == 1 ? "" : "s", SIM_CYCLE_MAX_RANGES);
         sim__cycle_note(notes, noteslen, msg);
     }
-    if (sine) {
-        sim__fmt(msg, sizeof msg, "%d sine-wave cycle%s (reverse 4 or 5) played as ping-pong",
-                 sine, sine == 1 ? "" : "s");
+    if (sine && cc) {
+        sim__fmt(msg, sizeof msg, "%d sine-wave cycle%s (reverse 4 or 5), played as Canvas Cycle's "
+                 "code means them; its published palette.js stops on them (docs/cycle.md)", sine,
+                 sine == 1 ? "" : "s");
+        sim__cycle_note(notes, noteslen, msg);
+    } else if (sine) {
+        sim__fmt(msg, sizeof msg, "%d sine-wave cycle%s (reverse 4 or 5) played as ping-pong by "
+                 "CRNG timing", sine, sine == 1 ? "" : "s");
         sim__cycle_note(notes, noteslen, msg);
     }
     out->w = (uint16_t)w;
@@ -426,7 +570,6 @@ int sim_cycle_from_ccjson(const uint8_t *buf, size_t len, sim_cycle_scene *out, 
     out->px = shrunk ? shrunk : px;
     return 0;
 bad:
-fail_msg:
     free(px);
     memset(out, 0, sizeof *out);
     return SIM_EFILE;
@@ -491,6 +634,8 @@ size_t sim_cycle_to_ccjson(const sim_cycle_scene *s, const char *filename, uint8
     put_u(&t, s->w);
     put_s(&t, ",\"height\":");
     put_u(&t, s->h);
+    put_s(&t, s->timing == SIM_CYCLE_TIMING_CANVAS ? ",\"timing\":\"canvascycle\""
+                                                   : ",\"timing\":\"crng\"");
     put_s(&t, ",\n\"colors\":[");
     for (int i = 0; i < s->ncolors; i++) {
         put_s(&t, i ? ",[" : "[");
@@ -501,14 +646,16 @@ size_t sim_cycle_to_ccjson(const sim_cycle_scene *s, const char *filename, uint8
         put_s(&t, "]");
     }
     put_s(&t, "],\n\"cycles\":[");
+    int cc = s->timing == SIM_CYCLE_TIMING_CANVAS;
     for (int i = 0; i < s->nranges; i++) {
         const sim_cycle_range *r = &s->ranges[i];
-        static const int REV[3] = { 0, 2, 3 };
+        static const int REV[5] = { 0, 2, 3, 4, 5 };
         put_s(&t, i ? ",\n{\"reverse\":" : "\n{\"reverse\":");
-        put_u(&t, (unsigned)REV[r->dir % 3]);
+        put_u(&t, (unsigned)REV[r->dir % 5]);
         put_s(&t, ",\"rate\":");
-        /* Canvas Cycle's unit; an inactive range has rate 0 there. */
-        put_u(&t, r->active ? ((unsigned long long)r->rate * CC_RATE_UNIT + 8192u) / 16384u : 0u);
+        /* Canvas Cycle's unit (a CRNG rate converted); an inactive range has rate 0 there. */
+        put_u(&t, !r->active ? 0u
+                  : cc ? r->rate : ((unsigned long long)r->rate * CC_RATE_UNIT + 8192u) / 16384u);
         put_s(&t, ",\"low\":");
         put_u(&t, r->low);
         put_s(&t, ",\"high\":");
@@ -517,7 +664,7 @@ size_t sim_cycle_to_ccjson(const sim_cycle_scene *s, const char *filename, uint8
         put_s(&t, r->active ? "true" : "false");
         put_s(&t, ",\"mode\":");
         put_s(&t, r->mode == SIM_CYCLE_BLEND ? "\"blend\"" : "\"standard\"");
-        put_s(&t, ",\"crng_rate\":");
+        put_s(&t, cc ? ",\"cc_rate\":" : ",\"crng_rate\":");
         put_u(&t, r->rate);
         put_s(&t, "}");
     }

@@ -5,8 +5,9 @@
  *
  * Timing is exact integer arithmetic (scene_int.h, scene.c): each range keeps a phase accumulator advanced by
  * rate·speed per tick and reduced modulo its period, so speed changes mid-run are exact and the
- * phases are plain state. The palette is recomputed after every step from the base palette and
- * the phases; its version counts the steps that changed it.
+ * phases are plain state. A scene from Canvas Cycle plays by Canvas Cycle's own arithmetic
+ * instead (cctiming.c), its phase a clock advanced by the speed. The palette is recomputed after
+ * every step from the base palette and the phases; its version counts the steps that changed it.
  *
  * The scene comes from the seed (waterfall, fire, dusk: cycle_scenes.c) or from a file
  * (scene=file:PATH, read through the caller's sim_file_reader and decoded by import.c's choice of
@@ -32,7 +33,8 @@ static const char *const scene_names[CYC_NSCENES] = { "waterfall", "fire", "dusk
 static void compute_palette(const cyc_world *c, uint8_t *out)
 {
     memcpy(out, c->sc.rgb, (size_t)c->sc.ncolors * 3);
-    for (int i = 0; i < c->sc.nranges; i++) sim__cycle_apply(&c->sc.ranges[i], c->phase[i], out);
+    for (int i = 0; i < c->sc.nranges; i++)
+        sim__cycle_apply(&c->sc.ranges[i], c->sc.timing, c->phase[i], out);
 }
 
 /* Recompute the palette; a change bumps the version. */
@@ -55,7 +57,8 @@ static void cycle_step(void *impl, const sim_ctx *ctx)
         for (int i = 0; i < c->sc.nranges; i++) {
             const sim_cycle_range *r = &c->sc.ranges[i];
             if (!r->active || !r->rate) continue;
-            c->phase[i] = (c->phase[i] + (uint64_t)r->rate * c->speed) % sim__cycle_period(r);
+            c->phase[i] = (c->phase[i] + sim__cycle_tick(r, c->sc.timing, c->speed)) %
+                          sim__cycle_period(r, c->sc.timing);
         }
     }
     refresh(c);
@@ -267,7 +270,9 @@ static int cycle_create(const sim_params *p, uint64_t seed, int bare, void **imp
         cycle_destroy(c);
         return rc;
     }
-    memcpy(c->cur, c->sc.rgb, (size_t)c->sc.ncolors * 3);
+    /* Tick 0's palette: the base palette, but for a Canvas Cycle sine range, which starts a
+     * quarter of its sway in. */
+    compute_palette(c, c->cur);
     *impl = c;
     return 0;
 }
@@ -275,11 +280,15 @@ static int cycle_create(const sim_params *p, uint64_t seed, int bare, void **imp
 /* ---- save and load ------------------------------------------------------------------------------ */
 #define RANGE_BYTES 15
 
+/* The layout is state version 1's (docs/STATE.md) with one optional byte at the end: a scene that
+ * plays by Canvas Cycle's timing ends with the byte 1. Every CRNG scene saves exactly as before,
+ * so the built-in scenes' states and hashes, and recordings of every earlier build, are unchanged;
+ * an earlier build refuses a Canvas Cycle state (a trailing byte) rather than misplay it. */
 static size_t cycle_save_max(const void *impl)
 {
     const cyc_world *c = impl;
     return 1 + 4 + 2 + SIM_PALETTE_MAX * 3 + 2 + 1 + 4 + 1 +
-           SIM_CYCLE_MAX_RANGES * RANGE_BYTES + (size_t)c->sc.w * c->sc.h;
+           SIM_CYCLE_MAX_RANGES * RANGE_BYTES + (size_t)c->sc.w * c->sc.h + 1;
 }
 
 static void cycle_save(const void *impl, sim_writer *wr)
@@ -305,6 +314,7 @@ static void cycle_save(const void *impl, sim_writer *wr)
         sim__w_u64(wr, c->phase[i]);
     }
     sim__w_bytes(wr, c->sc.px, (size_t)c->sc.w * c->sc.h);
+    if (c->sc.timing != SIM_CYCLE_TIMING_CRNG) sim__w_u8(wr, c->sc.timing);
 }
 
 static int cycle_load(void *impl, sim_reader *rd)
@@ -343,9 +353,8 @@ static int cycle_load(void *impl, sim_reader *rd)
         r->active = sim__r_u8(rd);
         phase[i] = sim__r_u64(rd);
         if (rd->err) return rd->err;
-        if (r->low >= r->high || r->high >= sc.ncolors || r->dir > SIM_CYCLE_PINGPONG ||
-            r->mode > SIM_CYCLE_BLEND || r->active > 1 || phase[i] >= sim__cycle_period(r) ||
-            (!r->active && phase[i] != 0))
+        if (r->low >= r->high || r->high >= sc.ncolors || r->dir > SIM_CYCLE_SINE_FULL ||
+            r->mode > SIM_CYCLE_BLEND || r->active > 1 || (!r->active && phase[i] != 0))
             return SIM_ECORRUPT;
     }
     size_t n = (size_t)sc.w * sc.h;
@@ -353,7 +362,18 @@ static int cycle_load(void *impl, sim_reader *rd)
     sc.px = malloc(n);
     if (!sc.px) return SIM_ENOMEM;
     sim__r_bytes(rd, sc.px, n);
-    if (sim_cycle_scene_check(&sc, why, sizeof why) != 0) {
+    if (rd->pos < rd->len) {
+        /* The optional timing byte: present only for Canvas Cycle timing, only for a file. */
+        sc.timing = sim__r_u8(rd);
+        if (sc.timing != SIM_CYCLE_TIMING_CANVAS || scene != CYC_SCENE_FILE) {
+            free(sc.px);
+            return SIM_ECORRUPT;
+        }
+    }
+    int bad = sim_cycle_scene_check(&sc, why, sizeof why) != 0;
+    for (int i = 0; !bad && i < sc.nranges; i++)
+        bad = phase[i] >= sim__cycle_period(&sc.ranges[i], sc.timing);
+    if (bad) {
         free(sc.px);
         return SIM_ECORRUPT;
     }
@@ -368,7 +388,9 @@ static int cycle_load(void *impl, sim_reader *rd)
 }
 
 /* ---- desync reports ----------------------------------------------------------------------------- */
-static const char *const dir_names[] = { "forward", "reverse", "ping-pong" };
+static const char *const dir_names[] = { "forward", "reverse", "ping-pong", "sine half",
+                                         "sine full" };
+static const char *const timing_names[] = { "CRNG", "Canvas Cycle" };
 
 static long cycle_diff(const void *ia, const void *ib, sim_diff_out *o)
 {
@@ -378,6 +400,11 @@ static long cycle_diff(const void *ia, const void *ib, sim_diff_out *o)
         sim_diff_line(o, "image size: %ux%u → %ux%u", (unsigned)a->sc.w, (unsigned)a->sc.h,
                       (unsigned)b->sc.w, (unsigned)b->sc.h);
         return 1;
+    }
+    if (a->sc.timing != b->sc.timing) {
+        sim_diff_line(o, "timing: %s → %s", timing_names[a->sc.timing & 1],
+                      timing_names[b->sc.timing & 1]);
+        n++;
     }
     if (a->speed != b->speed) {
         sim_diff_line(o, "speed: %u%% → %u%%", (unsigned)a->speed, (unsigned)b->speed);
@@ -412,8 +439,8 @@ static long cycle_diff(const void *ia, const void *ib, sim_diff_out *o)
         const sim_cycle_range *x = &a->sc.ranges[i], *y = &b->sc.ranges[i];
         if (x->low != y->low || x->high != y->high || x->rate != y->rate || x->dir != y->dir) {
             sim_diff_line(o, "range %d: %u..%u rate %u %s → %u..%u rate %u %s", i, x->low, x->high,
-                          x->rate, dir_names[x->dir % 3], y->low, y->high, y->rate,
-                          dir_names[y->dir % 3]);
+                          x->rate, dir_names[x->dir % 5], y->low, y->high, y->rate,
+                          dir_names[y->dir % 5]);
             n++;
         }
         if (x->mode != y->mode) {
@@ -426,7 +453,16 @@ static long cycle_diff(const void *ia, const void *ib, sim_diff_out *o)
                           y->active ? "on" : "off");
             n++;
         }
-        if (a->phase[i] != b->phase[i]) {
+        if (a->phase[i] != b->phase[i] && (a->sc.timing == SIM_CYCLE_TIMING_CANVAS ||
+                                           b->sc.timing == SIM_CYCLE_TIMING_CANVAS)) {
+            int sa, fa, sb, fb;
+            sim__cc_position(x, a->phase[i], &sa, &fa);
+            sim__cc_position(y, b->phase[i], &sb, &fb);
+            sim_diff_line(o, "range %d clock: %llu ms → %llu ms (at %d+%d/100 steps → %d+%d/100)",
+                          i, (unsigned long long)sim__cc_ms(a->phase[i]),
+                          (unsigned long long)sim__cc_ms(b->phase[i]), sa, fa, sb, fb);
+            n++;
+        } else if (a->phase[i] != b->phase[i]) {
             uint32_t oa = sim__cycle_offset(x, a->phase[i]), ob = sim__cycle_offset(y, b->phase[i]);
             sim_diff_line(o, "range %d phase: %llu → %llu (offset %u+%u/16384 → %u+%u/16384 steps)",
                           i, (unsigned long long)a->phase[i], (unsigned long long)b->phase[i],

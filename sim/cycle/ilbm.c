@@ -5,8 +5,11 @@
  * plane) or FORM PBM (chunky: a byte a pixel, rows padded to even); BMHD, CMAP, CAMG (EHB expands
  * the palette, HAM is refused), BODY uncompressed or ByteRun1; CRNG (rate, ACTIVE and REVERSE
  * flags, low, high) and CCRT (direction, low, high, step interval) ranges; other chunks skipped.
- * A private chunk VIVC (one byte of direction and one of mode per range) carries what CRNG cannot
- * say — ping-pong and BlendShift — so our own files round-trip; other readers skip it, as IFF says.
+ * A private chunk VIVC (one byte of direction and one of mode per range, then, for a scene that
+ * plays by Canvas Cycle's timing, the byte 1) carries what CRNG cannot say — ping-pong, Canvas
+ * Cycle's sine swings, BlendShift, and which clock the rates are for — so our own files round-trip;
+ * other readers skip it, as IFF says, and read the rates as CRNG rates (which is what a Canvas
+ * Cycle rate is: lbm2json copied it from CRNG).
  *
  * Everything is a pure function of (bytes, length): no file access, no globals, every read
  * bounds-checked, every failure an SIM_EFILE with a sentence. It is meant to be a fuzz target. */
@@ -286,14 +289,24 @@ int sim_cycle_from_ilbm(const uint8_t *buf, size_t len, sim_cycle_scene *out, ch
         out->nranges++;
     }
     if (vivc) {
-        /* Our own extension: direction and mode of each kept range, in file order. */
-        if (vivclen != 2u * out->nranges) {
+        /* Our own extension: direction and mode of each kept range, in file order, and the
+         * timing byte after them when it is Canvas Cycle's. */
+        if (vivclen != 2u * out->nranges && vivclen != 2u * out->nranges + 1) {
             sim__fmt(err, errlen, "IFF: VIVC describes %u ranges but the file has %u",
                      (unsigned)(vivclen / 2), (unsigned)out->nranges);
             goto bad_scene;
         }
+        if (vivclen & 1) {
+            if (vivc[vivclen - 1] != SIM_CYCLE_TIMING_CANVAS) {
+                sim__fmt(err, errlen, "IFF: VIVC gives timing %u (1 is Canvas Cycle's)",
+                         (unsigned)vivc[vivclen - 1]);
+                goto bad_scene;
+            }
+            out->timing = SIM_CYCLE_TIMING_CANVAS;
+        }
+        int dirmax = out->timing == SIM_CYCLE_TIMING_CANVAS ? SIM_CYCLE_SINE_FULL : SIM_CYCLE_PINGPONG;
         for (int i = 0; i < out->nranges; i++) {
-            if (vivc[2 * i] > SIM_CYCLE_PINGPONG || vivc[2 * i + 1] > SIM_CYCLE_BLEND) {
+            if (vivc[2 * i] > dirmax || vivc[2 * i + 1] > SIM_CYCLE_BLEND) {
                 sim__fmt(err, errlen, "IFF: VIVC gives range %d direction %u and mode %u", i,
                          (unsigned)vivc[2 * i], (unsigned)vivc[2 * i + 1]);
                 goto bad_scene;
@@ -420,12 +433,13 @@ size_t sim_cycle_to_ilbm(const sim_cycle_scene *s, int pbm, uint8_t *buf, size_t
         put8(&b, r->high);
         chunk_end(&b, at);
     }
-    if (s->nranges) {
+    if (s->nranges || s->timing != SIM_CYCLE_TIMING_CRNG) {
         at = chunk_begin(&b, "VIVC");
         for (int i = 0; i < s->nranges; i++) {
             put8(&b, s->ranges[i].dir);
             put8(&b, s->ranges[i].mode);
         }
+        if (s->timing != SIM_CYCLE_TIMING_CRNG) put8(&b, s->timing);
         chunk_end(&b, at);
     }
     at = chunk_begin(&b, "BODY");

@@ -1,22 +1,29 @@
 /* scene.c — the scene type of the cycle world (scene.h): an index image, a palette and its cycle
- * ranges; its checks, and the timing arithmetic that turns ranges and a phase into a palette.
- * Everything in sim/cycle/ depends on this file and it depends on nothing there: the importers
- * build scenes, the world (cycle.c) runs them. */
+ * ranges; its checks, and the timing arithmetic that turns ranges and a phase into a palette
+ * (CRNG's here, Canvas Cycle's in cctiming.c, which this file calls and which needs only the
+ * types). Everything else in sim/cycle/ depends on this file and it on nothing else there: the
+ * importers build scenes, the world (cycle.c) runs them. */
 #include "scene_int.h"
 #include <stdlib.h>
 
 /* ---- timing -------------------------------------------------------------------------------------- */
-uint64_t sim__cycle_period(const sim_cycle_range *r)
+uint64_t sim__cycle_period(const sim_cycle_range *r, int timing)
 {
+    if (timing == SIM_CYCLE_TIMING_CANVAS) return CYC_CC_CLOCK_PERIOD;
     uint64_t n = (uint64_t)(r->high - r->low + 1);
     uint64_t steps = r->dir == SIM_CYCLE_PINGPONG ? 2 * n : n;
     return steps * CYC_SUB * CYC_SPEED_UNIT;
 }
 
+uint64_t sim__cycle_tick(const sim_cycle_range *r, int timing, unsigned speed)
+{
+    return timing == SIM_CYCLE_TIMING_CANVAS ? speed : (uint64_t)r->rate * speed;
+}
+
 uint32_t sim__cycle_offset(const sim_cycle_range *r, uint64_t phase)
 {
     uint64_t n = (uint64_t)(r->high - r->low + 1), span = n * CYC_SUB;
-    uint64_t p = (phase % sim__cycle_period(r)) / CYC_SPEED_UNIT;     /* sub-steps */
+    uint64_t p = (phase % sim__cycle_period(r, SIM_CYCLE_TIMING_CRNG)) / CYC_SPEED_UNIT;
     uint64_t o;
     if (r->dir == SIM_CYCLE_REVERSE) o = (span - p) % span;
     else if (r->dir == SIM_CYCLE_PINGPONG) o = (p <= span ? p : 2 * span - p) % span;
@@ -24,8 +31,12 @@ uint32_t sim__cycle_offset(const sim_cycle_range *r, uint64_t phase)
     return (uint32_t)o;
 }
 
-void sim__cycle_apply(const sim_cycle_range *r, uint64_t phase, uint8_t *pal)
+void sim__cycle_apply(const sim_cycle_range *r, int timing, uint64_t phase, uint8_t *pal)
 {
+    if (timing == SIM_CYCLE_TIMING_CANVAS) {
+        if (r->active && r->rate) sim__cc_apply(r, phase, pal);
+        return;
+    }
     int n = r->high - r->low + 1;
     uint32_t o = sim__cycle_offset(r, phase);
     int k = (int)(o / CYC_SUB);
@@ -68,6 +79,11 @@ int sim_cycle_scene_check(const sim_cycle_scene *s, char *err, size_t errlen)
         sim__fmt(err, errlen, "palette has %u colours; a scene has 1 to 256", (unsigned)s->ncolors);
         return SIM_EFILE;
     }
+    if (s->timing > SIM_CYCLE_TIMING_CANVAS) {
+        sim__fmt(err, errlen, "timing %u is neither CRNG (0) nor Canvas Cycle (1)",
+                 (unsigned)s->timing);
+        return SIM_EFILE;
+    }
     if (s->nranges > SIM_CYCLE_MAX_RANGES) {
         sim__fmt(err, errlen, "%u cycle ranges; at most %u", (unsigned)s->nranges,
                  SIM_CYCLE_MAX_RANGES);
@@ -75,7 +91,8 @@ int sim_cycle_scene_check(const sim_cycle_scene *s, char *err, size_t errlen)
     }
     for (int i = 0; i < s->nranges; i++) {
         const sim_cycle_range *r = &s->ranges[i];
-        if (r->low >= r->high || r->high >= s->ncolors || r->dir > SIM_CYCLE_PINGPONG ||
+        int dirmax = s->timing == SIM_CYCLE_TIMING_CANVAS ? SIM_CYCLE_SINE_FULL : SIM_CYCLE_PINGPONG;
+        if (r->low >= r->high || r->high >= s->ncolors || r->dir > dirmax ||
             r->mode > SIM_CYCLE_BLEND || r->active > 1) {
             sim__fmt(err, errlen, "cycle range %d (%u..%u, direction %u, mode %u) is impossible "
                      "for a palette of %u colours", i, (unsigned)r->low, (unsigned)r->high,
@@ -117,8 +134,10 @@ void sim_cycle_palette_at(const sim_cycle_scene *s, uint64_t ticks, uint8_t *rgb
     for (int i = 0; i < s->nranges; i++) {
         const sim_cycle_range *r = &s->ranges[i];
         if (!r->active || !r->rate) continue;
-        uint64_t per = sim__cycle_period(r);
-        uint64_t phase = ((ticks % per) * (((uint64_t)r->rate * CYC_SPEED_UNIT) % per)) % per;
-        sim__cycle_apply(r, phase, rgb);
+        uint64_t per = sim__cycle_period(r, s->timing);
+        /* No overflow: CRNG periods are below 2^30 and a tick adds below 2^23; Canvas Cycle's
+         * clock period is 2^50 and a tick adds 100. */
+        uint64_t phase = ((ticks % per) * (sim__cycle_tick(r, s->timing, CYC_SPEED_UNIT) % per)) % per;
+        sim__cycle_apply(r, s->timing, phase, rgb);
     }
 }

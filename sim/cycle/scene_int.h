@@ -16,8 +16,13 @@
 #define CYC_SPEED_MIN 10
 #define CYC_SPEED_MAX 400
 
-/* A range's phase period in phase units: size steps (forward, reverse), 2·size (ping-pong). */
-uint64_t sim__cycle_period(const sim_cycle_range *r);
+/* A range's phase period in phase units. CRNG timing: size steps (forward, reverse), 2·size
+ * (ping-pong). Canvas Cycle timing: CYC_CC_CLOCK_PERIOD, whatever the range. */
+uint64_t sim__cycle_period(const sim_cycle_range *r, int timing);
+
+/* What one tick at `speed` percent adds to an active range's phase: rate·speed (CRNG timing), or
+ * speed (Canvas Cycle timing: the clock, in hundredths of a tick). */
+uint64_t sim__cycle_tick(const sim_cycle_range *r, int timing, unsigned speed);
 
 /* The offset of a range at a phase, in sub-steps, 0 ≤ offset < size·CYC_SUB: how far its colours
  * have rotated forward. Reverse counts down from size; ping-pong runs up to size and back. */
@@ -30,9 +35,39 @@ static inline uint8_t sim__cycle_mix(uint8_t a, uint8_t b, uint32_t f)
     return (uint8_t)(((uint32_t)a * (CYC_SUB - f) + (uint32_t)b * f + CYC_SUB / 2) >> 14);
 }
 
-/* Rotate one range of pal (3 bytes an entry) in place to its colours at `phase`. Standard mode
- * shows whole steps; blend mode fades each entry toward the colour arriving next. */
-void sim__cycle_apply(const sim_cycle_range *r, uint64_t phase, uint8_t *pal);
+/* Rotate one range of pal (3 bytes an entry) in place to its colours at `phase`, by the scene's
+ * timing. Standard mode shows whole steps; blend mode fades each entry toward the colour arriving
+ * next. An inactive range of a Canvas Cycle scene, or one of rate 0, is left as it is. */
+void sim__cycle_apply(const sim_cycle_range *r, int timing, uint64_t phase, uint8_t *pal);
+
+/* ---- Canvas Cycle timing (cctiming.c) ---------------------------------------------------------
+ * A Canvas Cycle range's phase is a clock in hundredths of a tick: each tick adds the speed (100
+ * at speed 100), so after t ticks at speed 100 it is 100·t and Canvas Cycle's millisecond clock
+ * (GetTickCount, whole milliseconds since the page started) reads ⌊clock/6⌋ = ⌊1000·t/60⌋. The
+ * clock wraps at 2^50 (5,900 years at speed 100), below which every double in the arithmetic
+ * holds its integers exactly. */
+#define CYC_CC_CLOCK_PERIOD (UINT64_C(1) << 50)
+#define CYC_CC_PRECISION 100           /* Palette.PRECISION: amounts and blends in hundredths */
+
+/* Canvas Cycle's milliseconds at a clock. */
+uint64_t sim__cc_ms(uint64_t clock);
+
+/* Where Canvas Cycle's Palette.cycle puts a range at a clock (speed 1, its default): *shift whole
+ * steps forward (0..size; reverse ranges run them backwards) and the BlendShift frame *frame
+ * (0..99 hundredths toward the next colour), exactly as its doubles give them. */
+void sim__cc_position(const sim_cycle_range *r, uint64_t clock, int *shift, int *frame);
+
+/* Canvas Cycle's fadeColor for one channel: ⌊a + (b − a)·frame/100⌋, which is exactly
+ * (a·(100 − frame) + b·frame) / 100 in integers (docs/cycle.md). */
+static inline uint8_t sim__cc_fade(uint8_t a, uint8_t b, int frame)
+{
+    return (uint8_t)(((unsigned)a * (unsigned)(CYC_CC_PRECISION - frame) + (unsigned)b * (unsigned)frame) /
+                     CYC_CC_PRECISION);
+}
+
+/* One range of pal in place to its colours at `clock`, as Canvas Cycle's Palette.cycle leaves
+ * them: shiftColors in standard mode, blendShiftColors in blend mode. */
+void sim__cc_apply(const sim_cycle_range *r, uint64_t clock, uint8_t *pal);
 
 /* Append a sentence to an importer's notes, "; "-separated, cut to fit. notes may be NULL. */
 void sim__cycle_note(char *notes, size_t cap, const char *msg);

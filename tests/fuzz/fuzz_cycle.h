@@ -19,6 +19,7 @@ static inline void fuzz_scene_same(const sim_cycle_scene *a, const sim_cycle_sce
     FUZZ_CHECK(memcmp(a->rgb, b->rgb, (size_t)a->ncolors * 3) == 0, "%s: palette differs", how);
     FUZZ_CHECK(memcmp(a->px, b->px, (size_t)a->w * a->h) == 0, "%s: pixels differ", how);
     FUZZ_CHECK(a->nranges == b->nranges, "%s: %u ranges -> %u", how, (unsigned)a->nranges, (unsigned)b->nranges);
+    FUZZ_CHECK(a->timing == b->timing, "%s: timing %u -> %u", how, (unsigned)a->timing, (unsigned)b->timing);
     for (int i = 0; i < a->nranges; i++) {
         const sim_cycle_range *x = &a->ranges[i], *y = &b->ranges[i];
         FUZZ_CHECK(x->low == y->low && x->high == y->high && x->rate == y->rate && x->dir == y->dir &&
@@ -94,12 +95,17 @@ static inline void fuzz_scene_roundtrip(const sim_cycle_scene *s, int which)
     free(buf);
 }
 
-/* The palette over time: at tick 0 it is the base palette. */
+/* The palette over time: at tick 0 it is the base palette (but where a Canvas Cycle sine swing
+ * plays: it starts a quarter of its sway in). */
 static inline void fuzz_scene_palette(const sim_cycle_scene *s, uint64_t t)
 {
     uint8_t rgb[SIM_PALETTE_MAX * 3];
+    int sine = 0;
+    for (int i = 0; i < s->nranges; i++)
+        sine |= s->ranges[i].active && s->ranges[i].rate && s->ranges[i].dir >= SIM_CYCLE_SINE_HALF;
     sim_cycle_palette_at(s, 0, rgb);
-    FUZZ_CHECK(memcmp(rgb, s->rgb, (size_t)s->ncolors * 3) == 0, "the palette at tick 0 is not the base palette");
+    FUZZ_CHECK(sine || memcmp(rgb, s->rgb, (size_t)s->ncolors * 3) == 0,
+               "the palette at tick 0 is not the base palette");
     sim_cycle_palette_at(s, t, rgb);
     sim_cycle_palette_at(s, UINT64_MAX - t, rgb);
 }

@@ -576,6 +576,14 @@ static void corpus_scenes(void)
                      "{\"reverse\":0,\"rate\":0,\"low\":0,\"high\":0}],\n"
                      "\"pixels\":[0,1,2,3,3,2,1,0]});\n";
     put_file("ccjson", "canvascycle-jsonp.json", cc, strlen(cc));
+    /* As lbm2json writes it: a JavaScript object literal, keys bare, the name in single quotes, a
+     * line per row of pixels; every reverse value Canvas Cycle reads, and a placeholder cycle. */
+    const char *lit = "{filename:'V29.LBM',width:4,height:2,colors:[[0,0,0],[255,0,0],[0,255,0],"
+                      "[0,0,255],[255,255,0],[0,255,255]],cycles:[{reverse:0,rate:1536,low:1,high:3},"
+                      "{reverse:2,rate:2841,low:0,high:5},{reverse:3,rate:280,low:2,high:4},"
+                      "{reverse:4,rate:2000,low:0,high:3},{reverse:5,rate:8400,low:1,high:5},"
+                      "{reverse:0,rate:0,low:0,high:0}],pixels:[\n0,1,2,3\n,4,5,0,1]}\n";
+    put_file("ccjson", "lbm2json-literal.js", lit, strlen(lit));
     const char *bad = "{\"width\":2,\"height\":1,\"colors\":[[1,2,3]],\"pixels\":[0,1]}";
     put_file("ccjson", "pixel-out-of-palette.json", bad, strlen(bad));
     /* An ILBM with a hand-made header only (no BODY), and a PBM ByteRun1 corner case. */
