@@ -31,6 +31,19 @@
 #define SHOVE_RADIUS 40.0            /* ours */
 #define SHOVE_MAX 8.0                /* ours: the cap on a shove, units per tick (under the 9 cap) */
 
+/* ---- events ------------------------------------------------------------------------------------
+ * `brain creature=I species=lizard|scrambler from=STATE to=STATE`: a brain ended a tick in
+ * another state than it began it in (a lunge is to=lunge). Names are the brains' static strings. */
+static void report_brain(const sim_ctx *ctx, const terra_world *t, int ci, int was)
+{
+    const terra_creature *c = &t->cr[ci];
+    sim_event *e = sim_event_add(ctx, "brain");
+    sim_event_num(e, "creature", ci);
+    sim_event_str(e, "species", spec(c)->name);
+    sim_event_str(e, "from", terra__brain_name(was));
+    sim_event_str(e, "to", terra__brain_name(c->brain));
+}
+
 /* ---- the tick ------------------------------------------------------------------------------------- */
 /* One tick, after the queued inputs: every brain thinks, every body is pushed, one solver step,
  * then every creature senses and moves its limbs and head. Allocates nothing. */
@@ -39,7 +52,11 @@ static void terra_step(void *impl, const sim_ctx *ctx)
     terra_world *t = impl;
     t->tick = ctx->tick;
     if (t->ptr_ttl) t->ptr_ttl--;
-    for (int i = 0; i < t->ncr; i++) terra__think(t, i);
+    for (int i = 0; i < t->ncr; i++) {
+        uint8_t was = t->cr[i].brain;
+        terra__think(t, i);
+        if (t->cr[i].brain != was) report_brain(ctx, t, i, was);
+    }
     for (int i = 0; i < t->ncr; i++) terra__push(t, &t->cr[i]);
     sim_verlet_step(&t->v);
     for (int i = 0; i < t->ncr; i++) {
