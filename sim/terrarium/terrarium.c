@@ -30,6 +30,9 @@
 #define GRAB_REACH 16.0              /* ours: a grab takes a chunk whose edge is this close */
 #define SHOVE_RADIUS 40.0            /* ours */
 #define SHOVE_MAX 8.0                /* ours: the cap on a shove, units per tick (under the 9 cap) */
+#define OPENING_X0 40                /* ours: the demo's creatures start on the floor between … */
+#define OPENING_X1 440               /* … these x (the outer floor waypoints, give or take) … */
+#define OPENING_APART 140            /* … at least this far apart (a lunge and a bit) */
 
 /* ---- events ------------------------------------------------------------------------------------
  * `brain creature=I species=lizard|scrambler from=STATE to=STATE`: a brain ended a tick in
@@ -233,7 +236,7 @@ static void terra_apply_input(void *impl, const sim_ctx *ctx, const sim_input *i
         if (in->args[0] == BODY_ROPE) {
             if (terra__count_bodies(t, BODY_ROPE) < TERRA_MAX_ROPES) terra__build_rope(t, x, y);
         } else {
-            terra__build_creature(t, in->args[0] == BODY_LIZARD ? SPECIES_LIZARD : SPECIES_SCRAMBLER, x, y,
+            terra__build_creature(t, in->args[0] == BODY_LIZARD ? SPECIES_LIZARD : SPECIES_SCRAMBLER, x, y, 0,
                            ctx->seed);
         }
         break;
@@ -252,6 +255,24 @@ static const sim_param_desc terra_params[] = {
     [P_SCENE] = { "scene", SIM_PARAM_ENUM, SCENE_DEMO, 0, 0, scene_names, NULL,
                   "demo (a lizard and a scrambler) or empty (the room alone)" },
 };
+
+/* The demo's opening, drawn from the seed's stream "terrarium.opening" (ours: the seed names no
+ * places): the lizard somewhere on the floor facing either way, the scrambler on the floor at
+ * least OPENING_APART from it, facing either way. The two can start inside the lizard's 260-unit
+ * spotting range (a hunt from the first second) or outside it (a patrol first): seeds differ from
+ * the first tick. */
+static void build_opening(terra_world *t, uint64_t seed)
+{
+    sim_rng r;
+    sim_rng_stream(&r, seed, "terrarium.opening");
+    int lx = sim_rng_range(&r, OPENING_X0, OPENING_X1);
+    int lf = sim_rng_below(&r, 2) ? 1 : -1;
+    int sx = lx;
+    while (dabs((double)(sx - lx)) < OPENING_APART) sx = sim_rng_range(&r, OPENING_X0, OPENING_X1);
+    int sf = sim_rng_below(&r, 2) ? 1 : -1;
+    terra__build_creature(t, SPECIES_LIZARD, lx, FLOOR_Y - 12.0, lf, seed);
+    terra__build_creature(t, SPECIES_SCRAMBLER, sx, FLOOR_Y - 10.0, sf, seed);
+}
 
 static void terra_destroy(void *impl)
 {
@@ -288,10 +309,7 @@ static int terra_create(const sim_params *p, uint64_t seed, int bare, void **imp
     t->v.seg = terra_segs;
     t->v.nseg = TERRA_NSEG;
     t->next_tag = 1;
-    if (!bare && t->scene == SCENE_DEMO) {
-        terra__build_creature(t, SPECIES_LIZARD, 110.0, FLOOR_Y - 12.0, seed);
-        terra__build_creature(t, SPECIES_SCRAMBLER, 330.0, FLOOR_Y - 10.0, seed);
-    }
+    if (!bare && t->scene == SCENE_DEMO) build_opening(t, seed);
     *impl = t;
     return 0;
 }
