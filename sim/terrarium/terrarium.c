@@ -326,7 +326,9 @@ static void terra_render(const void *impl, const sim_ctx *ctx, int view, sim_fra
     terra__render(impl, ctx, view, out);
 }
 
-static const char *const terra_views[] = { "normal", "xray" };
+static const char *const terra_views[] = {
+    [TERRA_VIEW_NORMAL] = "normal", [TERRA_VIEW_XRAY] = "xray", [TERRA_VIEW_HOMAGE] = "homage",
+};
 
 const sim_kind sim__kind_terrarium = {
     .name = "terrarium",
@@ -340,7 +342,7 @@ const sim_kind sim__kind_terrarium = {
     .enums = terra_enums,
     .nenums = 1,
     .views = terra_views,
-    .nviews = 2,
+    .nviews = (int)(sizeof terra_views / sizeof terra_views[0]),
     .create = terra_create,
     .destroy = terra_destroy,
     .check_input = terra_check_input,
