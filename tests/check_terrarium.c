@@ -1203,6 +1203,63 @@ START_TEST(outline_not_across_the_body)
 }
 END_TEST
 
+/* Distance from (x, y) to the segment a–b. */
+static double seg_dist(double x, double y, double ax, double ay, double bx, double by)
+{
+    double ex = bx - ax, ey = by - ay, l2 = ex * ex + ey * ey;
+    double u = l2 > 0 ? ((x - ax) * ex + (y - ay) * ey) / l2 : 0.0;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    return hypot(x - (ax + u * ex), y - (ay + u * ey));
+}
+
+/* A turn round keeps a silhouette: half way round, the lizard's body is folded (the tail leaves
+ * the hips the way the chest points) and torso and tail lie over each other; the torso is drawn
+ * over the tail with its own outline, so in most folded frames there is outline ink inside the
+ * tail's silhouette, along the torso's edge. Drawn as one silhouette (as it was), the fold is one
+ * lump with no ink inside it. */
+START_TEST(turns_keep_a_silhouette)
+{
+    int frames = 0, inked = 0;
+    for (uint64_t seed = 1; seed <= 6 && frames < 40; seed++) {
+        sim_world *w = mk(seed, "");
+        terra_world *t = T(w);
+        sim_frame f;
+        sim_world_frame_init(w, &f);
+        int ink = terra__doll_ink(SPECIES_LIZARD, TERRA_INK_OUTLINE);
+        for (int tick = 0; tick < 3000 && frames < 40; tick++) {
+            sim_world_step(w);
+            const terra_creature *c = &t->cr[0];
+            const sim_chunk *ch = chunk(t, 0, 1), *hp = chunk(t, 0, 2), *t1 = chunk(t, 0, 3);
+            double fold = (ch->x - hp->x) * (hp->x - t1->x) + (ch->y - hp->y) * (hp->y - t1->y);
+            if (c->turn == TURN_NONE || fold >= 0.0 || c->nav != NAV_WALK) continue;
+            sim_world_render(w, 0, &f);
+            frames++;
+            double s = t->scale, torso_r = 6.0 * s;     /* the hips' drawn radius */
+            int n = 0;
+            for (int y = 0; y < f.h; y++)
+                for (int x = 0; x < f.w; x++) {
+                    if (f.px[(size_t)y * f.w + x] != ink) continue;
+                    double d = seg_dist(x, y, ch->x * s, ch->y * s, hp->x * s, hp->y * s);
+                    if (d < torso_r - 0.5 || d > torso_r + 1.8) continue;        /* the torso's edge */
+                    for (int k = 3; k + 1 < 3 + 7; k++) {
+                        const sim_chunk *a = chunk(t, 0, k), *b = chunk(t, 0, k + 1);
+                        if (seg_dist(x, y, a->x * s, a->y * s, b->x * s, b->y * s) < 2.4 * s) {
+                            n++;                                                  /* inside the tail */
+                            break;
+                        }
+                    }
+                }
+            inked += n > 0;
+        }
+        sim_frame_free(&f);
+        sim_world_destroy(w);
+    }
+    ck_assert_int_ge(frames, 10);
+    ck_assert_msg(inked * 10 >= frames * 7, "the torso's outline crosses the tail in %d of %d folded frames",
+                  inked, frames);
+}
+END_TEST
+
 /* With extra creatures spawned (eight scramblers crowding the refuge, lizards under it), the
  * x-ray's labels never overprint: no two labels' rectangles overlap or touch (3 clear columns, 2
  * clear rows), all are inside the frame, and on screen each label's pixels are text or its own
@@ -1320,6 +1377,7 @@ Suite *suite_terrarium(void)
     tcase_add_test(tc, homage_keeps_the_poles);
     tcase_add_test(tc, far_limbs_in_a_lighter_grey);
     tcase_add_test(tc, outline_not_across_the_body);
+    tcase_add_test(tc, turns_keep_a_silhouette);
     tcase_add_test(tc, xray_labels_never_overprint);
     suite_add_tcase(s, tc);
     return s;

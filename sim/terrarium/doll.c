@@ -426,11 +426,13 @@ static void build_spine(const terra_world *t, const terra_creature *c, spine *s)
 /* The silhouette, in three passes so that the near legs can go between them: the ink outline
  * (the capsule chain along the spine and the neck, a pixel wider), the fill, and the shading (a
  * lighter back, the lizard's dorsal flecks, the scrambler's pale belly). The homage's canvas has
- * no outline. */
+ * no outline. parts says which of it: the torso (the neck and chest to hips), the tail (hips
+ * on), or both as one silhouette. */
 enum { BODY_INK, BODY_FILL, BODY_SHADE };
+enum { PART_TORSO = 1, PART_TAIL = 2, PART_ALL = 3 };
 
 static void draw_body(const pen *p, const terra_world *t, const terra_creature *c, const spine *s,
-                      int pass)
+                      int pass, int parts)
 {
     const look *lk = &LOOKS[c->species];
     const sim_chunk *head = &t->v.chunk[terra__chunk(t, c, 0)];
@@ -439,18 +441,20 @@ static void draw_body(const pen *p, const terra_world *t, const terra_creature *
         for (int i = 0; i + 1 < s->n; i++) {
             /* The back catches the light: a thinner band shifted up. */
             if (i >= 3 && c->species == SPECIES_LIZARD) break;
+            if (!(parts & (i == 0 ? PART_TORSO : PART_TAIL))) continue;
             w_capsule(p, s->x[i], s->y[i] - s->r[i] * 0.45, s->x[i + 1], s->y[i + 1] - s->r[i + 1] * 0.45,
                       s->r[i] * 0.42, s->r[i + 1] * 0.42, lk->light);
         }
         if (p->small) return;
         if (c->species == SPECIES_LIZARD) {
             for (int i = 0; i + 1 < s->n && i < 5; i++) {
+                if (!(parts & (i == 0 ? PART_TORSO : PART_TAIL))) continue;
                 double mx = 0.5 * (s->x[i] + s->x[i + 1]), my = 0.5 * (s->y[i] + s->y[i + 1]);
                 double r = 0.5 * (s->r[i] + s->r[i + 1]);
                 put(p->f, px(p, mx), px(p, my - r * 0.55), lk->dark);
                 put(p->f, px(p, mx) + 1, px(p, my - r * 0.55), lk->dark);
             }
-        } else {
+        } else if (parts & PART_TORSO) {
             double mx = 0.5 * (s->x[0] + s->x[1]), my = 0.5 * (s->y[0] + s->y[1]);
             w_capsule(p, s->x[0], s->y[0] + s->r[0] * 0.45, mx, my + s->r[1] * 0.5, s->r[0] * 0.4,
                       s->r[1] * 0.35, C_SCR_BELLY);
@@ -461,9 +465,23 @@ static void draw_body(const pen *p, const terra_world *t, const terra_creature *
     double grow = pass == BODY_INK ? 1.0 / p->s : 0.0;          /* one pixel, in units */
     ipt q[2 + TERRA_MAX_TAIL], qh = at(p, head->x, head->y);   /* the outline's and the fill's */
     for (int i = 0; i < s->n; i++) q[i] = at(p, s->x[i], s->y[i]);
-    for (int i = 0; i + 1 < s->n; i++) capsule_at(p, q[i], q[i + 1], s->r[i] + grow, s->r[i + 1] + grow, col);
+    for (int i = 0; i + 1 < s->n; i++)
+        if (parts & (i == 0 ? PART_TORSO : PART_TAIL))
+            capsule_at(p, q[i], q[i + 1], s->r[i] + grow, s->r[i + 1] + grow, col);
     /* The neck, from the chest toward the head. */
-    capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
+    if (parts & PART_TORSO) capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
+}
+
+/* Folded: the tail leaves the hips back the way the chest points (a turn round half done, a
+ * body doubled over in a fall), so that torso and tail lie over each other. Drawn as one
+ * silhouette that would be one lump; the doll draws the tail first, then the torso over it with
+ * its own outline. */
+static int folded(const spine *s)
+{
+    if (s->n < 3) return 0;
+    double fx = s->x[0] - s->x[1], fy = s->y[0] - s->y[1];
+    double tx = s->x[1] - s->x[2], ty = s->y[1] - s->y[2];
+    return fx * tx + fy * ty < 0.0;
 }
 
 /* The head: one angle, drawn. The lizard's is a wedge with a jaw that opens to stalk and wide to
@@ -643,15 +661,21 @@ static void draw_creature(const pen *p, const terra_world *t, const terra_creatu
     spine s;
     build_spine(t, c, &s);
     int near_odd = c->facing > 0;                  /* facing right, the right-hand limbs are near */
+    int parts = PART_ALL;
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) != near_odd) draw_leg(p, t, c, i, 1, LEG_FILL);
-    draw_body(p, t, c, &s, BODY_INK);
+    if (folded(&s)) {
+        /* The tail, whole, under the torso. */
+        for (int pass = BODY_INK; pass <= BODY_SHADE; pass++) draw_body(p, t, c, &s, pass, PART_TAIL);
+        parts = PART_TORSO;
+    }
+    draw_body(p, t, c, &s, BODY_INK, parts);
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_INK);
-    draw_body(p, t, c, &s, BODY_FILL);
+    draw_body(p, t, c, &s, BODY_FILL, parts);
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_FILL);
-    draw_body(p, t, c, &s, BODY_SHADE);
+    draw_body(p, t, c, &s, BODY_SHADE, parts);
     draw_head(p, t, c);
 }
 
