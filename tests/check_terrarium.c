@@ -438,22 +438,25 @@ START_TEST(hunts_end_in_lunges)
 END_TEST
 
 /* The opening is the seed's: over seeds 1..16 the lizard starts in many places, facing either
- * way, always at least 140 units from the scrambler; and one second in, no two seeds show the
- * same picture. */
+ * way; the scrambler on the floor at least 140 units from it, or on a plank; some seeds open with
+ * a hunt and some with a patrol; and one second in, no two seeds show the same picture. */
 START_TEST(opening_depends_on_the_seed)
 {
     double lx[16];
     uint64_t fh[16];
-    int faces[2] = { 0, 0 };
+    int faces[2] = { 0, 0 }, on_plank = 0, hunts = 0;
     for (int s = 0; s < 16; s++) {
         sim_world *w = mk((uint64_t)s + 1, "");
         terra_world *t = T(w);
         ck_assert_int_eq(t->ncr, 2);
         lx[s] = chunk(t, 0, 1)->x;
-        ck_assert_double_ge(fabs(chunk(t, 1, 1)->x - lx[s]), 140.0 - 30.0);   /* fitted to the walls */
+        if (chunk(t, 1, 1)->y < 200.0) on_plank++;
+        else ck_assert_double_ge(fabs(chunk(t, 1, 1)->x - lx[s]), 140.0 - 30.0);   /* fitted to the walls */
         faces[t->cr[0].facing > 0]++;
         faces[t->cr[1].facing > 0]++;
-        run(w, 40);
+        run(w, 1);
+        hunts += t->cr[0].brain == BR_STALK;
+        run(w, 39);
         sim_frame f;
         sim_world_frame_init(w, &f);
         sim_world_render(w, 0, &f);
@@ -473,6 +476,8 @@ START_TEST(opening_depends_on_the_seed)
     ck_assert_msg(distinct >= 8, "the lizard starts in only %d places (10 units apart) over 16 seeds", distinct);
     ck_assert_int_gt(faces[0], 4);
     ck_assert_int_gt(faces[1], 4);
+    ck_assert_msg(on_plank >= 2 && on_plank <= 10, "%d of 16 scramblers start on a plank", on_plank);
+    ck_assert_msg(hunts >= 4 && hunts <= 14, "%d of 16 seeds open with a hunt", hunts);
 }
 END_TEST
 

@@ -32,7 +32,8 @@
 #define SHOVE_MAX 8.0                /* ours: the cap on a shove, units per tick (under the 9 cap) */
 #define OPENING_X0 40                /* ours: the demo's creatures start on the floor between … */
 #define OPENING_X1 440               /* … these x (the outer floor waypoints, give or take) … */
-#define OPENING_APART 140            /* … at least this far apart (a lunge and a bit) */
+#define OPENING_APART 140            /* … at least this far apart (a lunge and a bit), unless the
+                                      * scrambler starts on a plank */
 
 /* ---- events ------------------------------------------------------------------------------------
  * `brain creature=I species=lizard|scrambler from=STATE to=STATE`: a brain ended a tick in
@@ -257,21 +258,31 @@ static const sim_param_desc terra_params[] = {
 };
 
 /* The demo's opening, drawn from the seed's stream "terrarium.opening" (ours: the seed names no
- * places): the lizard somewhere on the floor facing either way, the scrambler on the floor at
- * least OPENING_APART from it, facing either way. The two can start inside the lizard's 260-unit
- * spotting range (a hunt from the first second) or outside it (a patrol first): seeds differ from
- * the first tick. */
+ * places): the lizard somewhere on the floor facing either way; the scrambler, two times in
+ * three, on the floor at least OPENING_APART from it, else in the middle of one of the planks,
+ * facing either way. The two can start in sight and inside the lizard's 260-unit spotting range
+ * (a hunt from the first second), out of range, or out of sight above a plank (a patrol first):
+ * seeds differ from the first tick. */
 static void build_opening(terra_world *t, uint64_t seed)
 {
     sim_rng r;
     sim_rng_stream(&r, seed, "terrarium.opening");
     int lx = sim_rng_range(&r, OPENING_X0, OPENING_X1);
     int lf = sim_rng_below(&r, 2) ? 1 : -1;
-    int sx = lx;
-    while (dabs((double)(sx - lx)) < OPENING_APART) sx = sim_rng_range(&r, OPENING_X0, OPENING_X1);
     int sf = sim_rng_below(&r, 2) ? 1 : -1;
+    double sx, sy;
+    if (sim_rng_below(&r, 3) < 2) {
+        int x = lx;
+        while (dabs((double)(x - lx)) < OPENING_APART) x = sim_rng_range(&r, OPENING_X0, OPENING_X1);
+        sx = x;
+        sy = FLOOR_Y - 10.0;
+    } else {
+        const sim_seg *pl = &terra_segs[sim_rng_below(&r, 2) ? SEG_PLANK_R : SEG_PLANK_L];
+        sx = 0.5 * (pl->ax + pl->bx) + sf * 10.0;     /* the tail's longer than the neck */
+        sy = pl->ay - 10.0;
+    }
     terra__build_creature(t, SPECIES_LIZARD, lx, FLOOR_Y - 12.0, lf, seed);
-    terra__build_creature(t, SPECIES_SCRAMBLER, sx, FLOOR_Y - 10.0, sf, seed);
+    terra__build_creature(t, SPECIES_SCRAMBLER, sx, sy, sf, seed);
 }
 
 static void terra_destroy(void *impl)
