@@ -1219,9 +1219,9 @@ static double seg_dist(double x, double y, double ax, double ay, double bx, doub
 
 /* A turn round keeps a silhouette: half way round, the lizard's body is folded (the tail leaves
  * the hips the way the chest points) and torso and tail lie over each other; the torso is drawn
- * over the tail with its own outline, so in most folded frames there is outline ink inside the
- * tail's silhouette, along the torso's edge. Drawn as one silhouette (as it was), the fold is one
- * lump with no ink inside it. */
+ * over the tail with a crease round its edge, so in most folded frames the crease colour lies
+ * inside the tail's silhouette, along the torso's edge. Drawn as one silhouette (as it was), the
+ * fold is one lump with nothing inside it. */
 START_TEST(turns_keep_a_silhouette)
 {
     int frames = 0, inked = 0;
@@ -1230,7 +1230,7 @@ START_TEST(turns_keep_a_silhouette)
         terra_world *t = T(w);
         sim_frame f;
         sim_world_frame_init(w, &f);
-        int ink = terra__doll_ink(SPECIES_LIZARD, TERRA_INK_OUTLINE);
+        int ink = terra__doll_ink(SPECIES_LIZARD, TERRA_INK_CREASE);
         for (int tick = 0; tick < 3000 && frames < 40; tick++) {
             sim_world_step(w);
             const terra_creature *c = &t->cr[0];
@@ -1260,7 +1260,7 @@ START_TEST(turns_keep_a_silhouette)
         sim_world_destroy(w);
     }
     ck_assert_int_ge(frames, 10);
-    ck_assert_msg(inked * 10 >= frames * 7, "the torso's outline crosses the tail in %d of %d folded frames",
+    ck_assert_msg(inked * 10 >= frames * 7, "the torso's crease crosses the tail in %d of %d folded frames",
                   inked, frames);
 }
 END_TEST

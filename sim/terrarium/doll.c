@@ -21,8 +21,8 @@ enum {
     C_MORTAR, C_ROCK, C_ROCK_HI, C_EDGE, C_EDGE2,
     C_PLANK_D, C_PLANK, C_PLANK_HI, C_POLE, C_POLE_HI, C_CHAIN,
     C_SHADOW, C_INK,
-    C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI, C_MOUTH,
-    C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR_BELLY, C_EYE,
+    C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_CREASE, C_LIZ_HEAD, C_LIZ_HEAD_HI, C_MOUTH,
+    C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR_CREASE, C_SCR_BELLY, C_EYE,
     C_ROPE_D, C_ROPE, C_ROPE_L,
     C_X_BG, C_X_GRID, C_X_SOLID, C_X_PLANK, C_X_POLE, C_X_BONE, C_X_SOFT, C_X_WEAK, C_X_PIN,
     C_X_FOOT, C_X_COMFORT, C_X_PLANTED, C_X_SWING, C_X_DANGLE, C_X_TUCK, C_X_NODE, C_X_WALK,
@@ -46,11 +46,11 @@ static const uint8_t PALETTE[NCOLORS][3] = {
      * creature's own (a grey lighter than the lizard's green would be darker than the scrambler's
      * ochre). */
     [C_LIZ_D] = { 24, 72, 58 },   [C_LIZ] = { 40, 118, 86 },    [C_LIZ_L] = { 70, 160, 110 },
-    [C_LIZ_FAR] = { 102, 112, 110 }, [C_LIZ_HEAD] = { 150, 214, 74 }, [C_LIZ_HEAD_HI] = { 206, 246, 120 },
+    [C_LIZ_FAR] = { 102, 112, 110 }, [C_LIZ_CREASE] = { 30, 90, 68 }, [C_LIZ_HEAD] = { 150, 214, 74 }, [C_LIZ_HEAD_HI] = { 206, 246, 120 },
     [C_MOUTH] = { 128, 28, 52 },
     /* The scrambler: warm ochre, a pale belly, a bushy tail, big eyes. */
     [C_SCR_D] = { 138, 74, 36 },  [C_SCR] = { 212, 128, 52 },   [C_SCR_L] = { 242, 178, 100 },
-    [C_SCR_FAR] = { 170, 164, 160 }, [C_SCR_BELLY] = { 246, 204, 146 }, [C_EYE] = { 244, 240, 228 },
+    [C_SCR_FAR] = { 170, 164, 160 }, [C_SCR_CREASE] = { 170, 98, 42 }, [C_SCR_BELLY] = { 246, 204, 146 }, [C_EYE] = { 244, 240, 228 },
     [C_ROPE_D] = { 88, 78, 62 },  [C_ROPE] = { 142, 128, 100 }, [C_ROPE_L] = { 184, 168, 132 },
     /* The x-ray. */
     [C_X_BG] = { 6, 8, 12 },      [C_X_GRID] = { 16, 22, 32 },  [C_X_SOLID] = { 90, 104, 124 },
@@ -376,7 +376,7 @@ void terra__render_free(terra_world *t)
 
 /* ---- the doll ------------------------------------------------------------------------------------- */
 typedef struct look {
-    uint8_t dark, base, light, far, head, head_hi;
+    uint8_t dark, base, light, far, crease, head, head_hi;
     double body_r[3];               /* drawn radii: head end of the neck, chest, hips */
     double tail_r0, tail_r1;        /* drawn tail radii, first to last */
     const double *tail_profile;     /* or a profile per tail chunk */
@@ -386,9 +386,9 @@ typedef struct look {
 static const double SCR_TAIL[4] = { 3.8, 5.0, 4.8, 3.2 };   /* a bushy tail, thickest mid-way */
 
 static const look LOOKS[2] = {
-    [SPECIES_LIZARD] = { C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI,
+    [SPECIES_LIZARD] = { C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_CREASE, C_LIZ_HEAD, C_LIZ_HEAD_HI,
                          { 4.4, 6.2, 6.0 }, 5.4, 0.8, NULL, 2.0, 1.4 },
-    [SPECIES_SCRAMBLER] = { C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR, C_SCR_L,
+    [SPECIES_SCRAMBLER] = { C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR_CREASE, C_SCR, C_SCR_L,
                             { 4.0, 5.2, 5.6 }, 0.0, 0.0, SCR_TAIL, 1.7, 1.3 },
 };
 
@@ -399,6 +399,7 @@ int terra__doll_ink(int species, int which)
     switch (which) {
     case TERRA_INK_BASE: return lk->base;
     case TERRA_INK_FAR: return lk->far;
+    case TERRA_INK_CREASE: return lk->crease;
     default: return C_INK;
     }
 }
@@ -472,10 +473,30 @@ static void draw_body(const pen *p, const terra_world *t, const terra_creature *
     if (parts & PART_TORSO) capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
 }
 
+/* A crease: a ring a pixel wide just outside the capsule a–b (radii r0, r1 in units), painted
+ * only over the creature's own body colours, so that the outline against the room stays ink. The
+ * torso's fill, drawn next, covers the inside. */
+static void crease(const pen *p, ipt a, ipt b, double r0, double r1, const look *lk)
+{
+    double R0 = r0 * p->s + 1.5, R1 = r1 * p->s + 1.5, R = R0 > R1 ? R0 : R1;
+    int x0 = (a.x < b.x ? a.x : b.x) - (int)R - 1, x1 = (a.x > b.x ? a.x : b.x) + (int)R + 1;
+    int y0 = (a.y < b.y ? a.y : b.y) - (int)R - 1, y1 = (a.y > b.y ? a.y : b.y) + (int)R + 1;
+    double ex = b.x - a.x, ey = b.y - a.y, l2 = ex * ex + ey * ey;
+    for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < p->f->h; y++)
+        for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < p->f->w; x++) {
+            uint8_t *c = &p->f->px[(size_t)y * p->f->w + (size_t)x];
+            if (*c != lk->base && *c != lk->light && *c != lk->dark) continue;
+            double u = l2 > 0.0 ? ((x - a.x) * ex + (y - a.y) * ey) / l2 : 0.0;
+            u = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+            double dx = x - (a.x + u * ex), dy = y - (a.y + u * ey), r = R0 + (R1 - R0) * u;
+            if (dx * dx + dy * dy <= r * r) *c = lk->crease;
+        }
+}
+
 /* Folded: the tail leaves the hips back the way the chest points (a turn round half done, a
  * body doubled over in a fall), so that torso and tail lie over each other. Drawn as one
- * silhouette that would be one lump; the doll draws the tail first, then the torso over it with
- * its own outline. */
+ * silhouette that would be one lump; the doll draws the tail first, then a crease round the torso
+ * where it lies over the tail, then the torso. */
 static int folded(const spine *s)
 {
     if (s->n < 3) return 0;
@@ -658,20 +679,28 @@ static void draw_shadow(const pen *p, const terra_world *t, const terra_creature
  * outline. */
 static void draw_creature(const pen *p, const terra_world *t, const terra_creature *c)
 {
+    const look *lk = &LOOKS[c->species];
     spine s;
     build_spine(t, c, &s);
     int near_odd = c->facing > 0;                  /* facing right, the right-hand limbs are near */
-    int parts = PART_ALL;
+    int fold = folded(&s);
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) != near_odd) draw_leg(p, t, c, i, 1, LEG_FILL);
-    if (folded(&s)) {
-        /* The tail, whole, under the torso. */
-        for (int pass = BODY_INK; pass <= BODY_SHADE; pass++) draw_body(p, t, c, &s, pass, PART_TAIL);
-        parts = PART_TORSO;
-    }
-    draw_body(p, t, c, &s, BODY_INK, parts);
+    draw_body(p, t, c, &s, BODY_INK, PART_ALL);
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_INK);
+    if (fold) {
+        /* The tail under the torso, and the torso's edge creased over it. */
+        draw_body(p, t, c, &s, BODY_FILL, PART_TAIL);
+        draw_body(p, t, c, &s, BODY_SHADE, PART_TAIL);
+        if (!p->small) {
+            const sim_chunk *hd = &t->v.chunk[terra__chunk(t, c, 0)];
+            ipt q0 = at(p, s.x[0], s.y[0]), q1 = at(p, s.x[1], s.y[1]), qh = at(p, hd->x, hd->y);
+            crease(p, q0, q1, s.r[0], s.r[1], lk);
+            crease(p, q0, qh, s.r[0], lk->body_r[0], lk);
+        }
+    }
+    int parts = fold ? PART_TORSO : PART_ALL;
     draw_body(p, t, c, &s, BODY_FILL, parts);
     for (int i = 0; i < TERRA_NLIMB; i++)
         if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_FILL);

@@ -193,9 +193,9 @@ typedef struct terra_rect {
     int x, y, w, h;
 } terra_rect;
 void terra__xray_labels(const terra_world *t, terra_rect *out);
-/* doll.c, for the tests: a species' body colour, far-limb colour, or the outline's (palette
- * indexes). */
-enum { TERRA_INK_BASE, TERRA_INK_FAR, TERRA_INK_OUTLINE };
+/* doll.c, for the tests: a species' body colour, far-limb colour, the outline's, or the crease
+ * between a folded torso and its tail (palette indexes). */
+enum { TERRA_INK_BASE, TERRA_INK_FAR, TERRA_INK_OUTLINE, TERRA_INK_CREASE };
 int terra__doll_ink(int species, int which);
 /* doll.c */
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f);
