@@ -29,7 +29,7 @@ const terra_species terra_species_table[2] = {
         .r = { 4.5, 7.0, 6.5 }, .m = { 0.9, 1.3, 1.1 }, .neck = 11.0, .back = 15.0,
         .tail_link = 8.5, .tail_r = 2.0, .ride = 14.0, .thigh = 14.0, .shin = 14.0,
         .comfort = 20.0, .lead = 18.0, .swing_ticks = 6, .lift = 5.0, .tail_lift = 0.6 * GRAVITY,
-        .accel = 260.0, .walk = 36.0, .fast = 66.0, .slow = 24.0,
+        .accel = 260.0, .walk = 36.0, .fast = 90.0, .slow = 24.0,
     },
     [SPECIES_SCRAMBLER] = {
         .name = "scrambler", .body_kind = BODY_SCRAMBLER, .ntail = 4,
@@ -67,14 +67,15 @@ static void creature_rng(sim_rng *r, uint64_t seed, int idx)
     sim_rng_stream(r, seed, name);
 }
 
-/* A lizard or a scrambler with its chest at about (x, y), head toward the middle of the room and
- * tail toward the nearer wall, moved along so that all of it fits in the room and lifted to stand
- * clear of the ground. Returns the creature index or −1 (full). Nothing changes on failure. */
-int terra__build_creature(terra_world *t, int species, double x, double y, uint64_t seed)
+/* A lizard or a scrambler with its chest at about (x, y), facing face (+1 right, −1 left; 0: the
+ * head toward the middle of the room and the tail toward the nearer wall), moved along so that all
+ * of it fits in the room and lifted to stand clear of the ground. Returns the creature index or −1
+ * (full). Nothing changes on failure. */
+int terra__build_creature(terra_world *t, int species, double x, double y, int face, uint64_t seed)
 {
     if (t->ncr >= TERRA_MAX_CREATURES) return -1;
     const terra_species *sp = &terra_species_table[species];
-    int f = x < 0.5 * TERRA_ROOM_W ? 1 : -1;
+    int f = face ? (face > 0 ? 1 : -1) : x < 0.5 * TERRA_ROOM_W ? 1 : -1;
     double behind = sp->back + sp->ntail * sp->tail_link + sp->tail_r + 4.0;
     double ahead = sp->neck + sp->r[0] + 4.0;
     if (f > 0) x = clampd(x, WALL_L + behind, WALL_R - ahead);

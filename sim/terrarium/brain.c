@@ -7,7 +7,9 @@
 /* ---- numbers ------------------------------------------------------------------------------------
  * From seed 001 unless marked "ours". */
 #define CROUCH_RATE (DT / 0.5)       /* crouch rises to 1 over 0.5 s (and falls as fast) */
-#define LUNGE_RANGE 115.0            /* ours: a lunge covers about this much floor */
+#define LUNGE_RANGE 130.0            /* ours: a lunge covers about 115 units of floor … */
+#define LUNGE_RISE 80.0              /* ours: … and the prey may be this far above or below */
+#define BOLT_SPEED 20.0              /* ours: prey running away faster than this (units/s) has bolted */
 #define HEAD_RATE (7.0 * DT)         /* min(1, 7·dt) per tick */
 #define POINTER_RANGE 170.0
 #define SPOT_RANGE 260.0
@@ -220,15 +222,19 @@ static void think_lizard(terra_world *t, int ci)
         const sim_chunk *me = cchunk(t, c, 1), *pc = cchunk(t, p, 1), *h = cchunk(t, c, 0);
         double dx = pc->x - me->x, dy = pc->y - me->y;
         double d = sim_sqrt(dx * dx + dy * dy);
-        int in_range = d < LUNGE_RANGE && dabs(dy) < 80.0 &&
+        int in_range = d < LUNGE_RANGE && dabs(dy) < LUNGE_RISE &&
                        !sim_verlet_blocked(&t->v, h->x, h->y, pc->x, pc->y, -1);
         c->dir_x = sgn(dx);
         c->dir_y = 0.0;
         if (c->timer) {
-            /* Sink into the stalk and creep closer; face the prey even when close enough. */
+            /* Sink into the stalk and creep closer; face the prey even when close enough. Prey
+             * that bolts — running away, or up a pole — is chased, low, at full tilt: the stalk
+             * timer still has to run out before the lunge. */
             c->timer--;
-            c->speed = dabs(dx) > 0.6 * LUNGE_RANGE ? sp->slow
-                       : (c->facing * dx < 0.0 ? 0.5 * sp->slow : 0.0);
+            double away = (pc->x - pc->px) / DT * sgn(dx);
+            if (away > BOLT_SPEED || p->nav != NAV_WALK) c->speed = sp->fast;
+            else c->speed = dabs(dx) > 0.6 * LUNGE_RANGE ? sp->slow
+                            : (c->facing * dx < 0.0 ? 0.5 * sp->slow : 0.0);
         } else if (in_range && c->crouch > 0.9) {
             begin_lunge(t, c);
         } else {

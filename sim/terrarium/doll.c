@@ -13,14 +13,16 @@
 #include "terrarium.h"
 #include <stdlib.h>
 
+#define HOMAGE_DIV 3                 /* the homage's canvas: a third of the resolution (seed 001) */
+
 /* ---- the palette ------------------------------------------------------------------------------- */
 enum {
     C_BG0, C_BG1, C_BG2, C_BG3, C_FAR0, C_FAR1, C_FAR2,
     C_MORTAR, C_ROCK, C_ROCK_HI, C_EDGE, C_EDGE2,
     C_PLANK_D, C_PLANK, C_PLANK_HI, C_POLE, C_POLE_HI, C_CHAIN,
     C_SHADOW, C_INK,
-    C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI, C_MOUTH,
-    C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_EYE,
+    C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_CREASE, C_LIZ_HEAD, C_LIZ_HEAD_HI, C_MOUTH,
+    C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR_CREASE, C_SCR_BELLY, C_EYE,
     C_ROPE_D, C_ROPE, C_ROPE_L,
     C_X_BG, C_X_GRID, C_X_SOLID, C_X_PLANK, C_X_POLE, C_X_BONE, C_X_SOFT, C_X_WEAK, C_X_PIN,
     C_X_FOOT, C_X_COMFORT, C_X_PLANTED, C_X_SWING, C_X_DANGLE, C_X_TUCK, C_X_NODE, C_X_WALK,
@@ -39,13 +41,16 @@ static const uint8_t PALETTE[NCOLORS][3] = {
     [C_PLANK_D] = { 52, 38, 36 }, [C_PLANK] = { 94, 69, 54 },   [C_PLANK_HI] = { 140, 106, 78 },
     [C_POLE] = { 104, 100, 122 }, [C_POLE_HI] = { 156, 150, 172 }, [C_CHAIN] = { 46, 44, 58 },
     [C_SHADOW] = { 10, 9, 15 },   [C_INK] = { 8, 7, 12 },
-    /* The lizard: deep teal-green body, a vivid lime head, the far side one step lighter. */
+    /* The lizard: deep teal-green body, a vivid lime head. The far side's limbs are "drawn in a
+     * lighter grey so it reads as behind" (seed 001): a grey lighter than the body, each
+     * creature's own (a grey lighter than the lizard's green would be darker than the scrambler's
+     * ochre). */
     [C_LIZ_D] = { 24, 72, 58 },   [C_LIZ] = { 40, 118, 86 },    [C_LIZ_L] = { 70, 160, 110 },
-    [C_LIZ_FAR] = { 92, 184, 130 }, [C_LIZ_HEAD] = { 150, 214, 74 }, [C_LIZ_HEAD_HI] = { 206, 246, 120 },
+    [C_LIZ_FAR] = { 102, 112, 110 }, [C_LIZ_CREASE] = { 30, 90, 68 }, [C_LIZ_HEAD] = { 150, 214, 74 }, [C_LIZ_HEAD_HI] = { 206, 246, 120 },
     [C_MOUTH] = { 128, 28, 52 },
-    /* The scrambler: warm ochre, a bushy tail, big eyes. */
+    /* The scrambler: warm ochre, a pale belly, a bushy tail, big eyes. */
     [C_SCR_D] = { 138, 74, 36 },  [C_SCR] = { 212, 128, 52 },   [C_SCR_L] = { 242, 178, 100 },
-    [C_SCR_FAR] = { 246, 204, 146 }, [C_EYE] = { 244, 240, 228 },
+    [C_SCR_FAR] = { 170, 164, 160 }, [C_SCR_CREASE] = { 170, 98, 42 }, [C_SCR_BELLY] = { 246, 204, 146 }, [C_EYE] = { 244, 240, 228 },
     [C_ROPE_D] = { 88, 78, 62 },  [C_ROPE] = { 142, 128, 100 }, [C_ROPE_L] = { 184, 168, 132 },
     /* The x-ray. */
     [C_X_BG] = { 6, 8, 12 },      [C_X_GRID] = { 16, 22, 32 },  [C_X_SOLID] = { 90, 104, 124 },
@@ -62,6 +67,8 @@ static const uint8_t PALETTE[NCOLORS][3] = {
 typedef struct pen {
     sim_frame *f;
     double s;               /* pixels per unit */
+    int small;              /* the homage's canvas: no ink outlines (a pixel of ink there is a
+                             * third of a creature's width), details dropped */
 } pen;
 
 static int px(const pen *p, double v) { return sim_snap(v * p->s); }
@@ -172,9 +179,14 @@ static int bayer(int x, int y)
     return m[y & 3][x & 3];
 }
 
-static void draw_room(const terra_world *t, sim_frame *f)
+/* The room at scale (pixels a unit) into f: the frame's, or (small) a third of it for the homage's
+ * canvas, where the blocks, plank notches and planks shrink with it; 1-pixel details stay 1 pixel
+ * (the poles, the chains, the worn edge). */
+static void draw_room(sim_frame *f, double scale, int small)
 {
-    pen p = { f, t->scale };
+    pen p = { f, scale, 0 };
+    int full = !small;
+    int bw = full ? 12 : 6, bh = full ? 5 : 3;     /* a block and its mortar, pixels */
     int W = f->w, H = f->h;
     /* The back wall: four bands, dithered into each other, lighter toward the floor. */
     for (int y = 0; y < H; y++) {
@@ -199,9 +211,9 @@ static void draw_room(const terra_world *t, sim_frame *f)
     sim_raster_rect(f, 0, px(&p, 67.0), W, 1, C_FAR1);
     for (double x = 6.0; x < TERRA_ROOM_W; x += 18.0)           /* girder rivets */
         put(f, px(&p, x), px(&p, 62.5), C_FAR2);
-    sim_raster_rect(f, px(&p, 262.0), 0, sim_snap(3.0 * t->scale), H, C_FAR1);      /* pipes */
+    sim_raster_rect(f, px(&p, 262.0), 0, sim_snap(3.0 * scale), H, C_FAR1);      /* pipes */
     sim_raster_rect(f, px(&p, 268.0), 0, 1, H, C_FAR0);
-    sim_raster_rect(f, px(&p, 96.0), px(&p, 100.0), sim_snap(4.0 * t->scale), H, C_FAR1);
+    sim_raster_rect(f, px(&p, 96.0), px(&p, 100.0), sim_snap(4.0 * scale), H, C_FAR1);
     /* Chains from the ceiling to each plank's ends. */
     const int planks[2] = { SEG_PLANK_L, SEG_PLANK_R };
     for (int i = 0; i < 2; i++) {
@@ -220,15 +232,15 @@ static void draw_room(const terra_world *t, sim_frame *f)
     if (!top) return;
     const double wl = terra_segs[SEG_WALL_L].ax, wr = terra_segs[SEG_WALL_R].ax;
     int ceil_rows = 0;
-    while (ceil_rows < H && (double)ceil_rows / t->scale < terra_segs[SEG_CEILING].ay) ceil_rows++;
+    while (ceil_rows < H && (double)ceil_rows / scale < terra_segs[SEG_CEILING].ay) ceil_rows++;
     for (int x = -1; x <= W; x++) {
-        double wx = (double)x / t->scale;
+        double wx = (double)x / scale;
         int first = 0;                                      /* a wall column: all rock */
         if (wx >= wl && wx <= wr) {
             double fy = terra__floor_y(wx);
             first = H;
             for (int y = 0; y < H; y++)
-                if ((double)y / t->scale > fy) {
+                if ((double)y / scale > fy) {
                     first = y;
                     break;
                 }
@@ -239,8 +251,8 @@ static void draw_room(const terra_world *t, sim_frame *f)
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             if (!ROCK(x, y)) continue;
-            int by = y / 5, bx = (x + (by & 1) * 6) / 12;
-            int mortar = (y % 5 == 4) || ((x + (by & 1) * 6) % 12 == 11);
+            int by = y / bh, bx = (x + (by & 1) * (bw / 2)) / bw;
+            int mortar = (y % bh == bh - 1) || ((x + (by & 1) * (bw / 2)) % bw == bw - 1);
             uint8_t c = C_ROCK;
             if (mortar) c = C_MORTAR;
             else if ((noise(bx, by) & 7u) == 0 || (noise(x, y + 4096) & 31u) == 0) c = C_ROCK_HI;
@@ -256,12 +268,12 @@ static void draw_room(const terra_world *t, sim_frame *f)
     for (int i = 0; i < 2; i++) {
         const sim_seg *s = &terra_segs[planks[i]];
         int x0 = px(&p, s->ax), x1 = px(&p, s->bx), y0 = px(&p, s->ay);
-        int th = sim_snap(4.0 * t->scale);
-        if (th < 3) th = 3;
+        int th = sim_snap(4.0 * scale);
+        if (th < (full ? 3 : 2)) th = full ? 3 : 2;
         sim_raster_rect(f, x0, y0, x1 - x0 + 1, th, C_PLANK);
         sim_raster_rect(f, x0, y0, x1 - x0 + 1, 1, C_PLANK_HI);
         sim_raster_rect(f, x0, y0 + th - 1, x1 - x0 + 1, 1, C_PLANK_D);
-        for (int x = x0 + 7; x < x1; x += 11) sim_raster_rect(f, x, y0 + 1, 1, th - 1, C_PLANK_D);
+        for (int x = x0 + bw / 2 + 1; x < x1; x += bw - 1) sim_raster_rect(f, x, y0 + 1, 1, th - 1, C_PLANK_D);
         sim_raster_rect(f, x0, y0, 1, th, C_PLANK_D);
         sim_raster_rect(f, x1, y0, 1, th, C_PLANK_D);
     }
@@ -279,7 +291,7 @@ static void draw_room(const terra_world *t, sim_frame *f)
 
 static void draw_xray_room(const terra_world *t, sim_frame *f)
 {
-    pen p = { f, t->scale };
+    pen p = { f, t->scale, 0 };
     sim_raster_clear(f, C_X_BG);
     for (double g = 0.0; g <= TERRA_ROOM_W; g += 40.0) sim_raster_rect(f, px(&p, g), 0, 1, f->h, C_X_GRID);
     for (double g = 0.0; g <= TERRA_ROOM_H; g += 40.0) sim_raster_rect(f, 0, px(&p, g), f->w, 1, C_X_GRID);
@@ -330,16 +342,23 @@ static void draw_xray_room(const terra_world *t, sim_frame *f)
 int terra__render_init(terra_world *t)
 {
     size_t n = (size_t)t->w * (size_t)t->h;
+    t->hw = (t->w + HOMAGE_DIV - 1) / HOMAGE_DIV;
+    t->hh = (t->h + HOMAGE_DIV - 1) / HOMAGE_DIV;
     t->room_px = malloc(n);
     t->xray_px = malloc(n);
-    if (!t->room_px || !t->xray_px) return SIM_ENOMEM;
+    t->homage_px = malloc((size_t)t->hw * (size_t)t->hh);
+    if (!t->room_px || !t->xray_px || !t->homage_px) return SIM_ENOMEM;
     sim_frame f;
     f.w = (uint16_t)t->w;
     f.h = (uint16_t)t->h;
     f.px = t->room_px;
-    draw_room(t, &f);
+    draw_room(&f, t->scale, 0);
     f.px = t->xray_px;
     draw_xray_room(t, &f);
+    f.w = (uint16_t)t->hw;
+    f.h = (uint16_t)t->hh;
+    f.px = t->homage_px;
+    draw_room(&f, t->scale / HOMAGE_DIV, 1);
     memset(&t->pal, 0, sizeof t->pal);
     t->pal.count = NCOLORS;
     t->pal.version = 1;
@@ -351,12 +370,13 @@ void terra__render_free(terra_world *t)
 {
     free(t->room_px);
     free(t->xray_px);
-    t->room_px = t->xray_px = NULL;
+    free(t->homage_px);
+    t->room_px = t->xray_px = t->homage_px = NULL;
 }
 
 /* ---- the doll ------------------------------------------------------------------------------------- */
 typedef struct look {
-    uint8_t dark, base, light, far, head, head_hi;
+    uint8_t dark, base, light, far, crease, head, head_hi;
     double body_r[3];               /* drawn radii: head end of the neck, chest, hips */
     double tail_r0, tail_r1;        /* drawn tail radii, first to last */
     const double *tail_profile;     /* or a profile per tail chunk */
@@ -366,11 +386,23 @@ typedef struct look {
 static const double SCR_TAIL[4] = { 3.8, 5.0, 4.8, 3.2 };   /* a bushy tail, thickest mid-way */
 
 static const look LOOKS[2] = {
-    [SPECIES_LIZARD] = { C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_HEAD, C_LIZ_HEAD_HI,
+    [SPECIES_LIZARD] = { C_LIZ_D, C_LIZ, C_LIZ_L, C_LIZ_FAR, C_LIZ_CREASE, C_LIZ_HEAD, C_LIZ_HEAD_HI,
                          { 4.4, 6.2, 6.0 }, 5.4, 0.8, NULL, 2.0, 1.4 },
-    [SPECIES_SCRAMBLER] = { C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR, C_SCR_L,
+    [SPECIES_SCRAMBLER] = { C_SCR_D, C_SCR, C_SCR_L, C_SCR_FAR, C_SCR_CREASE, C_SCR, C_SCR_L,
                             { 4.0, 5.2, 5.6 }, 0.0, 0.0, SCR_TAIL, 1.7, 1.3 },
 };
+
+/* For the tests: a species' inks (palette indexes). */
+int terra__doll_ink(int species, int which)
+{
+    const look *lk = &LOOKS[species == SPECIES_SCRAMBLER ? SPECIES_SCRAMBLER : SPECIES_LIZARD];
+    switch (which) {
+    case TERRA_INK_BASE: return lk->base;
+    case TERRA_INK_FAR: return lk->far;
+    case TERRA_INK_CREASE: return lk->crease;
+    default: return C_INK;
+    }
+}
 
 typedef struct spine {
     int n;                          /* points: chest, hips, tail… (the neck is drawn on its own) */
@@ -392,43 +424,85 @@ static void build_spine(const terra_world *t, const terra_creature *c, spine *s)
     }
 }
 
-/* The silhouette: capsule chain along the spine (and the neck), outlined, with a lighter back. */
-static void draw_body(const pen *p, const terra_world *t, const terra_creature *c, const spine *s)
+/* The silhouette, in three passes so that the near legs can go between them: the ink outline
+ * (the capsule chain along the spine and the neck, a pixel wider), the fill, and the shading (a
+ * lighter back, the lizard's dorsal flecks, the scrambler's pale belly). The homage's canvas has
+ * no outline. parts says which of it: the torso (the neck and chest to hips), the tail (hips
+ * on), or both as one silhouette. */
+enum { BODY_INK, BODY_FILL, BODY_SHADE };
+enum { PART_TORSO = 1, PART_TAIL = 2, PART_ALL = 3 };
+
+static void draw_body(const pen *p, const terra_world *t, const terra_creature *c, const spine *s,
+                      int pass, int parts)
 {
     const look *lk = &LOOKS[c->species];
     const sim_chunk *head = &t->v.chunk[terra__chunk(t, c, 0)];
-    double o = 1.0 / p->s;                   /* one pixel, in units */
+    if (pass == BODY_INK && p->small) return;
+    if (pass == BODY_SHADE) {
+        for (int i = 0; i + 1 < s->n; i++) {
+            /* The back catches the light: a thinner band shifted up. */
+            if (i >= 3 && c->species == SPECIES_LIZARD) break;
+            if (!(parts & (i == 0 ? PART_TORSO : PART_TAIL))) continue;
+            w_capsule(p, s->x[i], s->y[i] - s->r[i] * 0.45, s->x[i + 1], s->y[i + 1] - s->r[i + 1] * 0.45,
+                      s->r[i] * 0.42, s->r[i + 1] * 0.42, lk->light);
+        }
+        if (p->small) return;
+        if (c->species == SPECIES_LIZARD) {
+            for (int i = 0; i + 1 < s->n && i < 5; i++) {
+                if (!(parts & (i == 0 ? PART_TORSO : PART_TAIL))) continue;
+                double mx = 0.5 * (s->x[i] + s->x[i + 1]), my = 0.5 * (s->y[i] + s->y[i + 1]);
+                double r = 0.5 * (s->r[i] + s->r[i + 1]);
+                put(p->f, px(p, mx), px(p, my - r * 0.55), lk->dark);
+                put(p->f, px(p, mx) + 1, px(p, my - r * 0.55), lk->dark);
+            }
+        } else if (parts & PART_TORSO) {
+            double mx = 0.5 * (s->x[0] + s->x[1]), my = 0.5 * (s->y[0] + s->y[1]);
+            w_capsule(p, s->x[0], s->y[0] + s->r[0] * 0.45, mx, my + s->r[1] * 0.5, s->r[0] * 0.4,
+                      s->r[1] * 0.35, C_SCR_BELLY);
+        }
+        return;
+    }
+    uint8_t col = pass == BODY_INK ? C_INK : lk->base;
+    double grow = pass == BODY_INK ? 1.0 / p->s : 0.0;          /* one pixel, in units */
     ipt q[2 + TERRA_MAX_TAIL], qh = at(p, head->x, head->y);   /* the outline's and the fill's */
     for (int i = 0; i < s->n; i++) q[i] = at(p, s->x[i], s->y[i]);
-    for (int pass = 0; pass < 3; pass++) {
-        uint8_t col = pass == 0 ? C_INK : pass == 1 ? lk->base : lk->light;
-        double grow = pass == 0 ? o : 0.0;
-        for (int i = 0; i + 1 < s->n; i++) {
-            if (pass == 2) {
-                /* The back catches the light: a thinner band shifted up. */
-                if (i >= 3 && c->species == SPECIES_LIZARD) break;
-                w_capsule(p, s->x[i], s->y[i] - s->r[i] * 0.45, s->x[i + 1], s->y[i + 1] - s->r[i + 1] * 0.45,
-                          s->r[i] * 0.42, s->r[i + 1] * 0.42, col);
-            } else {
-                capsule_at(p, q[i], q[i + 1], s->r[i] + grow, s->r[i + 1] + grow, col);
-            }
+    for (int i = 0; i + 1 < s->n; i++)
+        if (parts & (i == 0 ? PART_TORSO : PART_TAIL))
+            capsule_at(p, q[i], q[i + 1], s->r[i] + grow, s->r[i + 1] + grow, col);
+    /* The neck, from the chest toward the head. */
+    if (parts & PART_TORSO) capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
+}
+
+/* A crease: a ring a pixel wide just outside the capsule a–b (radii r0, r1 in units), painted
+ * only over the creature's own body colours, so that the outline against the room stays ink. The
+ * torso's fill, drawn next, covers the inside. */
+static void crease(const pen *p, ipt a, ipt b, double r0, double r1, const look *lk)
+{
+    double R0 = r0 * p->s + 1.5, R1 = r1 * p->s + 1.5, R = R0 > R1 ? R0 : R1;
+    int x0 = (a.x < b.x ? a.x : b.x) - (int)R - 1, x1 = (a.x > b.x ? a.x : b.x) + (int)R + 1;
+    int y0 = (a.y < b.y ? a.y : b.y) - (int)R - 1, y1 = (a.y > b.y ? a.y : b.y) + (int)R + 1;
+    double ex = b.x - a.x, ey = b.y - a.y, l2 = ex * ex + ey * ey;
+    for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < p->f->h; y++)
+        for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < p->f->w; x++) {
+            uint8_t *c = &p->f->px[(size_t)y * p->f->w + (size_t)x];
+            if (*c != lk->base && *c != lk->light && *c != lk->dark) continue;
+            double u = l2 > 0.0 ? ((x - a.x) * ex + (y - a.y) * ey) / l2 : 0.0;
+            u = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+            double dx = x - (a.x + u * ex), dy = y - (a.y + u * ey), r = R0 + (R1 - R0) * u;
+            if (dx * dx + dy * dy <= r * r) *c = lk->crease;
         }
-        /* The neck, from the chest toward the head. */
-        if (pass < 2) capsule_at(p, q[0], qh, s->r[0] + grow, lk->body_r[0] + grow, col);
-    }
-    /* Markings: a row of dark dorsal flecks on the lizard; a pale belly on the scrambler. */
-    if (c->species == SPECIES_LIZARD) {
-        for (int i = 0; i + 1 < s->n && i < 5; i++) {
-            double mx = 0.5 * (s->x[i] + s->x[i + 1]), my = 0.5 * (s->y[i] + s->y[i + 1]);
-            double r = 0.5 * (s->r[i] + s->r[i + 1]);
-            put(p->f, px(p, mx), px(p, my - r * 0.55), lk->dark);
-            put(p->f, px(p, mx) + 1, px(p, my - r * 0.55), lk->dark);
-        }
-    } else {
-        double mx = 0.5 * (s->x[0] + s->x[1]), my = 0.5 * (s->y[0] + s->y[1]);
-        w_capsule(p, s->x[0], s->y[0] + s->r[0] * 0.45, mx, my + s->r[1] * 0.5, s->r[0] * 0.4,
-                  s->r[1] * 0.35, C_SCR_FAR);
-    }
+}
+
+/* Folded: the tail leaves the hips back the way the chest points (a turn round half done, a
+ * body doubled over in a fall), so that torso and tail lie over each other. Drawn as one
+ * silhouette that would be one lump; the doll draws the tail first, then a crease round the torso
+ * where it lies over the tail, then the torso. */
+static int folded(const spine *s)
+{
+    if (s->n < 3) return 0;
+    double fx = s->x[0] - s->x[1], fy = s->y[0] - s->y[1];
+    double tx = s->x[1] - s->x[2], ty = s->y[1] - s->y[2];
+    return fx * tx + fy * ty < 0.0;
 }
 
 /* The head: one angle, drawn. The lizard's is a wedge with a jaw that opens to stalk and wide to
@@ -443,6 +517,16 @@ static void draw_head(const pen *p, const terra_world *t, const terra_creature *
     if (vy > 0.0) {
         vx = -vx;
         vy = -vy;
+    }
+    if (p->small) {
+        /* The homage's head is a few pixels: the skull in its colour, and the scrambler's big eye. */
+        if (c->species == SPECIES_LIZARD) {
+            w_capsule(p, h->x - ux * 2.5, h->y - uy * 2.5, h->x + ux * 7.5, h->y + uy * 7.5, 6.0, 3.2, lk->head);
+        } else {
+            w_disc(p, h->x + ux * 0.5, h->y + uy * 0.5, 4.8, lk->base);
+            put(p->f, px(p, h->x + ux * 2.3 + vx * 1.2), px(p, h->y + uy * 2.3 + vy * 1.2), C_EYE);
+        }
+        return;
     }
     double o = 1.0 / p->s;
     if (c->species == SPECIES_LIZARD) {
@@ -486,14 +570,18 @@ static void draw_head(const pen *p, const terra_world *t, const terra_creature *
     }
 }
 
-/* The body's own frame: forward along the spine (chest from hips), up away from the belly. */
-static void body_frame(const terra_world *t, const terra_creature *c, double *fx, double *fy,
-                       double *upx, double *upy)
+/* The legs' frame: forward along the spine (chest from hips), up away from the belly. A walking
+ * body whose spine stands steeper than about 37° is rearing through a turn round: its legs keep
+ * the frame of a body standing level, facing its way, so that they stay under it, knees forward,
+ * instead of swinging round with the spine and folding across the flank. */
+#define LEG_FRAME_STEEP 0.6          /* ours: |sin| of the spine's slope past which a turn is drawn level */
+static void leg_frame(const terra_world *t, const terra_creature *c, double *fx, double *fy,
+                      double *upx, double *upy)
 {
     const sim_chunk *chest = &t->v.chunk[terra__chunk(t, c, 1)], *hips = &t->v.chunk[terra__chunk(t, c, 2)];
     double x = chest->x - hips->x, y = chest->y - hips->y;
     double l = sim_sqrt(x * x + y * y);
-    if (l < 1e-6) {
+    if (l < 1e-6 || (c->nav == NAV_WALK && y * y > LEG_FRAME_STEEP * LEG_FRAME_STEEP * l * l)) {
         x = c->facing;
         y = 0.0;
     } else {
@@ -513,15 +601,21 @@ static void body_frame(const terra_world *t, const terra_creature *c, double *fx
 }
 
 /* One leg: thigh and shin by two-bone IK from the belly to the foot, the knee bent along the
- * body (elbows back, knees forward), and a foot. */
-static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c, int i, int far)
+ * body (elbows back, knees forward), and a foot; pass LEG_INK is its outline (near legs only),
+ * drawn before the body's fill so that what the body covers of it is hidden and the outline shows
+ * only where the leg leaves the body; LEG_FILL is the leg, in the body's colour when near and in
+ * the far side's lighter grey when far. */
+enum { LEG_INK, LEG_FILL };
+
+static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c, int i, int far, int pass)
 {
     const terra_species *sp = &terra_species_table[c->species];
     const look *lk = &LOOKS[c->species];
     const terra_limb *l = &c->limb[i];
+    if (pass == LEG_INK && (far || p->small)) return;
     double sx, sy, fx, fy, upx, upy;
     terra__shoulder(t, c, i, &sx, &sy);
-    body_frame(t, c, &fx, &fy, &upx, &upy);
+    leg_frame(t, c, &fx, &fy, &upx, &upy);
     int front = i < 2;
     double r = lk->body_r[front ? 1 : 2];
     /* Legs leave the body low on its flank, front ones a little forward, hind a little back. */
@@ -541,28 +635,26 @@ static void draw_leg(const pen *p, const terra_world *t, const terra_creature *c
     }
     double kx, ky;
     terra__knee(shx, shy, ftx, fty, sp->thigh, sp->shin, bx, by, &kx, &ky);
-    uint8_t col = far ? lk->far : lk->base;
-    double o = 1.0 / p->s;
+    uint8_t col = pass == LEG_INK ? C_INK : far ? lk->far : lk->dark;
+    double o = pass == LEG_INK ? 1.0 / p->s : 0.0;
     ipt hip = at(p, shx, shy), knee = at(p, kx, ky), foot = at(p, ftx, fty);
-    if (!far) {
-        capsule_at(p, hip, knee, lk->leg_r0 + o, lk->leg_r0 * 0.85 + o, C_INK);
-        capsule_at(p, knee, foot, lk->leg_r0 * 0.85 + o, lk->leg_r1 + o, C_INK);
-    }
-    capsule_at(p, hip, knee, lk->leg_r0, lk->leg_r0 * 0.85, col);
-    capsule_at(p, knee, foot, lk->leg_r0 * 0.85, lk->leg_r1, col);
-    /* Feet: toes along whatever the foot is on, or a curled foot in the air. */
+    capsule_at(p, hip, knee, lk->leg_r0 + o, lk->leg_r0 * 0.85 + o, col);
+    capsule_at(p, knee, foot, lk->leg_r0 * 0.85 + o, lk->leg_r1 + o, col);
+    if (p->small) return;
+    /* Feet: toes along whatever the foot is on (inked on the near side, with the outline, which
+     * they are outside the body's), or a curled foot in the air. */
     if (l->state == LIMB_PLANTED || l->state == LIMB_SWINGING) {
+        if (pass == LEG_FILL && !far) return;
         double tx = -l->ny, ty = l->nx;
         if (tx * c->facing < 0.0) {
             tx = -tx;
             ty = -ty;
         }
         double toe = c->species == SPECIES_LIZARD ? 3.4 : 2.4;
-        w_line(p, ftx, fty, ftx + tx * toe, fty + ty * toe, far ? col : C_INK);
-        if (c->species == SPECIES_LIZARD)
-            w_line(p, ftx, fty, ftx - tx * toe * 0.7, fty - ty * toe * 0.7, far ? col : C_INK);
+        w_line(p, ftx, fty, ftx + tx * toe, fty + ty * toe, col);
+        if (c->species == SPECIES_LIZARD) w_line(p, ftx, fty, ftx - tx * toe * 0.7, fty - ty * toe * 0.7, col);
     } else {
-        capsule_at(p, foot, foot, lk->leg_r1 * 0.9, lk->leg_r1 * 0.9, col);
+        capsule_at(p, foot, foot, lk->leg_r1 * 0.9 + o, lk->leg_r1 * 0.9 + o, col);
     }
 }
 
@@ -579,17 +671,41 @@ static void draw_shadow(const pen *p, const terra_world *t, const terra_creature
     }
 }
 
+/* A creature in painter's order (seed 001: far limbs, body and tail as one silhouette, the head,
+ * near limbs), with the near limbs' outline slipped under the body's fill: the far limbs in
+ * their lighter grey, the body's outline, the near limbs' outline, the body, the near limbs, the
+ * body's shading, the head. Where a near limb lies over the flank it is the body's colour on the
+ * body's colour, with no ink across it; where it leaves the body, body and limb share one
+ * outline. */
 static void draw_creature(const pen *p, const terra_world *t, const terra_creature *c)
 {
+    const look *lk = &LOOKS[c->species];
     spine s;
     build_spine(t, c, &s);
     int near_odd = c->facing > 0;                  /* facing right, the right-hand limbs are near */
+    int fold = folded(&s);
     for (int i = 0; i < TERRA_NLIMB; i++)
-        if ((i & 1) != near_odd) draw_leg(p, t, c, i, 1);
-    draw_body(p, t, c, &s);
+        if ((i & 1) != near_odd) draw_leg(p, t, c, i, 1, LEG_FILL);
+    draw_body(p, t, c, &s, BODY_INK, PART_ALL);
+    for (int i = 0; i < TERRA_NLIMB; i++)
+        if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_INK);
+    if (fold) {
+        /* The tail under the torso, and the torso's edge creased over it. */
+        draw_body(p, t, c, &s, BODY_FILL, PART_TAIL);
+        draw_body(p, t, c, &s, BODY_SHADE, PART_TAIL);
+        if (!p->small) {
+            const sim_chunk *hd = &t->v.chunk[terra__chunk(t, c, 0)];
+            ipt q0 = at(p, s.x[0], s.y[0]), q1 = at(p, s.x[1], s.y[1]), qh = at(p, hd->x, hd->y);
+            crease(p, q0, q1, s.r[0], s.r[1], lk);
+            crease(p, q0, qh, s.r[0], lk->body_r[0], lk);
+        }
+    }
+    int parts = fold ? PART_TORSO : PART_ALL;
+    draw_body(p, t, c, &s, BODY_FILL, parts);
+    for (int i = 0; i < TERRA_NLIMB; i++)
+        if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0, LEG_FILL);
+    draw_body(p, t, c, &s, BODY_SHADE, parts);
     draw_head(p, t, c);
-    for (int i = 0; i < TERRA_NLIMB; i++)
-        if ((i & 1) == near_odd) draw_leg(p, t, c, i, 0);
 }
 
 static void draw_rope(const pen *p, const terra_world *t, const sim_body *b)
@@ -652,13 +768,9 @@ static void draw_xray(const pen *p, const terra_world *t)
             if (l->state == LIMB_PLANTED || l->state == LIMB_SWINGING)
                 cross(p->f, px(p, l->tx), px(p, l->ty), 2, C_X_FOOT);
         }
-        /* The head's angle, and what the brain is doing. */
+        /* The head's angle. */
         const sim_chunk *h = &v->chunk[terra__chunk(t, c, 0)];
         w_line(p, h->x, h->y, h->x + sim_cos(c->head) * 12.0, h->y + sim_sin(c->head) * 12.0, C_X_TEXT);
-        const sim_chunk *ch = &v->chunk[terra__chunk(t, c, 1)];
-        const char *name = terra__brain_name(c->brain);
-        int len = (int)strlen(name);
-        text(p->f, px(p, ch->x) - 2 * len, px(p, ch->y - 22.0), name, C_X_TEXT);
     }
     for (int i = 0; i < v->npin; i++) {
         const sim_pin *pn = &v->pin[i];
@@ -671,23 +783,133 @@ static void draw_xray(const pen *p, const terra_world *t)
         sim_raster_line(p->f, x - 3, y, x + 3, y, C_X_NODE);
         sim_raster_line(p->f, x, y - 3, x, y + 3, C_X_NODE);
     }
+    /* What each brain is doing, last, each label on its own patch of background. */
+    terra_rect r[TERRA_MAX_CREATURES];
+    terra__xray_labels(t, r);
+    for (int i = 0; i < t->ncr; i++) {
+        sim_raster_rect(p->f, r[i].x - 1, r[i].y - 1, r[i].w + 2, r[i].h + 2, C_X_BG);
+        text(p->f, r[i].x, r[i].y, terra__brain_name(t->cr[i].brain), C_X_TEXT);
+    }
+}
+
+/* ---- the x-ray's labels ------------------------------------------------------------------------------
+ * Each creature's label (its brain's state) goes above its chest if it can; where another label
+ * (or the view's title) already sits, it moves to the nearest free place on a grid of half a
+ * label's width by a line, rings out from there, upward first, kept inside the frame. Two labels
+ * never overlap, nor come within 3 columns or 2 rows of each other: the rings reach every place in
+ * the frame, and 16 labels cannot fill it. Integer arithmetic on snapped pixels only. */
+#define LABEL_LINE 7                 /* a line: 5-pixel text and 2 clear rows */
+
+/* Too close: less than 3 clear columns or 2 clear rows between the two texts, so that two labels'
+ * patches (a pixel round each) never overlap and neighbours read as two words. */
+static int rects_touch(const terra_rect *a, const terra_rect *b)
+{
+    return !(b->x >= a->x + a->w + 3 || a->x >= b->x + b->w + 3 || b->y >= a->y + a->h + 2 ||
+             a->y >= b->y + b->h + 2);
+}
+
+static void clamp_rect(terra_rect *r, int w, int h)
+{
+    if (r->x > w - 1 - r->w) r->x = w - 1 - r->w;
+    if (r->y > h - 1 - r->h) r->y = h - 1 - r->h;
+    if (r->x < 1) r->x = 1;
+    if (r->y < 1) r->y = 1;
+}
+
+static int rect_free(const terra_rect *r, const terra_rect *placed, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (rects_touch(r, &placed[j])) return 0;
+    return 1;
+}
+
+void terra__xray_labels(const terra_world *t, terra_rect *out)
+{
+    terra_rect placed[TERRA_MAX_CREATURES + 1];
+    int n = 0;
+    placed[n++] = (terra_rect){ 3, 3, 4 * 4 - 1, 5 };          /* the title, XRAY */
+    for (int i = 0; i < t->ncr; i++) {
+        const terra_creature *c = &t->cr[i];
+        const sim_chunk *ch = &t->v.chunk[terra__chunk(t, c, 1)];
+        int len = (int)strlen(terra__brain_name(c->brain));
+        terra_rect want = { sim_snap(ch->x * t->scale) - 2 * len, sim_snap((ch->y - 22.0) * t->scale),
+                            4 * len - 1, 5 };
+        int step_x = 2 * len + 1, rings = t->w / step_x + t->h / LABEL_LINE + 2;
+        terra_rect got = want;
+        clamp_rect(&got, t->w, t->h);
+        for (int ring = 1; !rect_free(&got, placed, n) && ring <= rings; ring++) {
+            int found = 0;
+            for (int b = -ring; b <= ring && !found; b++)
+                for (int k = 0; k <= 2 * ring && !found; k++) {
+                    int a = k & 1 ? -(k + 1) / 2 : k / 2;          /* 0, −1, 1, −2, 2, … */
+                    if ((a < 0 ? -a : a) != ring && (b < 0 ? -b : b) != ring) continue;
+                    terra_rect r = { want.x + a * step_x, want.y + b * LABEL_LINE, want.w, want.h };
+                    clamp_rect(&r, t->w, t->h);
+                    if (rect_free(&r, placed, n)) {
+                        got = r;
+                        found = 1;
+                    }
+                }
+        }
+        out[i] = got;
+        placed[n++] = got;
+    }
 }
 
 /* ---- render ----------------------------------------------------------------------------------------- */
+/* Shadows, ropes and creatures over a room already in p's frame. */
+static void draw_world(const pen *p, const terra_world *t)
+{
+    for (int i = 0; i < t->ncr; i++) draw_shadow(p, t, &t->cr[i]);
+    for (int b = 0; b < t->v.nbody; b++)
+        if (t->v.body[b].kind == BODY_ROPE) draw_rope(p, t, &t->v.body[b]);
+    for (int i = 0; i < t->ncr; i++) draw_creature(p, t, &t->cr[i]);
+}
+
+/* The homage (seed 001's 13 fps renderer, less its timing, which is the stream's every=3): the
+ * world drawn into a canvas at a third of the resolution, then blitted back at 3× with no
+ * smoothing, each canvas pixel a 3×3 block (the last column and row of blocks clipped). Drawn at
+ * that size, a 1-pixel pole is a pole, where sampling the full frame at every third column would
+ * lose it. The canvas is the frame's own first hw·hh bytes, spread out in place from the last
+ * pixel back: every block lands at or past the canvas pixel it comes from, and past every canvas
+ * pixel still to be read, so nothing is overwritten before it is used. */
+static void draw_homage(const terra_world *t, sim_frame *f)
+{
+    const int k = HOMAGE_DIV, hw = t->hw, hh = t->hh;
+    sim_frame c = *f;
+    c.w = (uint16_t)hw;
+    c.h = (uint16_t)hh;
+    memcpy(c.px, t->homage_px, (size_t)hw * (size_t)hh);
+    pen p = { &c, t->scale / k, 1 };
+    draw_world(&p, t);
+    for (int y = hh - 1; y >= 0; y--)
+        for (int x = hw - 1; x >= 0; x--) {
+            uint8_t v = f->px[(size_t)y * hw + (size_t)x];
+            for (int dy = k - 1; dy >= 0; dy--) {
+                int yy = y * k + dy;
+                if (yy >= f->h) continue;
+                uint8_t *row = f->px + (size_t)yy * f->w;
+                for (int dx = k - 1; dx >= 0; dx--)
+                    if (x * k + dx < f->w) row[x * k + dx] = v;
+            }
+        }
+}
+
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f)
 {
     (void)ctx;
     f->pal = t->pal;
     if (f->w != t->w || f->h != t->h) return;            /* the world's frame size only */
-    pen p = { f, t->scale };
-    if (view == 1) {
+    pen p = { f, t->scale, 0 };
+    if (view == TERRA_VIEW_XRAY) {
         memcpy(f->px, t->xray_px, (size_t)t->w * (size_t)t->h);
         draw_xray(&p, t);
         return;
     }
+    if (view == TERRA_VIEW_HOMAGE) {
+        draw_homage(t, f);
+        return;
+    }
     memcpy(f->px, t->room_px, (size_t)t->w * (size_t)t->h);
-    for (int i = 0; i < t->ncr; i++) draw_shadow(&p, t, &t->cr[i]);
-    for (int b = 0; b < t->v.nbody; b++)
-        if (t->v.body[b].kind == BODY_ROPE) draw_rope(&p, t, &t->v.body[b]);
-    for (int i = 0; i < t->ncr; i++) draw_creature(&p, t, &t->cr[i]);
+    draw_world(&p, t);
 }

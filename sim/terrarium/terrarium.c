@@ -30,6 +30,23 @@
 #define GRAB_REACH 16.0              /* ours: a grab takes a chunk whose edge is this close */
 #define SHOVE_RADIUS 40.0            /* ours */
 #define SHOVE_MAX 8.0                /* ours: the cap on a shove, units per tick (under the 9 cap) */
+#define OPENING_X0 40                /* ours: the demo's creatures start on the floor between … */
+#define OPENING_X1 440               /* … these x (the outer floor waypoints, give or take) … */
+#define OPENING_APART 140            /* … at least this far apart (a lunge and a bit), unless the
+                                      * scrambler starts on a plank */
+
+/* ---- events ------------------------------------------------------------------------------------
+ * `brain creature=I species=lizard|scrambler from=STATE to=STATE`: a brain ended a tick in
+ * another state than it began it in (a lunge is to=lunge). Names are the brains' static strings. */
+static void report_brain(const sim_ctx *ctx, const terra_world *t, int ci, int was)
+{
+    const terra_creature *c = &t->cr[ci];
+    sim_event *e = sim_event_add(ctx, "brain");
+    sim_event_num(e, "creature", ci);
+    sim_event_str(e, "species", spec(c)->name);
+    sim_event_str(e, "from", terra__brain_name(was));
+    sim_event_str(e, "to", terra__brain_name(c->brain));
+}
 
 /* ---- the tick ------------------------------------------------------------------------------------- */
 /* One tick, after the queued inputs: every brain thinks, every body is pushed, one solver step,
@@ -39,7 +56,11 @@ static void terra_step(void *impl, const sim_ctx *ctx)
     terra_world *t = impl;
     t->tick = ctx->tick;
     if (t->ptr_ttl) t->ptr_ttl--;
-    for (int i = 0; i < t->ncr; i++) terra__think(t, i);
+    for (int i = 0; i < t->ncr; i++) {
+        uint8_t was = t->cr[i].brain;
+        terra__think(t, i);
+        if (t->cr[i].brain != was) report_brain(ctx, t, i, was);
+    }
     for (int i = 0; i < t->ncr; i++) terra__push(t, &t->cr[i]);
     sim_verlet_step(&t->v);
     for (int i = 0; i < t->ncr; i++) {
@@ -216,7 +237,7 @@ static void terra_apply_input(void *impl, const sim_ctx *ctx, const sim_input *i
         if (in->args[0] == BODY_ROPE) {
             if (terra__count_bodies(t, BODY_ROPE) < TERRA_MAX_ROPES) terra__build_rope(t, x, y);
         } else {
-            terra__build_creature(t, in->args[0] == BODY_LIZARD ? SPECIES_LIZARD : SPECIES_SCRAMBLER, x, y,
+            terra__build_creature(t, in->args[0] == BODY_LIZARD ? SPECIES_LIZARD : SPECIES_SCRAMBLER, x, y, 0,
                            ctx->seed);
         }
         break;
@@ -235,6 +256,34 @@ static const sim_param_desc terra_params[] = {
     [P_SCENE] = { "scene", SIM_PARAM_ENUM, SCENE_DEMO, 0, 0, scene_names, NULL,
                   "demo (a lizard and a scrambler) or empty (the room alone)" },
 };
+
+/* The demo's opening, drawn from the seed's stream "terrarium.opening" (ours: the seed names no
+ * places): the lizard somewhere on the floor facing either way; the scrambler, two times in
+ * three, on the floor at least OPENING_APART from it, else in the middle of one of the planks,
+ * facing either way. The two can start in sight and inside the lizard's 260-unit spotting range
+ * (a hunt from the first second), out of range, or out of sight above a plank (a patrol first):
+ * seeds differ from the first tick. */
+static void build_opening(terra_world *t, uint64_t seed)
+{
+    sim_rng r;
+    sim_rng_stream(&r, seed, "terrarium.opening");
+    int lx = sim_rng_range(&r, OPENING_X0, OPENING_X1);
+    int lf = sim_rng_below(&r, 2) ? 1 : -1;
+    int sf = sim_rng_below(&r, 2) ? 1 : -1;
+    double sx, sy;
+    if (sim_rng_below(&r, 3) < 2) {
+        int x = lx;
+        while (dabs((double)(x - lx)) < OPENING_APART) x = sim_rng_range(&r, OPENING_X0, OPENING_X1);
+        sx = x;
+        sy = FLOOR_Y - 10.0;
+    } else {
+        const sim_seg *pl = &terra_segs[sim_rng_below(&r, 2) ? SEG_PLANK_R : SEG_PLANK_L];
+        sx = 0.5 * (pl->ax + pl->bx) + sf * 10.0;     /* the tail's longer than the neck */
+        sy = pl->ay - 10.0;
+    }
+    terra__build_creature(t, SPECIES_LIZARD, lx, FLOOR_Y - 12.0, lf, seed);
+    terra__build_creature(t, SPECIES_SCRAMBLER, sx, sy, sf, seed);
+}
 
 static void terra_destroy(void *impl)
 {
@@ -271,10 +320,7 @@ static int terra_create(const sim_params *p, uint64_t seed, int bare, void **imp
     t->v.seg = terra_segs;
     t->v.nseg = TERRA_NSEG;
     t->next_tag = 1;
-    if (!bare && t->scene == SCENE_DEMO) {
-        terra__build_creature(t, SPECIES_LIZARD, 110.0, FLOOR_Y - 12.0, seed);
-        terra__build_creature(t, SPECIES_SCRAMBLER, 330.0, FLOOR_Y - 10.0, seed);
-    }
+    if (!bare && t->scene == SCENE_DEMO) build_opening(t, seed);
     *impl = t;
     return 0;
 }
@@ -291,7 +337,9 @@ static void terra_render(const void *impl, const sim_ctx *ctx, int view, sim_fra
     terra__render(impl, ctx, view, out);
 }
 
-static const char *const terra_views[] = { "normal", "xray" };
+static const char *const terra_views[] = {
+    [TERRA_VIEW_NORMAL] = "normal", [TERRA_VIEW_XRAY] = "xray", [TERRA_VIEW_HOMAGE] = "homage",
+};
 
 const sim_kind sim__kind_terrarium = {
     .name = "terrarium",
@@ -305,7 +353,7 @@ const sim_kind sim__kind_terrarium = {
     .enums = terra_enums,
     .nenums = 1,
     .views = terra_views,
-    .nviews = 2,
+    .nviews = (int)(sizeof terra_views / sizeof terra_views[0]),
     .create = terra_create,
     .destroy = terra_destroy,
     .check_input = terra_check_input,

@@ -156,10 +156,16 @@ typedef struct terra_world {
     double ptr_x, ptr_y;        /* the pointer, world units */
     uint32_t ptr_ttl;           /* ticks the pointer stays interesting; 0: no pointer */
     uint64_t tick;              /* ticks stepped (mirrors the world's counter, for timers) */
-    /* Rendering: the static room (not state: rebuilt from params) and the palette. */
-    uint8_t *room_px, *xray_px;
+    /* Rendering: the static room (not state: rebuilt from params) and the palette. The homage's
+     * room is drawn at a third of the resolution, hw × hh. */
+    uint8_t *room_px, *xray_px, *homage_px;
+    int hw, hh;
     sim_palette pal;
 } terra_world;
+
+/* Views: the dolls, the x-ray, and seed 001's homage (the world drawn at a third of the
+ * resolution and blitted back at 3×). */
+enum { TERRA_VIEW_NORMAL, TERRA_VIEW_XRAY, TERRA_VIEW_HOMAGE };
 
 /* ---- internals shared with the doll and the tests ------------------------------------------------ */
 /* room.c. Path search over the waypoint graph (Dijkstra by edge length; ties to the lower
@@ -180,6 +186,17 @@ void terra__knee(double sx, double sy, double fx, double fy, double a, double b,
                  double by, double *kx, double *ky);
 const char *terra__brain_name(int brain);                              /* brain.c */
 
+/* doll.c. The x-ray's labels: out[i] is where creature i's (its brain's state, 4 pixels a
+ * letter, 5 high) goes, in frame pixels; no two overlap, nor come within 3 columns or 2 rows of
+ * each other. */
+typedef struct terra_rect {
+    int x, y, w, h;
+} terra_rect;
+void terra__xray_labels(const terra_world *t, terra_rect *out);
+/* doll.c, for the tests: a species' body colour, far-limb colour, the outline's, or the crease
+ * between a folded torso and its tail (palette indexes). */
+enum { TERRA_INK_BASE, TERRA_INK_FAR, TERRA_INK_OUTLINE, TERRA_INK_CREASE };
+int terra__doll_ink(int species, int which);
 /* doll.c */
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f);
 int terra__render_init(terra_world *t);          /* room pictures and palette; 0 or SIM_ENOMEM */

@@ -59,9 +59,10 @@ int terra__node_of_seg(int seg, double x);
 double terra__ground_under(const terra_world *t, double x, double y);   /* plank or floor top */
 
 /* ---- body.c ------------------------------------------------------------------------------------- */
-/* A lizard or a scrambler (SPECIES_*) with its chest at about (x, y); its stream comes from
- * (seed, creature index). Returns the creature index or −1 (full); nothing changes on failure. */
-int terra__build_creature(terra_world *t, int species, double x, double y, uint64_t seed);
+/* A lizard or a scrambler (SPECIES_*) with its chest at about (x, y), facing face (±1; 0: toward
+ * the middle of the room); its stream comes from (seed, creature index). Returns the creature
+ * index or −1 (full); nothing changes on failure. */
+int terra__build_creature(terra_world *t, int species, double x, double y, int face, uint64_t seed);
 int terra__build_rope(terra_world *t, double x, double y);      /* the body index, or −1 */
 int terra__count_bodies(const terra_world *t, int kind);        /* bodies of BODY_* kind */
 /* This tick's accelerations for c's chunks, from its brain's direction and speed. Adds to the
