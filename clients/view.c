@@ -163,6 +163,9 @@ static int view_put_sub(vw_view *v)
 {
     const vw_world *w = &v->worlds[v->cur];
     const char *view = v->o.view && vw_world_has_view(w, v->o.view) ? v->o.view : NULL;
+    /* The homage of a world that draws its own (the terrarium's view "homage", the world drawn
+     * at a third of the resolution as seed 001 does), unless another view was asked for. */
+    if (v->o.homage && !view && vw_world_has_view(w, "homage")) view = "homage";
     uint32_t every = v->o.homage ? 3 : v->o.every, div = v->o.homage ? 3 : v->o.div;
     /* default: tile.zst; the world's events too, for the status line */
     cli_put_sub_events(&v->b, w->id, every, div, NULL, view, 1);

@@ -228,7 +228,9 @@ export class LocalViewer {
     #publish() {
         const t0 = this.now(), tick = Number(this.w.tick);
         if (tick % this.every !== 0 && this.stream.haveKey) return;
-        const view = this.view ? Math.max(0, this.w.view(this.view)) : 0;
+        /* The homage of a world that draws its own (the terrarium's "homage" view), as served. */
+        const own = this.homage && (!this.view || this.view === "normal") && this.w.view("homage") >= 0;
+        const view = own ? this.w.view("homage") : this.view ? Math.max(0, this.w.view(this.view)) : 0;
         const f = this.w.render(view);
         const m = {
             t: "frame", world: this.cur, tick, key: true, w: f.w, h: f.h, pv: f.version,

@@ -81,7 +81,10 @@ export class Viewer {
     #subscribe() {
         const w = this.world;
         if (!w) return;
-        const view = this.view && w.views.includes(this.view) ? this.view : "";
+        /* The homage of a world that draws its own (the terrarium's view "homage": the world drawn
+         * at a third of the resolution, as seed 001 does), unless another view was chosen. */
+        const own = this.homage && w.views.includes("homage") && (!this.view || this.view === w.views[0]);
+        const view = own ? "homage" : this.view && w.views.includes(this.view) ? this.view : "";
         this.stream.reset();
         this.verified = false;
         this.lastEvent = "";

@@ -78,13 +78,15 @@ function divOf(px, w, h, div) {
     return { w: ow, h: oh, px: out };
 }
 
-test("the 13 fps homage beside the full stream: every third tick, a third of the size, each the nearest-sampled third of the full frame", { skip }, async () => {
+test("the 13 fps homage beside the full stream: every third tick, a third of the size, each the nearest-sampled third of the world's own homage view (the terrarium draws it)", { skip }, async () => {
     const srv = await startVivd(["--no-record", "--world", "terrarium:seed=5"]);
     try {
         const full = new Map(), homage = [];
         const snap = (v, into) => (r) => into(v.stream.tick, { tick: v.stream.tick, w: v.stream.w, h: v.stream.h,
                                                                px: v.stream.px.slice(), hashOk: r.hashOk, sh: v.stream.sh });
-        const a = viewer(srv.port);
+        /* The terrarium draws its own homage (view "homage": the world at a third of the
+         * resolution, each pixel a 3×3 block), which the page asks for when the homage is on. */
+        const a = viewer(srv.port, { want: { view: "homage" } });
         a.onFrame = snap(a, (t, f) => full.set(t, f));
         const b = viewer(srv.port, { want: { every: 3, div: 3 } });
         b.onFrame = snap(b, (t, f) => homage.push(f));
@@ -101,7 +103,10 @@ test("the 13 fps homage beside the full stream: every third tick, a third of the
             const g = full.get(f.tick);
             if (!g) continue;
             const want = divOf(g.px, g.w, g.h, 3);
-            assert.deepEqual(f.px, want.px, `tick ${f.tick}: the nearest-sampled third of the full frame`);
+            assert.deepEqual(f.px, want.px, `tick ${f.tick}: the nearest-sampled third of the full homage frame`);
+            for (let y = 0; y + 2 < g.h; y += 3)           /* each small pixel is a whole 3×3 block there */
+                for (let x = 0; x + 2 < g.w; x += 3)
+                    assert.equal(g.px[(y + 2) * g.w + x + 2], g.px[y * g.w + x], `tick ${f.tick}: block (${x}, ${y})`);
             assert.equal(f.sh, g.sh);
             moved ||= compared > 0 && !homage[0].px.every((p, i) => p === f.px[i]);
             compared++;
