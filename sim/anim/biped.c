@@ -273,11 +273,16 @@ void sim_biped_draw(const sim_biped *b, const sim_biped_cfg *cfg, const sim_bipe
     sim_biped_pose_at(b, cfg, tick, &p);
     sim_hair_draw(&b->hair, f, look->hair_ink[b->state < SIM_BIPED_STATES ? b->state : 0],
                   look->outline);
-    /* the far leg (foot 1) first, then the near one; a foot is 2 px long, toward the facing */
+    /* the far leg (foot 1) first, then the near one; a foot is leg_w + 1 px long, toward the
+     * facing */
+    int lw = look->leg_w < 1 ? 1 : look->leg_w > 3 ? 3 : look->leg_w;
     for (int j = 1; j >= 0; j--) {
         uint8_t ink = j ? look->leg_far : look->leg;
-        sim_raster_line(f, p.hip_x, p.hip_y + 1, p.foot_x[j], p.foot_y[j], ink);
-        sim_raster_rect(f, b->facing > 0 ? p.foot_x[j] : p.foot_x[j] - 1, p.foot_y[j], 2, 1, ink);
+        for (int k = 0; k < lw; k++)
+            sim_raster_line(f, p.hip_x - b->facing * k, p.hip_y + 1, p.foot_x[j] - b->facing * k,
+                            p.foot_y[j], ink);
+        sim_raster_rect(f, b->facing > 0 ? p.foot_x[j] - (lw - 1) : p.foot_x[j] - 1, p.foot_y[j],
+                        lw + 1, 1, ink);
     }
     const sim_sprite *spr = look->body;
     if (!spr || !spr->px) return;

@@ -143,6 +143,8 @@ typedef struct sim_biped_look {
     uint8_t leg, leg_far;           /* the near and the far leg's inks */
     int outline;                    /* hair outline ink, < 0 for none */
     uint8_t hair_ink[SIM_BIPED_STATES];
+    int leg_w;                      /* px each leg is wide, 1..3 (0: 1); the extra columns trail
+                                       behind the facing, and the foot grows with them */
 } sim_biped_look;
 /* Hair (behind), far leg, near leg, then the body in slices: a pure function of (state, tick). */
 void sim_biped_draw(const sim_biped *b, const sim_biped_cfg *cfg, const sim_biped_look *look,

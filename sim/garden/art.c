@@ -271,6 +271,9 @@ void sim__garden_configs(garden_world *w)
  * arm the walk swings), brown legs from the hip row 12. */
 #define GNOME_W 11
 #define GNOME_H 15
+/* On the frames' canvas (the sprite at (1, 1)): rows 5–8, columns 2–3 and 5–10. */
+#define GNOME_KEEP_ROWS (0xfu << 5)
+#define GNOME_KEEP_COLS ((0x3u << 2) | (0x3fu << 5))
 static const char *const gnome[GNOME_H] = {
     "....KK.....",
     "...KRRK....",
@@ -321,7 +324,12 @@ static int bake_gnome(garden_art *a)
     warm_map(map[0]);
     /* Every juice look of every image: the standing sprite is put on the frames' canvas (one
      * column each side, one row on top), so all five share one geometry. */
-    sim_juice_art_spec js = { GC_WHITE, GC_BLUE, 6, 4, (const uint8_t (*)[256])map };
+    /* Squash and stretch never double or drop the face: the rows of the hat's brim, the eye (in
+     * the contact and the passing frames) and the beard's top, nor the columns of the outline
+     * each side, the eye and the skin beside it; their turns pass to the hat, the coat and the
+     * empty margin (issue 27: the stretch frames had lost the eye and the beard). */
+    sim_juice_art_spec js = { GC_WHITE, GC_BLUE, 6, 4, (const uint8_t (*)[256])map,
+                              GNOME_KEEP_ROWS, GNOME_KEEP_COLS };
     for (int k = 0; k < GW_IMAGES; k++) {
         uint8_t canvas[SIM_WALKER_FW * SIM_WALKER_FH];
         sim_sprite img;
