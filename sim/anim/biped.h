@@ -90,6 +90,11 @@ typedef struct sim_biped_cfg {
     int breath_period;              /* ticks, 60..120 */
     int hair_dx, hair_dy;           /* the hair's anchor from the hip pixel, facing right, px up */
     sim_hair_cfg hair;
+    int hold_pose;                  /* 0 or 1: 1 draws the body (hip and swinging foot) where it
+                                       stood when its pose began, so the figure moves a pose at a
+                                       time, as a hand-animated sprite does, instead of sliding a
+                                       pixel whenever x crosses one (seed §1: "a continuously
+                                       sliding limb reads as vector or Flash") */
 } sim_biped_cfg;
 
 sim_biped_cfg sim_biped_cfg_default(void);
@@ -130,7 +135,9 @@ typedef struct sim_biped_pose {
     int breath;                     /* px the upper slice moves (−1, 0, 1), 0 unless idle */
     int hair_x, hair_y;             /* the hair's anchor pixel */
 } sim_biped_pose;
-/* The pose to draw at `tick`: a pure function of the state and the tick. */
+/* The pose to draw at `tick`: a pure function of the state and the tick. With cfg->hold_pose, a
+ * walking biped's hip and swinging foot are drawn from x less the distance walked since its pose
+ * began, so every pixel of the legs and the body holds for the whole pose. */
 void sim_biped_pose_at(const sim_biped *b, const sim_biped_cfg *cfg, uint64_t tick,
                        sim_biped_pose *out);
 
