@@ -727,6 +727,9 @@ START_TEST(diff_report_and_load_keep_drawing)
 }
 END_TEST
 
+/* check_garden_life.c: the garden as a picture (issue 27), a second tcase of this suite */
+TCase *tcase_garden_life(void);
+
 Suite *suite_garden(void)
 {
     Suite *s = suite_create("garden");
@@ -749,5 +752,6 @@ Suite *suite_garden(void)
     tcase_add_test(t, corrupt_states_refused);
     tcase_add_test(t, diff_report_and_load_keep_drawing);
     suite_add_tcase(s, t);
+    suite_add_tcase(s, tcase_garden_life());
     return s;
 }
