@@ -639,6 +639,17 @@ void sim__garden_draw_backdrop(sim_frame *f)
             px_set(f, x, y, y == top ? GC_FAR_GRASS : GC_HILL_NEAR);
     }
     windmill(f);
+    /* far trees on the far meadow, in the haze: a trunk and a round crown, lit on the sun's side */
+    static const int trees[5][2] = { { 22, 7 }, { 64, 5 }, { 170, 6 }, { 196, 4 }, { 312, 6 } };
+    for (int k = 0; k < 5; k++) {
+        int tx = trees[k][0], r = trees[k][1], base = GARDEN_FAR_GROUND + 2;
+        sim_raster_rect(f, tx, base - r - 3, 1, r + 3, GC_FAR_EARTH);
+        sim_raster_circle(f, tx, base - r - 4, r, GC_HILL_NEAR);
+        for (int y = -r; y <= r; y++)
+            for (int x = -r; x <= r; x++)
+                if (x * x + y * y < r * r && x - y > r / 2 && ((x + y) & 1) == 0)
+                    px_set(f, tx + x, base - r - 4 + y, GC_FAR_GRASS);
+    }
     /* the pond's basin: its far bank in shadow above the water line, a bowl of dark earth under
      * it, sloped banks each side */
     for (int x = GARDEN_POND_X0 - 4; x <= GARDEN_POND_X1 + 4; x++) {
@@ -667,6 +678,24 @@ void sim__garden_draw_backdrop(sim_frame *f)
         px_set(f, x, y, (hsh >> 20) & 1 ? GC_PINK : GC_WHITE);
         if (near) px_set(f, x, y + 1, GC_GRASS_DARK);
     }
+    /* on the near bank: a few stones in the grass, lit from behind, and clumps of dark reeds at
+     * the frame's corners (foreground framing) */
+    static const int rocks[4][3] = { { 128, 3, 2 }, { 176, 4, 3 }, { 262, 3, 2 }, { 18, 2, 2 } };
+    for (int k = 0; k < 4; k++) {
+        int rx = rocks[k][0], rw = rocks[k][1], rh = rocks[k][2], ry = GARDEN_NEAR_GROUND + 6;
+        sim_raster_rect(f, rx - rw, ry - rh, 2 * rw + 1, rh + 1, GC_STONE_DARK);
+        sim_raster_rect(f, rx - rw + 1, ry - rh - 1, 2 * rw - 1, 1, GC_STONE_DARK);
+        sim_raster_rect(f, rx - rw + 1, ry - rh, 2 * rw - 2, 1, GC_STONE);
+        px_set(f, rx - rw + 1, ry - rh, GC_STONE_LIGHT);
+        sim_raster_rect(f, rx - rw - 1, ry + 1, 2 * rw + 3, 1, GC_INK);
+    }
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < 7; k++) {
+            int x = side ? W - 2 - k * 2 : 1 + k * 2, h = 14 - (k * 5) % 9 - k;
+            if (h < 4) h = 4;
+            int lean = side ? -((k + 1) % 2) : (k + 1) % 2;
+            sim_raster_line(f, x, H - 1, x + lean, H - 1 - h, k & 1 ? GC_GRASS_DARK : GC_INK);
+        }
     /* the campfire: a ring of stones, two crossed logs, embers between */
     int fx = GARDEN_FIRE_X, gy = GARDEN_GROUND;
     sim_raster_rect(f, fx - 7, gy - 2, 15, 2, GC_EMBER);

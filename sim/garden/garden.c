@@ -178,7 +178,7 @@ static void plant_grass(sim_grass *g, int back, sim_rng *r)
         if (!in_pond && !in_fire &&
             sim_grass_add(g, x, y, (int)sim_rng_below(r, GARDEN_TUFT_SPRITES), r) < 0)
             break;
-        x += back ? 6 + (int)sim_rng_below(r, 5) : 7 + (int)sim_rng_below(r, 6);
+        x += back ? 6 + (int)sim_rng_below(r, 5) : 9 + (int)sim_rng_below(r, 7);
     }
 }
 

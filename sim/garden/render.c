@@ -9,7 +9,8 @@
  *
  * The xray view draws what the simulation sees: the spines' points and their targets, the
  * reachers' joints, the bipeds' hips, feet and hair nodes, the gnomes' boxes and hop heights, the
- * flag's nodes (pinned ones white), the water line, every particle and stone. */
+ * lizards' spines and feet (planted white, stepping red), the flag's nodes (pinned ones white),
+ * the water line, every particle and stone. */
 #include "garden_int.h"
 #include "anim/outline.h"
 
@@ -357,6 +358,19 @@ static void draw_xray(const garden_world *w, sim_frame *f)
         sim_raster_line(f, x0, y0, x0, y0 + 15, GC_BLUE);
         sim_raster_line(f, x0 + 12, y0, x0 + 12, y0 + 15, GC_BLUE);
         if (g->task == GW_WALK) px_put(f, g->goal_x, GARDEN_GROUND + 2, GC_BLUE);
+    }
+    for (int i = 0; i < w->nlizard; i++) {
+        const garden_lizard *z = &w->lizard[i];
+        for (int k = 1; k < z->body.n; k++)
+            sim_raster_line(f, sim_snap(z->body.x[k - 1]), sim_snap(z->body.y[k - 1]),
+                            sim_snap(z->body.x[k]), sim_snap(z->body.y[k]), GC_LIZARD);
+        for (int k = 0; k < z->legs.n; k++) {
+            double hx, hy;
+            sim__garden_lizard_hip(z, k >= 2, &hx, &hy);
+            int fx = sim_snap(z->legs.leg[k].x), fy = sim_snap(z->legs.leg[k].y);
+            sim_raster_line(f, sim_snap(hx), sim_snap(hy), fx, fy, GC_LIZARD_DARK);
+            px_put(f, fx, fy, sim_legs_planted(&z->legs, k) ? GC_WHITE : GC_RED);
+        }
     }
     for (int j = 0; j < w->flag.h; j++)
         for (int i = 0; i < w->flag.w; i++) {
