@@ -235,7 +235,7 @@ static const uint8_t BODY[11 * 9] = {
 static const sim_sprite BODY_SPR = { 9, 11, BODY, 0 };
 static sim_biped_look look0(void)
 {
-    return (sim_biped_look){ &BODY_SPR, 4, 10, 7, 5, 1, 8, 1, { 2, 3, 4, 2 } };
+    return (sim_biped_look){ &BODY_SPR, 4, 10, 7, 5, 1, 8, 1, { 2, 3, 4, 2 }, 1 };
 }
 
 START_TEST(breathing_moves_the_upper_slice_only_when_idle)

@@ -238,7 +238,7 @@ START_TEST(target_brings_the_vine_tip_and_the_serpent)
     double dx = r->x[r->n - 1] - tx, dy = r->y[r->n - 1] - ty;
     ck_assert(sim_sqrt(dx * dx + dy * dy) < 1.5);
     ck_assert(r->x[0] == g->vine[0].root_x && r->y[0] == GARDEN_GROUND);   /* rooted */
-    for (int t = 0; t < 150; t++) {
+    for (int t = 0; t < 300; t++) {
         run(w, 1);
         double hx = g->serpent[0].spine.x[0] - tx, hy = g->serpent[0].spine.y[0] - ty;
         ck_assert(sim_sqrt(hx * hx + hy * hy) < GARDEN_ORBIT_R + 4.0);
@@ -258,15 +258,16 @@ START_TEST(spawn_adds_and_refuses_past_the_cap)
     sim_world *w = mk("scene=empty"), *twin = mk("scene=empty");
     garden_world *g = impl(w);
     static const int caps[GARDEN_NCREATURES] = { GARDEN_MAX_SERPENTS, GARDEN_MAX_VINES,
-                                                 GARDEN_MAX_BIPEDS, GARDEN_MAX_WALKERS };
+                                                 GARDEN_MAX_BIPEDS, GARDEN_MAX_WALKERS,
+                                                 GARDEN_MAX_LIZARDS };
     for (int k = 0; k < GARDEN_NCREATURES; k++)
         for (int i = 0; i < caps[k]; i++) {
-            int counts[4] = { g->nserpent, g->nvine, g->nbiped, g->nwalker };
+            int counts[GARDEN_NCREATURES] = { g->nserpent, g->nvine, g->nbiped, g->nwalker, g->nlizard };
             ck_assert_int_eq(input(w, "spawn", 3, k, 30 + 40 * i, 80), 0);
             ck_assert_int_eq(input(twin, "spawn", 3, k, 30 + 40 * i, 80), 0);
             run(w, 1);
             run(twin, 1);
-            int now[4] = { g->nserpent, g->nvine, g->nbiped, g->nwalker };
+            int now[GARDEN_NCREATURES] = { g->nserpent, g->nvine, g->nbiped, g->nwalker, g->nlizard };
             ck_assert_int_eq(now[k], counts[k] + 1);
         }
     for (int k = 0; k < GARDEN_NCREATURES; k++) {
@@ -593,8 +594,8 @@ START_TEST(walkers_part_the_grass)
     for (int t = 0; t < 200; t++) {
         run(w, 1);
         int x = sim_snap(gn->x);
-        for (int i = 0; i < g->front.ntuft; i++) {
-            const sim_grass_tuft *tf = &g->front.tuft[i];
+        for (int i = 0; i < g->back.ntuft; i++) {
+            const sim_grass_tuft *tf = &g->back.tuft[i];
             if (tf->x > x + 1 && tf->x <= x + 3 && tf->bend > 0) bent++;
         }
     }
@@ -726,6 +727,9 @@ START_TEST(diff_report_and_load_keep_drawing)
 }
 END_TEST
 
+/* check_garden_life.c: the garden as a picture (issue 27), a second tcase of this suite */
+TCase *tcase_garden_life(void);
+
 Suite *suite_garden(void)
 {
     Suite *s = suite_create("garden");
@@ -748,5 +752,6 @@ Suite *suite_garden(void)
     tcase_add_test(t, corrupt_states_refused);
     tcase_add_test(t, diff_report_and_load_keep_drawing);
     suite_add_tcase(s, t);
+    suite_add_tcase(s, tcase_garden_life());
     return s;
 }

@@ -259,7 +259,7 @@ START_TEST(art_set_draws_each_look_in_place)
     for (int i = 0; i < 256; i++) maps[0][i] = (uint8_t)i;
     maps[0][3] = 30;
     maps[0][2] = 31;
-    sim_juice_art_spec spec = { 8, 3, 5, 3, (const uint8_t (*)[256])maps };
+    sim_juice_art_spec spec = { 8, 3, 5, 3, (const uint8_t (*)[256])maps, 0, 0 };
     static sim_juice_art art;
     ck_assert_int_eq(sim_juice_art_bake(&art, &s, &spec), 0);
     enum { W = 40, H = 40, BG = 50, X = 10, Y = 20 };

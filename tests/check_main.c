@@ -35,6 +35,7 @@ static const named_suite suites[] = {
     S(particles),
     S(cloth),
     S(grass),
+    S(legs), S(shear), S(mmpx),
     S(merge_carrier),
     S(merge_art),
     S(merge_render),

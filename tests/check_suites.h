@@ -30,6 +30,10 @@ Suite *suite_water(void);      /* sim/anim/water.c: the spring height field */
 Suite *suite_particles(void);  /* sim/anim/particles.c: fire and smoke */
 Suite *suite_cloth(void);      /* sim/anim/cloth.c: the flag's Verlet grid */
 Suite *suite_grass(void);      /* sim/anim/grass.c: tufts, sway and gusts */
+/* Seed 000's pieces the garden lacked (issue 27) */
+Suite *suite_legs(void);       /* sim/anim/legs.c: stepping legs on planted feet, two-bone knees */
+Suite *suite_shear(void);      /* sim/anim/shear.c: rotation by three shears (Paeth) */
+Suite *suite_mmpx(void);       /* sim/anim/mmpx.c: the MMPX 2× magnifier */
 Suite *suite_merge_carrier(void); /* sim/merge/carrier.c: the carrier and the fruit's life, seed 003 */
 Suite *suite_merge_art(void);  /* sim/merge/art*.c: the fruit-merge world's art (seed 003) */
 Suite *suite_merge_render(void); /* sim/merge/render.c: the carrier as drawn (issue 27) */

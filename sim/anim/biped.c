@@ -144,7 +144,8 @@ int sim_biped_cfg_check(const sim_biped_cfg *cfg)
         return SIM_EINVAL;
     if (cfg->hip_h < 1 || cfg->hip_h > 64) return SIM_EINVAL;
     if (cfg->breath_period < 60 || cfg->breath_period > 120) return SIM_EINVAL;
-    if (cfg->hair_dx < -64 || cfg->hair_dx > 64 || cfg->hair_dy < -64 || cfg->hair_dy > 64)
+    if (cfg->hair_dx < -64 || cfg->hair_dx > 64 || cfg->hair_dy < -64 || cfg->hair_dy > 64 ||
+        cfg->hold_pose < 0 || cfg->hold_pose > 1)
         return SIM_EINVAL;
     return hair_cfg_check(&cfg->hair);
 }
@@ -173,17 +174,27 @@ static double wrap_dist(double d, double stride)
     return d;
 }
 
-/* Lift a foot whose pose swings; put down, where it is now, one whose pose stands. */
+/* Where the body is drawn in pose k: where it stood when the pose began (hold_pose, walking),
+ * else where it is. */
+static double drawn_x(const sim_biped *b, const sim_biped_cfg *cfg, int k)
+{
+    if (!cfg->hold_pose || b->speed == 0.0) return b->x;
+    double into = b->dist - (double)k * cfg->stride / (double)cfg->poses;
+    return b->x - (b->speed > 0.0 ? into : -into);
+}
+
+/* Lift a foot whose pose swings; put down, where it is drawn now, one whose pose stands. */
 static void feet(sim_biped *b, const sim_biped_cfg *cfg)
 {
     int k = pose_k(b, cfg);
+    double x = drawn_x(b, cfg, k);
     for (int j = 0; j < 2; j++) {
         int kj = foot_k(k, j, cfg->poses);
         if (swinging(kj, cfg->poses)) {
             b->planted[j] = 0;
         } else if (!b->planted[j]) {
             b->planted[j] = 1;
-            b->plant_x[j] = b->x + (double)b->facing * swing_rel(cfg, kj);
+            b->plant_x[j] = x + (double)b->facing * swing_rel(cfg, kj);
         }
     }
 }
@@ -198,6 +209,7 @@ void sim_biped_pose_at(const sim_biped *b, const sim_biped_cfg *cfg, uint64_t ti
 {
     int k = pose_k(b, cfg), ground = sim_snap(b->ground);
     double s = sim_sin(TWO_PI * (double)k / (double)cfg->poses);
+    double x = drawn_x(b, cfg, k);
     out->k = k;
     out->bob = sim_snap(s < 0.0 ? -s : s);             /* |sin|: two bobs a cycle, 1 px */
     for (int j = 0; j < 2; j++) {
@@ -206,7 +218,7 @@ void sim_biped_pose_at(const sim_biped *b, const sim_biped_cfg *cfg, uint64_t ti
             out->foot_x[j] = sim_snap(b->plant_x[j]);
             out->lift[j] = 0;
         } else {
-            out->foot_x[j] = sim_snap(b->x + (double)b->facing * swing_rel(cfg, kj));
+            out->foot_x[j] = sim_snap(x + (double)b->facing * swing_rel(cfg, kj));
             out->lift[j] = sim_snap(cfg->lift * sim_sin(TWO_PI * (double)kj / (double)cfg->poses));
         }
         out->foot_y[j] = ground - 1 - out->lift[j];
@@ -214,7 +226,7 @@ void sim_biped_pose_at(const sim_biped *b, const sim_biped_cfg *cfg, uint64_t ti
     int lean = sim_snap(b->speed * cfg->lean_k);
     out->lean = lean > cfg->lean_max ? cfg->lean_max : lean < -cfg->lean_max ? -cfg->lean_max : lean;
     out->breath = sim_biped_idle(b) ? sim_breath_dy(tick, cfg->breath_period, b->breath_phase) : 0;
-    out->hip_x = sim_snap(b->x);
+    out->hip_x = sim_snap(x);
     out->hip_y = ground - 1 - cfg->hip_h - out->bob;
     out->hair_x = out->hip_x + b->facing * cfg->hair_dx + out->lean;
     out->hair_y = out->hip_y - cfg->hair_dy + out->breath;
@@ -273,11 +285,16 @@ void sim_biped_draw(const sim_biped *b, const sim_biped_cfg *cfg, const sim_bipe
     sim_biped_pose_at(b, cfg, tick, &p);
     sim_hair_draw(&b->hair, f, look->hair_ink[b->state < SIM_BIPED_STATES ? b->state : 0],
                   look->outline);
-    /* the far leg (foot 1) first, then the near one; a foot is 2 px long, toward the facing */
+    /* the far leg (foot 1) first, then the near one; a foot is leg_w + 1 px long, toward the
+     * facing */
+    int lw = look->leg_w < 1 ? 1 : look->leg_w > 3 ? 3 : look->leg_w;
     for (int j = 1; j >= 0; j--) {
         uint8_t ink = j ? look->leg_far : look->leg;
-        sim_raster_line(f, p.hip_x, p.hip_y + 1, p.foot_x[j], p.foot_y[j], ink);
-        sim_raster_rect(f, b->facing > 0 ? p.foot_x[j] : p.foot_x[j] - 1, p.foot_y[j], 2, 1, ink);
+        for (int k = 0; k < lw; k++)
+            sim_raster_line(f, p.hip_x - b->facing * k, p.hip_y + 1, p.foot_x[j] - b->facing * k,
+                            p.foot_y[j], ink);
+        sim_raster_rect(f, b->facing > 0 ? p.foot_x[j] - (lw - 1) : p.foot_x[j] - 1, p.foot_y[j],
+                        lw + 1, 1, ink);
     }
     const sim_sprite *spr = look->body;
     if (!spr || !spr->px) return;

@@ -90,6 +90,11 @@ typedef struct sim_biped_cfg {
     int breath_period;              /* ticks, 60..120 */
     int hair_dx, hair_dy;           /* the hair's anchor from the hip pixel, facing right, px up */
     sim_hair_cfg hair;
+    int hold_pose;                  /* 0 or 1: 1 draws the body (hip and swinging foot) where it
+                                       stood when its pose began, so the figure moves a pose at a
+                                       time, as a hand-animated sprite does, instead of sliding a
+                                       pixel whenever x crosses one (seed §1: "a continuously
+                                       sliding limb reads as vector or Flash") */
 } sim_biped_cfg;
 
 sim_biped_cfg sim_biped_cfg_default(void);
@@ -130,7 +135,9 @@ typedef struct sim_biped_pose {
     int breath;                     /* px the upper slice moves (−1, 0, 1), 0 unless idle */
     int hair_x, hair_y;             /* the hair's anchor pixel */
 } sim_biped_pose;
-/* The pose to draw at `tick`: a pure function of the state and the tick. */
+/* The pose to draw at `tick`: a pure function of the state and the tick. With cfg->hold_pose, a
+ * walking biped's hip and swinging foot are drawn from x less the distance walked since its pose
+ * began, so every pixel of the legs and the body holds for the whole pose. */
 void sim_biped_pose_at(const sim_biped *b, const sim_biped_cfg *cfg, uint64_t tick,
                        sim_biped_pose *out);
 
@@ -143,6 +150,8 @@ typedef struct sim_biped_look {
     uint8_t leg, leg_far;           /* the near and the far leg's inks */
     int outline;                    /* hair outline ink, < 0 for none */
     uint8_t hair_ink[SIM_BIPED_STATES];
+    int leg_w;                      /* px each leg is wide, 1..3 (0: 1); the extra columns trail
+                                       behind the facing, and the foot grows with them */
 } sim_biped_look;
 /* Hair (behind), far leg, near leg, then the body in slices: a pure function of (state, tick). */
 void sim_biped_draw(const sim_biped *b, const sim_biped_cfg *cfg, const sim_biped_look *look,

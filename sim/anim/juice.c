@@ -22,6 +22,49 @@ void sim_sprite_recolour(uint8_t *dst, const sim_sprite *s, const uint8_t map[25
         dst[i] = s->key >= 0 && s->px[i] == s->key ? s->px[i] : map[s->px[i]];
 }
 
+/* How many times each source line of n appears: op > 0 doubles, op < 0 drops, every line with
+ * (i + 1) % |op| == 0 that is neither the first nor the last; a line of `keep` (bit i, lines below
+ * 32) is never doubled or dropped, and its turn passes to the next line that may be. */
+static void line_counts(int *cnt, int n, int op, uint32_t keep)
+{
+    for (int i = 0; i < n; i++) cnt[i] = 1;
+    if (op == 0) return;
+    int k = op < 0 ? -op : op;
+    for (int i = 1; i < n - 1; i++) {
+        if ((i + 1) % k != 0) continue;
+        int j = i;
+        while (j < n - 1 && ((j < 32 && (keep >> j) & 1u) || cnt[j] != 1)) j++;
+        if (j < n - 1) cnt[j] = op > 0 ? 2 : 0;
+    }
+}
+
+int sim_sprite_rowcol_keep(uint8_t *dst, size_t cap, int *dw, int *dh, const sim_sprite *s,
+                           int rows, int cols, uint32_t keep_rows, uint32_t keep_cols)
+{
+    if (!sprite_ok(s) || rows == 1 || rows == -1 || cols == 1 || cols == -1 ||
+        s->w > SIM_ROWCOL_MAX || s->h > SIM_ROWCOL_MAX)
+        return SIM_EINVAL;
+    int cx[SIM_ROWCOL_MAX], cy[SIM_ROWCOL_MAX];
+    line_counts(cx, s->w, cols, keep_cols);
+    line_counts(cy, s->h, rows, keep_rows);
+    int w = 0, h = 0;
+    for (int x = 0; x < s->w; x++) w += cx[x];
+    for (int y = 0; y < s->h; y++) h += cy[y];
+    if ((size_t)w * (size_t)h > cap) return SIM_ENOSPC;
+    int oy = 0;
+    for (int y = 0; y < s->h; y++) {
+        for (int ry = cy[y]; ry > 0; ry--, oy++) {
+            int ox = 0;
+            for (int x = 0; x < s->w; x++)
+                for (int rx = cx[x]; rx > 0; rx--, ox++)
+                    dst[(size_t)oy * w + (size_t)ox] = s->px[(size_t)y * s->w + (size_t)x];
+        }
+    }
+    *dw = w;
+    *dh = h;
+    return 0;
+}
+
 /* How many times source line i (of n) appears: op > 0 doubles, op < 0 drops, every line with
  * (i + 1) % |op| == 0 that is neither the first nor the last. */
 static int line_count(int i, int n, int op)
@@ -242,11 +285,13 @@ int sim_juice_art_bake(sim_juice_art *a, const sim_sprite *s, const sim_juice_ar
         }
         sim_juice_img *im = a->shape[st];
         img_copy(&im[SIM_LOOK_NORMAL], &src);
-        rc = sim_sprite_rowcol(im[SIM_LOOK_SQUASH].px, SIM_JUICE_BUF, &im[SIM_LOOK_SQUASH].w,
-                               &im[SIM_LOOK_SQUASH].h, &src, -k, k);
+        rc = sim_sprite_rowcol_keep(im[SIM_LOOK_SQUASH].px, SIM_JUICE_BUF, &im[SIM_LOOK_SQUASH].w,
+                                    &im[SIM_LOOK_SQUASH].h, &src, -k, k, spec->keep_rows,
+                                    spec->keep_cols);
         if (!rc)
-            rc = sim_sprite_rowcol(im[SIM_LOOK_STRETCH].px, SIM_JUICE_BUF, &im[SIM_LOOK_STRETCH].w,
-                                   &im[SIM_LOOK_STRETCH].h, &src, k, -k);
+            rc = sim_sprite_rowcol_keep(im[SIM_LOOK_STRETCH].px, SIM_JUICE_BUF,
+                                        &im[SIM_LOOK_STRETCH].w, &im[SIM_LOOK_STRETCH].h, &src, k,
+                                        -k, spec->keep_rows, spec->keep_cols);
     }
     if (!rc) {
         sim_sprite_silhouette(a->flash.px, s, spec->flash_ink);

@@ -37,6 +37,15 @@ void sim_sprite_recolour(uint8_t *dst, const sim_sprite *s, const uint8_t map[25
  * (cap bytes). 0, SIM_EINVAL (|k| of 1, a bad sprite) or SIM_ENOSPC. */
 int sim_sprite_rowcol(uint8_t *dst, size_t cap, int *dw, int *dh, const sim_sprite *s, int rows,
                       int cols);
+/* The same, with lines that must survive: bit i of keep_rows (keep_cols) protects row (column) i
+ * (i < 32), whose turn to be doubled or dropped passes to the next line after it that is neither
+ * protected, already taken, nor the last (none: that turn is skipped). A face's eye row and
+ * column, a beard's edge: the features that make the sprite read stay in every squash and
+ * stretch (the garden's gnome). Sprites up to SIM_ROWCOL_MAX each way; keep 0, 0 is
+ * sim_sprite_rowcol. */
+#define SIM_ROWCOL_MAX 256
+int sim_sprite_rowcol_keep(uint8_t *dst, size_t cap, int *dw, int *dh, const sim_sprite *s,
+                           int rows, int cols, uint32_t keep_rows, uint32_t keep_cols);
 enum { SIM_AXIS_X = 0, SIM_AXIS_Y = 1 };
 /* The smear: s's silhouette in `ink`, `extra` px longer along the axis (1..64) by duplicating
  * columns (rows), spread evenly: column j is repeated 1 + ⌊(j+1)·extra/w⌋ − ⌊j·extra/w⌋ times.
@@ -125,6 +134,8 @@ typedef struct sim_juice_art_spec {
     int squash_every;               /* k: squash removes every k-th row and doubles every k-th
                                        column, stretch the other way round; ≥ 2 */
     const uint8_t (*status_map)[256];   /* SIM_JUICE_STATUS − 1 maps for statuses 1.., or NULL */
+    uint32_t keep_rows, keep_cols;  /* lines squash and stretch never double or drop
+                                       (sim_sprite_rowcol_keep); 0: none */
 } sim_juice_art_spec;
 
 typedef struct sim_juice_img {

@@ -6,6 +6,7 @@
  *
  * Nothing here is state: it is a pure function of nothing, built once, never saved. */
 #include "garden_int.h"
+#include "anim/shear.h"
 #include <stdlib.h>
 
 /* ---- the palette ------------------------------------------------------------------------------ */
@@ -44,6 +45,12 @@ static const uint8_t rgb[GC_COUNT][3] = {
     [GC_PLUM] = { 0x80, 0x4a, 0xa0 }, [GC_PLUM_DARK] = { 0x4e, 0x2c, 0x6a },
     [GC_BLUE] = { 0x40, 0x70, 0xc2 }, [GC_BLUE_DARK] = { 0x28, 0x48, 0x86 },
     [GC_PINK] = { 0xf2, 0x8a, 0xb2 }, [GC_PINK_DARK] = { 0xb0, 0x4e, 0x7a },
+    [GC_FAR_GRASS] = { 0x5c, 0x7a, 0x72 }, [GC_FAR_GRASS_LIGHT] = { 0x86, 0xa2, 0x84 },
+    [GC_FAR_EARTH] = { 0x4e, 0x44, 0x5e },
+    [GC_MILL_WALL] = { 0xd8, 0xc6, 0xba }, [GC_MILL_SHADE] = { 0x9c, 0x88, 0x98 },
+    [GC_SAIL] = { 0xf2, 0xe8, 0xd6 },
+    [GC_LIZARD] = { 0xf2, 0x8a, 0x2e }, [GC_LIZARD_DARK] = { 0xa6, 0x46, 0x26 },
+    [GC_LIZARD_BELLY] = { 0xff, 0xcc, 0x66 }, [GC_TOE] = { 0x5e, 0x26, 0x1c },
 };
 
 const char *const sim__garden_colour_name[GC_COUNT] = {
@@ -54,6 +61,8 @@ const char *const sim__garden_colour_name[GC_COUNT] = {
     "ember", "smoke_dark", "smoke", "smoke_light", "red_light", "red", "red_dark", "white",
     "cloth_shade", "teal_light", "teal", "teal_dark", "skin", "skin_shade", "hair", "hair_light",
     "gold", "gold_dark", "plum", "plum_dark", "blue", "blue_dark", "pink", "pink_dark",
+    "far_grass", "far_grass_light", "far_earth", "mill_wall", "mill_shade", "sail", "lizard",
+    "lizard_dark", "lizard_belly", "toe",
 };
 
 /* The eight inks: the outline, paper white, three of the dusk (its violet, its rose, its peach),
@@ -66,7 +75,7 @@ const uint8_t sim__garden_inks8[8] = { GC_INK, GC_WHITE, GC_SKY1, GC_SKY3,
 void sim__garden_palette(sim_palette *pal)
 {
     memset(pal, 0, sizeof *pal);
-    pal->version = 1;
+    pal->version = 2;
     pal->count = GC_COUNT;
     for (int i = 0; i < GC_COUNT; i++) memcpy(&pal->rgb[i * 3], rgb[i], 3);
 }
@@ -236,8 +245,9 @@ static void bake_bodies(garden_art *a)
         lk->hip_row = BODY_HIP_ROW;
         lk->breath_row = 6;          /* the head and the neck breathe; the chest down stays */
         lk->lean_row = 8;
-        lk->leg = GC_INK;
-        lk->leg_far = GC_SOIL_DARK;
+        lk->leg = GC_BLUE_DARK;      /* trousers (stockings), 2 px wide: legs that read */
+        lk->leg_far = GC_INK;
+        lk->leg_w = 2;
         lk->outline = GC_INK;
         memcpy(lk->hair_ink, hair_ink[st], sizeof lk->hair_ink);
     }
@@ -247,7 +257,9 @@ void sim__garden_configs(garden_world *w)
 {
     for (int st = 0; st < GB_STYLES; st++) {
         sim_biped_cfg c = sim_biped_cfg_default();
-        c.hip_h = 5;
+        c.hip_h = GARDEN_BIPED_HIP;
+        c.stride = GARDEN_BIPED_STRIDE;
+        c.hold_pose = 1;             /* a pose at a time: 6.6 ticks each at 0.38 px a tick */
         if (st == GB_HAIR) {
             c.hair_dx = -2;          /* the back of the head, 8 px above the hip */
             c.hair_dy = 9;
@@ -264,6 +276,10 @@ void sim__garden_configs(garden_world *w)
     w->bjcfg = sim_juice_cfg_default();
     w->bjcfg.hop_v = 1.6;            /* ours: a startled villager jumps 6 px, not 16 */
     w->bjcfg.gravity = 0.2;
+    /* The lizard's legs: 4.5 + 4.5 px bones from a spine 7 px up; a step when a foot is 4.5 px from
+     * its spot, landing 2 px ahead, 8 ticks in the air (seed §6: 6–10 a pose), 2 px of lift. */
+    w->lcfg = (sim_legs_cfg){ .thigh = 4.5, .shin = 4.5, .step_at = 4.5, .lead = 2.0,
+                              .step_ticks = 8, .lift = 2.0 };
 }
 
 /* ---- the gnome ------------------------------------------------------------------------------------ */
@@ -271,6 +287,9 @@ void sim__garden_configs(garden_world *w)
  * arm the walk swings), brown legs from the hip row 12. */
 #define GNOME_W 11
 #define GNOME_H 15
+/* On the frames' canvas (the sprite at (1, 1)): rows 5–8, columns 2–3 and 5–10. */
+#define GNOME_KEEP_ROWS (0xfu << 5)
+#define GNOME_KEEP_COLS ((0x3u << 2) | (0x3fu << 5))
 static const char *const gnome[GNOME_H] = {
     "....KK.....",
     "...KRRK....",
@@ -321,7 +340,12 @@ static int bake_gnome(garden_art *a)
     warm_map(map[0]);
     /* Every juice look of every image: the standing sprite is put on the frames' canvas (one
      * column each side, one row on top), so all five share one geometry. */
-    sim_juice_art_spec js = { GC_WHITE, GC_BLUE, 6, 4, (const uint8_t (*)[256])map };
+    /* Squash and stretch never double or drop the face: the rows of the hat's brim, the eye (in
+     * the contact and the passing frames) and the beard's top, nor the columns of the outline
+     * each side, the eye and the skin beside it; their turns pass to the hat, the coat and the
+     * empty margin (issue 27: the stretch frames had lost the eye and the beard). */
+    sim_juice_art_spec js = { GC_WHITE, GC_BLUE, 6, 4, (const uint8_t (*)[256])map,
+                              GNOME_KEEP_ROWS, GNOME_KEEP_COLS };
     for (int k = 0; k < GW_IMAGES; k++) {
         uint8_t canvas[SIM_WALKER_FW * SIM_WALKER_FH];
         sim_sprite img;
@@ -339,11 +363,107 @@ static int bake_gnome(garden_art *a)
     return 0;
 }
 
-/* ---- the butterfly (wings open, half, closed) ------------------------------------------------------ */
-static const char *const fly_rows[3][4] = {
-    { "PP.PP", "PpKpP", ".PKP.", "....." },
-    { ".P.P.", ".pKp.", ".PKP.", "....." },
-    { "..P..", "..K..", "..K..", "....." },
+/* ---- the butterfly: wings up, open, half, closed (edge on) ----------------------------------------- */
+/* 9 × 7, yellow wings with orange spots in an ink outline: against every band of the dusk (violet,
+ * rose, peach) the outline and the yellow part it (issue 27: a 5×4 pink one on the rose sky did
+ * not read, so the creatures chasing it seemed to move at random). */
+static const char *const fly_rows[GARDEN_FLY_FRAMES][GARDEN_FLY_H] = {
+    { "KK.....KK",
+      "KYK...KYK",
+      "KYYK.KYYK",
+      ".KOYKYOK.",
+      "..KYKYK..",
+      "...KKK...",
+      "........." },
+    { ".KK...KK.",
+      "KYYK.KYYK",
+      "KYOYKYOYK",
+      ".KYYKYYK.",
+      ".KYOKOYK.",
+      "..KK.KK..",
+      "........." },
+    { ".........",
+      "..KK.KK..",
+      ".KYYKYYK.",
+      ".KYOKOYK.",
+      "..KYKYK..",
+      "...K.K...",
+      "........." },
+    { ".........",
+      "....K....",
+      "...KYK...",
+      "...KYK...",
+      "...KOK...",
+      "....K....",
+      "........." },
+};
+
+/* ---- the sky: clouds, the windmill's sails, a bird ---------------------------------------------- */
+const garden_cloud_spec sim__garden_clouds[GARDEN_CLOUDS] = {
+    /* y, w, h, drift, x0: four heaps up high, one long streak low across the sun */
+    { 16, 40, 14, 3, 30 },
+    { 8, 28, 11, 2, 132 },
+    { 36, 34, 13, 4, 196 },
+    { 24, 22, 10, 2, 276 },
+    { 93, 46, 4, 1, 196 },
+};
+
+/* A cloud in a w × h image: a heap of four discs, the biggest second, cut flat a row under its
+ * base and shaded along the cut; or, h ≤ 5, a streak: two rows, lit over shaded, rounded ends. */
+static void bake_cloud(uint8_t *px, int w, int h)
+{
+    sim_frame f;
+    memset(&f, 0, sizeof f);
+    f.w = (uint16_t)w;
+    f.h = (uint16_t)h;
+    f.px = px;
+    memset(px, GC_VOID, (size_t)w * h);
+    if (h <= 5) {
+        sim_raster_rect(&f, 3, 1, w - 6, 1, GC_CLOUD);
+        sim_raster_rect(&f, 1, 2, w - 2, 1, GC_CLOUD);
+        sim_raster_rect(&f, 0, 3, w, 1, GC_CLOUD_SHADE);
+        return;
+    }
+    int base = h - 3, rmax = (base + 2) / 2;
+    static const int at[4] = { 24, 44, 64, 80 }, size[4] = { 60, 100, 80, 50 };   /* % of w, rmax */
+    for (int k = 0; k < 4; k++) {
+        int r = rmax * size[k] / 100;
+        if (r < 2) r = 2;
+        sim_raster_circle(&f, w * at[k] / 100, base + 2 - r, r, GC_CLOUD);
+    }
+    /* flat underneath: two rows of shade where the heap is, nothing below */
+    for (int x = 0; x < w; x++) {
+        int over = px[(base - 1) * w + x] != GC_VOID;
+        for (int y = base; y < h; y++)
+            px[y * w + x] = (uint8_t)(over && y < base + 2 ? GC_CLOUD_SHADE : GC_VOID);
+    }
+}
+
+/* The sails at angle 0: four arms (up, right, down, left) of 13 px, each a spar with a lattice
+ * panel on its clockwise side, on a 29 × 29 canvas with the hub at its centre. */
+static void bake_sails(uint8_t *px)
+{
+    const int D = GARDEN_SAILS_D, c = D / 2;
+    memset(px, GC_VOID, (size_t)D * D);
+    for (int arm = 0; arm < 4; arm++) {
+        /* the arm's direction (ux, uy) and its clockwise side (vx, vy), on screen */
+        static const int dir[4][2] = { { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } };
+        int ux = dir[arm][0], uy = dir[arm][1], vx = -uy, vy = ux;
+        for (int t = 2; t <= 13; t++) {
+            px[(c + uy * t) * D + c + ux * t] = GC_WOOD_DARK;              /* the spar */
+            if (t < 4) continue;
+            for (int k = 1; k <= 3; k++) {                                  /* the panel */
+                int x = c + ux * t + vx * k, y = c + uy * t + vy * k;
+                int lattice = (t % 3 == 0) || k == 3;
+                px[y * D + x] = (uint8_t)(lattice ? GC_WOOD : GC_SAIL);
+            }
+        }
+    }
+}
+
+static const char *const bird_rows[2][3] = {
+    { "K...K", ".K.K.", "..K.." },
+    { ".....", "KKKKK", "K...K" },
 };
 
 int sim__garden_art_build(garden_art **out)
@@ -356,10 +476,34 @@ int sim__garden_art_build(garden_art **out)
         free(a);
         return rc;
     }
-    static const legend lg[] = { { 'P', GC_PINK }, { 'p', GC_PINK_DARK }, { 'K', GC_INK }, { 0, 0 } };
-    for (int k = 0; k < 3; k++) {
-        from_text(a->fly_px[k], fly_rows[k], 5, 4, lg);
-        a->fly[k] = (sim_sprite){ 5, 4, a->fly_px[k], GC_VOID };
+    static const legend lg[] = { { 'Y', GC_FIRE_YELLOW }, { 'O', GC_FIRE_ORANGE }, { 'K', GC_INK },
+                                 { 0, 0 } };
+    for (int k = 0; k < GARDEN_FLY_FRAMES; k++) {
+        from_text(a->fly_px[k], fly_rows[k], GARDEN_FLY_W, GARDEN_FLY_H, lg);
+        a->fly[k] = (sim_sprite){ GARDEN_FLY_W, GARDEN_FLY_H, a->fly_px[k], GC_VOID };
+    }
+    for (int k = 0; k < GARDEN_CLOUDS; k++) {
+        const garden_cloud_spec *c = &sim__garden_clouds[k];
+        bake_cloud(a->cloud_px[k], c->w, c->h);
+        a->cloud[k] = (sim_sprite){ (uint16_t)c->w, (uint16_t)c->h, a->cloud_px[k], GC_VOID };
+    }
+    /* the sails, by three shears: a quarter turn in GARDEN_MILL_ANGLES steps (four sails repeat
+     * every quarter); every bake holds exactly the sails' pixels, moved */
+    uint8_t sails[GARDEN_SAILS_D * GARDEN_SAILS_D];
+    bake_sails(sails);
+    sim_sprite sp = { GARDEN_SAILS_D, GARDEN_SAILS_D, sails, GC_VOID };
+    for (int k = 0; k < GARDEN_MILL_ANGLES; k++) {
+        double ang = (double)k * (SIM_PI / 2.0) / GARDEN_MILL_ANGLES;
+        if (sim_shear_rotate(a->sails_px[k], GARDEN_SAILS_D, GARDEN_SAILS_D, &sp, ang) != 0) {
+            free(a);
+            return SIM_EINVAL;
+        }
+        a->sails[k] = (sim_sprite){ GARDEN_SAILS_D, GARDEN_SAILS_D, a->sails_px[k], GC_VOID };
+    }
+    static const legend bl[] = { { 'K', GC_INK }, { 0, 0 } };
+    for (int k = 0; k < 2; k++) {
+        from_text(a->bird_px[k], bird_rows[k], 5, 3, bl);
+        a->bird[k] = (sim_sprite){ 5, 3, a->bird_px[k], GC_VOID };
     }
     for (int i = 0; i < GARDEN_POND_N; i++) a->basin[i] = (int16_t)sim__garden_basin_row(i);
     *out = a;
@@ -372,10 +516,10 @@ void sim__garden_art_free(garden_art *a) { free(a); }
 void sim__garden_tufts(uint8_t px[GARDEN_TUFT_SPRITES][GARDEN_TUFT_W * GARDEN_TUFT_H], int back)
 {
     static const uint8_t back_shades[3] = { GC_GRASS_DARK, GC_GRASS, GC_GRASS_LIGHT };
-    static const uint8_t front_shades[2] = { GC_GRASS, GC_GRASS_LIGHT };
+    static const uint8_t front_shades[3] = { GC_GRASS_DARK, GC_GRASS, GC_GRASS_DARK };
     for (int k = 0; k < GARDEN_TUFT_SPRITES; k++)
         sim_grass_tuft_sprite(px[k], GARDEN_TUFT_W, back ? GARDEN_TUFT_H : GARDEN_FTUFT_H, GC_VOID,
-                              back ? back_shades : front_shades, back ? 3 : 2,
+                              back ? back_shades : front_shades, 3,
                               (uint32_t)(k * 7 + (back ? 1 : 3)));
 }
 
@@ -417,15 +561,26 @@ static int ridge(int x, double base, double a1, double f1, double a2, double f2,
     return sim_snap(base - a1 * sim_sin(t * f1 + ph) - a2 * sim_sin(t * f2 + 2.0 * ph));
 }
 
-static void cloud(sim_frame *f, int cx, int cy, int w)
+/* The windmill on the far meadow: a tapering tower of whitewashed stone, shaded on its right, a
+ * door, a dark cap; the sails are drawn over it every frame. */
+static void windmill(sim_frame *f)
 {
-    /* a flat-bottomed heap of discs, lit on top, shaded below */
-    for (int k = 0; k < 3; k++) {
-        int r = k == 1 ? w / 3 : w / 4, x = cx + (k - 1) * (w / 3);
-        sim_raster_circle(f, x, cy - (k == 1 ? 2 : 0), r, GC_CLOUD);
+    int cx = GARDEN_MILL_X, g = GARDEN_FAR_GROUND;
+    for (int y = GARDEN_MILL_HUB_Y + 1; y < g + 1; y++) {
+        int half = 3 + (y - GARDEN_MILL_HUB_Y) / 6;                    /* 3 at the top, 6 below */
+        for (int x = cx - half; x <= cx + half; x++) {
+            uint8_t c = x >= cx + half - 1 ? GC_MILL_SHADE : GC_MILL_WALL;
+            if (x == cx - half || x == cx + half) c = GC_INK;
+            px_set(f, x, y, c);
+        }
     }
-    sim_raster_rect(f, cx - w / 2 - 1, cy, w + 3, 3, GC_CLOUD_SHADE);
-    sim_raster_rect(f, cx - w / 2 - 1, cy + 3, w + 3, 40, GC_VOID);      /* cut flat */
+    sim_raster_rect(f, cx - 1, g - 4, 3, 5, GC_WOOD_DARK);             /* the door */
+    px_set(f, cx + 2, g - 11, GC_INK);                                  /* a window */
+    /* the cap: a dark dome over the tower's top */
+    for (int r = 0; r < 5; r++)
+        for (int x = cx - 4 + r / 2; x <= cx + 4 - r / 2; x++)
+            px_set(f, x, GARDEN_MILL_HUB_Y - r + 1, r == 4 || x == cx - 4 + r / 2 || x == cx + 4 - r / 2
+                                                       ? GC_INK : GC_RED_DARK);
 }
 
 void sim__garden_draw_backdrop(sim_frame *f)
@@ -433,64 +588,114 @@ void sim__garden_draw_backdrop(sim_frame *f)
     int W = f->w, H = f->h;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) f->px[y * W + x] = sky_at(x, y);
-    sim_raster_circle(f, 252, 100, 13, GC_SUN);
-    /* clouds, lit from below by the sun: drawn with a cut, then the cut filled back with sky */
-    static const int cl[4][3] = { { 60, 40, 34 }, { 150, 24, 26 }, { 226, 56, 30 }, { 296, 30, 18 } };
-    for (int k = 0; k < 4; k++) {
-        cloud(f, cl[k][0], cl[k][1], cl[k][2]);
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++)
-                if (f->px[y * W + x] == GC_VOID) f->px[y * W + x] = sky_at(x, y);
-    }
-    /* far hills, then near hills down to the meadow */
+    /* the sun, whole: the clouds are drawn over it every frame where they have drifted (issue
+     * 27: a cloud's flat cut, filled back with sky, had notched it) */
+    sim_raster_circle(f, GARDEN_SUN_X, GARDEN_SUN_Y, GARDEN_SUN_R, GC_SUN);
+    /* far hills, then near hills, down to the far meadow */
     for (int x = 0; x < W; x++) {
-        int far = ridge(x, 116.0, 7.0, 0.021, 4.0, 0.063, 0.7);
-        int near = ridge(x, 134.0, 6.0, 0.030, 3.0, 0.081, 2.1);
-        for (int y = far; y < GARDEN_GROUND; y++) px_set(f, x, y, GC_HILL_FAR);
-        for (int y = near; y < GARDEN_GROUND; y++) px_set(f, x, y, GC_HILL_NEAR);
+        int far = ridge(x, 110.0, 7.0, 0.021, 4.0, 0.063, 0.7);
+        int near = ridge(x, 124.0, 5.0, 0.030, 3.0, 0.081, 2.1);
+        for (int y = far; y < GARDEN_FAR_GROUND; y++) px_set(f, x, y, GC_HILL_FAR);
+        for (int y = near; y < GARDEN_FAR_GROUND; y++) px_set(f, x, y, GC_HILL_NEAR);
         px_set(f, x, near, (x % 3) ? GC_HILL_NEAR : GC_HILL_FAR);
     }
-    /* the meadow: a lit top row, grass, a dithered edge into the earth, pebbles */
-    for (int y = GARDEN_GROUND; y < H; y++)
+    /* The three planes, back to front, each a lit edge, its grass (dithered darker toward the
+     * front) and its earth face, hidden under the plane in front: the far meadow in the haze
+     * (133–149), the middle meadow (150–169), the near bank (170–179). */
+    for (int y = GARDEN_FAR_GROUND; y < H; y++)
         for (int x = 0; x < W; x++) {
             uint8_t c;
-            int d = y - GARDEN_GROUND;
-            if (d == 0) c = GC_GRASS_LIGHT;
-            else if (d < 4) c = GC_GRASS;
-            else if (d < 6) c = ((x + y) & 1) ? GC_GRASS_DARK : GC_GRASS;
-            else if (d < 8) c = ((x + y) & 1) ? GC_SOIL : GC_GRASS_DARK;
-            else if (d < 18) c = GC_SOIL;
-            else c = ((x + y) & 1) && d < 20 ? GC_SOIL : GC_SOIL_DARK;
             uint32_t hsh = sim_hash_cell(0x6761726465ULL, 0, x, y, 1);
-            if (d >= 8 && hsh % 61 == 0) c = GC_SOIL_LIGHT;
-            if (d >= 12 && hsh % 97 == 1) c = GC_STONE_DARK;
+            int chk = (x + y) & 1;
+            if (y < GARDEN_GROUND) {                                    /* far */
+                int d = y - GARDEN_FAR_GROUND;
+                c = d == 0 ? GC_FAR_GRASS_LIGHT : d < 9 ? GC_FAR_GRASS
+                  : d < 11 ? (chk ? GC_FAR_EARTH : GC_FAR_GRASS) : GC_FAR_EARTH;
+                if (d > 0 && d < 9 && hsh % 23 == 0) c = GC_FAR_GRASS_LIGHT;
+            } else if (y < GARDEN_NEAR_GROUND) {                        /* middle */
+                int d = y - GARDEN_GROUND;
+                c = d == 0 ? GC_GRASS_LIGHT : d < 7 ? GC_GRASS
+                  : d < 9 ? (chk ? GC_GRASS_DARK : GC_GRASS) : d < 10 ? GC_GRASS_DARK
+                  : d < 12 ? (chk ? GC_SOIL : GC_GRASS_DARK) : GC_SOIL;
+                if (d >= 12 && hsh % 41 == 0) c = GC_SOIL_LIGHT;
+                if (d == GARDEN_NEAR_GROUND - GARDEN_GROUND - 1) c = GC_SOIL_DARK;
+            } else {                                                    /* near */
+                /* in the shade: the low sun is behind the scene, so the foreground is dark */
+                int d = y - GARDEN_NEAR_GROUND;
+                c = d == 0 ? GC_GRASS : d < 5 ? GC_GRASS_DARK : d < 6 ? (chk ? GC_SOIL_DARK : GC_GRASS_DARK)
+                  : GC_SOIL_DARK;
+                if (d > 0 && d < 5 && hsh % 13 == 0) c = GC_GRASS;
+                if (d >= 6 && hsh % 29 == 0) c = GC_SOIL;
+                if (d >= 8 && hsh % 97 == 1) c = GC_STONE_DARK;
+            }
             f->px[y * W + x] = c;
         }
-    /* the pond's basin: near hills behind the water line, a bowl of dark earth under it, sloped
-     * banks each side */
+    /* hedges along the far meadow's back: a row of dark bumps */
+    for (int x = 0; x < W; x++) {
+        uint32_t hsh = sim_hash_cell(0x6865646765ULL, 0, x / 7, 0, 3);
+        int top = GARDEN_FAR_GROUND - 2 - (int)(hsh % 3) + ((x % 7 == 0 || x % 7 == 6) ? 1 : 0);
+        if (hsh % 4 == 0) continue;
+        for (int y = top; y < GARDEN_FAR_GROUND + 1; y++)
+            px_set(f, x, y, y == top ? GC_FAR_GRASS : GC_HILL_NEAR);
+    }
+    windmill(f);
+    /* far trees on the far meadow, in the haze: a trunk and a round crown, lit on the sun's side */
+    static const int trees[5][2] = { { 22, 7 }, { 64, 5 }, { 170, 6 }, { 196, 4 }, { 312, 6 } };
+    for (int k = 0; k < 5; k++) {
+        int tx = trees[k][0], r = trees[k][1], base = GARDEN_FAR_GROUND + 2;
+        sim_raster_rect(f, tx, base - r - 3, 1, r + 3, GC_FAR_EARTH);
+        sim_raster_circle(f, tx, base - r - 4, r, GC_HILL_NEAR);
+        for (int y = -r; y <= r; y++)
+            for (int x = -r; x <= r; x++)
+                if (x * x + y * y < r * r && x - y > r / 2 && ((x + y) & 1) == 0)
+                    px_set(f, tx + x, base - r - 4 + y, GC_FAR_GRASS);
+    }
+    /* the pond's basin: its far bank in shadow above the water line, a bowl of dark earth under
+     * it, sloped banks each side */
     for (int x = GARDEN_POND_X0 - 4; x <= GARDEN_POND_X1 + 4; x++) {
         int i = x - GARDEN_POND_X0;
         if (i < 0 || i >= GARDEN_POND_N) {
             /* the banks: the meadow's top steps down toward the water */
             int out = i < 0 ? -i : i - GARDEN_POND_N + 1;      /* 1..4 from the water */
             int top = GARDEN_GROUND + (4 - out) * 3 / 4;
-            for (int y = GARDEN_GROUND; y < top; y++) px_set(f, x, y, GC_HILL_NEAR);
+            for (int y = GARDEN_GROUND; y < top; y++) px_set(f, x, y, GC_GRASS_DARK);
             px_set(f, x, top, GC_GRASS_LIGHT);
             continue;
         }
         int bottom = sim__garden_basin_row(i);
-        for (int y = GARDEN_GROUND; y < bottom; y++) px_set(f, x, y, y < GARDEN_POND_REST ? GC_HILL_NEAR : GC_WATER);
+        for (int y = GARDEN_GROUND; y < bottom; y++) px_set(f, x, y, y < GARDEN_POND_REST ? GC_GRASS_DARK : GC_WATER);
         px_set(f, x, bottom, GC_SOIL_DARK);
         px_set(f, x, bottom + 1, (x & 1) ? GC_SOIL_DARK : GC_SOIL);
     }
-    /* flowers in the meadow */
-    for (int k = 0; k < 14; k++) {
+    /* flowers in the middle meadow and on the near bank */
+    for (int k = 0; k < 22; k++) {
         uint32_t hsh = sim_hash_cell(0x666c6f776572ULL, 0, k, 0, 2);
-        int x = 6 + (int)(hsh % 300), y = GARDEN_GROUND + 1 + (int)((hsh >> 12) % 3);
-        if (x >= GARDEN_POND_X0 - 6 && x <= GARDEN_POND_X1 + 6) continue;
-        if (x >= GARDEN_FIRE_X - 14 && x <= GARDEN_FIRE_X + 14) continue;
+        int near = k >= 12;
+        int x = 6 + (int)(hsh % 308);
+        int y = near ? GARDEN_NEAR_GROUND + 1 + (int)((hsh >> 12) % 4) : GARDEN_GROUND + 1 + (int)((hsh >> 12) % 6);
+        if (!near && x >= GARDEN_POND_X0 - 6 && x <= GARDEN_POND_X1 + 6) continue;
+        if (!near && x >= GARDEN_FIRE_X - 14 && x <= GARDEN_FIRE_X + 14) continue;
         px_set(f, x, y, (hsh >> 20) & 1 ? GC_PINK : GC_WHITE);
+        if (near) px_set(f, x, y + 1, GC_GRASS_DARK);
     }
+    /* on the near bank: a few stones in the grass, lit from behind, and clumps of dark reeds at
+     * the frame's corners (foreground framing) */
+    static const int rocks[4][3] = { { 128, 3, 2 }, { 176, 4, 3 }, { 262, 3, 2 }, { 18, 2, 2 } };
+    for (int k = 0; k < 4; k++) {
+        int rx = rocks[k][0], rw = rocks[k][1], rh = rocks[k][2], ry = GARDEN_NEAR_GROUND + 6;
+        sim_raster_rect(f, rx - rw, ry - rh, 2 * rw + 1, rh + 1, GC_STONE_DARK);
+        sim_raster_rect(f, rx - rw + 1, ry - rh - 1, 2 * rw - 1, 1, GC_STONE_DARK);
+        sim_raster_rect(f, rx - rw + 1, ry - rh, 2 * rw - 2, 1, GC_STONE);
+        px_set(f, rx - rw + 1, ry - rh, GC_STONE_LIGHT);
+        sim_raster_rect(f, rx - rw - 1, ry + 1, 2 * rw + 3, 1, GC_INK);
+    }
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < 7; k++) {
+            int x = side ? W - 2 - k * 2 : 1 + k * 2, h = 14 - (k * 5) % 9 - k;
+            if (h < 4) h = 4;
+            int lean = side ? -((k + 1) % 2) : (k + 1) % 2;
+            sim_raster_line(f, x, H - 1, x + lean, H - 1 - h, k & 1 ? GC_GRASS_DARK : GC_INK);
+        }
     /* the campfire: a ring of stones, two crossed logs, embers between */
     int fx = GARDEN_FIRE_X, gy = GARDEN_GROUND;
     sim_raster_rect(f, fx - 7, gy - 2, 15, 2, GC_EMBER);

@@ -18,7 +18,8 @@ static void garden_step(void *impl, const sim_ctx *ctx)
     garden_world *w = impl;
     uint64_t tick = ctx->tick;
     sim__garden_step_pilot(w, tick);
-    sim__garden_step_creatures(w, tick);
+    sim__garden_step_sky(w);
+    sim__garden_step_creatures(w, ctx, tick);
     sim__garden_step_stones(w);
     sim_water_step(&w->pond);
     sim_grass_step(&w->back, w->wind);
@@ -34,7 +35,8 @@ static void garden_step(void *impl, const sim_ctx *ctx)
 
 /* ---- inputs -------------------------------------------------------------------------------- */
 enum { IN_POKE, IN_WIND, IN_TARGET, IN_SPAWN };
-static const char *const creature_names[GARDEN_NCREATURES] = { "serpent", "vine", "biped", "walker" };
+static const char *const creature_names[GARDEN_NCREATURES] = { "serpent", "vine", "biped", "walker",
+                                                               "lizard" };
 static const sim_input_desc garden_inputs[] = {
     [IN_POKE] = { "poke", 2, { { "x", 0, GARDEN_W - 1, NULL }, { "y", 0, GARDEN_H - 1, NULL } },
                   "poke at (x, y): a creature there flashes (a gnome or a villager jumps); the "
@@ -48,19 +50,20 @@ static const sim_input_desc garden_inputs[] = {
     [IN_SPAWN] = { "spawn", 3, { { "kind", 0, GARDEN_NCREATURES - 1, "creature" },
                                  { "x", 0, GARDEN_W - 1, NULL }, { "y", 0, GARDEN_H - 1, NULL } },
                    "add a creature at (x, y): a serpent (up to 3), a vine (4, rooted in the ground "
-                   "at x), a biped (4) or a walker (6); the ones that walk stand on the nearest "
-                   "ground" },
+                   "at x), a biped (4), a walker (6) or a lizard (2, on the near bank); the ones "
+                   "that walk stand on the nearest ground" },
 };
 static const sim_enum_desc garden_enums[] = {
     { "creature", GARDEN_NCREATURES, creature_names },
 };
 
 static const int caps[GARDEN_NCREATURES] = { GARDEN_MAX_SERPENTS, GARDEN_MAX_VINES,
-                                             GARDEN_MAX_BIPEDS, GARDEN_MAX_WALKERS };
+                                             GARDEN_MAX_BIPEDS, GARDEN_MAX_WALKERS,
+                                             GARDEN_MAX_LIZARDS };
 static int count_of(const garden_world *w, int kind)
 {
     return kind == GARDEN_SERPENT ? w->nserpent : kind == GARDEN_VINE ? w->nvine
-         : kind == GARDEN_BIPED ? w->nbiped : w->nwalker;
+         : kind == GARDEN_BIPED ? w->nbiped : kind == GARDEN_WALKER ? w->nwalker : w->nlizard;
 }
 
 static int garden_check_input(const void *impl, const sim_input *in, char *err, size_t errlen)
@@ -86,11 +89,10 @@ static int garden_check_input(const void *impl, const sim_input *in, char *err, 
 static void garden_apply_input(void *impl, const sim_ctx *ctx, const sim_input *in)
 {
     garden_world *w = impl;
-    (void)ctx;
     int x = in->args[0], y = in->args[1];
     switch (in->kind) {
     case IN_POKE:
-        sim__garden_poke(w, x, y);
+        sim__garden_poke(w, ctx, x, y);
         break;
     case IN_WIND:
         w->wind = w->wind_goal = (int16_t)in->args[0];
@@ -111,11 +113,20 @@ static void garden_apply_input(void *impl, const sim_ctx *ctx, const sim_input *
          * are dropped here (the add refuses) */
         x = in->args[1];
         y = in->args[2];
-        switch (in->args[0]) {
-        case GARDEN_SERPENT: sim__garden_add_serpent(w, x, y); break;
-        case GARDEN_VINE: sim__garden_add_vine(w, x); break;
-        case GARDEN_BIPED: sim__garden_add_biped(w, x, w->serial & 1); break;
-        default: sim__garden_add_walker(w, x); break;
+        int rc, k = in->args[0];
+        switch (k) {
+        case GARDEN_SERPENT: rc = sim__garden_add_serpent(w, x, y); break;
+        case GARDEN_VINE: rc = sim__garden_add_vine(w, x); break;
+        case GARDEN_BIPED: rc = sim__garden_add_biped(w, x, w->serial & 1); break;
+        case GARDEN_WALKER: rc = sim__garden_add_walker(w, x); break;
+        default: rc = sim__garden_add_lizard(w, x); break;
+        }
+        if (rc == 0) {
+            sim_event *e = sim_event_add(ctx, "spawn");
+            sim_event_str(e, "kind", creature_names[k]);
+            sim_event_num(e, "i", count_of(w, k) - 1);
+            sim_event_num(e, "x", x);
+            sim_event_num(e, "y", y);
         }
         break;
     default:
@@ -128,8 +139,8 @@ enum { P_SCENE, P_WANDER, P_INKS };
 static const char *const scene_names[] = { "demo", "empty", "crowd", NULL };
 static const sim_param_desc garden_params[] = {
     [P_SCENE] = { "scene", SIM_PARAM_ENUM, GARDEN_SCENE_DEMO, 0, 0, scene_names, NULL,
-                  "demo (a serpent, two vines, two villagers, three gnomes), empty (the place "
-                  "alone: spawn them), or crowd (every creature at its cap: the benchmark's)" },
+                  "demo (a serpent, two vines, two villagers, three gnomes, a lizard), empty (the "
+                  "place alone: spawn them), or crowd (every creature at its cap: the benchmark's)" },
     [P_WANDER] = { "wander", SIM_PARAM_INT, 1, 0, 1, NULL, NULL,
                    "1: the scene lives on its own (seeded butterfly, wind, strolls, hops, throws); "
                    "0: nothing moves but what the inputs move" },
@@ -153,20 +164,21 @@ static void garden_destroy(void *impl)
     free(w);
 }
 
-/* The tufts along the ground, a row behind the creatures and a row in front, missing where the
- * pond and the fire are. */
+/* The tufts: a row along the middle meadow's back edge, behind its creatures (missing where the
+ * pond and the fire are), and a row on the near bank, behind the lizards, whose tops stand in
+ * front of the middle meadow's earth face — nothing stands in front of a creature's legs (issue
+ * 27: a row in front of the villagers hid their feet). */
 static void plant_grass(sim_grass *g, int back, sim_rng *r)
 {
     int x = 2 + (int)sim_rng_below(r, 4);
     while (x < GARDEN_W - 2) {
-        int y = back ? GARDEN_GROUND : GARDEN_GROUND + 3 + (int)sim_rng_below(r, 4);
-        int in_pond = x > GARDEN_POND_X0 - 8 && x < GARDEN_POND_X1 + 8;
-        int in_fire = x > GARDEN_FIRE_X - 12 && x < GARDEN_FIRE_X + 12;
-        int at_pole = !back && x > GARDEN_POLE_X - 3 && x < GARDEN_POLE_X + 4;
-        if (!in_pond && !in_fire && !at_pole &&
+        int y = back ? GARDEN_GROUND : GARDEN_NEAR_GROUND + 1 + (int)sim_rng_below(r, 3);
+        int in_pond = back && x > GARDEN_POND_X0 - 8 && x < GARDEN_POND_X1 + 8;
+        int in_fire = back && x > GARDEN_FIRE_X - 12 && x < GARDEN_FIRE_X + 12;
+        if (!in_pond && !in_fire &&
             sim_grass_add(g, x, y, (int)sim_rng_below(r, GARDEN_TUFT_SPRITES), r) < 0)
             break;
-        x += back ? 6 + (int)sim_rng_below(r, 5) : 8 + (int)sim_rng_below(r, 7);
+        x += back ? 6 + (int)sim_rng_below(r, 5) : 9 + (int)sim_rng_below(r, 7);
     }
 }
 
@@ -181,6 +193,7 @@ static void build_scene(garden_world *w)
     w->way_x = 140;
     w->way_y = 70;
     w->aim_x = w->aim_y = -1;
+    for (int k = 0; k < GARDEN_CLOUDS; k++) w->cloud_x[k] = sim__garden_clouds[k].x0 * 256;
     if (w->scene == GARDEN_SCENE_DEMO) {
         sim__garden_add_serpent(w, 90.0, 60.0);
         sim__garden_add_vine(w, 150);
@@ -190,12 +203,14 @@ static void build_scene(garden_world *w)
         sim__garden_add_walker(w, 14);
         sim__garden_add_walker(w, 80);
         sim__garden_add_walker(w, 282);
+        sim__garden_add_lizard(w, 70);
     } else if (w->scene == GARDEN_SCENE_CROWD) {
         for (int i = 0; i < GARDEN_MAX_SERPENTS; i++) sim__garden_add_serpent(w, 60.0 + 90.0 * i, 50.0 + 20.0 * i);
         static const int vines[GARDEN_MAX_VINES] = { 110, 150, 186, 306 };
         for (int i = 0; i < GARDEN_MAX_VINES; i++) sim__garden_add_vine(w, vines[i]);
         for (int i = 0; i < GARDEN_MAX_BIPEDS; i++) sim__garden_add_biped(w, 70 + 36 * i, i & 1);
         for (int i = 0; i < GARDEN_MAX_WALKERS; i++) sim__garden_add_walker(w, i < 4 ? 14 + 48 * i : 276 + 24 * (i - 4));
+        for (int i = 0; i < GARDEN_MAX_LIZARDS; i++) sim__garden_add_lizard(w, 60 + 170 * i);
     }
 }
 
@@ -285,7 +300,7 @@ const sim_kind sim__kind_garden = {
     .name = "garden",
     .id = 5,
     .hz = GARDEN_HZ,
-    .state_version = 1,
+    .state_version = 2,
     .params = garden_params,
     .nparams = (int)(sizeof garden_params / sizeof garden_params[0]),
     .inputs = garden_inputs,

@@ -1,14 +1,18 @@
-/* render.c — the garden's frame, in painter's order: the still scene (sky, hills, meadow, basin,
- * fire stones, pole), the flag, the grass behind, the vines, the campfire's particles, the
- * villagers, the gnomes, the pond and its basin's rim, the stones, the grass in front, the
- * serpents, the butterfly; then, with inks=N, the ink lock over the whole frame. Nothing is
- * rotated or scaled at draw time: every changed picture (squash, stretch, smear, flash, status)
- * is an image baked at create (art.c).
+/* render.c — the garden's frame, in painter's order, back to front: the still scene (sky, sun,
+ * hills, the three planes, the windmill's tower, the basin, the fire's stones, the pole); the sky's
+ * life (the clouds where they have drifted, a passing flock); the windmill's sails; the middle
+ * meadow (the flag, its grass, the vines, the campfire's particles, the villagers, the gnomes,
+ * the pond and its basin's rim, the stones); the near bank (its grass, the lizards); the serpents
+ * and the butterfly over all; then, with inks=N, the ink lock over the whole frame. Nothing is
+ * rotated or scaled at draw time: every changed picture (squash, stretch, smear, flash, status,
+ * the sails' angles) is an image baked at create (art.c).
  *
  * The xray view draws what the simulation sees: the spines' points and their targets, the
  * reachers' joints, the bipeds' hips, feet and hair nodes, the gnomes' boxes and hop heights, the
- * flag's nodes (pinned ones white), the water line, every particle and stone. */
+ * lizards' spines and feet (planted white, stepping red), the flag's nodes (pinned ones white),
+ * the water line, every particle and stone. */
 #include "garden_int.h"
+#include "anim/outline.h"
 
 static void px_put(sim_frame *f, int x, int y, uint8_t c)
 {
@@ -113,8 +117,94 @@ static void draw_walker(const garden_world *w, int i, sim_frame *f)
     int img = sim__garden_walker_image(w, i);
     sim_juice_look look;
     sim_juice_look_at(&g->juice, &w->jcfg, &look);
-    int fw = a->walk.w, fh = a->walk.h;
-    sim_juice_draw(&a->gnome[img], &look, f, sim_snap(g->x) - fw / 2, GARDEN_GROUND - fh, g->facing);
+    int fw = a->walk.w, fh = a->walk.h, x = sim_snap(g->x) - fw / 2;
+    sim_juice_draw(&a->gnome[img], &look, f, x, GARDEN_GROUND - fh, g->facing);
+    if (look.shape == SIM_LOOK_SMEAR) {
+        /* the smear is the trail; the gnome itself, stretched, leads it, so the face is in every
+         * frame of the hop (issue 27) */
+        sim_juice_look lead = look;
+        lead.shape = SIM_LOOK_STRETCH;
+        const sim_juice_img *st = sim_juice_art_image(&a->gnome[img], &lead);
+        if (look.smear_dir < 0) lead.dy += st->h - a->gnome[img].h;      /* rising: top leads */
+        sim_juice_draw(&a->gnome[img], &lead, f, x, GARDEN_GROUND - fh, g->facing);
+    }
+}
+
+/* ---- the lizard: far legs, the body, near legs; toes on the ground ------------------------------- */
+typedef struct leg_shape {
+    int hx, hy, kx, ky, fx, fy;
+} leg_shape;
+
+/* A leg: the thigh 2 px thick from the hip to the knee, the shin from the knee to the foot. */
+static void leg_paint(const void *ud, sim_frame *f, int dx, int dy, uint8_t ink)
+{
+    const leg_shape *l = ud;
+    sim_raster_line(f, l->hx + dx, l->hy + dy, l->kx + dx, l->ky + dy, ink);
+    sim_raster_line(f, l->hx + dx, l->hy + 1 + dy, l->kx + dx, l->ky + 1 + dy, ink);
+    sim_raster_line(f, l->kx + dx, l->ky + dy, l->fx + dx, l->fy - 1 + dy, ink);
+}
+
+static void draw_leg(const garden_world *w, const garden_lizard *z, int i, sim_frame *f, uint8_t ink,
+                     uint8_t toe)
+{
+    double hx, hy, kx, ky;
+    sim__garden_lizard_hip(z, i >= 2, &hx, &hy);
+    const sim_leg *g = &z->legs.leg[i];
+    /* front legs bend their elbows back, hind legs their knees forward (the knee up, a lizard's
+     * sprawl seen from the side) */
+    int bend = (i < 2 ? 1 : -1) * z->facing;
+    sim_two_bone(hx, hy, g->x, g->y, w->lcfg.thigh, w->lcfg.shin, bend, &kx, &ky);
+    leg_shape l = { sim_snap(hx), sim_snap(hy), sim_snap(kx), sim_snap(ky), sim_snap(g->x),
+                    sim_snap(g->y) };
+    sim_draw_outlined(f, leg_paint, &l, ink, GC_INK);
+    /* the toes: three pixels splayed on the ground, the foot's drawn place */
+    sim_raster_rect(f, l.fx - 1, l.fy, 3, 1, toe);
+}
+
+static void draw_lizard(const garden_world *w, const garden_lizard *z, sim_frame *f)
+{
+    int flash = z->juice.flash_left != 0;
+    uint8_t skin = flash ? GC_WHITE : GC_LIZARD, dark = flash ? GC_WHITE : GC_LIZARD_DARK;
+    uint8_t toe = flash ? GC_WHITE : GC_TOE;
+    draw_leg(w, z, 1, f, dark, toe);
+    draw_leg(w, z, 3, f, dark, toe);
+    sim_spine_draw(&z->body, f, skin, GC_INK);
+    if (!flash) {
+        /* the belly: a pale row under the body; dark spots along the back */
+        for (int k = 1; k < z->body.n - 3; k++)
+            px_put(f, sim_snap(z->body.x[k]), sim_snap(z->body.y[k] + z->body.radius[k] - 0.6),
+                   GC_LIZARD_BELLY);
+        for (int k = 2; k < z->body.n - 1; k += 2)
+            px_put(f, sim_snap(z->body.x[k]), sim_snap(z->body.y[k] - z->body.radius[k] + 1.0), dark);
+        int hx = sim_snap(z->body.x[0]), hy = sim_snap(z->body.y[0]);
+        px_put(f, hx + z->facing, hy - 1, GC_INK);                   /* the eye */
+        px_put(f, hx, hy - 1, GC_WHITE);
+        if (z->tongue)
+            for (int k = 0; k < 3; k++) px_put(f, hx + z->facing * (3 + k), hy + 1, GC_RED);
+    }
+    draw_leg(w, z, 0, f, skin, toe);
+    draw_leg(w, z, 2, f, skin, toe);
+}
+
+/* ---- the sky's life ------------------------------------------------------------------------------ */
+static void draw_sky(const garden_world *w, sim_frame *f)
+{
+    const garden_art *a = w->art;
+    for (int k = 0; k < GARDEN_CLOUDS; k++) {
+        int x = (int)(w->cloud_x[k] >> 8);
+        sim_raster_blit(f, &a->cloud[k], x, sim__garden_clouds[k].y, 0);
+    }
+    for (int k = 0; k < GARDEN_BIRDS; k++) {
+        int x, y, fr;
+        if (sim__garden_bird(w->seed, w->now, k, &x, &y, &fr))
+            sim_raster_blit(f, &a->bird[fr], x - 2, y - 1, 0);
+    }
+    /* the windmill's sails: the bake of this angle, the hub over it */
+    int k = (int)(w->mill >> (32 - 5)) % GARDEN_MILL_ANGLES;
+    sim_raster_blit(f, &a->sails[k], GARDEN_MILL_X - GARDEN_SAILS_D / 2,
+                    GARDEN_MILL_HUB_Y - GARDEN_SAILS_D / 2, 0);
+    sim_raster_rect(f, GARDEN_MILL_X - 1, GARDEN_MILL_HUB_Y - 1, 3, 3, GC_INK);
+    px_put(f, GARDEN_MILL_X, GARDEN_MILL_HUB_Y, GC_WOOD);
 }
 
 /* ---- serpents: the body outlined, a lit back, a row of dorsal spikes, an eye, two horns ------------ */
@@ -172,15 +262,17 @@ static void draw_serpent(const garden_serpent *s, sim_frame *f)
     sim_raster_line(f, hbx, hby, sim_snap(hx - tx * 4.0 + nx * 5.0), sim_snap(hy - ty * 4.0 + ny * 5.0), GC_GOLD);
 }
 
-/* ---- the butterfly: wings on a hold list, a bob on the open frames ----------------------------------- */
-static const sim_hold flap_holds[] = { { 0, 5 }, { 1, 3 }, { 2, 4 }, { 1, 3 } };
-static const sim_holds flap = { flap_holds, 4, 1 };
+/* ---- the butterfly: wings on a hold list, rising on the downstroke ----------------------------------- */
+static const sim_hold flap_holds[] = { { 0, 4 }, { 1, 3 }, { 2, 3 }, { 3, 4 }, { 2, 3 }, { 1, 3 } };
+static const sim_holds flap = { flap_holds, 6, 1 };
+
+int sim__garden_fly_frame(uint64_t now) { return sim_holds_frame(&flap, now); }
 
 static void draw_butterfly(const garden_world *w, sim_frame *f)
 {
     int k = sim_holds_frame(&flap, w->now);
-    int x = sim_snap(w->fly_x), y = sim_snap(w->fly_y) + (k == 2 ? 1 : 0);
-    sim_raster_blit(f, &w->art->fly[k], x - 2, y - 1, 0);
+    int x = sim_snap(w->fly_x), y = sim_snap(w->fly_y) + (k == 3 ? 1 : 0);
+    sim_raster_blit(f, &w->art->fly[k], x - GARDEN_FLY_W / 2, y - GARDEN_FLY_H / 2, 0);
 }
 
 /* ---- the pond ------------------------------------------------------------------------------------- */
@@ -267,6 +359,19 @@ static void draw_xray(const garden_world *w, sim_frame *f)
         sim_raster_line(f, x0 + 12, y0, x0 + 12, y0 + 15, GC_BLUE);
         if (g->task == GW_WALK) px_put(f, g->goal_x, GARDEN_GROUND + 2, GC_BLUE);
     }
+    for (int i = 0; i < w->nlizard; i++) {
+        const garden_lizard *z = &w->lizard[i];
+        for (int k = 1; k < z->body.n; k++)
+            sim_raster_line(f, sim_snap(z->body.x[k - 1]), sim_snap(z->body.y[k - 1]),
+                            sim_snap(z->body.x[k]), sim_snap(z->body.y[k]), GC_LIZARD);
+        for (int k = 0; k < z->legs.n; k++) {
+            double hx, hy;
+            sim__garden_lizard_hip(z, k >= 2, &hx, &hy);
+            int fx = sim_snap(z->legs.leg[k].x), fy = sim_snap(z->legs.leg[k].y);
+            sim_raster_line(f, sim_snap(hx), sim_snap(hy), fx, fy, GC_LIZARD_DARK);
+            px_put(f, fx, fy, sim_legs_planted(&z->legs, k) ? GC_WHITE : GC_RED);
+        }
+    }
     for (int j = 0; j < w->flag.h; j++)
         for (int i = 0; i < w->flag.w; i++) {
             int k = j * w->flag.w + i;
@@ -295,6 +400,7 @@ void sim__garden_render(const garden_world *w, const sim_ctx *ctx, int view, sim
         sim_raster_clear(out, GC_INK);          /* a world built never to be drawn (bare 2) */
     } else {
         memcpy(out->px, w->backdrop, (size_t)GARDEN_W * GARDEN_H);
+        draw_sky(w, out);
         sim_cloth_draw(&w->flag, out, flag_bands, 3);
         sim_grass_draw(&w->back, out);
         for (int i = 0; i < w->nvine; i++) draw_vine(&w->vine[i], out);
@@ -304,6 +410,7 @@ void sim__garden_render(const garden_world *w, const sim_ctx *ctx, int view, sim
         draw_pond(w, out);
         draw_stones(w, out);
         sim_grass_draw(&w->front, out);
+        for (int i = 0; i < w->nlizard; i++) draw_lizard(w, &w->lizard[i], out);
         for (int i = 0; i < w->nserpent; i++) draw_serpent(&w->serpent[i], out);
         draw_butterfly(w, out);
     }

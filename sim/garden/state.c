@@ -5,12 +5,13 @@
 #include "garden_int.h"
 
 #define RNG_BYTES 16
-#define HEAD_BYTES (8 + 4 + 2 * RNG_BYTES + 4 * 2 + 2 * 8 + 3 * 2 + 3 * 2 + 5)
-#define SERPENT_BYTES (sim_spine_save_max() + sim_juice_save_max() + 4 + 1)
+#define HEAD_BYTES (8 + 4 + 2 * RNG_BYTES + 4 * 2 + 2 * 8 + 3 * 2 + 3 * 2 + 6 + 4 * GARDEN_CLOUDS + 4)
+#define SERPENT_BYTES (sim_spine_save_max() + sim_juice_save_max() + 1 + 8)
 #define VINE_BYTES (2 + sim_fabrik_save_max() + sim_juice_save_max())
 #define BIPED_BYTES (1 + sim_biped_save_max() + sim_juice_save_max() + 1 + 1 + 2 + 2 + 9 + 1 + 2)
 #define WALKER_BYTES (8 + 1 + 1 + 2 + 2 + 9 + sim_juice_save_max() + 8 + 1)
 #define STONE_BYTES (4 * 8)
+#define LIZARD_BYTES (sim_spine_save_max() + sim_legs_save_max() + sim_juice_save_max() + 1 + 1 + 2 + 2 + 1 + 1)
 /* bounds a load checks: what the steps keep */
 #define WAIT_MAX 480
 #define STONE_V_MAX 32.0
@@ -20,7 +21,8 @@ size_t sim__garden_save_max(const void *impl)
     const garden_world *w = impl;
     return HEAD_BYTES + GARDEN_MAX_SERPENTS * SERPENT_BYTES + GARDEN_MAX_VINES * VINE_BYTES +
            GARDEN_MAX_BIPEDS * BIPED_BYTES + GARDEN_MAX_WALKERS * WALKER_BYTES +
-           GARDEN_MAX_STONES * STONE_BYTES + sim_grass_save_max(&w->back) +
+           GARDEN_MAX_STONES * STONE_BYTES + GARDEN_MAX_LIZARDS * LIZARD_BYTES +
+           sim_grass_save_max(&w->back) +
            sim_grass_save_max(&w->front) + sim_water_save_max(&w->pond) +
            sim_particles_save_max(&w->fire) + sim_cloth_save_max(&w->flag);
 }
@@ -51,12 +53,15 @@ void sim__garden_save(const void *impl, sim_writer *wr)
     sim__w_u8(wr, w->nbiped);
     sim__w_u8(wr, w->nwalker);
     sim__w_u8(wr, w->nstone);
+    sim__w_u8(wr, w->nlizard);
+    for (int k = 0; k < GARDEN_CLOUDS; k++) sim__w_u32(wr, (uint32_t)w->cloud_x[k]);
+    sim__w_u32(wr, w->mill);
     for (int i = 0; i < w->nserpent; i++) {
         const garden_serpent *s = &w->serpent[i];
         sim_spine_save(&s->spine, wr);
         sim_juice_save(&s->juice, wr);
-        sim__w_u32(wr, s->orbit);
         sim__w_u8(wr, (uint8_t)s->orbit_dir);
+        sim__w_f64(wr, s->heading);
     }
     for (int i = 0; i < w->nvine; i++) {
         const garden_vine *v = &w->vine[i];
@@ -95,6 +100,18 @@ void sim__garden_save(const void *impl, sim_writer *wr)
         sim__w_f64(wr, s->y);
         sim__w_f64(wr, s->vx);
         sim__w_f64(wr, s->vy);
+    }
+    for (int i = 0; i < w->nlizard; i++) {
+        const garden_lizard *z = &w->lizard[i];
+        sim_spine_save(&z->body, wr);
+        sim_legs_save(&z->legs, wr);
+        sim_juice_save(&z->juice, wr);
+        sim__w_u8(wr, (uint8_t)z->facing);
+        sim__w_u8(wr, z->task);
+        w_i16(wr, z->goal_x);
+        sim__w_u16(wr, z->wait);
+        sim__w_u8(wr, z->scurry);
+        sim__w_u8(wr, z->tongue);
     }
     sim_grass_save(&w->back, wr);
     sim_grass_save(&w->front, wr);
@@ -136,7 +153,13 @@ int sim__garden_load(void *impl, sim_reader *rd)
     w->nbiped = sim__r_u8(rd);
     w->nwalker = sim__r_u8(rd);
     w->nstone = sim__r_u8(rd);
+    w->nlizard = sim__r_u8(rd);
+    for (int k = 0; k < GARDEN_CLOUDS; k++) w->cloud_x[k] = (int32_t)sim__r_u32(rd);
+    w->mill = sim__r_u32(rd);
     if (rd->err) return rd->err;
+    for (int k = 0; k < GARDEN_CLOUDS; k++)
+        if (w->cloud_x[k] < -sim__garden_clouds[k].w * 256 || w->cloud_x[k] >= GARDEN_W * 256)
+            return SIM_ECORRUPT;
     int aim_off = w->aim_x == -1 && w->aim_y == -1;
     int aim_in = within(w->aim_x, 0, GARDEN_W - 1) && within(w->aim_y, 0, GARDEN_H - 1);
     if (w->wind < -SIM_WIND_MAX || w->wind > SIM_WIND_MAX || w->wind_goal < -SIM_WIND_MAX ||
@@ -146,17 +169,19 @@ int sim__garden_load(void *impl, sim_reader *rd)
         w->way_timer > WAIT_MAX || !(aim_off || aim_in) || (w->aim_hold && !aim_in) ||
         w->aim_hold > GARDEN_TARGET_HOLD || w->nserpent > GARDEN_MAX_SERPENTS ||
         w->nvine > GARDEN_MAX_VINES || w->nbiped > GARDEN_MAX_BIPEDS ||
-        w->nwalker > GARDEN_MAX_WALKERS || w->nstone > GARDEN_MAX_STONES)
+        w->nwalker > GARDEN_MAX_WALKERS || w->nstone > GARDEN_MAX_STONES ||
+        w->nlizard > GARDEN_MAX_LIZARDS)
         return SIM_ECORRUPT;
     int e;
     for (int i = 0; i < w->nserpent; i++) {
         garden_serpent *s = &w->serpent[i];
         if ((e = sim_spine_load(&s->spine, rd)) || (e = sim_juice_load(&s->juice, &w->jcfg, rd)))
             return e;
-        s->orbit = sim__r_u32(rd);
         s->orbit_dir = (int8_t)sim__r_u8(rd);
+        s->heading = sim__r_f64(rd);
         if (rd->err) return rd->err;
         if (s->spine.n != GARDEN_SERPENT_POINTS || (s->orbit_dir != 1 && s->orbit_dir != -1) ||
+            !within(s->heading, -SIM_PI, SIM_PI) ||
             s->juice.hop != SIM_HOP_REST || s->juice.pending & SIM_JUICE_HOP || s->juice.status)
             return SIM_ECORRUPT;
     }
@@ -222,6 +247,28 @@ int sim__garden_load(void *impl, sim_reader *rd)
         if (!within(s->x, -16, GARDEN_W + 16) || !within(s->y, -GARDEN_H, GARDEN_H) ||
             !within(s->vx, -STONE_V_MAX, STONE_V_MAX) || !within(s->vy, -STONE_V_MAX, STONE_V_MAX))
             return SIM_ECORRUPT;
+    }
+    for (int i = 0; i < w->nlizard; i++) {
+        garden_lizard *z = &w->lizard[i];
+        if ((e = sim_spine_load(&z->body, rd)) || (e = sim_legs_load(&z->legs, &w->lcfg, rd)) ||
+            (e = sim_juice_load(&z->juice, &w->jcfg, rd)))
+            return e;
+        z->facing = (int8_t)sim__r_u8(rd);
+        z->task = sim__r_u8(rd);
+        z->goal_x = r_i16(rd);
+        z->wait = sim__r_u16(rd);
+        z->scurry = sim__r_u8(rd);
+        z->tongue = sim__r_u8(rd);
+        if (rd->err) return rd->err;
+        if (z->body.n != GARDEN_LIZARD_POINTS || z->legs.n != 4 ||
+            z->body.y[0] != (double)(GARDEN_LIZARD_FEET - GARDEN_LIZARD_HIP) ||
+            !within(z->body.x[0], 0, GARDEN_W - 1) || (z->facing != 1 && z->facing != -1) ||
+            z->task > GL_WALK || !within(z->goal_x, GARDEN_NEAR_X0, GARDEN_NEAR_X1) ||
+            z->wait > WAIT_MAX || z->scurry > GARDEN_LIZARD_SCURRY_TICKS || z->tongue > 10 ||
+            z->juice.hop != SIM_HOP_REST || z->juice.pending & SIM_JUICE_HOP || z->juice.status)
+            return SIM_ECORRUPT;
+        for (int k = 0; k < 4; k++)
+            if (z->legs.leg[k].pair != ((k == 0 || k == 3) ? 0 : 1)) return SIM_ECORRUPT;
     }
     if ((e = sim_grass_load(&w->back, rd)) || (e = sim_grass_load(&w->front, rd)) ||
         (e = sim_water_load(&w->pond, rd)) || (e = sim_particles_load(&w->fire, rd)) ||
@@ -309,11 +356,17 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
     n += sim__diff_int(o, "player's target x", a->aim_x, b->aim_x);
     n += sim__diff_int(o, "player's target y", a->aim_y, b->aim_y);
     n += sim__diff_int(o, "player's target held", a->aim_hold, b->aim_hold);
+    for (int k = 0; k < GARDEN_CLOUDS; k++)
+        if (a->cloud_x[k] != b->cloud_x[k]) {
+            sim_diff_line(o, "cloud %d x: %d → %d (1/256 px)", k, (int)a->cloud_x[k], (int)b->cloud_x[k]);
+            n++;
+        }
+    n += sim__diff_int(o, "windmill sails", a->mill, b->mill);
     if (a->nserpent != b->nserpent || a->nvine != b->nvine || a->nbiped != b->nbiped ||
-        a->nwalker != b->nwalker) {
-        sim_diff_line(o, "creatures: %d serpents %d vines %d bipeds %d walkers → %d %d %d %d",
-                      a->nserpent, a->nvine, a->nbiped, a->nwalker, b->nserpent, b->nvine,
-                      b->nbiped, b->nwalker);
+        a->nwalker != b->nwalker || a->nlizard != b->nlizard) {
+        sim_diff_line(o, "creatures: %d serpents %d vines %d bipeds %d walkers %d lizards → %d %d "
+                      "%d %d %d", a->nserpent, a->nvine, a->nbiped, a->nwalker, a->nlizard,
+                      b->nserpent, b->nvine, b->nbiped, b->nwalker, b->nlizard);
         return n + 1;
     }
     for (int i = 0; i < a->nserpent; i++) {
@@ -321,10 +374,7 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
         for (int k = 0; k < x->spine.n; k++)
             n += diff_pt(o, "serpent", i, k, x->spine.x[k], x->spine.y[k], y->spine.x[k], y->spine.y[k]);
         n += diff_juice(o, "serpent", i, &x->juice, &y->juice);
-        if (x->orbit != y->orbit) {
-            sim_diff_line(o, "serpent %d orbit: %u → %u", i, x->orbit, y->orbit);
-            n++;
-        }
+        n += sim__diff_f64(o, "serpent heading", x->heading, y->heading);
     }
     for (int i = 0; i < a->nvine; i++) {
         const garden_vine *x = &a->vine[i], *y = &b->vine[i];
@@ -364,6 +414,22 @@ long sim__garden_diff(const void *pa, const void *pb, sim_diff_out *o)
             n++;
         }
         n += diff_juice(o, "walker", i, &x->juice, &y->juice);
+    }
+    for (int i = 0; i < a->nlizard; i++) {
+        const garden_lizard *x = &a->lizard[i], *y = &b->lizard[i];
+        for (int k = 0; k < x->body.n; k++)
+            n += diff_pt(o, "lizard", i, k, x->body.x[k], x->body.y[k], y->body.x[k], y->body.y[k]);
+        for (int k = 0; k < x->legs.n; k++)
+            n += diff_pt(o, "lizard foot", i, k, x->legs.leg[k].x, x->legs.leg[k].y, y->legs.leg[k].x,
+                         y->legs.leg[k].y);
+        if (x->facing != y->facing || x->task != y->task || x->goal_x != y->goal_x ||
+            x->wait != y->wait || x->scurry != y->scurry || x->tongue != y->tongue) {
+            sim_diff_line(o, "lizard %d: facing %d task %d goal %d wait %d → facing %d task %d goal %d "
+                          "wait %d", i, x->facing, x->task, x->goal_x, x->wait, y->facing, y->task,
+                          y->goal_x, y->wait);
+            n++;
+        }
+        n += diff_juice(o, "lizard", i, &x->juice, &y->juice);
     }
     if (a->nstone != b->nstone) {
         sim_diff_line(o, "stones in the air: %d → %d", a->nstone, b->nstone);
