@@ -15,9 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_VERSION "0.2.0"  /* recorded in replay files; bump when any world's behaviour changes
+#define SIM_VERSION "0.3.0"  /* recorded in replay files; bump when any world's behaviour changes
                                 (0.2.0: the terrarium's fixed foot lead, issue 16, and its
-                                capsule rule, issue 17; sand's strip passes, issue 17) */
+                                capsule rule, issue 17; sand's strip passes, issue 17;
+                                0.3.0: issue 27 — the terrarium's hunts, openings, homage view
+                                and dolls, the merge carrier's lean sets, arms and toss, the
+                                garden as a picture, Canvas Cycle's timing for its scenes) */
 
 /* ---- errors ----------------------------------------------------------------------------------
  * One space for every folder: the codes and their sentences are the one list of errors.h, each
