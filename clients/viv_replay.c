@@ -181,7 +181,7 @@ typedef struct opts {
     int64_t session;                   /* 0: not given */
     int all, sync_test, quiet;
     uint64_t from, to, every;
-    long threads, scale;
+    long threads, scale, mmpx;
     const char *gif, *png_dir, *view;
 } opts;
 
@@ -220,6 +220,18 @@ static int set_every(const opt_prog *p, const opt *o, const char *v)
     return OPT_OK;
 }
 
+/* --mmpx: 1, 2 or 4 (MMPX magnifies by 2; twice is 4). */
+static int set_mmpx(const opt_prog *p, const opt *o, const char *v)
+{
+    long *m = o->ptr;
+    if (opt_parse_long(p->who, o->name, v, 1, 4, m)) return OPT_BAD;
+    if (*m == 3) {
+        fprintf(stderr, "%s: --mmpx magnifies 2 or 4 times (or 1: not at all), not 3\n", p->who);
+        return OPT_BAD;
+    }
+    return OPT_OK;
+}
+
 /* The rows that several subcommands share. */
 #define ROW_SESSION(o) \
     OPT_CALL("--session", "N", set_session, &(o)->session, "the session (default: the only one in the file)")
@@ -233,6 +245,7 @@ static int parse(const opt_prog *p, int argc, char **argv, opts *o)
     memset(o, 0, sizeof *o);
     o->to = UINT64_MAX;
     o->scale = 1;
+    o->mmpx = 1;
     int rc = opt_parse(p, argc, argv);
     if (rc != OPT_OK) return rc;
     if (!o->file) {
@@ -596,6 +609,9 @@ static int cmd_export(int argc, char **argv)
                  "a frame every K ticks (default: --gif the fewest ticks lasting 2/100 s,\n"
                  "since browsers slow faster GIFs down: 2 at 60 Hz; --png-dir 1)"),
         OPT_LONG("--scale", "S", &o.scale, 1, 16, "pixel scale 1..16 (default 1)"),
+        OPT_CALL("--mmpx", "N", set_mmpx, &o.mmpx,
+                 "magnify each frame N times (2 or 4) with MMPX before --scale: the\n"
+                 "world's own palette, edges and 1-px lines kept sharp (default 1: not)"),
         OPT_STR("--view", "NAME", &o.view, "a render layer of the world (default: the normal picture)"),
         ROW_SESSION(&o),
         ROW_QUIET(&o),
@@ -639,6 +655,7 @@ static int cmd_export(int argc, char **argv)
     eo.to = o.to;
     eo.every = o.every;
     eo.scale = (int)o.scale;
+    eo.mmpx = (int)o.mmpx;
     eo.gif = o.gif;
     eo.png_dir = o.png_dir;
     eo.progress = progress_cb;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "anim/mmpx.h"
 #include "read.h"
 
 rpl_export_opts rpl_export_defaults(void)
@@ -15,6 +16,7 @@ rpl_export_opts rpl_export_defaults(void)
     memset(&o, 0, sizeof o);
     o.to = UINT64_MAX;
     o.scale = 1;
+    o.mmpx = 1;
     return o;
 }
 
@@ -30,12 +32,35 @@ static int digits(uint64_t v)
 
 typedef struct exporter {
     const rpl_export_opts *o;
+    sim_frame up[2];                   /* MMPX's 2× and 4× of the frame (mmpx > 1) */
     rpl_export_result *res;
     rpl_gif *gif;
     int width;                         /* digits of the tick in PNG names */
     const rpl_tick_row *rows;          /* the span's recorded hashes */
     size_t nrows, r;
 } exporter;
+
+int rpl_magnify_init(const sim_frame *fr, int mmpx, sim_frame up[2])
+{
+    for (int i = 0, k = 2; k <= mmpx; i++, k *= 2)
+        if (!up[i].px && sim_frame_init(&up[i], fr->w * k, fr->h * k) != 0) return RPL_ENOMEM;
+    return 0;
+}
+
+const sim_frame *rpl_magnify(const sim_frame *fr, int mmpx, sim_frame up[2])
+{
+    for (int i = 0, k = 2; k <= mmpx; i++, k *= 2) {
+        sim_mmpx_2x(fr, &up[i]);
+        fr = &up[i];
+    }
+    return fr;
+}
+
+void rpl_magnify_free(sim_frame up[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (up[i].px) sim_frame_free(&up[i]);
+}
 
 /* Write the frame of tick t. 0, or RPL_EIMAGE/RPL_ENOMEM with err. */
 static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t errlen)
@@ -52,6 +77,7 @@ static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t 
         }
     }
     int rc;
+    fr = rpl_magnify(fr, o->mmpx, x->up);       /* the recorded hash was checked on the world's own */
     if (x->gif && (rc = rpl_gif_frame(x->gif, fr)) != 0) {
         snprintf(err, errlen, "%s", rpl_gif_error(x->gif));
         return rc;
@@ -89,6 +115,10 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
     }
     if (o->scale < 1 || o->scale > 16) {
         snprintf(err, errlen, "scale %d is out of range 1..16", o->scale);
+        return RPL_EUSAGE;
+    }
+    if (o->mmpx != 1 && o->mmpx != 2 && o->mmpx != 4) {
+        snprintf(err, errlen, "MMPX magnifies 2 or 4 times (or 1: not at all), not %d", o->mmpx);
         return RPL_EUSAGE;
     }
     if ((status = rpl_session_get(f, o->session, &s, err, errlen)) != 0) return status;
@@ -140,8 +170,14 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
                 status = RPL_ENOMEM;
                 goto done;
             }
+            if (rpl_magnify_init(&fr, o->mmpx, x.up) != 0) {
+                snprintf(err, errlen, "out of memory for a magnified frame");
+                status = RPL_ENOMEM;
+                goto done;
+            }
             if (o->gif) {
-                x.gif = rpl_gif_open(o->gif, fr.w, fr.h, o->scale, s.hz, (unsigned)every, err, errlen);
+                x.gif = rpl_gif_open(o->gif, fr.w * o->mmpx, fr.h * o->mmpx, o->scale, s.hz, (unsigned)every,
+                                     err, errlen);
                 if (!x.gif) {
                     status = RPL_EIMAGE;
                     goto done;
@@ -192,6 +228,7 @@ done:
     free(rows);
     rpl_checkpoint_free(&cp);
     if (fr.px) sim_frame_free(&fr);
+    rpl_magnify_free(x.up);
     sim_world_destroy(w);
     rpl_plan_free(&plan);
     return status;

@@ -197,7 +197,10 @@ typedef struct rpl_export_opts {
     int64_t session;
     uint64_t from, to;                 /* frames of ticks from..to; 0 and UINT64_MAX: all */
     uint64_t every;                    /* a frame every K ticks; 0: GIF 2/100 s, PNG every tick */
-    int scale;                         /* 1..16 */
+    int scale;                         /* 1..16, after mmpx */
+    int mmpx;                          /* 1, 2 or 4: each frame magnified that much by MMPX
+                                        * (sim/anim/mmpx.h: the palette kept, edges kept sharp)
+                                        * before the nearest-neighbour scale */
     int view;                          /* the kind's view index, 0 the normal picture */
     const char *gif;                   /* animated GIF path, or NULL */
     const char *png_dir;               /* directory for frame-TICK.png files, or NULL */

@@ -18,6 +18,12 @@ enum { RPL_OK = 0 };
  * scale×scale (1..16). Writes to a temporary name and renames, so a failure never leaves half a
  * file at `path`. 0, or RPL_EIMAGE with a sentence in err. */
 int rpl_png_write(const char *path, const sim_frame *f, int scale, char *err, size_t errlen);
+/* MMPX magnification for exports (sim/anim/mmpx.h), mmpx 1, 2 or 4 times: init sizes up[] for
+ * frames like fr (0, or RPL_ENOMEM), magnify returns fr itself (mmpx 1) or up[0] / up[1], and
+ * free lets go of up[] (zeroed first by the caller). */
+int rpl_magnify_init(const sim_frame *fr, int mmpx, sim_frame up[2]);
+const sim_frame *rpl_magnify(const sim_frame *fr, int mmpx, sim_frame up[2]);
+void rpl_magnify_free(sim_frame up[2]);
 
 /* Animated GIF, streamed frame by frame. hz/every set the delays (whole centiseconds, remainders
  * carried so the average rate is exact). Written to a temporary name and renamed by close. */

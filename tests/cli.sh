@@ -94,6 +94,28 @@ expect "png into a missing directory" 1 "png: cannot create" -- \
     "$viv" sim --world sand --ticks 1 --png "$tmp/no/such/dir/f.png"
 expect "bad scale" 2 "--scale needs an integer in 1..16" -- "$viv" sim --world sand --png "$tmp/x.png" --scale 40
 
+# MMPX (--mmpx 2 or 4, before --scale): twice the size, only colours of the world's palette, and
+# a picture other than plain doubling (its edges are reshaped); --mmpx 1 is plain.
+colours() { convert "$1" -unique-colors txt:- | grep -o '#[0-9A-F]\{6\}' | sort -u; }
+"$viv" sim --world garden --seed 42 --ticks 300 --png "$tmp/g2.png" --scale 2 > /dev/null
+expect "png --mmpx 2" 0 - -- "$viv" sim --world garden --seed 42 --ticks 300 --png "$tmp/m2.png" --mmpx 2
+expect "png --mmpx 1" 0 - -- "$viv" sim --world garden --seed 42 --ticks 300 --png "$tmp/m1.png" --mmpx 1 --scale 2
+case "$(identify -format '%wx%h' "$tmp/m2.png" 2>/dev/null)" in
+    640x360) ok "--mmpx 2 doubles the frame" ;; *) fail "--mmpx 2 made $(identify -format '%wx%h' "$tmp/m2.png")" ;; esac
+cmp -s "$tmp/m1.png" "$tmp/g2.png" && ok "--mmpx 1 is plain scaling" || fail "--mmpx 1 changed the picture"
+cmp -s "$tmp/m2.png" "$tmp/g2.png" && fail "--mmpx 2 is plain doubling" || ok "--mmpx 2 reshapes edges"
+if [ -z "$(colours "$tmp/m2.png" | comm -23 - "$(colours "$tmp/g2.png" > "$tmp/g2.c"; echo "$tmp/g2.c")")" ]; then
+    ok "--mmpx 2 uses only the frame's colours"
+else
+    fail "--mmpx 2 made colours the frame does not have"
+fi
+expect "--mmpx 3" 2 "--mmpx magnifies 2 or 4 times (or 1: not at all), not 3" -- \
+    "$viv" sim --world sand --png "$tmp/x.png" --mmpx 3
+"$viv" sim --world garden --seed 42 --ticks 40 --record "$tmp/mm.db" > /dev/null 2>&1
+expect "replay export --mmpx 4" 0 - -- "$viv" replay export "$tmp/mm.db" --png-dir "$tmp/mm" --from 30 --to 30 --mmpx 4 --quiet
+case "$(identify -format '%wx%h' "$tmp/mm/frame-000030.png" 2>/dev/null)" in
+    1280x720) ok "replay export --mmpx 4 quadruples the frame" ;; *) fail "replay export --mmpx 4: wrong size" ;; esac
+
 # viv fuzz: a clean campaign is identical three ways and writes its chain; an injected fault
 # (the sync-test run drops one tick's inputs) is caught, shrunk, and its case reproduces it.
 expect "fuzz: clean" 0 - -- "$viv" fuzz --sessions 3 --ticks 120 --seed 11 --kinds sand \
