@@ -685,7 +685,7 @@ static int listener_port(srv *s)
                                          : ((struct sockaddr_in *)&b)->sin_port);
 }
 
-/* The port first: a start that cannot listen (the port is in use) has touched nothing. 0, or 1
+/* Then the port: a start that cannot listen (the port is in use) has written nothing. 0, or 1
  * after a message. */
 static int listen_tcp(srv *s, const vivd_opts *vo)
 {
@@ -701,7 +701,7 @@ static int listen_tcp(srv *s, const vivd_opts *vo)
     return 0;
 }
 
-/* Then HTTP: asked for, it must work; by default, a failure is one line and TCP goes on. 0, or 1
+/* HTTP first: asked for, it must work; by default, a failure is one line and TCP goes on. 0, or 1
  * after a message. */
 static int start_http(srv *s, vivd_opts *vo)
 {
@@ -883,7 +883,9 @@ static int start_io(srv *s, const vivd_opts *vo)
 static int vivd_start(srv *s, vivd_opts *vo)
 {
     int origin[2], status;
-    if ((status = listen_tcp(s, vo)) || (status = start_http(s, vo)) || (status = join_cluster(s, vo)) ||
+    /* HTTP before TCP: a failed HTTP start finishes its teardown on the loop, which must not
+     * hold a listener yet (srv_http_start). */
+    if ((status = start_http(s, vo)) || (status = listen_tcp(s, vo)) || (status = join_cluster(s, vo)) ||
         (status = open_record(s, vo)) || (status = setup_tokens(s, vo, origin)) ||
         (status = add_worlds(s, vo)))
         return status;

@@ -491,8 +491,17 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     h->port = h->vh ? lws_get_vhost_listen_port(h->vh) : 0;
     if (!h->vh || h->port <= 0) {
         vhost_failed(h, n->http_host, n->http_port, err, errlen);
-        n->http = h;           /* the context exists: it goes the two-step way */
+        n->http = h;           /* the context exists: it goes the two-step way, now */
         srv_http_stop(s);
+        /* libwebsockets 4.1 closes the socket of a listen that failed twice: at once, and again
+         * by its number when its handle's close callback runs on the loop. By then that number
+         * may be another connection's (vivd --cluster opened Redis's there, and libuv aborted on
+         * the closed descriptor), so the teardown finishes here, before vivd opens anything
+         * else: the caller has nothing on the loop yet that could be handed that number. Its
+         * handles close over a few turns (a close callback closes the next); then the second
+         * destroy (srv_http_free), which unloads the plugin those callbacks live in. */
+        for (int i = 0; i < 100 && uv_loop_alive(s->loop); i++) uv_run(s->loop, UV_RUN_NOWAIT);
+        srv_http_free(s);
         return -1;
     }
     n->http = h;

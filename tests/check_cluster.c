@@ -1213,6 +1213,76 @@ START_TEST(bad_configuration_is_one_clear_line)
 }
 END_TEST
 
+/* Issue 28 §1: a member whose default HTTP port (127.0.0.1:7401) is taken warns and serves TCP,
+ * as --help promises and as vivd does outside a cluster. It used to die of SIGABRT in the loop
+ * srv_cluster_start runs: libwebsockets closed its failed listen socket's number a second time,
+ * by then Redis's connection. The port is held here, or by someone else already (either way it is
+ * taken). */
+START_TEST(a_member_whose_default_http_port_is_taken_serves_tcp)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a;
+    static const char *const wa[] = { "sand:seed=3:w=64,h=48", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    int hold = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(hold, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(7401);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(hold, (struct sockaddr *)&sa, sizeof sa) == 0) ck_assert_int_eq(listen(hold, 4), 0);
+    else ck_assert_msg(errno == EADDRINUSE, "127.0.0.1:7401: %s", strerror(errno));
+    /* The issue's command: a relay with the default --http, on a free --listen port. */
+    char dir[64], portfile[96], errfile[96], vivd[512];
+    snprintf(dir, sizeof dir, "/tmp/vivhttp.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(portfile, sizeof portfile, "%s/port", dir);
+    snprintf(errfile, sizeof errfile, "%s/vivd.log", dir);
+    bin_path("vivd", vivd, sizeof vivd);
+    const char *argv[] = { vivd, "--listen", "127.0.0.1:0", "--port-file", portfile, "--no-record",
+                           "--cluster", r.url, "--relay", "--node", "r7401", "--cluster-expiry", EXPIRY,
+                           NULL };
+    server rl;
+    memset(&rl, 0, sizeof rl);
+    rl.pid = spawn(vivd, argv, "/dev/null", errfile);
+    int port = 0, st;
+    for (double end = now_s() + 10; now_s() < end && !port; usleep(20000)) {
+        pid_t w = waitpid(rl.pid, &st, WNOHANG);
+        if (w == rl.pid) {
+            char log[4096];
+            slurp_and_remove(errfile, log, sizeof log);
+            ck_abort_msg("the member exited (%s %d) instead of serving TCP; its log:\n%s",
+                         WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+                         log);
+        }
+        FILE *f = fopen(portfile, "r");
+        if (f) {
+            if (fscanf(f, "%d", &port) != 1) port = 0;
+            fclose(f);
+        }
+    }
+    ck_assert_msg(port > 0, "no --port-file within 10 s");
+    snprintf(rl.addr, sizeof rl.addr, "127.0.0.1:%d", port);
+    /* A member like any other: node a's world is in its welcome. */
+    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
+    kill(rl.pid, SIGTERM);
+    int done;
+    ck_assert_int_eq(wait_exit(rl.pid, 10000, &done), 0);
+    ck_assert(done);
+    char log[4096];
+    slurp_and_remove(errfile, log, sizeof log);
+    ck_assert_msg(strstr(log, "no browser viewer on 127.0.0.1:7401:") && strstr(log, "serving TCP only"),
+                  "%s", log);
+    rmdir(dir);
+    close(hold);
+    ck_assert_int_eq(server_stop(&a), 0);
+    redis_stop(&r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1227,6 +1297,12 @@ static Suite *make_suite(void)
     tcase_add_test(tc, a_redis_restart_is_ridden_out);
     tcase_add_test(tc, bad_configuration_is_one_clear_line);
     suite_add_tcase(s, tc);
+    /* Issue 28's faults at the cluster's edges (CK_RUN_CASE=edges runs only these). */
+    TCase *edges = tcase_create("edges");
+    tcase_set_tags(edges, "slow");
+    tcase_set_timeout(edges, 120);
+    tcase_add_test(edges, a_member_whose_default_http_port_is_taken_serves_tcp);
+    suite_add_tcase(s, edges);
     return s;
 }
 
