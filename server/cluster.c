@@ -110,7 +110,7 @@ static int get_strz(const wire_msg *m, const char *k, char *dst, size_t cap)
     return 0;
 }
 
-int srv_cluster_send(srv *s, const char *to, wire_buf *body)
+int srv_cluster_send_cb(srv *s, const char *to, wire_buf *body, srv_redis_cb cb, void *ud)
 {
     srv_cluster *cl = CL(s);
     if (!cl || body->oom || !srv_redis_ready(cl->r)) return -1;
@@ -118,7 +118,12 @@ int srv_cluster_send(srv *s, const char *to, wire_buf *body)
     snprintf(chan, sizeof chan, "vivd:to:%s", to);
     const char *argv[3] = { "PUBLISH", chan, (const char *)body->p };
     size_t lens[3] = { 7, strlen(chan), body->len };
-    return srv_redis_command(cl->r, NULL, NULL, 3, argv, lens);
+    return srv_redis_command(cl->r, cb, ud, 3, argv, lens);
+}
+
+int srv_cluster_send(srv *s, const char *to, wire_buf *body)
+{
+    return srv_cluster_send_cb(s, to, body, NULL, NULL);
 }
 
 /* ---- registration ---------------------------------------------------------------------------------- */
@@ -997,6 +1002,9 @@ void srv_cluster_stop(srv *s)
     srv_cluster *cl = CL(s);
     if (!cl || cl->stopping) return;
     cl->stopping = 1;
+    if (cl->inputs_lost)
+        srv_log(s, SRV_LOG_INFO, "%" PRIu64 " input(s) for other nodes were answered node_lost (their "
+                "node was gone, restarted or unreachable)", cl->inputs_lost);
     if (cl->claimed && srv_redis_ready(cl->r)) {
         send_beat(s, leave_script);        /* the worlds leave the registry now, not at expiry */
         announce(s);

@@ -14,6 +14,9 @@
 #define SRV_CLUSTER_MAX_MEMBERS 256
 #define SRV_CLUSTER_MAX_WORLDS 4096        /* worlds of other members a member keeps track of */
 #define SRV_CLUSTER_WORLD_SPACE 65536u     /* a node's world ids are num·65536 + 1.. */
+#define SRV_CLUSTER_PENDING_MAX 16384u     /* inputs one node may owe answers for; past it: world_busy */
+#define SRV_CLUSTER_ANSWER_MS 20000u       /* an input its node has not answered by then: node_lost */
+#define SRV_CLUSTER_LOST_KEEP_MS 600000u   /* a lost node's worlds are remembered this long (node_lost) */
 
 /* ---- redis.c ------------------------------------------------------------------------------------ */
 typedef struct srv_redis srv_redis;
@@ -73,6 +76,23 @@ typedef struct srv_rstream {
 } srv_rstream;
 enum { SRV_RS_NONE, SRV_RS_SUBSCRIBING, SRV_RS_LIVE, SRV_RS_UNSUBSCRIBING };
 
+/* An input forwarded to its world's node and not answered yet (relay.c): answered node_lost if the
+ * node goes (or restarts, or Redis does) before its ack or error comes back. */
+typedef struct srv_pending {
+    uint32_t client, seq;
+    uint64_t id;               /* this member's count of inputs forwarded (PUBLISH's reply finds it) */
+    uint64_t sent_at;          /* ms */
+    int live;                  /* 0: answered (a hole the ring's head skips) */
+} srv_pending;
+
+/* The inputs one node owes answers for, in the order they were sent: a ring. */
+typedef struct srv_pendq {
+    char node[SRV_CLUSTER_NAME_MAX];
+    uint64_t boot;             /* the node's registration they went to (0: not read yet) */
+    srv_pending *q;
+    uint32_t head, n, cap, live;
+} srv_pendq;
+
 typedef struct srv_rworld {
     uint32_t id;
     char node[SRV_CLUSTER_NAME_MAX];
@@ -82,6 +102,7 @@ typedef struct srv_rworld {
     uint8_t *entry;            /* its world entry as the node wrote it (welcome lists it) */
     size_t entrylen;
     int present;               /* in the registry now; else its subscribers wait for it */
+    uint64_t lost_at;          /* ms: its node left the cluster (kept a while: inputs get node_lost) */
     int seen;                  /* scratch of a registry refresh */
     srv_rstream streams[SRV_MAX_STREAMS];
     int nsubs;
@@ -121,12 +142,16 @@ typedef struct srv_cluster {
     /* relay side */
     srv_rworld **rworlds;
     int nrworlds;
+    srv_pendq *pendq;          /* per node: the inputs forwarded there and not answered yet */
+    int npendq;
+    uint64_t pending_next;
     /* node side: clients of other members, proxied here (their transport publishes replies) */
     srv_client *proxies;
     srv_client *graveyard;     /* closed proxies, freed at the next kick */
     /* counters (stats, the log, bench/cluster.sh) */
     uint64_t published, publish_bytes, publish_dropped;
     uint64_t relayed, relay_keys, relay_mismatches, relay_nokey;
+    uint64_t inputs_lost;      /* inputs answered node_lost */
 } srv_cluster;
 enum { SRV_CS_CONNECTING, SRV_CS_CLAIMING, SRV_CS_WAITING, SRV_CS_DONE, SRV_CS_FAILED };
 
@@ -163,6 +188,8 @@ void srv_cluster_kick(srv *s);
 void srv_cluster_changed(srv *s);
 /* Send `body` (a msgpack map) to member `to` on its channel. 0, or -1: Redis is not reachable. */
 int srv_cluster_send(srv *s, const char *to, wire_buf *body);
+/* The same, and cb gets PUBLISH's reply (the number of members that received it), or NULL. */
+int srv_cluster_send_cb(srv *s, const char *to, wire_buf *body, srv_redis_cb cb, void *ud);
 const srv_member *srv_cluster_member(const srv *s, const char *name);
 /* The node a create goes to: `want` if given (NULL: the one with the fewest worlds, this one
  * included when it is a node). NULL, with a sentence in err, if there is none. */
@@ -192,7 +219,8 @@ void srv_relay_detach(srv *s, srv_sub *sub);
 /* Messages on a stream channel, and the subscription's confirmations. */
 void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, size_t n);
 void srv_relay_subscribed(srv *s, const char *chan, size_t clen, int on);
-/* Redis is back: subscribe every stream again and ask for keyframes. Down: nothing flows. */
+/* Redis is back: subscribe every stream again and ask for keyframes. Down: nothing flows, and
+ * every input still owed an answer is answered node_lost (the answer cannot come back). */
 void srv_relay_up(srv *s);
 void srv_relay_down(srv *s);
 /* Every heartbeat: renew the leases of the streams watched here, and ask again for the keyframes
@@ -206,7 +234,8 @@ int srv_relay_entries(srv_client *c, wire_raw **out);
  * unsub) or forwarded to its node. 1: served; 0: the world is hosted here or unknown. */
 int srv_relay_route(srv_client *c, int route, const wire_msg *m, const int64_t *seq);
 /* A message of client c about a remote world, forwarded as it is to the world's node with c's
- * token; its answers come back through srv_relay_reply. */
+ * token; its answers come back through srv_relay_reply. An input (seq given) is owed an answer
+ * until its ack or error comes: if it cannot come, the input is answered node_lost. */
 void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq);
 void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *body, size_t len);
 /* c is going: the nodes it sent messages to let go of their proxies of it. */

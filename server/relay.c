@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <hiredis/hiredis.h>
 #include "cluster.h"
 
 static srv_cluster *CL(const srv *s) { return srv_net_hooks_ud(s); }
@@ -167,6 +168,8 @@ void srv_relay_entry(srv *s, const char *node, const uint8_t *entry, size_t len)
     }
 }
 
+static void pending_sweep(srv *s);
+
 /* The world's node left the registry: its viewers are told, and wait for it. */
 static void lost(srv *s, srv_rworld *rw)
 {
@@ -199,25 +202,35 @@ static int settled(const srv_rworld *rw)
     return 1;
 }
 
+/* After a registry read. A world unseen whose node is registered was closed there (or its node
+ * restarted without it): it goes once nobody here watches it. One whose node left the cluster is
+ * remembered a while (SRV_CLUSTER_LOST_KEEP_MS), so that its inputs are answered node_lost, not
+ * unknown_world, until it comes back. Then the inputs owed an answer are looked at. */
 void srv_relay_refreshed(srv *s)
 {
     srv_cluster *cl = CL(s);
-    int grace = uv_now(s->loop) < cl->lost_grace_until;
+    uint64_t now = uv_now(s->loop);
+    int grace = now < cl->lost_grace_until;
     for (int i = 0; i < cl->nrworlds; i++) {
         srv_rworld *rw = cl->rworlds[i];
         if (rw->seen) {
             rw->seen = 0;
+            rw->lost_at = 0;
             continue;
         }
+        int node_here = srv_cluster_member(s, rw->node) != NULL;
         if (rw->present && !grace) {
             rw->present = 0;
+            rw->lost_at = node_here ? 0 : now ? now : 1;
             lost(s, rw);
         }
-        if (!rw->present && rw->nsubs == 0 && settled(rw)) {
+        int forget = !rw->lost_at || node_here || now - rw->lost_at >= SRV_CLUSTER_LOST_KEEP_MS;
+        if (!rw->present && rw->nsubs == 0 && settled(rw) && forget) {
             rworld_free(rw);
             cl->rworlds[i--] = cl->rworlds[--cl->nrworlds];
         }
     }
+    pending_sweep(s);
 }
 
 void srv_relay_created(srv *s, const char *node, const uint8_t *body, size_t len)
@@ -481,9 +494,17 @@ void srv_relay_up(srv *s)
     srv_relay_kick(s);
 }
 
+static void pending_answer_all(srv *s, srv_pendq *pq, const char *fmt);
+
 void srv_relay_down(srv *s)
 {
+    srv_cluster *cl = CL(s);
     reset_streams(s);
+    /* Their answers would come through Redis: none can now. */
+    for (int i = 0; cl && i < cl->npendq; i++)
+        pending_answer_all(s, &cl->pendq[i], "this server lost the cluster's Redis before node '%s' "
+                           "answered this input: it was not acknowledged, and may or may not have been "
+                           "applied");
 }
 
 /* ---- routing: the messages that name a world another member hosts ------------------------------------------ */
@@ -497,14 +518,16 @@ static srv_rworld *named_remote(srv *s, const wire_msg *m)
     return srv_relay_world(s, (uint32_t)id);
 }
 
-/* A remote world whose node has left the registry: 0 (present), or -1 with the error sent. */
+/* A remote world whose node has left the registry: 0 (present), or -1 with the notice sent
+ * (node_lost, not counted: the client did nothing wrong, and its messages to other worlds go on). */
 static int remote_absent(srv_client *c, const srv_rworld *rw, const int64_t *seq)
 {
     if (rw->present) return 0;
-    char msg[200];
-    snprintf(msg, sizeof msg, "world %u is not in the cluster now: its node '%s' stopped answering "
-             "(it comes back when that node restarts)", rw->id, rw->node);
-    srv_client_error(c, "unknown_world", msg, seq);
+    char msg[240];
+    snprintf(msg, sizeof msg, "world %u is not in the cluster now: its node '%s' stopped answering. "
+             "Nothing was sent; send it again when the world is back in welcome", rw->id, rw->node);
+    srv_client_notice(c, "node_lost", msg, seq);
+    if (seq) CL(c->s)->inputs_lost++;
     return -1;
 }
 
@@ -560,11 +583,187 @@ int srv_relay_route(srv_client *c, int route, const wire_msg *m, const int64_t *
 }
 
 /* ---- what goes to a world's node ------------------------------------------------------------------------- */
+/* ---- inputs owed an answer -------------------------------------------------------------------------------- *
+ * Per node, a ring of the inputs forwarded there, in the order sent, until the node's ack or error
+ * for each comes back. An input whose answer cannot come is answered node_lost here: PUBLISH
+ * reached nobody (the node is not listening), the node left the registry or restarted, Redis went,
+ * or nothing came within SRV_CLUSTER_ANSWER_MS. */
+static srv_pendq *pendq_of(srv_cluster *cl, const char *node, int make)
+{
+    srv_pendq *spare = NULL;
+    for (int i = 0; i < cl->npendq; i++) {
+        if (strcmp(cl->pendq[i].node, node) == 0) return &cl->pendq[i];
+        if (!spare && cl->pendq[i].live == 0) spare = &cl->pendq[i];
+    }
+    if (!make) return NULL;
+    if (!cl->pendq && !(cl->pendq = calloc(SRV_CLUSTER_MAX_MEMBERS, sizeof *cl->pendq))) return NULL;
+    if (!spare) {
+        if (cl->npendq == SRV_CLUSTER_MAX_MEMBERS) return NULL;
+        spare = &cl->pendq[cl->npendq++];
+    }
+    spare->head = spare->n = 0;          /* empty: its ring is reused as it is */
+    spare->boot = 0;
+    snprintf(spare->node, sizeof spare->node, "%s", node);
+    return spare;
+}
+
+static srv_pending *pending_at(srv_pendq *pq, uint32_t i)
+{
+    return &pq->q[(pq->head + i) % pq->cap];
+}
+
+/* The answered ones at the head go. */
+static void pending_trim(srv_pendq *pq)
+{
+    while (pq->n && !pq->q[pq->head].live) {
+        pq->head = (pq->head + 1) % pq->cap;
+        pq->n--;
+    }
+    if (!pq->n) pq->head = 0;
+}
+
+/* Room for one more at the tail: the ring grows (its live entries, in order). 0, or -1. */
+static int pending_room(srv_pendq *pq)
+{
+    pending_trim(pq);
+    if (pq->n < pq->cap) return 0;
+    uint32_t cap = pq->cap ? pq->cap * 2 : 64;
+    srv_pending *q = malloc((size_t)cap * sizeof *q);
+    if (!q) return -1;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < pq->n; i++)
+        if (pending_at(pq, i)->live) q[k++] = *pending_at(pq, i);
+    free(pq->q);
+    pq->q = q;
+    pq->cap = cap;
+    pq->head = 0;
+    pq->n = k;
+    return 0;
+}
+
+static void pending_answer(srv *s, srv_pendq *pq, srv_pending *e, const char *msg)
+{
+    e->live = 0;
+    pq->live--;
+    CL(s)->inputs_lost++;
+    srv_client *c = srv_client_by_id(s, e->client);
+    int64_t seq = e->seq;
+    if (c && !c->tr->proxied) srv_client_notice(c, "node_lost", msg, &seq);
+}
+
+/* Every input pq's node owes: node_lost, with fmt's sentence (%s: the node). */
+static void pending_answer_all(srv *s, srv_pendq *pq, const char *fmt)
+{
+    if (!pq->live) return;
+    char msg[320];
+    snprintf(msg, sizeof msg, fmt, pq->node);
+    srv_log(s, SRV_LOG_WARN, "%u input(s) in flight answered node_lost: %s", pq->live, msg);
+    for (uint32_t i = 0; i < pq->n && pq->live; i++)
+        if (pending_at(pq, i)->live) pending_answer(s, pq, pending_at(pq, i), msg);
+    pending_trim(pq);
+}
+
+/* After each registry read: a node gone or restarted owes nothing it will ever answer; an input
+ * older than SRV_CLUSTER_ANSWER_MS is given up on (the node is stuck, or its answer was lost). */
+static void pending_sweep(srv *s)
+{
+    srv_cluster *cl = CL(s);
+    uint64_t now = uv_now(s->loop);
+    int grace = now < cl->lost_grace_until;
+    for (int i = 0; i < cl->npendq; i++) {
+        srv_pendq *pq = &cl->pendq[i];
+        const srv_member *mb = srv_cluster_member(s, pq->node);
+        if (!mb && !grace)
+            pending_answer_all(s, pq, "node '%s' left the cluster (its registration expired) before it "
+                               "answered this input: it was not acknowledged, and may or may not have "
+                               "been applied");
+        else if (mb && pq->boot && mb->boot != pq->boot)
+            pending_answer_all(s, pq, "node '%s' restarted before it answered this input: it was not "
+                               "acknowledged, and may or may not have been applied");
+        if (mb) pq->boot = mb->boot;
+        char msg[320];
+        snprintf(msg, sizeof msg, "node '%s' has not answered this input within %u s: it was not "
+                 "acknowledged, and may or may not have been applied", pq->node,
+                 SRV_CLUSTER_ANSWER_MS / 1000);
+        for (uint32_t k = 0; k < pq->n && pq->live; k++) {
+            srv_pending *e = pending_at(pq, k);
+            if (!e->live) continue;
+            if (now - e->sent_at < SRV_CLUSTER_ANSWER_MS) break;    /* the rest are younger */
+            pending_answer(s, pq, e, msg);
+        }
+        pending_trim(pq);
+    }
+}
+
+/* The node's ack or error for (client, seq) came: the oldest such input is answered. */
+static void pending_done(srv *s, const char *node, uint32_t client, uint32_t seq)
+{
+    srv_pendq *pq = pendq_of(CL(s), node, 0);
+    if (!pq) return;
+    for (uint32_t i = 0; i < pq->n; i++) {
+        srv_pending *e = pending_at(pq, i);
+        if (e->live && e->client == client && e->seq == seq) {
+            e->live = 0;
+            pq->live--;
+            pending_trim(pq);
+            return;
+        }
+    }
+}
+
+typedef struct sent_input {
+    uint64_t id;
+    char node[SRV_CLUSTER_NAME_MAX];
+} sent_input;
+
+/* PUBLISH's reply to a forwarded input: received by nobody means its node is not listening (it
+ * died and its registration has not expired yet, or it is restarting): it cannot be answered. */
+static void on_input_published(srv *s, const redisReply *r, void *ud)
+{
+    sent_input *si = ud;
+    srv_cluster *cl = CL(s);
+    srv_pendq *pq = cl && r && r->type == REDIS_REPLY_INTEGER && r->integer == 0 ? pendq_of(cl, si->node, 0) : NULL;
+    for (uint32_t i = pq ? pq->n : 0; i-- > 0;) {         /* the newest first: it was just sent */
+        srv_pending *e = pending_at(pq, i);
+        if (e->id != si->id) continue;
+        if (e->live) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "node '%s' is not listening (it stopped, or is restarting): this "
+                     "input was not delivered; send it again when its world is back in welcome", si->node);
+            pending_answer(s, pq, e, msg);
+            pending_trim(pq);
+        }
+        break;
+    }
+    free(si);
+}
+
 void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
 {
     srv *s = c->s;
     srv_cluster *cl = CL(s);
     if (!c->cur_body) return;
+    /* An input is owed an answer from here on: room for it first. */
+    srv_pendq *pq = NULL;
+    sent_input *si = NULL;
+    if (seq) {
+        pq = pendq_of(cl, node, 1);
+        if (!pq || pq->live >= SRV_CLUSTER_PENDING_MAX || pending_room(pq) || !(si = malloc(sizeof *si))) {
+            char msg[240];
+            snprintf(msg, sizeof msg, "too many inputs wait for node '%s' to answer: this one was not "
+                     "sent; send it again in a moment", node);
+            srv_client_notice(c, "world_busy", msg, seq);
+            return;
+        }
+        const srv_member *mb = srv_cluster_member(s, node);
+        if (mb && mb->boot != pq->boot) {
+            pending_answer_all(s, pq, "node '%s' restarted before it answered this input: it was not "
+                               "acknowledged, and may or may not have been applied");
+            pq->boot = mb->boot;
+        }
+        si->id = ++cl->pending_next;
+        snprintf(si->node, sizeof si->node, "%s", node);
+    }
     wire_buf b;
     wire_buf_init(&b);
     wire_put_map(&b, 6);
@@ -574,12 +773,19 @@ void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
     wire_put_str(&b, "name"); wire_put_str(&b, c->name);
     wire_put_str(&b, "token"); wire_put_str(&b, c->token);
     wire_put_str(&b, "body"); wire_put_bin(&b, c->cur_body, c->cur_len);
-    int rc = srv_cluster_send(s, node, &b);
+    int rc = si ? srv_cluster_send_cb(s, node, &b, on_input_published, si) : srv_cluster_send(s, node, &b);
     wire_buf_free(&b);
     if (rc != 0) {
+        free(si);
         srv_client_notice(c, "cluster_down", "this server has lost the cluster's Redis and is "
                           "reconnecting: nothing was sent; send it again in a moment", seq);
         return;
+    }
+    if (si) {
+        pq->q[(pq->head + pq->n++) % pq->cap] = (srv_pending){ .client = c->id, .seq = (uint32_t)*seq,
+                                                               .id = si->id, .sent_at = uv_now(s->loop),
+                                                               .live = 1 };
+        pq->live++;
     }
     for (int i = 0; i < c->nsent_to; i++)
         if (strcmp(c->sent_to[i], node) == 0) return;
@@ -597,6 +803,10 @@ void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *b
     size_t tl;
     if (!c || c->tr->proxied || wire_msg_decode(body, len, &m) || wire_get_str(&m, "t", &t, &tl)) return;
     if (wire_str_eq((const uint8_t *)t, tl, "welcome")) return;
+    uint64_t seq;
+    if ((wire_str_eq((const uint8_t *)t, tl, "ack") || wire_str_eq((const uint8_t *)t, tl, "error")) &&
+        wire_get_u64(&m, "seq", &seq) == 0 && seq <= UINT32_MAX)
+        pending_done(s, from, client, (uint32_t)seq);
     if (wire_str_eq((const uint8_t *)t, tl, "created")) srv_relay_created(s, from, body, len);
     if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
         uint64_t world;
@@ -625,6 +835,16 @@ void srv_relay_client_gone(srv_client *c)
 {
     srv_cluster *cl = CL(c->s);
     if (!cl || c->tr->proxied) return;
+    for (int i = 0; i < cl->npendq; i++) {      /* nobody to answer: they are owed nothing */
+        srv_pendq *pq = &cl->pendq[i];
+        for (uint32_t k = 0; k < pq->n && pq->live; k++) {
+            srv_pending *e = pending_at(pq, k);
+            if (e->live && e->client == c->id) {
+                e->live = 0;
+                pq->live--;
+            }
+        }
+    }
     for (int i = 0; i < c->nsent_to; i++) send_gone(c->s, c->sent_to[i], c->id);
     for (int i = 0; c->sent_to_more && i < cl->nmembers; i++)
         if (!cl->members[i].relay) send_gone(c->s, cl->members[i].name, c->id);
@@ -638,4 +858,8 @@ void srv_relay_free(srv *s)
     free(cl->rworlds);
     cl->rworlds = NULL;
     cl->nrworlds = 0;
+    for (int i = 0; i < cl->npendq; i++) free(cl->pendq[i].q);
+    free(cl->pendq);
+    cl->pendq = NULL;
+    cl->npendq = 0;
 }

@@ -1283,6 +1283,125 @@ START_TEST(a_member_whose_default_http_port_is_taken_serves_tcp)
 }
 END_TEST
 
+/* ---- issue 28 §5: inputs to a node that is lost --------------------------------------------------------- */
+static void paint_input(cli_conn *p, uint32_t world, uint32_t seq)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    int64_t args[4] = { 5 + (int64_t)(seq % 40), 5, 1, 1 };
+    cli_put_input(&b, world, seq, "paint", args, 4);
+    send_msg(p, &b);
+    wire_buf_free(&b);
+}
+
+/* Read p's messages until every input seq in [lo, hi) has its answer (at most 15 s): each answer's
+ * code ("ack" for an ack) into codes[seq - lo]. Any other error, or the connection ending, fails;
+ * so does a second answer to one input. Returns the inputs still unanswered (0 if all were). */
+static int read_answers(cli_conn *p, uint32_t lo, uint32_t hi, char (*codes)[24])
+{
+    char err[256];
+    int left = (int)(hi - lo);
+    for (uint32_t i = 0; i < hi - lo; i++) codes[i][0] = '\0';
+    for (double end = now_s() + 15; now_s() < end && left > 0;) {
+        wire_msg m;
+        int rc = cli_recv_msg(p, 200, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "the player's connection ended: %s", err);
+        if (rc != 1) continue;
+        uint64_t seq;
+        int has_seq = wire_get_u64(&m, "seq", &seq) == 0;
+        cli_error e;
+        if (cli_msg_is(&m, "error")) cli_error_read(&m, "?", &e);
+        ck_assert_msg(has_seq && seq >= lo && seq < hi, "an answer for no input of this batch: %s %.*s",
+                      cli_msg_is(&m, "error") ? "error" : "message",
+                      cli_msg_is(&m, "error") ? (int)e.code_len : 0, cli_msg_is(&m, "error") ? e.code : "");
+        char *code = codes[seq - lo];
+        ck_assert_msg(!code[0], "input %llu was answered twice", (unsigned long long)seq);
+        if (cli_msg_is(&m, "ack")) snprintf(code, 24, "ack");
+        else snprintf(code, 24, "%.*s", (int)e.code_len, e.code);
+        left--;
+    }
+    return left;
+}
+
+/* Every input of [lo, hi) answered `code`. */
+static void expect_answers(cli_conn *p, uint32_t lo, uint32_t hi, const char *code, const char *what)
+{
+    char (*codes)[24] = calloc(hi - lo, sizeof *codes);
+    ck_assert_ptr_nonnull(codes);
+    int left = read_answers(p, lo, hi, codes);
+    ck_assert_msg(left == 0, "%s: %d of %u inputs got neither an ack nor an error within 15 s", what, left,
+                  hi - lo);
+    for (uint32_t i = 0; i < hi - lo; i++)
+        ck_assert_msg(strcmp(codes[i], code) == 0, "%s: input %u was answered %s, not %s", what, lo + i,
+                      codes[i], code);
+    free(codes);
+}
+
+/* A player on a relay sends inputs to a node's world while that node dies (kill -9: Redis has no
+ * subscriber for them), while it is gone from the registry (more inputs than the 16-error limit),
+ * and while it hangs (SIGSTOP: Redis holds them for it until its registration expires). Each input
+ * is answered node_lost, with its seq, exactly once; none counts as the client's error, so the
+ * connection stays and its inputs to a healthy node are acknowledged. Restarted on its file, the
+ * node's world takes inputs again through the same relay. */
+START_TEST(inputs_to_a_lost_node_are_answered_node_lost_not_counted)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, b, rl;
+    static const char *const wa[] = { "sand:seed=51:w=64,h=48,scene=empty", NULL };
+    static const char *const wb[] = { "sand:seed=52:w=64,h=48,scene=empty", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    member_start(&b, &r, "b", wb, NULL);
+    member_start(&rl, &r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&rl, 2, 5000), 2);
+    uint32_t a_ids[2], b_ids[2];
+    ck_assert_int_eq(welcome_ids(&a, a_ids, 2), 2);
+    ck_assert_int_eq(welcome_ids(&b, b_ids, 2), 2);
+    uint32_t wa_id = a_ids[0], wb_id = b_ids[0];    /* each node's own world comes first */
+    cli_conn p;
+    connect_hello(&p, &rl, "player", PLAYER, NULL);
+    paint_input(&p, wa_id, 1);
+    paint_input(&p, wb_id, 2);
+    expect_answers(&p, 1, 3, "ack", "both nodes alive");
+    /* a dies; at once, 20 inputs for its world. */
+    kill(a.pid, SIGKILL);
+    int st;
+    waitpid(a.pid, &st, 0);
+    for (uint32_t q = 100; q < 120; q++) paint_input(&p, wa_id, q);
+    expect_answers(&p, 100, 120, "node_lost", "a killed");
+    /* Gone from the registry: 40 more (past the limit of 16 errors), then one for b's world. */
+    ck_assert_int_eq(wait_worlds(&rl, 1, 10000), 1);
+    for (uint32_t q = 200; q < 240; q++) paint_input(&p, wa_id, q);
+    expect_answers(&p, 200, 240, "node_lost", "a gone");
+    paint_input(&p, wb_id, 250);
+    expect_answers(&p, 250, 251, "ack", "b alive while a is gone");
+    /* a back on its file: its world takes inputs through the relay again. */
+    char dba[128];
+    db_path(&a, dba, sizeof dba);
+    server a2;
+    static const char *const none[] = { NULL };
+    member_start(&a2, &r, "a", none, dba);
+    ck_assert_int_eq(wait_worlds(&rl, 2, 10000), 2);
+    paint_input(&p, wa_id, 300);
+    expect_answers(&p, 300, 301, "ack", "a restarted");
+    /* a hangs: Redis takes 20 inputs for it (it still subscribes); then its registration expires. */
+    kill(a2.pid, SIGSTOP);
+    for (uint32_t q = 400; q < 420; q++) paint_input(&p, wa_id, q);
+    expect_answers(&p, 400, 420, "node_lost", "a hung");
+    kill(a2.pid, SIGKILL);
+    waitpid(a2.pid, &st, 0);
+    paint_input(&p, wb_id, 500);
+    expect_answers(&p, 500, 501, "ack", "b alive at the end");
+    cli_close(&p);
+    ck_assert_int_eq(server_stop(&rl), 0);
+    ck_assert_int_eq(server_stop(&b), 0);
+    server_cleanup(&a);
+    server_cleanup(&a2);
+    redis_stop(&r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1302,6 +1421,7 @@ static Suite *make_suite(void)
     tcase_set_tags(edges, "slow");
     tcase_set_timeout(edges, 120);
     tcase_add_test(edges, a_member_whose_default_http_port_is_taken_serves_tcp);
+    tcase_add_test(edges, inputs_to_a_lost_node_are_answered_node_lost_not_counted);
     suite_add_tcase(s, edges);
     return s;
 }
