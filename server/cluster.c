@@ -74,8 +74,7 @@ int srv_cluster_on(const srv *s)
 void srv_cluster_channel(char *out, size_t cap, uint32_t world, int view, uint32_t every,
                          uint32_t div, int enc)
 {
-    snprintf(out, cap, "vivd:frames:%u:%d:%u:%u:%s", world, view, every, div,
-             enc == SRV_ENC_RAW ? "raw" : enc == SRV_ENC_TILE ? "tile" : "tile.zst");
+    srv_cchan_format(out, cap, world, view, every, div, enc);
 }
 
 const srv_member *srv_cluster_member(const srv *s, const char *name)
@@ -97,17 +96,6 @@ static void kv_uint(wire_buf *b, const char *k, uint64_t v)
 {
     wire_put_str(b, k);
     wire_put_uint(b, v);
-}
-
-/* A string field into dst (NUL-terminated, at most cap-1 bytes): 0, or -1. */
-static int get_strz(const wire_msg *m, const char *k, char *dst, size_t cap)
-{
-    const char *p;
-    size_t n;
-    if (wire_get_str(m, k, &p, &n) || n >= cap) return -1;
-    memcpy(dst, p, n);
-    dst[n] = '\0';
-    return 0;
 }
 
 int srv_cluster_send_cb(srv *s, const char *to, wire_buf *body, srv_redis_cb cb, void *ud)
@@ -280,15 +268,11 @@ static void on_holder(srv *s, const redisReply *r, void *ud)
 {
     srv_cluster *cl = CL(s);
     char why[800], where[160] = "";
-    wire_msg m;
+    srv_creg reg;
     (void)ud;
-    if (r && r->type == REDIS_REPLY_STRING && wire_msg_decode((const uint8_t *)r->str, r->len, &m) == 0) {
-        char listen[96] = "?";
-        uint64_t pid = 0;
-        get_strz(&m, "listen", listen, sizeof listen);
-        wire_get_u64(&m, "pid", &pid);
-        snprintf(where, sizeof where, " (pid %" PRIu64 ", listening on %s)", pid, listen);
-    }
+    if (r && r->type == REDIS_REPLY_STRING && srv_creg_decode((const uint8_t *)r->str, r->len, &reg) == 0)
+        snprintf(where, sizeof where, " (pid %" PRIu64 ", listening on %s)", reg.pid,
+                 reg.listen[0] ? reg.listen : "?");
     snprintf(why, sizeof why, "another vivd named '%s' is running in the cluster at %s:%d%s: give "
              "this one another --node name", cl->name, cl->redis_host, cl->redis_port, where);
     claim_failed(s, why);
@@ -383,32 +367,26 @@ done:
 static void read_registration(srv *s, const char *name, const uint8_t *p, size_t n)
 {
     srv_cluster *cl = CL(s);
-    wire_msg m;
-    if (wire_msg_decode(p, n, &m) != 0 || cl->nmembers == SRV_CLUSTER_MAX_MEMBERS) return;
+    srv_creg reg;
+    if (srv_creg_decode(p, n, &reg) != 0 || strcmp(reg.name, name) != 0 ||
+        cl->nmembers == SRV_CLUSTER_MAX_MEMBERS)
+        return;
     srv_member *mb = &cl->members[cl->nmembers];
     memset(mb, 0, sizeof *mb);
-    char role[16] = "";
-    uint64_t num = 0;
-    if (get_strz(&m, "name", mb->name, sizeof mb->name) || strcmp(mb->name, name) != 0 ||
-        get_strz(&m, "role", role, sizeof role))
-        return;
-    mb->relay = strcmp(role, "relay") == 0;
-    wire_get_u64(&m, "num", &num);
-    mb->num = (uint32_t)num;
-    wire_get_u64(&m, "boot", &mb->boot);
-    wire_get_u64(&m, "beat", &mb->beat);
-    get_strz(&m, "listen", mb->listen, sizeof mb->listen);
-    get_strz(&m, "http", mb->http, sizeof mb->http);
-    const wire_val *ws = wire_msg_get(&m, "worlds");
-    if (ws && ws->type == WIRE_ARRAY) {
-        const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
-        for (uint32_t i = 0; i < ws->n; i++) {
-            wire_val e;
-            if (wire_next(&it, end, &e)) break;
-            mb->nworlds++;
-            if (strcmp(name, cl->name) != 0 && e.type == WIRE_MAP)
-                srv_relay_entry(s, name, e.raw, e.rawlen);
-        }
+    memcpy(mb->name, reg.name, sizeof mb->name);
+    mb->relay = reg.relay;
+    mb->num = reg.num;
+    mb->boot = reg.boot;
+    mb->beat = reg.beat;
+    memcpy(mb->listen, reg.listen, sizeof mb->listen);
+    memcpy(mb->http, reg.http, sizeof mb->http);
+    const uint8_t *it = reg.worlds;
+    for (uint32_t i = 0; it && i < reg.nworlds; i++) {
+        wire_val e;
+        if (wire_next(&it, reg.worlds_end, &e)) break;
+        mb->nworlds++;
+        if (strcmp(name, cl->name) != 0 && e.type == WIRE_MAP)
+            srv_relay_entry(s, name, e.raw, e.rawlen);
     }
     cl->nmembers++;
 }
@@ -568,20 +546,13 @@ void srv_cluster_world_closed(srv *s, srv_world *w)
 
 /* want: a relay watches stream (view, every, div, enc) of world: it is published until the lease
  * (one expiry) runs out unless renewed; key: the next message there is a keyframe. */
-static void on_want(srv *s, const wire_msg *m)
+static void on_want(srv *s, const srv_cmsg *m)
 {
     srv_cluster *cl = CL(s);
-    uint64_t id, view, every, div, enc;
-    int key = 0;
-    if (wire_get_u64(m, "world", &id) || wire_get_u64(m, "view", &view) ||
-        wire_get_u64(m, "every", &every) || wire_get_u64(m, "div", &div) || wire_get_u64(m, "enc", &enc))
-        return;
-    wire_get_bool(m, "key", &key);
-    srv_world *w = id <= UINT32_MAX ? srv_world_find(s, (uint32_t)id) : NULL;
-    if (!w || view >= (uint64_t)w->kind->nviews || every < 1 || every > 3600 || div < 1 ||
-        div > SRV_MAX_DIV || (enc != SRV_ENC_TILE && enc != SRV_ENC_RAW && enc != SRV_ENC_TILEZ))
-        return;
-    int i = srv_stream_find(w, (int)view, (uint32_t)every, (uint32_t)div, (int)enc);
+    int key = m->key;
+    srv_world *w = srv_world_find(s, m->world);
+    if (!w || m->view >= (uint32_t)w->kind->nviews || m->div > SRV_MAX_DIV) return;
+    int i = srv_stream_find(w, (int)m->view, m->every, m->div, m->enc);
     if (i < 0) {
         srv_log(s, SRV_LOG_WARN, "world %u: a relay's stream is refused (16 streams already)", w->id);
         return;
@@ -607,12 +578,7 @@ static void proxy_send(srv_client *c, srv_msg *m)
     if (c->via_greeting) return;       /* the welcome to its played hello: nobody asked */
     wire_buf b;
     wire_buf_init(&b);
-    wire_put_map(&b, 4);
-    kv_str(&b, "t", "reply");
-    kv_str(&b, "from", CL(c->s)->name);
-    kv_uint(&b, "client", c->via_client);
-    wire_put_str(&b, "body");
-    wire_put_bin(&b, SRV_MSG_BODY(m), SRV_MSG_BODYLEN(m));
+    srv_cmsg_reply(&b, CL(c->s)->name, c->via_client, SRV_MSG_BODY(m), SRV_MSG_BODYLEN(m));
     srv_cluster_send(c->s, c->via, &b);   /* Redis away: the answer is lost, as over a dead link */
     wire_buf_free(&b);
 }
@@ -647,17 +613,12 @@ const srv_transport srv_transport_proxy = { "proxy", proxy_send, proxy_queued, p
 /* proxy: client `client` of member `from` sent body about one of this node's worlds. Its proxy is
  * made at its first message and greeted with its token, as the client was greeted where it is:
  * this node checks the token itself. */
-static void on_proxy(srv *s, const wire_msg *m, const char *from)
+static void on_proxy(srv *s, const srv_cmsg *m)
 {
     srv_cluster *cl = CL(s);
-    uint64_t client;
-    char name[64], token[80];
-    const wire_val *body = wire_msg_get(m, "body");
-    if (wire_get_u64(m, "client", &client) || client > UINT32_MAX || !body || body->type != WIRE_BIN ||
-        body->n == 0 || body->n > WIRE_MAX_CLIENT_MSG || get_strz(m, "name", name, sizeof name) ||
-        get_strz(m, "token", token, sizeof token))
-        return;
-    srv_client *c = find_proxy(cl, from, (uint32_t)client);
+    const char *from = m->from, *name = m->name, *token = m->token;
+    uint32_t client = m->client;
+    srv_client *c = find_proxy(cl, from, client);
     if (!c) {
         c = srv_client_new(s, &srv_transport_proxy);
         if (!c) return;
@@ -683,7 +644,7 @@ static void on_proxy(srv *s, const wire_msg *m, const char *from)
             wire_msg bm;
             uint64_t seqv;
             int64_t seq = 0;
-            int has_seq = wire_msg_decode(body->p, body->n, &bm) == 0 &&
+            int has_seq = wire_msg_decode(m->body, m->bodylen, &bm) == 0 &&
                           wire_get_u64(&bm, "seq", &seqv) == 0 && seqv <= UINT32_MAX;
             seq = (int64_t)seqv;
             char msg[200];
@@ -694,32 +655,26 @@ static void on_proxy(srv *s, const wire_msg *m, const char *from)
             return;
         }
     }
-    srv_client_received(c, body->p, body->n);
+    srv_client_received(c, m->body, m->bodylen);
 }
 
-static void on_gone(srv *s, const wire_msg *m, const char *from)
+static void on_gone(srv *s, const srv_cmsg *m)
 {
-    uint64_t client;
-    if (wire_get_u64(m, "client", &client) || client > UINT32_MAX) return;
-    srv_client *c = find_proxy(CL(s), from, (uint32_t)client);
+    srv_client *c = find_proxy(CL(s), m->from, m->client);
     if (c) srv_client_close(c, "its client left");
 }
 
 /* ---- messages ------------------------------------------------------------------------------------------ */
+/* What another member sent this one: decoded whole first (cluster_msg.c), else ignored. */
 static void on_member_message(srv *s, const uint8_t *p, size_t n)
 {
-    wire_msg m;
-    char t[16], from[SRV_CLUSTER_NAME_MAX];
-    if (wire_msg_decode(p, n, &m) || get_strz(&m, "t", t, sizeof t) || get_strz(&m, "from", from, sizeof from))
-        return;
-    if (strcmp(t, "want") == 0) on_want(s, &m);
-    else if (strcmp(t, "proxy") == 0) on_proxy(s, &m, from);
-    else if (strcmp(t, "gone") == 0) on_gone(s, &m, from);
-    else if (strcmp(t, "reply") == 0) {
-        uint64_t client;
-        const wire_val *body = wire_msg_get(&m, "body");
-        if (!wire_get_u64(&m, "client", &client) && client <= UINT32_MAX && body && body->type == WIRE_BIN)
-            srv_relay_reply(s, from, (uint32_t)client, body->p, body->n);
+    srv_cmsg m;
+    if (srv_cmsg_decode(p, n, &m)) return;
+    switch (m.type) {
+    case SRV_CMSG_WANT: on_want(s, &m); break;
+    case SRV_CMSG_PROXY: on_proxy(s, &m); break;
+    case SRV_CMSG_GONE: on_gone(s, &m); break;
+    case SRV_CMSG_REPLY: srv_relay_reply(s, m.from, m.client, m.body, m.bodylen); break;
     }
 }
 

@@ -7,8 +7,9 @@
 #define VIVARIUM_SRV_CLUSTER_H
 
 #include "network.h"
+#include "cluster_msg.h"
 
-#define SRV_CLUSTER_NAME_MAX 64
+#define SRV_CLUSTER_NAME_MAX SRV_CMSG_NAME_MAX
 #define SRV_CLUSTER_EXPIRY_MS 5000u        /* default --cluster-expiry: registrations and leases */
 #define SRV_CLUSTER_OBUF_MAX (16u << 20)   /* bytes queued for Redis past which frames are dropped */
 #define SRV_CLUSTER_MAX_MEMBERS 256

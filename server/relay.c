@@ -53,23 +53,13 @@ static void channel_of(const srv_rworld *rw, const srv_rstream *rs, char *out, s
 /* vivd:frames:WORLD:VIEW:EVERY:DIV:ENC back into its stream here, or NULL. */
 static srv_rstream *stream_of_channel(srv *s, const char *chan, size_t clen, srv_rworld **rwp)
 {
-    static const char pre[] = "vivd:frames:";
-    char buf[128];
-    if (clen <= sizeof pre - 1 || clen >= sizeof buf || memcmp(chan, pre, sizeof pre - 1) != 0) return NULL;
-    memcpy(buf, chan, clen);
-    buf[clen] = '\0';
-    unsigned id, every, div;
-    int view, used = 0;
-    if (sscanf(buf + sizeof pre - 1, "%u:%d:%u:%u:%n", &id, &view, &every, &div, &used) != 4 || !used)
-        return NULL;
-    const char *e = buf + sizeof pre - 1 + used;
-    int enc = strcmp(e, "raw") == 0 ? SRV_ENC_RAW : strcmp(e, "tile") == 0 ? SRV_ENC_TILE
-            : strcmp(e, "tile.zst") == 0 ? SRV_ENC_TILEZ : -1;
-    srv_rworld *rw = srv_relay_world(s, id);
-    if (!rw || enc < 0) return NULL;
+    srv_cchan ch;
+    if (srv_cchan_parse(chan, clen, &ch)) return NULL;
+    srv_rworld *rw = srv_relay_world(s, ch.world);
+    if (!rw) return NULL;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_rstream *rs = &rw->streams[i];
-        if (rs->used && rs->view == view && rs->every == every && rs->div == div && rs->enc == enc) {
+        if (rs->used && rs->view == ch.view && rs->every == ch.every && rs->div == ch.div && rs->enc == ch.enc) {
             *rwp = rw;
             return rs;
         }
@@ -83,15 +73,7 @@ static void send_want(srv *s, srv_rworld *rw, srv_rstream *rs, int key)
     srv_cluster *cl = CL(s);
     wire_buf b;
     wire_buf_init(&b);
-    wire_put_map(&b, 8);
-    wire_put_str(&b, "t"); wire_put_str(&b, "want");
-    wire_put_str(&b, "from"); wire_put_str(&b, cl->name);
-    wire_put_str(&b, "world"); wire_put_uint(&b, rw->id);
-    wire_put_str(&b, "view"); wire_put_uint(&b, (uint64_t)rs->view);
-    wire_put_str(&b, "every"); wire_put_uint(&b, rs->every);
-    wire_put_str(&b, "div"); wire_put_uint(&b, rs->div);
-    wire_put_str(&b, "enc"); wire_put_uint(&b, (uint64_t)rs->enc);
-    wire_put_str(&b, "key"); wire_put_bool(&b, key);
+    srv_cmsg_want(&b, cl->name, rw->id, (uint32_t)rs->view, rs->every, rs->div, rs->enc, key);
     if (srv_cluster_send(s, rw->node, &b) == 0 && key) rs->asked_key_at = uv_now(s->loop);
     wire_buf_free(&b);
 }
@@ -124,14 +106,9 @@ static void unsubscribe(srv *s, srv_rworld *rw, srv_rstream *rs)
 void srv_relay_entry(srv *s, const char *node, const uint8_t *entry, size_t len)
 {
     srv_cluster *cl = CL(s);
-    wire_msg m;
-    uint64_t id, w, h;
-    const char *kind;
-    size_t klen;
-    if (wire_msg_decode(entry, len, &m) || wire_get_u64(&m, "id", &id) || id > UINT32_MAX ||
-        wire_get_str(&m, "kind", &kind, &klen) || klen == 0 || klen >= 32 || wire_get_u64(&m, "w", &w) ||
-        wire_get_u64(&m, "h", &h) || w < 1 || w > 4096 || h < 1 || h > 4096)
-        return;
+    srv_centry e;
+    if (srv_centry_decode(entry, len, &e)) return;
+    uint64_t id = e.id, w = (uint64_t)e.w, h = (uint64_t)e.h;
     if (srv_world_find(s, (uint32_t)id)) return;      /* hosted here (a stale entry) */
     srv_rworld *rw = srv_relay_world(s, (uint32_t)id);
     if (!rw) {
@@ -143,7 +120,7 @@ void srv_relay_entry(srv *s, const char *node, const uint8_t *entry, size_t len)
         }
         if (!(rw = calloc(1, sizeof *rw))) return;
         rw->id = (uint32_t)id;
-        memcpy(rw->kind_name, kind, klen);
+        memcpy(rw->kind_name, e.kind, sizeof rw->kind_name);
         rw->kind = sim_kind_find(rw->kind_name);
         cl->rworlds[cl->nrworlds++] = rw;
     }
@@ -384,16 +361,14 @@ void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, 
     srv_cluster *cl = CL(s);
     srv_rworld *rw = NULL;
     srv_rstream *rs = stream_of_channel(s, chan, clen, &rw);
-    if (!rs || rs->state != SRV_RS_LIVE || n > WIRE_MAX_SERVER_MSG) return;
+    if (!rs || rs->state != SRV_RS_LIVE) return;
     wire_msg m;
-    const char *t;
-    size_t tl;
-    if (wire_msg_decode(p, n, &m) || wire_get_str(&m, "t", &t, &tl)) return;
-    if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
+    int kind = srv_cstream_kind(p, n, &m);
+    if (kind == SRV_CSTREAM_CLOSED) {
         closed(s, rw);
         return;
     }
-    if (wire_str_eq((const uint8_t *)t, tl, "events")) {   /* as they came, to who asked */
+    if (kind == SRV_CSTREAM_EVENTS) {   /* as they came, to who asked */
         srv_msg *pass = NULL;
         for (srv_sub *sub = rs->head, *nx; sub; sub = nx) {
             nx = sub->snext;                   /* a send can close the client and unlink sub */
@@ -403,7 +378,7 @@ void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, 
         srv_msg_unref(pass);
         return;
     }
-    if (!wire_str_eq((const uint8_t *)t, tl, "frame")) return;
+    if (kind != SRV_CSTREAM_FRAME) return;
     char err[160];
     int rc = wire_frame_apply(&rs->pic, &m, err, sizeof err);
     uint64_t now = uv_now(s->loop);
@@ -766,13 +741,7 @@ void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
     }
     wire_buf b;
     wire_buf_init(&b);
-    wire_put_map(&b, 6);
-    wire_put_str(&b, "t"); wire_put_str(&b, "proxy");
-    wire_put_str(&b, "from"); wire_put_str(&b, cl->name);
-    wire_put_str(&b, "client"); wire_put_uint(&b, c->id);
-    wire_put_str(&b, "name"); wire_put_str(&b, c->name);
-    wire_put_str(&b, "token"); wire_put_str(&b, c->token);
-    wire_put_str(&b, "body"); wire_put_bin(&b, c->cur_body, c->cur_len);
+    srv_cmsg_proxy(&b, cl->name, c->id, c->name, c->token, c->cur_body, c->cur_len);
     int rc = si ? srv_cluster_send_cb(s, node, &b, on_input_published, si) : srv_cluster_send(s, node, &b);
     wire_buf_free(&b);
     if (rc != 0) {
@@ -823,10 +792,7 @@ static void send_gone(srv *s, const char *to, uint32_t client)
 {
     wire_buf b;
     wire_buf_init(&b);
-    wire_put_map(&b, 3);
-    wire_put_str(&b, "t"); wire_put_str(&b, "gone");
-    wire_put_str(&b, "from"); wire_put_str(&b, CL(s)->name);
-    wire_put_str(&b, "client"); wire_put_uint(&b, client);
+    srv_cmsg_gone(&b, CL(s)->name, client);
     srv_cluster_send(s, to, &b);
     wire_buf_free(&b);
 }

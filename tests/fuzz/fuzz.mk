@@ -16,8 +16,9 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fu
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -O1 -g $(WARN) $(DET) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 
-# What the targets exercise: the core, the wire decoder and frame codec, the client's frame code.
-FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c
+# What the targets exercise: the core, the wire decoder and frame codec, the client's frame code,
+# and what cluster members read from each other through Redis.
+FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c server/cluster_msg.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzviv.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
@@ -43,7 +44,7 @@ fuzz: fuzz-build
 test-fuzz: fuzz
 
 # The seed corpora are committed; this rebuilds them from scratch (a normal build, not fuzzed).
-$(BUILD)/make_corpus: $(BUILD)/tests/fuzz/make_corpus.o $(LIBWIRE) $(LIBSIM)
+$(BUILD)/make_corpus: $(BUILD)/tests/fuzz/make_corpus.o $(BUILD)/server/cluster_msg.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
 
 fuzz-corpus: $(BUILD)/make_corpus

@@ -19,6 +19,8 @@
 #include "fuzz/fuzz_celset.h"
 #include "cycle/scene.h"
 #include "wire.h"
+#include "msg.h"
+#include "cluster_msg.h"
 
 static const char *root;
 static int nfiles;
@@ -344,6 +346,127 @@ static void corpus_frame(void)
     ZSTD_freeCCtx(zctx);
 }
 
+/* ---- cluster: what members read from each other through Redis (fuzz_cluster.c) ------------------ */
+/* One payload for the decoders: mode byte 0, then the bytes. */
+static void put_cluster(const char *name, const void *p, size_t n)
+{
+    uint8_t *q = malloc(n + 1);
+    q[0] = 0;
+    memcpy(q + 1, p, n);
+    put_file("cluster", name, q, n + 1);
+    free(q);
+}
+
+static void put_cluster_buf(const char *name, wire_buf *b)
+{
+    put_cluster(name, b->p, b->len);
+    wire_buf_reset(b);
+}
+
+static void corpus_cluster(void)
+{
+    wire_buf b, body;
+    wire_buf_init(&b);
+    wire_buf_init(&body);
+    static const char *const encs[] = { "tile", "raw", "tile.zst" };
+    for (int e = 0; e < 3; e++) {
+        char name[32];
+        srv_cmsg_want(&b, "r1", 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e, e != 1);
+        snprintf(name, sizeof name, "want-%s", encs[e]);
+        put_cluster_buf(name, &b);
+    }
+    /* A player's input, proxied; the node's ack and error for it, replied. */
+    wire_put_map(&body, 6);
+    kv_str(&body, "t", "input"); kv_uint(&body, "world", 65537); kv_uint(&body, "seq", 7);
+    kv_str(&body, "kind", "paint");
+    wire_put_str(&body, "args"); wire_put_array(&body, 4);
+    wire_put_uint(&body, 10); wire_put_uint(&body, 10); wire_put_uint(&body, 3); wire_put_uint(&body, 1);
+    kv_uint(&body, "n", 1);
+    srv_cmsg_proxy(&b, "r1", 42, "painter", "player-token", body.p, body.len);
+    put_cluster_buf("proxy-input", &b);
+    srv_cmsg_proxy(&b, "r2", 7, "", "", body.p, body.len);
+    put_cluster_buf("proxy-no-token", &b);
+    wire_buf_reset(&body);
+    wire_put_map(&body, 3); kv_str(&body, "t", "ack"); kv_uint(&body, "seq", 7); kv_uint(&body, "tick", 99);
+    srv_cmsg_reply(&b, "a", 42, body.p, body.len);
+    put_cluster_buf("reply-ack", &b);
+    wire_buf_reset(&body);
+    wire_put_map(&body, 4); kv_str(&body, "t", "error"); kv_str(&body, "code", "bad_input");
+    kv_str(&body, "msg", "paint: radius 999 is out of 1..16"); kv_uint(&body, "seq", 8);
+    srv_cmsg_reply(&b, "a", 42, body.p, body.len);
+    put_cluster_buf("reply-error", &b);
+    srv_cmsg_gone(&b, "r1", 42);
+    put_cluster_buf("gone", &b);
+    /* Registrations: a node with two worlds (entries as welcome lists them), a relay with none. */
+    static const char *const kinds[][2] = { { "sand", "w=16,h=16,scene=bench" }, { "cycle", "scene=fire,w=160,h=90" } };
+    wire_put_map(&b, 9);
+    kv_str(&b, "name", "a"); kv_str(&b, "role", "node"); kv_uint(&b, "num", 20964);
+    kv_uint(&b, "boot", 0x1234567890abcdefull); kv_uint(&b, "beat", 17); kv_uint(&b, "pid", 4242);
+    kv_str(&b, "listen", "127.0.0.1:7400"); kv_str(&b, "http", "127.0.0.1:7401");
+    wire_put_str(&b, "worlds");
+    wire_put_array(&b, 2);
+    for (int k = 0; k < 2; k++) {
+        const sim_kind *kind = sim_kind_find(kinds[k][0]);
+        wire_world ww;
+        memset(&ww, 0, sizeof ww);
+        ww.id = 20964u * 65536u + 1 + (uint32_t)k;
+        ww.kind = kind;
+        ww.seed = 11;
+        ww.params = kinds[k][1];
+        ww.tick = 120;
+        ww.w = k ? 160 : 16;
+        ww.h = k ? 90 : 16;
+        wire_put_world(&b, &ww);
+        if (k == 0) {
+            wire_buf one;
+            wire_buf_init(&one);
+            wire_put_world(&one, &ww);
+            put_cluster("entry-sand", one.p, one.len);
+            wire_buf_free(&one);
+        }
+    }
+    put_cluster_buf("registration-node", &b);
+    wire_put_map(&b, 9);
+    kv_str(&b, "name", "r1"); kv_str(&b, "role", "relay"); kv_uint(&b, "num", 0);
+    kv_uint(&b, "boot", 99); kv_uint(&b, "beat", 1); kv_uint(&b, "pid", 4243);
+    kv_str(&b, "listen", "127.0.0.1:7410"); kv_str(&b, "http", "");
+    wire_put_str(&b, "worlds"); wire_put_array(&b, 0);
+    put_cluster_buf("registration-relay", &b);
+    /* Channel names. */
+    for (int e = 0; e < 3; e++) {
+        char chan[96], name[32];
+        srv_cchan_format(chan, sizeof chan, 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e);
+        snprintf(name, sizeof name, "channel-%s", encs[e]);
+        put_cluster(name, chan, strlen(chan));
+    }
+    /* Streams (mode 1): a keyframe and deltas of a world, as a node publishes them, then closed. */
+    zctx = ZSTD_createCCtx();
+    for (int e = 0; e < 3; e++) {
+        sim_world *w = make_world("sand", 11, "w=16,h=16,scene=bench");
+        sim_frame f;
+        sim_world_frame_init(w, &f);
+        size_t n = (size_t)f.w * f.h;
+        uint8_t *prev = malloc(n);
+        wire_put_raw(&b, "\x01", 1);
+        for (int t = 0; t < 3; t++) {
+            sim_world_step(w);
+            sim_world_render(w, 0, &f);
+            frame_msg(&b, 1, &f, t ? prev : NULL, sim_world_tick(w), sim_world_hash(w), encs[e], t == 0);
+            memcpy(prev, f.px, n);
+        }
+        wire_msg_closed(&b, 1);                  /* with its length, as frame_msg's */
+        char name[32];
+        snprintf(name, sizeof name, "stream-%s", encs[e]);
+        put_buf("cluster", name, &b);
+        free(prev);
+        sim_frame_free(&f);
+        sim_world_destroy(w);
+    }
+    ZSTD_freeCCtx(zctx);
+    wire_buf_free(&b);
+    wire_buf_free(&body);
+}
+
 /* ---- state: saved worlds ------------------------------------------------------------------------- */
 /* A mid-range value for each argument, and the first enum value where there are names. */
 static int queue_some_input(sim_world *w, uint32_t seq)
@@ -653,6 +776,7 @@ int main(int argc, char **argv)
     corpus_inputs();
     corpus_celset();
     if (sim_kind_find("cycle")) corpus_scenes();
+    corpus_cluster();
     printf("make_corpus: %d files in %s\n", nfiles, root);
     return 0;
 }
