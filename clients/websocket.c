@@ -371,7 +371,7 @@ static int frame_take(cli_ws_reader *r, const frame_hdr *h, const uint8_t *pl, c
         snprintf(err, errlen, "out of memory joining a fragmented message");
         return CLI_EPROTO;
     }
-    memcpy(r->msg + r->mlen, pl, (size_t)h->len);
+    if (h->len) memcpy(r->msg + r->mlen, pl, (size_t)h->len);   /* an empty first fragment: msg NULL */
     r->mlen += (size_t)h->len;
     if (h->op != CLI_WS_CONT) r->msgop = h->op;
     if (!h->fin) return 0;

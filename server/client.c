@@ -185,6 +185,10 @@ void srv_sweep(uv_timer_t *t)
         int nsubs = 0;
         for (int i = 0; i < SRV_MAX_SUBS; i++) nsubs += srv_sub_used(&c->subs[i]);
         if (c->tr->proxied && !c->draining) continue;   /* its own member times it out */
+        if (c->tr->sweep && !c->draining) {
+            c->tr->sweep(c, now);
+            if (c->closing || c->draining) continue;    /* refused: its drain starts now */
+        }
         if (c->draining) {
             if (now - c->drain_since > SRV_DRAIN_MS) srv_client_close(c, c->drain_why);
         } else if (c->role == SRV_ROLE_NONE && now - c->connected_at > SRV_HELLO_MS)

@@ -608,7 +608,7 @@ static void proxy_close(srv_client *c)
 }
 
 const srv_transport srv_transport_proxy = { "proxy", proxy_send, proxy_queued, proxy_finish,
-                                            proxy_close, 1 };
+                                            proxy_close, 1, NULL };
 
 /* proxy: client `client` of member `from` sent body about one of this node's worlds. Its proxy is
  * made at its first message and greeted with its token, as the client was greeted where it is:

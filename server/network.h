@@ -128,6 +128,10 @@ typedef struct srv_transport {
     /* A client of another cluster member, proxied here (server/cluster.c): it has no timeouts
      * of its own; its member says when it goes. */
     int proxied;
+    /* Or NULL. Once a second (the sweep, before its timeouts): a transport whose library parses
+     * the bytes (WebSocket: lws) reports a message begun there that no callback has shown yet,
+     * by setting c->partial_since, or refuses it (too_large). TCP sees every byte itself. */
+    void (*sweep)(srv_client *c, uint64_t now);
 } srv_transport;
 extern const srv_transport srv_transport_tcp;   /* server/tcp.c */
 extern const srv_transport srv_transport_ws;    /* server/ws.c */

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -46,6 +47,7 @@ _Static_assert(SRV_MSG_PRE >= LWS_PRE, "srv_msg's headroom must hold libwebsocke
 #define WS_WRITES_PER_CALLBACK 16        /* then yield the loop to the other connections */
 #define EVLIB_PLUGIN "libwebsockets-evlib_uv.so"
 #define WASM_PATH "/vivarium.wasm"       /* the page's sim module (server/ws.c serve_wasm) */
+#define WS_STATUS_UPGRADE_REQUIRED 426u  /* RFC 6455 4.4: a version other than 13 (lws names none) */
 
 typedef struct srv_http srv_http;
 struct srv_http {
@@ -101,20 +103,6 @@ static void ws_finish(srv_client *c)
     if (c->ws.wsi) lws_callback_on_writable(c->ws.wsi);
 }
 
-/* Ask lws to close the connection at its next turn; CLOSED then frees c (ws_gone). The kill is
- * also asked for through WRITEABLE (ws_writeable returns -1 for a closing client): on vivd's
- * foreign loop lws runs an asynchronous kill asked for from outside its own callbacks (the
- * sweep's, after SRV_DRAIN_MS) only at its next timer, which was up to 30 s later, while the
- * WRITEABLE request wakes it at once. */
-static void ws_close(srv_client *c)
-{
-    if (!c->ws.wsi) return;
-    lws_set_timeout(c->ws.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-    lws_callback_on_writable(c->ws.wsi);
-}
-
-const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close, 0 };
-
 static void ws_release(srv_ws_conn *ws)
 {
     for (uint32_t i = 0; i < ws->n; i++) srv_msg_unref(ws->q[(ws->head + i) % ws->cap]);
@@ -123,6 +111,28 @@ static void ws_release(srv_ws_conn *ws)
     ws->n = ws->cap = ws->head = 0;
     ws->qbytes = 0;
 }
+
+/* Ask lws to close the connection at its next turn; CLOSED then frees c (ws_gone). What was
+ * queued for it goes now: nothing more is written to a closing client. A kill asked for from
+ * outside lws's own callbacks (the sweep's: a reader stalled over the soft limit, a queue over
+ * the hard one, the end of a drain) waits in lws's timer list, which on vivd's foreign loop lws
+ * looks at only after it services a socket: asking for WRITEABLE wakes it when the socket takes
+ * more, but a client that does not read never makes its socket writeable, and the kill (and the
+ * descriptor, with megabytes in the kernel) waited for an unrelated timer, 15 to 30 s.
+ * lws_cancel_service wakes lws's own pipe, and with it the timer list, in the next turn. */
+static void ws_close(srv_client *c)
+{
+    if (!c->ws.wsi) return;
+    ws_release(&c->ws);
+    c->ws.inflight = 0;
+    lws_set_timeout(c->ws.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    lws_callback_on_writable(c->ws.wsi);
+    lws_cancel_service(lws_get_context(c->ws.wsi));
+}
+
+static void ws_sweep(srv_client *c, uint64_t now);
+
+const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close, 0, ws_sweep };
 
 /* ---- callbacks ------------------------------------------------------------------------------------- */
 static void peer_name(struct lws *wsi, char *out, size_t outlen)
@@ -170,6 +180,40 @@ static void ws_gone(srv_client **pss)
     srv_client_free(c);
 }
 
+/* A message of at least `least` bytes: refused before it is read (a frame may claim up to 2^63). */
+static void ws_too_large(srv_client *c, unsigned long long least)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "a message of %llu bytes or more is over the limit (1..%u bytes); "
+             "disconnecting", least, WIRE_MAX_CLIENT_MSG);
+    c->inlen = 0;
+    c->partial_since = 0;
+    srv_client_error_final(c, "too_large", msg);
+}
+
+/* Once a second (the sweep). lws parses the frames and calls RECEIVE only with payload in hand,
+ * so a frame header with nothing after it — whole, declaring any length, or a few bytes of one —
+ * reaches no callback. What lws keeps of it still shows: the length a header declared
+ * (lws_remaining_packet_payload, also a lower bound while its last bytes are missing), and that
+ * the first byte of a new data frame was read (lws_is_first_fragment, cleared at each delivery).
+ * Over the limit: too_large now, as TCP does with its length prefix; otherwise a message has
+ * started, and the sweep gives it SRV_PARTIAL_MS from here. (Two bytes of a control frame's header
+ * with no length yet show nothing; such a client is one that said nothing, for the idle rule.) */
+static void ws_sweep(srv_client *c, uint64_t now)
+{
+    struct lws *wsi = c->ws.wsi;
+    if (!wsi || c->closing || c->draining) return;
+    size_t still = lws_remaining_packet_payload(wsi);
+    if (still > WIRE_MAX_CLIENT_MSG - c->inlen) {
+        ws_too_large(c, (unsigned long long)c->inlen + (unsigned long long)still);
+        return;
+    }
+    if (still || c->inlen || lws_is_first_fragment(wsi)) {
+        if (!c->partial_since) c->partial_since = now ? now : 1;
+    } else
+        c->partial_since = 0;            /* e.g. a ping's payload that was pending has come */
+}
+
 /* A piece of a message. Binary messages are gathered (at most 64 KiB, as over TCP) and handed to
  * the handler table whole; a text one is refused once whole, its bytes discarded. */
 static int ws_receive(srv_client *c, struct lws *wsi, const uint8_t *in, size_t len)
@@ -182,12 +226,7 @@ static int ws_receive(srv_client *c, struct lws *wsi, const uint8_t *in, size_t 
     }
     size_t have = c->inlen + len, still = lws_remaining_packet_payload(wsi);
     if (have > WIRE_MAX_CLIENT_MSG || still > WIRE_MAX_CLIENT_MSG - have) {
-        /* Refused before it is read: a frame may claim up to 2^63 bytes. */
-        char msg[160];
-        snprintf(msg, sizeof msg, "a message of %llu bytes or more is over the limit (1..%u bytes); "
-                 "disconnecting", (unsigned long long)have + (unsigned long long)still, WIRE_MAX_CLIENT_MSG);
-        c->inlen = 0;
-        srv_client_error_final(c, "too_large", msg);
+        ws_too_large(c, (unsigned long long)have + (unsigned long long)still);
         return c->closing ? -1 : 0;
     }
     if (!c->ws.text) {
@@ -306,6 +345,100 @@ static int upgrade_allowed(struct lws *wsi)
     return n == (int)strlen(WS_PATH) && strcmp(uri, WS_PATH) == 0;
 }
 
+/* Answer a request with `status` and a one-line plain-text body (why), and close: a refused
+ * handshake. 426 names the version vivd speaks. The bytes are written here, not with lws's
+ * header helpers, which answer "HTTP/1.0" before lws has read the request's version. 1 when
+ * written (the callback's "answered: end the transaction"), -1 when it could not be. */
+static int http_refuse(struct lws *wsi, unsigned status, const char *why)
+{
+    const char *phrase = status == HTTP_STATUS_BAD_REQUEST ? "Bad Request"
+                       : status == HTTP_STATUS_NOT_FOUND ? "Not Found" : "Upgrade Required";
+    uint8_t buf[LWS_PRE + 1024];
+    char *start = (char *)buf + LWS_PRE;
+    size_t room = sizeof buf - LWS_PRE;
+    int n = snprintf(start, room, "HTTP/1.1 %u %s\r\n%scontent-type: text/plain; charset=utf-8\r\n"
+                     "content-length: %zu\r\nconnection: close\r\n\r\n%s\n", status, phrase,
+                     status == WS_STATUS_UPGRADE_REQUIRED ? "sec-websocket-version: 13\r\n" : "",
+                     strlen(why) + 1, why);
+    if (n < 0 || (size_t)n >= room) return -1;
+    return lws_write(wsi, (unsigned char *)start, (size_t)n, LWS_WRITE_HTTP) == n ? 1 : -1;
+}
+
+/* How many times the request carries header h (lws keeps repeats as fragments). */
+static int header_count(struct lws *wsi, enum lws_token_indexes h)
+{
+    if (!lws_hdr_total_length(wsi, h)) return 0;
+    int n = 1;
+    char one[128];
+    while (n < 8 && lws_hdr_copy_fragment(wsi, one, sizeof one, h, n) >= 0) n++;
+    return n;
+}
+
+/* Whether the comma-separated list in header h holds `token` (case-insensitive). */
+static int header_has_token(struct lws *wsi, enum lws_token_indexes h, const char *token)
+{
+    char v[256];
+    if (lws_hdr_copy(wsi, v, sizeof v, h) <= 0) return 0;
+    size_t tl = strlen(token);
+    for (char *t = v; *t;) {
+        t += strspn(t, " \t,");
+        size_t n = strcspn(t, ",");
+        size_t k = n;
+        while (k && (t[k - 1] == ' ' || t[k - 1] == '\t')) k--;
+        if (k == tl && strncasecmp(t, token, tl) == 0) return 1;
+        t += n;
+    }
+    return 0;
+}
+
+/* Sec-WebSocket-Key: the base64 of 16 bytes (RFC 6455 4.1), which is 22 characters and "==". */
+static int key_valid(const char *k, int n)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (n != 24 || k[22] != '=' || k[23] != '=') return 0;
+    for (int i = 0; i < 22; i++)
+        if (!k[i] || !strchr(b64, k[i])) return 0;
+    return 1;
+}
+
+/* The opening handshake, checked as RFC 6455 4.2.1 asks before lws answers 101 (lws itself
+ * accepts any key, any or no version, HTTP/1.0 and repeated headers, and closes without a word
+ * on what it does refuse). 0: it may upgrade; otherwise the answer is written (400, 404, or 426
+ * with Sec-WebSocket-Version: 13) and the connection ends: 1, or -1 if it could not be written. */
+static int upgrade_check(struct lws *wsi, const char *upgrade)
+{
+    char v[64], *uri = NULL;
+    int ulen = 0;
+    int meth = lws_http_get_uri_and_method(wsi, &uri, &ulen);
+    if (meth != LWSHUMETH_GET)
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket handshake is a GET");
+    if (lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP) <= 0 || strcmp(v, "HTTP/1.1") != 0)
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket handshake is HTTP/1.1");
+    if (!upgrade || strcasecmp(upgrade, "websocket") != 0 || header_count(wsi, WSI_TOKEN_UPGRADE) != 1)
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "the only upgrade is Upgrade: websocket");
+    if (!header_has_token(wsi, WSI_TOKEN_CONNECTION, "upgrade"))
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket handshake needs Connection: Upgrade");
+    if (header_count(wsi, WSI_TOKEN_HOST) != 1)
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "a WebSocket handshake needs one Host header");
+    int kn = lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_KEY);
+    if (header_count(wsi, WSI_TOKEN_KEY) != 1 || !key_valid(v, kn))
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "Sec-WebSocket-Key must be one header: the "
+                           "base64 of 16 bytes");
+    int vn = header_count(wsi, WSI_TOKEN_VERSION);
+    if (vn != 1)
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, vn ? "more than one Sec-WebSocket-Version"
+                                                            : "no Sec-WebSocket-Version (vivd speaks 13)");
+    if (lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_VERSION) != 2 || strcmp(v, "13") != 0)
+        return http_refuse(wsi, WS_STATUS_UPGRADE_REQUIRED, "vivd speaks WebSocket version 13 only");
+    if (ulen != (int)strlen(WS_PATH) || memcmp(uri, WS_PATH, strlen(WS_PATH)) != 0)
+        return http_refuse(wsi, HTTP_STATUS_NOT_FOUND, "no WebSocket here: the protocol is at /ws");
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL) &&
+        !header_has_token(wsi, WSI_TOKEN_PROTOCOL, WS_PROTOCOL))
+        return http_refuse(wsi, HTTP_STATUS_BAD_REQUEST, "the only subprotocol is " WS_PROTOCOL
+                           " (or offer none)");
+    return 0;
+}
+
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                        size_t len)
 {
@@ -313,6 +446,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     switch (reason) {
     case LWS_CALLBACK_HTTP:
         return serve_wasm(wsi);
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return upgrade_check(wsi, in);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return upgrade_allowed(wsi) ? 0 : 1;
     case LWS_CALLBACK_ESTABLISHED:

@@ -273,6 +273,36 @@ START_TEST(reader_any_cut_same_messages)
 }
 END_TEST
 
+/* A fragmented message whose first fragments are empty (found by tests/fuzz/fuzz_websocket.c):
+ * the reader had no buffer yet and copied 0 bytes to NULL + 0, which UBSan (make test-san) stops
+ * at; the message is the later fragments' bytes, and an all-empty one is an empty message. */
+START_TEST(reader_empty_first_fragments)
+{
+    static const uint8_t s[] = {
+        0x02, 0x00,                 /* binary, not final, empty */
+        0x00, 0x00,                 /* continuation, empty */
+        0x80, 0x02, 'h', 'i',       /* final continuation: "hi" */
+        0x01, 0x00, 0x80, 0x00,     /* text, empty, then an empty final continuation */
+    };
+    cli_ws_reader r;
+    cli_ws_reader_init(&r, 1000);
+    const uint8_t *p = s;
+    size_t n = sizeof s;
+    cli_ws_event ev;
+    char err[128];
+    ck_assert_int_eq(cli_ws_read(&r, &p, &n, &ev, err, sizeof err), 1);
+    ck_assert_int_eq(ev.op, CLI_WS_BIN);
+    ck_assert_uint_eq(ev.n, 2);
+    ck_assert_mem_eq(ev.p, "hi", 2);
+    ck_assert_int_eq(cli_ws_read(&r, &p, &n, &ev, err, sizeof err), 1);
+    ck_assert_int_eq(ev.op, CLI_WS_TEXT);
+    ck_assert_uint_eq(ev.n, 0);
+    ck_assert_int_eq(cli_ws_read(&r, &p, &n, &ev, err, sizeof err), 0);
+    ck_assert_uint_eq(n, 0);
+    cli_ws_reader_free(&r);
+}
+END_TEST
+
 START_TEST(reader_refuses_what_a_server_may_not_send)
 {
     static const struct { uint8_t bytes[16]; size_t n; const char *says; } bad[] = {
@@ -369,6 +399,7 @@ Suite *suite_websocket(void)
     tcase_add_test(t, answer_checks);
     tcase_add_test(t, rfc_example_frames);
     tcase_add_test(t, reader_any_cut_same_messages);
+    tcase_add_test(t, reader_empty_first_fragments);
     tcase_add_test(t, reader_refuses_what_a_server_may_not_send);
     tcase_add_test(t, urls);
     suite_add_tcase(s, t);

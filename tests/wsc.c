@@ -321,3 +321,37 @@ void http_reply_free(http_reply *r)
     free(r->headers);
     r->body = r->headers = NULL;
 }
+
+int http_exchange(const char *hostport, const void *req, size_t len, char *out, size_t outcap,
+                  int timeout_ms, char *err, size_t errlen)
+{
+    int fd = tcp_open(hostport, 0, err, errlen);
+    if (fd < 0) return -1;
+    if (send_all(fd, req, len) != 0) {
+        snprintf(err, errlen, "send: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    size_t have = 0;
+    double end = mono() + timeout_ms / 1000.0;
+    for (;;) {
+        int left = (int)((end - mono()) * 1000.0);
+        if (left <= 0) {
+            snprintf(err, errlen, "the server kept the connection open for %d ms", timeout_ms);
+            close(fd);
+            return -1;
+        }
+        struct pollfd pfd = { fd, POLLIN, 0 };
+        if (poll(&pfd, 1, left) <= 0) continue;
+        char tmp[4096];
+        ssize_t k = recv(fd, tmp, sizeof tmp, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;                   /* EOF (or a reset after the answer) */
+        size_t take = (size_t)k < outcap - 1 - have ? (size_t)k : outcap - 1 - have;
+        memcpy(out + have, tmp, take);
+        have += take;
+    }
+    close(fd);
+    out[have] = '\0';
+    return (int)have;
+}

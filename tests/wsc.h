@@ -59,5 +59,10 @@ typedef struct http_reply {
 } http_reply;
 int http_get(const char *hostport, const char *path, http_reply *r, char *err, size_t errlen);
 void http_reply_free(http_reply *r);
+/* Send req (any bytes: a hand-made request) to HOST:PORT and read the answer until the server
+ * closes, within timeout_ms. The bytes read (NUL-ended in out, at most outcap - 1 kept), or -1
+ * with err (the connection stayed open, or it could not be made). */
+int http_exchange(const char *hostport, const void *req, size_t len, char *out, size_t outcap,
+                  int timeout_ms, char *err, size_t errlen);
 
 #endif

@@ -16,9 +16,9 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fu
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -O1 -g $(WARN) $(DET) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 
-# What the targets exercise: the core, the wire decoder and frame codec, the client's frame code,
-# and what cluster members read from each other through Redis.
-FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c server/cluster_msg.c
+# What the targets exercise: the core, the wire decoder and frame codec, the client's frame code
+# and its side of WebSocket, and what cluster members read from each other through Redis.
+FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c clients/websocket.c server/cluster_msg.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzviv.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)

@@ -761,6 +761,84 @@ static void corpus_celset(void)
     celset_seed("restart-only", 0, loop + 6, 1, del_last, sizeof del_last, oam2, sizeof oam2, 0);
 }
 
+/* ---- websocket: a server's answer to the upgrade, then its frames (fuzz_websocket.c) ---------- */
+enum { WSO_CONT = 0, WSO_TEXT = 1, WSO_BIN = 2, WSO_CLOSE = 8, WSO_PING = 9, WSO_PONG = 10 };
+
+static size_t ws_frame(uint8_t *out, int fin, int op, const void *p, size_t n)
+{
+    size_t h = 0;
+    out[h++] = (uint8_t)((fin ? 0x80 : 0) | op);
+    if (n < 126) out[h++] = (uint8_t)n;
+    else if (n < 65536) {
+        out[h++] = 126;
+        out[h++] = (uint8_t)(n >> 8);
+        out[h++] = (uint8_t)n;
+    } else {
+        out[h++] = 127;
+        for (int i = 7; i >= 0; i--) out[h++] = (uint8_t)((uint64_t)n >> (8 * i));
+    }
+    if (p && n) memcpy(out + h, p, n);
+    return h + (p ? n : 0);
+}
+
+static void ws_seed(const char *name, int flags, const char *answer, const uint8_t *frames, size_t fn)
+{
+    static uint8_t buf[4096];
+    size_t al = strlen(answer), n = 0;
+    buf[n++] = (uint8_t)flags;
+    buf[n++] = (uint8_t)(al >> 8);
+    buf[n++] = (uint8_t)al;
+    memcpy(buf + n, answer, al);
+    n += al;
+    memcpy(buf + n, frames, fn);
+    put_file("websocket", name, buf, n + fn);
+}
+
+static void corpus_websocket(void)
+{
+    /* The RFC's example key (fuzz_websocket.c's) and its accept. */
+    static const char ok_proto[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"
+        "Sec-WebSocket-Protocol: vivarium\r\n\r\n";
+    static const char ok[] = "HTTP/1.1 101 Switching Protocols\r\nupgrade: WebSocket\r\n"
+        "connection: keep-alive, Upgrade\r\nsec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n";
+    static const char wrong[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n";
+    static const char refused[] = "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        "content-length: 34\r\nconnection: close\r\n\r\na WebSocket handshake is HTTP/1.1\n";
+    static const char version[] = "HTTP/1.1 426 Upgrade Required\r\nsec-websocket-version: 13\r\n\r\n";
+    static const uint8_t pong_map[] = { 0x81, 0xa1, 't', 0xa4, 'p', 'o', 'n', 'g' };
+    static uint8_t f[2048], big[300];
+    size_t n = 0;
+    n += ws_frame(f + n, 1, WSO_BIN, pong_map, sizeof pong_map);
+    n += ws_frame(f + n, 1, WSO_PING, "hi", 2);
+    n += ws_frame(f + n, 0, WSO_TEXT, "ab", 2);
+    n += ws_frame(f + n, 1, WSO_PONG, NULL, 0);
+    n += ws_frame(f + n, 1, WSO_CONT, "cd", 2);
+    static const uint8_t close[] = { 0x03, 0xf0, 't', 'o', 'o', '_', 'l', 'a', 'r', 'g', 'e' };
+    n += ws_frame(f + n, 1, WSO_CLOSE, close, sizeof close);
+    ws_seed("ok-messages-ping-close", 0x01, ok_proto, f, n);
+    ws_seed("ok-messages-in-3s", 0x25, ok_proto, f, n);
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 13);
+    n = ws_frame(f, 1, WSO_BIN, big, sizeof big);
+    n += ws_frame(f + n, 0, WSO_BIN, big, 100);
+    n += ws_frame(f + n, 1, WSO_CONT, big + 100, 200);
+    ws_seed("ok-16bit-length-fragments", 0x1a, ok, f, n);
+    n = ws_frame(f, 1, WSO_BIN, NULL, 70000);           /* a header over the limit, no payload */
+    ws_seed("over-the-limit", 0xf0, ok, f, n);
+    n = ws_frame(f, 1, WSO_CONT, "x", 1);               /* nothing to continue */
+    ws_seed("stray-continuation", 0x30, ok, f, n);
+    n = ws_frame(f, 1, WSO_BIN, "abcd", 4);
+    f[1] |= 0x80;                                       /* masked: a server must not */
+    memset(f + 2, 0, 4);
+    memcpy(f + 6, "abcd", 4);
+    n = 10;
+    ws_seed("masked-from-server", 0x0c, ok, f, n);
+    ws_seed("wrong-accept", 0x02, wrong, f, 0);
+    ws_seed("refused-400", 0x04, refused, f, 0);
+    ws_seed("version-426", 0x06, version, f, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -775,6 +853,7 @@ int main(int argc, char **argv)
     corpus_state();
     corpus_inputs();
     corpus_celset();
+    corpus_websocket();
     if (sim_kind_find("cycle")) corpus_scenes();
     corpus_cluster();
     printf("make_corpus: %d files in %s\n", nfiles, root);

@@ -23,6 +23,7 @@ max_len() {
         frame) echo 40000 ;;
         state) echo 16384 ;;
         inputs) echo 4096 ;;
+        websocket) echo 8192 ;;
         *) echo 65536 ;;
     esac
 }
