@@ -100,14 +100,20 @@ static void usage_verify(FILE *out)
 {
     fprintf(out,
         "usage: viv replay verify FILE [--session N | --all] [--from TICK] [--to TICK]\n"
-        "                              [--sync-test] [--threads N] [--quiet]\n"
+        "                              [--sync-test] [--threads N] [--report DIR] [--quiet]\n"
         "\n"
         "Replays a session from its checkpoints, feeding the logged inputs, and compares the\n"
         "state hash and the frame hash of every tick with the recording. Exit 0 only when every\n"
         "one matches (bit-exact); exit 1 at the first divergence, with a desync report on stdout:\n"
         "the tick, both hashes, the inputs of that step and a field-by-field diff of the recorded\n"
-        "checkpoint at or after it against the replayed state. Ticks lost in a recorded gap are\n"
-        "named as not verified.\n"
+        "checkpoint at or after it against the replayed state, and the phase of the step that\n"
+        "went astray when the file holds phase hashes (`viv sim --record FILE --phases`). Ticks\n"
+        "lost in a recorded gap are named as not verified.\n"
+        "\n"
+        "A recorded hash that disagrees alone, with the replay matching every recorded hash after\n"
+        "it again (and the checkpoints), is damage to the file, not a desync: it is said as such,\n"
+        "with where (session, tick, column) and what to do, and exits 2. So does a database\n"
+        "SQLite cannot read (truncated, overwritten, not a database).\n"
         "\n");
 }
 
@@ -116,14 +122,16 @@ static void verify_tail(FILE *out)
     fprintf(out,
         "\n"
         "With --all, a last line counts them: N sessions: A bit-exact, B diverged, C damaged,\n"
-        "D not verifiable. Damaged: the file is (truncated or corrupted, a checkpoint that is\n"
-        "not its recorded state, an input row no world could consume, a tick's hashes missing\n"
-        "outside any gap); the message says where. Not verifiable: for any other reason (a world\n"
-        "kind this build lacks, a checkpoint that does not load).\n"
+        "D not verifiable. Damaged: the file is (truncated or corrupted, a recorded hash that\n"
+        "disagrees alone, a checkpoint that is not its recorded state, an input row no world\n"
+        "could consume, a tick's hashes missing outside any gap); the message says where and\n"
+        "what to do. Not verifiable: for any other reason (a world kind this build lacks, a\n"
+        "checkpoint that does not load).\n"
         "\n"
-        "Exit status: 0 every session bit-exact; 1 a session diverged and every other one is\n"
-        "bit-exact; 2 bad usage, an unusable file (a damaged one too), or a session damaged or\n"
-        "not verifiable, whose verdict is unknown (it wins over 1: see the counts).\n");
+        "Exit status: 0 every session bit-exact; 1 a session diverged (a desync: the simulation\n"
+        "behaved differently) and every other one is bit-exact; 2 bad usage, an unusable file (a\n"
+        "damaged one too), or a session damaged or not verifiable, whose verdict is unknown (it\n"
+        "wins over 1: see the counts). So 1 points at the code, 2 at the file.\n");
 }
 
 static void usage_export(FILE *out)
@@ -183,6 +191,7 @@ typedef struct opts {
     uint64_t from, to, every;
     long threads, scale, mmpx;
     const char *gif, *png_dir, *view;
+    const char *report_dir;            /* verify --report DIR */
 } opts;
 
 /* FILE, the one operand of list, info, verify and export. */
@@ -492,6 +501,7 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     vo.threads = (int)o->threads;
     vo.progress = progress_cb;
     vo.ud = &p;
+    vo.report_dir = o->report_dir;
     size_t cap = 64 * 1024;
     char *report = malloc(cap);
     if (!report) {
@@ -512,10 +522,20 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
         fprintf(stderr, "viv replay verify: note: %s\n", r.warning);
     if (rc < 0) {
         fprintf(stderr, "viv replay verify: %s", report);
+        if (o->report_dir)
+            fprintf(stderr, "viv replay verify: --report %s: nothing written: %s\n", o->report_dir,
+                    rc == RPL_ECORRUPT ? "the file is damaged, which is no desync (above)"
+                                       : "the session could not be verified (above)");
         free(report);
         return rc == RPL_ECORRUPT ? V_DAMAGED : V_UNVERIFIABLE;
     }
     fputs(report, stdout);
+    if (o->report_dir) {
+        if (r.bundle[0]) printf("  %s\n", r.bundle);
+        else if (rc == 0) printf("  no desync: nothing written to %s\n", o->report_dir);
+        else printf("  --report %s: nothing written: the divergence is in the tick-0 state (the "
+                    "report above says it all)\n", o->report_dir);
+    }
     if (r.ticks && r.seconds > 0) {
         double tps = (double)r.ticks / r.seconds;
         printf("  %llu ticks in %.2f s: %.0f ticks/s, %.0fx real time at %u Hz (%d thread%s)\n",
@@ -549,6 +569,11 @@ static int cmd_verify(int argc, char **argv)
                  "checkpoint to checkpoint take them first, the rest run the worlds'\n"
                  "parallel passes (sand's strips); 1 runs everything on one thread. The\n"
                  "result is the same for every N, whatever N the file was recorded with"),
+        OPT_STR("--report", "DIR", &o.report_dir,
+                "at a desync, write a desync report into DIR (created if missing):\n"
+                "README.txt (what, where, the command that reproduces it), the states\n"
+                "(before.state, recorded.state, replayed.state), diff.txt, inputs.txt,\n"
+                "phases.txt; nothing when the session is bit-exact or damaged"),
         ROW_QUIET(&o),
         OPT_END
     };

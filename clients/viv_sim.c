@@ -96,6 +96,7 @@ typedef struct run_opts {
     long scale, threads, mmpx;
     int render_all;
     int events;                /* --events: each step's world events, before its hash line */
+    int phases;                /* --phases: record a hash after each phase of every step */
     char kinds[256];           /* --world's help: "world kind: sand terrarium …" */
 } run_opts;
 
@@ -153,6 +154,11 @@ static int run_parse(run_opts *o, int argc, char **argv)
                 "record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
                 "and frame hash every tick, a checkpoint every 10 s of world time;\n"
                 "check it with `viv replay verify FILE`"),
+        OPT_FLAG("--phases", &o->phases,
+                 "with --record: heavy mode, also record the state hash after each phase\n"
+                 "of every step (sand's strip phases, the terrarium's brains and solver),\n"
+                 "so that `viv replay verify` names the phase a desync began in, on any\n"
+                 "machine (docs/REPLAY.md, \"Phase hashes\"); the run is the same"),
 #endif
         OPT_END
     };
@@ -192,8 +198,22 @@ typedef struct run_state {
     uint64_t cp_every;         /* a checkpoint every cp_every ticks: 10 s of world time */
     uint8_t *cpbuf;
     size_t cpcap;
+    rpl_phase ph[32];          /* --phases: the phase hashes of the step just run */
+    size_t nph;
 #endif
 } run_state;
+
+#ifndef VIV_NO_IMAGE
+/* The phase hook of --phases: collects the step's phase hashes for run_record_tick. */
+static void run_phase(void *user, uint64_t tick, int index, const char *phase, uint64_t hash)
+{
+    run_state *r = user;
+    if (index == 0) r->nph = 0;
+    if (r->nph == sizeof r->ph / sizeof r->ph[0]) return;
+    snprintf(r->ph[r->nph].name, sizeof r->ph[r->nph].name, "%s", phase);
+    r->ph[r->nph++].hash = hash;
+}
+#endif
 
 /* The workers, the world, its view, its inputs and its frame. 0, or the exit status after a
  * message: 2 for what the command line asked that cannot be, 1 for what failed. */
@@ -265,6 +285,7 @@ static int run_open_outputs(run_state *r, const run_opts *o)
         rpl_rec_config rc_cfg;
         memset(&rc_cfg, 0, sizeof rc_cfg);
         rc_cfg.path = o->record_path;
+        rc_cfg.phases = o->phases;
         r->session = -1;
         r->rec = rpl_recorder_open(&rc_cfg, err, sizeof err);
         if (r->rec)
@@ -277,6 +298,13 @@ static int run_open_outputs(run_state *r, const run_opts *o)
             return 2;
         }
         r->render_all = 1;                   /* every tick's frame hash goes into the log */
+        if (o->phases) {
+            sim_phase_hook h = { run_phase, r };
+            sim_world_set_phases(r->w, &h);
+        }
+    } else if (o->phases) {
+        fprintf(stderr, "viv sim: --phases records phase hashes: it needs --record FILE\n");
+        return 2;
     }
 #endif
     return 0;
@@ -293,8 +321,8 @@ static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t
      * order within a tick). */
     const sim_input *applied;
     size_t napplied = sim_world_applied(r->w, &applied);
-    if (rpl_recorder_tick(r->rec, r->session, t, applied, napplied, sh, fh,
-                          cplen ? r->cpbuf : NULL, cplen) != 0) {
+    if (rpl_recorder_tick_phases(r->rec, r->session, t, applied, napplied, sh, fh,
+                                 cplen ? r->cpbuf : NULL, cplen, r->ph, o->phases ? r->nph : 0) != 0) {
         char why[256] = "";
         rpl_recorder_failing(r->rec, why, sizeof why);
         fprintf(stderr, "viv sim: --record %s: %s\n", o->record_path,

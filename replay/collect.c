@@ -62,17 +62,34 @@ typedef struct source {
     struct stat st;
 } source;
 
-/* The tables that hang off a session, their columns after `session`, and their key order. */
+/* The tables that hang off a session, their columns after `session`, and their key order; an
+ * optional one (the phase hashes of heavy mode) is copied when the source has it. */
 static const struct {
     const char *table, *cols;
     int ncols;
     const char *order;
+    const char *create;                /* optional: the SQL that adds it to the output, else NULL */
 } rows[] = {
-    { "input", "tick, client, seq, kind, args", 5, "tick, client, seq" },
-    { "tick", "tick, state_hash, frame_hash", 3, "tick" },
-    { "checkpoint", "tick, state, state_hash", 3, "tick" },
-    { "gap", "from_tick, to_tick, reason", 3, "from_tick" },
+    { "input", "tick, client, seq, kind, args", 5, "tick, client, seq", NULL },
+    { "tick", "tick, state_hash, frame_hash", 3, "tick", NULL },
+    { "checkpoint", "tick, state, state_hash", 3, "tick", NULL },
+    { "gap", "from_tick, to_tick, reason", 3, "from_tick", NULL },
+    { "phase", "tick, idx, name, hash", 4, "tick, idx", RPL_PHASE_TABLE_SQL },
 };
+
+/* 1 when db has the table, else 0. */
+static int has_table(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    int has = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 1;
+    }
+    sqlite3_finalize(st);
+    return has;
+}
 #define SESSION_BASE                                                                              \
     "kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick, status, source, world, " \
     "checkpoint_every, created_at, closed_at"
@@ -134,6 +151,13 @@ static int copy_session(copier *c, source *s, const rpl_session *ss, int64_t to,
         sqlite3_finalize(rd);
         sqlite3_finalize(wr);
         rd = wr = NULL;
+        if (rows[t].create) {
+            if (!has_table(in, rows[t].table)) continue;
+            if (sqlite3_exec(c->out, rows[t].create, NULL, NULL, NULL) != SQLITE_OK) {
+                code = say_db(c, c->out, "writing", outpath);
+                goto done;
+            }
+        }
         snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE session = ? ORDER BY %s", rows[t].cols,
                  rows[t].table, rows[t].order);
         if (sqlite3_prepare_v2(in, sql, -1, &rd, NULL) != SQLITE_OK) {
@@ -158,12 +182,12 @@ static int copy_session(copier *c, source *s, const rpl_session *ss, int64_t to,
                 goto done;
             }
             sqlite3_reset(wr);
-            if (++n == 256) {
+            if (++n == 256 && !rows[t].create) {     /* the totals count no optional rows */
                 tick_progress(c, n);
                 n = 0;
             }
         }
-        tick_progress(c, n);
+        if (!rows[t].create) tick_progress(c, n);
         if (rc != SQLITE_DONE) {
             snprintf(c->err, c->errlen, "reading the %s rows of session %lld of %s failed: %s",
                      rows[t].table, (long long)ss->id, inpath, sqlite3_errmsg(in));

@@ -111,12 +111,20 @@ static const char *sqlite_reason(int rc)
     }
 }
 
+/* What to do about a damaged file, appended to the sentence that says it is damaged. */
+#define DAMAGE_NEXT(path) ". Next: `sqlite3 %s 'PRAGMA integrity_check'` says what is hurt; restore " \
+    "the file from a backup (or the recording node's own copy); `sqlite3 %s .recover` may save the " \
+    "rows that are left"
+
 /* The first read of a file failed: a damaged file is ours, said as such; anything else is not. */
 static void say_unreadable(char *err, size_t errlen, const char *path, int rc)
 {
     if ((rc & 0xff) == SQLITE_CORRUPT)
-        snprintf(err, errlen, "%s is damaged (truncated or corrupted): SQLite cannot read it (%s)",
-                 path, sqlite3_errstr(rc));
+        snprintf(err, errlen, "%s is damaged (truncated or corrupted): SQLite cannot read it (%s)"
+                 DAMAGE_NEXT(path), path, sqlite3_errstr(rc), path, path);
+    else if ((rc & 0xff) == SQLITE_NOTADB)
+        snprintf(err, errlen, "%s is not a Vivarium replay file: %s (if it held a recording, its "
+                 "first bytes are damaged: restore it from a backup)", path, sqlite_reason(rc));
     else
         snprintf(err, errlen, "%s is not a Vivarium replay file: %s", path, sqlite_reason(rc));
 }
@@ -158,8 +166,9 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
                  tables[i]);
         rc = query_int(f->db, sql, &n);
         if (rc != SQLITE_OK || n != 1) {
-            snprintf(err, errlen, "%s is damaged: its '%s' table is missing%s%s", f->path, tables[i],
-                     rc != SQLITE_OK ? ": " : "", rc != SQLITE_OK ? sqlite_reason(rc) : "");
+            snprintf(err, errlen, "%s is damaged: its '%s' table is missing%s%s" DAMAGE_NEXT(path),
+                     f->path, tables[i], rc != SQLITE_OK ? ": " : "",
+                     rc != SQLITE_OK ? sqlite_reason(rc) : "", f->path, f->path);
             return RPL_EFILE;
         }
     }
@@ -173,8 +182,9 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
         snprintf(wal, sizeof wal, "%s-wal", f->path);
         int has_wal = stat(wal, &sw) == 0 && sw.st_size > 0;
         if (!has_wal && (int64_t)stt.st_size < pages * psize) {
-            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, but its header describes %lld",
-                     f->path, (long long)stt.st_size, (long long)(pages * psize));
+            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, but its header describes "
+                     "%lld" DAMAGE_NEXT(path), f->path, (long long)stt.st_size,
+                     (long long)(pages * psize), f->path, f->path);
             return RPL_EFILE;
         }
     }
@@ -201,10 +211,13 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
         size_t n = fp ? fread(head, 1, sizeof head, fp) : 0;
         if (fp) fclose(fp);
         if (n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0)
-            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, shorter than an SQLite header", path,
-                     (long long)stt.st_size);
+            snprintf(err, errlen, "%s is damaged (truncated): %lld bytes, shorter than an SQLite "
+                     "header. Next: restore the file from a backup (or the recording node's own copy); "
+                     "nothing in it can be read", path, (long long)stt.st_size);
         else
-            snprintf(err, errlen, "%s is not a Vivarium replay file: it is not an SQLite database", path);
+            snprintf(err, errlen, "%s is not a Vivarium replay file: it is not an SQLite database "
+                     "(if it held a recording, its first bytes are damaged: restore it from a backup)",
+                     path);
         return RPL_EFILE;
     }
     rpl_file *f = calloc(1, sizeof *f);

@@ -13,12 +13,33 @@
 #include "read.h"
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
+/* A read SQLite failed with rc. A damaged database (pages that are not what their b-tree says,
+ * or no database at all past the header) is the file's fault and says so, with the next step:
+ * RPL_ECORRUPT. Anything else (an I/O error, a lock) is RPL_EDB with SQLite's own words. */
+static int db_failed(rpl_file *f, int rc, const char *what, char *err, size_t errlen)
+{
+    const char *p = rpl_path(f);
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+        snprintf(err, errlen, "%s is damaged: SQLite cannot read %s (%s), so the file was truncated "
+                 "or overwritten after it was written. Next: `sqlite3 %s 'PRAGMA integrity_check'` "
+                 "says which pages are hurt; restore the file from a backup (or the recording node's "
+                 "own copy); `sqlite3 %s .recover` may save the rows that are left", p, what,
+                 sqlite3_errstr(rc), p, p);
+        return RPL_ECORRUPT;
+    }
+    snprintf(err, errlen, "%s: reading %s failed: %s", p, what, sqlite3_errmsg(rpl_db(f)));
+    return RPL_EDB;
+}
+
 static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
 {
     sqlite3 *db = rpl_db(f);
-    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot read it: %s", rpl_path(f), sqlite3_errmsg(db));
+    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+    if (rc != SQLITE_OK) {
         *st = NULL;
+        if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
+            return db_failed(f, rc, "its schema", err, errlen);
+        snprintf(err, errlen, "%s: cannot read it: %s", rpl_path(f), sqlite3_errmsg(db));
         return RPL_EDB;
     }
     return 0;
@@ -26,8 +47,7 @@ static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, s
 
 static int read_failed(rpl_file *f, const char *what, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: reading %s failed: %s", rpl_path(f), what, sqlite3_errmsg(rpl_db(f)));
-    return RPL_EDB;
+    return db_failed(f, sqlite3_extended_errcode(rpl_db(f)), what, err, errlen);
 }
 
 static void copy_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
@@ -70,6 +90,7 @@ typedef union row_buf {
     uint64_t tick;
     rpl_tick_row hashes;
     rpl_gap gap;
+    rpl_phase phase;
 } row_buf;
 
 /* Run q: prepare, bind, step every row, hand each to q->row, and append what it filled to *v, a
@@ -537,6 +558,56 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
     return query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
+/* ---- phase hashes --------------------------------------------------------------------------------- */
+/* 1 when the file has the optional phase table, 0 when not, or a negative code. */
+static int phase_table(rpl_file *f, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int code = prepare(f, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'phase'",
+                       &st, err, errlen);
+    if (code) return code;
+    int rc = sqlite3_step(st), has = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) == 1;
+    if (rc != SQLITE_ROW) code = read_failed(f, "its list of tables", err, errlen);
+    sqlite3_finalize(st);
+    return code ? code : has;
+}
+
+static int phase_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    rpl_phase *p = one;
+    copy_text(st, 0, p->name, sizeof p->name);
+    p->hash = (uint64_t)sqlite3_column_int64(st, 1);
+    return 0;
+}
+
+int rpl_phases_load(rpl_file *f, int64_t session, uint64_t tick, rpl_phase **v, size_t *n,
+                    char *err, size_t errlen)
+{
+    *v = NULL;
+    *n = 0;
+    int has = phase_table(f, err, errlen);
+    if (has <= 0) return has;
+    query q = { .sql = "SELECT name, hash FROM phase WHERE session = ? AND tick = ? ORDER BY idx",
+                .bind = { session, tick_arg(tick) }, .nbind = 2, .what = "the phase hashes",
+                .oom = "out of memory reading phase hashes", .size = sizeof **v, .row = phase_row };
+    return query_rows(f, &q, (void **)v, n, err, errlen);
+}
+
+int rpl_phases_has(rpl_file *f, int64_t session, char *err, size_t errlen)
+{
+    int has = phase_table(f, err, errlen);
+    if (has <= 0) return has;
+    sqlite3_stmt *st;
+    int code = prepare(f, "SELECT EXISTS (SELECT 1 FROM phase WHERE session = ?)", &st, err, errlen);
+    if (code) return code;
+    sqlite3_bind_int64(st, 1, session);
+    int rc = sqlite3_step(st);
+    has = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) != 0;
+    if (rc != SQLITE_ROW) code = read_failed(f, "the phase hashes", err, errlen);
+    sqlite3_finalize(st);
+    return code ? code : has;
+}
+
 int rpl_world_load(const rpl_session *s, const rpl_checkpoint *c, sim_world **w, char *err,
                    size_t errlen)
 {
@@ -670,9 +741,7 @@ int rpl_inputs_next(rpl_inputs *it, sim_input *in)
     if (rc == SQLITE_ROW) {
         if (input_from_row(it, in) == 0) return 1;
     } else if (rc != SQLITE_DONE) {
-        snprintf(it->err, sizeof it->err, "%s: reading the input log failed: %s", rpl_path(it->f),
-                 sqlite3_errmsg(rpl_db(it->f)));
-        it->code = RPL_EDB;
+        it->code = db_failed(it->f, rc, "the input log", it->err, sizeof it->err);
     }
     it->done = 1;
     return it->code;

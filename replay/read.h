@@ -117,6 +117,14 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
                  size_t errlen);
 
+/* ---- phase hashes (the optional phase table) ------------------------------------------------------ */
+/* The phase hashes recorded for the step that produced tick `tick` of session s, in phase order.
+ * 0 with *n = 0 when the file has no phase table or no rows for that tick. *v malloc'd. */
+int rpl_phases_load(rpl_file *f, int64_t session, uint64_t tick, rpl_phase **v, size_t *n,
+                    char *err, size_t errlen);
+/* 1 when the file holds phase hashes for session s, 0 when not, or a negative code. */
+int rpl_phases_has(rpl_file *f, int64_t session, char *err, size_t errlen);
+
 /* ---- gaps ----------------------------------------------------------------------------------------- */
 typedef struct rpl_gap {
     uint64_t from, to;                 /* [from, to): not recorded; a checkpoint is at to */
@@ -156,6 +164,10 @@ typedef struct rpl_verify_opts {
     int threads;                       /* 0: one per CPU, at most 8; 1: no extra threads. Spans
                                           take them first; the rest run the worlds' passes */
     int skip_frames;                   /* benchmarks only: no render, frame hashes unchecked */
+    const char *report_dir;            /* NULL, or a directory (created if missing) for the desync
+                                          bundle of a hash divergence: README.txt, before.state,
+                                          recorded.state, replayed.state, diff.txt, inputs.txt,
+                                          phases.txt. Nothing is written when there is none */
     /* Called from the calling thread, at most every 50 ms or so, and once at the end. */
     void (*progress)(void *ud, uint64_t done, uint64_t total);
     void *ud;
@@ -177,6 +189,10 @@ typedef struct rpl_verify_result {
      * not counted). */
     double cpu_critical;
     char warning[320];                 /* "" or a sentence for stderr (another sim version…) */
+    char phase[RPL_PHASE_NAME];        /* status 1: the first phase whose recorded hash differs
+                                          (the file's phase table), or "" when not known */
+    char bundle[512];                  /* with report_dir: "" (nothing written: no desync), or
+                                          a sentence naming what was written or why not */
 } rpl_verify_result;
 
 /* Replay session o->session of f from its checkpoint at or before o->from, feeding the logged
@@ -188,7 +204,11 @@ typedef struct rpl_verify_result {
  * step and a field-level diff against the next recorded checkpoint), a negative RPL_E… code when
  * the file or session is unusable (report: the sentence): RPL_ECORRUPT when it is damaged (a
  * checkpoint that is not its recorded state, an input row no world could have consumed, a tick's
- * hash row missing outside any gap). report is always NUL-terminated text, lines ending in '\n'. */
+ * hash row missing outside any gap, a lone recorded hash the replay disagrees with while it
+ * matches every following row again, a page SQLite cannot read). At a divergence found while
+ * stepping, the report also names the first divergent phase when the file holds phase hashes,
+ * res->phase gets its name, and with o->report_dir the bundle is written (res->bundle).
+ * report is always NUL-terminated text, lines ending in '\n'. */
 int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
                size_t cap);
 

@@ -32,6 +32,8 @@ typedef struct batch {
     sim_input *in;
     uint8_t *cp;
     size_t cplen;
+    rpl_phase *ph;             /* TICK in heavy mode: the step's phase hashes */
+    size_t nph;
     rpl_session meta;          /* BEGIN */
     size_t bytes;
 } batch;
@@ -62,6 +64,7 @@ struct rpl_recorder {
     batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
     sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
                  *st_suspend, *st_endq;
+    sqlite3_stmt *st_phase;    /* heavy mode only, else NULL */
     ZSTD_CCtx *zctx;           /* thread-only: checkpoint compression */
     uint8_t *zbuf;
     size_t zcap;
@@ -82,6 +85,7 @@ static void batch_free(batch *b)
     if (!b) return;
     free(b->in);
     free(b->cp);
+    free(b->ph);
     free(b);
 }
 
@@ -217,6 +221,14 @@ static int write_batch(rpl_recorder *r, batch *b)
         sqlite3_bind_int64(r->st_tick, 3, (int64_t)b->sh);
         sqlite3_bind_int64(r->st_tick, 4, (int64_t)b->fh);
         rc = step_done(r->st_tick);
+        for (size_t i = 0; i < b->nph && r->st_phase && rc == SQLITE_OK; i++) {
+            sqlite3_bind_int64(r->st_phase, 1, b->session);
+            sqlite3_bind_int64(r->st_phase, 2, (int64_t)(b->tick + 1));
+            sqlite3_bind_int64(r->st_phase, 3, (int64_t)i);
+            sqlite3_bind_text(r->st_phase, 4, b->ph[i].name, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(r->st_phase, 5, (int64_t)b->ph[i].hash);
+            rc = step_done(r->st_phase);
+        }
         if (rc == SQLITE_OK && b->cp) rc = put_checkpoint(r, b->session, b->tick + 1, b->cp, b->cplen);
         if (rc != SQLITE_OK) break;
         sqlite3_bind_int64(r->st_end, 1, (int64_t)(b->tick + 1));
@@ -414,6 +426,19 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
             goto fail;
         }
     }
+    if (cfg->phases) {
+        /* Additive: a file without the table is a file recorded without phase hashes, and
+         * readers that do not know it never look. */
+        char *msg = NULL;
+        if (sqlite3_exec(db, RPL_PHASE_TABLE_SQL, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO phase (session, tick, idx, name, hash)"
+                               " VALUES (?,?,?,?,?)", -1, &r->st_phase, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot add the phase table: %s", cfg->path,
+                     msg ? msg : sqlite3_errmsg(db));
+            sqlite3_free(msg);
+            goto fail;
+        }
+    }
     sqlite3_stmt *mx = NULL;
     r->next_session = 1;
     if (sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM session", -1, &mx, NULL) == SQLITE_OK &&
@@ -438,6 +463,7 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
     return r;
 fail:
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(*st[i]);
+    sqlite3_finalize(r->st_phase);
     rpl_close(r->f);
     free(r);
     return NULL;
@@ -512,6 +538,13 @@ int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w)
 int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen)
 {
+    return rpl_recorder_tick_phases(r, session, tick, in, nin, sh, fh, cp, cplen, NULL, 0);
+}
+
+int rpl_recorder_tick_phases(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
+                             size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen,
+                             const rpl_phase *ph, size_t nph)
+{
     pthread_mutex_lock(&r->mu);
     int failing = r->failing;
     pthread_mutex_unlock(&r->mu);
@@ -539,6 +572,16 @@ int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim
         memcpy(b->cp, cp, cplen);
         b->cplen = cplen;
         b->bytes += cplen;
+    }
+    if (nph && r->st_phase) {
+        b->ph = malloc(nph * sizeof *ph);
+        if (!b->ph) {
+            batch_free(b);
+            return RPL_ENOMEM;
+        }
+        memcpy(b->ph, ph, nph * sizeof *ph);
+        b->nph = nph;
+        b->bytes += nph * sizeof *ph;
     }
     int rc = enqueue(r, b, 0);
     if (rc) batch_free(b);
@@ -616,6 +659,7 @@ int rpl_recorder_close(rpl_recorder *r)
     sqlite3_stmt *st[] = { r->st_input, r->st_tick, r->st_cp, r->st_end, r->st_gap,
                            r->st_session, r->st_close, r->st_run, r->st_suspend, r->st_endq };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(st[i]);
+    sqlite3_finalize(r->st_phase);
     rpl_close(r->f);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->work);

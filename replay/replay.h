@@ -100,7 +100,25 @@ typedef struct rpl_rec_config {
     void *ud;
     const char *node;                  /* NULL, or the node name written into every session it
                                           begins (rpl_node_name_check; a cluster node's own) */
+    int phases;                        /* 1: heavy mode: the file gets the optional phase table
+                                          (created if missing) for rpl_recorder_tick_phases */
 } rpl_rec_config;
+
+/* The optional phase table (docs/REPLAY.md, "Phase hashes"): not in the schema every file has
+ * (RPL_SCHEMA is unchanged), added by a recorder in heavy mode; a file without it reads as one
+ * recorded without phase hashes. tick is the tick table's: the state the step produced. */
+#define RPL_PHASE_TABLE_SQL                                                                       \
+    "CREATE TABLE IF NOT EXISTS phase ("                                                          \
+    " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"                    \
+    " idx INTEGER NOT NULL, name TEXT NOT NULL, hash INTEGER NOT NULL,"                           \
+    " PRIMARY KEY (session, tick, idx)) WITHOUT ROWID;"
+
+/* One phase hash of a step (sim_phase_hook): the phase's name and the state hash after it. */
+#define RPL_PHASE_NAME 32
+typedef struct rpl_phase {
+    char name[RPL_PHASE_NAME];
+    uint64_t hash;
+} rpl_phase;
 
 typedef struct rpl_commit {
     int64_t session;
@@ -123,6 +141,12 @@ int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);
  * RPL_ENOMEM. */
 int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
+/* rpl_recorder_tick, and the hashes after each phase of that step, ph[0..nph), written to the
+ * phase table in the same transaction as the tick's row (a recorder opened with phases = 1;
+ * otherwise they are ignored). Same results. */
+int rpl_recorder_tick_phases(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
+                             size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen,
+                             const rpl_phase *ph, size_t nph);
 /* The session ends (status 'closed', end tick as committed). */
 void rpl_recorder_end(rpl_recorder *r, int64_t session);
 /* The session is suspended (a clean stop: status 'suspended', end tick as committed). w is its

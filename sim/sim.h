@@ -277,7 +277,28 @@ typedef struct sim_ctx {
     uint64_t tick;                    /* the tick being stepped (inputs: the tick they apply at) */
     const sim_tasks *tasks;           /* step only: the host's task system, or NULL (run inline) */
     sim_events *events;               /* where this step's events go (NULL: render, nobody hears) */
+    struct sim_world *phases;         /* step only: the world whose phase hook is on, else NULL
+                                         (sim_phase_end; world.c's business, never a kind's) */
 } sim_ctx;
+
+/* ---- phase hashes: where in a step two runs part (desync forensics, docs/REPLAY.md) ---------- *
+ * A host may ask for the state hash after each phase of a step: the inputs applied, then the
+ * kind's own phases (sand's strip phases, the terrarium's brains, pushes, solver and limbs), each
+ * named by a static string. The hash is sim_world_hash's of the state as it stands between two
+ * passes (from the stepping thread, never inside a parallel pass). It is an observation only: not
+ * part of the state, the state hash, a saved blob or a golden chain, and the result of a step is
+ * the same with the hook on or off. Off (the default) it costs one pointer test per phase. */
+typedef struct sim_phase_hook {
+    /* index counts the phases of this step from 0; tick is the tick being stepped. */
+    void (*fn)(void *user, uint64_t tick, int index, const char *phase, uint64_t hash);
+    void *user;
+} sim_phase_hook;
+void sim__phase_mark(const sim_ctx *ctx, const char *name);
+/* In a kind's step, between passes: the phase `name` is done. Nothing unless a hook is on. */
+static inline void sim_phase_end(const sim_ctx *ctx, const char *name)
+{
+    if (ctx->phases) sim__phase_mark(ctx, name);
+}
 
 /* A new event of the step ctx is running, named name (static), with no fields yet: NULL when
  * nobody listens or the step already holds SIM_EVENTS_MAX (then it is counted as dropped). */
@@ -380,6 +401,9 @@ void sim_world_step(sim_world *w);
 /* Give the world a task system for its parallel passes (copied), or NULL to run them inline. It
  * survives sim_world_load. Call it between steps only. */
 void sim_world_set_tasks(sim_world *w, const sim_tasks *t);
+/* Call h->fn after each phase of every following step (copied), or stop with NULL. Like the task
+ * system it is not part of the state and survives sim_world_load. Between steps only. */
+void sim_world_set_phases(sim_world *w, const sim_phase_hook *h);
 /* The inputs the last sim_world_step applied, in the order it applied them ((client, seq)), at
  * most SIM_TICK_INPUTS_MAX: what a recorder logs for that tick. *out stays valid until the next
  * step, load or destroy. 0 after create and after a load. */

@@ -37,6 +37,8 @@ struct sim_world {
     int state_only;                 /* created with bare = 2: never rendered */
     sim_tasks tasks;                /* the host's task system; workers <= 1: inline */
     sim_events events;              /* the last step's (not state: never saved or hashed) */
+    sim_phase_hook phases;          /* fn NULL: off (not state) */
+    int nphase;                     /* phases marked in the running step */
 };
 
 /* ---- kinds ------------------------------------------------------------------------------------ */
@@ -542,9 +544,25 @@ void sim__tasks_run(const sim_tasks *t, sim_task_fn *fn, int count, int min_rang
     if (task && t->finish) t->finish(task, t->user);
 }
 
+void sim_world_set_phases(sim_world *w, const sim_phase_hook *h)
+{
+    memset(&w->phases, 0, sizeof w->phases);
+    if (h && h->fn) w->phases = *h;
+}
+
+void sim__phase_mark(const sim_ctx *ctx, const char *name)
+{
+    sim_world *w = ctx->phases;
+    /* Mid-step the saved bytes are the header (tick not yet advanced, the queue already spent)
+     * and the kind's state as the passes left it: a pure function of where the step is. */
+    w->phases.fn(w->phases.user, w->tick, w->nphase++, name, sim_world_hash(w));
+}
+
 void sim_world_step(sim_world *w)
 {
-    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL, &w->events };
+    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL, &w->events,
+                    w->phases.fn ? w : NULL };
+    w->nphase = 0;
     w->events.n = 0;
     w->events.dropped = 0;
     for (uint32_t i = 0; i < w->nqueue; i++) w->kind->apply_input(w->impl, &ctx, &w->queue[i]);
@@ -555,6 +573,7 @@ void sim_world_step(sim_world *w)
     w->napplied = w->nqueue;
     w->queue = spent;
     w->nqueue = 0;
+    sim_phase_end(&ctx, "inputs");
     w->kind->step(w->impl, &ctx);
     w->tick++;
 }
@@ -623,7 +642,7 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f)
 
 void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
-    sim_ctx ctx = { w->seed, w->tick, NULL, NULL };
+    sim_ctx ctx = { w->seed, w->tick, NULL, NULL, NULL };
     if (view < 0 || view >= w->kind->nviews) view = 0;
     if (w->state_only) {                /* its kind may have skipped what drawing needs */
         memset(out->px, 0, (size_t)out->w * out->h);

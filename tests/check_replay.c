@@ -19,6 +19,7 @@
 #include "files.h"
 #include "read.h"
 #include "script.h"
+#include "sand/sand.h"
 
 #define PARAMS "w=64,h=48,scene=demo"
 #define TICKS 240
@@ -1181,6 +1182,224 @@ START_TEST(viv_replay_commands)
 }
 END_TEST
 
+/* ---- phase hashes and the desync bundle ---------------------------------------------------------- */
+#define POKE_TICK 100                  /* even: its strip phases run 0, 1, 2 */
+
+typedef struct poker {
+    sim_world *w;
+    rpl_phase ph[16];
+    size_t n;
+    int poke;                          /* fault the step of POKE_TICK after "strip phase 0" */
+} poker;
+
+static void poke_hook(void *user, uint64_t tick, int index, const char *phase, uint64_t hash)
+{
+    poker *p = user;
+    if (index == 0) p->n = 0;
+    if (p->n < 16) {
+        snprintf(p->ph[p->n].name, sizeof p->ph[p->n].name, "%s", phase);
+        p->ph[p->n++].hash = hash;
+    }
+    if (p->poke && tick == POKE_TICK && strcmp(phase, "strip phase 0") == 0) {
+        /* A test-only fault in the recording machine: between two phases, two neighbouring
+         * cells that differ trade places, as a machine that computed that phase otherwise might
+         * leave them. Both stay valid cells, so every later state still loads. */
+        int fw, fh;
+        sim_world_frame_size(p->w, &fw, &fh);
+        uint32_t *c = (uint32_t *)sand__cells(sim__world_impl(p->w));
+        for (int i = fw * fh / 2; i + 1 < fw * fh; i++) {
+            if (c[i] != c[i + 1] && sand__element(sim__world_impl(p->w), i % fw, i / fw) != SAND_WALL &&
+                sand__element(sim__world_impl(p->w), (i + 1) % fw, (i + 1) / fw) != SAND_WALL) {
+                uint32_t x = c[i];
+                c[i] = c[i + 1];
+                c[i + 1] = x;
+                return;
+            }
+        }
+        ck_abort_msg("no two neighbouring cells differ to poke");
+    }
+}
+
+/* A file recorded in heavy mode (the phase table), TICKS ticks of seed 1; poke: the fault above.
+ * Returns the final state hash. */
+static uint64_t record_phases(const char *path, int poke)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rc.phases = 1;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "recorder: %s", err);
+    sim_world *w = mk(1);
+    poker p = { .w = w, .poke = poke };
+    sim_phase_hook h = { poke_hook, &p };
+    sim_world_set_phases(w, &h);
+    int64_t id = rpl_recorder_begin(r, w, "viv sim", -1, CP_EVERY, err, sizeof err);
+    ck_assert_msg(id == 1, "begin: %s", err);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *cp = malloc(cap);
+    for (uint64_t t = 0; t < TICKS; t++) {
+        sim_input in;
+        size_t nin = 0;
+        if (t % 25 == 10) {
+            char line[80];
+            snprintf(line, sizeof line, "%llu paint %d 10 3 water", (unsigned long long)t,
+                     (int)(8 + t % 40));
+            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &in, err, sizeof err), 0);
+            in.client = 0;
+            in.seq = (uint32_t)t;
+            ck_assert_int_eq(sim_world_input(w, &in), 0);
+            nin = 1;
+        }
+        sim_world_step(w);
+        ck_assert_uint_ge(p.n, 2);             /* inputs, emitters, and the strips when awake */
+        sim_world_render(w, 0, &f);
+        size_t len = (t + 1) % CP_EVERY == 0 ? sim_world_save(w, cp, cap) : 0;
+        ck_assert_int_eq(rpl_recorder_tick_phases(r, id, t, nin ? &in : NULL, nin, sim_world_hash(w),
+                                                  sim_frame_hash(&f), len ? cp : NULL, len, p.ph,
+                                                  p.n), 0);
+    }
+    uint64_t last = sim_world_hash(w);
+    rpl_recorder_end(r, id);
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+    free(cp);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+    return last;
+}
+
+static int file_exists(const char *dirpath, const char *name)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dirpath, name);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static char *slurp(const char *dirpath, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dirpath, name);
+    FILE *fp = fopen(p, "rb");
+    ck_assert_msg(fp != NULL, "%s", p);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+START_TEST(phase_hashes_name_the_phase_that_diverged)
+{
+    const char *clean = tmp("phases.db");
+    char cleanp[256], bundle[256], err[512];
+    snprintf(cleanp, sizeof cleanp, "%s", clean);
+    snprintf(bundle, sizeof bundle, "%s", tmp("bundle"));
+    /* The hook only looks: a world stepped with it ends where one without it does. */
+    sim_world *plain = mk(1);
+    uint64_t last = record_phases(cleanp, 0);
+    for (uint64_t t = 0; t < TICKS; t++) {
+        if (t % 25 == 10) {
+            char line[80];
+            sim_input in;
+            snprintf(line, sizeof line, "%llu paint %d 10 3 water", (unsigned long long)t,
+                     (int)(8 + t % 40));
+            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(plain), line, &in, err, sizeof err), 0);
+            in.seq = (uint32_t)t;
+            ck_assert_int_eq(sim_world_input(plain, &in), 0);
+        }
+        sim_world_step(plain);
+    }
+    ck_assert_uint_eq(sim_world_hash(plain), last);
+    sim_world_destroy(plain);
+    rpl_file *f = open_ok(cleanp);
+    ck_assert_int_eq(rpl_phases_has(f, 1, err, sizeof err), 1);
+    rpl_phase *ph;
+    size_t nph;
+    ck_assert_int_eq(rpl_phases_load(f, 1, POKE_TICK + 1, &ph, &nph, err, sizeof err), 0);
+    ck_assert_uint_eq(nph, 5);
+    ck_assert_str_eq(ph[0].name, "inputs");
+    ck_assert_str_eq(ph[2].name, "strip phase 0");
+    free(ph);
+    rpl_close(f);
+
+    /* A clean file with --report: bit-exact, and nothing written. */
+    rpl_verify_opts o = rpl_verify_defaults();
+    static verdict v;
+    o.session = 1;
+    o.report_dir = bundle;
+    f = open_ok(cleanp);
+    v.rc = rpl_verify(f, &o, &v.r, v.report, sizeof v.report);
+    rpl_close(f);
+    ck_assert_msg(v.rc == 0, "%s", v.report);
+    ck_assert_str_eq(v.r.bundle, "");
+    struct stat st;
+    ck_assert_msg(stat(bundle, &st) != 0, "a clean verify created %s", bundle);
+
+    /* The recording machine went astray after strip phase 0 of the step of tick 100: the report
+     * names strip phase 1, the phases before it matched, and the bundle holds every file. */
+    const char *bad = tmp("poked.db");
+    char badp[256];
+    snprintf(badp, sizeof badp, "%s", bad);
+    record_phases(badp, 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        rm_tree(bundle);
+        o.threads = threads;
+        f = open_ok(badp);
+        v.rc = rpl_verify(f, &o, &v.r, v.report, sizeof v.report);
+        rpl_close(f);
+        ck_assert_msg(v.rc == 1, "rc %d: %s", v.rc, v.report);
+        ck_assert_uint_eq(v.r.diverged_at, POKE_TICK + 1);
+        ck_assert_str_eq(v.r.phase, "strip phase 1");
+        ck_assert_msg(strstr(v.report, "first divergent phase: 'strip phase 1', phase 4 of 5 of the "
+                                       "step of tick 100") &&
+                      strstr(v.report, "matched before it: inputs, emitters, strip phase 0"),
+                      "%s", v.report);
+        ck_assert_msg(strstr(v.r.bundle, "desync report written to"), "%s", v.r.bundle);
+        const char *files[] = { "README.txt", "before.state", "recorded.state", "replayed.state",
+                                "diff.txt", "inputs.txt", "phases.txt" };
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+            ck_assert_msg(file_exists(bundle, files[i]), "the bundle lacks %s", files[i]);
+        const char *readme = slurp(bundle, "README.txt");
+        ck_assert_msg(strstr(readme, "First divergent tick: 101") &&
+                      strstr(readme, "'strip phase 1'") &&
+                      strstr(readme, "viv replay verify ") && strstr(readme, " --session 1 --from 60 --to 101 --report "),
+                      "%s", readme);
+        const char *phases = slurp(bundle, "phases.txt");
+        ck_assert_msg(strstr(phases, "\n2 strip phase 0 ") && strstr(phases, "same\n3 strip phase 1 ") &&
+                      strstr(phases, "FIRST DIFFERENT"), "%s", phases);
+        const char *inputs = slurp(bundle, "inputs.txt");
+        ck_assert_msg(strstr(inputs, "85 0 85: paint x=13 y=10 r=3 element=water"), "%s", inputs);
+        const char *diff = slurp(bundle, "diff.txt");
+        ck_assert_msg(strstr(diff, "at tick 120") && strstr(diff, "cell ("), "%s", diff);
+        /* The saved states load: before.state is the recording's state at tick 100. */
+        char p[512];
+        snprintf(p, sizeof p, "%s/before.state", bundle);
+        FILE *fp = fopen(p, "rb");
+        static uint8_t blob[1 << 20];
+        size_t n = fread(blob, 1, sizeof blob, fp);
+        fclose(fp);
+        uint16_t kid;
+        uint64_t seed, tick;
+        char params[128];
+        ck_assert_int_eq(sim_state_peek(blob, n, &kid, &seed, &tick, params, sizeof params), 0);
+        ck_assert_uint_eq(tick, POKE_TICK);
+    }
+    /* Without phase hashes (an ordinary recording) the report says how to get them. */
+    const char *plainp = tmp("plain.db");
+    record_file(plainp, 1);
+    copy_file(plainp, tmp("plain-bad.db"));
+    flip_input(tmp("plain-bad.db"));
+    verdict *pv = verify(tmp("plain-bad.db"), 0, UINT64_MAX, 0, 1);
+    ck_assert_int_eq(pv->rc, 1);
+    ck_assert_msg(strstr(pv->report, "the file holds no phase hashes for tick 36") &&
+                  strstr(pv->report, "--phases"), "%s", pv->report);
+    ck_assert_str_eq(pv->r.phase, "");
+}
+END_TEST
+
 Suite *suite_replay(void)
 {
     Suite *s = suite_create("replay");
@@ -1201,6 +1420,7 @@ Suite *suite_replay(void)
     tcase_add_test(tc, collect_refuses_clearly_and_leaves_nothing);
     tcase_add_test(tc, schema_2_reads_and_migrates_to_3);
     tcase_add_test(tc, viv_replay_commands);
+    tcase_add_test(tc, phase_hashes_name_the_phase_that_diverged);
     suite_add_tcase(s, tc);
     return s;
 }

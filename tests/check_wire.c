@@ -605,7 +605,7 @@ START_TEST(events_message_round_trip)
 {
     static sim_events es;
     memset(&es, 0, sizeof es);
-    sim_ctx ctx = { 1, 4117, NULL, &es };
+    sim_ctx ctx = { 1, 4117, NULL, &es, NULL };
     sim_event *e = sim_event_add(&ctx, "brain");
     sim_event_num(e, "creature", 1);
     sim_event_str(e, "species", "lizard");

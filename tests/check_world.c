@@ -407,7 +407,7 @@ START_TEST(events_are_kept_per_step_and_counted_past_the_cap)
 {
     static sim_events es;
     memset(&es, 0, sizeof es);
-    sim_ctx ctx = { 7, 41, NULL, &es };
+    sim_ctx ctx = { 7, 41, NULL, &es, NULL };
     sim_event *e = sim_event_add(&ctx, "brain");
     ck_assert_ptr_nonnull(e);
     sim_event_num(e, "creature", 2);
@@ -426,7 +426,7 @@ START_TEST(events_are_kept_per_step_and_counted_past_the_cap)
     sim_event_num(NULL, "k", 1);                       /* a dropped event takes fields harmlessly */
     ck_assert_int_eq(es.n, SIM_EVENTS_MAX);
     ck_assert_uint_eq(es.dropped, 2);
-    sim_ctx quiet = { 7, 41, NULL, NULL };
+    sim_ctx quiet = { 7, 41, NULL, NULL, NULL };
     ck_assert_ptr_null(sim_event_add(&quiet, "brain"));
     /* A world's events belong to its last step: none after create, none after a load. */
     sim_config cfg = sim_config_default();

@@ -274,9 +274,68 @@ if command -v sqlite3 > /dev/null 2>&1; then
         expect "verify: a copy cut at $cut bytes is damaged" 2 "$tmp/cut.db is damaged (truncated" -- \
             "$viv" replay verify --all --quiet "$tmp/cut.db"
         grep -q "not a Vivarium replay file" "$tmp/err" && fail "verify: a cut copy is called not ours: $(cat "$tmp/err")"
+        grep -q "restore the file from a backup" "$tmp/err" || fail "verify: a cut copy gets no next step: $(cat "$tmp/err")"
         rm -f "$tmp/cut.db" "$tmp/cut.db-wal" "$tmp/cut.db-shm"
     done
     "$viv" replay verify --help | grep -q "damaged" && ok "verify --help explains damaged" || fail "verify --help does not say damaged"
+    # Issue 28 item 8: one recorded hash flipped (8 bytes, ~) is damage, not a desync: the replay
+    # matches every later row again. Said with the session, tick, column and the next step.
+    for col in state_hash frame_hash; do
+        cp "$rdb" "$tmp/flip.db"
+        sqlite3 "$tmp/flip.db" "UPDATE tick SET $col = ~$col WHERE session = 1 AND tick = 121"
+        expect "verify: a flipped $col is damage" 2 "session 1 of $tmp/flip.db is damaged, not desynced" -- \
+            "$viv" replay verify --session 1 --quiet "$tmp/flip.db"
+        grep -qF "tick 121, the tick table's $col column: recorded" "$tmp/err" \
+            && grep -qF "next: sqlite3 $tmp/flip.db 'PRAGMA integrity_check'" "$tmp/err" \
+            && ok "verify: a flipped $col names where and what to do" || fail "verify: flipped $col: $(cat "$tmp/err")"
+        grep -q "desync in\|no field differs\|only the picture differs" "$tmp/out" \
+            && fail "verify: a flipped $col still reads as a desync: $(head -3 "$tmp/out")"
+        "$viv" replay verify --session 1 --quiet --report "$tmp/norep" "$tmp/flip.db" > /dev/null 2>&1
+        [ -e "$tmp/norep" ] && fail "verify --report wrote a bundle for a damaged file"
+        rm -f "$tmp/flip.db"
+    done
+    # A page of the tick table overwritten: SQLite's "malformed" becomes the same kind of sentence.
+    cp "$rdb" "$tmp/page.db"
+    root=$(sqlite3 "$rdb" "SELECT rootpage FROM sqlite_schema WHERE name = 'tick'")
+    psize=$(sqlite3 "$rdb" "PRAGMA page_size")
+    head -c "$psize" /dev/zero | tr '\000' '\377' | dd of="$tmp/page.db" bs="$psize" seek=$((root - 1)) conv=notrunc 2> /dev/null
+    expect "verify: an overwritten page is damage" 2 "$tmp/page.db is damaged: SQLite cannot read" -- \
+        "$viv" replay verify --session 1 --quiet "$tmp/page.db"
+    grep -qF "PRAGMA integrity_check" "$tmp/err" && grep -qF "restore the file from a backup" "$tmp/err" \
+        && ok "verify: an overwritten page says what to do" || fail "verify: overwritten page: $(cat "$tmp/err")"
+    rm -f "$tmp/page.db"
+    # Desync forensics: a recording with phase hashes (--phases; the run is the same), one logged
+    # input changed afterwards: verify names the phase (the inputs), --report writes the bundle,
+    # and its README's command reproduces it. On a clean file --report writes nothing.
+    printf '5 paint 10 10 3 sand\n300 paint 30 20 4 water\n' > "$tmp/ph.in"
+    expect "sim --phases needs --record" 2 "--phases records phase hashes: it needs --record FILE" -- \
+        "$viv" sim --world sand --ticks 5 --phases
+    a=$("$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/ph.in" --record "$tmp/ph.db" --phases 2> /dev/null | tail -1)
+    b=$("$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/ph.in" | tail -1)
+    [ -n "$a" ] && [ "$a" = "$b" ] && ok "sim --phases: the same run" || fail "sim --phases changed the run: '$a' vs '$b'"
+    sqlite3 "$tmp/ph.db" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
+    [ "$(sqlite3 "$tmp/ph.db" "SELECT count(*) FROM phase WHERE tick = 301")" -ge 3 ] \
+        && ok "sim --phases: the phase table has the step's phases" || fail "sim --phases: no phase rows"
+    expect "verify --report: a clean file" 0 - -- "$viv" replay verify --quiet --report "$tmp/clean-rep" "$tmp/ph.db"
+    grep -qF "no desync: nothing written to $tmp/clean-rep" "$tmp/out" && [ ! -e "$tmp/clean-rep" ] \
+        && ok "verify --report: nothing written when bit-exact" || fail "verify --report on a clean file: $(cat "$tmp/out")"
+    cp "$tmp/ph.db" "$tmp/ph-bad.db"
+    sqlite3 "$tmp/ph-bad.db" "UPDATE input SET args = X'1e000000140000000600000003000000' WHERE tick = 300"
+    expect "verify --report: a desync" 1 - -- "$viv" replay verify --quiet --report "$tmp/rep" "$tmp/ph-bad.db"
+    grep -qF "first divergent tick: 301 " "$tmp/out" && grep -qF "first divergent phase: 'inputs', phase 1 of" "$tmp/out" \
+        && ok "verify: names the divergent phase" || fail "verify: phase not named: $(cat "$tmp/out")"
+    for f in README.txt before.state recorded.state replayed.state diff.txt inputs.txt phases.txt; do
+        [ -s "$tmp/rep/$f" ] || fail "verify --report: the bundle lacks $f"
+    done
+    grep -qF "300 0 2: paint x=30 y=20 r=6 element=sand" "$tmp/rep/inputs.txt" && grep -q "FIRST DIFFERENT" "$tmp/rep/phases.txt" \
+        && grep -q "^cell (" "$tmp/rep/diff.txt" && ok "verify --report: the bundle's inputs, phases and diff" \
+        || fail "verify --report: bundle contents: $(cat "$tmp/rep/inputs.txt" "$tmp/rep/phases.txt" | head -20)"
+    cmd=$(grep -A1 "^To reproduce" "$tmp/rep/README.txt" | tail -1 | sed 's/^ *viv //')
+    rm -rf "$tmp/rep"
+    # shellcheck disable=SC2086
+    eval "\"\$viv\" $cmd --quiet" > "$tmp/out2" 2>&1
+    [ $? = 1 ] && grep -qF "first divergent tick: 301 " "$tmp/out2" && [ -s "$tmp/rep/README.txt" ] \
+        && ok "verify --report: the README's command reproduces it" || fail "verify --report: '$cmd' gave: $(head -5 "$tmp/out2")"
     # replay collect: two files into one, verified with the verdicts each had (2 + 1 bit-exact,
     # 1 damaged); the error cases say why and write nothing.
     expect "collect: two files" 0 - -- "$viv" replay collect "$rdb" --node east "$tmp/hole.db" -o "$tmp/all.db" --quiet

@@ -20,10 +20,13 @@ static void garden_step(void *impl, const sim_ctx *ctx)
     sim__garden_step_pilot(w, tick);
     sim__garden_step_sky(w);
     sim__garden_step_creatures(w, ctx, tick);
+    sim_phase_end(ctx, "creatures");
     sim__garden_step_stones(w);
     sim_water_step(&w->pond);
+    sim_phase_end(ctx, "stones and pond");
     sim_grass_step(&w->back, w->wind);
     sim_grass_step(&w->front, w->wind);
+    sim_phase_end(ctx, "grass");
     for (int k = 0; k < GARDEN_FLAMES_PER_TICK; k++)
         sim_particles_emit(&w->fire, 0, GARDEN_FIRE_X, GARDEN_FIRE_Y, &w->fire_rng);
     if (tick % GARDEN_SMOKE_EVERY == 0)

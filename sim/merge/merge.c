@@ -62,11 +62,14 @@ static void merge_step(void *impl, const sim_ctx *ctx)
         w->drop_pending = 0;
         do_drop(w, ctx);
     }
+    sim_phase_end(ctx, "carrier");
     sim__merge_life_update(&w->held.life, MERGE_DT);
     sim__merge_life_update(&w->next.life, MERGE_DT);
     for (int i = 0; i < w->nfruit; i++) sim__merge_life_update(&w->fruit[i].life, MERGE_DT);
     sim_verlet_step(&w->v);
+    sim_phase_end(ctx, "solver");
     sim__merge_resolve(w, ctx);
+    sim_phase_end(ctx, "merges");
     sim__merge_over_step(w, ctx);
     sim__merge_anim_tick(w);
 }

@@ -571,11 +571,13 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     s->stamp = (uint8_t)(s->stamp == 255 ? 1 : s->stamp + 1);
     if (s->stamp == 1) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
     run_emitters(s);
+    sim_phase_end(ctx, "emitters");
     if (!awake) return;
     /* A host that runs graphs gets the whole tick at once: no wait between the phases, and each
-     * worker stays on its own side of the world (pool/pool.c). */
+     * worker stays on its own side of the world (pool/pool.c). Not when phase hashes are asked
+     * for: they need the phases one after the other (the result is the same). */
     const sim_tasks *tk = ctx->tasks;
-    if (tk && tk->run_graph && active >= PARALLEL_MIN_CELLS) {
+    if (tk && tk->run_graph && !ctx->phases && active >= PARALLEL_MIN_CELLS) {
         sim_graph g;
         tick_graph(s, &g);
         strip_pass p = { s, s->order };
@@ -584,10 +586,15 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     /* The passes: strip k runs in phase k mod SAND_PHASES, the phases in scan order (reversed on
      * the ticks that scan right to left, so that each seam between strips is met from either
      * side on alternate ticks). Any order of the strips inside a phase gives the same result. */
+    static const char *const phase_names[] = { "strip phase 0", "strip phase 1", "strip phase 2",
+                                               "strip phase 3", "strip phase 4", "strip phase 5" };
+    _Static_assert(SAND_PHASES <= 6, "name the new strip phases");
     for (int ph = 0; ph < SAND_PHASES; ph++) {
         uint32_t cells;
-        int n = phase_strips(s, s->dir > 0 ? ph : SAND_PHASES - 1 - ph, ctx->tasks != NULL, &cells);
+        int which = s->dir > 0 ? ph : SAND_PHASES - 1 - ph;
+        int n = phase_strips(s, which, ctx->tasks != NULL, &cells);
         strip_pass p = { s, s->order };
         sim__tasks_run(cells >= PARALLEL_MIN_CELLS ? ctx->tasks : NULL, strip_task, n, 1, &p);
+        sim_phase_end(ctx, phase_names[which]);
     }
 }

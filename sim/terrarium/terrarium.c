@@ -61,8 +61,11 @@ static void terra_step(void *impl, const sim_ctx *ctx)
         terra__think(t, i);
         if (t->cr[i].brain != was) report_brain(ctx, t, i, was);
     }
+    sim_phase_end(ctx, "brains");
     for (int i = 0; i < t->ncr; i++) terra__push(t, &t->cr[i]);
+    sim_phase_end(ctx, "pushes");
     sim_verlet_step(&t->v);
+    sim_phase_end(ctx, "solver");
     for (int i = 0; i < t->ncr; i++) {
         terra_creature *c = &t->cr[i];
         terra__sense(t, c);
@@ -70,6 +73,7 @@ static void terra_step(void *impl, const sim_ctx *ctx)
         terra__update_head(t, c);
         terra__lunge_contact(t, c);
     }
+    sim_phase_end(ctx, "senses and limbs");
 }
 
 /* ---- inputs ----------------------------------------------------------------------------------------------- */
