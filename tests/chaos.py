@@ -596,8 +596,6 @@ class Soak:
             self.t0 = time.monotonic()
             print("chaos: warm, faults begin")
             sys.stdout.flush()
-            for w in self.watchers:
-                w.t0 = self.t0
             await asyncio.gather(*(self.run_fault(f) for f in self.schedule))
             await asyncio.sleep(max(0.0, self.t0 + a.seconds - time.monotonic()))
             print(f"chaos: schedule done at t={self.now():.1f}s; waiting for the last faults to heal")
@@ -615,6 +613,9 @@ class Soak:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.check_fds()
+        except Exception:                   # a fault of the soak itself: report it, stop everything
+            import traceback
+            self.fail("harness", "the soak itself failed: " + traceback.format_exc().strip().replace("\n", " | "))
         finally:
             if mon:
                 mon.cancel()
@@ -868,7 +869,6 @@ class Watcher(Bot):
         self.reading = asyncio.Event()
         self.reading.set()
         self.checks = []        # [fault, tick to pass, monotonic time of the first fresher frame]
-        self.t0 = None
 
     def heal(self, f, top):
         self.checks.append([f, top, None])
@@ -1056,7 +1056,7 @@ def main():
     except KeyboardInterrupt:
         s.stop_all()
         raise
-    if not any(inv == "warm-up" for inv, _ in s.failures):
+    if not any(inv in ("warm-up", "harness") for inv, _ in s.failures):
         s.check_recordings()
         s.check_frames()
     s.report()
