@@ -240,6 +240,7 @@ FAULTS = [
     (3, ("slow", "watcher")),
 ]
 DURATION = {"kill": (0.2, 3.0), "pause": (0.3, 4.0), "slow": (3.0, 10.0)}
+DURATION_REDIS_PAUSE = (0.3, 7.0)     # past the members' 5 s PING watchdog (docs/CLUSTER.md) at times
 SETTLE = {"kill": 4.0, "pause": 1.0, "slow": 1.0}   # after healing, before the target's next fault
 
 
@@ -270,7 +271,7 @@ def make_schedule(seed, seconds, n_slow):
         t += rng.uniform(1.0, 3.5)
         kind, role = rng.weighted(FAULTS)
         target = rng.choice(targets[role])
-        dur = rng.uniform(*DURATION[kind])
+        dur = rng.uniform(*(DURATION_REDIS_PAUSE if (kind, role) == ("pause", "redis") else DURATION[kind]))
         if t + dur > seconds - 1.0:
             if t > seconds - 1.0:
                 break
