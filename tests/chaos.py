@@ -320,6 +320,7 @@ class Proc:
         self.p = None
         self.incarnation = 0
         self.expected = False
+        self.starting = False   # a restart in progress: its exits are the restart's business
         self.paused = False
         self.deaths = []        # (incarnation, status, expected, log tail)
         self.fd_base = None
@@ -347,14 +348,15 @@ class Proc:
         except OSError:
             return []
 
-    def reap(self):
-        """Note a death (once); True if it is dead."""
+    def reap(self, how=None):
+        """Note a death (once), as expected (the schedule's kill), False (a crash) or "refused" (a
+        start-up refusal, tried again); True if it is dead."""
         if self.p is None:
             return True
         rc = self.p.poll()
         if rc is None:
             return False
-        self.deaths.append((self.incarnation, rc, self.expected, self.tail()))
+        self.deaths.append((self.incarnation, rc, self.expected if how is None else how, self.tail()))
         self.p = None
         return True
 
@@ -387,6 +389,7 @@ class Soak:
         self.t0 = None
         self.world_top = {}         # id -> the newest tick any watcher has seen
         self.stop_sending = False
+        self.refusals = []          # (fault, name, start, log line): starts refused while Redis was away
 
     def fail(self, inv, msg):
         self.failures.append((inv, msg))
@@ -537,23 +540,49 @@ class Soak:
             while not p.reap():
                 await asyncio.sleep(0.02)
             await asyncio.sleep(f.dur)
-            p.start()
-            want = len([w for w, n in self.world_node.items() if n == p.name]) if p.role == "node" else None
-            ok = await self.ready(p, 60, want)
+            await self.restart(p, f)
             f.healed = time.monotonic()
-            if not ok:
-                f.note = "did not come back within 60 s"
-                self.fail("crashes", f"fault #{f.i}: {p.name} restarted but did not answer within 60 s: "
-                          f"{describe_status(p.p.poll() if p.p else None)}; log: {p.tail()}")
-            f.note = f"back after {f.healed - f.started:.2f}s"
         for w in self.watchers:
             w.heal(f, self.world_top.get(w.world, 0))
+
+    async def restart(self, p, f):
+        """Start p again, as a supervisor would (systemd's Restart=on-failure): a vivd refuses to
+        start while it cannot reach Redis (exit status 1, one line: docs/CLUSTER.md), so such a
+        refusal is noted and the start tried again, for at most 60 s."""
+        want = len([w for w, n in self.world_node.items() if n == p.name]) if p.role == "node" else None
+        p.starting = True
+        end = time.monotonic() + 60
+        tries = 0
+        while True:
+            p.start()
+            tries += 1
+            ok = await self.ready(p, max(1.0, end - time.monotonic()), want)
+            if ok:
+                f.note = f"back after {time.monotonic() - f.started:.2f}s" + \
+                    (f" ({tries - 1} starts refused while Redis was away)" if tries > 1 else "")
+                break
+            rc = p.p.poll() if p.p else None
+            if rc is None:
+                f.note = "did not come back within 60 s"
+                self.fail("crashes", f"fault #{f.i}: {p.name} restarted but did not answer within 60 s; "
+                          f"its log ends: {' | '.join(p.tail())}")
+                break
+            refused = rc == 1 and any("Redis" in line for line in p.tail())
+            p.reap("refused" if refused else False)
+            if not refused or time.monotonic() >= end:
+                f.note = f"start {p.incarnation} failed: {describe_status(rc)}"
+                self.fail("crashes", f"fault #{f.i}: {p.name}'s restart (start {p.incarnation}) ended with "
+                          f"{describe_status(rc)}; its log ends: {' | '.join(p.tail())}")
+                break
+            self.refusals.append((f.i, p.name, p.incarnation, p.tail(n=1)))
+            await asyncio.sleep(0.5)
+        p.starting = False
 
     async def monitor(self):
         """Notes every death as it happens; one the schedule did not cause is a crash."""
         while True:
             for p in self.procs.values():
-                if p.p is not None and not p.expected and p.p.poll() is not None:
+                if p.p is not None and not p.expected and not p.starting and p.p.poll() is not None:
                     p.reap()
                     inc, rc, _, tail = p.deaths[-1]
                     self.fail("crashes", f"{p.name} (start {inc}) died unexpectedly at t={self.now():.2f}s: "
@@ -791,8 +820,11 @@ class Soak:
             print("  fds (baseline -> end): " + ", ".join(f"{n} {b} -> {e}" + (f" (start {k})" if k > 1 else "")
                                                          for n, k, b, e in self.fd_report))
         deaths = [(p.name, d) for p in self.procs.values() for d in p.deaths]
-        print(f"  deaths: {sum(1 for _, d in deaths if d[2])} by the schedule, "
-              f"{sum(1 for _, d in deaths if not d[2])} unexpected")
+        print(f"  deaths: {sum(1 for _, d in deaths if d[2] is True)} by the schedule, "
+              f"{sum(1 for _, d in deaths if d[2] == 'refused')} starts refused while Redis was away (tried again), "
+              f"{sum(1 for _, d in deaths if d[2] is False)} unexpected")
+        for i, name, k, line in self.refusals:
+            print(f"    fault #{i}: {name}'s start {k} refused: {' '.join(line)}")
         if limbo:
             msg = (f"{limbo} inputs were never answered on a connection that stayed open: inputs in limbo, "
                    "issue 28 item 5; not lost, since none was acknowledged. By the world's node, the member "
