@@ -441,7 +441,10 @@ class Soak:
                     else:
                         w.write(frame_msg({"t": "hello", "v": 1, "name": "chaos-ready"}))
                         m = await asyncio.wait_for(read_msg(r), 2.0)
-                        if m.get("t") == "welcome" and (want_worlds is None or len(m["worlds"]) >= want_worlds):
+                        # Listed, and in the cluster: a vivd greets clients while it still tries
+                        # to reach Redis at start-up, and may then exit 1 (it cannot).
+                        if m.get("t") == "welcome" and (want_worlds is None or len(m["worlds"]) >= want_worlds) \
+                                and any("in the cluster at" in line for line in p.tail(n=1000)):
                             return True
                 finally:
                     w.close()
