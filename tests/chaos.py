@@ -231,6 +231,9 @@ RELAYS = ["r1", "r2"]
 # terrarium's spawn must land inside the room; the merge kind's drop inside its container (-1:
 # where the hand is).
 INPUT_SKIP = {("terrarium", "spawn")}
+# The errors a fault explains (a world whose node is away, Redis away); any other answer to a
+# valid input is reported with its sentence.
+EXPECTED_ERRORS = {"unknown_world", "cluster_down", "node_lost"}
 INPUT_FIX = {("merge", "drop"): lambda args: [-1]}
 
 # The fault kinds and their weights; durations in seconds.
@@ -840,6 +843,12 @@ class Soak:
                    + ", ".join(f"{k} {n}" for k, n in sorted(errs.items())) + "); issue 28 item 5 says inputs for "
                    "a world whose node is gone should be answered without counting toward the limit")
             self.known(msg)
+        odd = sorted(o for p in self.players for o in p.odd)
+        if odd:
+            names = {p.addr: p.name for p in self.procs.values()}
+            self.notes.append("answers no fault explains (the first few): " + "; ".join(
+                f"t={t - self.t0:.1f}s world {wid} ({self.world_node.get(wid, '?')}) via {names.get(via, via)}: "
+                f"{code}: {msg}" for t, wid, via, code, msg in odd[:8]))
         for n in self.notes:
             print(f"  note: {n}")
         if self.failures:
@@ -969,6 +978,7 @@ class Player(Bot):
         self.pending = {}                  # seq -> (world, sent at, connection number, member's address)
         self.dropped = 0
         self.conn = 0
+        self.odd = []                      # the first errors a fault does not explain
 
     @property
     def acked(self):
@@ -1020,8 +1030,10 @@ class Player(Bot):
                     elif t == "error":
                         code = m.get("code", "?")
                         if "seq" in m and m["seq"] in self.pending:
-                            del self.pending[m["seq"]]
+                            wid, sent, _, via = self.pending.pop(m["seq"])
                             self.errors[code] = self.errors.get(code, 0) + 1
+                            if code not in EXPECTED_ERRORS and len(self.odd) < 5:
+                                self.odd.append((time.monotonic(), wid, via, code, m.get("msg", "")))
                         else:
                             why = code
             except (OSError, asyncio.IncompleteReadError, ValueError):
