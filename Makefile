@@ -12,6 +12,9 @@
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer decoder targets, N seconds each (tests/fuzz/README.md)
 #   make test-san        every Check suite, cli.sh and view.sh under ASan+UBSan (make test runs it)
 #   make test-web        the browser viewer: its modules in Node, then the page in Chromium
+#   make test-chaos      the cluster's chaos soak with a fixed seed, about a minute (make test runs it)
+#   make soak            the chaos soak with a random seed, printed: SOAK_SECONDS=1800 (default 600),
+#                        SOAK_SEED=N replays one (tests/chaos.py; docs/ARCHITECTURE.md, the chaos soak)
 #   make web-screenshot  copy the screenshot test-web takes to docs/web-viewer.png (the README's)
 #   make web-vendor      refresh the page's vendored JavaScript (clients/web/vendor/) from npm
 
@@ -104,6 +107,7 @@ SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-layers test-docs test-cross test-tsan test-campaign bench golden clean help
+.PHONY: test-chaos soak
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-fast-a test-san-fast-b test-san-slow test-san-scripts test-web web-screenshot
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -163,7 +167,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
-	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-view test-wasm test-web,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-view test-wasm test-web test-chaos,the suites and scripts)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
@@ -236,6 +240,22 @@ test-web: $(BIN)/viv $(BIN)/vivd
 web-screenshot:
 	@test -f build/browser/web-viewer.png || { echo "run make test-web first"; exit 1; }
 	cp build/browser/web-viewer.png docs/web-viewer.png
+
+# The chaos soak (tests/chaos.py, issue 28): a redis-server, three world nodes and two relays on
+# loopback, bots that play and watch, and the faults of a schedule drawn from the seed (kill -9 and
+# restart, SIGSTOP pauses, slow readers); then the invariants (no acknowledged input lost, every
+# file verifies, every watcher recovers, no crash, no fd leak). `make test` runs 40 s of faults
+# with a fixed seed whose schedule has each kind of fault (about 55 s in all); `make soak` runs SOAK_SECONDS with a random seed, which
+# it prints first (SOAK_SEED=N runs that one again).
+CHAOS_SEED    ?= 47
+CHAOS_SECONDS ?= 40
+SOAK_SECONDS  ?= 600
+SOAK_SEED     ?=
+test-chaos: $(BIN)/viv $(BIN)/vivd
+	/usr/bin/python3 tests/chaos.py --bin $(BIN) --seed $(CHAOS_SEED) --seconds $(CHAOS_SECONDS)
+
+soak: $(BIN)/viv $(BIN)/vivd
+	/usr/bin/python3 tests/chaos.py --bin $(BIN) $(if $(SOAK_SEED),--seed $(SOAK_SEED)) --seconds $(SOAK_SECONDS)
 
 # The determinism campaign: random sessions of every kind for CAMPAIGN_SECONDS, three ways each,
 # with a fresh seed printed first (`viv fuzz --seed S` repeats a failure).
