@@ -161,6 +161,7 @@ static void on_walk_close(uv_handle_t *h, void *arg)
 static void close_own_handles(srv *s)
 {
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
+                           (uv_handle_t *)&s->net->guess_timer,
                            (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
                            (uv_handle_t *)&s->rec_async };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -189,6 +190,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     srv_tick_stop(s);
     uv_timer_stop(&s->net->sweep_timer);
+    srv_guess_stop(s);             /* answers to wrong tokens still waiting are not sent */
     srv_cluster_stop(s);           /* this member's worlds leave the registry now */
     srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
