@@ -23,6 +23,7 @@ max_len() {
         frame) echo 40000 ;;
         state) echo 16384 ;;
         inputs) echo 4096 ;;
+        replay) echo 4096 ;;
         *) echo 65536 ;;
     esac
 }
