@@ -70,6 +70,17 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 /* A tick as bound: u64 stored as the i64 with the same bits, clamped to what a row can hold. */
 static int64_t tick_arg(uint64_t t) { return (int64_t)(t > INT64_MAX ? INT64_MAX : t); }
 
+/* A tick column as the recorder writes it: an integer, not negative. SQLite keeps whatever type a
+ * damaged file holds (a real such as 0.5 passes `tick BETWEEN ? AND ?` and would read as 0, a
+ * duplicate of the tick 0 row): 0, or -1 when the column holds anything else. */
+static int tick_col(sqlite3_stmt *st, int col, uint64_t *out)
+{
+    int64_t v = sqlite3_column_int64(st, col);
+    if (sqlite3_column_type(st, col) != SQLITE_INTEGER || v < 0) return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
 /* One query of the file: its SQL, the int64s bound to its ? in order, and what to do with a row.
  * row fills `one` (an element of `size` bytes, or ud itself when the rows are not kept) from the
  * row, or refuses it with a negative code and a sentence in err, which ends the query. */
@@ -435,7 +446,11 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
 {
     cp_read *r = one;
     rpl_checkpoint *out = r->out;
-    out->tick = (uint64_t)sqlite3_column_int64(st, 0);
+    if (tick_col(st, 0, &out->tick) != 0) {
+        snprintf(err, errlen, "a checkpoint of session %lld is corrupted (its tick is not a whole "
+                 "number: the file is damaged)", (long long)r->s->id);
+        return RPL_ECORRUPT;
+    }
     r->recorded = (uint64_t)sqlite3_column_int64(st, 2);
     const void *blob = sqlite3_column_blob(st, 1);
     int len = sqlite3_column_bytes(st, 1);
@@ -543,8 +558,10 @@ int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick,
 
 static int tick_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
 {
-    *(uint64_t *)one = (uint64_t)sqlite3_column_int64(st, 0);
-    return 0;
+    if (tick_col(st, 0, one) == 0) return 0;
+    snprintf(err, errlen, "a checkpoint of session %lld is corrupted (its tick is not a whole "
+             "number: the file is damaged)", (long long)*(const int64_t *)ud);
+    return RPL_ECORRUPT;
 }
 
 int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
@@ -554,7 +571,7 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
                        "ORDER BY tick",
                 .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
                 .what = "checkpoints", .oom = "out of memory listing checkpoints",
-                .size = sizeof **out, .row = tick_row };
+                .size = sizeof **out, .row = tick_row, .ud = &session };
     return query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
@@ -700,6 +717,9 @@ static int input_from_row(rpl_inputs *it, sim_input *in)
     char whybuf[300];
     if (tick < 0 || client < 0 || client > UINT32_MAX || seq < 0 || seq > UINT32_MAX)
         why = "its tick, client or seq is out of range";
+    else if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+             sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER)
+        why = "its tick, client, seq or kind is not a whole number";
     else if (kind < 0 || kind > UINT16_MAX)
         why = "its input kind is out of range";
     else if (len % 4 != 0)
@@ -838,7 +858,11 @@ void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_
 static int hashes_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
 {
     rpl_tick_row *r = one;
-    r->tick = (uint64_t)sqlite3_column_int64(st, 0);
+    if (tick_col(st, 0, &r->tick) != 0) {
+        snprintf(err, errlen, "session %lld has a damaged row of recorded hashes (its tick is not "
+                 "a whole number: the file is damaged)", (long long)*(const int64_t *)ud);
+        return RPL_ECORRUPT;
+    }
     r->state_hash = (uint64_t)sqlite3_column_int64(st, 1);
     r->frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
     return 0;
@@ -851,7 +875,7 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
                        "tick BETWEEN ? AND ? ORDER BY tick",
                 .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
                 .what = "the recorded hashes", .oom = "out of memory reading the recorded hashes",
-                .size = sizeof **v, .row = hashes_row };
+                .size = sizeof **v, .row = hashes_row, .ud = &session };
     return query_rows(f, &q, (void **)v, n, err, errlen);
 }
 
@@ -873,7 +897,8 @@ static int gap_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errl
 {
     rpl_gap *g = one;
     int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
-    if (from < 0 || to <= from) {
+    if (from < 0 || to <= from || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
         snprintf(err, errlen, "session %lld has a damaged gap row: [%lld, %lld) is not a range of "
                  "ticks", (long long)*(const int64_t *)ud, (long long)from, (long long)to);
         return RPL_ECORRUPT;

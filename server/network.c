@@ -98,6 +98,8 @@ void srv_net_free(srv *s)
     memset(&s->net->hooks, 0, sizeof s->net->hooks);
     for (int i = 0; i < s->nworlds; i++) srv_fanout_free(s->worlds[i]);
     wire_encoder_free(&s->net->enc);
+    srv_guess_free(s->net->guess);      /* its timer closed with the loop's other handles */
+    s->net->guess = NULL;
 }
 
 void srv_net_hooks_set(srv *s, const srv_net_hooks *h)

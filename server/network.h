@@ -34,6 +34,11 @@
 #define SRV_MAX_DIV 8                       /* sub's div: frames 1/1 .. 1/8 of the size */
 #define SRV_MAX_SUBS 8                      /* worlds one client may watch at once */
 #define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
+#define SRV_GUESS_ADDRS 4096                /* addresses whose wrong tokens are remembered */
+#define SRV_GUESS_QUEUE 1024                /* answers to wrong tokens waiting, server-wide */
+#define SRV_GUESS_PER_ADDR 32               /* ... of them, for one address */
+#define SRV_GUESS_MAX_MS 4096u              /* the longest back-off of one answer */
+#define SRV_GUESS_FORGET_MS 600000u         /* an address's count, kept this long after its last */
 
 /* ---- shared, refcounted message buffers: encode once, write to many ------------------------------
  * One message body with SRV_MSG_PRE bytes of headroom in front of it. Its reference count is
@@ -283,6 +288,8 @@ typedef struct srv_net {
     uint64_t io_moved;         /* connections moved to a thread */
     uint64_t io_turn;          /* turns of the loop, counted as io_flush publishes */
     srv_net_hooks hooks;       /* the layer above (the cluster), or all NULL: a single node */
+    struct srv_guess *guess;   /* wrong tokens by address (server/guess.c), made at the first */
+    uv_timer_t guess_timer;    /* ... and its answers' timer */
 } srv_net;
 
 /* Attach the network layer to s: installs the host's event table. 0, or SRV_ENOMEM. */
@@ -386,6 +393,31 @@ const char *srv_http_web_dir(const srv *s);
  * libwebsockets has not finished, and frees what is left). */
 void srv_http_stop(srv *s);
 void srv_http_free(srv *s);
+
+/* ---- server/guess.c: token guessing slowed down (docs/PROTOCOL.md, hello) ----------------------------
+ * The table of addresses is plain data, the time (ms) an argument: */
+typedef struct srv_guess srv_guess;
+srv_guess *srv_guess_new(uint64_t seed);       /* NULL: out of memory */
+void srv_guess_free(srv_guess *g);
+/* The key of a peer "IP:PORT" (IPv4 whole, IPv6 by its /64): 0, or -1 (unreadable: all zero). */
+int srv_guess_key(const char *peer, uint8_t key[16]);
+/* May a token from key be read now? 0, or -1: too many answers are waiting (for it, or in all). */
+int srv_guess_admit(const srv_guess *g, const uint8_t key[16]);
+/* A wrong token from key, from client: its answer is queued, due at *due (after every answer
+ * queued for key before it, by the back-off of key's failures in a row). 0, or -1: not admitted. */
+int srv_guess_fail(srv_guess *g, const uint8_t key[16], uint32_t client, uint64_t now, uint64_t *due);
+void srv_guess_success(srv_guess *g, const uint8_t key[16]);  /* the admin token: count cleared */
+int srv_guess_due(srv_guess *g, uint64_t now, uint32_t *client); /* pop one due answer: 1, or 0 */
+uint64_t srv_guess_next(const srv_guess *g);   /* the next answer's due time, or UINT64_MAX */
+uint64_t srv_guess_backoff(uint32_t n);        /* the Nth failure's: min(2^n, SRV_GUESS_MAX_MS) ms */
+int srv_guess_failures(const srv_guess *g, const uint8_t key[16]);
+int srv_guess_addresses(const srv_guess *g);   /* entries in use (at most SRV_GUESS_ADDRS) */
+/* hello's side, on the loop: before a token is read (0: read it; -1: refused, rate_limited sent),
+ * a wrong one (bad_token is sent when due), the admin token; and the timer stopped at shutdown. */
+int srv_guess_hello_admit(srv_client *c);
+void srv_guess_hello_failed(srv_client *c);
+void srv_guess_hello_admin(srv_client *c);
+void srv_guess_stop(srv *s);
 
 /* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
 void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);

@@ -97,10 +97,14 @@ static void on_hello(srv_client *c, const wire_msg *m, const int64_t *seqp)
     if (rc == -2) { field_error(c, rc, "token", "a string", NULL); return; }
     int role = SRV_ROLE_VIEWER;
     if (token && tlen) {
-        if (token_eq(token, tlen, s->cfg.admin_token)) role = SRV_ROLE_ADMIN;
-        else if (token_eq(token, tlen, s->cfg.player_token)) role = SRV_ROLE_PLAYER;
-        else {
-            srv_client_error(c, "bad_token", "the token matches no role; omit it to watch", NULL);
+        if (srv_guess_hello_admit(c) != 0) return;      /* too many wrong ones from its address */
+        if (token_eq(token, tlen, s->cfg.admin_token)) {
+            role = SRV_ROLE_ADMIN;
+            srv_guess_hello_admin(c);
+        } else if (token_eq(token, tlen, s->cfg.player_token)) {
+            role = SRV_ROLE_PLAYER;
+        } else {
+            srv_guess_hello_failed(c);                  /* bad_token, later (server/guess.c) */
             return;
         }
     }

@@ -161,6 +161,7 @@ static void on_walk_close(uv_handle_t *h, void *arg)
 static void close_own_handles(srv *s)
 {
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
+                           (uv_handle_t *)&s->net->guess_timer,
                            (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
                            (uv_handle_t *)&s->rec_async };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -189,6 +190,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_world_stats_log(s, SRV_LOG_INFO);
     srv_tick_stop(s);
     uv_timer_stop(&s->net->sweep_timer);
+    srv_guess_stop(s);             /* answers to wrong tokens still waiting are not sent */
     srv_cluster_stop(s);           /* this member's worlds leave the registry now */
     srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
@@ -531,7 +533,8 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                 "$VIVD_PLAYER_TOKEN, else the one kept in FILE.tokens.\n"
                 "Tokens not given are kept in FILE.tokens beside the --db FILE\n"
                 "(./vivarium.db.tokens; mode 0600, readable by you alone): made at\n"
-                "random and printed at the first start, reused at every later one.\n"
+                "random and printed at the first start, reused at every later one\n"
+                "(whose log names the file, never the tokens).\n"
                 "With --no-record (or only --play) there is no file: tokens not\n"
                 "given are new at each start."),
         OPT_FLAG("--new-tokens", &vo->new_tokens,
@@ -827,7 +830,10 @@ static void log_started(srv *s, const vivd_opts *vo, const int origin[2])
                 "files from %s)", hh, vo->http_ip, *hh ? "]" : "", srv_http_port(s), hh, vo->http_ip,
                 *hh ? "]" : "", srv_http_port(s), srv_http_web_dir(s));
     }
+    /* A token is printed once, when it is made. One read from the file is not: logs are shipped
+     * and shared, and the file (0600) is where it is kept; the log names the file. */
     static const char *const role[2] = { "admin", "player" };
+    int from_file = 0;
     for (int r = 0; r < 2; r++) {
         const char *tok = r == SRV_TOKEN_ADMIN ? s->cfg.admin_token : s->cfg.player_token;
         if (origin[r] == SRV_TOKEN_NEW && s->db_path)
@@ -835,8 +841,13 @@ static void log_started(srv *s, const vivd_opts *vo, const int origin[2])
         else if (origin[r] == SRV_TOKEN_NEW)
             srv_log(s, SRV_LOG_INFO, "%s token (generated): %s", role[r], tok);
         else if (origin[r] == SRV_TOKEN_FILE)
-            srv_log(s, SRV_LOG_INFO, "%s token (from %s.tokens): %s", role[r], s->db_path, tok);
+            from_file |= 1 << r;
     }
+    if (from_file)
+        srv_log(s, SRV_LOG_INFO, "%s read from %s.tokens (not printed: read them there)",
+                from_file == 3 ? "the admin and player tokens"
+                : from_file & (1 << SRV_TOKEN_ADMIN) ? "the admin token" : "the player token",
+                s->db_path);
 }
 
 /* Signals are caught before the port files say we are up: a script that reads the port and sends

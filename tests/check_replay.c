@@ -700,6 +700,47 @@ START_TEST(bad_files_get_clear_messages)
 }
 END_TEST
 
+/* A tick column that holds something else than a whole number (SQLite keeps any type in any
+ * column) is damage, said as such: fuzz_replay found a checkpoint at tick 0.5 read as a second
+ * checkpoint at tick 0, and rpl_checkpoint_ticks' "ascending" list repeating a tick. */
+START_TEST(ticks_that_are_not_whole_numbers_are_damage)
+{
+    char db[256], err[512];
+    snprintf(db, sizeof db, "%s", tmp("run.db"));
+    record_file(db, 1);
+    copy_file(db, tmp("cpreal.db"));
+    sql(tmp("cpreal.db"), "INSERT INTO checkpoint SELECT session, 0.5, state, state_hash FROM checkpoint "
+                          "WHERE tick = 0");
+    rpl_file *f = open_ok(tmp("cpreal.db"));
+    uint64_t *ticks = NULL;
+    size_t n = 0;
+    int rc = rpl_checkpoint_ticks(f, 1, 0, UINT64_MAX, &ticks, &n, err, sizeof err);
+    ck_assert_msg(rc == RPL_ECORRUPT, "checkpoint ticks: rc %d, %zu ticks (%llu, %llu, …)", rc, n,
+                  n ? (unsigned long long)ticks[0] : 0ull, n > 1 ? (unsigned long long)ticks[1] : 0ull);
+    ck_assert_msg(strstr(err, "a checkpoint of session 1 is corrupted (its tick is not a whole number"),
+                  "%s", err);
+    rpl_close(f);
+    refused_at_verify(tmp("cpreal.db"), RPL_ECORRUPT, "its tick is not a whole number", 1);
+
+    copy_file(db, tmp("tickreal.db"));
+    sql(tmp("tickreal.db"), "INSERT INTO tick SELECT session, 7.5, state_hash, frame_hash FROM tick "
+                            "WHERE tick = 7");
+    f = open_ok(tmp("tickreal.db"));
+    rpl_tick_row *rows = NULL;
+    rc = rpl_ticks_load(f, 1, 0, UINT64_MAX, &rows, &n, err, sizeof err);
+    ck_assert_msg(rc == RPL_ECORRUPT, "tick rows: rc %d, %zu rows", rc, n);
+    ck_assert_msg(strstr(err, "session 1 has a damaged row of recorded hashes"), "%s", err);
+    rpl_close(f);
+    verdict *v = verify(tmp("tickreal.db"), 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT && strstr(v->report, "its tick is not a whole number"),
+                  "verify: %d: %s", v->rc, v->report);
+
+    copy_file(db, tmp("inreal.db"));
+    sql(tmp("inreal.db"), "UPDATE input SET tick = tick + 0.25 WHERE tick = 60");
+    refused_at_verify(tmp("inreal.db"), RPL_ECORRUPT, "is not a whole number", 1);
+}
+END_TEST
+
 /* Real failures give their own code, with the sentence as before. (That every code has its own
  * sentence, in a range of replay/'s own, is check_errors.c's.) */
 START_TEST(error_codes_name_the_failure)
@@ -1415,6 +1456,7 @@ Suite *suite_replay(void)
     tcase_add_test(tc, gif_export_decodes_to_the_worlds_frames);
     tcase_add_test(tc, png_export_opens_with_libpng);
     tcase_add_test(tc, bad_files_get_clear_messages);
+    tcase_add_test(tc, ticks_that_are_not_whole_numbers_are_damage);
     tcase_add_test(tc, error_codes_name_the_failure);
     tcase_add_test(tc, collected_sessions_keep_their_verdicts);
     tcase_add_test(tc, collect_refuses_clearly_and_leaves_nothing);

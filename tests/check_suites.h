@@ -51,6 +51,7 @@ Suite *suite_record(void);
 Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
 Suite *suite_acks(void);
 Suite *suite_handlers(void);
+Suite *suite_guess(void);      /* server/guess.c: token guessing slowed down (issue 28) */
 Suite *suite_fanout(void);
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real vivd (issue 15) */

@@ -419,6 +419,42 @@ if [ -x "$vivd" ]; then
     grep -q "bit-exact: $t2 ticks" "$tmp/out" && ok "the collected session verifies to the same $t2 ticks" \
         || fail "verify collected: $(head -2 "$tmp/out")"
     expect "vivd --threads 0" 2 "--threads must be a whole number of workers in 1..64" -- "$vivd" --threads 0
+
+    # Tokens in the log: printed when they are made (the first start on a file), never when a later
+    # start reads them from FILE.tokens (logs are shipped and shared); that start names the file.
+    # tok_run LOG: vivd on tok.db with no token given, until it listens, then stopped.
+    tok_run() {
+        rm -f "$tmp/tokport"
+        env -u VIVD_ADMIN_TOKEN -u VIVD_PLAYER_TOKEN "$vivd" --listen 127.0.0.1:0 --no-http \
+            --port-file "$tmp/tokport" --db "$tmp/tok.db" --world sand:seed=1:w=32,h=24 > "$1" 2>&1 &
+        tok_pid=$!
+        n=0
+        while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/tokport" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+        kill -TERM "$tok_pid" 2>/dev/null
+        wait "$tok_pid" || fail "vivd on tok.db exited $?: $(cat "$1")"
+    }
+    tok_run "$tmp/tok1.log"
+    tok_admin=$(awk '$1 == "admin" {print $2}' "$tmp/tok.db.tokens" 2>/dev/null)
+    tok_player=$(awk '$1 == "player" {print $2}' "$tmp/tok.db.tokens" 2>/dev/null)
+    if [ -z "$tok_admin" ] || [ -z "$tok_player" ]; then
+        fail "the first start wrote no tokens to tok.db.tokens: $(cat "$tmp/tok1.log")"
+    else
+        grep -qF "admin token (new, kept in $tmp/tok.db.tokens): $tok_admin" "$tmp/tok1.log" \
+            && grep -qF "player token (new, kept in $tmp/tok.db.tokens): $tok_player" "$tmp/tok1.log" \
+            && ok "the first start prints the tokens it made" \
+            || fail "the first start does not print its new tokens: $(cat "$tmp/tok1.log")"
+        tok_run "$tmp/tok2.log"
+        if grep -qF -e "$tok_admin" -e "$tok_player" "$tmp/tok2.log"; then
+            fail "a restart logs a token read from tok.db.tokens: $(grep -F -e "$tok_admin" -e "$tok_player" "$tmp/tok2.log")"
+        elif ! grep -qF "the admin and player tokens read from $tmp/tok.db.tokens" "$tmp/tok2.log"; then
+            fail "a restart does not say where its tokens came from: $(cat "$tmp/tok2.log")"
+        else
+            ok "a restart logs where its tokens are, not the tokens"
+        fi
+        tok_run "$tmp/tok3.log"    # a third start is a restart too (nothing was rewritten)
+        grep -qF -e "$tok_admin" -e "$tok_player" "$tmp/tok3.log" \
+            && fail "a third start logs a token" || ok "a third start logs no token either"
+    fi
 fi
 
 # viv bot against a real vivd on a free loopback port: each viewer starts with a keyframe, and

@@ -339,7 +339,7 @@ static void draw_xray_room(const terra_world *t, sim_frame *f)
     text(f, 3, 3, "XRAY", C_X_TEXT);
 }
 
-int terra__render_init(terra_world *t)
+int terra__render_alloc(terra_world *t)
 {
     size_t n = (size_t)t->w * (size_t)t->h;
     t->hw = (t->w + HOMAGE_DIV - 1) / HOMAGE_DIV;
@@ -348,6 +348,11 @@ int terra__render_init(terra_world *t)
     t->xray_px = malloc(n);
     t->homage_px = malloc((size_t)t->hw * (size_t)t->hh);
     if (!t->room_px || !t->xray_px || !t->homage_px) return SIM_ENOMEM;
+    return 0;
+}
+
+void terra__render_draw(terra_world *t)
+{
     sim_frame f;
     f.w = (uint16_t)t->w;
     f.h = (uint16_t)t->h;
@@ -363,7 +368,6 @@ int terra__render_init(terra_world *t)
     t->pal.count = NCOLORS;
     t->pal.version = 1;
     for (int i = 0; i < NCOLORS; i++) memcpy(&t->pal.rgb[i * 3], PALETTE[i], 3);
-    return 0;
 }
 
 void terra__render_free(terra_world *t)

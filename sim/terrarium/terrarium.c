@@ -313,7 +313,7 @@ static int terra_create(const sim_params *p, uint64_t seed, int bare, void **imp
     t->scale = (double)t->w / TERRA_ROOM_W;
     t->scene = (int)p->ival[P_SCENE];
     if (sim_verlet_init(&t->v, TERRA_MAX_CHUNKS, TERRA_MAX_LINKS, TERRA_MAX_PINS, TERRA_MAX_BODIES) ||
-        terra__render_init(t)) {
+        terra__render_alloc(t)) {
         terra_destroy(t);
         sim__fmt(err, errlen, "terrarium: out of memory");
         return SIM_ENOMEM;
@@ -324,9 +324,32 @@ static int terra_create(const sim_params *p, uint64_t seed, int bare, void **imp
     t->v.seg = terra_segs;
     t->v.nseg = TERRA_NSEG;
     t->next_tag = 1;
+    /* The room's pictures are for render only: a world never rendered (bare 2: a desync
+     * report's, a state diff's) goes without them, and a load takes them (terra_adopt). */
+    if (bare != 2) terra__render_draw(t);
     if (!bare && t->scene == SCENE_DEMO) build_opening(t, seed);
     *impl = t;
     return 0;
+}
+
+/* The room's pictures depend on the width alone: taken from the world a load replaces when the
+ * widths match (a replay's every span, a fuzzer's every restore), else drawn into the buffers
+ * create allocated for this width. */
+static void terra_adopt(void *to, void *from)
+{
+    terra_world *t = to, *f = from;
+    if (t->w != f->w) {
+        terra__render_draw(t);
+        return;
+    }
+    uint8_t *room = t->room_px, *xray = t->xray_px, *homage = t->homage_px;
+    t->room_px = f->room_px;
+    t->xray_px = f->xray_px;
+    t->homage_px = f->homage_px;
+    t->pal = f->pal;
+    f->room_px = room;
+    f->xray_px = xray;
+    f->homage_px = homage;
 }
 
 static void terra_frame_size(const void *impl, int *w, int *h)
@@ -369,4 +392,5 @@ const sim_kind sim__kind_terrarium = {
     .save = terra__save,
     .load = terra__load,
     .diff = terra__diff,
+    .adopt = terra_adopt,
 };

@@ -199,7 +199,11 @@ enum { TERRA_INK_BASE, TERRA_INK_FAR, TERRA_INK_OUTLINE, TERRA_INK_CREASE };
 int terra__doll_ink(int species, int which);
 /* doll.c */
 void terra__render(const terra_world *t, const sim_ctx *ctx, int view, sim_frame *f);
-int terra__render_init(terra_world *t);          /* room pictures and palette; 0 or SIM_ENOMEM */
+/* The room's pictures (for render only, a pure function of w): their buffers (0 or SIM_ENOMEM),
+ * then the pictures and the palette drawn into them (costly: a load takes them from the world it
+ * replaces instead, terra_adopt). */
+int terra__render_alloc(terra_world *t);
+void terra__render_draw(terra_world *t);
 void terra__render_free(terra_world *t);
 
 #endif

@@ -17,8 +17,9 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 FUZZ_CFLAGS  := -O1 -g $(WARN) $(DET) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 
 # What the targets exercise: the core, the wire decoder and frame codec, the client's frame code
-# and its side of WebSocket, and what cluster members read from each other through Redis.
-FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c clients/websocket.c server/cluster_msg.c
+# and its side of WebSocket, what cluster members read from each other through Redis, and the
+# replay file's reader and verifier (and the pool they run on).
+FUZZ_LIB_SRC := $(SIM_SRC) $(WIRE_SRC) clients/net.c clients/websocket.c server/cluster_msg.c $(REPLAY_SRC) $(POOL_SRC)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzviv.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
@@ -34,7 +35,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(ZSTD_LIBS)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -99,7 +99,9 @@ static void restore(kind_slot *s, sim_world *w)
     FUZZ_CHECK(rc == 0, "%s: the start state no longer loads: %s", s->k->name, sim_world_error(w));
 }
 
-/* Both worlds hold the same state: step, render and hash them side by side. */
+/* Both worlds hold the same state: step and render them side by side, every view's frame hash
+ * compared at every step, the state hashes (a whole save each) after the load and after the last
+ * step: states that diverged stay apart, and a hash is the costliest call here. */
 static void sync_test(kind_slot *s)
 {
     sim_frame fa, fb;
@@ -114,13 +116,17 @@ static void sync_test(kind_slot *s)
             FUZZ_CHECK(sim_frame_hash(&fa) == sim_frame_hash(&fb), "%s: view %d differs after reload at step %d",
                        s->k->name, v, t);
         }
-        uint64_t ha = sim_world_hash(s->w), hb = sim_world_hash(s->w2);
-        FUZZ_CHECK(ha != 0, "%s: state hash 0 (the state no longer saves) at step %d", s->k->name, t);
-        FUZZ_CHECK(ha == hb, "%s: states diverge %d steps after save -> load", s->k->name, t);
+        if (t == 0) {
+            uint64_t ha = sim_world_hash(s->w), hb = sim_world_hash(s->w2);
+            FUZZ_CHECK(ha != 0, "%s: state hash 0 (the state no longer saves) after the load", s->k->name);
+            FUZZ_CHECK(ha == hb, "%s: states differ right after save -> load", s->k->name);
+        }
         sim_world_step(s->w);
         sim_world_step(s->w2);
     }
-    FUZZ_CHECK(sim_world_hash(s->w) == sim_world_hash(s->w2), "%s: diverged at the last step", s->k->name);
+    uint64_t ha = sim_world_hash(s->w);
+    FUZZ_CHECK(ha != 0, "%s: state hash 0 (the state no longer saves) after %d steps", s->k->name, STEPS);
+    FUZZ_CHECK(ha == sim_world_hash(s->w2), "%s: diverged within %d steps of save -> load", s->k->name, STEPS);
     sim_frame_free(&fa);
     sim_frame_free(&fb);
 }

@@ -837,6 +837,73 @@ static void corpus_websocket(void)
     ws_seed("wrong-accept", 0x02, wrong, f, 0);
     ws_seed("refused-400", 0x04, refused, f, 0);
     ws_seed("version-426", 0x06, version, f, 0);
+/* fuzz_replay's rows (see its header): a table byte, then one typed value per column; 6 is the
+ * preset a real recording holds there (8 more: its variant, a compressed checkpoint), 7 a preset
+ * with one bit flipped (two bytes name the bit). Sessions of every kind that verify, and a few
+ * damaged ones. */
+enum { R_SESSION, R_INPUT, R_TICK, R_CHECKPOINT, R_GAP };
+typedef struct rows { uint8_t b[1024]; size_t n; } rows;
+static void row(rows *r, int tag, int ncols, const uint8_t *vals)
+{
+    r->b[r->n++] = (uint8_t)tag;
+    for (int i = 0; i < ncols; i++) r->b[r->n++] = vals ? vals[i] : 6;
+}
+static void session_rows(rows *r, int kind, int zcp, int flip_tick, int gap_at, int input_at)
+{
+    row(r, R_SESSION + 5 * kind, 17, NULL);
+    const uint8_t cp[4] = { 6, 6, zcp ? 14 : 6, 6 };
+    row(r, R_CHECKPOINT, 4, cp);
+    for (int t = 1; t <= 16; t++) {
+        if (t == gap_at) row(r, R_GAP, 4, NULL);
+        if (t == input_at) row(r, R_INPUT, 6, NULL);
+        if (t == flip_tick) {
+            r->b[r->n++] = R_TICK;
+            r->b[r->n++] = 6; r->b[r->n++] = 6;
+            r->b[r->n++] = 7; r->b[r->n++] = 13; r->b[r->n++] = 0;   /* bit 13 of the state hash */
+            r->b[r->n++] = 6;
+        } else {
+            row(r, R_TICK, 4, NULL);
+        }
+        if (t == 8 && gap_at) row(r, R_CHECKPOINT + 5, 4, NULL);     /* the checkpoint at tick 8 */
+    }
+}
+static void corpus_replay(void)
+{
+    char name[64];
+    for (int k = 0; k < sim_kind_count(); k++) {
+        rows r = { .n = 0 };
+        session_rows(&r, k, 0, 0, 0, 0);
+        snprintf(name, sizeof name, "verifies-%s", sim_kind_at(k)->name);
+        put_file("replay", name, r.b, r.n);
+    }
+    rows r = { .n = 0 };
+    session_rows(&r, 0, 1, 0, 0, 0);
+    put_file("replay", "zstd-checkpoint", r.b, r.n);
+    r.n = 0;
+    session_rows(&r, 1 % sim_kind_count(), 0, 5, 0, 0);
+    put_file("replay", "flipped-hash", r.b, r.n);
+    r.n = 0;
+    session_rows(&r, 0, 0, 0, 3, 0);
+    put_file("replay", "gap-and-second-checkpoint", r.b, r.n);
+    r.n = 0;
+    session_rows(&r, 0, 0, 0, 0, 2);
+    put_file("replay", "input-row", r.b, r.n);
+    r.n = 0;
+    session_rows(&r, 0, 0, 0, 0, 0);
+    session_rows(&r, 2 % sim_kind_count(), 1, 0, 0, 0);
+    put_file("replay", "two-sessions", r.b, r.n);
+    /* Types a column should not hold: text ticks, a real seed, a NULL hash, a huge end tick. */
+    r.n = 0;
+    const uint8_t odd[] = { R_SESSION, 6, 6, 6,
+                            2, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47,   /* seed: a real */
+                            6, 6, 6, 6,
+                            1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,   /* end: 2^63 - 1 */
+                            6, 6, 5, 6, 6, 6, 6, 6 };
+    memcpy(r.b, odd, sizeof odd);
+    r.n = sizeof odd;
+    const uint8_t text_tick[] = { R_TICK, 6, 3, 2, '1', '2', 5, 6 };
+    memcpy(r.b + r.n, text_tick, sizeof text_tick); r.n += sizeof text_tick;
+    put_file("replay", "odd-types", r.b, r.n);
 }
 
 int main(int argc, char **argv)
@@ -854,6 +921,7 @@ int main(int argc, char **argv)
     corpus_inputs();
     corpus_celset();
     corpus_websocket();
+    corpus_replay();
     if (sim_kind_find("cycle")) corpus_scenes();
     corpus_cluster();
     printf("make_corpus: %d files in %s\n", nfiles, root);

@@ -24,6 +24,7 @@ max_len() {
         state) echo 16384 ;;
         inputs) echo 4096 ;;
         websocket) echo 8192 ;;
+        replay) echo 4096 ;;
         *) echo 65536 ;;
     esac
 }
