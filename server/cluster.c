@@ -610,6 +610,30 @@ static void proxy_close(srv_client *c)
 const srv_transport srv_transport_proxy = { "proxy", proxy_send, proxy_queued, proxy_finish,
                                             proxy_close, 1, NULL };
 
+/* A message for a node that is not running yet: answered node_lost (with its seq, if it has one)
+ * without a proxy, so that the member settles it and its client may send it again. */
+static void proxy_not_ready(srv *s, const srv_cmsg *m)
+{
+    srv_cluster *cl = CL(s);
+    wire_msg bm;
+    uint64_t seqv = 0;
+    int64_t seq = 0;
+    int has_seq = wire_msg_decode(m->body, m->bodylen, &bm) == 0 && wire_get_u64(&bm, "seq", &seqv) == 0 &&
+                  seqv <= UINT32_MAX;
+    seq = (int64_t)seqv;
+    char msg[160];
+    snprintf(msg, sizeof msg, "node '%s' is starting: its worlds are not in place yet (send again)", cl->name);
+    wire_buf e, b;
+    wire_buf_init(&e);
+    wire_buf_init(&b);
+    if (wire_msg_error(&e, "node_lost", msg, has_seq ? &seq : NULL) > 0 && e.len >= 4) {
+        srv_cmsg_reply(&b, cl->name, m->client, e.p + 4, e.len - 4);
+        srv_cluster_send(s, m->from, &b);
+    }
+    wire_buf_free(&b);
+    wire_buf_free(&e);
+}
+
 /* proxy: client `client` of member `from` sent body about one of this node's worlds. Its proxy is
  * made at its first message and greeted with its token, as the client was greeted where it is:
  * this node checks the token itself. */
@@ -619,6 +643,13 @@ static void on_proxy(srv *s, const srv_cmsg *m)
     const char *from = m->from, *name = m->name, *token = m->token;
     uint32_t client = m->client;
     srv_client *c = find_proxy(cl, from, client);
+    if (!c && !cl->running) {
+        /* Still starting (srv_cluster_start turns the loop while a stale registration of our
+         * name expires): the worlds are not in place, so nothing here can be answered yet. The
+         * member is told node_lost, as while this node was gone; a later message makes the proxy. */
+        proxy_not_ready(s, m);
+        return;
+    }
     if (!c) {
         c = srv_client_new(s, &srv_transport_proxy);
         if (!c) return;
@@ -642,7 +673,7 @@ static void on_proxy(srv *s, const srv_cmsg *m)
         wire_buf_free(&hb);
         if (c->role == SRV_ROLE_NONE) {
             wire_msg bm;
-            uint64_t seqv;
+            uint64_t seqv = 0;
             int64_t seq = 0;
             int has_seq = wire_msg_decode(m->body, m->bodylen, &bm) == 0 &&
                           wire_get_u64(&bm, "seq", &seqv) == 0 && seqv <= UINT32_MAX;
@@ -945,6 +976,7 @@ void srv_cluster_run(srv *s)
 {
     srv_cluster *cl = CL(s);
     if (!cl) return;
+    cl->running = 1;
     uint64_t every = cl->expiry_ms / 4 ? cl->expiry_ms / 4 : 1;
     uv_timer_start(&cl->beat_timer, on_beat, every, every);
     cl->dirty = 1;

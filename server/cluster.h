@@ -126,6 +126,7 @@ typedef struct srv_cluster {
     int timers_open;
     int claimed;               /* the name is ours (and the id space) */
     int stopping;
+    int running;               /* srv_cluster_run has been called: every world is in place */
     int dirty;                 /* the world list changed: register at the next kick */
     /* start-up: srv_cluster_start runs the loop until the claim is settled */
     int start_state;           /* SRV_CS_… */

@@ -744,12 +744,18 @@ static int join_cluster(srv *s, vivd_opts *vo)
     return 0;
 }
 
-/* The replay file, unless nothing is recorded. 0, or 1 after a message. */
-static int open_record(srv *s, vivd_opts *vo)
+/* Where the replay file is, or NULL when nothing is recorded: known before anything starts, since
+ * the tokens are kept beside it. */
+static void choose_record(srv *s, vivd_opts *vo)
 {
     /* Only playing recordings: nothing live to record, unless a --db was asked for. */
     if (vo->nplays && !vo->nworlds && !vo->db_explicit) vo->no_record = 1;
     s->db_path = vo->no_record ? NULL : vo->db;
+}
+
+/* The replay file, unless nothing is recorded. 0, or 1 after a message. */
+static int open_record(srv *s, vivd_opts *vo)
+{
     if (!s->db_path) return 0;
     char err[512];
     if (srv_record_open(s, err, sizeof err) != 0) {
@@ -894,11 +900,13 @@ static int start_io(srv *s, const vivd_opts *vo)
 static int vivd_start(srv *s, vivd_opts *vo)
 {
     int origin[2], status;
-    /* HTTP before TCP: a failed HTTP start finishes its teardown on the loop, which must not
-     * hold a listener yet (srv_http_start). */
-    if ((status = start_http(s, vo)) || (status = listen_tcp(s, vo)) || (status = join_cluster(s, vo)) ||
-        (status = open_record(s, vo)) || (status = setup_tokens(s, vo, origin)) ||
-        (status = add_worlds(s, vo)))
+    /* The tokens before any listener: a cluster start turns the loop (srv_cluster_start), and a
+     * hello answered then, from a client or from another member for its client, must be checked
+     * against this server's tokens, not against none. HTTP before TCP: a failed HTTP start
+     * finishes its teardown on the loop, which must not hold a listener yet (srv_http_start). */
+    choose_record(s, vo);
+    if ((status = setup_tokens(s, vo, origin)) || (status = start_http(s, vo)) || (status = listen_tcp(s, vo)) ||
+        (status = join_cluster(s, vo)) || (status = open_record(s, vo)) || (status = add_worlds(s, vo)))
         return status;
     log_started(s, vo, origin);
     catch_signals(s);

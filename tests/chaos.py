@@ -24,8 +24,10 @@ At the end it checks the invariants, and exits 1 with a report naming each one t
               than at the baseline before the bots came (plus --fd-slack)
   warm-up     the cluster came up, and every bot was served before the first fault
   answered    every input sent on a connection that stayed open got an answer (an ack or an
-              error: node_lost when its node is gone), and no connection was ended by
-              too_many_errors (issue 28 item 5); --lenient reports these instead of failing
+              error: node_lost when its node is gone), no connection was ended by
+              too_many_errors (issue 28 item 5), and no input got an error other than those a
+              fault explains (unknown_world, cluster_down, node_lost); --lenient reports these
+              instead of failing
 Inputs pending when their connection dropped are not lost (nothing acknowledged them): they are
 counted and reported.
 
@@ -847,7 +849,8 @@ class Soak:
         odd = sorted(o for p in self.players for o in p.odd)
         if odd:
             names = {p.addr: p.name for p in self.procs.values()}
-            self.notes.append("answers no fault explains (the first few): " + "; ".join(
+            self.known("errors no fault explains, answered to a player with the right token and a live world "
+                       "(the first few): " + "; ".join(
                 f"t={t - self.t0:.1f}s world {wid} ({self.world_node.get(wid, '?')}) via {names.get(via, via)}: "
                 f"{code}: {msg}" for t, wid, via, code, msg in odd[:8]))
         for n in self.notes:

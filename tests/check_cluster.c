@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -1402,6 +1403,84 @@ START_TEST(inputs_to_a_lost_node_are_answered_node_lost_not_counted)
 }
 END_TEST
 
+/* The player's inputs to one world, one every 10 ms, from a thread, while the test starts a
+ * member (member_start waits for it); seqs from `next` on. */
+typedef struct {
+    cli_conn *p;
+    uint32_t world, next;
+    volatile int stop;
+} input_stream;
+
+static void *input_stream_run(void *arg)
+{
+    input_stream *is = arg;
+    while (!is->stop) {
+        paint_input(is->p, is->world, is->next++);
+        usleep(10 * 1000);
+    }
+    return NULL;
+}
+
+/* A node killed and started again at once on its file finds its name still registered and waits
+ * for that registration to expire, turning its loop: messages for its worlds arrive from the
+ * relay then. They must be checked against its tokens (which were read only after that wait, so
+ * a right token was refused as "forbidden"), and, its worlds not being in place yet, answered
+ * node_lost; once it runs, acked. */
+START_TEST(a_node_restarting_on_its_name_answers_node_lost_never_forbidden)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, rl;
+    static const char *const wa[] = { "sand:seed=53:w=64,h=48,scene=empty", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    member_start(&rl, &r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
+    uint32_t a_ids[1];
+    ck_assert_int_eq(welcome_ids(&a, a_ids, 1), 1);
+    cli_conn p;
+    connect_hello(&p, &rl, "player", PLAYER, NULL);
+    paint_input(&p, a_ids[0], 1);
+    expect_answers(&p, 1, 2, "ack", "a alive");
+    char dba[128];
+    db_path(&a, dba, sizeof dba);
+    input_stream is = { &p, a_ids[0], 100, 0 };
+    pthread_t th;
+    kill(a.pid, SIGKILL);
+    int st;
+    waitpid(a.pid, &st, 0);
+    ck_assert_int_eq(pthread_create(&th, NULL, input_stream_run, &is), 0);
+    server a2;
+    static const char *const none[] = { NULL };
+    member_start(&a2, &r, "a", none, dba);      /* returns once it runs: after the wait */
+    usleep(300 * 1000);
+    is.stop = 1;
+    pthread_join(th, NULL);
+    uint32_t hi = is.next;
+    char (*codes)[24] = calloc(hi - 100, sizeof *codes);
+    ck_assert_ptr_nonnull(codes);
+    int left = read_answers(&p, 100, hi, codes);
+    ck_assert_msg(left == 0, "%d of %u inputs got no answer", left, hi - 100);
+    int lost = 0, nack = 0;
+    for (uint32_t i = 0; i < hi - 100; i++) {
+        ck_assert_msg(strcmp(codes[i], "ack") == 0 || strcmp(codes[i], "node_lost") == 0,
+                      "input %u, sent while a restarted, was answered %s", 100 + i, codes[i]);
+        lost += codes[i][0] == 'n';
+        nack += codes[i][0] == 'a';
+    }
+    ck_assert_msg(lost > 0 && nack > 0, "%d node_lost and %d acks: the restart was not seen", lost, nack);
+    free(codes);
+    char logp[128];
+    snprintf(logp, sizeof logp, "%s/vivd.log", a2.dir);
+    ck_assert_msg(file_contains(logp, "registered by another process"), "a2 did not wait for its old registration");
+    cli_close(&p);
+    ck_assert_int_eq(server_stop(&rl), 0);
+    ck_assert_int_eq(server_stop(&a2), 0);
+    server_cleanup(&a);
+    redis_stop(&r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1422,6 +1501,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(edges, 120);
     tcase_add_test(edges, a_member_whose_default_http_port_is_taken_serves_tcp);
     tcase_add_test(edges, inputs_to_a_lost_node_are_answered_node_lost_not_counted);
+    tcase_add_test(edges, a_node_restarting_on_its_name_answers_node_lost_never_forbidden);
     suite_add_tcase(s, edges);
     return s;
 }
