@@ -27,6 +27,7 @@ const SIM_EDUP = -14;         /* sim.h: the input is already queued (a checkpoin
 const SIM_EFILE = -15;        /* sim.h: a world built from a file (create reads none) */
 const SLICE_MS = 12;          /* replay this long, then let the page draw */
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+const CONFIRM_TICKS = 60;     /* replay/verify.c: ticks past a suspect hash row that must all match again */
 
 /* Give the page a turn: scheduler.yield where the browser has it, else a macrotask. */
 const yieldNow = () => (globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
@@ -198,16 +199,34 @@ export class RecordingVerifier {
             this.spans.length = 0;
             return out;
         };
+        /* A recorded hash that disagrees is first a suspect, as viv replay verify treats it: when
+         * every recorded hash after it, up to the next checkpoint or CONFIRM_TICKS ticks (whichever
+         * is later), matches again, and the checkpoints on the way hold the replayed state, the one
+         * row was changed after it was written (damaged); a real divergence carries on. */
+        let suspect = null, prevEnd = null;
+        const damaged = () => res("damaged", { message: lone(this.info, suspect, prevEnd), divergedAt: null });
+        /* The stream stopped with a suspect: confirmed by what came after it, or else (damage
+         * reported further on, a failure, nothing after it) a divergence, which wins. */
+        const ended = () => !suspect ? this.#ended(res)
+            : this.damage || this.failure || !(prevEnd > suspect.at) ? res("diverged", suspect.result) : damaged();
         try {
-            if (!(await this.#until(() => this.info))) return this.#ended(res);
+            if (!(await this.#until(() => this.info))) return ended();
             const info = this.info;
             for (let i = 0; i < info.spans; i++) {
                 const span = await this.#until(() => this.spans[i]?.got === this.spans[i]?.size && this.spans[i]);
-                if (!span) return this.#ended(res);
+                if (!span) return ended();
                 let bytes = span.state;
                 if (ZSTD_MAGIC.every((b, k) => bytes[k] === b)) bytes = decompress(bytes);
+                if (xxh3(bytes) !== span.sh && suspect)     /* nothing confirms the suspect: as verify says it */
+                    return res("diverged", suspect.result);
                 if (xxh3(bytes) !== span.sh)
                     return res("damaged", { message: `checkpoint at tick ${span.start} of session ${info.session} is corrupted (its ${bytes.length} bytes do not match the hash recorded with them)` });
+                if (suspect) {
+                    if (span.start !== prevEnd)           /* a gap: what was confirmed before it decides */
+                        return prevEnd > suspect.at ? damaged() : res("diverged", suspect.result);
+                    if (world.hash() !== span.sh) return res("diverged", suspect.result);
+                    suspect.checkpoint = span.start;
+                }
                 if (world) world.load(bytes);
                 else world = this.sim.fromState(bytes);
                 if (i === 0 && info.start === 0 && span.start === 0) {
@@ -224,7 +243,7 @@ export class RecordingVerifier {
                 let t = span.start, c = 0, slice = this.now();
                 while (t < span.end) {
                     const chunk = await this.#until(() => span.chunks[c]);
-                    if (!chunk) return this.#ended(res);
+                    if (!chunk) return ended();
                     let k = 0;
                     const ins = chunk.inputs;
                     for (let j = 0; j < chunk.n; j++, t++) {
@@ -239,9 +258,13 @@ export class RecordingVerifier {
                         let want = chunk.sh.getBigUint64(8 * j, true);
                         if (this.flip !== null && t + 1 === this.flip) want ^= 1n;
                         const wantFh = chunk.fh.getBigUint64(8 * j, true);
-                        if (sh !== want || fh !== wantFh)
-                            return res("diverged", { divergedAt: t + 1, recorded: { sh: want, fh: wantFh }, replayed: { sh, fh } });
-                        this.verified++;
+                        if (sh !== want || fh !== wantFh) {
+                            const result = { divergedAt: t + 1, recorded: { sh: want, fh: wantFh }, replayed: { sh, fh } };
+                            if (suspect) return res("diverged", suspect.result);
+                            suspect = { at: t + 1, until: Math.max(t + 1 + CONFIRM_TICKS, span.end), result };
+                        } else this.verified++;
+                        prevEnd = t + 1;
+                        if (suspect && t + 1 >= suspect.until) return damaged();
                         if ((this.verified & 7) === 0 && this.now() - slice >= SLICE_MS) {
                             replayMs += this.now() - slice;
                             this.onProgress(this.progress());
@@ -255,7 +278,7 @@ export class RecordingVerifier {
                 replayMs += this.now() - slice;
             }
             await this.#until(() => this.ended);
-            return this.#ended(res);
+            return ended();
         } catch (e) {
             if (e instanceof SimError) return res("unverifiable", { message: `the sim module refused: ${e.message}` });
             throw e;
@@ -325,6 +348,18 @@ export class RecordingVerifier {
             replaySeconds: extra.replaySeconds,
         };
     }
+}
+
+/* The sentence for a lone damaged hash row (viv replay verify's, in one paragraph). */
+function lone(info, suspect, end) {
+    const { divergedAt: t, recorded: r, replayed: p } = suspect.result;
+    const cols = [];
+    if (r.sh !== p.sh) cols.push(`the tick table's state_hash column: recorded ${hex64(r.sh)}, replayed ${hex64(p.sh)}`);
+    if (r.fh !== p.fh) cols.push(`the tick table's frame_hash column: recorded ${hex64(r.fh)}, replayed ${hex64(p.fh)}`);
+    return `one recorded hash is wrong: tick ${t}, ${cols.join("; ")}; every hash recorded for ticks ${t + 1} to ${end} ` +
+        `matches the replay again` + (suspect.checkpoint !== undefined ? ` (the replayed state equals the checkpoint at tick ${suspect.checkpoint})` : "") +
+        `: the simulation replays bit-exactly around it, so the value was changed after it was written (a disk or copy fault, or an edit). ` +
+        `Check the file (sqlite3 FILE 'PRAGMA integrity_check') and restore it from a backup`;
 }
 
 function readGaps(v) {
