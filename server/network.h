@@ -419,6 +419,24 @@ void srv_guess_hello_failed(srv_client *c);
 void srv_guess_hello_admin(srv_client *c);
 void srv_guess_stop(srv *s);
 
+/* ---- server/http_head.c --------------------------------------------------------------------------- */
+#define SRV_HEAD_MAX 8192u                  /* a request head over this is refused (431) */
+/* Where the request head in buf[0..len) stands: 0, not whole yet; 1, whole and sound, *end the
+ * bytes through its empty line; or the HTTP status to refuse it with (400), *why one sentence.
+ * Sound: every line ends with CRLF, no NUL byte, and a request target with no control character
+ * and no %00. */
+int srv_http_head_check(const char *buf, size_t len, size_t *end, const char **why);
+typedef struct srv_http_gate srv_http_gate;
+/* A head checked: fd and the bytes read from it (head[0..len), valid only during the call) are
+ * the callee's now. */
+typedef void (*srv_http_adopt_fn)(void *ud, int fd, const char *head, size_t len);
+/* Accept on listen_fd (bound and listening; the gate's from now on), read and check each
+ * request head, refuse the unsound ones, and hand the others to adopt. NULL: out of memory. */
+srv_http_gate *srv_http_gate_start(srv *s, int listen_fd, srv_http_adopt_fn adopt, void *ud);
+/* Close the listener and every connection still being read; the gate frees itself once its
+ * handles are closed (the loop must run). */
+void srv_http_gate_stop(srv_http_gate *g);
+
 /* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
 void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);
 void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq);

@@ -2,6 +2,8 @@
  * LWS_SERVER_OPTION_LIBUV with foreign_loops; the glue is lws's run-time plugin
  * libwebsockets-evlib_uv.so). One port serves the page's static files (an lws mount of the web
  * directory) and, at /ws, the protocol of docs/PROTOCOL.md: one msgpack map per binary message.
+ * The port's listening socket is vivd's own (http_head.c): lws gets a connection, with the bytes
+ * already read, only once its request head has been checked (lws_adopt_socket_vhost_readbuf).
  *
  * A WebSocket client is an srv_client with the transport srv_transport_ws: the handlers, fan-out,
  * limits and timeouts are client.c's. Output is a ring of references to the shared srv_msg
@@ -27,6 +29,7 @@
  * relays). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,7 @@ typedef struct srv_http srv_http;
 struct srv_http {
     struct lws_context *ctx;             /* NULL once libwebsockets has finished destroying it */
     struct lws_vhost *vh;
+    srv_http_gate *gate;                 /* vivd's own listener: reads and checks each request head */
     int port;
     int destroyed;                       /* srv_http_stop has run */
     char iface[64];
@@ -501,8 +505,9 @@ static void context_failed(char *err, size_t errlen)
     srv_http_plugin_message(dlerror(), err, errlen);
 }
 
-/* Why lws_create_vhost failed: bind the address ourselves to learn the reason. */
-static void vhost_failed(const srv_http *h, const char *host, int port, char *err, size_t errlen)
+/* The listening socket on h->iface:port, vivd's own (lws gets each connection once its request
+ * head is checked: http_head.c). The descriptor, or -1 with the reason in err. */
+static int listen_on(const srv_http *h, const char *host, int port, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t sl;
@@ -513,24 +518,52 @@ static void vhost_failed(const srv_http *h, const char *host, int port, char *er
         a4->sin_family = AF_INET;
         a4->sin_port = htons((uint16_t)port);
         sl = sizeof *a4;
-    } else {
-        inet_pton(AF_INET6, h->iface, &a6->sin6_addr);
+    } else if (inet_pton(AF_INET6, h->iface, &a6->sin6_addr) == 1) {
         a6->sin6_family = AF_INET6;
         a6->sin6_port = htons((uint16_t)port);
         sl = sizeof *a6;
+    } else {
+        snprintf(err, errlen, "cannot listen on %s:%d: not an IP address", host, port);
+        return -1;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM, 0), one = 1, e = 0;
-    if (fd >= 0) {
+    if (fd < 0) e = errno;
+    else {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, (struct sockaddr *)&ss, sl) != 0) e = errno;
-        close(fd);
+        if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, SOMAXCONN) != 0) e = errno;
     }
-    if (e)
+    if (e) {
+        if (fd >= 0) close(fd);
         snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host, port, strerror(e),
                  e == EADDRINUSE ? " (another vivd? pick another --http port, or --no-http)" : "");
-    else
-        snprintf(err, errlen, "libwebsockets could not serve %s:%d (run with --verbose for its log)",
-                 host, port);
+        return -1;
+    }
+    return fd;
+}
+
+/* The port fd listens on. */
+static int bound_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) return 0;
+    return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* A request head checked (http_head.c): lws takes the socket and the bytes read, and answers. */
+static void adopt_checked(void *ud, int fd, const char *head, size_t len)
+{
+    srv_http *h = ud;
+    /* NULL: lws closed it (its first service of the bytes ended the connection) or could not
+     * take it; in the second case, out of memory, the descriptor is left rather than risk
+     * closing one lws closed. */
+    if (!h->ctx || h->destroyed) {
+        close(fd);
+        return;
+    }
+    lws_adopt_socket_vhost_readbuf(h->vh, fd, head, len);
 }
 
 int srv_http_start(srv *s, char *err, size_t errlen)
@@ -597,6 +630,11 @@ int srv_http_start(srv *s, char *err, size_t errlen)
      * With the largest message here, one send() offers the whole frame to the kernel. */
     h->protocols[0].tx_packet_size = WIRE_MAX_SERVER_MSG + LWS_PRE;
 
+    int lfd = listen_on(h, n->http_host, n->http_port, err, errlen);
+    if (lfd < 0) {
+        free(h);
+        return -1;
+    }
     lws_set_log_level(s->cfg.log_level <= SRV_LOG_DEBUG ? LLL_ERR | LLL_WARN : 0, lws_log_line);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -610,35 +648,34 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     h->ctx = lws_create_context(&info);
     if (!h->ctx) {
         context_failed(err, errlen);
+        close(lfd);
         free(h);
         return -1;
     }
     struct lws_context_creation_info vi;
     memset(&vi, 0, sizeof vi);
     vi.vhost_name = "vivd";
-    vi.iface = h->iface;
-    vi.port = n->http_port;
+    vi.port = CONTEXT_PORT_NO_LISTEN_SERVER;    /* its connections come from h->gate */
     vi.protocols = h->protocols;
     vi.mounts = &h->mount;
     vi.headers = h->header;
     vi.options = ipv6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6;
     h->vh = lws_create_vhost(h->ctx, &vi);
-    h->port = h->vh ? lws_get_vhost_listen_port(h->vh) : 0;
-    if (!h->vh || h->port <= 0) {
-        vhost_failed(h, n->http_host, n->http_port, err, errlen);
+    h->gate = h->vh ? srv_http_gate_start(s, lfd, adopt_checked, h) : NULL;
+    if (!h->gate) {
+        snprintf(err, errlen, "libwebsockets could not serve %s:%d (run with --verbose for its log)",
+                 n->http_host, n->http_port);
+        close(lfd);
         n->http = h;           /* the context exists: it goes the two-step way, now */
         srv_http_stop(s);
-        /* libwebsockets 4.1 closes the socket of a listen that failed twice: at once, and again
-         * by its number when its handle's close callback runs on the loop. By then that number
-         * may be another connection's (vivd --cluster opened Redis's there, and libuv aborted on
-         * the closed descriptor), so the teardown finishes here, before vivd opens anything
-         * else: the caller has nothing on the loop yet that could be handed that number. Its
-         * handles close over a few turns (a close callback closes the next); then the second
-         * destroy (srv_http_free), which unloads the plugin those callbacks live in. */
+        /* Its handles close over a few turns (a close callback closes the next); then the
+         * second destroy (srv_http_free), which unloads the plugin those callbacks live in.
+         * Nothing else is on the loop yet (the caller starts HTTP first). */
         for (int i = 0; i < 100 && uv_loop_alive(s->loop); i++) uv_run(s->loop, UV_RUN_NOWAIT);
         srv_http_free(s);
         return -1;
     }
+    h->port = bound_port(lfd);
     n->http = h;
     struct stat st;
     char index[PATH_MAX + 16];
@@ -680,6 +717,8 @@ void srv_http_stop(srv *s)
                 (unsigned long long)n->ws_partial_bytes);
     h->destroyed = 1;
     h->port = 0;
+    srv_http_gate_stop(h->gate);         /* no new connection, none half-read */
+    h->gate = NULL;
     if (h->ctx) lws_context_destroy(h->ctx);
 }
 

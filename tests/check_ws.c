@@ -323,6 +323,9 @@ START_TEST(a_bad_handshake_gets_an_http_status)
         { "GET /ws HTTP/1.1\r\n" UPG KEY "Sec-WebSocket-Version: 999999999999\r\n\r\n", 426 },
         { "GET /elsewhere HTTP/1.1\r\n" UPG KEY "Sec-WebSocket-Version: 13\r\n\r\n", 404 },
         { "GET /ws HTTP/1.1\r\n" UPG KEY "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: chat\r\n\r\n", 400 },
+        /* Lines ended by a bare LF (read by vivd before lws, which forgives them). */
+        { "GET /ws HTTP/1.1\nHost: x\nUpgrade: websocket\nConnection: Upgrade\n"
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\nSec-WebSocket-Version: 13\n\n", 400 },
     };
     char out[2048], err[256], want[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -343,6 +346,69 @@ START_TEST(a_bad_handshake_gets_an_http_status)
     ck_assert_msg(n < 0, "the good handshake was closed at once: \"%.60s\"", out);
 #undef KEY
 #undef UPG
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
+/* Requests libwebsockets would forgive are refused before it reads them (server/http_head.c):
+ * lines ended by a bare LF, a NUL or a %00 or a control character in the path (lws decoded %00
+ * and cut the path there: "/%00../.." was index.html), a head over 8 KB (431). A request that is
+ * not an upgrade is answered and the connection closed, so a second request cannot follow on it
+ * unchecked. */
+START_TEST(a_malformed_request_head_is_refused)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=1:w=64,h=64", NULL }, E2E_NO_RECORD);
+    static char big[SRV_HEAD_MAX + 1024];
+    int bn = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ");
+    memset(big + bn, 'a', sizeof big - (size_t)bn - 5);
+    memcpy(big + sizeof big - 5, "\r\n\r\n", 4);
+#define R(s) s, sizeof s - 1
+    static const struct { const char *req; size_t len; int status; } cases[] = {
+        { R("GET /%00../.. HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400 },
+        { R("GET /index.html%00.png HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400 },
+        { R("GET /\0../.. HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400 },
+        { R("GET /\x01 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400 },
+        { R("GET / HTTP/1.1\nHost: x\nConnection: close\n\n"), 400 },
+        { R("GET / HTTP/1.1\r\nHost: x\nConnection: close\r\n\r\n"), 400 },
+        { R("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\n"), 400 },
+        { R("GET / HTTP/1.1\r\nHost: x\rConnection: close\r\n\r\n"), 400 },
+        { big, sizeof big - 1, 431 },
+    };
+#undef R
+    static char out[1 << 20];
+    char err[256], want[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int n = http_exchange(fx.sv.http, cases[i].req, cases[i].len, out, sizeof out, 5000, err, sizeof err);
+        ck_assert_msg(n >= 0, "case %zu (%d wanted): %s", i, cases[i].status, err);
+        snprintf(want, sizeof want, "HTTP/1.1 %d ", cases[i].status);
+        ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "case %zu: wanted %s, got \"%.60s\"", i, want, out);
+        const char *body = strstr(out, "\r\n\r\n");
+        ck_assert_msg(body && strlen(body + 4) > 5 && strcasestr(out, "\r\nconnection: close\r\n"),
+                      "case %zu: no body saying why, or no connection: close", i);
+    }
+    /* A good request kept alive: answered, and the connection closed before a second one. */
+    static const char two[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /%00../.. HTTP/1.1\r\nHost: x\r\n\r\n";
+    int n = http_exchange(fx.sv.http, two, sizeof two - 1, out, sizeof out, 5000, err, sizeof err);
+    ck_assert_msg(n >= 0, "a kept-alive request: %s", err);
+    ck_assert_msg(strncmp(out, "HTTP/1.1 200 ", 13) == 0, "the good request: \"%.60s\"", out);
+    int answers = 0;
+    for (const char *p = out; (p = strstr(p, "HTTP/1.1 ")); p++) answers++;
+    ck_assert_msg(answers == 1, "%d answers on one connection: the second request was not checked", answers);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
+/* A head that does not come whole within 10 s is answered 408 and closed (slow). */
+START_TEST(an_unfinished_request_head_is_timed_out)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=1:w=64,h=64", NULL }, E2E_NO_RECORD);
+    static const char part[] = "GET / HTTP/1.1\r\nHost: x\r\n";
+    char out[2048], err[256];
+    int n = http_exchange(fx.sv.http, part, sizeof part - 1, out, sizeof out, 30000, err, sizeof err);
+    ck_assert_msg(n >= 0, "%s", err);
+    ck_assert_msg(strncmp(out, "HTTP/1.1 408 ", 13) == 0, "wanted 408, got \"%.60s\"", out);
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
@@ -1116,6 +1182,7 @@ Suite *suite_ws(void)
     tcase_add_test(tc, a_missing_web_dir_is_404_and_said_once);
     tcase_add_test(tc, only_get_ws_upgrades);
     tcase_add_test(tc, a_bad_handshake_gets_an_http_status);
+    tcase_add_test(tc, a_malformed_request_head_is_refused);
     tcase_add_test(tc, ws_frames_are_the_tcp_bytes);
     tcase_add_test(tc, ws_player_input_is_acked_and_logged);
     tcase_add_test(tc, ws_hostile_frames_get_errors_and_others_keep_streaming);
@@ -1129,6 +1196,7 @@ Suite *suite_ws(void)
     tcase_set_timeout(slow, 180);
     tcase_add_test(slow, ws_never_reading_viewer_is_bounded_and_dropped);
     tcase_add_test(slow, ws_frame_header_alone_is_bound);
+    tcase_add_test(slow, an_unfinished_request_head_is_timed_out);
     suite_add_tcase(s, slow);
     return s;
 }
