@@ -361,6 +361,15 @@ static int header_read(const cli_ws_reader *r, const uint8_t *b, size_t n, frame
 static int frame_take(cli_ws_reader *r, const frame_hdr *h, const uint8_t *pl, cli_ws_event *ev,
                       char *err, size_t errlen)
 {
+    if (h->op == CLI_WS_CLOSE && h->len >= 2) {
+        /* RFC 6455 7.4: 1004-1006 and 1015 are never sent, 1016-2999 are reserved, and nothing
+         * under 1000 or over 4999 is a status. */
+        int st = pl[0] << 8 | pl[1];
+        if (st < 1000 || st > 4999 || (st >= 1004 && st <= 1006) || (st >= 1015 && st <= 2999)) {
+            snprintf(err, errlen, "a close frame with the status %d, which may not be sent", st);
+            return CLI_EPROTO;
+        }
+    }
     if (h->op >= 8 || (h->op != CLI_WS_CONT && h->fin)) {
         ev->op = h->op;
         ev->p = pl;

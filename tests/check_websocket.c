@@ -313,6 +313,14 @@ START_TEST(reader_refuses_what_a_server_may_not_send)
         { { 0x09, 0x01, 'x' }, 3, "fragmented control frame" },
         { { 0x89, 0x7e, 0x00, 0x7e }, 4, "malformed control frame of 126 bytes" },
         { { 0x88, 0x01, 0x03 }, 3, "malformed control frame of 1 bytes" },
+        /* close statuses that are never sent (found by tests/fuzz/fuzz_websocket.c: 1005 on the
+         * wire read as "no status") */
+        { { 0x88, 0x02, 0x03, 0xed }, 4, "close frame with the status 1005" },
+        { { 0x88, 0x02, 0x03, 0xee }, 4, "status 1006" },
+        { { 0x88, 0x02, 0x03, 0xf7 }, 4, "status 1015" },
+        { { 0x88, 0x02, 0x03, 0xe7 }, 4, "status 999" },
+        { { 0x88, 0x02, 0x0b, 0xb7 }, 4, "status 2999" },
+        { { 0x88, 0x02, 0x13, 0x88 }, 4, "status 5000" },
         { { 0x80, 0x01, 'x' }, 3, "no message to continue" },
         { { 0x02, 0x01, 'x', 0x82, 0x01, 'y' }, 6, "a new message inside a fragmented one" },
         /* over the reader's 1000 bytes: refused at the header, before any payload */
