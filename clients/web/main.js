@@ -169,6 +169,7 @@ function overlayText() {
 function toggleOverlay(on = overlay.hidden) {
     overlay.hidden = !on;
     saveFragment();
+    scheduleUi();         /* the panel's checkbox follows the key */
 }
 setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
 
@@ -554,7 +555,7 @@ function renderUi() {
 /* ---- verifying a recording in this tab (replay.js) --------------------------------------------- */
 /* The recordings vivd can hand out (its `sessions` reply), the verification running, its
  * progress and its last result. */
-const ver = { files: [], pick: "", busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
+const ver = { files: [], pick: "", pickFor: null, busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
 
 function verifyMessage(m) {
     if (m.t === "sessions") {
@@ -653,6 +654,12 @@ function renderVerify() {
     }
     const all = ver.files.flatMap((f) => f.sessions.map((x) => ({ f, x, key: `${f.file}\n${x.session}` })));
     const mine = sessionOf(viewer.world);
+    /* the pick follows the world shown: a tab switched to picks that world's session (a pick
+     * made by hand holds until the tab changes) */
+    if (mine && ver.pickFor !== viewer.cur) {
+        ver.pick = mine;
+        ver.pickFor = viewer.cur;
+    }
     if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
     const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
         ...all.map(({ f, x, key }) => {
