@@ -64,6 +64,7 @@ PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null) -lgif
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)
+ZLIB_LIBS    := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 UV_LIBS      := $(shell pkg-config --libs libuv 2>/dev/null)
 MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null)
 SQLITE_LIBS  := $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
@@ -152,7 +153,7 @@ $(LIBCLI): $(CLILIB_OBJ)
 
 $(BIN)/viv: $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(SQLITE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(PNG_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS) $(SQLITE_LIBS)
 
 $(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	@mkdir -p $(dir $@)

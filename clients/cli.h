@@ -22,6 +22,21 @@ void cli_inputs_free(cli_inputs *in);
 
 int cli_cycle_main(int argc, char **argv);  /* clients/viv_cycle.c */
 
+/* `viv replay export FILE --html OUT.html` (clients/viv_html.c): session `session` of f as one HTML
+ * file that replays and verifies itself in a browser from disk. web_dir: the page's folder (NULL:
+ * clients/web of the source tree viv was built in); wasm_path: the sim module (NULL: vivarium.wasm
+ * beside viv). 0 written (res filled; a damaged session is written up to its damage, which the
+ * file reports, and res->damaged says so), or -1 with a sentence in err and nothing written. */
+typedef struct cli_html_result {
+    uint64_t first, last, ticks;       /* the session's tick range; ticks the file replays */
+    size_t file_bytes, wasm_bytes, stream_bytes, module_bytes;   /* the last three compressed */
+    int damaged;
+    char damage[640];
+} cli_html_result;
+struct rpl_file;
+int cli_replay_html(struct rpl_file *f, int64_t session, const char *out_path, const char *web_dir,
+                    const char *wasm_path, cli_html_result *res, char *err, size_t errlen);
+
 /* One world event as `viv sim --events` prints it (without the newline):
  * `event <tick> <name> key=value ...`, numbers in decimal, strings as the kind wrote them.
  * Returns the length it wanted (snprintf's rule). */

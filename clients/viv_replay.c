@@ -140,8 +140,17 @@ static void usage_export(FILE *out)
         "usage: viv replay export FILE [--session N] (--gif OUT.gif | --png-dir DIR)\n"
         "                              [--from TICK] [--to TICK] [--every K] [--scale S]\n"
         "                              [--view NAME] [--quiet]\n"
+        "       viv replay export FILE [--session N] --html OUT.html [--web DIR] [--wasm FILE]\n"
         "\n"
-        "Replays a session and writes its frames, in the world's own palette (no quantising):\n");
+        "--html writes the whole session as one HTML file that replays and verifies itself in a\n"
+        "browser opened from disk, with no server and nothing loaded from the network: the sim\n"
+        "module, the session's kind, seed, params, checkpoints, inputs and recorded hashes, and a\n"
+        "player (play, pause, step both ways, seek, speed, zoom). Once it has checked every\n"
+        "recorded state and frame hash it sets data-verdict (bit-exact, diverged with\n"
+        "data-diverged-at, damaged, unverifiable) and data-ticks on <body>, as viv replay verify\n"
+        "counts them. The other options do not go with it.\n"
+        "\n"
+        "Otherwise replays a session and writes its frames, in the world's own palette (no quantising):\n");
 }
 
 static void usage(FILE *out)
@@ -152,7 +161,7 @@ static void usage(FILE *out)
         "  list     the sessions in a replay file\n"
         "  info     one session in detail\n"
         "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
-        "  export   a session's frames as an animated GIF or a directory of PNGs\n"
+        "  export   a session's frames as an animated GIF or PNGs, or the session as one HTML file\n"
         "  collect  gather the files of several nodes into one, each session named by its node\n");
 }
 
@@ -191,6 +200,7 @@ typedef struct opts {
     uint64_t from, to, every;
     long threads, scale, mmpx;
     const char *gif, *png_dir, *view;
+    const char *html, *web, *wasm;     /* export --html, and where its parts come from */
     const char *report_dir;            /* verify --report DIR */
 } opts;
 
@@ -619,6 +629,38 @@ static int cmd_verify(int argc, char **argv)
 }
 
 /* ---- export -------------------------------------------------------------------------------------- */
+/* export --html: the whole session, so the frame options do not apply. */
+static int export_html(opts *o)
+{
+    if (o->gif || o->png_dir || o->view || o->from || o->to != UINT64_MAX || o->every ||
+        o->scale != 1 || o->mmpx != 1) {
+        fprintf(stderr, "viv replay export: --html writes the whole session with its own player: "
+                "--gif, --png-dir, --from, --to, --every, --scale, --mmpx and --view do not go with it\n");
+        return 2;
+    }
+    rpl_file *f = open_file("export", o->file);
+    if (!f) return 2;
+    int status = 2;
+    char err[640];
+    cli_html_result r;
+    if (pick_session("export", f, o) != 0) goto done;
+    if (cli_replay_html(f, o->session, o->html, o->web, o->wasm, &r, err, sizeof err) != 0) {
+        fprintf(stderr, "viv replay export: %s\n", err);
+        goto done;
+    }
+    if (r.damaged)
+        fprintf(stderr, "viv replay export: warning: the file carries session %lld up to its damage, "
+                "which the page will report: %s\n", (long long)o->session, r.damage);
+    printf("session %lld (ticks %llu..%llu, %llu replayed) written to %s: %zu bytes (sim module %zu, "
+           "session %zu, player %zu, compressed)\n", (long long)o->session,
+           (unsigned long long)r.first, (unsigned long long)r.last, (unsigned long long)r.ticks,
+           o->html, r.file_bytes, r.wasm_bytes, r.stream_bytes, r.module_bytes);
+    status = 0;
+done:
+    rpl_close(f);
+    return status;
+}
+
 static int cmd_export(int argc, char **argv)
 {
     opts o;
@@ -638,6 +680,13 @@ static int cmd_export(int argc, char **argv)
                  "magnify each frame N times (2 or 4) with MMPX before --scale: the\n"
                  "world's own palette, edges and 1-px lines kept sharp (default 1: not)"),
         OPT_STR("--view", "NAME", &o.view, "a render layer of the world (default: the normal picture)"),
+        OPT_STR("--html", "OUT.html", &o.html,
+                "the session as one self-verifying HTML file (see above)"),
+        OPT_STR("--web", "DIR", &o.web,
+                "--html: the page's modules (default: clients/web of the source tree viv\n"
+                "was built in)"),
+        OPT_STR("--wasm", "FILE", &o.wasm,
+                "--html: the sim module (default: vivarium.wasm beside viv; make builds it)"),
         ROW_SESSION(&o),
         ROW_QUIET(&o),
         OPT_END
@@ -646,8 +695,14 @@ static int cmd_export(int argc, char **argv)
                             .head = usage_export, .operand = set_file, .ud = &o };
     int rc = parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
+    if (o.html) return export_html(&o);
+    if (o.web || o.wasm) {
+        fprintf(stderr, "viv replay export: --web and --wasm go with --html only\n");
+        return 2;
+    }
     if (!o.gif && !o.png_dir) {
-        fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif or --png-dir DIR\n");
+        fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif, --png-dir DIR "
+                "or --html OUT.html\n");
         return 2;
     }
     rpl_file *f = open_file("export", o.file);

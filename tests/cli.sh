@@ -116,6 +116,34 @@ expect "replay export --mmpx 4" 0 - -- "$viv" replay export "$tmp/mm.db" --png-d
 case "$(identify -format '%wx%h' "$tmp/mm/frame-000030.png" 2>/dev/null)" in
     1280x720) ok "replay export --mmpx 4 quadruples the frame" ;; *) fail "replay export --mmpx 4: wrong size" ;; esac
 
+# viv replay export --html: the session as one HTML file (tests/browser/html.test.mjs opens it in
+# Chromium); here its errors, and that it loads nothing: no address, no src= or href= in it.
+expect "replay export --html" 0 - -- "$viv" replay export "$tmp/mm.db" --html "$tmp/mm.html"
+grep -q "written to $tmp/mm.html" "$tmp/out" || fail "replay export --html does not say where: $(cat "$tmp/out")"
+if grep -Eq 'https?://|(src|href|action)=' "$tmp/mm.html"; then
+    fail "replay export --html: the file names an address or loads something: $(grep -Eo '.{0,30}(https?://|(src|href|action)=).{0,30}' "$tmp/mm.html" | head -3)"
+else
+    ok "replay export --html: no http(s) address, src= or href= in the file"
+fi
+grep -q 'data-name="vivarium.wasm"' "$tmp/mm.html" && grep -q 'data-name="player.js"' "$tmp/mm.html" \
+    && ok "replay export --html: the sim module and the player are in the file" \
+    || fail "replay export --html: the sim module or the player is not in the file"
+expect "replay export --html with --gif" 2 "--html writes the whole session with its own player: --gif, --png-dir" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/x.html" --gif "$tmp/x.gif"
+expect "replay export --html with --from" 2 "do not go with it" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/x.html" --from 3
+expect "replay export --wasm without --html" 2 "--web and --wasm go with --html only" -- \
+    "$viv" replay export "$tmp/mm.db" --gif "$tmp/x.gif" --wasm "$tmp/nope.wasm"
+expect "replay export --html, no sim module" 2 "cannot read $tmp/nope.wasm" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/x.html" --wasm "$tmp/nope.wasm"
+expect "replay export --html, no page folder" 2 "give it with --web DIR" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/x.html" --web "$tmp/nowhere"
+expect "replay export --html, unknown session" 2 "session 9 not found" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/x.html" --session 9
+expect "replay export --html, unwritable" 2 "cannot write $tmp/no/dir/x.html.tmp" -- \
+    "$viv" replay export "$tmp/mm.db" --html "$tmp/no/dir/x.html"
+[ -e "$tmp/x.html" ] && fail "a refused replay export --html left $tmp/x.html" || ok "a refused replay export --html writes nothing"
+
 # viv fuzz: a clean campaign is identical three ways and writes its chain; an injected fault
 # (the sync-test run drops one tick's inputs) is caught, shrunk, and its case reproduces it.
 expect "fuzz: clean" 0 - -- "$viv" fuzz --sessions 3 --ticks 120 --seed 11 --kinds sand \

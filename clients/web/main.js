@@ -13,6 +13,7 @@ import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
 import { wsUrl, wsUrls } from "./conn.js";
 import { buildLut, paint } from "./palette.js";
 import { hex64 } from "./hash.js";
+import { encodeGif, encodePng } from "./snap.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, props = {}, ...kids) => {
@@ -118,7 +119,7 @@ function fit() {
     const narrow = window.matchMedia("(max-width: 820px)").matches;
     const aw = stage.clientWidth - (narrow ? 0 : 16);
     const ah = narrow ? Math.min(window.innerHeight * 0.62, aw * h / w + 1) : stage.clientHeight - 16;
-    const k = Math.floor(Math.min(aw * dpr / w, ah * dpr / h));
+    const k = zoom || Math.floor(Math.min(aw * dpr / w, ah * dpr / h));
     const css = k >= 1 ? k / dpr : Math.min(aw / w, ah / h);
     canvas.style.width = `${Math.max(1, Math.round(w * css))}px`;
     canvas.style.height = `${Math.max(1, Math.round(h * css))}px`;
@@ -145,6 +146,33 @@ function draw() {
     paint(s.px, lut, image32);
     ctx.putImageData(image, 0, 0);
     shownTick = s.tick;
+    keep(s);
+}
+
+/* ---- the picture as a file: PNG of the frame shown, GIF of the last GIF_SECONDS (snap.js) ---- */
+const GIF_SECONDS = 5;
+let zoom = 0;             /* device pixels a frame pixel; 0: the largest that fits */
+const kept = [];          /* the frames drawn lately, copied: {w, h, pal, count, px, tick} */
+function keep(s) {
+    kept.push({ w: s.w, h: s.h, pal: s.pal.slice(), count: s.count, px: s.px.slice(), tick: s.tick });
+    const most = GIF_SECONDS * (viewer.world?.hz || 60);
+    while (kept.length > most || (kept.length && (kept[0].w !== s.w || kept[0].h !== s.h))) kept.shift();
+}
+function download(bytes, type, name) {
+    const a = el("a", { href: URL.createObjectURL(new Blob([bytes], { type })), download: name });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+}
+const snapName = (ext, tick) => `${viewer.world?.kind ?? "vivarium"}-${tick}.${ext}`;
+async function savePng() {
+    const f = kept.at(-1);
+    if (f) download(await encodePng(f), "image/png", snapName("png", f.tick));
+}
+function saveGif() {
+    if (!kept.length) return;
+    /* delays in whole hundredths: the frames came at the world's rate over `every` */
+    const cs = Math.max(2, Math.round(100 * viewer.every / (viewer.world?.hz || 60)));
+    download(encodeGif(kept, cs), "image/gif", snapName("gif", kept.at(-1).tick));
 }
 
 /* ---- the overlay (` toggles it) ------------------------------------------------------------- */
@@ -169,6 +197,7 @@ function overlayText() {
 function toggleOverlay(on = overlay.hidden) {
     overlay.hidden = !on;
     saveFragment();
+    scheduleUi();         /* the panel's checkbox follows the key */
 }
 setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
 
@@ -381,6 +410,7 @@ function renderPlayback() {
     box.replaceChildren(
         el("div", { class: "label" }, `Recording · session ${p.session}`),
         el("div", { class: "row" },
+            ...(p.paused ? [el("button", { type: "button", class: "btn", id: "step-back", disabled: !can || p.tick <= p.start, onclick: () => viewer.play("seek", { tick: p.tick - 1 }) }, "◂ Back")] : []),
             el("button", { type: "button", class: "btn", disabled: !can, onclick: togglePlay }, p.paused ? "▶ Play" : "❚❚ Pause"),
             el("button", { type: "button", class: "btn", disabled: !can || p.tick >= p.end, onclick: () => viewer.play("step") }, "Step ▸"),
             speed),
@@ -513,6 +543,14 @@ function renderView() {
         parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { viewer.setView(v === w.views[0] ? "" : v); saveFragment(); }));
     parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { viewer.setHomage(on); saveFragment(); }));
     parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
+    const zsel = el("select", { title: "Zoom: device pixels a world pixel", id: "zoom" },
+        ...[0, 1, 2, 3, 4, 5, 6, 8].map((z) => { const o = el("option", { value: String(z) }, z ? `${z}×` : "fit"); o.selected = z === zoom; return o; }));
+    zsel.addEventListener("change", () => { zoom = +zsel.value; fit(); });
+    parts.push(el("div", { class: "row" },
+        el("button", { type: "button", class: "btn", id: "save-png", title: "the frame shown, as a PNG", onclick: savePng }, "PNG"),
+        el("button", { type: "button", class: "btn", id: "save-gif", title: `the last ${GIF_SECONDS} s, as a GIF`, onclick: saveGif }, "GIF"),
+        el("button", { type: "button", class: "btn", id: "fullscreen", onclick: () => (document.fullscreenElement ? document.exitFullscreen() : stage.requestFullscreen()) }, "Fullscreen"),
+        zsel));
     box.append(el("div", { class: "label" }, "View"), ...parts);
 }
 
@@ -554,7 +592,7 @@ function renderUi() {
 /* ---- verifying a recording in this tab (replay.js) --------------------------------------------- */
 /* The recordings vivd can hand out (its `sessions` reply), the verification running, its
  * progress and its last result. */
-const ver = { files: [], pick: "", busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
+const ver = { files: [], pick: "", pickFor: null, busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
 
 function verifyMessage(m) {
     if (m.t === "sessions") {
@@ -653,6 +691,12 @@ function renderVerify() {
     }
     const all = ver.files.flatMap((f) => f.sessions.map((x) => ({ f, x, key: `${f.file}\n${x.session}` })));
     const mine = sessionOf(viewer.world);
+    /* the pick follows the world shown: a tab switched to picks that world's session (a pick
+     * made by hand holds until the tab changes) */
+    if (mine && ver.pickFor !== viewer.cur) {
+        ver.pick = mine;
+        ver.pickFor = viewer.cur;
+    }
     if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
     const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
         ...all.map(({ f, x, key }) => {

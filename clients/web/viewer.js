@@ -55,7 +55,10 @@ export class Viewer {
             onWelcome: (w) => this.#welcome(w),
             onMessage: (m) => this.#message(m),
             onState: (s, why) => {
-                if (s === "offline" && why && why !== "closed") this.note(`offline: ${why}; reconnecting`);
+                if (s === "offline" && why && why !== "closed") {
+                    this.note(`offline: ${why}; reconnecting`);
+                    this.notes.at(-1).offline = true;
+                }
                 this.onChange();
             },
         });
@@ -178,6 +181,8 @@ export class Viewer {
             pick = this.worlds.find((w) => String(w.id) === String(this.want)) ?? this.worlds.find((w) => w.kind === this.want);
         pick = pick ?? this.worlds[0] ?? null;
         this.#setCur(pick ? pick.id : null);
+        /* "offline: …; reconnecting" is no longer true: it goes (a token added reconnects) */
+        this.notes = this.notes.filter((n) => !n.offline);
         if (this.conn.connects > 1)
             this.note(`reconnected (${this.conn.connects - 1} time${this.conn.connects > 2 ? "s" : ""})` +
                       (this.conn.urls.length > 1 ? ` to ${this.conn.url}` : ""));
