@@ -241,6 +241,7 @@ int rpl_fork(const rpl_fork_opts *o, rpl_fork_result *res, char *err, size_t err
     lin.parent = s.id;
     lin.tick = o->tick;
     lin.parent_hash = sh;
+    lin.frame_hash = fh;
     if (!res->same_file) {
         char abs[PATH_MAX];
         const char *p = realpath(o->path, abs) ? abs : o->path;

@@ -158,7 +158,13 @@ static int put_lineage(rpl_recorder *r, int64_t session, const rpl_lineage *lin)
         rc = step_done(st);
     }
     sqlite3_finalize(st);
-    return rc;
+    if (rc != SQLITE_OK) return rc;
+    /* The start's own row: the hashes the fork begins with, equal to its parent's there. */
+    sqlite3_bind_int64(r->st_tick, 1, session);
+    sqlite3_bind_int64(r->st_tick, 2, (int64_t)lin->tick);
+    sqlite3_bind_int64(r->st_tick, 3, (int64_t)lin->parent_hash);
+    sqlite3_bind_int64(r->st_tick, 4, (int64_t)lin->frame_hash);
+    return step_done(r->st_tick);
 }
 
 static int write_batch(rpl_recorder *r, batch *b)

@@ -100,6 +100,8 @@ typedef struct rpl_lineage {
     int64_t parent;                    /* the parent session's id (in parent_file when it is set) */
     uint64_t tick;                     /* the tick it was forked at: the fork's start_tick */
     uint64_t parent_hash;              /* the parent's recorded state hash at that tick */
+    uint64_t frame_hash;               /* its frame hash there: written (with parent_hash) as the
+                                          fork's own tick row at its start, not in the fork row */
     char parent_file[1024];            /* "" : this same file; else the parent's file */
 } rpl_lineage;
 
@@ -196,7 +198,9 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
                            uint64_t checkpoint_every, char *err, size_t errlen);
 /* The same for a fork: the session's lineage (lin) is written with its row, in the same
- * transaction, into the fork table (created if the file lacks it). w is at lin->tick. */
+ * transaction, into the fork table (created if the file lacks it), and a tick row at its start
+ * holding the state and frame hash there (the parent's), so the start is exported and verified
+ * like any recorded tick. w is at lin->tick. */
 int64_t rpl_recorder_begin_fork(rpl_recorder *r, const sim_world *w, const char *source,
                                 int64_t world_id, uint64_t checkpoint_every,
                                 const rpl_lineage *lin, char *err, size_t errlen);
