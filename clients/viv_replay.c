@@ -162,7 +162,37 @@ static void usage(FILE *out)
         "  info     one session in detail\n"
         "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
         "  export   a session's frames as an animated GIF or PNGs, or the session as one HTML file\n"
-        "  collect  gather the files of several nodes into one, each session named by its node\n");
+        "  collect  gather the files of several nodes into one, each session named by its node\n"
+        "  fork     a new session starting from another's state at a tick, to play on from there\n");
+}
+
+static void usage_fork(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay fork FILE [--session N] --tick T [-o OUT] [--quiet]\n"
+        "\n"
+        "Writes a new session whose initial state is session N's state at tick T: replayed with\n"
+        "this build's sim from the nearest checkpoint at or before T and the logged inputs, every\n"
+        "recorded state hash on the way and the frame hash at T checked. The new session is\n"
+        "suspended at T, as vivd leaves the sessions it stops, so `vivd --db FILE` (or OUT)\n"
+        "resumes it as a live world; its lineage (session N, tick T and N's recorded state hash\n"
+        "there) is recorded beside it: `viv replay info` shows it, `viv replay verify` checks the\n"
+        "fork's start against it. It goes into FILE itself, or into OUT (a new or an existing\n"
+        "replay file). FILE is only read when OUT is another file.\n"
+        "\n");
+}
+
+static void fork_tail(FILE *out)
+{
+    fprintf(out,
+        "\n"
+        "Refused, with nothing written: an unknown session, a tick outside the session, a tick\n"
+        "inside a gap (its state was never recorded), a session that does not replay bit-exactly\n"
+        "up to T, a damaged file, and a file a running vivd records into (its FILE.lock is held:\n"
+        "fork into another file with -o, or from a viewer with the fork message).\n"
+        "On a terminal, a progress bar on stderr while the replay to T runs.\n"
+        "Exit status: 0 forked, 1 the session does not replay bit-exactly up to T, 2 refused or\n"
+        "failed.\n");
 }
 
 static void usage_collect(FILE *out)
@@ -202,6 +232,9 @@ typedef struct opts {
     const char *gif, *png_dir, *view;
     const char *html, *web, *wasm;     /* export --html, and where its parts come from */
     const char *report_dir;            /* verify --report DIR */
+    const char *out;                   /* fork -o OUT */
+    uint64_t tick;                     /* fork --tick T */
+    int has_tick;
 } opts;
 
 /* FILE, the one operand of list, info, verify and export. */
@@ -434,6 +467,13 @@ static int cmd_info(int argc, char **argv)
         printf("  node          %s (its session %lld there)\n", s->node, (long long)s->origin_id);
     else if (s->node[0])
         printf("  node          %s\n", s->node);
+    rpl_lineage lin;
+    int forked = rpl_lineage_get(f, s->id, &lin, err, sizeof err);
+    if (forked < 0) fprintf(stderr, "viv replay info: %s\n", err);
+    if (forked == 1)
+        printf("  lineage       forked from session %lld%s%s at tick %llu (its recorded state hash "
+               "there: %016llx)\n", (long long)lin.parent, lin.parent_file[0] ? " of " : "",
+               lin.parent_file, (unsigned long long)lin.tick, (unsigned long long)lin.parent_hash);
     printf("  status        %s%s\n", s->running ? "running" : s->suspended ? "suspended" : "closed",
            s->origin_id >= 0 && (s->running || s->suspended)
                ? " (as it was on its node when collected: a vivd on this file leaves it be)"
@@ -885,6 +925,62 @@ done:
     return status;
 }
 
+/* ---- fork ---------------------------------------------------------------------------------------- */
+static int set_tick(const opt_prog *p, const opt *o, const char *v)
+{
+    opts *op = p->ud;
+    if (opt_parse_u64(p->who, o->name, v, &op->tick)) return OPT_BAD;
+    op->has_tick = 1;
+    return OPT_OK;
+}
+
+static int cmd_fork(int argc, char **argv)
+{
+    opts o;
+    const opt table[] = {
+        OPT_CALL("--tick", "T", set_tick, NULL, "the tick to fork at: the new session starts with the state after T ticks"),
+        OPT_STR("-o", "OUT", &o.out, "the replay file the fork goes into, new or existing (default: FILE)"),
+        ROW_SESSION(&o),
+        ROW_QUIET(&o),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv replay fork", .opts = table, .column = 16, .head = usage_fork,
+                            .tail = fork_tail, .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
+    if (!o.has_tick) {
+        fprintf(stderr, "viv replay fork: which tick? --tick T (viv replay info %s shows the range)\n", o.file);
+        return 2;
+    }
+    rpl_file *f = open_file("fork", o.file);
+    if (!f) return 2;
+    int picked = pick_session("fork", f, &o);
+    rpl_close(f);
+    if (picked != 0) return 2;
+    progress p;
+    char label[64], err[1024];
+    snprintf(label, sizeof label, "replaying session %lld to tick %llu", (long long)o.session,
+             (unsigned long long)o.tick);
+    progress_init(&p, label, o.quiet);
+    rpl_fork_opts fo = { .path = o.file, .session = o.session, .tick = o.tick, .out = o.out,
+                         .progress = progress_cb, .ud = &p };
+    rpl_fork_result r;
+    rc = rpl_fork(&fo, &r, err, sizeof err);
+    progress_end(&p);
+    if (r.warning[0]) fprintf(stderr, "viv replay fork: warning: %s\n", r.warning);
+    if (rc != 0) {
+        fprintf(stderr, "viv replay fork: %s\n", err);
+        return rc == 1 ? 1 : 2;
+    }
+    const char *out = o.out ? o.out : o.file;
+    printf("session %lld of %s: forked from session %lld of %s at tick %llu (replayed from the "
+           "checkpoint at tick %llu; state hash %016llx, frame hash %016llx, as recorded); "
+           "suspended there: `vivd --db %s` resumes it as a live world\n", (long long)r.id, out,
+           (long long)o.session, o.file, (unsigned long long)o.tick, (unsigned long long)r.from_cp,
+           (unsigned long long)r.state_hash, (unsigned long long)r.frame_hash, out);
+    return 0;
+}
+
 int cli_replay_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -901,6 +997,7 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "verify") == 0) return cmd_verify(argc - 1, argv + 1);
     if (strcmp(c, "export") == 0) return cmd_export(argc - 1, argv + 1);
     if (strcmp(c, "collect") == 0) return cmd_collect(argc - 1, argv + 1);
+    if (strcmp(c, "fork") == 0) return cmd_fork(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
     usage(stderr);
     return 2;

@@ -35,6 +35,7 @@ typedef struct batch {
     rpl_phase *ph;             /* TICK in heavy mode: the step's phase hashes */
     size_t nph;
     rpl_session meta;          /* BEGIN */
+    rpl_lineage *lin;          /* BEGIN of a fork: its lineage (malloc'd), else NULL */
     size_t bytes;
 } batch;
 
@@ -86,6 +87,7 @@ static void batch_free(batch *b)
     free(b->in);
     free(b->cp);
     free(b->ph);
+    free(b->lin);
     free(b);
 }
 
@@ -137,6 +139,34 @@ static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const
     return step_done(r->st_cp);
 }
 
+/* A fork's lineage row, in the begin's transaction. The table is additive (RPL_FORK_TABLE_SQL):
+ * created by the first fork a file gets; forks are rare, so the statement is not kept. */
+static int put_lineage(rpl_recorder *r, int64_t session, const rpl_lineage *lin)
+{
+    sqlite3 *db = rpl_db(r->f);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_exec(db, RPL_FORK_TABLE_SQL, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO fork (session, parent, tick,"
+                                " parent_state_hash, parent_file) VALUES (?,?,?,?,?)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, session);
+        sqlite3_bind_int64(st, 2, lin->parent);
+        sqlite3_bind_int64(st, 3, (int64_t)lin->tick);
+        sqlite3_bind_int64(st, 4, (int64_t)lin->parent_hash);
+        if (lin->parent_file[0]) sqlite3_bind_text(st, 5, lin->parent_file, -1, SQLITE_STATIC);
+        rc = step_done(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) return rc;
+    /* The start's own row: the hashes the fork begins with, equal to its parent's there. */
+    sqlite3_bind_int64(r->st_tick, 1, session);
+    sqlite3_bind_int64(r->st_tick, 2, (int64_t)lin->tick);
+    sqlite3_bind_int64(r->st_tick, 3, (int64_t)lin->parent_hash);
+    sqlite3_bind_int64(r->st_tick, 4, (int64_t)lin->frame_hash);
+    return step_done(r->st_tick);
+}
+
 static int write_batch(rpl_recorder *r, batch *b)
 {
     int rc = SQLITE_OK;
@@ -160,6 +190,7 @@ static int write_batch(rpl_recorder *r, batch *b)
         if (r->node[0]) sqlite3_bind_text(st, 14, r->node, -1, SQLITE_STATIC);
         rc = step_done(st);
         if (rc == SQLITE_OK) rc = put_checkpoint(r, m->id, m->start_tick, b->cp, b->cplen);
+        if (rc == SQLITE_OK && b->lin) rc = put_lineage(r, m->id, b->lin);
         break;
     }
     case B_RESUME:
@@ -495,12 +526,29 @@ static int save_into(batch *b, const sim_world *w)
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
                            uint64_t checkpoint_every, char *err, size_t errlen)
 {
+    return rpl_recorder_begin_fork(r, w, source, world_id, checkpoint_every, NULL, err, errlen);
+}
+
+int64_t rpl_recorder_begin_fork(rpl_recorder *r, const sim_world *w, const char *source,
+                                int64_t world_id, uint64_t checkpoint_every,
+                                const rpl_lineage *lin, char *err, size_t errlen)
+{
     batch *b = new_batch(B_BEGIN, 0, sim_world_tick(w));
     int rc = b ? save_into(b, w) : RPL_ENOMEM;
     if (rc) {
         batch_free(b);
         snprintf(err, errlen, "out of memory saving the initial state");
         return rc;
+    }
+    if (lin) {
+        b->lin = malloc(sizeof *lin);
+        if (!b->lin) {
+            batch_free(b);
+            snprintf(err, errlen, "out of memory");
+            return RPL_ENOMEM;
+        }
+        *b->lin = *lin;
+        b->bytes += sizeof *lin;
     }
     const sim_kind *k = sim_world_kind(w);
     rpl_session *m = &b->meta;

@@ -84,6 +84,72 @@ typedef struct rpl_session {
  * it is printed in lists and reports as it is. 0, or RPL_EUSAGE with a sentence naming it. */
 int rpl_node_name_check(const char *name, char *err, size_t errlen);
 
+/* ---- forks: a session that starts from another's state at a tick (fork.c, docs/REPLAY.md) -------
+ * The optional fork table, like the phase table: not in the schema version (still 3), added by
+ * the first fork written into a file; a file without it holds no forks, and a build that does not
+ * know it never looks (a fork is an ordinary suspended session to it). One row per forked
+ * session: its parent, the tick it was forked at, and the parent's recorded state hash there.
+ * parent_file is NULL when the parent is a session of this same file, else the path of the file
+ * that held it when the fork was made. */
+#define RPL_FORK_TABLE_SQL                                                                        \
+    "CREATE TABLE IF NOT EXISTS fork ("                                                           \
+    " session INTEGER PRIMARY KEY REFERENCES session(id), parent INTEGER NOT NULL,"               \
+    " tick INTEGER NOT NULL, parent_state_hash INTEGER NOT NULL, parent_file TEXT);"
+
+typedef struct rpl_lineage {
+    int64_t parent;                    /* the parent session's id (in parent_file when it is set) */
+    uint64_t tick;                     /* the tick it was forked at: the fork's start_tick */
+    uint64_t parent_hash;              /* the parent's recorded state hash at that tick */
+    uint64_t frame_hash;               /* its frame hash there: written (with parent_hash) as the
+                                          fork's own tick row at its start, not in the fork row */
+    char parent_file[1024];            /* "" : this same file; else the parent's file */
+} rpl_lineage;
+
+/* The lineage of session `session`: 1 and *out filled when it is a fork, 0 when it is not (or the
+ * file has no fork table), or a negative code with a sentence (RPL_ECORRUPT: a damaged row). */
+int rpl_lineage_get(rpl_file *f, int64_t session, rpl_lineage *out, char *err, size_t errlen);
+
+/* The state of session s at tick `tick`, replayed with this build's sim from the nearest
+ * checkpoint at or before it and the logged inputs, every recorded state hash on the way checked
+ * and, at `tick`, the frame hash (view 0) too. 0 and *out (a new world at `tick`, the caller's to
+ * destroy), *recorded_sh / *recorded_fh (the recorded hashes at `tick`: its tick row, or at a
+ * checkpoint without one its state hash and the frame drawn from it) and *from_cp (the checkpoint
+ * it started from). Refused with a sentence: RPL_EUSAGE (tick outside start_tick..end_tick, or
+ * inside a gap, whose state was never recorded), 1 (the replay disagrees with the recording
+ * before or at `tick`: the state there is unknown), RPL_ECORRUPT (a damaged checkpoint, input or
+ * a hash row missing), RPL_EKIND, RPL_ESTATE, RPL_EINPUT, RPL_EDB, RPL_ENOMEM. progress (may be
+ * NULL) gets ticks replayed of ticks to replay, now and then, from the calling thread. */
+int rpl_state_at(rpl_file *f, const rpl_session *s, uint64_t tick, sim_world **out,
+                 uint64_t *recorded_sh, uint64_t *recorded_fh, uint64_t *from_cp,
+                 void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud, char *err,
+                 size_t errlen);
+
+typedef struct rpl_fork_opts {
+    const char *path;                  /* the file holding the parent session */
+    int64_t session;                   /* the parent */
+    uint64_t tick;
+    const char *out;                   /* NULL or path: the fork goes into the same file */
+    int durability;
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} rpl_fork_opts;
+
+typedef struct rpl_fork_result {
+    int64_t id;                        /* the new session, in out */
+    uint64_t from_cp;                  /* the checkpoint the replay started from */
+    uint64_t state_hash, frame_hash;   /* the state and frame at tick (equal to the parent's) */
+    int same_file;                     /* the fork is in the parent's file */
+    char warning[320];                 /* "" or a sentence (recorded by another sim version…) */
+} rpl_fork_result;
+
+/* `viv replay fork`: a new session in o->out (or o->path) whose initial state is session
+ * o->session's state at o->tick (rpl_state_at), suspended there as vivd leaves the sessions it
+ * stops (status 'suspended', a checkpoint at tick), with its lineage in the fork table; a vivd
+ * started on the file resumes it as a live world. Refused with a sentence, nothing written:
+ * rpl_state_at's refusals, RPL_EFILE (a file missing, damaged or not a replay file, or one a
+ * running vivd records into: its lock is held), RPL_EDB/RPL_EFAILING (the write failed). */
+int rpl_fork(const rpl_fork_opts *o, rpl_fork_result *res, char *err, size_t errlen);
+
 /* ---- the recorder: a writer thread with its own connection ----------------------------------------
  * The caller (vivd's loop, or viv sim) hands it each tick's inputs and hashes; it copies them into a
  * queue and returns at once — it never waits on the disk. The thread writes batches in
@@ -131,6 +197,13 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
  * session id (assigned at once), or RPL_ENOMEM (RPL_ESTATE) with err if its state cannot be saved. */
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
                            uint64_t checkpoint_every, char *err, size_t errlen);
+/* The same for a fork: the session's lineage (lin) is written with its row, in the same
+ * transaction, into the fork table (created if the file lacks it), and a tick row at its start
+ * holding the state and frame hash there (the parent's), so the start is exported and verified
+ * like any recorded tick. w is at lin->tick. */
+int64_t rpl_recorder_begin_fork(rpl_recorder *r, const sim_world *w, const char *source,
+                                int64_t world_id, uint64_t checkpoint_every,
+                                const rpl_lineage *lin, char *err, size_t errlen);
 /* Continue an interrupted session whose world (rebuilt by replaying the log) is now at
  * sim_world_tick(w): records a checkpoint there and carries on. 0, or RPL_ENOMEM (RPL_ESTATE). */
 int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);

@@ -1087,6 +1087,97 @@ static int check_initial(rpl_file *f, pthread_mutex_t *db, const rpl_session *s,
     return result;
 }
 
+/* A fork's start against its lineage (docs/REPLAY.md, "Forks"): the fork's checkpoint at its
+ * start tick (its bytes already checked against its own recorded hash) must be the parent's
+ * recorded state there. 0 it is, or the lineage cannot be checked here (note says why); 1 it is
+ * not (report: a divergence at the fork's start); a negative code: damaged (err). */
+static int check_lineage(rpl_file *f, const rpl_session *s,
+                         const rpl_lineage *lin, char *out, size_t cap, size_t *len, char *note,
+                         size_t notecap, char *err, size_t errlen)
+{
+    rpl_checkpoint cp;
+    rpl_session ps;
+    rpl_tick_row row;
+    memset(&cp, 0, sizeof cp);
+    note[0] = '\0';
+    if (lin->parent_file[0]) {
+        snprintf(note, notecap, "  lineage NOT CHECKED: forked from session %lld of %.300s at tick %llu, "
+                 "which is not in this file (its start's state hash %016llx is as the fork recorded "
+                 "it; `viv replay verify %.300s --session %lld --to %llu` checks the parent)\n",
+                 (long long)lin->parent, lin->parent_file, (unsigned long long)lin->tick,
+                 (unsigned long long)lin->parent_hash, lin->parent_file, (long long)lin->parent,
+                 (unsigned long long)lin->tick);
+    }
+    int rc = rpl_checkpoint_find(f, s, s->start_tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
+    if (rc < 0) return rc;
+    if (rc > 0 || cp.tick != s->start_tick || lin->tick != s->start_tick) {
+        if (rc == 0) rpl_checkpoint_free(&cp);
+        snprintf(err, errlen, "session %lld of %s is damaged: it is a fork of session %lld at tick "
+                 "%llu, but it has no checkpoint at its start (tick %llu)", (long long)s->id,
+                 rpl_path(f), (long long)lin->parent, (unsigned long long)lin->tick,
+                 (unsigned long long)s->start_tick);
+        return RPL_ECORRUPT;
+    }
+    uint64_t mine = cp.hash;
+    rpl_checkpoint_free(&cp);
+    uint64_t theirs = lin->parent_hash;
+    const char *whose = "the fork's lineage row";
+    if (!lin->parent_file[0]) {
+        rc = rpl_session_get(f, lin->parent, &ps, err, errlen);
+        if (rc == RPL_ENOSESSION) {
+            snprintf(note, notecap, "  lineage NOT CHECKED: forked from session %lld at tick %llu, "
+                     "which this file no longer holds\n", (long long)lin->parent,
+                     (unsigned long long)lin->tick);
+            rc = 0;
+            goto against_row;
+        }
+        if (rc == 0) {
+            rc = rpl_tick_get(f, lin->parent, lin->tick, &row, err, errlen);
+            if (rc == 1) {             /* the parent's own start: no row, its checkpoint */
+                rc = rpl_checkpoint_find(f, &ps, lin->tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
+                if (rc == 0) {
+                    if (cp.tick == lin->tick) row.state_hash = cp.hash;
+                    else rc = 1;
+                    rpl_checkpoint_free(&cp);
+                }
+            }
+        }
+        if (rc < 0) return rc;
+        if (rc == 1) {
+            snprintf(note, notecap, "  lineage NOT CHECKED: session %lld has no recorded state at "
+                     "tick %llu\n", (long long)lin->parent, (unsigned long long)lin->tick);
+            rc = 0;
+            goto against_row;
+        }
+        if (mine == row.state_hash && lin->parent_hash != row.state_hash) {
+            snprintf(err, errlen, "session %lld of %s is damaged: its fork row says session %lld had "
+                     "state hash %016llx at tick %llu, but that session recorded %016llx there, which "
+                     "the fork's start holds", (long long)s->id, rpl_path(f), (long long)lin->parent,
+                     (unsigned long long)lin->parent_hash, (unsigned long long)lin->tick,
+                     (unsigned long long)row.state_hash);
+            return RPL_ECORRUPT;
+        }
+        theirs = row.state_hash;
+        whose = "the parent's recorded tick row";
+        snprintf(note, notecap, "  lineage: the start is session %lld's recorded state at tick %llu "
+                 "(state hash %016llx)\n", (long long)lin->parent, (unsigned long long)lin->tick,
+                 (unsigned long long)theirs);
+    }
+against_row:
+    if (mine == theirs) return 0;
+    say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s): a fork whose start is "
+        "not its parent's state\n", (long long)s->id, rpl_path(f), s->kind,
+        (unsigned long long)s->seed, s->params);
+    say(out, cap, len, "  tick %llu: forked from session %lld%s%s at this tick, but its initial state "
+        "is not the parent's\n", (unsigned long long)lin->tick, (long long)lin->parent,
+        lin->parent_file[0] ? " of " : "", lin->parent_file);
+    say(out, cap, len, "    state hash  %s %016llx  the fork's start %016llx  DIFFERENT\n", whose,
+        (unsigned long long)theirs, (unsigned long long)mine);
+    say(out, cap, len, "  (the fork's checkpoint matches its own recorded hash: it was written or "
+        "changed as another state)\n");
+    return 1;
+}
+
 /* ---- rpl_verify ------------------------------------------------------------------------------------ */
 int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, char *report,
                size_t cap)
@@ -1115,6 +1206,29 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
     res->first = plan.nspans ? plan.spans[0].start : plan.from;
     res->last = plan.to;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
+    /* A fork's start is checked against its parent's recorded state first: a fork that did not
+     * start where it says is a divergence at its start, before any replay. */
+    rpl_lineage lin;
+    char lnote[1024] = "";
+    int forked = 0;
+    if ((plan.nspans ? plan.spans[0].start : plan.from) == s.start_tick &&
+        (forked = rpl_lineage_get(f, s.id, &lin, err, sizeof err)) < 0) {
+        code = forked;
+        goto error;
+    }
+    if (forked == 1) {
+        int lr = check_lineage(f, &s, &lin, report, cap, &len, lnote, sizeof lnote, err,
+                               sizeof err);
+        if (lr < 0) {
+            code = lr;
+            goto error;
+        }
+        if (lr == 1) {
+            res->diverged_at = s.start_tick;
+            rpl_plan_free(&plan);
+            return 1;
+        }
+    }
     double t0 = now_s(), cpu0 = thread_cpu_s();
     /* The recorded tick-0 state is checked against a new world (check_initial) when the replay
      * starts there: first on one thread, beside the spans with several (it is one world's
@@ -1266,6 +1380,7 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         if (res->first < o->from && o->from <= plan.to)
             say(report, cap, &len, "  (from the checkpoint at tick %llu, the nearest at or before "
                 "tick %llu)\n", (unsigned long long)res->first, (unsigned long long)o->from);
+        if (lnote[0]) say(report, cap, &len, "%s", lnote);
         if (o->sync_test)
             say(report, cap, &len, "  sync test passed: saved, loaded into another world and "
                 "continued from it at every tick\n");

@@ -62,6 +62,11 @@ typedef struct srv_host_events {
     /* A seek asked for by `client` (srv_play_control) is done: w landed (its subscribers have
      * the frame), or err (SRV_EPLAY) and msg say why it stayed where it was. */
     void (*play_done)(void *ud, uint32_t client, srv_world *w, int err, const char *msg);
+    /* A fork asked for by `client` (srv_world_fork_async) is done: w is hosted and ticking, forked
+     * from world `from` at `tick`; or w is NULL and code (an error code of docs/PROTOCOL.md) and
+     * msg say why. */
+    void (*world_forked)(void *ud, uint32_t client, srv_world *w, uint32_t from, uint64_t tick,
+                         const char *code, const char *msg);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
@@ -99,6 +104,7 @@ typedef struct srv_rec_state {    /* record.c */
     uint64_t not_logged;       /* ticks the recorder could not take */
     uint64_t logged_tick;      /* the last state handed to the log: its tick and state hash */
     uint64_t logged_sh;        /* (a clean stop checkpoints it only if the world is still there) */
+    struct rpl_lineage *fork;  /* a forked world's lineage, written with its session (then freed) */
 } srv_rec_state;
 
 struct srv_world {
@@ -274,6 +280,21 @@ int srv_world_create_async(srv *s, const char *kind, uint64_t seed, const char *
  * 0, or SRV_ENOMEM (nothing queued, w not busy). */
 int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
                   void (*done)(srv *s, srv_world *w, void *arg), void *arg);
+/* Run work(arg) on a worker, then done(s, arg, cancelled) on the loop (cancelled: the server is
+ * stopping and work never ran). 0, or SRV_ENOMEM (nothing queued). */
+int srv_job_queue(srv *s, void (*work)(void *arg), void (*done)(srv *s, void *arg, int cancelled),
+                  void *arg);
+
+/* ---- server/fork.c — a world forked from a recording or a live world's recorded past ----------------
+ * A new live world whose initial state is world `from`'s recorded state at `tick`: the session it
+ * plays (a recording) or records (a live world) replayed to `tick` on a worker (rpl_state_at, the
+ * file read on its own connection), then hosted and recorded as a fork of that session (its
+ * lineage in the file's fork table). Checks what is cheap first: 0 (queued: the answer comes
+ * through ev.world_forked, with `client`), or a negative SRV_E… code with a sentence in err and
+ * the error code for the client in *code. */
+int srv_world_fork_async(srv *s, srv_world *from, uint64_t tick, uint32_t client,
+                         const char **code, char *err, size_t errlen);
+
 /* Free a closed world (nobody refers to it any more) on a worker. */
 void srv_world_free_later(srv *s, srv_world *w);
 /* The server is stopping: jobs not started yet are cancelled (their results discarded). */
@@ -293,6 +314,10 @@ int srv_play_paused(const srv_world *w);
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
                      uint32_t client, char *err, size_t errlen);
 void srv_play_free(srv_play *p);
+/* The session w plays and the path of its file (for a fork of it): 0, or -1 if w is not a
+ * recording or the path does not fit in cap. */
+struct rpl_session;
+int srv_play_session(const srv_world *w, struct rpl_session *out, char *path, size_t cap);
 /* The "play" map of a world entry, for wire_put_play: 1 (out filled in) if w is a recording,
  * else 0. */
 struct wire_play;

@@ -48,6 +48,9 @@ typedef struct srv_job {
     void (*work)(srv_world *w, void *arg);
     void (*done)(srv *s, srv_world *w, void *arg);
     void *arg;
+    /* work on no hosted world (srv_job_queue) */
+    void (*bare_work)(void *arg);
+    void (*bare_done)(srv *s, void *arg, int cancelled);
 } srv_job;
 
 static void link_job(srv *s, srv_job *j)
@@ -187,6 +190,40 @@ int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
     if (uv_queue_work(s->loop, &j->req, world_work, world_done) != 0) {
         unlink_job(s, j);
         w->busy = 0;
+        free(j);
+        return SRV_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- work on no hosted world ------------------------------------------------------------------------ */
+static void bare_work(uv_work_t *req)
+{
+    srv_job *j = req->data;
+    worker_yields();
+    j->bare_work(j->arg);
+}
+
+static void bare_done(uv_work_t *req, int status)
+{
+    srv_job *j = req->data;
+    unlink_job(j->s, j);
+    j->bare_done(j->s, j->arg, status == UV_ECANCELED);
+    free(j);
+}
+
+int srv_job_queue(srv *s, void (*work)(void *arg), void (*done)(srv *s, void *arg, int cancelled),
+                  void *arg)
+{
+    srv_job *j = calloc(1, sizeof *j);
+    if (!j) return SRV_ENOMEM;
+    j->bare_work = work;
+    j->bare_done = done;
+    j->arg = arg;
+    j->t0 = uv_hrtime();
+    link_job(s, j);
+    if (uv_queue_work(s->loop, &j->req, bare_work, bare_done) != 0) {
+        unlink_job(s, j);
         free(j);
         return SRV_ENOMEM;
     }

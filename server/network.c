@@ -61,6 +61,15 @@ static void on_world_created(void *ud, uint32_t client, srv_world *w, int err, c
     if (c) srv_send_created(c, w, err, msg);     /* one that left is owed nothing */
 }
 
+static void on_world_forked(void *ud, uint32_t client, srv_world *w, uint32_t from, uint64_t tick,
+                            const char *code, const char *msg)
+{
+    srv_client *c = srv_client_by_id(ud, client);
+    srv *s = ud;
+    if (w && s->net->hooks.worlds_changed) s->net->hooks.worlds_changed(s);   /* the cluster's registry */
+    if (c) srv_send_forked(c, w, from, tick, code, msg);
+}
+
 static void on_play_done(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
@@ -88,6 +97,7 @@ int srv_net_init(srv *s, srv_net *n)
     s->ev.subscribers = on_subscribers;
     s->ev.world_created = on_world_created;
     s->ev.play_done = on_play_done;
+    s->ev.world_forked = on_world_forked;
     return 0;
 }
 

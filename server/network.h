@@ -458,6 +458,9 @@ void srv_handle_message(srv_client *c, const uint8_t *body, size_t len);
 void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick);
 /* The answer to a create: `created` with w's entry, or (w NULL) the error for rc (SRV_E…). */
 void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err);
+/* The answer to a fork: `forked` with w's entry, or the error code and its sentence (w NULL). */
+void srv_send_forked(srv_client *c, srv_world *w, uint32_t from, uint64_t tick, const char *code,
+                     const char *err);
 /* The answer to a play message: `playing`, or the error for rc (SRV_E…). */
 void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err);
 /* What a sub asks for, read from m for a world of `kind` (its view names). */

@@ -304,3 +304,11 @@ int srv_play_info(const srv_world *w, wire_play *out)
     out->file = rpl_path(p->f);
     return 1;
 }
+
+int srv_play_session(const srv_world *w, rpl_session *out, char *path, size_t cap)
+{
+    const srv_play *p = w->play;
+    if (!p) return -1;
+    *out = p->sess;
+    return snprintf(path, cap, "%s", rpl_path(p->f)) < (int)cap ? 0 : -1;
+}

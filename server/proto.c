@@ -430,6 +430,37 @@ void srv_send_created(srv_client *c, srv_world *w, int rc, const char *err)
     reply_send(c, &b);
 }
 
+/* A fork: answered `forked` once the world is hosted (a replay to the tick runs on a worker), or
+ * an error, now or then. */
+static void on_fork(srv_client *c, const wire_msg *m, const int64_t *seqp)
+{
+    srv_world *w;
+    if (get_world(c, m, &w, NULL)) return;
+    uint64_t tick;
+    int rc = wire_get_u64(m, "tick", &tick);
+    if (rc) { field_error(c, rc, "tick", "the tick to fork at", NULL); return; }
+    char err[512];
+    const char *code = "bad_field";
+    if (srv_world_fork_async(c->s, w, tick, c->id, &code, err, sizeof err) != 0)
+        srv_send_forked(c, NULL, w->id, tick, code, err);
+}
+
+void srv_send_forked(srv_client *c, srv_world *w, uint32_t from, uint64_t tick, const char *code,
+                     const char *err)
+{
+    if (!w) {
+        srv_client_error(c, code, err, NULL);
+        return;
+    }
+    wire_world ww;
+    wire_play wp;
+    describe(w, &ww, &wp);
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_forked(&b, &ww, from, tick);
+    reply_send(c, &b);
+}
+
 static void on_close(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
@@ -510,6 +541,7 @@ const srv_handler srv_handlers[] = {
     { "close",  on_close,  SRV_ROLE_ADMIN,  "close needs the admin token in hello", 0, 0, SRV_ROUTE_OWNER },
     { "stats",  on_stats,  SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
     { "play",   on_play,   SRV_ROLE_PLAYER, "play controls need the player or admin token in hello", 0, 0, SRV_ROUTE_OWNER },
+    { "fork",   on_fork,   SRV_ROLE_PLAYER, "fork needs the player or admin token in hello", 0, 0, SRV_ROUTE_OWNER },
     { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/replay_stream.c */
     { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
 };

@@ -167,6 +167,8 @@ int srv_record_failing(srv *s)
 
 void srv_record_free(srv_world *w)
 {
+    free(w->rec.fork);
+    w->rec.fork = NULL;
     free(w->rec.cpbuf);
     w->rec.cpbuf = NULL;
 }
@@ -183,7 +185,10 @@ static void begin_now(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: out of memory for checkpoints; not recorded", w->id);
         return;
     }
-    r->session = rpl_recorder_begin(s->rec, w->w, "vivd", w->id, r->cp_every, err, sizeof err);
+    r->session = rpl_recorder_begin_fork(s->rec, w->w, "vivd", w->id, r->cp_every, r->fork, err,
+                                         sizeof err);
+    free(r->fork);
+    r->fork = NULL;
     if (r->session < 0) {
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot record: %s", w->id, err);
         return;

@@ -776,7 +776,8 @@ void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *b
     if ((wire_str_eq((const uint8_t *)t, tl, "ack") || wire_str_eq((const uint8_t *)t, tl, "error")) &&
         wire_get_u64(&m, "seq", &seq) == 0 && seq <= UINT32_MAX)
         pending_done(s, from, client, (uint32_t)seq);
-    if (wire_str_eq((const uint8_t *)t, tl, "created")) srv_relay_created(s, from, body, len);
+    if (wire_str_eq((const uint8_t *)t, tl, "created") || wire_str_eq((const uint8_t *)t, tl, "forked"))
+        srv_relay_created(s, from, body, len);   /* a fork's new world is an entry like a create's */
     if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
         uint64_t world;
         if (wire_get_u64(&m, "world", &world) == 0 && world == c->last_closed) return;   /* said */

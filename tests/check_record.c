@@ -557,6 +557,240 @@ START_TEST(play_a_recording_pause_step_seek_speed)
 }
 END_TEST
 
+/* ---- forks (issue 29) ------------------------------------------------------------------------------ */
+/* The state session `session` of db had at `tick`, stepped on with no input to `to`, drawn: what a
+ * world forked there shows at `to` until someone sends it an input. */
+static void forked_frame(const char *db, int64_t session, uint64_t tick, uint64_t to, sim_frame *fr)
+{
+    rpl_file *f;
+    rpl_session s;
+    sim_world *w;
+    uint64_t sh, fh, cp;
+    char err[512];
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rpl_session_get(f, session, &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rpl_state_at(f, &s, tick, &w, &sh, &fh, &cp, NULL, NULL, err, sizeof err) == 0, "%s", err);
+    while (sim_world_tick(w) < to) sim_world_step(w);
+    ck_assert_int_eq(sim_world_frame_init(w, fr), 0);
+    sim_world_render(w, 0, fr);
+    sim_world_destroy(w);
+    rpl_close(f);
+}
+
+/* The first frame p saw of world id is the frame expected there, byte for byte. */
+static void assert_first_frame(const e2e_peer *p, uint32_t id, const char *db, int64_t session,
+                               uint64_t tick)
+{
+    sim_frame want;
+    const sim_frame *got = &p->t.f[id].f;
+    ck_assert_uint_ge(p->t.f[id].tick, tick);
+    forked_frame(db, session, tick, p->t.f[id].tick, &want);
+    ck_assert_uint_eq(got->w, want.w);
+    ck_assert_uint_eq(got->h, want.h);
+    ck_assert_msg(memcmp(got->px, want.px, (size_t)want.w * want.h) == 0,
+                  "world %u's first frame (tick %llu) is not the forked state's", id,
+                  (unsigned long long)p->t.f[id].tick);
+    sim_frame_free(&want);
+}
+
+static void send_fork(cli_conn *c, uint32_t world, uint64_t tick)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    wire_put_map(&b, 3);
+    put_kv_str(&b, "t", "fork");
+    wire_put_str(&b, "world"); wire_put_uint(&b, world);
+    wire_put_str(&b, "tick"); wire_put_uint(&b, tick);
+    wire_msg_end(&b);
+    send_msg(c, &b);
+    wire_buf_free(&b);
+}
+
+/* The answer to a fork: the new world's id (forked) or 0 with the error code in code. */
+static uint32_t fork_answer(e2e_peer *p, char *code, size_t cap)
+{
+    wire_msg m;
+    code[0] = '\0';
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 20000), 1);
+    if (cli_msg_is(&m, "error")) {
+        const char *cd;
+        size_t n;
+        ck_assert_int_eq(wire_get_str(&m, "code", &cd, &n), 0);
+        snprintf(code, cap, "%.*s", (int)n, cd);
+        return 0;
+    }
+    ck_assert_msg(cli_msg_is(&m, "forked"), "expected forked");
+    const wire_val *wv = wire_msg_get(&m, "world");
+    ck_assert_ptr_nonnull(wv);
+    wire_msg e;
+    uint64_t id;
+    ck_assert_int_eq(wire_msg_decode(wv->raw, wv->rawlen, &e), 0);
+    ck_assert_int_eq(wire_get_u64(&e, "id", &id), 0);
+    return (uint32_t)id;
+}
+
+/* A paint input to world `world`; its ack (with the seq) awaited. */
+static void paint_acked(e2e_peer *p, uint32_t world, uint32_t seq)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_msg_begin(&b);
+    wire_put_map(&b, 5);
+    put_kv_str(&b, "t", "input");
+    wire_put_str(&b, "world"); wire_put_uint(&b, world);
+    wire_put_str(&b, "seq"); wire_put_uint(&b, seq);
+    put_kv_str(&b, "kind", "paint");
+    wire_put_str(&b, "args"); wire_put_array(&b, 4);
+    wire_put_int(&b, 12); wire_put_int(&b, 8); wire_put_int(&b, 3); wire_put_int(&b, 1);
+    wire_msg_end(&b);
+    send_msg(&p->c, &b);
+    wire_buf_free(&b);
+    wire_msg m;
+    uint64_t got;
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 10000), 1);
+    ck_assert_msg(cli_msg_is(&m, "ack"), "expected the ack of an input to world %u", world);
+    ck_assert_int_eq(wire_get_u64(&m, "seq", &got), 0);
+    ck_assert_uint_eq(got, seq);
+}
+
+static void record_sand(const char *db)
+{
+    char cmd[512], in[160];
+    snprintf(in, sizeof in, "%s.in", db);
+    FILE *fp = fopen(in, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("10 paint 20 10 4 sand\n50 paint 30 10 3 water\n", fp);
+    fclose(fp);
+    const char *bin = getenv("VIV_BIN");
+    snprintf(cmd, sizeof cmd, "%s/viv sim --world sand --params w=64,h=48 --ticks 900 --inputs %s "
+             "--record %s >/dev/null 2>&1", bin ? bin : "../bin", in, db);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* `viv replay fork` writes a suspended session; a vivd on the file resumes it as a live world:
+ * its first frame is the parent's (the parent has no input after tick 50, so its frames go on
+ * exactly as the fork's), and an input to it is acknowledged. */
+START_TEST(a_forked_file_resumes_as_a_live_world)
+{
+    char dir[] = "/tmp/vivfork.XXXXXX", db[128], cmd[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/rec.db", dir);
+    record_sand(db);
+    const char *bin = getenv("VIV_BIN");
+    snprintf(cmd, sizeof cmd, "%s/viv replay fork %s --session 1 --tick 700 --quiet >/dev/null",
+             bin ? bin : "../bin", db);
+    ck_assert_int_eq(system(cmd), 0);
+    static e2e_fixture fx;
+    e2e_fixture_start_args(&fx, NULL, (const char *const[]){ "--db", db, NULL }, 0, 0);
+    wire_msg m;
+    e2e_peer *p = e2e_hello(&fx, "player", PLAYER, &m);
+    uint32_t ids[4];
+    char kinds[4][16];
+    ck_assert_int_eq(welcome_worlds(&m, ids, kinds, 4), 1);     /* the fork, resumed */
+    e2e_sub(p, ids[0], 1, NULL, NULL);
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 300), 0);
+    ck_assert_int_ge(p->t.count[ids[0]], 1);
+    sim_frame at;
+    /* the frame the parent recorded at the first tick seen: its replay, drawn */
+    forked_frame(db, 1, p->t.f[ids[0]].tick, p->t.f[ids[0]].tick, &at);
+    ck_assert_msg(memcmp(at.px, p->t.f[ids[0]].f.px, (size_t)at.w * at.h) == 0,
+                  "the resumed fork's frame at %llu is not the parent's",
+                  (unsigned long long)p->t.f[ids[0]].tick);
+    sim_frame_free(&at);
+    assert_first_frame(p, ids[0], db, 1, 700);
+    acked a;
+    send_paint(&p->c, 1, 12, 8, 3, 1, &a, p->client);
+    wait_ack(&p->c, &p->t, &a);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+    snprintf(cmd, sizeof cmd, "%s/viv replay verify %s --session 2 --quiet >/dev/null", bin ? bin : "../bin", db);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The fork message: a player forks a recording (--play) at a tick and a live world's recorded
+ * past into new live worlds; each first frame is the forked state's, byte for byte; inputs to
+ * the new world are acknowledged; a viewer and a bad tick are refused; the file verifies, each
+ * fork's start checked against its parent. */
+START_TEST(fork_message_a_recording_and_a_live_worlds_past)
+{
+    char dir[] = "/tmp/vivforkm.XXXXXX", db[128], cmd[768], err[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/rec.db", dir);
+    record_sand(db);
+    static e2e_fixture fx;
+    e2e_fixture_start_args(&fx, NULL, (const char *const[]){ "--play", db, NULL }, 0, 0);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
+    e2e_peer *p = e2e_hello(&fx, "player", PLAYER, NULL);
+    char code[32];
+    send_fork(&v->c, 1, 300);
+    ck_assert_uint_eq(fork_answer(v, code, sizeof code), 0);
+    ck_assert_str_eq(code, "forbidden");
+    send_fork(&p->c, 1, 100000);
+    ck_assert_uint_eq(fork_answer(p, code, sizeof code), 0);
+    ck_assert_str_eq(code, "bad_field");
+    send_fork(&p->c, 99, 10);
+    ck_assert_uint_eq(fork_answer(p, code, sizeof code), 0);
+    ck_assert_str_eq(code, "unknown_world");
+    /* A recording at tick 300. */
+    send_fork(&p->c, 1, 300);
+    uint32_t a = fork_answer(p, code, sizeof code);
+    ck_assert_msg(a != 0, "fork refused: %s", code);
+    wire_msg m;
+    e2e_sub(v, a, 1, NULL, NULL);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);
+    ck_assert_int_ge(v->t.count[a], 1);
+    assert_first_frame(v, a, db, 1, 300);
+    paint_acked(p, a, 1);
+    /* A live world's past: world a's, at a tick it has recorded. */
+    uint64_t at = v->t.f[a].tick;
+    double t0 = now_s();
+    while (v->t.f[a].tick < at + 30) {
+        ck_assert_msg(now_s() - t0 < 20, "world %u does not tick", a);
+        ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
+    }
+    send_fork(&p->c, a, at + 5);
+    uint32_t b = fork_answer(p, code, sizeof code);
+    ck_assert_msg(b != 0, "fork of a live world refused: %s", code);
+    send_fork(&p->c, a, v->t.f[a].tick + 100000);                 /* its future */
+    ck_assert_uint_eq(fork_answer(p, code, sizeof code), 0);
+    ck_assert_str_eq(code, "bad_field");
+    e2e_sub(v, b, 1, NULL, NULL);
+    ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 300), 0);
+    ck_assert_int_ge(v->t.count[b], 1);
+    ck_assert_uint_ge(v->t.f[b].tick, at + 5);
+    /* b's first frame is a's recorded state at at + 5 (a's session in the vivd's file) stepped on */
+    char own[160];
+    snprintf(own, sizeof own, "%s/replay.db", fx.sv.dir);
+    rpl_file *f;
+    ck_assert_msg(rpl_open(own, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    rpl_lineage lin;
+    /* the vivd's sessions: a's is 1, b's is 2 */
+    ck_assert_int_eq(rpl_lineage_get(f, 2, &lin, err, sizeof err), 1);
+    ck_assert_int_eq(lin.parent, 1);
+    ck_assert_uint_eq(lin.tick, at + 5);
+    ck_assert_str_eq(lin.parent_file, "");
+    ck_assert_int_eq(rpl_lineage_get(f, 1, &lin, err, sizeof err), 1);
+    ck_assert_uint_eq(lin.tick, 300);
+    ck_assert_msg(lin.parent_file[0] != '\0', "a fork of a --play file names that file");
+    rpl_close(f);
+    assert_first_frame(v, b, own, 1, at + 5);
+    ck_assert_int_eq(e2e_fixture_stop_keep(&fx), 0);
+    const char *bin = getenv("VIV_BIN");
+    snprintf(cmd, sizeof cmd, "%s/viv replay verify %s --all --quiet > %s/verify.txt 2>&1",
+             bin ? bin : "../bin", own, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(own, sizeof own, "%s/verify.txt", dir);
+    ck_assert(file_contains(own, "lineage: the start is session 1's recorded state at tick"));
+    ck_assert(file_contains(own, "lineage NOT CHECKED: forked from session 1 of"));
+    server_cleanup(&fx.sv);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *suite_record(void)
 {
     Suite *s = suite_create("record");
@@ -568,6 +802,8 @@ Suite *suite_record(void)
     tcase_add_test(tc, fresh_closes_the_suspended_and_starts_new_sessions);
     tcase_add_test(tc, schema_1_is_migrated_in_place_on_write);
     tcase_add_test(tc, play_a_recording_pause_step_seek_speed);
+    tcase_add_test(tc, a_forked_file_resumes_as_a_live_world);
+    tcase_add_test(tc, fork_message_a_recording_and_a_live_worlds_past);
     suite_add_tcase(s, tc);
     return s;
 }

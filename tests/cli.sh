@@ -448,6 +448,60 @@ if [ -x "$vivd" ]; then
         || fail "verify collected: $(head -2 "$tmp/out")"
     expect "vivd --threads 0" 2 "--threads must be a whole number of workers in 1..64" -- "$vivd" --threads 0
 
+    # replay fork (issue 29): a session's state at a tick as a new session, suspended there. Its
+    # frame at T is the parent's, byte for byte; info shows the lineage; verify checks the start
+    # against the parent's recorded hash and catches a start that was changed; a vivd resumes it.
+    printf '10 paint 20 10 4 sand\n50 paint 30 10 3 water\n' > "$tmp/fk.in"
+    "$viv" sim --world sand --params w=64,h=48 --ticks 1300 --inputs "$tmp/fk.in" --record "$tmp/fk.db" > /dev/null 2>&1
+    expect "replay fork" 0 - -- "$viv" replay fork "$tmp/fk.db" --session 1 --tick 700 --quiet
+    grep -qF "session 2 of $tmp/fk.db: forked from session 1 of $tmp/fk.db at tick 700 (replayed from the checkpoint at tick 600" \
+        "$tmp/out" && ok "fork: says what it wrote" || fail "fork output: $(cat "$tmp/out")"
+    "$viv" replay info "$tmp/fk.db" --session 2 > "$tmp/out" 2>&1
+    grep -q "lineage       forked from session 1 at tick 700 (its recorded state hash there: [0-9a-f]\{16\})" "$tmp/out" \
+        && grep -q "status        suspended" "$tmp/out" && grep -q "ticks         700..700" "$tmp/out" \
+        && ok "fork: info shows the lineage, suspended at 700" || fail "fork info: $(cat "$tmp/out")"
+    expect "fork: verify" 0 - -- "$viv" replay verify "$tmp/fk.db" --session 2 --quiet
+    grep -qF "lineage: the start is session 1's recorded state at tick 700" "$tmp/out" \
+        && ok "fork: verify checks the start against the parent" || fail "fork verify: $(cat "$tmp/out")"
+    expect "fork into another file" 0 - -- "$viv" replay fork "$tmp/fk.db" --session 1 --tick 640 -o "$tmp/fk2.db" --quiet
+    expect "fork: verify in another file" 0 - -- "$viv" replay verify "$tmp/fk2.db" --quiet
+    grep -qF "lineage NOT CHECKED: forked from session 1 of" "$tmp/out" \
+        && ok "fork: verify says the parent is elsewhere" || fail "fork verify elsewhere: $(cat "$tmp/out")"
+    # The start changed: the fork's checkpoint replaced by the parent's state at 600 (a valid
+    # blob with its own hash, but another tick) is damage; the parent's row at 700 changed while
+    # the fork keeps its start is a fork that did not start there: diverged at 700.
+    cp "$tmp/fk.db" "$tmp/fk-bad.db"
+    sqlite3 "$tmp/fk-bad.db" "UPDATE tick SET state_hash = state_hash + 1 WHERE session = 1 AND tick = 700"
+    expect "fork: verify a tampered start" 1 - -- "$viv" replay verify "$tmp/fk-bad.db" --session 2 --quiet
+    grep -qF "a fork whose start is not its parent's state" "$tmp/out" \
+        && ok "fork: verify catches a start that is not the parent's" || fail "fork tampered: $(cat "$tmp/out")"
+    cp "$tmp/fk.db" "$tmp/fk-bad2.db"
+    sqlite3 "$tmp/fk-bad2.db" "UPDATE fork SET parent_state_hash = parent_state_hash + 1 WHERE session = 2"
+    expect "fork: verify a damaged lineage row" 2 "its fork row says session 1 had state hash" -- "$viv" replay verify "$tmp/fk-bad2.db" --session 2 --quiet
+    expect "fork: tick out of range" 2 "tick 5000 is outside session 1 (ticks 0..1300)" -- "$viv" replay fork "$tmp/fk.db" --session 1 --tick 5000
+    expect "fork: unknown session" 2 "session 9 not found in $tmp/fk.db (sessions: 1, 2)" -- "$viv" replay fork "$tmp/fk.db" --session 9 --tick 5
+    expect "fork: no tick" 2 "which tick? --tick T" -- "$viv" replay fork "$tmp/fk.db" --session 1
+    sqlite3 "$tmp/fk-bad.db" "INSERT INTO gap VALUES (1, 900, 1200, 'disk full')"
+    expect "fork: a tick in a gap" 2 "tick 1000 of session 1 is in a gap: ticks [900, 1200) were not recorded (disk full)" \
+        -- "$viv" replay fork "$tmp/fk-bad.db" --session 1 --tick 1000
+    expect "fork: not bit-exact up to the tick" 1 "does not replay bit-exactly" -- "$viv" replay fork "$tmp/fk-bad.db" --session 1 --tick 700 --quiet
+    expect "fork: a damaged file" 2 "is not a Vivarium replay file" -- "$viv" replay fork "$tmp/fk.in" --session 1 --tick 5
+    "$viv" replay list "$tmp/fk-bad.db" | grep -c "viv replay fork" | grep -qx 1 \
+        && ok "fork: nothing written when refused" || fail "fork: a refused fork wrote a session"
+    # A vivd on the file resumes the fork as a live world, at tick 700.
+    vivd_run 1 "" "$tmp/fk.db"
+    grep -q "resumed session 2 .*tick 700" "$tmp/thvivd.log" && ok "vivd resumes the fork at tick 700" \
+        || fail "vivd on the forked file: $(cat "$tmp/thvivd.log")"
+    expect "fork: verify after vivd ran it" 0 - -- "$viv" replay verify "$tmp/fk.db" --session 2 --quiet
+    # Its frame at 700 (its start, as vivd resumed it) is the parent's, byte for byte, and so is
+    # every frame after it until an input (the parent had none after tick 50).
+    "$viv" replay export "$tmp/fk.db" --session 1 --from 700 --to 720 --png-dir "$tmp/fkp" --quiet > /dev/null 2>&1
+    "$viv" replay export "$tmp/fk.db" --session 2 --from 700 --to 720 --png-dir "$tmp/fkc" --quiet > /dev/null 2>&1
+    [ -s "$tmp/fkp/frame-000700.png" ] && cmp -s "$tmp/fkp/frame-000700.png" "$tmp/fkc/frame-000700.png" \
+        && cmp -s "$tmp/fkp/frame-000720.png" "$tmp/fkc/frame-000720.png" \
+        && ok "fork: its frames at 700 and 720 are the parent's, byte for byte" \
+        || fail "fork: the frames at 700 or 720 differ (or are missing): $(ls "$tmp/fkp" "$tmp/fkc" 2>&1 | head -5)"
+
     # Tokens in the log: printed when they are made (the first start on a file), never when a later
     # start reads them from FILE.tokens (logs are shipped and shared); that start names the file.
     # tok_run LOG: vivd on tok.db with no token given, until it listens, then stopped.
@@ -595,7 +649,7 @@ tables() {
 }
 tables vivd vivd vivd -- "$vivd"
 tables "viv sim" "viv sim" "viv sim" -- "$viv" sim
-for c in list info verify export collect; do
+for c in list info verify export collect fork; do
     tables "viv replay $c" "viv replay $c" "viv replay $c" -- "$viv" replay "$c"
 done
 tables "viv fuzz" "viv fuzz" "viv fuzz" -- "$viv" fuzz

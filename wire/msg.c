@@ -172,6 +172,16 @@ long wire_msg_created(wire_buf *b, const wire_world *w)
     return wire_msg_end(b);
 }
 
+long wire_msg_forked(wire_buf *b, const wire_world *w, uint32_t from, uint64_t tick)
+{
+    begin(b, "forked", 3);
+    wire_put_str(b, "world");
+    wire_put_world(b, w);
+    wire_put_str(b, "from"); wire_put_uint(b, from);
+    wire_put_str(b, "tick"); wire_put_uint(b, tick);
+    return wire_msg_end(b);
+}
+
 long wire_msg_closed(wire_buf *b, uint32_t world)
 {
     begin(b, "closed", 1);

@@ -97,6 +97,8 @@ typedef struct wire_raw {
 long wire_msg_welcome_raw(wire_buf *b, const char *server, const char *role, uint32_t client,
                           const wire_world *worlds, int nworlds, const wire_raw *more, int nmore);
 long wire_msg_created(wire_buf *b, const wire_world *w);
+/* {"t":"forked", "world":{entry}, "from":id, "tick":u64}: the answer to a fork. */
+long wire_msg_forked(wire_buf *b, const wire_world *w, uint32_t from, uint64_t tick);
 long wire_msg_closed(wire_buf *b, uint32_t world);
 /* events: the world events of one step of `world` (docs/PROTOCOL.md, events), to subscribers
  * that asked for them: tick is the tick whose step made them; each event a map {"name", "fields"};
