@@ -22,6 +22,7 @@
 
 #define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
 #define SRV_MAX_WORLDS 64
+#define SRV_MAX_TIMELINES 64                /* viewers' own timelines on recordings, in all */
 
 /* ---- errors: 0 or a negative SRV_E… code, -101..-199 of the one space (sim/errors.h, where the
  * codes and their sentences are; sim_strerror names them). A world's SIM_E… code is turned into
@@ -62,6 +63,11 @@ typedef struct srv_host_events {
     /* A seek asked for by `client` (srv_play_control) is done: w landed (its subscribers have
      * the frame), or err (SRV_EPLAY) and msg say why it stayed where it was. */
     void (*play_done)(void *ud, uint32_t client, srv_world *w, int err, const char *msg);
+    /* A timeline `client` asked for on world `of` (srv_timeline_open, its `gen`) is built: tl,
+     * paused or playing at its tick, to be shown to that client (0), or -1 when nobody wants it
+     * any more (the host closes it); or tl is NULL, and err (SRV_E…) and msg say why. */
+    int (*timeline_opened)(void *ud, uint32_t client, uint32_t of, uint32_t gen, srv_world *tl,
+                           int err, const char *msg);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
@@ -163,6 +169,10 @@ struct srv {
     /* work off the loop (server/jobs.c) */
     struct srv_job *jobs;      /* in flight: queued or running on libuv's thread pool */
     int ncreating;             /* of them, creates: they count toward SRV_MAX_WORLDS */
+    /* viewers' own timelines (play.c): ticked like worlds, listed nowhere */
+    srv_world *timelines[SRV_MAX_TIMELINES];
+    int ntimelines;
+    int ntlopening;            /* being built on a worker: they count toward the limit */
     struct pool *pool;         /* --threads: the workers every hosted world's passes run on
                                   (pool/pool.h), or NULL: inline on the loop thread */
 };
@@ -274,6 +284,9 @@ int srv_world_create_async(srv *s, const char *kind, uint64_t seed, const char *
  * 0, or SRV_ENOMEM (nothing queued, w not busy). */
 int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
                   void (*done)(srv *s, srv_world *w, void *arg), void *arg);
+/* Run work(arg) on a worker, then done(s, arg, cancelled) on the loop (cancelled: the server is
+ * stopping and work never ran). 0, or SRV_ENOMEM (nothing queued). */
+int srv_job_run(srv *s, void (*work)(void *arg), void (*done)(srv *s, void *arg, int cancelled), void *arg);
 /* Free a closed world (nobody refers to it any more) on a worker. */
 void srv_world_free_later(srv *s, srv_world *w);
 /* The server is stopping: jobs not started yet are cancelled (their results discarded). */
@@ -293,6 +306,18 @@ int srv_play_paused(const srv_world *w);
 int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_t tick, int speed,
                      uint32_t client, char *err, size_t errlen);
 void srv_play_free(srv_play *p);
+/* A viewer's own timeline on w's recording (docs/PROTOCOL.md, timeline): built on a worker at
+ * `tick` (from_end: that many ticks before the recording's end), paused unless resume, at speed
+ * percent; ev.timeline_opened tells `client` (with gen) when it is ready. 0 (queued), or
+ * SRV_ENOTREC (w is live and not recorded), SRV_EBUSY (SRV_MAX_TIMELINES), SRV_ENOMEM, with a
+ * sentence in err. Its ops then are srv_play_control's (pause, resume, step, back, seek, speed). */
+int srv_timeline_open(srv *s, srv_world *w, uint64_t tick, int from_end, int resume, int speed,
+                      uint32_t client, uint32_t gen, char *err, size_t errlen);
+int srv_play_is_timeline(const srv_world *w);
+/* Let a timeline go (its subscription has gone): freed now, or when its worker gives it back. */
+void srv_timeline_close(srv *s, srv_world *w);
+void srv_timelines_sweep(srv *s);          /* the scheduler's turn: the closed ones go */
+void srv_timelines_free(srv *s);           /* shutdown: what is left */
 /* The "play" map of a world entry, for wire_put_play: 1 (out filled in) if w is a recording,
  * else 0. */
 struct wire_play;

@@ -48,6 +48,9 @@ typedef struct srv_job {
     void (*work)(srv_world *w, void *arg);
     void (*done)(srv *s, srv_world *w, void *arg);
     void *arg;
+    /* work on nothing hosted (srv_job_run) */
+    void (*gwork)(void *arg);
+    void (*gdone)(srv *s, void *arg, int cancelled);
 } srv_job;
 
 static void link_job(srv *s, srv_job *j)
@@ -187,6 +190,38 @@ int srv_world_job(srv *s, srv_world *w, void (*work)(srv_world *w, void *arg),
     if (uv_queue_work(s->loop, &j->req, world_work, world_done) != 0) {
         unlink_job(s, j);
         w->busy = 0;
+        free(j);
+        return SRV_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- work on nothing hosted yet (a timeline being built: play.c) ---------------------------------- */
+static void plain_work(uv_work_t *req)
+{
+    srv_job *j = req->data;
+    worker_yields();
+    j->gwork(j->arg);
+}
+
+static void plain_done(uv_work_t *req, int status)
+{
+    srv_job *j = req->data;
+    unlink_job(j->s, j);
+    j->gdone(j->s, j->arg, status == UV_ECANCELED);
+    free(j);
+}
+
+int srv_job_run(srv *s, void (*work)(void *arg), void (*done)(srv *s, void *arg, int cancelled), void *arg)
+{
+    srv_job *j = calloc(1, sizeof *j);
+    if (!j) return SRV_ENOMEM;
+    j->gwork = work;
+    j->gdone = done;
+    j->arg = arg;
+    link_job(s, j);
+    if (uv_queue_work(s->loop, &j->req, plain_work, plain_done) != 0) {
+        unlink_job(s, j);
         free(j);
         return SRV_ENOMEM;
     }

@@ -951,6 +951,7 @@ static void vivd_free(srv *s)
     srv_net_free(s);
     for (int i = 0; i < s->nworlds; i++) srv_world_free(s->worlds[i]);
     s->nworlds = 0;
+    srv_timelines_free(s);
     pool_destroy(s->pool);
 }
 

@@ -13,7 +13,7 @@ static const struct { const char *type; int least; } PROTOCOL[] = {
     { "hello", SRV_ROLE_NONE },    { "sub", SRV_ROLE_VIEWER },    { "unsub", SRV_ROLE_VIEWER },
     { "input", SRV_ROLE_PLAYER },  { "ping", SRV_ROLE_VIEWER },   { "create", SRV_ROLE_ADMIN },
     { "close", SRV_ROLE_ADMIN },   { "stats", SRV_ROLE_VIEWER },  { "play", SRV_ROLE_PLAYER },
-    { "sessions", SRV_ROLE_VIEWER }, { "replay", SRV_ROLE_VIEWER },
+    { "sessions", SRV_ROLE_VIEWER }, { "replay", SRV_ROLE_VIEWER }, { "timeline", SRV_ROLE_VIEWER },
 };
 #define NPROTO ((int)(sizeof PROTOCOL / sizeof PROTOCOL[0]))
 
