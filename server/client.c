@@ -83,6 +83,9 @@ void srv_sub_drop(srv_client *c, srv_sub *sub)
 {
     if (sub->remote) {                       /* a world served by the layer above */
         if (c->s->net->hooks.sub_dropped) c->s->net->hooks.sub_dropped(c->s, sub);
+    } else if (sub->tl) {                    /* its own timeline (timeline.c): it goes too */
+        srv_stream_detach(sub->tl, sub);
+        srv_timeline_close(c->s, sub->tl);
     } else if (sub->world) srv_stream_detach(sub->world, sub);
     else return;
     memset(sub, 0, sizeof *sub);

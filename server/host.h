@@ -22,6 +22,7 @@
 
 #define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
 #define SRV_MAX_WORLDS 64
+#define SRV_MAX_TIMELINES 64                /* viewers' own timelines on recordings, in all */
 
 /* ---- errors: 0 or a negative SRV_E… code, -101..-199 of the one space (sim/errors.h, where the
  * codes and their sentences are; sim_strerror names them). A world's SIM_E… code is turned into
@@ -67,6 +68,11 @@ typedef struct srv_host_events {
      * msg say why. */
     void (*world_forked)(void *ud, uint32_t client, srv_world *w, uint32_t from, uint64_t tick,
                          const char *code, const char *msg);
+    /* A timeline `client` asked for on world `of` (srv_timeline_open, its `gen`) is built: tl,
+     * paused or playing at its tick, to be shown to that client (0), or -1 when nobody wants it
+     * any more (the host closes it); or tl is NULL, and err (SRV_E…) and msg say why. */
+    int (*timeline_opened)(void *ud, uint32_t client, uint32_t of, uint32_t gen, srv_world *tl,
+                           int err, const char *msg);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
@@ -169,6 +175,10 @@ struct srv {
     /* work off the loop (server/jobs.c) */
     struct srv_job *jobs;      /* in flight: queued or running on libuv's thread pool */
     int ncreating;             /* of them, creates: they count toward SRV_MAX_WORLDS */
+    /* viewers' own timelines (play.c): ticked like worlds, listed nowhere */
+    srv_world *timelines[SRV_MAX_TIMELINES];
+    int ntimelines;
+    int ntlopening;            /* being built on a worker: they count toward the limit */
     struct pool *pool;         /* --threads: the workers every hosted world's passes run on
                                   (pool/pool.h), or NULL: inline on the loop thread */
 };
@@ -318,6 +328,18 @@ void srv_play_free(srv_play *p);
  * recording or the path does not fit in cap. */
 struct rpl_session;
 int srv_play_session(const srv_world *w, struct rpl_session *out, char *path, size_t cap);
+/* A viewer's own timeline on w's recording (docs/PROTOCOL.md, timeline): built on a worker at
+ * `tick` (from_end: that many ticks before the recording's end), paused unless resume, at speed
+ * percent; ev.timeline_opened tells `client` (with gen) when it is ready. 0 (queued), or
+ * SRV_ENOTREC (w is live and not recorded), SRV_EBUSY (SRV_MAX_TIMELINES), SRV_ENOMEM, with a
+ * sentence in err. Its ops then are srv_play_control's (pause, resume, step, back, seek, speed). */
+int srv_timeline_open(srv *s, srv_world *w, uint64_t tick, int from_end, int resume, int speed,
+                      uint32_t client, uint32_t gen, char *err, size_t errlen);
+int srv_play_is_timeline(const srv_world *w);
+/* Let a timeline go (its subscription has gone): freed now, or when its worker gives it back. */
+void srv_timeline_close(srv *s, srv_world *w);
+void srv_timelines_sweep(srv *s);          /* the scheduler's turn: the closed ones go */
+void srv_timelines_free(srv *s);           /* shutdown: what is left */
 /* The "play" map of a world entry, for wire_put_play: 1 (out filled in) if w is a recording,
  * else 0. */
 struct wire_play;

@@ -73,7 +73,8 @@ static void on_world_forked(void *ud, uint32_t client, srv_world *w, uint32_t fr
 static void on_play_done(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
-    if (c) srv_send_playing(c, w, err, msg);
+    if (c && srv_play_is_timeline(w)) srv_send_timeline(c, w, err, msg);
+    else if (c) srv_send_playing(c, w, err, msg);
 }
 
 static int on_subscribers(void *ud, const srv_world *w)
@@ -98,6 +99,7 @@ int srv_net_init(srv *s, srv_net *n)
     s->ev.world_created = on_world_created;
     s->ev.play_done = on_play_done;
     s->ev.world_forked = on_world_forked;
+    s->ev.timeline_opened = srv_timeline_opened;
     return 0;
 }
 

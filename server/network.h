@@ -111,6 +111,14 @@ struct srv_sub {
     int stream;            /* index into the world's streams */
     int need_key;
     int events;            /* sub's "events": the world's events are sent to it too */
+    /* Its own timeline on the world's recording (timeline.c): the private world its frames come
+     * from instead (stream is then the timeline's), or NULL; one being built (tl_opening, with
+     * the generation the host's answer must carry); what the world's stream was. */
+    srv_world *tl;
+    int tl_opening;
+    uint32_t tl_gen;
+    int tl_view, tl_enc;
+    uint32_t tl_every, tl_div;
     uint64_t frames, skipped;
     srv_sub *snext, *sprev;     /* the stream's subscriber list */
 };
@@ -440,6 +448,15 @@ void srv_http_gate_stop(srv_http_gate *g);
 /* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
 void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);
 void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq);
+
+/* ---- server/timeline.c: a viewer's own timeline on a world's recording ------------------------------ */
+void srv_on_timeline(srv_client *c, const wire_msg *m, const int64_t *seq);
+/* ev.timeline_opened (host.h). */
+int srv_timeline_opened(void *ud, uint32_t client, uint32_t of, uint32_t gen, srv_world *tl, int err,
+                        const char *msg);
+/* The answer to a timeline message about w (a timeline, or the world itself: back to live), or the
+ * error for rc (SRV_E…). */
+void srv_send_timeline(srv_client *c, srv_world *w, int rc, const char *err);
 
 /* ---- server/proto.c: the handler table ------------------------------------------------------------- */
 typedef struct srv_handler {

@@ -9,6 +9,7 @@
 #include "host.h"
 #include "msg.h"
 #include "replay.h"
+#include "pool.h"
 
 /* A play message that came while the world was seeking: applied, in order, once it has landed. */
 #define SRV_PLAY_WAITING 16
@@ -23,6 +24,13 @@ typedef struct play_op {
 struct srv_play {
     rpl_file *f;
     rpl_session sess;
+    /* A viewer's own timeline (srv_timeline_open), not a world of --play: the world's id its
+     * frames carry, and whether it plays a live world's recording (which grows: the end is read
+     * again when play reaches it). */
+    int timeline;
+    int live;
+    uint32_t of;
+    int dropped;               /* its subscription let it go: the scheduler's next turn frees it */
     sim_input *in;
     size_t nin, cursor;        /* in[cursor] is the next input not yet fed (a seek's worker too) */
     int paused;
@@ -33,7 +41,7 @@ struct srv_play {
 
 int srv_play_paused(const srv_world *w)
 {
-    return w->play->paused && w->play->steps == 0;
+    return w->play->dropped || (w->play->paused && w->play->steps == 0);
 }
 
 void srv_play_free(srv_play *p)
@@ -53,10 +61,16 @@ void srv_play_feed(srv_world *w)
     for (; p->cursor < p->nin && p->in[p->cursor].tick == t; p->cursor++) sim_world_input(w->w, &p->in[p->cursor]);
 }
 
+static void refresh_start(srv *s, srv_world *w);
+
 void srv_play_after_tick(srv *s, srv_world *w)
 {
     srv_play *p = w->play;
     if (p->steps) p->steps--;
+    if (!p->paused && p->live && sim_world_tick(w->w) >= p->sess.end_tick) {
+        refresh_start(s, w);       /* the live world has committed more since: read it */
+        return;
+    }
     if (!p->paused && sim_world_tick(w->w) >= p->sess.end_tick) {
         p->paused = 1;
         srv_log(s, SRV_LOG_INFO, "world %u: the recording ended at tick %" PRIu64 "; paused", w->id,
@@ -141,11 +155,46 @@ typedef struct seek_job {
     char err[256];
 } seek_job;
 
+/* A live world's timeline: the ticks its recording committed since it was last read (the end,
+ * and the inputs up to it), on the worker that holds w. 0, or SRV_EPLAY with a sentence. */
+static int refresh(srv_world *w, char *err, size_t errlen)
+{
+    srv_play *p = w->play;
+    rpl_session now;
+    if (rpl_session_get(p->f, p->sess.id, &now, err, errlen) != 0) return SRV_EPLAY;
+    if (now.end_tick <= p->sess.end_tick) return 0;
+    sim_input *more;
+    size_t nmore;
+    if (rpl_inputs_load(p->f, p->sess.id, p->sess.end_tick, now.end_tick, w->w, &more, &nmore, err, errlen) != 0)
+        return SRV_EPLAY;
+    sim_input *all = nmore ? realloc(p->in, (p->nin + nmore) * sizeof *all) : p->in;
+    if (nmore && !all) {
+        free(more);
+        snprintf(err, errlen, "out of memory reading the recording's new ticks");
+        return SRV_EPLAY;
+    }
+    if (nmore) memcpy(all + p->nin, more, nmore * sizeof *more);
+    free(more);
+    p->in = all;
+    p->nin += nmore;
+    p->sess.end_tick = now.end_tick;
+    return 0;
+}
+
 static void seek_work(srv_world *w, void *arg)
 {
     seek_job *j = arg;
     srv_play *p = w->play;
     uint64_t now = sim_world_tick(w->w), target = j->target;
+    if (p->live && target > p->sess.end_tick) {
+        if ((j->rc = refresh(w, j->err, sizeof j->err)) != 0) return;
+        if (target > p->sess.end_tick) {
+            snprintf(j->err, sizeof j->err, "tick %" PRIu64 " is not recorded yet (the recording ends at "
+                     "%" PRIu64 ")", target, p->sess.end_tick);
+            j->rc = SRV_EPLAY;
+            return;
+        }
+    }
     if (target < now || target - now > w->kind->hz * 10u) {
         rpl_checkpoint cp;
         if (rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, j->err, sizeof j->err) != 0) {
@@ -192,7 +241,7 @@ static void run_waiting(srv *s, srv_world *w)
 static void seek_done(srv *s, srv_world *w, void *arg)
 {
     seek_job *j = arg;
-    if (!s->stopping && !w->closed) {
+    if (!s->stopping && !w->closed && !w->play->dropped) {
         if (j->rc == 0) {
             rekey(s, w);
             srv_world_rebase(w);
@@ -208,7 +257,7 @@ static void seek_done(srv *s, srv_world *w, void *arg)
 static int seek(srv *s, srv_world *w, uint64_t target, uint32_t client, char *err, size_t errlen)
 {
     srv_play *p = w->play;
-    if (target < p->sess.start_tick || target > p->sess.end_tick) {
+    if (target < p->sess.start_tick || (target > p->sess.end_tick && !p->live)) {
         snprintf(err, errlen, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
                  target, p->sess.start_tick, p->sess.end_tick);
         return SRV_EPLAY;
@@ -236,8 +285,8 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
     }
 #define IS(x) (oplen == sizeof(x) - 1 && memcmp(op, x, oplen) == 0)
     if (w->busy) {                     /* seeking: it waits, and is answered when applied */
-        if (!IS("pause") && !IS("resume") && !IS("step") && !IS("seek") && !IS("speed")) {
-            snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
+        if (!IS("pause") && !IS("resume") && !IS("step") && !IS("back") && !IS("seek") && !IS("speed")) {
+            snprintf(err, errlen, "op must be pause, resume, step, back, seek or speed");
             return SRV_EPLAY;
         }
         if (p->nwaiting == SRV_PLAY_WAITING) {
@@ -274,6 +323,17 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         }
         p->steps++;
         srv_world_rebase(w);
+    } else if (IS("back")) {
+        if (!p->paused) {
+            snprintf(err, errlen, "back works while paused");
+            return SRV_EPLAY;
+        }
+        if (sim_world_tick(w->w) <= p->sess.start_tick) {
+            snprintf(err, errlen, "the recording is at its start (tick %" PRIu64 ")", p->sess.start_tick);
+            return SRV_EPLAY;
+        }
+        p->steps = 0;
+        return seek(s, w, sim_world_tick(w->w) - 1, client, err, errlen);   /* through a checkpoint */
     } else if (IS("seek")) {
         return seek(s, w, tick, client, err, errlen);   /* 1: the answer comes when it landed */
     } else if (IS("speed")) {
@@ -284,7 +344,7 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         w->sched.speed = speed;
         srv_world_rebase(w);
     } else {
-        snprintf(err, errlen, "op must be pause, resume, step, seek or speed");
+        snprintf(err, errlen, "op must be pause, resume, step, back, seek or speed");
         return SRV_EPLAY;
     }
 #undef IS
@@ -311,4 +371,213 @@ int srv_play_session(const srv_world *w, rpl_session *out, char *path, size_t ca
     if (!p) return -1;
     *out = p->sess;
     return snprintf(path, cap, "%s", rpl_path(p->f)) < (int)cap ? 0 : -1;
+/* ---- a viewer's own timeline on a world's recording (docs/PROTOCOL.md, timeline) -------------------
+ * A private play world: built on a worker from the recording (the live world's session in the
+ * file vivd records to, or the file and session a --play world plays), ticked by the scheduler
+ * like any world but listed nowhere (s->timelines), its frames fanned out to the one subscription
+ * that asked for it, with the id of the world it shows. The live world is never touched. */
+typedef struct tl_open {
+    char path[4096];
+    int64_t session;
+    uint64_t target;
+    int from_end;              /* 1: target counts back from the recording's end */
+    int live, resume, speed;
+    uint32_t client, of, gen;
+    srv_world *w;              /* built (NULL: failed) */
+    int rc;
+    char err[256];
+} tl_open;
+
+int srv_play_is_timeline(const srv_world *w)
+{
+    return w->play && w->play->timeline;
+}
+
+static void tl_open_work(void *arg)
+{
+    tl_open *j = arg;
+    sim_world *sw = NULL;
+    rpl_checkpoint cp;
+    memset(&cp, 0, sizeof cp);
+    char warn[320];
+    srv_play *p = calloc(1, sizeof *p);
+    j->rc = SRV_EPLAY;
+    if (!p) {
+        snprintf(j->err, sizeof j->err, "out of memory opening the timeline");
+        return;
+    }
+    if (rpl_open(j->path, RPL_READ, RPL_DUR_NORMAL, &p->f, j->err, sizeof j->err) != 0) goto fail;
+    if (rpl_session_get(p->f, j->session, &p->sess, j->err, sizeof j->err) != 0) goto fail;
+    if (!rpl_session_kind(p->f, &p->sess, warn, sizeof warn, j->err, sizeof j->err)) goto fail;
+    uint64_t start = p->sess.start_tick, end = p->sess.end_tick, target = j->target;
+    if (j->from_end) target = end - start >= target ? end - target : start;
+    if (target < start || target > end) {
+        snprintf(j->err, sizeof j->err, "tick %" PRIu64 " is outside the recording (%" PRIu64 "..%" PRIu64 ")",
+                 target, start, end);
+        goto fail;
+    }
+    int rc = rpl_checkpoint_find(p->f, &p->sess, target, RPL_AT_OR_BEFORE, &cp, j->err, sizeof j->err);
+    if (rc == 1) snprintf(j->err, sizeof j->err, "session %" PRId64 " has no checkpoint at or before tick %" PRIu64,
+                          j->session, target);
+    if (rc != 0) goto fail;
+    if (rpl_world_load(&p->sess, &cp, &sw, j->err, sizeof j->err) != 0) goto fail;
+    if (rpl_inputs_load(p->f, j->session, 0, end, sw, &p->in, &p->nin, j->err, sizeof j->err) != 0) goto fail;
+    rpl_checkpoint_free(&cp);
+    srv_world *w = srv_world_build(sw, j->err, sizeof j->err);   /* takes sw */
+    sw = NULL;
+    if (!w) goto fail;
+    w->play = p;
+    p->timeline = 1;
+    p->live = j->live;
+    p->of = j->of;
+    p->paused = !j->resume;
+    w->id = j->of;
+    w->sched.speed = j->speed;
+    while (sim_world_tick(w->w) < target) {       /* from the checkpoint: no frames */
+        srv_play_feed(w);
+        sim_world_step(w->w);
+    }
+    j->w = w;
+    j->rc = 0;
+    return;
+fail:
+    rpl_checkpoint_free(&cp);
+    sim_world_destroy(sw);
+    srv_play_free(p);
+}
+
+static void tl_open_done(srv *s, void *arg, int cancelled)
+{
+    tl_open *j = arg;
+    s->ntlopening--;
+    srv_world *w = j->w;
+    if (cancelled || s->stopping) {
+        srv_world_free(w);
+        free(j);
+        return;
+    }
+    if (!w) {
+        if (s->ev.timeline_opened) s->ev.timeline_opened(s->ev.ud, j->client, j->of, j->gen, NULL, j->rc, j->err);
+        free(j);
+        return;
+    }
+    sim_world_set_tasks(w->w, pool_tasks(s->pool));
+    srv_world_rebase(w);
+    s->timelines[s->ntimelines++] = w;
+    /* The network layer moves the subscription to it and shows it; nobody is left to (the viewer
+     * went, or unsubscribed, or asked again meanwhile): it goes. */
+    if (!s->ev.timeline_opened || s->ev.timeline_opened(s->ev.ud, j->client, j->of, j->gen, w, 0, NULL) != 0)
+        srv_timeline_close(s, w);
+    else srv_tick_kick(s);
+    free(j);
+}
+
+int srv_timeline_open(srv *s, srv_world *w, uint64_t tick, int from_end, int resume, int speed,
+                      uint32_t client, uint32_t gen, char *err, size_t errlen)
+{
+    if (s->ntimelines + s->ntlopening >= SRV_MAX_TIMELINES) {
+        snprintf(err, errlen, "the server already plays %d timelines (the limit); try again later",
+                 SRV_MAX_TIMELINES);
+        return SRV_EBUSY;
+    }
+    tl_open *j = calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(err, errlen, "out of memory opening the timeline");
+        return SRV_ENOMEM;
+    }
+    if (w->play) {                    /* a recording: the file and session it plays */
+        snprintf(j->path, sizeof j->path, "%s", rpl_path(w->play->f));
+        j->session = w->play->sess.id;
+    } else if (s->db_path && w->rec.session >= 0) {
+        snprintf(j->path, sizeof j->path, "%s", s->db_path);
+        j->session = w->rec.session;
+        j->live = 1;
+    } else {
+        free(j);
+        snprintf(err, errlen, "world %u is live and not recorded (vivd runs with --no-record): it has "
+                 "no past to rewind", w->id);
+        return SRV_ENOTREC;
+    }
+    j->target = tick;
+    j->from_end = from_end;
+    j->resume = resume;
+    j->speed = speed;
+    j->client = client;
+    j->of = w->id;
+    j->gen = gen;
+    if (srv_job_queue(s, tl_open_work, tl_open_done, j) != 0) {
+        free(j);
+        snprintf(err, errlen, "out of memory opening the timeline");
+        return SRV_ENOMEM;
+    }
+    s->ntlopening++;
+    return 0;
+}
+
+/* Closing can happen inside the scheduler's turn (a send that fails drops a subscription): the
+ * timeline is only marked here, never ticked again, and let go at the start of the next turn. */
+void srv_timeline_close(srv *s, srv_world *w)
+{
+    w->play->dropped = 1;
+    srv_tick_kick(s);
+}
+
+void srv_timelines_sweep(srv *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->ntimelines; i++) {
+        srv_world *w = s->timelines[i];
+        if (!w->play->dropped) {
+            s->timelines[n++] = w;
+            continue;
+        }
+        if (w->busy) w->closed = 1;   /* a worker holds it: freed when it gives it back */
+        else srv_world_free_later(s, w);
+    }
+    s->ntimelines = n;
+}
+
+void srv_timelines_free(srv *s)
+{
+    for (int i = 0; i < s->ntimelines; i++)
+        if (!s->timelines[i]->busy) srv_world_free(s->timelines[i]);
+    s->ntimelines = 0;
+}
+
+/* A live world's timeline played to the end it had read: read what was committed since, on a
+ * worker; nothing new (it caught up with the live world), it pauses there. */
+typedef struct refresh_job {
+    uint64_t end;
+    int rc;
+    char err[256];
+} refresh_job;
+
+static void refresh_work(srv_world *w, void *arg)
+{
+    refresh_job *j = arg;
+    j->rc = refresh(w, j->err, sizeof j->err);
+}
+
+static void refresh_done(srv *s, srv_world *w, void *arg)
+{
+    refresh_job *j = arg;
+    if (!s->stopping && !w->closed && !w->play->dropped) {
+        srv_play *p = w->play;
+        if (j->rc || p->sess.end_tick <= j->end) p->paused = 1;
+        if (j->rc) srv_log(s, SRV_LOG_WARN, "a timeline of world %u paused: %s", p->of, j->err);
+        srv_world_rebase(w);
+        srv_tick_kick(s);
+        run_waiting(s, w);
+    }
+    free(j);
+}
+
+static void refresh_start(srv *s, srv_world *w)
+{
+    refresh_job *j = calloc(1, sizeof *j);
+    if (j) j->end = w->play->sess.end_tick;
+    if (!j || srv_world_job(s, w, refresh_work, refresh_done, j) != 0) {
+        free(j);
+        w->play->paused = 1;
+    }
 }

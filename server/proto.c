@@ -544,6 +544,7 @@ const srv_handler srv_handlers[] = {
     { "fork",   on_fork,   SRV_ROLE_PLAYER, "fork needs the player or admin token in hello", 0, 0, SRV_ROUTE_OWNER },
     { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/replay_stream.c */
     { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
+    { "timeline", srv_on_timeline, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/timeline.c */
 };
 const int srv_nhandlers = (int)(sizeof srv_handlers / sizeof srv_handlers[0]);
 

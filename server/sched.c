@@ -98,9 +98,11 @@ static void on_tick_timer(uv_timer_t *t);
 static void on_tick(srv *s)
 {
     if (s->stopping) return;
+    srv_timelines_sweep(s);
     uint64_t next = UINT64_MAX;
-    for (int i = 0; i < s->nworlds; i++) {
-        srv_world *w = s->worlds[i];
+    /* The hosted worlds, then the viewers' own timelines (play.c), which tick the same way. */
+    for (int i = 0; i < s->nworlds + s->ntimelines; i++) {
+        srv_world *w = i < s->nworlds ? s->worlds[i] : s->timelines[i - s->nworlds];
         /* A paused recording has no deadline; a busy world (a worker holds it) has none until
          * the worker gives it back (srv_tick_kick then). */
         if (w->busy || (w->play && srv_play_paused(w))) continue;
@@ -129,9 +131,9 @@ static void on_tick(srv *s)
             /* An overrun: the tick (fan-out included) finished after the next one was due. */
             if (uv_hrtime() > deadline(w, sim_world_tick(w->w))) w->stats.overruns++;
             ran++;
-            if (w->play && srv_play_paused(w)) break;
+            if (w->busy || (w->play && srv_play_paused(w))) break;   /* busy: reading more (play.c) */
         }
-        if (w->play && srv_play_paused(w)) continue;
+        if (w->busy || (w->play && srv_play_paused(w))) continue;
         uint64_t d = deadline(w, sim_world_tick(w->w));
         if (d < next) next = d;
     }

@@ -535,8 +535,10 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                 "(./vivarium.db.tokens; mode 0600, readable by you alone): made at\n"
                 "random and printed at the first start, reused at every later one\n"
                 "(whose log names the file, never the tokens).\n"
-                "With --no-record (or only --play) there is no file: tokens not\n"
-                "given are new at each start."),
+                "With only --play FILE, they are kept in FILE.tokens beside the\n"
+                "(first) recording played: the tokens of the vivd that recorded it.\n"
+                "With --no-record there is no file: tokens not given are new at\n"
+                "each start."),
         OPT_FLAG("--new-tokens", &vo->new_tokens,
                  "make new random tokens (for the roles not given) and keep them in\n"
                  "FILE.tokens instead of the old ones"),
@@ -765,14 +767,29 @@ static int open_record(srv *s, vivd_opts *vo)
     return 0;
 }
 
+/* Where the tokens not given are kept: FILE.tokens beside the --db FILE; with only --play, beside
+ * the (first) recording played, so that the player token of the vivd that recorded it is still
+ * the player token (issue 29; FILE:N names a session of FILE). 1 (out filled in), or 0: none. */
+static int tokens_path(const srv *s, const vivd_opts *vo, char *out, size_t n)
+{
+    if (s->db_path) return snprintf(out, n, "%s.tokens", s->db_path) < (int)n;
+    if (!vo->nplays || vo->relay) return 0;
+    snprintf(out, n, "%s", vo->plays[0]);
+    char *colon = strrchr(out, ':'), *end = NULL;
+    if (colon && colon[1] && strtoll(colon + 1, &end, 10) > 0 && end && *end == '\0') *colon = '\0';
+    if (strlen(out) + sizeof ".tokens" > n) return 0;
+    strcat(out, ".tokens");
+    return 1;
+}
+
 /* The two roles' tokens, and where each came from (origin[SRV_TOKEN_…]). 0, or 2 after a
  * message. */
 static int setup_tokens(srv *s, const vivd_opts *vo, int origin[2])
 {
     char err[512], tpath[4200];
     const char *given[2] = { vo->admin, vo->player };
-    if (s->db_path) snprintf(tpath, sizeof tpath, "%s.tokens", s->db_path);
-    if (srv_tokens_setup(s, s->db_path ? tpath : NULL, given, vo->new_tokens, origin, err, sizeof err) != 0) {
+    int have = tokens_path(s, vo, tpath, sizeof tpath);
+    if (srv_tokens_setup(s, have ? tpath : NULL, given, vo->new_tokens, origin, err, sizeof err) != 0) {
         fprintf(stderr, "vivd: %s\n", err);
         return 2;
     }
@@ -839,21 +856,23 @@ static void log_started(srv *s, const vivd_opts *vo, const int origin[2])
     /* A token is printed once, when it is made. One read from the file is not: logs are shipped
      * and shared, and the file (0600) is where it is kept; the log names the file. */
     static const char *const role[2] = { "admin", "player" };
+    char tpath[4200];
+    int kept = tokens_path(s, vo, tpath, sizeof tpath);
     int from_file = 0;
     for (int r = 0; r < 2; r++) {
         const char *tok = r == SRV_TOKEN_ADMIN ? s->cfg.admin_token : s->cfg.player_token;
-        if (origin[r] == SRV_TOKEN_NEW && s->db_path)
-            srv_log(s, SRV_LOG_INFO, "%s token (new, kept in %s.tokens): %s", role[r], s->db_path, tok);
+        if (origin[r] == SRV_TOKEN_NEW && kept)
+            srv_log(s, SRV_LOG_INFO, "%s token (new, kept in %s): %s", role[r], tpath, tok);
         else if (origin[r] == SRV_TOKEN_NEW)
             srv_log(s, SRV_LOG_INFO, "%s token (generated): %s", role[r], tok);
         else if (origin[r] == SRV_TOKEN_FILE)
             from_file |= 1 << r;
     }
     if (from_file)
-        srv_log(s, SRV_LOG_INFO, "%s read from %s.tokens (not printed: read them there)",
+        srv_log(s, SRV_LOG_INFO, "%s read from %s (not printed: read them there)",
                 from_file == 3 ? "the admin and player tokens"
                 : from_file & (1 << SRV_TOKEN_ADMIN) ? "the admin token" : "the player token",
-                s->db_path);
+                tpath);
 }
 
 /* Signals are caught before the port files say we are up: a script that reads the port and sends
@@ -951,6 +970,7 @@ static void vivd_free(srv *s)
     srv_net_free(s);
     for (int i = 0; i < s->nworlds; i++) srv_world_free(s->worlds[i]);
     s->nworlds = 0;
+    srv_timelines_free(s);
     pool_destroy(s->pool);
 }
 

@@ -48,6 +48,7 @@ Suite *suite_server(void);
 Suite *suite_replay(void);
 Suite *suite_gif(void);        /* replay/gif.c: composited frames equal the world's */
 Suite *suite_record(void);
+Suite *suite_timeline(void);    /* server/timeline.c: a viewer rewinds a live world (issue 29) */
 Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
 Suite *suite_acks(void);
 Suite *suite_handlers(void);

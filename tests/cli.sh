@@ -536,6 +536,23 @@ if [ -x "$vivd" ]; then
         tok_run "$tmp/tok3.log"    # a third start is a restart too (nothing was rewritten)
         grep -qF -e "$tok_admin" -e "$tok_player" "$tmp/tok3.log" \
             && fail "a third start logs a token" || ok "a third start logs no token either"
+        # vivd --play FILE reuses FILE.tokens: the player token of the vivd that recorded FILE
+        # (issue 29: it made new ones, and the kept player token was refused).
+        rm -f "$tmp/tokport"
+        env -u VIVD_ADMIN_TOKEN -u VIVD_PLAYER_TOKEN "$vivd" --listen 127.0.0.1:0 --no-http \
+            --port-file "$tmp/tokport" --play "$tmp/tok.db:1" > "$tmp/tokplay.log" 2>&1 &
+        tok_pid=$!
+        n=0
+        while [ $n -lt 100 ] && ! grep -Eq '^[0-9]+' "$tmp/tokport" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+        kill -TERM "$tok_pid" 2>/dev/null
+        wait "$tok_pid" || fail "vivd --play tok.db exited $?: $(cat "$tmp/tokplay.log")"
+        if grep -qF "the admin and player tokens read from $tmp/tok.db.tokens" "$tmp/tokplay.log" \
+            && ! grep -q "token (new" "$tmp/tokplay.log" \
+            && [ "$(awk '$1 == "player" {print $2}' "$tmp/tok.db.tokens")" = "$tok_player" ]; then
+            ok "vivd --play FILE reuses the tokens kept in FILE.tokens"
+        else
+            fail "vivd --play FILE does not reuse FILE.tokens: $(cat "$tmp/tokplay.log")"
+        fi
     fi
 fi
 

@@ -224,6 +224,19 @@ long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_pla
     return wire_msg_end(b);
 }
 
+long wire_msg_timeline(wire_buf *b, uint32_t world, uint64_t tick, int live, const wire_play *p)
+{
+    begin(b, "timeline", p ? 4 : 3);
+    wire_put_str(b, "world"); wire_put_uint(b, world);
+    wire_put_str(b, "tick"); wire_put_uint(b, tick);
+    wire_put_str(b, "live"); wire_put_bool(b, live);
+    if (p) {
+        wire_put_str(b, "play");
+        wire_put_play(b, p);
+    }
+    return wire_msg_end(b);
+}
+
 long wire_msg_ack(wire_buf *b, uint32_t seq, uint64_t tick)
 {
     begin(b, "ack", 2);

@@ -106,6 +106,9 @@ long wire_msg_closed(wire_buf *b, uint32_t world);
 long wire_msg_events(wire_buf *b, uint32_t world, uint64_t tick, const sim_event *ev, int n,
                      uint32_t dropped);
 long wire_msg_playing(wire_buf *b, uint32_t world, uint64_t tick, const wire_play *p);
+/* A viewer's own timeline on a world's recording (docs/PROTOCOL.md, timeline): where it is, and
+ * the play map of the recording it plays; live (p NULL): back on the live world at `tick`. */
+long wire_msg_timeline(wire_buf *b, uint32_t world, uint64_t tick, int live, const wire_play *p);
 long wire_msg_ack(wire_buf *b, uint32_t seq, uint64_t tick);
 /* n: the ping's "n" value as it was encoded (echoed byte for byte), or NULL for none. */
 long wire_msg_pong(wire_buf *b, const uint8_t *n, size_t nlen);

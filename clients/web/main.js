@@ -98,7 +98,8 @@ function saveFragment() {
         if (h !== location.hash.slice(1)) history.replaceState(null, "", `#${h}`);
         return;
     }
-    if (viewer.conn.token) f.set("token", viewer.conn.token);
+    /* Never the token: the address is what gets copied and shared. Read once at load (and kept
+     * by the connection), it leaves the address here, at the first save (issue 29). */
     if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (viewer.view) f.set("view", viewer.view);
@@ -351,7 +352,7 @@ function renderWorlds() {
     nav.replaceChildren(...viewer.worlds.map((w) => el("button", {
         type: "button", "aria-pressed": String(w.id === viewer.cur), title: `${w.kind} #${w.id} — ${w.params}`,
         onclick: () => { viewer.select(w.id); saveFragment(); fit(); },
-    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "● recording") : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
+    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "replay") : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
 }
 
 function renderInfo() {

@@ -1,0 +1,166 @@
+/* check_timeline.c — the `timeline` message (server/timeline.c, server/play.c): a viewer rewinds a
+ * live world it watches, on a timeline of its own built from the world's recording, while the
+ * world and another viewer go on untouched; then it comes back to live. End to end, on a real
+ * vivd on loopback. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_suites.h"
+#include "e2e.h"
+#include "read.h"
+
+/* {"t":"timeline","world":1,"op":op[,"tick"|"speed":arg]} */
+static void timeline_op(cli_conn *c, const char *op, long long arg, wire_buf *b)
+{
+    wire_buf_init(b);
+    wire_msg_begin(b);
+    int extra = strcmp(op, "seek") == 0 || strcmp(op, "speed") == 0;
+    wire_put_map(b, extra ? 4 : 3);
+    put_kv_str(b, "t", "timeline");
+    wire_put_str(b, "world"); wire_put_uint(b, 1);
+    put_kv_str(b, "op", op);
+    if (extra) {
+        wire_put_str(b, strcmp(op, "seek") == 0 ? "tick" : "speed");
+        wire_put_uint(b, (uint64_t)arg);
+    }
+    wire_msg_end(b);
+    if (c) {
+        send_msg(c, b);
+        wire_buf_free(b);
+    }
+}
+
+/* The answer to a timeline op (frames on the way tracked): its tick, and whether it is live. */
+static uint64_t expect_timeline(e2e_peer *p, int *live)
+{
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 10000), 1);
+    const char *code = "";
+    size_t cl = 0;
+    wire_get_str(&m, "msg", &code, &cl);
+    ck_assert_msg(cli_msg_is(&m, "timeline"), "expected a timeline answer, got %.*s", (int)cl, code);
+    uint64_t tick;
+    ck_assert_int_eq(wire_get_u64(&m, "tick", &tick), 0);
+    ck_assert_int_eq(wire_get_bool(&m, "live", live), 0);
+    return tick;
+}
+
+/* The frame p shows of world 1 is the one the live world recorded at that tick. */
+static void assert_recorded(const char *db, const e2e_peer *p)
+{
+    rpl_file *f;
+    rpl_tick_row row;
+    char err[256];
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rpl_tick_get(f, 1, p->t.f[1].tick, &row, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(row.state_hash, p->t.f[1].sh);
+    ck_assert_uint_eq(row.frame_hash, sim_frame_hash(&p->t.f[1].f));
+    rpl_close(f);
+}
+
+/* Receive on p until its frame of world 1 satisfies tick >= at (generous time: a loaded machine). */
+static void frames_until(e2e_peer *p, uint64_t at)
+{
+    wire_msg m;
+    double t0 = now_s();
+    while (p->t.count[1] == 0 || p->t.f[1].tick < at) {
+        ck_assert_msg(now_s() - t0 < 30, "no frame of tick %llu within 30 s", (unsigned long long)at);
+        ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 200), 0);
+    }
+}
+
+START_TEST(a_viewer_rewinds_a_live_world_while_another_watches_on)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4:w=64,h=48", NULL }, 0);
+    char db[128];
+    snprintf(db, sizeof db, "%s/replay.db", fx.sv.dir);
+    e2e_peer *a = e2e_hello(&fx, "rewinder", NULL, NULL);     /* viewers: no token needed */
+    e2e_peer *b = e2e_hello(&fx, "watcher", NULL, NULL);
+    e2e_sub(a, 1, 1, NULL, NULL);
+    e2e_sub(b, 1, 1, NULL, NULL);
+    frames_until(a, 120);
+    uint64_t live_then = a->t.f[1].tick;
+    /* Back to tick 30: a keyframe of the recorded tick 30, then the answer. */
+    int live = -1;
+    timeline_op(&a->c, "seek", 30, &(wire_buf){0});
+    ck_assert_uint_eq(expect_timeline(a, &live), 30);
+    ck_assert_int_eq(live, 0);
+    ck_assert_uint_eq(a->t.f[1].tick, 30);
+    assert_recorded(db, a);
+    /* Paused there: one step forward, one back, each the recorded frame. */
+    timeline_op(&a->c, "step", 0, &(wire_buf){0});
+    expect_timeline(a, &live);
+    frames_until(a, 31);
+    ck_assert_uint_eq(a->t.f[1].tick, 31);
+    assert_recorded(db, a);
+    timeline_op(&a->c, "back", 0, &(wire_buf){0});
+    ck_assert_uint_eq(expect_timeline(a, &live), 30);
+    ck_assert_uint_eq(a->t.f[1].tick, 30);
+    assert_recorded(db, a);
+    /* Meanwhile the other viewer's frames came on, every tick, untouched. */
+    uint64_t b_before = b->t.f[1].tick;
+    frames_until(b, live_then + 60);
+    ck_assert_int_eq(b->t.gaps, 0);
+    ck_assert_uint_gt(b->t.f[1].tick, b_before);
+    /* Play at 400% from 30: frames flow on the timeline, each recorded. */
+    timeline_op(&a->c, "speed", 400, &(wire_buf){0});
+    expect_timeline(a, &live);
+    timeline_op(&a->c, "resume", 0, &(wire_buf){0});
+    expect_timeline(a, &live);
+    frames_until(a, 90);
+    assert_recorded(db, a);
+    /* Back to live: the answer says so, and the frames are the world's again, from a keyframe. */
+    timeline_op(&a->c, "live", 0, &(wire_buf){0});
+    uint64_t at = expect_timeline(a, &live);
+    ck_assert_int_eq(live, 1);
+    ck_assert_uint_ge(at, live_then);
+    int keys = a->t.keys[1];
+    frames_until(a, at + 1);
+    ck_assert_int_gt(a->t.keys[1], keys);
+    ck_assert_uint_ge(a->t.f[1].tick, at);
+    /* Wrong ones: a bad op, a tick not recorded, a world not watched. */
+    wire_buf bb;
+    timeline_op(NULL, "rewind", 0, &bb);
+    expect_error_msg(&a->c, &a->t, &bb, "bad_field");
+    wire_buf_free(&bb);
+    timeline_op(NULL, "seek", 1000000, &bb);
+    send_msg(&a->c, &bb);
+    wire_buf_free(&bb);
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&a->c, &a->t, &m, 10000), 1);
+    ck_assert(cli_msg_is(&m, "error"));
+    e2e_peer *c = e2e_hello(&fx, "stranger", NULL, NULL);
+    timeline_op(NULL, "pause", 0, &bb);
+    expect_error_msg(&c->c, &c->t, &bb, "not_subscribed");
+    wire_buf_free(&bb);
+    ck_assert_int_eq(b->t.gaps, 0);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
+START_TEST(a_world_not_recorded_has_no_timeline)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4:w=64,h=48", NULL }, E2E_NO_RECORD);
+    e2e_peer *a = e2e_hello(&fx, "rewinder", NULL, NULL);
+    e2e_sub(a, 1, 1, NULL, NULL);
+    wire_buf bb;
+    timeline_op(NULL, "pause", 0, &bb);
+    expect_error_msg(&a->c, &a->t, &bb, "not_a_recording");
+    wire_buf_free(&bb);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
+Suite *suite_timeline(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *tc = tcase_create("e2e");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, a_viewer_rewinds_a_live_world_while_another_watches_on);
+    tcase_add_test(tc, a_world_not_recorded_has_no_timeline);
+    suite_add_tcase(s, tc);
+    return s;
+}
