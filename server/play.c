@@ -371,6 +371,8 @@ int srv_play_session(const srv_world *w, rpl_session *out, char *path, size_t ca
     if (!p) return -1;
     *out = p->sess;
     return snprintf(path, cap, "%s", rpl_path(p->f)) < (int)cap ? 0 : -1;
+}
+
 /* ---- a viewer's own timeline on a world's recording (docs/PROTOCOL.md, timeline) -------------------
  * A private play world: built on a worker from the recording (the live world's session in the
  * file vivd records to, or the file and session a --play world plays), ticked by the scheduler
