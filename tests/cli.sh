@@ -115,6 +115,27 @@ expect "--mmpx 3" 2 "--mmpx magnifies 2 or 4 times (or 1: not at all), not 3" --
 expect "replay export --mmpx 4" 0 - -- "$viv" replay export "$tmp/mm.db" --png-dir "$tmp/mm" --from 30 --to 30 --mmpx 4 --quiet
 case "$(identify -format '%wx%h' "$tmp/mm/frame-000030.png" 2>/dev/null)" in
     1280x720) ok "replay export --mmpx 4 quadruples the frame" ;; *) fail "replay export --mmpx 4: wrong size" ;; esac
+# --webp: an animated lossless WebP (tests/check_webp.c decodes it frame by frame); here the
+# command line: its errors, and a file that Debian's webpmux reads with one frame a tick.
+expect "replay export: no output" 2 "--gif OUT.gif, --webp OUT.webp or --png-dir DIR" -- \
+    "$viv" replay export "$tmp/mm.db"
+expect "replay export --webp: no such directory" 2 "webp: cannot create $tmp/nodir/x.webp.tmp" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/nodir/x.webp" --quiet
+[ -e "$tmp/nodir" ] && fail "replay export --webp made a directory"
+expect "replay export --webp --mmpx 3" 2 "--mmpx magnifies 2 or 4 times (or 1: not at all), not 3" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/x.webp" --mmpx 3
+expect "replay export --webp --scale 17" 2 "--scale needs an integer in 1..16" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/x.webp" --scale 17
+expect "replay export --webp" 0 - -- "$viv" replay export "$tmp/mm.db" --webp "$tmp/mm.webp" --from 10 --to 29 --mmpx 2 --quiet
+grep -q "20 frames of session 1 (ticks 10..29, one every 1 tick) written to $tmp/mm.webp" "$tmp/out" \
+    || fail "replay export --webp said: $(cat "$tmp/out")"
+if command -v webpmux >/dev/null 2>&1; then
+    info=$(webpmux -info "$tmp/mm.webp" 2>&1)
+    case "$info" in
+        *"Canvas size: 640 x 360"*"Number of frames: 20"*) ok "replay export --webp: webpmux reads 20 frames of 640x360" ;;
+        *) fail "replay export --webp: webpmux -info says: $info" ;;
+    esac
+fi
 
 # viv fuzz: a clean campaign is identical three ways and writes its chain; an injected fault
 # (the sync-test run drops one tick's inputs) is caught, shrunk, and its case reproduces it.
