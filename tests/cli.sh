@@ -538,6 +538,11 @@ if [ -x "$vivd" ]; then
             "$viv" bot --ws --host "127.0.0.1:$(cat "$tmp/port")" --clients 1 --seconds 1
         expect "bot at a path that is not /ws" 1 "vivd upgrades GET /ws only" -- \
             "$viv" bot --host "ws://127.0.0.1:$(cat "$tmp/hport")/page" --clients 1 --seconds 1
+        # The TCP protocol at the HTTP port: named as viv view names it (clients/net.c).
+        expect "bot at vivd's HTTP port" 1 "127.0.0.1:$(cat "$tmp/hport"): this is vivd's HTTP port (the page and WebSocket; it answered \"HTTP/1.1 " -- \
+            "$viv" bot --host "127.0.0.1:$(cat "$tmp/hport")" --clients 1 --seconds 1
+        grep -qF "or this port's WebSocket: --host ws://127.0.0.1:$(cat "$tmp/hport")/ws" "$tmp/err" \
+            || fail "bot at vivd's HTTP port: no ws:// address to use: $(head -c 300 "$tmp/err")"
         expect "bot ws:// without a port" 2 "the address needs a host and a port, as in ws://127.0.0.1:7401/ws" -- \
             "$viv" bot --host ws://127.0.0.1/ws
         expect "bot wss://" 2 "wss:// (WebSocket over TLS) is not supported" -- \
