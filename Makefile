@@ -61,6 +61,12 @@ LDFLAGS  := $(SAN)
 
 PNG_CFLAGS   := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS     := $(shell pkg-config --libs libpng 2>/dev/null) -lgif
+# Animated WebP export (replay/webp.c): libwebp's WebPAnimEncoder lives in libwebpmux; libwebpdemux
+# only for the Check suite that decodes it. Linked wherever the PNG and GIF writers are.
+WEBP_CFLAGS  := $(shell pkg-config --cflags libwebpmux libwebpdemux 2>/dev/null)
+WEBP_LIBS    := $(shell pkg-config --libs libwebpmux libwebpdemux libwebp 2>/dev/null || echo -lwebpmux -lwebpdemux -lwebp)
+PNG_CFLAGS   += $(WEBP_CFLAGS)
+PNG_LIBS     += $(WEBP_LIBS)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 ZSTD_LIBS    := $(shell pkg-config --libs libzstd 2>/dev/null)

@@ -133,3 +133,11 @@ echo
     echo
     sh bench/gif.sh "$BIN"
 } | tee bench/out/gif.md
+echo
+{
+    echo "### $(date -u +%Y-%m-%d) — animated WebP export against our GIF and gif2webp: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`sh bench/webp.sh $BIN\`), libwebp $(dpkg-query -W -f='${Version}' libwebp-dev 2>/dev/null || echo '?')"
+    echo
+    sh bench/webp.sh "$BIN"
+} | tee bench/out/webp.md

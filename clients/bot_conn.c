@@ -309,13 +309,21 @@ static int pend_reserve(bot_conn *c, size_t need)
     return 0;
 }
 
-/* A length the stream cannot be resynchronised after: counted, and the connection dropped. */
-static void bad_len(bot_conn *c, uint32_t n)
+/* A length the stream cannot be resynchronised after: counted, and the connection dropped. "HTTP"
+ * read as a length is vivd's HTTP port, said as viv view says it (net.h); p, k: the bytes. */
+static void bad_len(bot_conn *c, uint32_t n, const uint8_t *p, size_t k)
 {
     char name[48];
     bot_conn_name(c, name, sizeof name);
-    fprintf(stderr, "viv bot: %s: the server sent a message length of %u bytes; dropping it\n",
-            name, n);
+    if (n == CLI_LEN_HTTP) {
+        char one[300], say[600];
+        if (cli_addr_at(c->b->o.host, c->at, one, sizeof one)) snprintf(one, sizeof one, "%s", c->b->o.host);
+        cli_http_port_say(one, p, k, say, sizeof say);
+        fprintf(stderr, "viv bot: %s: %s: %s\n", name, one, say);
+    } else {
+        fprintf(stderr, "viv bot: %s: the server sent a message length of %u bytes; dropping it\n",
+                name, n);
+    }
     c->b->malformed++;
     bot_conn_lost(c, UV_EPROTO);
 }
@@ -334,7 +342,7 @@ static void conn_feed(bot_conn *c, const uint8_t *p, size_t left)
             left -= k;
             if (c->plen < 4) return;
         }
-        if (cli_msg_split(c->pend, 4, &n) == CLI_EPROTO) { bad_len(c, n); return; }
+        if (cli_msg_split(c->pend, 4, &n) == CLI_EPROTO) { bad_len(c, n, c->pend, 4); return; }
         size_t total = 4 + (size_t)n;
         if (pend_reserve(c, total)) { bot_conn_lost(c, UV_ENOMEM); return; }
         size_t k = total - c->plen < left ? total - c->plen : left;
@@ -352,7 +360,7 @@ static void conn_feed(bot_conn *c, const uint8_t *p, size_t left)
         p += 4 + (size_t)n;
         left -= 4 + (size_t)n;
     }
-    if (split == CLI_EPROTO) { bad_len(c, n); return; }
+    if (split == CLI_EPROTO) { bad_len(c, n, p, left); return; }
     if (left) {
         if (pend_reserve(c, left < 4 ? 4 : left)) { bot_conn_lost(c, UV_ENOMEM); return; }
         memcpy(c->pend, p, left);

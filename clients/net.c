@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "net.h"
 
@@ -368,6 +369,14 @@ int cli_addr_at(const char *list, int i, char *out, size_t cap)
 
 int cli_addr_list_check(const char *list, char *err, size_t errlen)
 {
+    if (cli_ws_is_url(list) || strstr(list, "://")) {   /* a URL: ws://, or a scheme refused clearly */
+        char hp[300], path[256];
+        if (strchr(list, ',')) {
+            snprintf(err, errlen, "'%s': a ws:// address is one address, not a list", list);
+            return CLI_EPROTO;
+        }
+        return cli_ws_url_split(list, hp, sizeof hp, path, sizeof path, err, errlen) ? CLI_EPROTO : CLI_OK;
+    }
     int n = cli_addr_count(list);
     if (n > CLI_MAX_ADDRS) {
         snprintf(err, errlen, "'%s' lists %d addresses; at most %d", list, n, CLI_MAX_ADDRS);
@@ -416,10 +425,104 @@ static int connect_one(cli_conn *c, const char *hostport, char *err, size_t errl
     return CLI_OK;
 }
 
+/* Grow c->in to hold `more` bytes after inlen. 0, or -1 out of memory. */
+static int in_reserve(cli_conn *c, size_t more)
+{
+    if (c->incap - c->inlen >= more) return 0;
+    size_t nc = c->incap * 2 > c->inlen + more ? c->incap * 2 : c->inlen + more;
+    uint8_t *p = realloc(c->in, nc);
+    if (!p) return -1;
+    c->in = p;
+    c->incap = nc;
+    return 0;
+}
+
+/* The WebSocket upgrade on c's fresh connection to hostport, path: the request, then the answer's
+ * header, checked (websocket.h). Bytes after the header stay in c->in for the reader. */
+static int ws_upgrade(cli_conn *c, const char *hostport, const char *path, char *err, size_t errlen)
+{
+    uint8_t nonce[16];
+    char key[CLI_WS_KEY_LEN + 1], req[1024];
+    for (int i = 0; i < 16; i += 4) {
+        uint32_t r = sim_rng_next(&c->mask_rng);
+        memcpy(&nonce[i], &r, 4);
+    }
+    cli_ws_key(nonce, key);
+    size_t n = cli_ws_request(req, sizeof req, hostport, path, key, CLI_WS_SUBPROTOCOL);
+    if (n == 0 || cli_send_raw(c, req, n) != CLI_OK) {
+        snprintf(err, errlen, "sending the WebSocket upgrade to %s failed: %s", hostport,
+                 n ? strerror(errno) : "the request is too long");
+        return CLI_EPROTO;
+    }
+    size_t hl;
+    while ((hl = cli_ws_answer_len(c->in, c->inlen)) == 0) {
+        if (c->inlen && cli_ws_answer_not_http(c->in, c->inlen)) {
+            snprintf(err, errlen, "the answer to the WebSocket upgrade is not HTTP: is %s vivd's TCP "
+                     "port? WebSocket is on its --http port (default 7401); for the TCP port, "
+                     "give --host %s", hostport, hostport);
+            return CLI_EPROTO;
+        }
+        if (c->inlen >= 16384 || in_reserve(c, 4096) != 0) {
+            snprintf(err, errlen, "the answer to the WebSocket upgrade from %s has no end", hostport);
+            return CLI_EPROTO;
+        }
+        struct pollfd pfd = { c->fd, POLLIN, 0 };
+        int pr = poll(&pfd, 1, 10000);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr <= 0) {
+            snprintf(err, errlen, "%s did not answer the WebSocket upgrade within 10 s", hostport);
+            return CLI_EPROTO;
+        }
+        ssize_t k = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            snprintf(err, errlen, "%s closed the connection during the WebSocket upgrade%s%s", hostport,
+                     k ? ": " : "", k ? strerror(errno) : "");
+            return CLI_EPROTO;
+        }
+        c->inlen += (size_t)k;
+        c->bytes_in += (uint64_t)k;
+    }
+    char why[300];
+    int rc = cli_ws_answer_check((const char *)c->in, hl, key, CLI_WS_SUBPROTOCOL, why, sizeof why);
+    if (rc) {
+        snprintf(err, errlen, "ws://%s%s: %s%s", hostport, path, why,
+                 rc == CLI_WS_REFUSED ? " (vivd's WebSocket is at the path /ws)" : "");
+        return CLI_EPROTO;
+    }
+    memmove(c->in, c->in + hl, c->inlen - hl);
+    c->inlen -= hl;
+    c->ws = 1;
+    cli_ws_reader_init(&c->wr, WIRE_MAX_SERVER_MSG);
+    return CLI_OK;
+}
+
+/* Connect to one ws:// address. */
+static int connect_ws(cli_conn *c, const char *url, char *err, size_t errlen)
+{
+    char hostport[300], path[256];
+    if (cli_ws_url_split(url, hostport, sizeof hostport, path, sizeof path, err, errlen)) return CLI_EPROTO;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    sim_rng_seed(&c->mask_rng, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+                 (uint64_t)getpid());
+    if (connect_one(c, hostport, err, errlen) != CLI_OK) return CLI_EPROTO;
+    snprintf(c->addr, sizeof c->addr, "%s", hostport);
+    if (ws_upgrade(c, hostport, path, err, errlen) != CLI_OK) {
+        cli_close(c);
+        return CLI_EPROTO;
+    }
+    return CLI_OK;
+}
+
 int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
+    if (cli_ws_is_url(list)) {
+        *at = 0;
+        return connect_ws(c, list, err, errlen);
+    }
     int n = cli_addr_count(list);
     char one[300], first_err[400] = "";
     for (int k = 0; k < n; k++) {
@@ -430,6 +533,7 @@ int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t e
         }
         if (connect_one(c, one, err, errlen) == CLI_OK) {
             *at = i;
+            snprintf(c->addr, sizeof c->addr, "%s", one);
             return CLI_OK;
         }
         if (!first_err[0]) snprintf(first_err, sizeof first_err, "%s", err);
@@ -448,6 +552,7 @@ void cli_close(cli_conn *c)
 {
     if (c->fd >= 0) close(c->fd);
     free(c->in);
+    if (c->ws) cli_ws_reader_free(&c->wr);
     memset(c, 0, sizeof *c);
     c->fd = -1;
 }
@@ -467,15 +572,128 @@ int cli_send_raw(cli_conn *c, const void *p, size_t n)
     return CLI_OK;
 }
 
+/* One masked frame of n bytes at p. */
+static int ws_send_frame(cli_conn *c, int opcode, const uint8_t *p, size_t n)
+{
+    wire_buf f;
+    wire_buf_init(&f);
+    uint32_t r = sim_rng_next(&c->mask_rng);
+    uint8_t mask[4] = { (uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24) };
+    cli_ws_put_frame(&f, 1, opcode, p, n, mask);
+    int rc = f.oom ? CLI_EPROTO : cli_send_raw(c, f.p, f.len);
+    wire_buf_free(&f);
+    return rc;
+}
+
 int cli_send(cli_conn *c, const wire_buf *b)
 {
     if (b->oom) return CLI_EPROTO;
-    return cli_send_raw(c, b->p, b->len);
+    if (!c->ws) return cli_send_raw(c, b->p, b->len);
+    /* One binary frame per message (b may hold several, each length-prefixed). */
+    const uint8_t *p = b->p;
+    size_t n = b->len;
+    uint32_t len;
+    while (n && cli_msg_split(p, n, &len) == CLI_RECV_MSG) {
+        if (ws_send_frame(c, CLI_WS_BIN, p + 4, len) != CLI_OK) return CLI_EPROTO;
+        p += 4 + (size_t)len;
+        n -= 4 + (size_t)len;
+    }
+    return n ? CLI_EPROTO : CLI_OK;
+}
+
+void cli_http_port_say(const char *hostport, const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    while (k < n && k < 80 && p[k] != '\r' && p[k] != '\n' && p[k] >= 0x20 && p[k] < 0x7f) k++;
+    if (k <= 4) k = 0;                 /* "HTTP" alone says nothing the sentence does not */
+    snprintf(out, cap, "this is vivd's HTTP port (the page and WebSocket%s%.*s%s), not its TCP port: "
+             "use the TCP port (vivd --listen, 7400 by default), or this port's WebSocket: --host "
+             "ws://%s/ws", k ? "; it answered \"" : "", (int)k, (const char *)p, k ? "\"" : "", hostport);
+}
+
+/* The socket has bytes, or not within timeout_ms: read what it has into c->in. CLI_RECV_MSG (1)
+ * read some, CLI_RECV_TIMEOUT, CLI_EPROTO (err says why). */
+static int fill(cli_conn *c, int timeout_ms, char *err, size_t errlen)
+{
+    for (;;) {
+        struct pollfd pfd = { c->fd, POLLIN, 0 };
+        int pr = poll(&pfd, 1, timeout_ms);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr < 0) {
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            return CLI_EPROTO;
+        }
+        if (pr == 0) return CLI_RECV_TIMEOUT;
+        ssize_t k = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            snprintf(err, errlen, "%s", k == 0 ? "the server closed the connection" : strerror(errno));
+            return CLI_EPROTO;
+        }
+        c->inlen += (size_t)k;
+        c->bytes_in += (uint64_t)k;
+        return CLI_RECV_MSG;
+    }
+}
+
+/* cli_recv over WebSocket: the next binary message; pings answered, pongs skipped; a close frame
+ * or a text message ends the connection with a sentence. */
+static int recv_ws(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, char *err,
+                   size_t errlen)
+{
+    /* The message handed out last may point into in[]: only now may the read bytes go. */
+    memmove(c->in, c->in + c->wsoff, c->inlen - c->wsoff);
+    c->inlen -= c->wsoff;
+    c->wsoff = 0;
+    for (;;) {
+        const uint8_t *p = c->in + c->wsoff;
+        size_t n = c->inlen - c->wsoff;
+        cli_ws_event ev;
+        int rc = n ? cli_ws_read(&c->wr, &p, &n, &ev, err, errlen) : 0;
+        c->wsoff = c->inlen - n;
+        if (rc < 0) return CLI_EPROTO;
+        if (rc == 1) {
+            if (ev.op == CLI_WS_BIN) {
+                *body = ev.p;
+                *len = ev.n;
+                return CLI_RECV_MSG;
+            }
+            if (ev.op == CLI_WS_PING) {
+                if (ws_send_frame(c, CLI_WS_PONG, ev.p, ev.n) != CLI_OK) {
+                    snprintf(err, errlen, "sending a pong failed: %s", strerror(errno));
+                    return CLI_EPROTO;
+                }
+                continue;
+            }
+            if (ev.op == CLI_WS_CLOSE) {
+                const char *why;
+                size_t wl;
+                int code = cli_ws_close_status(&ev, &why, &wl);
+                snprintf(err, errlen, "the server closed the WebSocket (%d%s%.*s)", code, wl ? ": " : "",
+                         (int)wl, why);
+                return CLI_EPROTO;
+            }
+            if (ev.op == CLI_WS_TEXT) {
+                snprintf(err, errlen, "the server sent a text message; vivd's messages are binary");
+                return CLI_EPROTO;
+            }
+            continue;                                   /* a pong */
+        }
+        /* Every byte is read (a cut frame is kept by the reader): room for more. */
+        c->inlen = c->wsoff = 0;
+        if (in_reserve(c, 65536) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return CLI_EPROTO;
+        }
+        int f = fill(c, timeout_ms, err, errlen);
+        if (f != CLI_RECV_MSG) return f;
+    }
 }
 
 int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, char *err,
              size_t errlen)
 {
+    if (c->ws) return recv_ws(c, timeout_ms, body, len, err, errlen);
     if (c->consumed) {                       /* drop the message handed out last time */
         memmove(c->in, c->in + c->consumed, c->inlen - c->consumed);
         c->inlen -= c->consumed;
@@ -484,6 +702,10 @@ int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, cha
     for (;;) {
         uint32_t n;
         int split = cli_msg_split(c->in, c->inlen, &n);
+        if (split == CLI_EPROTO && n == CLI_LEN_HTTP) {
+            cli_http_port_say(c->addr[0] ? c->addr : "the server", c->in, c->inlen, err, errlen);
+            return CLI_EPROTO;
+        }
         if (split == CLI_EPROTO) {
             snprintf(err, errlen, "server sent a message length of %u bytes", n);
             return CLI_EPROTO;
@@ -513,22 +735,8 @@ int cli_recv(cli_conn *c, int timeout_ms, const uint8_t **body, size_t *len, cha
             c->in = p;
             c->incap = nc;
         }
-        struct pollfd pfd = { c->fd, POLLIN, 0 };
-        int pr = poll(&pfd, 1, timeout_ms);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr < 0) {
-            snprintf(err, errlen, "poll: %s", strerror(errno));
-            return CLI_EPROTO;
-        }
-        if (pr == 0) return CLI_RECV_TIMEOUT;
-        ssize_t k = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            snprintf(err, errlen, "%s", k == 0 ? "the server closed the connection" : strerror(errno));
-            return CLI_EPROTO;
-        }
-        c->inlen += (size_t)k;
-        c->bytes_in += (uint64_t)k;
+        int f = fill(c, timeout_ms, err, errlen);
+        if (f != CLI_RECV_MSG) return f;
     }
 }
 

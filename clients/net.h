@@ -18,6 +18,7 @@
 #include "sim.h"
 #include "wire.h"
 #include "msg.h"
+#include "websocket.h"
 
 /* ==== the protocol, without a transport ====================================================== */
 /* The client library's codes: 0 ok, negative an error: CLI_EPROTO (cannot connect, send or
@@ -127,27 +128,45 @@ typedef struct cli_conn {
     uint8_t *in;
     size_t inlen, incap, consumed;
     uint64_t bytes_in;
+    char addr[300];                /* HOST:PORT connected to: what the error sentences name */
+    /* A ws:// address: the messages travel as binary WebSocket frames (clients/websocket.h). */
+    int ws;
+    cli_ws_reader wr;              /* frames into messages; in[wsoff..inlen) not read yet */
+    size_t wsoff;
+    sim_rng mask_rng;              /* the masks of what the client sends (RFC 6455 5.3) */
 } cli_conn;
 
+/* "HTTP" read as a message length (0x48545450 = 1213486160): what the TCP framing makes of an
+ * HTTP server's answer, e.g. vivd's --http port reached with the TCP protocol. */
+#define CLI_LEN_HTTP 0x48545450u
+/* The sentence for a client that spoke the TCP protocol to hostport and got HTTP back (p, n: the
+ * bytes received, whose first line is quoted): this is vivd's HTTP port; the TCP port (7400 by
+ * default) or this port's WebSocket, ws://hostport/ws, is what to use. The caller names hostport
+ * before it. */
+void cli_http_port_say(const char *hostport, const uint8_t *p, size_t n, char *out, size_t cap);
+
 /* Connect to "HOST:PORT" (IPv4 or IPv6 literal, or a name), or to the first that answers of a
- * list "HOST:PORT,HOST:PORT,…" (a cluster's relays, docs/CLUSTER.md). 0, or CLI_EPROTO with a
- * sentence in err. */
+ * list "HOST:PORT,HOST:PORT,…" (a cluster's relays, docs/CLUSTER.md), or to one WebSocket address
+ * "ws://HOST:PORT[/PATH]" (vivd's HTTP port, at /ws by default; the upgrade offers the subprotocol
+ * "vivarium"): then cli_send frames each message, cli_recv unframes them, answers pings, and a
+ * close frame is an error naming its code. 0, or CLI_EPROTO with a sentence in err. */
 int cli_connect(cli_conn *c, const char *hostport, char *err, size_t errlen);
 /* The same, trying the list's addresses from index *at on (wrapping around); *at is then the one
  * that answered. A client that lost its server passes *at + 1 to try the others first. */
 int cli_connect_list(cli_conn *c, const char *list, int *at, char *err, size_t errlen);
 int cli_addr_count(const char *list);                       /* addresses in a list (1 + commas) */
 #define CLI_MAX_ADDRS 16   /* the longest list a client takes */
-/* A list as a user gave it (--host): 1..CLI_MAX_ADDRS addresses, each HOST:PORT. 0, or
- * CLI_EPROTO with a sentence in err naming the bad item. Nothing is resolved. */
+/* A list as a user gave it (--host): 1..CLI_MAX_ADDRS addresses, each HOST:PORT, or one
+ * ws://HOST:PORT[/PATH]. 0, or CLI_EPROTO with a sentence in err naming the bad item. Nothing is
+ * resolved. */
 int cli_addr_list_check(const char *list, char *err, size_t errlen);
 /* Address i (modulo the count) of a list into out: 0, or -1 when it is empty or too long. */
 int cli_addr_at(const char *list, int i, char *out, size_t cap);
 void cli_close(cli_conn *c);
-/* Send a message built between wire_msg_begin and wire_msg_end. 0 or CLI_EPROTO (errno says
- * why). */
+/* Send a message built between wire_msg_begin and wire_msg_end (over WebSocket, one binary frame
+ * per message). 0 or CLI_EPROTO (errno says why). */
 int cli_send(cli_conn *c, const wire_buf *b);
-int cli_send_raw(cli_conn *c, const void *p, size_t n);
+int cli_send_raw(cli_conn *c, const void *p, size_t n);        /* the bytes as they are */
 /* Receive one message body (valid until the next call). CLI_RECV_MSG (1): a message;
  * CLI_RECV_TIMEOUT (0): timeout; CLI_EPROTO: closed or error (err says which).
  * timeout_ms < 0 waits forever. */

@@ -33,8 +33,8 @@ double vw_now(void)
 static void view_head(FILE *out)
 {
     fprintf(out,
-        "usage: viv view [--host HOST:PORT[,HOST:PORT...]] [--world ID|KIND] [--every N] [--div D]\n"
-        "                [--view NAME] [--token T] [--frames N [--size COLSxROWS]]\n"
+        "usage: viv view [--host HOST:PORT[,HOST:PORT...] | --host ws://HOST:PORT[/ws]] [--world ID|KIND]\n"
+        "                [--every N] [--div D] [--view NAME] [--token T] [--frames N [--size COLSxROWS]]\n"
         "\n"
         "Watches a world of a running vivd in the terminal. Each character cell shows two pixels\n"
         "as an upper half-block in 24-bit colour (foreground = upper pixel, background = lower),\n"
@@ -627,7 +627,9 @@ static int view_args(vw_opts *o, int argc, char **argv)
                  "the server (default 127.0.0.1:7400); or a list of up to 16,\n"
                  "separated by commas (a cluster's relays, docs/CLUSTER.md): the\n"
                  "first that answers is used, and when it goes away the next ones\n"
-                 "are tried first (with --frames, a lost server ends the run)"),
+                 "are tried first (with --frames, a lost server ends the run); or\n"
+                 "ws://HOST:PORT[/PATH], vivd's WebSocket on its --http port (path\n"
+                 "/ws by default), as viv bot and the page take it"),
         OPT_STR("--world", "ID|KIND", &o->world,
                 "the world to watch first: its id, or the first world of a kind\n"
                 "(default: the server's first world)"),

@@ -13,7 +13,7 @@ static const struct {
 #ifndef VIV_MINIMAL
     { "view", cli_view_main, "watch a world in the terminal (ANSI truecolor half-blocks)" },
     { "bot", cli_bot_main, "load generator: many viewers, players and slow clients" },
-    { "replay", cli_replay_main, "replay files: list, info, verify (bit-exact), export GIF/PNG" },
+    { "replay", cli_replay_main, "replay files: list, info, verify (bit-exact), export GIF/WebP/PNG" },
     { "cycle", cli_cycle_main, "palette-cycling scenes: convert ILBM <-> Canvas Cycle JSON, PNG" },
 #endif
 };

@@ -1,5 +1,5 @@
 /* viv_replay.c — `viv replay list|info|verify|export FILE …`: look into a replay file, prove a
- * session bit-exact (or print its desync report), export its frames as GIF or PNG; `viv replay
+ * session bit-exact (or print its desync report), export its frames as GIF, WebP or PNG; `viv replay
  * collect` gathers the files of several nodes into one.
  *
  * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
@@ -137,7 +137,7 @@ static void verify_tail(FILE *out)
 static void usage_export(FILE *out)
 {
     fprintf(out,
-        "usage: viv replay export FILE [--session N] (--gif OUT.gif | --png-dir DIR)\n"
+        "usage: viv replay export FILE [--session N] (--gif OUT.gif | --webp OUT.webp | --png-dir DIR)\n"
         "                              [--from TICK] [--to TICK] [--every K] [--scale S]\n"
         "                              [--view NAME] [--quiet]\n"
         "       viv replay export FILE [--session N] --html OUT.html [--web DIR] [--wasm FILE]\n"
@@ -161,7 +161,7 @@ static void usage(FILE *out)
         "  list     the sessions in a replay file\n"
         "  info     one session in detail\n"
         "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
-        "  export   a session's frames as an animated GIF or PNGs, or the session as one HTML file\n"
+        "  export   a session's frames as an animated GIF or WebP or PNGs, or the session as one HTML file\n"
         "  collect  gather the files of several nodes into one, each session named by its node\n"
         "  fork     a new session starting from another's state at a tick, to play on from there\n");
 }
@@ -229,7 +229,7 @@ typedef struct opts {
     int all, sync_test, quiet;
     uint64_t from, to, every;
     long threads, scale, mmpx;
-    const char *gif, *png_dir, *view;
+    const char *gif, *webp, *png_dir, *view;
     const char *html, *web, *wasm;     /* export --html, and where its parts come from */
     const char *report_dir;            /* verify --report DIR */
     const char *out;                   /* fork -o OUT */
@@ -707,6 +707,9 @@ static int cmd_export(int argc, char **argv)
     const opt table[] = {
         OPT_STR("--gif", "OUT.gif", &o.gif,
                 "an animated GIF; frame delays follow the session's tick rate and --every"),
+        OPT_STR("--webp", "OUT.webp", &o.webp,
+                "an animated lossless WebP (libwebp's WebPAnimEncoder): exact colours,\n"
+                "frame times in ms from the tick rate and --every"),
         OPT_STR("--png-dir", "DIR", &o.png_dir,
                 "one indexed PNG per frame, DIR/frame-TICK.png, TICK zero-padded to the\n"
                 "width of the last tick (at least 6 digits); DIR is created if missing"),
@@ -714,7 +717,8 @@ static int cmd_export(int argc, char **argv)
         OPT_U64("--to", "TICK", &o.to, "the tick of the last frame (default: the session's last)"),
         OPT_CALL("--every", "K", set_every, &o.every,
                  "a frame every K ticks (default: --gif the fewest ticks lasting 2/100 s,\n"
-                 "since browsers slow faster GIFs down: 2 at 60 Hz; --png-dir 1)"),
+                 "since browsers slow faster GIFs down: 2 at 60 Hz; else --webp the fewest\n"
+                 "lasting more than 10 ms: 1 at 60 Hz; --png-dir 1). One --every for all"),
         OPT_LONG("--scale", "S", &o.scale, 1, 16, "pixel scale 1..16 (default 1)"),
         OPT_CALL("--mmpx", "N", set_mmpx, &o.mmpx,
                  "magnify each frame N times (2 or 4) with MMPX before --scale: the\n"
@@ -740,9 +744,9 @@ static int cmd_export(int argc, char **argv)
         fprintf(stderr, "viv replay export: --web and --wasm go with --html only\n");
         return 2;
     }
-    if (!o.gif && !o.png_dir) {
-        fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif, --png-dir DIR "
-                "or --html OUT.html\n");
+    if (!o.gif && !o.webp && !o.png_dir) {
+        fprintf(stderr, "viv replay export: say where the frames go: --gif OUT.gif, --webp OUT.webp, "
+                "--png-dir DIR or --html OUT.html\n");
         return 2;
     }
     rpl_file *f = open_file("export", o.file);
@@ -777,6 +781,7 @@ static int cmd_export(int argc, char **argv)
     eo.scale = (int)o.scale;
     eo.mmpx = (int)o.mmpx;
     eo.gif = o.gif;
+    eo.webp = o.webp;
     eo.png_dir = o.png_dir;
     eo.progress = progress_cb;
     eo.ud = &p;
@@ -792,9 +797,10 @@ static int cmd_export(int argc, char **argv)
            (unsigned long long)r.frames, r.frames == 1 ? "" : "s", (long long)o.session,
            (unsigned long long)r.first, (unsigned long long)r.last, (unsigned long long)r.every,
            r.every == 1 ? "" : "s");
-    if (o.gif) printf(" %s", o.gif);
-    if (o.gif && o.png_dir) printf(" and");
-    if (o.png_dir) printf(" %s/", o.png_dir);
+    const char *to[3] = { o.gif, o.webp, o.png_dir };
+    int nto = 0;
+    for (int i = 0; i < 3; i++)
+        if (to[i]) printf("%s %s%s", nto++ ? " and" : "", to[i], i == 2 ? "/" : "");
     printf("\n");
     status = r.mismatched ? 1 : 0;
 done:

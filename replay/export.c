@@ -1,6 +1,6 @@
-/* export.c — a recorded session's frames as an animated GIF (gif.c) and/or a directory of indexed
- * PNGs (image.c). Frames are already palette-indexed: both use the world's own palette, with no
- * quantising. The replay seeks through the checkpoint at or before the first frame, and each
+/* export.c — a recorded session's frames as an animated GIF (gif.c), an animated lossless WebP
+ * (webp.c) and/or a directory of indexed PNGs (image.c). Frames are already palette-indexed: all
+ * use the world's own palette, with no quantising. The replay seeks through the checkpoint at or before the first frame, and each
  * exported frame of view 0 is checked against the recorded frame hash on the way. */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +35,7 @@ typedef struct exporter {
     sim_frame up[2];                   /* MMPX's 2× and 4× of the frame (mmpx > 1) */
     rpl_export_result *res;
     rpl_gif *gif;
+    rpl_webp *webp;
     int width;                         /* digits of the tick in PNG names */
     const rpl_tick_row *rows;          /* the span's recorded hashes */
     size_t nrows, r;
@@ -82,6 +83,10 @@ static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t 
         snprintf(err, errlen, "%s", rpl_gif_error(x->gif));
         return rc;
     }
+    if (x->webp && (rc = rpl_webp_frame(x->webp, fr)) != 0) {
+        snprintf(err, errlen, "%s", rpl_webp_error(x->webp));
+        return rc;
+    }
     if (o->png_dir) {
         char path[4200];
         snprintf(path, sizeof path, "%s/frame-%0*llu.png", o->png_dir, x->width, (unsigned long long)t);
@@ -109,8 +114,8 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
     memset(&x, 0, sizeof x);
     x.o = o;
     x.res = res;
-    if (!o->gif && !o->png_dir) {
-        snprintf(err, errlen, "export needs a GIF path or a PNG directory");
+    if (!o->gif && !o->webp && !o->png_dir) {
+        snprintf(err, errlen, "export needs a GIF path, a WebP path or a PNG directory");
         return RPL_EUSAGE;
     }
     if (o->scale < 1 || o->scale > 16) {
@@ -129,7 +134,9 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
         return RPL_EUSAGE;
     }
     uint64_t every = o->every;
-    if (every == 0) every = o->gif ? (2u * s.hz + 99u) / 100u : 1;   /* browsers slow < 2/100 s */
+    if (every == 0 && o->gif) every = (2u * s.hz + 99u) / 100u;     /* browsers slow < 2/100 s */
+    if (every == 0 && o->webp) every = s.hz / 100u + 1u;    /* and WebP frames of <= 10 ms */
+    if (every == 0) every = 1;
     res->every = every;
     if ((status = rpl_plan_make(f, &s, o->from, o->to, 0, &plan, err, errlen)) != 0) return status;
     for (size_t i = 0; i < plan.nskipped; i++) res->skipped += plan.skipped[i].to - plan.skipped[i].from;
@@ -183,6 +190,14 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
                     goto done;
                 }
             }
+            if (o->webp) {
+                x.webp = rpl_webp_open(o->webp, fr.w * o->mmpx, fr.h * o->mmpx, o->scale, s.hz,
+                                       (unsigned)every, err, errlen);
+                if (!x.webp) {
+                    status = RPL_EIMAGE;
+                    goto done;
+                }
+            }
         }
         if ((status = rpl_inputs_open(f, s.id, sp->start, sp->end, w, &it, err, errlen)) != 0) goto done;
         if ((status = rpl_ticks_load(f, s.id, sp->start, sp->end, &rows, &nrows, err, errlen)) != 0)
@@ -221,9 +236,15 @@ int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, ch
         x.gif = NULL;
         if ((status = rpl_gif_close(g, err, errlen)) != 0) goto done;
     }
+    if (x.webp) {
+        rpl_webp *g = x.webp;
+        x.webp = NULL;
+        if ((status = rpl_webp_close(g, err, errlen)) != 0) goto done;
+    }
     status = 0;
 done:
     if (x.gif) rpl_gif_abort(x.gif);
+    if (x.webp) rpl_webp_abort(x.webp);
     rpl_inputs_close(it);
     free(rows);
     rpl_checkpoint_free(&cp);

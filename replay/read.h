@@ -216,13 +216,15 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
 typedef struct rpl_export_opts {
     int64_t session;
     uint64_t from, to;                 /* frames of ticks from..to; 0 and UINT64_MAX: all */
-    uint64_t every;                    /* a frame every K ticks; 0: GIF 2/100 s, PNG every tick */
+    uint64_t every;                    /* a frame every K ticks; 0: GIF 2/100 s, else WebP more
+                                        * than 10 ms, PNG every tick */
     int scale;                         /* 1..16, after mmpx */
     int mmpx;                          /* 1, 2 or 4: each frame magnified that much by MMPX
                                         * (sim/anim/mmpx.h: the palette kept, edges kept sharp)
                                         * before the nearest-neighbour scale */
     int view;                          /* the kind's view index, 0 the normal picture */
     const char *gif;                   /* animated GIF path, or NULL */
+    const char *webp;                  /* animated lossless WebP path, or NULL */
     const char *png_dir;               /* directory for frame-TICK.png files, or NULL */
     void (*progress)(void *ud, uint64_t done, uint64_t total);
     void *ud;
@@ -238,11 +240,11 @@ typedef struct rpl_export_result {
 } rpl_export_result;
 
 /* Replay the session (seeking through the checkpoint at or before from) and write a frame of
- * every `every`-th tick from `from` to `to`: an animated GIF whose delays follow the session's
- * tick rate, and/or indexed PNGs named frame-TICK.png (TICK zero-padded to the width of the
+ * every `every`-th tick from `from` to `to`: an animated GIF and/or a lossless animated WebP
+ * whose delays follow the session's tick rate, and/or indexed PNGs named frame-TICK.png (TICK zero-padded to the width of the
  * largest tick, at least 6 digits). A frame whose hash differs from the recorded one is still
  * written and counted in mismatched. 0, or a negative code with a sentence in err (a partial GIF
- * is removed; PNGs already written stay): RPL_EUSAGE for bad options, RPL_EIMAGE when an image
+ * or WebP is removed; PNGs already written stay): RPL_EUSAGE for bad options, RPL_EIMAGE when an image
  * cannot be written, or what reading the session gave. */
 int rpl_export(rpl_file *f, const rpl_export_opts *o, rpl_export_result *res, char *err,
                size_t errlen);

@@ -36,6 +36,18 @@ uint64_t rpl_gif_frames(const rpl_gif *g);
 int rpl_gif_close(rpl_gif *g, char *err, size_t errlen);  /* finishes and renames; frees g. 0 or RPL_EIMAGE */
 void rpl_gif_abort(rpl_gif *g);                           /* removes the partial file; frees g */
 
+/* Animated WebP, lossless, through libwebp's WebPAnimEncoder (webp.c). Frame n starts at
+ * n·every·1000/hz ms; identical frames may be merged into one longer frame by the encoder. The
+ * animation is held in memory and written (temporary name, renamed) by close. */
+typedef struct rpl_webp rpl_webp;
+rpl_webp *rpl_webp_open(const char *path, int w, int h, int scale, unsigned hz, unsigned every,
+                        char *err, size_t errlen);
+int rpl_webp_frame(rpl_webp *g, const sim_frame *f);      /* 0, or RPL_EIMAGE: see rpl_webp_error */
+const char *rpl_webp_error(const rpl_webp *g);
+uint64_t rpl_webp_frames(const rpl_webp *g);
+int rpl_webp_close(rpl_webp *g, char *err, size_t errlen); /* encodes, writes, renames; frees g. 0 or RPL_EIMAGE */
+void rpl_webp_abort(rpl_webp *g);                         /* removes the temporary file; frees g */
+
 /* ---- the file ------------------------------------------------------------------------------------ */
 #define RPL_APP_ID 0x56495652          /* "VIVR" */
 #define RPL_SCHEMA 3                   /* 3: session.node, origin_id; 2: status 'suspended'. Older

@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential pkg-config libuv1-dev libmsgpack-dev libsqlite3-dev check libxxhash-dev
 libpng-dev libgif-dev clang llvm libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 qemu-user netpbm zstd libzstd-dev sqlite3 binutils python3 tmux gifsicle imagemagick
-webp libwebsockets-dev libwebsockets-evlib-uv chromium valgrind
+webp libwebp-dev libwebsockets-dev libwebsockets-evlib-uv chromium valgrind
 wasi-libc lld-14 libclang-rt-14-dev-wasm32
 redis-server libhiredis-dev"
 # Node and npm, for the page's tests: Debian's (Node 18) only when there is none; a newer Node

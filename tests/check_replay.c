@@ -1219,7 +1219,7 @@ START_TEST(viv_replay_commands)
     ck_assert_int_eq(access(tmp("pngs/frame-000205.png"), R_OK), 0);
     snprintf(args, sizeof args, "export %s", db);
     r = viv(args);
-    ck_assert_msg(r->status == 2 && strstr(r->out, "--gif OUT.gif, --png-dir DIR or --html OUT.html"), "%s", r->out);
+    ck_assert_msg(r->status == 2 && strstr(r->out, "--gif OUT.gif, --webp OUT.webp, --png-dir DIR or --html OUT.html"), "%s", r->out);
 }
 END_TEST
 

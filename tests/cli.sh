@@ -115,6 +115,27 @@ expect "--mmpx 3" 2 "--mmpx magnifies 2 or 4 times (or 1: not at all), not 3" --
 expect "replay export --mmpx 4" 0 - -- "$viv" replay export "$tmp/mm.db" --png-dir "$tmp/mm" --from 30 --to 30 --mmpx 4 --quiet
 case "$(identify -format '%wx%h' "$tmp/mm/frame-000030.png" 2>/dev/null)" in
     1280x720) ok "replay export --mmpx 4 quadruples the frame" ;; *) fail "replay export --mmpx 4: wrong size" ;; esac
+# --webp: an animated lossless WebP (tests/check_webp.c decodes it frame by frame); here the
+# command line: its errors, and a file that Debian's webpmux reads with one frame a tick.
+expect "replay export: no output" 2 "--gif OUT.gif, --webp OUT.webp or --png-dir DIR" -- \
+    "$viv" replay export "$tmp/mm.db"
+expect "replay export --webp: no such directory" 2 "webp: cannot create $tmp/nodir/x.webp.tmp" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/nodir/x.webp" --quiet
+[ -e "$tmp/nodir" ] && fail "replay export --webp made a directory"
+expect "replay export --webp --mmpx 3" 2 "--mmpx magnifies 2 or 4 times (or 1: not at all), not 3" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/x.webp" --mmpx 3
+expect "replay export --webp --scale 17" 2 "--scale needs an integer in 1..16" -- \
+    "$viv" replay export "$tmp/mm.db" --webp "$tmp/x.webp" --scale 17
+expect "replay export --webp" 0 - -- "$viv" replay export "$tmp/mm.db" --webp "$tmp/mm.webp" --from 10 --to 29 --mmpx 2 --quiet
+grep -q "20 frames of session 1 (ticks 10..29, one every 1 tick) written to $tmp/mm.webp" "$tmp/out" \
+    || fail "replay export --webp said: $(cat "$tmp/out")"
+if command -v webpmux >/dev/null 2>&1; then
+    info=$(webpmux -info "$tmp/mm.webp" 2>&1)
+    case "$info" in
+        *"Canvas size: 640 x 360"*"Number of frames: 20"*) ok "replay export --webp: webpmux reads 20 frames of 640x360" ;;
+        *) fail "replay export --webp: webpmux -info says: $info" ;;
+    esac
+fi
 
 # viv replay export --html: the session as one HTML file (tests/browser/html.test.mjs opens it in
 # Chromium); here its errors, and that it loads nothing: no address, no src= or href= in it.
@@ -616,6 +637,11 @@ if [ -x "$vivd" ]; then
             "$viv" bot --ws --host "127.0.0.1:$(cat "$tmp/port")" --clients 1 --seconds 1
         expect "bot at a path that is not /ws" 1 "vivd upgrades GET /ws only" -- \
             "$viv" bot --host "ws://127.0.0.1:$(cat "$tmp/hport")/page" --clients 1 --seconds 1
+        # The TCP protocol at the HTTP port: named as viv view names it (clients/net.c).
+        expect "bot at vivd's HTTP port" 1 "127.0.0.1:$(cat "$tmp/hport"): this is vivd's HTTP port (the page and WebSocket; it answered \"HTTP/1.1 " -- \
+            "$viv" bot --host "127.0.0.1:$(cat "$tmp/hport")" --clients 1 --seconds 1
+        grep -qF "or this port's WebSocket: --host ws://127.0.0.1:$(cat "$tmp/hport")/ws" "$tmp/err" \
+            || fail "bot at vivd's HTTP port: no ws:// address to use: $(head -c 300 "$tmp/err")"
         expect "bot ws:// without a port" 2 "the address needs a host and a port, as in ws://127.0.0.1:7401/ws" -- \
             "$viv" bot --host ws://127.0.0.1/ws
         expect "bot wss://" 2 "wss:// (WebSocket over TLS) is not supported" -- \

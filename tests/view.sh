@@ -14,14 +14,15 @@ ADMIN=admin-token-for-view
 PLAYER=player-token-for-view
 tmp=$(mktemp -d /tmp/viewtest.XXXXXX)
 vivd_pid=""
+http_pid=""
 fails=0
 
 tm() { tmux -S "$tmp/tmux.sock" "$@"; }
 cleanup() {
-    if [ -n "$vivd_pid" ]; then
-        kill "$vivd_pid" 2>/dev/null
-        wait "$vivd_pid" 2>/dev/null
-    fi
+    for pid in $vivd_pid $http_pid; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
     if command -v tmux >/dev/null 2>&1 && [ -S "$tmp/tmux.sock" ]; then
         tm kill-server 2>/dev/null
     fi
@@ -225,7 +226,7 @@ EOF
         simargs=""
         while [ "$1" != "--" ]; do simargs="$simargs $1"; shift; done
         shift
-        "$viv" view --host "$host" --frames 30 --size "${pc}x$pr" "$@" > "$tmp/pic.out" 2> "$tmp/err" ||
+        "$viv" view --host "${phost:-$host}" --frames 30 --size "${pc}x$pr" "$@" > "$tmp/pic.out" 2> "$tmp/err" ||
             { fail "$pname: viv view failed: $(cat "$tmp/err")"; return; }
         tick=$(grep -aoE ' (tick |t)[0-9]+ ' "$tmp/pic.out" | tail -1 | tr -dc 0-9)
         [ -n "$tick" ] || { fail "$pname: no tick in the status line"; return; }
@@ -289,6 +290,49 @@ expect "host list: the first is dead, the second answers" 0 - -- \
 grep -aq " 1 sand normal t" "$tmp/out" || fail "host list: the second address's world 1 is not drawn"
 expect "host list: none answers" 1 "no address of $dead,$dead answers (cannot connect to $dead" -- \
     "$viv" view --host "$dead,$dead" --frames 1
+
+# ---- vivd's HTTP port: named for what it is, and watched through its WebSocket (ws://) -----------
+# A vivd with HTTP, on free ports, with the same worlds as the one above.
+rm -f "$tmp/hport" "$tmp/tport"
+"$vivd" --listen 127.0.0.1:0 --http 127.0.0.1:0 --http-port-file "$tmp/hport" --port-file "$tmp/tport" \
+    --no-record --admin-token "$ADMIN" --player-token "$PLAYER" --quiet \
+    --world sand:seed=7 --world sand:seed=3:w=64,h=32 > "$tmp/vivd-http.log" 2>&1 &
+http_pid=$!
+if wait_until 100 grep -Eq '^[0-9]+' "$tmp/hport" 2>/dev/null && wait_until 100 grep -Eq '^[0-9]+' "$tmp/tport" 2>/dev/null; then
+    hp=127.0.0.1:$(cat "$tmp/hport")
+    tp=127.0.0.1:$(cat "$tmp/tport")
+    # The TCP protocol at the HTTP port: the answer is HTTP ("HTTP" read as a length is 1213486160).
+    expect "the HTTP port is named" 1 "viv view: $hp: this is vivd's HTTP port (the page and WebSocket; it answered \"HTTP/1.1 " -- \
+        "$viv" view --host "$hp" --frames 1
+    grep -qF "not its TCP port: use the TCP port (vivd --listen, 7400 by default), or this port's WebSocket: --host ws://$hp/ws" "$tmp/err" &&
+        ok "the HTTP port: the TCP port and the ws:// address to use" ||
+        fail "the HTTP port: no advice on the port to use: $(cat "$tmp/err")"
+    grep -q 1213486160 "$tmp/err" && fail "the HTTP port: still reported as a message length"
+    # ws:// as viv bot and the page take it: the path given, or /ws by default.
+    expect "ws:// with /ws" 0 - -- "$viv" view --host "ws://$hp/ws" --frames 3 --size 80x24
+    grep -aq " 1 sand normal t[0-9]* [0-9]*fps viewer" "$tmp/out" && grep -qF "$upper" "$tmp/out" &&
+        ok "ws://: frames drawn, with the status line" || fail "ws://: no picture or status line"
+    expect "ws:// without a path, a player" 0 - -- "$viv" view --host "ws://$hp" --token "$PLAYER" --world 2 --frames 2 --size 120x30
+    grep -aq "player  element sand  brush [0-9]" "$tmp/out" && grep -aq " 2 sand" "$tmp/out" &&
+        ok "ws:// without a path: world 2, as a player" || fail "ws:// without a path: not world 2 as a player"
+    if command -v python3 > /dev/null 2>&1; then
+        phost="ws://$hp/ws"
+        picture "ws:// picture 80x24" 80 24 --world sand --seed 7 --
+        phost=""
+    fi
+    expect "ws:// at the TCP port" 1 "is $tp vivd's TCP port? WebSocket is on its --http port" -- \
+        "$viv" view --host "ws://$tp/ws" --frames 1
+    expect "ws:// at another path" 1 "ws://$hp/nope: HTTP/1.1 404" -- "$viv" view --host "ws://$hp/nope" --frames 1
+    expect "ws:// in a list" 2 "a ws:// address is one address, not a list" -- \
+        "$viv" view --host "ws://$hp/ws,$host" --frames 1
+    expect "wss://" 2 "wss:// (WebSocket over TLS) is not supported; vivd serves ws://HOST:PORT/ws" -- \
+        "$viv" view --host "wss://$hp/ws" --frames 1
+else
+    fail "vivd with --http did not start: $(cat "$tmp/vivd-http.log")"
+fi
+kill "$http_pid"
+wait "$http_pid" 2>/dev/null
+http_pid=""
 
 # ---- interactive, in tmux -----------------------------------------------------------------------
 # run_in_tmux NAME ARGS...: `viv view --host $host ARGS` in a detached 100x30 tmux session. Its pid
