@@ -5,7 +5,8 @@
 //     hash against the file's, its pixels against `viv replay export`), while a second page on the
 //     same world keeps getting the world's frames, in order, untouched;
 //   - a link to a moment (#world=ID&tick=T) opens there: the tick shown is T and its frame is the
-//     recorded one; "copy link" gives such a link, and never the token;
+//     recorded one; "copy link" gives such a link, and never the token; #session=N&tick=T opens a
+//     recording another vivd plays (--play) at T, for a viewer with no token;
 //   - "play from here" forks the world shown at the tick shown: the tab switches to the new world,
 //     whose first frame is the parent's recorded frame at its tick (no inputs were sent), its
 //     recording names the parent and T and verifies bit-exact (its start checked against the
@@ -164,6 +165,37 @@ test("a link to a moment opens there; copy link gives one, without the token", {
         }
     } finally {
         await p.ctx.close();
+    }
+});
+
+test("a link to a recording's moment (#session=N&tick=T) opens the recording vivd plays there, with no token", { skip, timeout: 240000 }, async () => {
+    /* a copy of the file vivd records to (sqlite3's online backup), played by a second vivd */
+    const p = await page("world=sand");
+    let play = null;
+    try {
+        await until("the sand past tick 200", () => p.page.evaluate(() => viv.kind === "sand" && viv.shownTick > 200), 60000);
+        const session = await sessionOf(p.page, await p.page.evaluate(() => viv.world));
+        const copy = path.join(live.dir, "copy.db");
+        execFileSync("sqlite3", [db, `.backup ${copy}`]);
+        play = await startVivd(["--play", `${copy}:${session}`, "--no-record"], { http: true });
+        const T = 90;
+        const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        try {
+            const q = await openPage(ctx, `http://127.0.0.1:${play.httpPort}/#session=${session}&tick=${T}`);
+            await until("the linked tab rewound", async () => (await tlState(q.page)).open);
+            await until(`the page to show tick ${T}`, () => q.page.evaluate((x) => viv.shownTick === x && viv.verified && viv.canvasMismatches() === 0, T));
+            assert.equal(await q.page.evaluate(() => viv.fh), recordedHashes(copy, session, T).fh);
+            assert.equal(await q.page.evaluate(() => viv.role), "viewer");
+            assert.equal((await q.page.evaluate(() => viv.playState)).session, session);
+            const link = new URL(await q.page.evaluate(() => viv.momentLink()));
+            assert.deepEqual(Object.fromEntries(new URLSearchParams(link.hash.slice(1))), { session: String(session), tick: String(T) });
+            assert.deepEqual(q.problems, []);
+        } finally {
+            await ctx.close();
+        }
+    } finally {
+        await p.ctx.close();
+        if (play) await play.stop();
     }
 });
 
