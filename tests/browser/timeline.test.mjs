@@ -1,8 +1,9 @@
 // timeline.test.mjs — the page's timeline (issue 29), in Debian's Chromium driven by
 // playwright-core against a real bin/vivd (demo set, recorded to a file) on a free loopback port:
 //   - rewinding a live world in the page: pause at the live edge, seek back with the bar, one tick
-//     back and on, back to live; the frame shown at the tick rewound to is the recorded one (its
-//     hash against the file's, its pixels against `viv replay export`), while a second page on the
+//     back and on, play the past at 400 % and pause again, back to live; the frame shown at the
+//     tick rewound to is the recorded one (its hash against the file's, its pixels against
+//     `viv replay export`), while a second page on the
 //     same world keeps getting the world's frames, in order, untouched;
 //   - a link to a moment (#world=ID&tick=T) opens there: the tick shown is T and its frame is the
 //     recorded one; "copy link" gives such a link, and never the token; #session=N&tick=T opens a
@@ -116,6 +117,19 @@ test("rewind a live world in the page (seek back, step both ways, live) while a 
         assert.ok(bTicks.at(-1) > edge, "the second page is past the first page's live edge");
         assert.equal(await b.page.evaluate(() => viv.mismatches + viv.badFrames), 0);
         assert.equal(await a.page.evaluate(() => viv.shownTick), T, "the first page is still rewound");
+
+        /* play the past at 400 % from there, then pause: still rewound, behind the world */
+        await a.page.selectOption("#tl-speed", "400");
+        await until("the speed set", async () => (await tlState(a.page)).play?.speed === 400 && (await tlState(a.page)).pending === 0);
+        await click(a.page, "#tl-pause");
+        await until("the past playing on", () => a.page.evaluate((t) => viv.shownTick > t + 30, T), 30000);
+        await until("the timeline playing", async () => (await tlState(a.page)).play?.paused === false);
+        await click(a.page, "#tl-pause");
+        await until("paused again", async () => (await tlState(a.page)).play?.paused === true && (await tlState(a.page)).pending === 0);
+        const still = await a.page.evaluate(() => viv.shownTick);
+        await until("the second page 30 frames on", () => b.page.evaluate((x) => viv.frames > x + 30, bBefore.frames + 60), 30000);
+        assert.equal(await a.page.evaluate(() => viv.shownTick), still, "paused: the first page's picture stays");
+        assert.ok((await tlState(a.page)).open);
 
         /* back to live */
         await click(a.page, "#tl-live");
