@@ -3,8 +3,8 @@
 //   - rewinding a live world in the page: pause at the live edge, seek back with the bar, one tick
 //     back and on, play the past at 400 % and pause again, back to live; the frame shown at the
 //     tick rewound to is the recorded one (its hash against the file's, its pixels against
-//     `viv replay export`), while a second page on the
-//     same world keeps getting the world's frames, in order, untouched;
+//     `viv replay export`), while a second page on the same world keeps getting the world's
+//     frames, in order, untouched;
 //   - a link to a moment (#world=ID&tick=T) opens there: the tick shown is T and its frame is the
 //     recorded one; "copy link" gives such a link, and never the token; #session=N&tick=T opens a
 //     recording another vivd plays (--play) at T, for a viewer with no token;
