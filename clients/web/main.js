@@ -3,7 +3,8 @@
 // lives in the other modules; this one only wires them to the document.
 //
 // The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
-// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js). In a cluster,
+// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js); tick=T (with
+// world=ID, or session=N for a recording vivd plays) opens this tab's timeline at tick T. In a cluster,
 // hosts=H:P,H:P (other relays' HTTP addresses) are where the page goes when its server goes away.
 import { Viewer } from "./viewer.js";
 import { LocalViewer } from "./local.js";
@@ -14,6 +15,7 @@ import { wsUrl, wsUrls } from "./conn.js";
 import { buildLut, paint } from "./palette.js";
 import { hex64 } from "./hash.js";
 import { encodeGif, encodePng } from "./snap.js";
+import { Timeline } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, props = {}, ...kids) => {
@@ -46,13 +48,14 @@ const callbacks = {
         if (r.palette) lutDirty = true;
         dirty = true;
     },
-    onChange: () => { scheduleUi(); checkVerifyLink(); },
+    onChange: () => { scheduleUi(); checkVerifyLink(); openMoment(); },
     onNote: () => scheduleUi(),
-    onExtra: (m) => verifyMessage(m),
+    onExtra: (m) => tl?.feed(m) || verifyMessage(m),
 };
 const localKind = frag.get("local");
 let localFailed = null;
 const badHosts = [];
+let tl = null;             /* this tab's timeline on the world shown (timeline.js) */
 const viewer = localKind !== null ? await startLocal() : new Viewer({
     urls: wsUrls(location, frag.get("hosts"), badHosts),
     token: frag.get("token") ?? "",
@@ -81,6 +84,26 @@ async function startLocal() {
     }
 }
 const isLocal = viewer instanceof LocalViewer;
+if (!isLocal) tl = new Timeline(viewer, { onChange: () => scheduleUi() });
+
+/* #world=ID&tick=T or #session=N&tick=T: once connected, the world (the recording that plays
+ * session N) is shown and this tab's timeline seeks to T. Once only; the reason it cannot is noted. */
+let moment = isLocal || !/^\d+$/.test(frag.get("tick") ?? "") ? null
+    : { tick: Number(frag.get("tick")), session: /^\d+$/.test(frag.get("session") ?? "") ? Number(frag.get("session")) : null };
+function openMoment() {
+    if (!moment || viewer.state !== "open" || !viewer.worlds.length) return;
+    const m = moment;
+    moment = null;
+    if (m.session !== null) {
+        const w = viewer.worlds.find((x) => x.play && x.play.session === m.session);
+        if (!w) {
+            viewer.note(`session ${m.session} is not among the recordings this vivd plays`);
+            return;
+        }
+        viewer.select(w.id);
+    }
+    tl.send("seek", { tick: m.tick });
+}
 
 /* Keep the fragment in step with what is watched, so a reload comes back to it. */
 function saveFragment() {
@@ -102,6 +125,10 @@ function saveFragment() {
      * by the connection), it leaves the address here, at the first save (issue 29). */
     if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
     if (viewer.cur !== null) f.set("world", String(viewer.cur));
+    if (moment) {             /* a link's moment not opened yet stays */
+        if (moment.session !== null) f.set("session", String(moment.session));
+        f.set("tick", String(moment.tick));
+    } else if (tl?.sync().open && tl.tick !== null) f.set("tick", String(tl.tick));
     if (viewer.view) f.set("view", viewer.view);
     if (viewer.every !== 1) f.set("every", String(viewer.every));
     if (viewer.div !== 1) f.set("div", String(viewer.div));
@@ -437,6 +464,101 @@ function followPlayback() {
 }
 setInterval(followPlayback, 100);
 
+/* ---- this tab's timeline: rewind, links to a moment, play from here (timeline.js) ------------- */
+/* The tick shown, and the live edge the bar ends at (the world's tick while live; on a timeline,
+ * the last tick its recording had committed when read, or further if it played on). */
+const shownAt = () => (viewer.stream.haveKey ? viewer.stream.tick : viewer.world?.tick ?? 0);
+const liveEdge = () => Math.max(tl.play?.end ?? 0, shownAt());
+
+/* A link to the moment shown: the world (or the recording's session) and the tick, and never
+ * the token (nor anything else of the address). */
+function momentLink() {
+    const w = viewer.world, f = new URLSearchParams();
+    if (!w) return "";
+    if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
+    if (w.play) f.set("session", String(w.play.session));
+    else f.set("world", String(w.id));
+    f.set("tick", String(shownAt()));
+    return `${location.origin}${location.pathname}#${f}`;
+}
+async function copyLink() {
+    const link = momentLink(), out = $("moment-link");
+    renderTimeline.link = link;           /* shown until the next copy, through redraws */
+    if (out) {
+        out.value = link;
+        out.hidden = false;
+    }
+    try {
+        await navigator.clipboard.writeText(link);
+        viewer.note("link to this moment copied");
+    } catch (e) {
+        viewer.note(`the link is below (the clipboard refused it: ${e.message})`);
+        out?.select();
+    }
+}
+
+function renderTimeline() {
+    const box = $("timeline"), w = viewer.world;
+    if (!tl || !w || w.local) {
+        box.hidden = true;
+        box.replaceChildren();
+        return;
+    }
+    tl.sync();
+    box.hidden = false;
+    const can = tl.usable, busy = tl.pending > 0;
+    const forkBtn = el("button", { type: "button", class: "btn", id: "fork", disabled: !can || !!tl.forking,
+        title: viewer.canInput ? "A new live world from the moment shown, to play in" : "needs a player token",
+        onclick: () => tl.fork(shownAt()) }, tl.forking ? "Forking…" : "Play from here");
+    const linkRow = el("div", { class: "row" },
+        el("button", { type: "button", class: "btn", id: "copy-link", disabled: !w, onclick: copyLink }, "Copy link"),
+        forkBtn);
+    const out = el("input", { type: "text", id: "moment-link", readonly: true, class: "grow mono", hidden: !renderTimeline.link, value: renderTimeline.link ?? "" });
+    const parts = [];
+    if (!w.play) {
+        const edge = liveEdge(), t = shownAt();
+        const seek = el("input", { type: "range", id: "tl-seek", min: String(tl.play?.start ?? 0), max: String(edge), step: "1", value: String(t), class: "grow", disabled: !can });
+        const pos = el("output", { id: "tl-pos" }, tl.open ? `${t} / ${edge}` : `live · ${t}`);
+        seek.addEventListener("input", () => { pos.textContent = `${seek.value} / ${edge}`; });
+        seek.addEventListener("change", () => tl.send("seek", { tick: +seek.value }));
+        const speed = el("select", { id: "tl-speed", disabled: !can || !tl.open, title: "Speed of this tab's timeline" },
+            ...PLAY_SPEEDS.map((v) => { const o = el("option", { value: String(v) }, `${v}%`); o.selected = v === (tl.play?.speed ?? 100); return o; }));
+        speed.addEventListener("change", () => tl.send("speed", { speed: +speed.value }));
+        parts.push(
+            el("div", { class: "label" }, tl.open ? `Timeline · rewound, for this tab only${busy ? " …" : ""}` : `Timeline · live${busy ? " …" : ""}`),
+            el("div", { class: "row" },
+                el("button", { type: "button", class: "btn", id: "tl-back", disabled: !can, title: "one tick back", onclick: () => tl.send("back") }, "◂"),
+                el("button", { type: "button", class: "btn", id: "tl-pause", disabled: !can, onclick: () => tl.send(tl.open && tl.paused ? "resume" : "pause") },
+                    tl.open && tl.paused ? "▶ Play" : "❚❚ Pause"),
+                el("button", { type: "button", class: "btn", id: "tl-step", disabled: !can || !tl.open, title: "one tick on", onclick: () => tl.send("step") }, "▸"),
+                speed,
+                el("button", { type: "button", class: "btn" + (tl.open ? "" : " on"), id: "tl-live", disabled: !can || !tl.open, title: "back to the world as it is now", onclick: () => tl.send("live") }, "● Live")),
+            el("div", { class: "row" }, seek, pos));
+        renderTimeline.seek = seek;
+        renderTimeline.pos = pos;
+        renderTimeline.open = tl.open;
+        renderTimeline.paused = tl.paused;
+    } else {
+        parts.push(el("div", { class: "label" }, "This moment"));
+        renderTimeline.seek = null;
+    }
+    parts.push(linkRow, out);
+    if (!viewer.canInput) parts.push(el("div", { class: "small" }, "Play from here needs a player token."));
+    box.replaceChildren(...parts);
+}
+
+/* The bar follows the frames without rebuilding the panel. */
+function followTimeline() {
+    const s = renderTimeline.seek;
+    if (!tl || !s || !s.isConnected || document.activeElement === s) return;
+    if (tl.sync().open !== renderTimeline.open || tl.paused !== renderTimeline.paused) return renderTimeline();
+    const t = shownAt(), edge = liveEdge();
+    if (+s.max !== edge) s.max = String(edge);
+    if (+s.value !== t) s.value = String(t);
+    renderTimeline.pos.textContent = tl.open ? `${t} / ${edge}` : `live · ${t}`;
+}
+setInterval(followTimeline, 100);
+
 function renderControls() {
     const box = $("controls"), c = viewer.ctl, w = viewer.world;
     const hints = $("hints");
@@ -583,6 +705,7 @@ function renderUi() {
     renderInfo();
     /* not while the seek bar is held: the frames move it (followPlayback) */
     if (!renderPlayback.seek || document.activeElement !== renderPlayback.seek || !viewer.world?.play) renderPlayback();
+    if (!renderTimeline.seek || document.activeElement !== renderTimeline.seek) renderTimeline();
     renderControls();
     renderView();
     renderVerify();
@@ -809,6 +932,11 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
     verify(opts) { return verifyRecording(opts); },
     get verifyState() { return { running: ver.busy, progress: ver.progress && { ...ver.progress }, result: ver.result, error: ver.error }; },
     get isLocal() { return isLocal; },
+    /* this tab's timeline: {open (rewound), tick (of the last answer), play, pending, forking},
+     * the op sent as the bar's buttons do, the link "copy link" makes, the forks that came */
+    get timeline() { return tl ? { open: tl.sync().open, tick: tl.tick, play: tl.play && { ...tl.play }, pending: tl.pending, forking: tl.forking, forks: [...tl.forks] } : null; },
+    timelineOp(op, args) { return tl?.send(op, args) ?? false; },
+    momentLink() { return momentLink(); },
     get localError() { return localFailed; },
 }));
 if (localFailed) viewer.note(localFailed);

@@ -83,6 +83,18 @@ export function play(world, op, { tick, speed } = {}) {
     return m;
 }
 
+/* timeline: a viewer's own timeline on the world it watches (docs/PROTOCOL.md "timeline"): op is
+ * seek (with tick), pause, resume, step, back, speed (with speed, a percentage) or live. */
+export function timeline(world, op, { tick, speed } = {}) {
+    const m = { t: "timeline", world, op };
+    if (op === "seek") m.tick = tick;
+    if (op === "speed") m.speed = speed;
+    return m;
+}
+
+/* fork: a new live world from world's recorded moment at tick (docs/PROTOCOL.md "fork"). */
+export const fork = (world, tick) => ({ t: "fork", world, tick });
+
 export const ping = (n) => ({ t: "ping", n });
 
 /* ---- server → client ----------------------------------------------------------------------- */

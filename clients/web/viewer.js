@@ -63,6 +63,7 @@ export class Viewer {
             },
         });
         this.lastBytes = 0;
+        this.subs = 0;                           /* subs sent, counted */
         this.curKind = null;                     /* the kind of the world watched, for a reconnect */
     }
 
@@ -91,6 +92,7 @@ export class Viewer {
         this.stream.reset();
         this.verified = false;
         this.lastEvent = "";
+        this.subs++;             /* a new sub ends a timeline of the world (timeline.js) */
         this.conn.send(sub(w.id, { every: this.every, div: this.div, enc: this.enc, view, events: true }));
     }
 
@@ -150,6 +152,16 @@ export class Viewer {
         const ok = this.conn.send(play(w.id, op, args));
         this.onChange();
         return ok;
+    }
+
+    /* A world entry (protocol.readWorld) this connection learnt of outside welcome (a fork's
+     * `forked`), listed like a `created` one. */
+    addWorld(w) {
+        if (!this.worlds.some((x) => x.id === w.id)) {
+            this.worlds.push(w);
+            this.controls.set(w.id, new Controls(w));
+        }
+        this.onChange();
     }
 
     /* ---- receiving ----------------------------------------------------------------------- */
