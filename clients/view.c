@@ -450,6 +450,7 @@ static void view_go_offline(vw_view *v, double now)
     v->lost = 0;
     v->attempts = 0;
     v->pressed = 0;
+    v->fork_wait = v->fork_at_edge = 0;     /* their answers went with the connection */
     v->backoff = VW_RETRY_MIN;
     v->retry_at = now + v->backoff;
     snprintf(v->note, sizeof v->note, "%.90s", v->err);     /* why: shown while reconnecting */

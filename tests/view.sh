@@ -408,6 +408,11 @@ if command -v tmux > /dev/null 2>&1; then
         wait_until 30 pane_has sigterm "'4' needs a player token: --token T" &&
             ok "viewer: a key that needs a token says so" ||
             fail "viewer: no token note after 4: $(status_of sigterm)"
+        # r on a world vivd does not record (--no-record): the note says why.
+        tm send-keys -t sigterm r
+        wait_until 300 pane_has sigterm "(rewind: not_a_recording" &&
+            ok "viewer: r on an unrecorded world says not_a_recording" ||
+            fail "viewer: r without a recording: $(status_of sigterm)"
         kill -TERM "$(cat "$tmp/sigterm.pid")"
         check_restored sigterm 143
     else
@@ -602,6 +607,12 @@ if command -v tmux > /dev/null 2>&1; then
         tm send-keys -t play 4
         wait_until 30 pane_has play "(a recording takes" && ok "play: inputs are refused with a note" ||
             fail "play: key 4: $(status_of play)"
+        # f forks the recording at the tick shown: a new live world, and the view switches to it.
+        t=$(play_tick)
+        tm send-keys -t play f
+        wait_until 300 status_is play "^ 2 sand normal t[0-9]+" &&
+            ok "play: f forks the recording at tick $t: world 2 ($(status_of play))" ||
+            fail "play: f: $(status_of play)"
         tm send-keys -t play q
         check_restored play 0
     else
