@@ -92,13 +92,28 @@ static void view_tail(FILE *out)
         "                    Shift-Right and Shift-Left\n"
         "  Home, End         jump to the first or the last recorded tick\n"
         "  [ ]               play slower or faster: 10 25 50 100 200 400 1000 %% of real time\n"
+        "  f                 fork: a new live world from the recorded state at the tick shown\n"
+        "a live world that vivd records (not --no-record): rewinding, for you alone (no token):\n"
+        "  r                 rewind: your view stops at the last recorded tick (the live edge;\n"
+        "                    the world ticks on for everyone else); rewound, r jumps a second\n"
+        "                    further back\n"
+        "  l                 live again (from a keyframe)\n"
+        "  rewound, the recording's keys: space play or pause (it plays up to the world and\n"
+        "  pauses there), Left/Right step, Up/Down a second, Home/End the first or the last\n"
+        "  tick read, [ ] the speed; the world's own keys and the mouse wait until l\n"
+        "  f                 fork (with a token): a new live world from the world's recorded\n"
+        "                    state at the tick shown (live: at the live edge, rewinding to it\n"
+        "                    first); when vivd has made it, the view switches to it\n"
         "\n"
         "The status line (last row) shows the world id and kind, the view, the tick, frames per\n"
         "second received (and drawn, when fewer), bytes per second received, your role, the\n"
         "world's tool and settings (the sand element and brush, the cycle speed and range), the\n"
         "acknowledged inputs and errors (with the last error's code), and the keys; in a\n"
-        "recording, the tick / the last tick with a seek bar and the speed instead. When the\n"
-        "terminal is narrow (80 columns) it uses a shorter form.\n"
+        "recording, the tick / the last tick with a seek bar and the speed instead; rewound,\n"
+        "\"rewound\", the tick shown, about how many ticks the world is ahead (\"-N ticks\": its\n"
+        "rate times the time since vivd last said where it is), paused or playing and the speed,\n"
+        "and after going live again \"live\" after the tick. When the terminal is narrow (80\n"
+        "columns) it uses a shorter form.\n"
         "\n"
         "When the server goes away, the picture stays, the status line says \"reconnecting…\",\n"
         "and viv view tries again after 0.25 s, doubling the wait up to 4 s, for as long as it\n"
@@ -148,12 +163,26 @@ int view_play(vw_view *v, const char *op, uint64_t tick, int speed)
     int seek = strcmp(op, "seek") == 0, sp = strcmp(op, "speed") == 0;
     wire_msg_begin(&v->b);
     wire_put_map(&v->b, 3 + seek + sp);
-    wire_put_str(&v->b, "t"); wire_put_str(&v->b, "play");
+    wire_put_str(&v->b, "t"); wire_put_str(&v->b, w->is_play ? "play" : "timeline");
     wire_put_str(&v->b, "world"); wire_put_uint(&v->b, w->id);
     wire_put_str(&v->b, "op"); wire_put_str(&v->b, op);
     if (seek) { wire_put_str(&v->b, "tick"); wire_put_uint(&v->b, tick); }
     if (sp) { wire_put_str(&v->b, "speed"); wire_put_uint(&v->b, (uint64_t)speed); }
     wire_msg_end(&v->b);
+    return view_send(v);
+}
+
+int view_fork(vw_view *v, uint64_t tick)
+{
+    const vw_world *w = &v->worlds[v->cur];
+    wire_msg_begin(&v->b);
+    wire_put_map(&v->b, 3);
+    wire_put_str(&v->b, "t"); wire_put_str(&v->b, "fork");
+    wire_put_str(&v->b, "world"); wire_put_uint(&v->b, w->id);
+    wire_put_str(&v->b, "tick"); wire_put_uint(&v->b, tick);
+    wire_msg_end(&v->b);
+    v->fork_wait = 1;
+    view_note(v, "forking world %u at tick %llu…", w->id, (unsigned long long)tick);
     return view_send(v);
 }
 
@@ -167,6 +196,9 @@ static int view_put_sub(vw_view *v)
      * at a third of the resolution as seed 001 does), unless another view was asked for. */
     if (v->o.homage && !view && vw_world_has_view(w, "homage")) view = "homage";
     uint32_t every = v->o.homage ? 3 : v->o.every, div = v->o.homage ? 3 : v->o.div;
+    /* A new sub drops a timeline (the view is live again). */
+    v->worlds[v->cur].tl = v->worlds[v->cur].tl_wait = 0;
+    v->fork_at_edge = 0;
     /* default: tile.zst; the world's events too, for the status line */
     cli_put_sub_events(&v->b, w->id, every, div, NULL, view, 1);
     return view_send(v);
@@ -196,17 +228,25 @@ int view_homage(vw_view *v)
     return view_subscribe(v);
 }
 
-int view_switch(vw_view *v, int dir)
+/* Watch world index to instead of the current one. */
+static int view_goto(vw_view *v, int to)
 {
-    if (v->nworlds < 2) return 0;
     vw_world *w = &v->worlds[v->cur];
     uint32_t old = w->id;
     if (v->pressed && w->mode->leave && w->mode->leave(v, w)) return -1;
-    v->cur = (v->cur + dir + v->nworlds) % v->nworlds;
+    w->tl = w->tl_wait = 0;       /* the unsub lets its timeline go */
+    v->fork_at_edge = 0;
+    v->cur = to;
     v->note[0] = '\0';           /* news of the world left behind */
     if (view_unsubscribe(v, old) || view_subscribe(v)) return -1;
     v->scr.have_valid = 0;        /* a clean screen until the new world's keyframe */
     return 0;
+}
+
+int view_switch(vw_view *v, int dir)
+{
+    if (v->nworlds < 2) return 0;
+    return view_goto(v, (v->cur + dir + v->nworlds) % v->nworlds);
 }
 
 /* ---- messages from the server ----------------------------------------------------------------- */
@@ -234,6 +274,10 @@ static int view_on_message(vw_view *v, const wire_msg *m)
             if (w->is_play) {
                 w->play_tick = v->frame.tick;
                 if (w->play_tick >= w->play_end) w->play_paused = 1;   /* it stops there */
+            } else if (w->tl && !w->tl_wait) {
+                /* A playing timeline reads on past the end it said; it never passes the world. */
+                w->play_tick = v->frame.tick;
+                if (w->play_tick > w->play_end) w->play_end = w->play_tick;
             }
             v->frames_rx++;
             v->win_frames++;
@@ -259,6 +303,54 @@ static int view_on_message(vw_view *v, const wire_msg *m)
             if (wire_get_u64(m, "world", &id) == 0 && v->worlds[i].id == id && pv &&
                 vw_play_read(pv, &v->worlds[i]) == 0 && wire_get_u64(m, "tick", &tick) == 0)
                 v->worlds[i].play_tick = tick;
+        return 0;
+    }
+    if (cli_msg_is(m, "timeline")) {    /* this viewer's rewind of a live world */
+        uint64_t tick;
+        int live = 0;
+        if (wire_get_u64(m, "world", &id) || wire_get_u64(m, "tick", &tick)) return 0;
+        wire_get_bool(m, "live", &live);
+        for (int i = 0; i < v->nworlds; i++) {
+            vw_world *w = &v->worlds[i];
+            if (w->id != id || w->is_play) continue;
+            w->tl_wait = 0;
+            if (live) {
+                w->tl = 0;
+                if (i == v->cur) view_note(v, "live again (tick %llu)", (unsigned long long)tick);
+                continue;
+            }
+            const wire_val *pv = wire_msg_get(m, "play");
+            if (i == v->cur && !w->tl && !v->fork_at_edge)
+                view_note(v, "rewound to tick %llu", (unsigned long long)tick);
+            if (pv && vw_play_read(pv, w) == 0) {
+                w->is_play = 0;             /* vw_play_read is for recordings too */
+                w->tl = w->tl_used = 1;
+                w->play_tick = tick;
+                w->tl_edge = w->play_end;
+                w->tl_edge_t = vw_now();
+            }
+            if (i == v->cur && v->fork_at_edge) {
+                v->fork_at_edge = 0;
+                if (view_fork(v, tick)) return -1;
+            }
+        }
+        return 0;
+    }
+    if (cli_msg_is(m, "forked")) {      /* our fork: watch the new world */
+        const wire_val *ev = wire_msg_get(m, "world");
+        uint64_t from = 0, tick = 0;
+        wire_get_u64(m, "from", &from);
+        wire_get_u64(m, "tick", &tick);
+        v->fork_wait = 0;
+        int i = ev ? view_add_world(v, ev) : -1;
+        if (i < 0) {
+            view_note(v, "%.90s", ev ? v->err : "a forked answer without its world");
+            v->err[0] = '\0';
+            return 0;
+        }
+        if (view_goto(v, i)) return -1;
+        view_note(v, "forked world %u from world %llu at tick %llu", v->worlds[i].id,
+                  (unsigned long long)from, (unsigned long long)tick);
         return 0;
     }
     if (cli_msg_is(m, "ack")) {
@@ -287,6 +379,14 @@ static int view_on_message(vw_view *v, const wire_msg *m)
         snprintf(v->last_err, sizeof v->last_err, "%.*s", (int)(sl > 32 ? 32 : sl), s);
         snprintf(v->final_err, sizeof v->final_err, "%.*s: %.*s", (int)(sl > 32 ? 32 : sl), s,
                  (int)(ml > 150 ? 150 : ml), msg);
+        /* A timeline being opened, or a fork, refused: say why (the error names neither). */
+        vw_world *cw = &v->worlds[v->cur];
+        if (!wire_msg_get(m, "seq") && (v->fork_wait || v->fork_at_edge || cw->tl_wait)) {
+            const char *what = v->fork_wait || v->fork_at_edge ? "fork" : "rewind";
+            v->fork_wait = v->fork_at_edge = 0;
+            cw->tl_wait = 0;
+            view_note(v, "%s: %.80s", what, v->final_err);
+        }
         /* Without a seq it is about a sub or unsub; --frames has no one to show it to. */
         if (v->o.frames && !wire_msg_get(m, "seq") && !v->frames_drawn) {
             snprintf(v->err, sizeof v->err, "the server refused: %s", v->final_err);
@@ -350,6 +450,7 @@ static void view_go_offline(vw_view *v, double now)
     v->lost = 0;
     v->attempts = 0;
     v->pressed = 0;
+    v->fork_wait = v->fork_at_edge = 0;     /* their answers went with the connection */
     v->backoff = VW_RETRY_MIN;
     v->retry_at = now + v->backoff;
     snprintf(v->note, sizeof v->note, "%.90s", v->err);     /* why: shown while reconnecting */

@@ -117,6 +117,13 @@ struct vw_world {
     /* A recording hosted with vivd --play (the welcome's "play" map, then "playing" replies). */
     int is_play, play_paused, play_speed;
     uint64_t play_start, play_end, play_tick;
+    /* A live world rewound by this viewer (the timeline message): the play_* fields above then
+     * describe the timeline (start, end = the last tick it read, paused, speed, tick). */
+    int tl;                           /* rewound: the subscription shows a timeline */
+    int tl_wait;                      /* the op that opens it is unanswered (others: world_busy) */
+    int tl_used;                      /* it was rewound once: the status line says "live" */
+    uint64_t tl_edge;                 /* the live edge the last answer gave, */
+    double tl_edge_t;                 /* and when it came (for "-N ticks") */
 };
 
 typedef struct vw_opts {
@@ -191,6 +198,9 @@ struct vw_view {
     int lost, offline, attempts;      /* lost: a send or receive failed (go offline) */
     double retry_at, backoff;
     char err[512];
+    /* fork: a fork sent and not answered yet; fork_at_edge: fork once the timeline opened by
+     * the f key on a live view answers (at its tick, the live edge) */
+    int fork_wait, fork_at_edge;
 };
 
 double vw_now(void);
@@ -200,8 +210,11 @@ int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) 
 int view_switch(vw_view *v, int dir);
 int view_homage(vw_view *v);          /* the h key: the homage on or off, from a keyframe */
 void view_note(vw_view *v, const char *fmt, ...);
-/* Send a play op for the current recording (seek: to tick; speed: to speed). 0, or -1. */
+/* Send a play op for the current recording, or a timeline op for the current live world (seek:
+ * to tick; speed: to speed). 0, or -1. */
 int view_play(vw_view *v, const char *op, uint64_t tick, int speed);
+/* Fork the current world at tick: a new live world (the forked answer switches to it). */
+int view_fork(vw_view *v, uint64_t tick);
 
 /* view_welcome.c */
 /* The welcome's role and worlds into v. 0, or -1 with the reason in v->err. */
@@ -210,6 +223,8 @@ int view_read_welcome(vw_view *v, const wire_msg *m);
 int view_pick_world(vw_view *v);
 int vw_world_has_view(const vw_world *w, const char *name);
 int vw_play_read(const wire_val *v, vw_world *w);
+/* A world entry (a forked answer's) appended to v->worlds. Its index, or -1 (v->err). */
+int view_add_world(vw_view *v, const wire_val *entry);
 const char *vw_enum_name(const vw_enum *e, int id);
 
 /* view_modes.c */
@@ -224,6 +239,9 @@ void view_hover(vw_view *v, int col, int row);
 void view_modes_help(FILE *out);
 /* The status line's part for a recording: its position, a seek bar and the speed. */
 void view_play_status(const vw_view *v, const vw_world *w, int shrt, char *s, size_t cap);
+/* The same for a rewound live world: the tick, how far behind the world, paused, the speed. */
+void view_timeline_status(const vw_view *v, const vw_world *w, double now, int shrt, char *s,
+                          size_t cap);
 
 /* view_keys.c */
 /* Feed bytes from the keyboard. 1: quit; 0: go on; -1: the server is unreachable (v->err). */

@@ -1,8 +1,10 @@
 /* view_keys.c — the key map of `viv view`: bytes from the keyboard in raw mode become keys
  * (arrows, Home and End from their escape sequences), SGR mouse reports and Shift-Tab. q,
  * Tab/n/p and Ctrl-L are the same in every world; in a recording (vivd --play) the playback
- * keys come next; every other key goes to the world's mode (view_modes.c). A key that would
- * send something, pressed without a player token, says so on the status line. */
+ * keys come next; r rewinds a live world (a timeline of this viewer's own: docs/PROTOCOL.md
+ * "timeline"), and while it is rewound the playback keys move it and l goes live again; f forks
+ * the world at the tick shown; every other key goes to the world's mode (view_modes.c). A key
+ * that would send something, pressed without a player token, says so on the status line. */
 #include <string.h>
 #include "view.h"
 
@@ -32,7 +34,11 @@ static int play_key(vw_view *v, vw_world *w, int key)
     int64_t t = (int64_t)w->play_tick, sec = w->hz;
     int is = key == ' ' || key == '[' || key == ']' || (key >= VW_K_UP && key <= VW_K_END);
     if (!is) return 0;
-    if (!v->can_input) {
+    if (w->tl_wait) {                  /* a timeline being built answers world_busy */
+        view_note(v, "rewinding…");
+        return 1;
+    }
+    if (!v->can_input && w->is_play) {
         view_note(v, "playback keys need a player token: --token T");
         return 1;
     }
@@ -41,14 +47,15 @@ static int play_key(vw_view *v, vw_world *w, int key)
     case ' ':
         if (!w->play_paused) rc = play_pause(v, w);
         else {
-            if (w->play_tick >= w->play_end) rc = play_seek(v, w, (int64_t)w->play_start);
+            if (w->play_tick >= w->play_end && w->is_play)
+                rc = play_seek(v, w, (int64_t)w->play_start);
             w->play_paused = 0;
             if (!rc) rc = view_play(v, "resume", 0, 0);
         }
         break;
     case VW_K_RIGHT:
         if (w->play_tick >= w->play_end) {
-            view_note(v, "at the end of the recording");
+            view_note(v, w->is_play ? "at the end of the recording" : "at the live edge: l goes live");
             break;
         }
         rc = play_pause(v, w);
@@ -76,6 +83,54 @@ static int play_key(vw_view *v, vw_world *w, int key)
     return rc < 0 ? -1 : 1;
 }
 
+/* ---- rewinding a live world, and forking ---------------------------------------------------- */
+/* r: rewind (open this viewer's timeline, paused at the live edge; rewound: a second further
+ * back); l: live again; f: fork at the tick shown (a live view first rewinds to the live edge,
+ * the last recorded tick, and forks there). 1: the key was one of these; 0: not; -1: failed. */
+static int timeline_key(vw_view *v, vw_world *w, int key)
+{
+    if (key != 'r' && key != 'l' && key != 'f') return 0;
+    int rc = 0;
+    if (key == 'f') {
+        if (!v->can_input) {
+            view_note(v, "'f' needs a player token: --token T");
+            return 1;
+        }
+        if (v->fork_wait || v->fork_at_edge || w->tl_wait) {
+            view_note(v, v->fork_wait || v->fork_at_edge ? "forking…" : "rewinding…");
+            return 1;
+        }
+        if (w->is_play || w->tl) rc = view_fork(v, w->play_tick);
+        else {
+            v->fork_at_edge = 1;
+            w->tl_wait = 1;
+            view_note(v, "rewinding to the live edge to fork there…");
+            rc = view_play(v, "pause", 0, 0);
+        }
+        return rc < 0 ? -1 : 1;
+    }
+    if (w->is_play) return 0;         /* a recording has its own keys */
+    if (w->tl_wait) {
+        view_note(v, "rewinding…");
+        return 1;
+    }
+    if (key == 'l') {
+        if (!w->tl) {
+            view_note(v, "live already");
+            return 1;
+        }
+        w->tl = 0;
+        rc = view_play(v, "live", 0, 0);
+    } else if (w->tl) {
+        rc = play_seek(v, w, (int64_t)w->play_tick - w->hz);
+    } else {
+        w->tl_wait = 1;
+        view_note(v, "rewinding…");
+        rc = view_play(v, "pause", 0, 0);
+    }
+    return rc < 0 ? -1 : 1;
+}
+
 /* ---- the key map ------------------------------------------------------------------------------ */
 /* The keys every world shares, then playback, then the world mode's keys. 1: quit; 0: go on;
  * -1: the server is unreachable (v->err). */
@@ -91,11 +146,14 @@ static int view_key(vw_view *v, int key)
         v->frame_new = v->frame_ok;
         return 0;
     }
-    if (w->is_play) {
-        int rc = play_key(v, w, key);
+    int rc = timeline_key(v, w, key);
+    if (rc) return rc < 0 ? -1 : 0;
+    if (w->is_play || w->tl) {
+        rc = play_key(v, w, key);
         if (rc < 0) return -1;
         if (rc == 0 && key < 256 && strchr(w->mode->keys, key) && key)
-            view_note(v, "a recording takes no inputs");
+            view_note(v, w->is_play ? "a recording takes no inputs"
+                                    : "rewound: l to play");
         return 0;
     }
     int mine = key >= 256 ? w->mode->uses_arrows && key <= VW_K_LEFT

@@ -528,7 +528,7 @@ int view_pointer(vw_view *v, int col, int row, int what)
         v->hover_x = x;
         v->hover_y = y;
     }
-    if (!v->can_input || !w->mode->pointer || !v->frame_ok || w->is_play) return 0;
+    if (!v->can_input || !w->mode->pointer || !v->frame_ok || w->is_play || w->tl) return 0;
     if (what == VW_PRESS) {
         if (picture_point(v, w, col, row, 0, &x, &y)) return 0;   /* not on the picture */
         v->pressed = 1;
@@ -567,4 +567,19 @@ void view_play_status(const vw_view *v, const vw_world *w, int shrt, char *s, si
     snprintf(s, cap, shrt ? "  %s %llu/%llu [%s] %d%%" : "  %s  tick %llu / %llu  [%s]  speed %d%%",
              w->play_paused ? (shrt ? "||" : "paused") : (shrt ? ">" : "playing"),
              (unsigned long long)w->play_tick, (unsigned long long)w->play_end, bar, w->play_speed);
+}
+
+/* A rewound live world: the tick shown, and about how far behind the world it is (the live edge
+ * of the last answer, moved on at the world's rate since). */
+void view_timeline_status(const vw_view *v, const vw_world *w, double now, int shrt, char *s,
+                          size_t cap)
+{
+    (void)v;
+    double ahead = now > w->tl_edge_t ? (now - w->tl_edge_t) * w->hz : 0;
+    uint64_t world = w->tl_edge + (uint64_t)ahead;
+    uint64_t behind = world > w->play_tick ? world - w->play_tick : 0;
+    snprintf(s, cap, shrt ? " rewound t%llu -%llu %s %d%%"
+                          : "  rewound  tick %llu  -%llu ticks  %s  speed %d%%",
+             (unsigned long long)w->play_tick, (unsigned long long)behind,
+             w->play_paused ? (shrt ? "||" : "paused") : (shrt ? ">" : "playing"), w->play_speed);
 }

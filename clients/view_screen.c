@@ -356,13 +356,18 @@ static void view_status_form(const vw_view *v, double now, int shrt, int shints,
         view_play_status(v, w, shrt, part, sizeof part);
         ADD("%s", part);
         ADD(shrt ? " %.0ffps" : "  %.0f fps", fps);
+    } else if (w->tl) {
+        view_timeline_status(v, w, now, shrt, part, sizeof part);
+        ADD("%s", part);
+        ADD(shrt ? " %.0ffps" : "  %.0f fps", fps);
     } else {
-        ADD(shrt ? " %s %.0ffps" : "  %s  %.0f fps", tick, fps);
+        ADD(shrt ? " %s%s %.0ffps" : "  %s%s  %.0f fps", tick,
+            w->tl_used ? (shrt ? " live" : "  live") : "", fps);
         if (v->frames_rx && dps + 0.5 < fps && !shrt) ADD(" (%.0f drawn)", dps);
     }
     if (!shrt) ADD("  %s", rate);
     ADD(shrt ? " %s" : "  %s", v->role);
-    if (v->can_input && !w->is_play && w->mode->status) {
+    if (v->can_input && !w->is_play && !w->tl && w->mode->status) {
         w->mode->status(v, w, shrt, part, sizeof part);
         ADD("%s", part);
     }
@@ -374,17 +379,23 @@ static void view_status_form(const vw_view *v, double now, int shrt, int shints,
     if (note && !shints) ADD("  (%s)", v->note);
     ADD(shints ? " | q" : "  | q quit");
     if (v->nworlds > 1) ADD(shints ? " Tab" : "  Tab/n/p world");
-    if (w->is_play) {
+    if (w->tl) {
+        ADD("%s", shints ? " spc <> ^v [] r l f" : "  space play  Left/Right step  Up/Down/r 1 s  "
+                                                  "[ ] speed  l live  f fork");
+    } else if (w->is_play) {
         if (v->can_input)
             ADD("%s", shints ? " spc <> ^v Home End []"
-                           : "  space play  Left/Right step  Up/Down 1 s  Home/End  [ ] speed");
+                           : "  space play  Left/Right step  Up/Down 1 s  Home/End  [ ] speed  f fork");
         else if (!(note && shints))        /* short: the note says it */
             ADD("%s", shints ? " (--token to play)" : "  (a recording: --token T to play it)");
     } else if (v->can_input) {
         const char *hints = w->mode->hints ? w->mode->hints(w, shints) : NULL;
         if (hints) ADD("%s", hints);
+        ADD("%s", shints ? " r f" : "  r rewind  f fork");
     } else if (w->mode->key && !(note && shints)) {
-        ADD("%s", shints ? " (--token to play)" : "  (watching: --token T to play)");
+        ADD("%s", shints ? " (--token to play) r" : "  (watching: --token T to play)  r rewind");
+    } else {
+        ADD("%s", shints ? " r" : "  r rewind");
     }
     if (note && shints) ADD(" (%s)", v->note);     /* short: the key hints first */
 #undef ADD

@@ -122,6 +122,22 @@ int view_read_welcome(vw_view *v, const wire_msg *m)
     return 0;
 }
 
+int view_add_world(vw_view *v, const wire_val *entry)
+{
+    vw_world *nw = realloc(v->worlds, (size_t)(v->nworlds + 1) * sizeof *v->worlds);
+    if (!nw) {
+        snprintf(v->err, sizeof v->err, "out of memory for a new world");
+        return -1;
+    }
+    v->worlds = nw;
+    if (parse_world(entry, &v->worlds[v->nworlds])) {
+        snprintf(v->err, sizeof v->err, "the server's forked answer describes the new world in a "
+                                        "form this viv does not understand");
+        return -1;
+    }
+    return v->nworlds++;
+}
+
 static void world_list(const vw_view *v, char *s, size_t cap)
 {
     size_t k = 0;

@@ -13,6 +13,7 @@ vivd=$bin/vivd
 ADMIN=admin-token-for-view
 PLAYER=player-token-for-view
 tmp=$(mktemp -d /tmp/viewtest.XXXXXX)
+record_opt=--no-record        # start_vivd records nothing, unless a test sets --db FILE here
 vivd_pid=""
 http_pid=""
 fails=0
@@ -55,7 +56,8 @@ wait_until() {
 start_vivd() {
     rm -f "$tmp/port"
     [ $# -gt 0 ] || set -- --world sand:seed=7 --world sand:seed=3:w=64,h=32
-    "$vivd" --listen "${LISTEN:-127.0.0.1:0}" --no-http --port-file "$tmp/port" --no-record --admin-token "$ADMIN" \
+    # shellcheck disable=SC2086    # $record_opt: --no-record, or --db FILE (two words)
+    "$vivd" --listen "${LISTEN:-127.0.0.1:0}" --no-http --port-file "$tmp/port" $record_opt --admin-token "$ADMIN" \
         --player-token "$PLAYER" --quiet "$@" \
         > "$tmp/vivd.log" 2>&1 &
     vivd_pid=$!
@@ -450,6 +452,11 @@ if command -v tmux > /dev/null 2>&1; then
         wait_until 30 pane_has sigterm "'4' needs a player token: --token T" &&
             ok "viewer: a key that needs a token says so" ||
             fail "viewer: no token note after 4: $(status_of sigterm)"
+        # r on a world vivd does not record (--no-record): the note says why.
+        tm send-keys -t sigterm r
+        wait_until 300 pane_has sigterm "(rewind: not_a_recording" &&
+            ok "viewer: r on an unrecorded world says not_a_recording" ||
+            fail "viewer: r without a recording: $(status_of sigterm)"
         kill -TERM "$(cat "$tmp/sigterm.pid")"
         check_restored sigterm 143
     else
@@ -644,6 +651,12 @@ if command -v tmux > /dev/null 2>&1; then
         tm send-keys -t play 4
         wait_until 30 pane_has play "(a recording takes" && ok "play: inputs are refused with a note" ||
             fail "play: key 4: $(status_of play)"
+        # f forks the recording at the tick shown: a new live world, and the view switches to it.
+        t=$(play_tick)
+        tm send-keys -t play f
+        wait_until 300 status_is play "^ 2 sand normal t[0-9]+" &&
+            ok "play: f forks the recording at tick $t: world 2 ($(status_of play))" ||
+            fail "play: f: $(status_of play)"
         tm send-keys -t play q
         check_restored play 0
     else
@@ -657,6 +670,96 @@ if command -v tmux > /dev/null 2>&1; then
         tm send-keys -t playv q
     else
         fail "playv: viv view did not start: $(status_of playv)"
+    fi
+    stop_vivd
+
+    # A live world vivd records: r rewinds this view alone (a timeline), the recording's keys
+    # move it, l goes live again; f forks the world at the tick shown and the view switches to
+    # the new world; a live view's f forks at the live edge.
+    record_opt="--db $tmp/live.db"
+    start_vivd --world sand:seed=3:w=64,h=32
+    record_opt=--no-record
+    live_tick() { status_of "$1" | grep -oE '^ [0-9]+ sand normal t[0-9]+|^ world [0-9]+ sand  view normal  tick [0-9]+' | grep -oE '[0-9]+$'; }
+    live_over() { t=$(live_tick "$1"); [ "${t:-0}" -gt "$2" ]; }
+    rw_tick() { status_of live | grep -oE 'rewound +t(ick )?[0-9]+' | tr -dc 0-9; }
+    rw_at() { [ "$(rw_tick)" = "$1" ]; }
+    rw_over() { t=$(rw_tick); [ "${t:-0}" -gt "$1" ]; }
+    run_in_tmux live --token "$PLAYER"
+    if wait_until 300 live_over live 200; then
+        status_is live " r f" && ok "live: the hints offer r and f" || fail "live: hints: $(status_of live)"
+        tm send-keys -t live r
+        if wait_until 300 status_is live "rewound +t(ick )?[0-9]+ +-[0-9]+( ticks)? +(\|\||paused) "; then
+            ok "live: r rewinds: $(status_of live)"
+            t0=$(rw_tick)
+            tm send-keys -t live Left
+            wait_until 300 rw_at $((t0 - 1)) && ok "live: Left steps back (tick $((t0 - 1)))" ||
+                fail "live: Left from $t0: $(status_of live)"
+            tm send-keys -t live Right
+            wait_until 300 rw_at "$t0" && ok "live: Right steps forward (tick $t0)" ||
+                fail "live: Right to $t0: $(status_of live)"
+            tm send-keys -t live Down
+            wait_until 300 rw_at $((t0 - 60)) && ok "live: Down jumps a second back (tick $((t0 - 60)))" ||
+                fail "live: Down to $((t0 - 60)): $(status_of live)"
+            tm send-keys -t live r
+            wait_until 300 rw_at $((t0 - 120)) && ok "live: r again: a second further back (tick $((t0 - 120)))" ||
+                fail "live: r to $((t0 - 120)): $(status_of live)"
+            tm send-keys -t live 4
+            wait_until 300 pane_has live "(rewound: l to play" && ok "live: rewound, inputs wait for l" ||
+                fail "live: key 4 rewound: $(status_of live)"
+            tm send-keys -t live ']' Space
+            wait_until 300 rw_over $((t0 - 100)) && status_is live " 200%" &&
+                ok "live: ] and space play the timeline at 200%" || fail "live: space: $(status_of live)"
+            tm send-keys -t live Space l
+            if wait_until 300 status_is live "^ 1 sand normal t[0-9]+ live |world 1 sand  view normal  tick [0-9]+  live "; then
+                wait_until 300 live_over live "$t0" && ok "live: l goes live again ($(status_of live))" ||
+                    fail "live: l: the tick is not past $t0: $(status_of live)"
+            else
+                fail "live: l: $(status_of live)"
+            fi
+            # Fork at a rewound tick: world 2 starts there.
+            tm send-keys -t live r
+            wait_until 300 status_is live "rewound +t(ick )?[0-9]+ " || fail "live: r before f: $(status_of live)"
+            t1=$(rw_tick)
+            tm send-keys -t live Down
+            t1=$((t1 - 60))
+            wait_until 300 rw_at "$t1" || fail "live: Down before f, to $t1: $(status_of live)"
+            tm send-keys -t live f
+            if wait_until 300 status_is live "^ 2 sand normal t[0-9]+"; then
+                t2=$(live_tick live)
+                [ "${t2:-0}" -ge "${t1:-1}" ] && ok "live: f forks at tick $t1: the view shows world 2 (tick $t2)" ||
+                    fail "live: f: world 2 at tick $t2, forked at $t1"
+            else
+                fail "live: f at tick $t1 made no world 2: $(status_of live)"
+            fi
+            # A live view's f: world 3, from world 2's live edge.
+            if wait_until 300 live_over live $((t1 + 150)); then
+                tm send-keys -t live f
+                wait_until 300 status_is live "^ 3 sand normal t[0-9]+" &&
+                    ok "live: f on a live view forks at the live edge: world 3" ||
+                    fail "live: f live: $(status_of live)"
+            else
+                fail "live: world 2 does not tick: $(status_of live)"
+            fi
+            status_is live "err " && fail "live: the keys got errors: $(status_of live)"
+        else
+            fail "live: r: $(status_of live)"
+        fi
+        tm send-keys -t live q
+        check_restored live 0
+    else
+        fail "live: viv view did not start: $(status_of live)"
+    fi
+    run_in_tmux livev --world 1
+    if wait_until 300 live_over livev 0; then
+        tm send-keys -t livev f
+        wait_until 300 pane_has livev "'f' needs a player token" && ok "live: a viewer's f says it needs a token" ||
+            fail "live: viewer f: $(status_of livev)"
+        tm send-keys -t livev r
+        wait_until 300 status_is livev "rewound +t(ick )?[0-9]" && ok "live: a viewer rewinds too" ||
+            fail "live: viewer r: $(status_of livev)"
+        tm send-keys -t livev q
+    else
+        fail "livev: viv view did not start: $(status_of livev)"
     fi
     stop_vivd
 else
