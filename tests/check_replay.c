@@ -781,7 +781,7 @@ START_TEST(error_codes_name_the_failure)
     eo.session = 1;
     rpl_export_result er;
     ck_assert_int_eq(rpl_export(f, &eo, &er, err, sizeof err), RPL_EUSAGE);
-    ck_assert_str_eq(err, "export needs a GIF path or a PNG directory");
+    ck_assert_str_eq(err, "export needs a GIF path, a WebP path or a PNG directory");
     rpl_close(f);
 
     /* A checkpoint cut short: its blob no longer matches its recorded hash. */
