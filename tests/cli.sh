@@ -117,7 +117,7 @@ case "$(identify -format '%wx%h' "$tmp/mm/frame-000030.png" 2>/dev/null)" in
     1280x720) ok "replay export --mmpx 4 quadruples the frame" ;; *) fail "replay export --mmpx 4: wrong size" ;; esac
 # --webp: an animated lossless WebP (tests/check_webp.c decodes it frame by frame); here the
 # command line: its errors, and a file that Debian's webpmux reads with one frame a tick.
-expect "replay export: no output" 2 "--gif OUT.gif, --webp OUT.webp or --png-dir DIR" -- \
+expect "replay export: no output" 2 "--gif OUT.gif, --webp OUT.webp, --png-dir DIR or --html OUT.html" -- \
     "$viv" replay export "$tmp/mm.db"
 expect "replay export --webp: no such directory" 2 "webp: cannot create $tmp/nodir/x.webp.tmp" -- \
     "$viv" replay export "$tmp/mm.db" --webp "$tmp/nodir/x.webp" --quiet
