@@ -73,6 +73,9 @@ typedef struct srv_host_events {
      * any more (the host closes it); or tl is NULL, and err (SRV_E…) and msg say why. */
     int (*timeline_opened)(void *ud, uint32_t client, uint32_t of, uint32_t gen, srv_world *tl,
                            int err, const char *msg);
+    /* A timeline is let go (srv_timelines_sweep, srv_timelines_free): what the network keeps for
+     * it (its fan-out) goes now; it is never ticked or shown again. */
+    void (*timeline_gone)(void *ud, srv_world *tl);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */

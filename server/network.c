@@ -53,6 +53,12 @@ static void on_world_closed(void *ud, srv_world *w)
     srv_fanout_free(w);
 }
 
+static void on_timeline_gone(void *ud, srv_world *tl)
+{
+    (void)ud;
+    srv_fanout_free(tl);
+}
+
 static void on_world_created(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
@@ -100,6 +106,7 @@ int srv_net_init(srv *s, srv_net *n)
     s->ev.play_done = on_play_done;
     s->ev.world_forked = on_world_forked;
     s->ev.timeline_opened = srv_timeline_opened;
+    s->ev.timeline_gone = on_timeline_gone;
     return 0;
 }
 

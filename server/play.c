@@ -533,6 +533,7 @@ void srv_timelines_sweep(srv *s)
             s->timelines[n++] = w;
             continue;
         }
+        if (s->ev.timeline_gone) s->ev.timeline_gone(s->ev.ud, w);
         if (w->busy) w->closed = 1;   /* a worker holds it: freed when it gives it back */
         else srv_world_free_later(s, w);
     }
@@ -541,8 +542,10 @@ void srv_timelines_sweep(srv *s)
 
 void srv_timelines_free(srv *s)
 {
-    for (int i = 0; i < s->ntimelines; i++)
+    for (int i = 0; i < s->ntimelines; i++) {
+        if (s->ev.timeline_gone) s->ev.timeline_gone(s->ev.ud, s->timelines[i]);
         if (!s->timelines[i]->busy) srv_world_free(s->timelines[i]);
+    }
     s->ntimelines = 0;
 }
 
