@@ -709,7 +709,9 @@ if command -v tmux > /dev/null 2>&1; then
             tm send-keys -t live 4
             wait_until 300 pane_has live "(rewound: l to play" && ok "live: rewound, inputs wait for l" ||
                 fail "live: key 4 rewound: $(status_of live)"
-            tm send-keys -t live ']' Space
+            tm send-keys -t live ']'
+            wait_until 300 status_is live " 200%" || fail "live: ] did not set 200%: $(status_of live)"
+            tm send-keys -t live Space
             wait_until 300 rw_over $((t0 - 100)) && status_is live " 200%" &&
                 ok "live: ] and space play the timeline at 200%" || fail "live: space: $(status_of live)"
             tm send-keys -t live Space l
