@@ -29,23 +29,11 @@
 #include <xxhash.h>
 #include "pool.h"
 #include "read.h"
+#include "verify_int.h"
 
 #define MAX_THREADS 8
 #define DIFF_LINES 40                  /* a desync report shows this many differing fields */
-#define DIFF_REACH 36000               /* ticks we replay past a divergence for a diff (10 min at 60 Hz) */
 #define PROGRESS_EVERY 64              /* ticks between a worker's progress updates */
-#define FAIL_MSG 4096
-
-enum { F_NONE, F_HASH, F_SYNC, F_ERROR };
-
-typedef struct failure {
-    size_t span;                       /* index in the plan; SIZE_MAX: none */
-    int kind;
-    int code;                          /* F_ERROR: the RPL_E… code of msg */
-    uint64_t tick;
-    uint64_t want_sh, want_fh, got_sh, got_fh;
-    char msg[FAIL_MSG];                /* F_ERROR: the sentence; F_SYNC: the diff */
-} failure;
 
 typedef struct verifier {
     rpl_file *f;
@@ -101,7 +89,7 @@ static double thread_cpu_s(void)
 }
 
 /* Append to a report; never overflows, always NUL-terminated. */
-static void say(char *out, size_t cap, size_t *len, const char *fmt, ...)
+void vrf_say(char *out, size_t cap, size_t *len, const char *fmt, ...)
 {
     if (!out || cap == 0 || *len + 1 >= cap) return;
     va_list ap;
@@ -118,7 +106,7 @@ static void say_indented(char *out, size_t cap, size_t *len, const char *indent,
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
-        say(out, cap, len, "%s%.*s\n", indent, (int)l, p);
+        vrf_say(out, cap, len, "%s%.*s\n", indent, (int)l, p);
         p += l + (nl ? 1 : 0);
     }
 }
@@ -373,8 +361,8 @@ static void worker_free(worker *w)
 
 /* ---- the report ----------------------------------------------------------------------------------- */
 /* A world of session s replayed from the checkpoint at `start` to tick `target` (no checks). */
-static sim_world *replay_to(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t target,
-                            char *err, size_t errlen)
+sim_world *vrf_replay_to(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t target,
+                         char *err, size_t errlen)
 {
     rpl_checkpoint cp;
     sim_world *w = NULL;
@@ -403,7 +391,7 @@ fail:
     return NULL;
 }
 
-static uint8_t *save_alloc(const sim_world *w, size_t *len)
+uint8_t *vrf_save_alloc(const sim_world *w, size_t *len)
 {
     size_t cap = sim_world_save_max(w);
     uint8_t *b = malloc(cap);
@@ -420,16 +408,16 @@ static void say_diff(char *out, size_t cap, size_t *len, const uint8_t *a, size_
 {
     char *d = malloc(16384);
     if (!d) {
-        say(out, cap, len, "    (out of memory for the diff)\n");
+        vrf_say(out, cap, len, "    (out of memory for the diff)\n");
         return;
     }
     long n = sim_state_diff(a, alen, b, blen, d, 16384, DIFF_LINES);
     if (n < 0)
-        say(out, cap, len, "    (no diff: %s)\n", sim_strerror((int)n));
+        vrf_say(out, cap, len, "    (no diff: %s)\n", sim_strerror((int)n));
     else if (n == 0)
-        say(out, cap, len, "    (no field differs)\n");
+        vrf_say(out, cap, len, "    (no field differs)\n");
     else {
-        say(out, cap, len, "    %ld field%s differ%s:\n", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+        vrf_say(out, cap, len, "    %ld field%s differ%s:\n", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
         say_indented(out, cap, len, "    ", d);
     }
     free(d);
@@ -442,27 +430,27 @@ static void say_inputs_at(rpl_file *f, const rpl_session *s, const sim_kind *k, 
     size_t n;
     char err[256], desc[256];
     if (rpl_inputs_load(f, s->id, t, t + 1, NULL, &in, &n, err, sizeof err)) {
-        say(out, cap, len, "  inputs applied at tick %llu: cannot read them: %s\n",
-            (unsigned long long)t, err);
+        vrf_say(out, cap, len, "  inputs applied at tick %llu: cannot read them: %s\n",
+                (unsigned long long)t, err);
         return;
     }
     if (n == 0)
-        say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): none\n",
-            (unsigned long long)t, (unsigned long long)(t + 1));
+        vrf_say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): none\n",
+                (unsigned long long)t, (unsigned long long)(t + 1));
     else
-        say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): %zu\n",
-            (unsigned long long)t, (unsigned long long)(t + 1), n);
+        vrf_say(out, cap, len, "  inputs applied at tick %llu (the step that produced tick %llu): %zu\n",
+                (unsigned long long)t, (unsigned long long)(t + 1), n);
     for (size_t i = 0; i < n && i < 20; i++) {
         rpl_input_describe(k, &in[i], desc, sizeof desc);
-        say(out, cap, len, "    client %u seq %u: %s\n", (unsigned)in[i].client, (unsigned)in[i].seq,
-            desc);
+        vrf_say(out, cap, len, "    client %u seq %u: %s\n", (unsigned)in[i].client, (unsigned)in[i].seq,
+                desc);
     }
-    if (n > 20) say(out, cap, len, "    … and %zu more\n", n - 20);
+    if (n > 20) vrf_say(out, cap, len, "    … and %zu more\n", n - 20);
     free(in);
 }
 
 /* The first gap of session s that starts in [a, b), or NULL. */
-static const rpl_gap *gap_between(const rpl_gap *g, size_t n, uint64_t a, uint64_t b)
+const rpl_gap *vrf_gap_between(const rpl_gap *g, size_t n, uint64_t a, uint64_t b)
 {
     for (size_t i = 0; i < n; i++)
         if (g[i].from >= a && g[i].from < b) return &g[i];
@@ -482,64 +470,64 @@ static void say_field_diff(rpl_file *f, const rpl_session *s, uint64_t start, co
     uint8_t *blob = NULL, *blob2 = NULL;
     size_t blen = 0, blen2 = 0;
     if (fl->want_sh == fl->got_sh) {
-        say(out, cap, len, "  the states are equal at tick %llu; only the picture differs: the "
-            "renderer or the palette changed, or rendering is not deterministic\n",
-            (unsigned long long)t);
+        vrf_say(out, cap, len, "  the states are equal at tick %llu; only the picture differs: the "
+                "renderer or the palette changed, or rendering is not deterministic\n",
+                (unsigned long long)t);
         return;
     }
     if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, sizeof err)) ngaps = 0;
     int rc = rpl_checkpoint_find(f, s, t, RPL_AT_OR_AFTER, &cp, err, sizeof err);
-    const rpl_gap *g = rc == 0 ? gap_between(gaps, ngaps, t, cp.tick) : NULL;
+    const rpl_gap *g = rc == 0 ? vrf_gap_between(gaps, ngaps, t, cp.tick) : NULL;
     if (rc == 0 && !g && cp.tick - t <= DIFF_REACH) {
-        w = replay_to(f, s, start, cp.tick, err, sizeof err);
-        blob = w ? save_alloc(w, &blen) : NULL;
+        w = vrf_replay_to(f, s, start, cp.tick, err, sizeof err);
+        blob = w ? vrf_save_alloc(w, &blen) : NULL;
         if (!blob) {
-            say(out, cap, len, "  no field-level diff: replaying to the checkpoint at tick %llu "
-                "failed: %s\n", (unsigned long long)cp.tick, w ? "the world could not be saved" : err);
+            vrf_say(out, cap, len, "  no field-level diff: replaying to the checkpoint at tick %llu "
+                    "failed: %s\n", (unsigned long long)cp.tick, w ? "the world could not be saved" : err);
             goto done;
         }
         if (cp.tick == t)
-            say(out, cap, len, "  field-level diff at tick %llu, recorded checkpoint → replayed state:\n",
-                (unsigned long long)t);
+            vrf_say(out, cap, len, "  field-level diff at tick %llu, recorded checkpoint → replayed state:\n",
+                    (unsigned long long)t);
         else
-            say(out, cap, len, "  field-level diff at tick %llu (the first recorded checkpoint after "
-                "the divergence, %llu tick%s later; the log's inputs applied to both), recorded → "
-                "replayed:\n", (unsigned long long)cp.tick, (unsigned long long)(cp.tick - t),
-                cp.tick - t == 1 ? "" : "s");
+            vrf_say(out, cap, len, "  field-level diff at tick %llu (the first recorded checkpoint after "
+                    "the divergence, %llu tick%s later; the log's inputs applied to both), recorded → "
+                    "replayed:\n", (unsigned long long)cp.tick, (unsigned long long)(cp.tick - t),
+                    cp.tick - t == 1 ? "" : "s");
         say_diff(out, cap, len, cp.state, cp.len, blob, blen);
         goto done;
     }
     if (rc < 0) {
-        say(out, cap, len, "  no field-level diff: %s\n", err);
+        vrf_say(out, cap, len, "  no field-level diff: %s\n", err);
         goto done;
     }
     /* No recorded state to compare with: recompute live instead. A second, independent replay to
      * the same tick tells a recording made by other behaviour from a build that is not
      * deterministic. */
     if (rc == 0)
-        say(out, cap, len, "  no recorded checkpoint within reach after tick %llu (the next is at "
-            "%llu%s)\n", (unsigned long long)t, (unsigned long long)cp.tick,
-            g ? ", beyond a gap" : "");
+        vrf_say(out, cap, len, "  no recorded checkpoint within reach after tick %llu (the next is at "
+                "%llu%s)\n", (unsigned long long)t, (unsigned long long)cp.tick,
+                g ? ", beyond a gap" : "");
     else
-        say(out, cap, len, "  no recorded checkpoint at or after tick %llu to diff fields against\n",
-            (unsigned long long)t);
-    w = replay_to(f, s, start, t, err, sizeof err);
-    w2 = w ? replay_to(f, s, start, t, err, sizeof err) : NULL;
-    blob = w ? save_alloc(w, &blen) : NULL;
-    blob2 = w2 ? save_alloc(w2, &blen2) : NULL;
+        vrf_say(out, cap, len, "  no recorded checkpoint at or after tick %llu to diff fields against\n",
+                (unsigned long long)t);
+    w = vrf_replay_to(f, s, start, t, err, sizeof err);
+    w2 = w ? vrf_replay_to(f, s, start, t, err, sizeof err) : NULL;
+    blob = w ? vrf_save_alloc(w, &blen) : NULL;
+    blob2 = w2 ? vrf_save_alloc(w2, &blen2) : NULL;
     if (!blob || !blob2) {
-        say(out, cap, len, "  live recomputation failed: %s\n", err);
+        vrf_say(out, cap, len, "  live recomputation failed: %s\n", err);
         goto done;
     }
     if (blen == blen2 && memcmp(blob, blob2, blen) == 0)
-        say(out, cap, len, "  live recomputation: a second replay from the checkpoint at tick %llu "
-            "reaches the same state (%016llx), so this build is self-consistent and the recording "
-            "was made by different behaviour\n", (unsigned long long)start,
-            (unsigned long long)XXH3_64bits(blob, blen));
+        vrf_say(out, cap, len, "  live recomputation: a second replay from the checkpoint at tick %llu "
+                "reaches the same state (%016llx), so this build is self-consistent and the recording "
+                "was made by different behaviour\n", (unsigned long long)start,
+                (unsigned long long)XXH3_64bits(blob, blen));
     else {
-        say(out, cap, len, "  live recomputation: two replays of this build from the checkpoint at "
-            "tick %llu disagree at tick %llu: this build is not deterministic. first → second:\n",
-            (unsigned long long)start, (unsigned long long)t);
+        vrf_say(out, cap, len, "  live recomputation: two replays of this build from the checkpoint at "
+                "tick %llu disagree at tick %llu: this build is not deterministic. first → second:\n",
+                (unsigned long long)start, (unsigned long long)t);
         say_diff(out, cap, len, blob, blen, blob2, blen2);
     }
 done:
@@ -600,11 +588,11 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
     if (rc == 0) cp_at = cp.tick;
     if (end > s->end_tick) end = s->end_tick;
     if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, sizeof err) == 0) {
-        const rpl_gap *g = gap_between(gaps, ngaps, t, end + 1);
+        const rpl_gap *g = vrf_gap_between(gaps, ngaps, t, end + 1);
         if (g && g->from < end) end = g->from;
     }
     if (end <= t && !at_cp) goto done;           /* nothing after it to confirm with */
-    w = replay_to(f, s, start, t, err, sizeof err);
+    w = vrf_replay_to(f, s, start, t, err, sizeof err);
     if (!w) goto done;
     if (frames && sim_world_frame_init(w, &fr)) goto free_world;
     now_hashes(w, frames ? &fr : NULL, &sh, &fh);
@@ -626,29 +614,29 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
     result = 1;
     {
         size_t len = 0;
-        say(msg, cap, &len, "session %lld of %s is damaged, not desynced: one recorded hash is wrong\n",
-            (long long)s->id, rpl_path(f));
+        vrf_say(msg, cap, &len, "session %lld of %s is damaged, not desynced: one recorded hash is wrong\n",
+                (long long)s->id, rpl_path(f));
         if (state_bad)
-            say(msg, cap, &len, "  tick %llu, the tick table's state_hash column: recorded %016llx, "
-                "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_sh,
-                (unsigned long long)fl->got_sh);
+            vrf_say(msg, cap, &len, "  tick %llu, the tick table's state_hash column: recorded %016llx, "
+                    "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_sh,
+                    (unsigned long long)fl->got_sh);
         if (frame_bad)
-            say(msg, cap, &len, "  tick %llu, the tick table's frame_hash column: recorded %016llx, "
-                "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_fh,
-                (unsigned long long)fl->got_fh);
+            vrf_say(msg, cap, &len, "  tick %llu, the tick table's frame_hash column: recorded %016llx, "
+                    "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_fh,
+                    (unsigned long long)fl->got_fh);
         if (end > t)
-            say(msg, cap, &len, "  every hash recorded for ticks %llu to %llu matches the replay again",
-                (unsigned long long)(t + 1), (unsigned long long)end);
+            vrf_say(msg, cap, &len, "  every hash recorded for ticks %llu to %llu matches the replay again",
+                    (unsigned long long)(t + 1), (unsigned long long)end);
         if (at_cp)
-            say(msg, cap, &len, "%sthe checkpoint recorded at tick %llu holds exactly the replayed state",
-                end > t ? ", and " : "  ", (unsigned long long)t);
+            vrf_say(msg, cap, &len, "%sthe checkpoint recorded at tick %llu holds exactly the replayed state",
+                    end > t ? ", and " : "  ", (unsigned long long)t);
         else if (cp_at <= end && cp_at > t)
-            say(msg, cap, &len, " (the replayed state equals the checkpoint at tick %llu)",
-                (unsigned long long)cp_at);
-        say(msg, cap, &len, ":\n  the simulation replays bit-exactly around it, so the value was changed "
-            "after it was written (a disk or copy fault, or an edit)\n");
-        say(msg, cap, &len, "  next: sqlite3 %s 'PRAGMA integrity_check', then restore the file from a "
-            "backup (or the recording node's own copy)", rpl_path(f));
+            vrf_say(msg, cap, &len, " (the replayed state equals the checkpoint at tick %llu)",
+                    (unsigned long long)cp_at);
+        vrf_say(msg, cap, &len, ":\n  the simulation replays bit-exactly around it, so the value was changed "
+                "after it was written (a disk or copy fault, or an edit)\n");
+        vrf_say(msg, cap, &len, "  next: sqlite3 %s 'PRAGMA integrity_check', then restore the file from a "
+                "backup (or the recording node's own copy)", rpl_path(f));
     }
 free_world:
     if (fr.px) sim_frame_free(&fr);
@@ -668,375 +656,38 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
                         size_t *len)
 {
     uint64_t start = plan->spans[fl->span].start, t = fl->tick;
-    say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim %s, "
-        "replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind, (unsigned long long)s->seed,
-        s->params, s->sim_version, SIM_VERSION);
+    vrf_say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim %s, "
+            "replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind, (unsigned long long)s->seed,
+            s->params, s->sim_version, SIM_VERSION);
     if (fl->kind == F_SYNC) {
-        say(out, cap, len, "  sync test failed at tick %llu: the state saved there and loaded into "
-            "another world is not the same world\n", (unsigned long long)t);
-        say(out, cap, len, "    state hash  saved %016llx  after load %016llx  %s\n",
-            (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh,
-            same(fl->want_sh, fl->got_sh));
+        vrf_say(out, cap, len, "  sync test failed at tick %llu: the state saved there and loaded into "
+                "another world is not the same world\n", (unsigned long long)t);
+        vrf_say(out, cap, len, "    state hash  saved %016llx  after load %016llx  %s\n",
+                (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh,
+                same(fl->want_sh, fl->got_sh));
         if (!o->skip_frames)
-            say(out, cap, len, "    frame hash  saved %016llx  after load %016llx  %s\n",
-                (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
-                same(fl->want_fh, fl->got_fh));
+            vrf_say(out, cap, len, "    frame hash  saved %016llx  after load %016llx  %s\n",
+                    (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
+                    same(fl->want_fh, fl->got_fh));
         if (fl->msg[0]) {
-            say(out, cap, len, "  saved → loaded:\n");
+            vrf_say(out, cap, len, "  saved → loaded:\n");
             say_indented(out, cap, len, "    ", fl->msg);
         }
         return;
     }
-    say(out, cap, len, "  first divergent tick: %llu (replayed from the checkpoint at tick %llu; "
-        "every tick before %llu matched)\n", (unsigned long long)t, (unsigned long long)start,
-        (unsigned long long)t);
-    say(out, cap, len, "    state hash  recorded %016llx  replayed %016llx  %s\n",
-        (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh, same(fl->want_sh, fl->got_sh));
+    vrf_say(out, cap, len, "  first divergent tick: %llu (replayed from the checkpoint at tick %llu; "
+            "every tick before %llu matched)\n", (unsigned long long)t, (unsigned long long)start,
+            (unsigned long long)t);
+    vrf_say(out, cap, len, "    state hash  recorded %016llx  replayed %016llx  %s\n",
+            (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh, same(fl->want_sh, fl->got_sh));
     if (!o->skip_frames)
-        say(out, cap, len, "    frame hash  recorded %016llx  replayed %016llx  %s\n",
-            (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
-            same(fl->want_fh, fl->got_fh));
+        vrf_say(out, cap, len, "    frame hash  recorded %016llx  replayed %016llx  %s\n",
+                (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
+                same(fl->want_fh, fl->got_fh));
     if (t > start) say_inputs_at(f, s, k, t - 1, out, cap, len);
     say_field_diff(f, s, start, fl, out, cap, len);
 }
 
-/* ---- phase hashes of the divergent step ----------------------------------------------------------- */
-#define PHASES_MAX 64
-#define INPUT_TICKS 60                 /* the bundle's inputs.txt: the ticks before the divergence */
-
-typedef struct phase_log {
-    rpl_phase v[PHASES_MAX];
-    size_t n;
-} phase_log;
-
-static void phase_collect(void *user, uint64_t tick, int index, const char *phase, uint64_t hash)
-{
-    phase_log *l = user;
-    if (l->n == PHASES_MAX) return;
-    snprintf(l->v[l->n].name, sizeof l->v[l->n].name, "%s", phase);
-    l->v[l->n++].hash = hash;
-}
-
-/* The step that produced tick t, phase by phase: replayed here (from the replayed state at t - 1,
- * which matched the recording) and as the file recorded it, if it holds phase hashes. */
-typedef struct phase_cmp {
-    int ok;                            /* mine holds the replayed phases */
-    char why[512];                     /* !ok: why not */
-    phase_log mine;
-    rpl_phase *rec;                    /* recorded, nrec of them (0: the file has none) */
-    size_t nrec;
-    long first;                        /* the first index that differs (hash or name), or -1 */
-    uint8_t *before;                   /* the saved state at t - 1, blen bytes */
-    size_t blen;
-} phase_cmp;
-
-static void phases_compare(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t t,
-                           phase_cmp *pc)
-{
-    sim_input *in = NULL;
-    size_t nin = 0;
-    memset(pc, 0, sizeof *pc);
-    pc->first = -1;
-    sim_world *w = replay_to(f, s, start, t - 1, pc->why, sizeof pc->why);
-    if (!w) return;
-    pc->before = save_alloc(w, &pc->blen);
-    if (rpl_inputs_load(f, s->id, t - 1, t, w, &in, &nin, pc->why, sizeof pc->why)) goto done;
-    for (size_t i = 0; i < nin; i++) {
-        int rc = sim_world_input(w, &in[i]);
-        if (rc && rc != SIM_EDUP) {
-            snprintf(pc->why, sizeof pc->why, "the world refuses an input of tick %llu: %s",
-                     (unsigned long long)(t - 1), sim_world_error(w));
-            goto done;
-        }
-    }
-    sim_phase_hook h = { phase_collect, &pc->mine };
-    sim_world_set_phases(w, &h);
-    sim_world_step(w);
-    pc->ok = 1;
-    if (rpl_phases_load(f, s->id, t, &pc->rec, &pc->nrec, pc->why, sizeof pc->why)) pc->nrec = 0;
-    size_t n = pc->nrec > pc->mine.n ? pc->nrec : pc->mine.n;
-    for (size_t i = 0; i < n && pc->nrec; i++) {
-        if (i >= pc->nrec || i >= pc->mine.n || strcmp(pc->rec[i].name, pc->mine.v[i].name) != 0 ||
-            pc->rec[i].hash != pc->mine.v[i].hash) {
-            pc->first = (long)i;
-            break;
-        }
-    }
-done:
-    free(in);
-    sim_world_destroy(w);
-}
-
-static void phase_cmp_free(phase_cmp *pc)
-{
-    free(pc->rec);
-    free(pc->before);
-}
-
-/* The report's lines about the phases of the divergent step of tick t - 1. */
-static void say_phases(const phase_cmp *pc, uint64_t t, char *out, size_t cap, size_t *len)
-{
-    if (!pc->ok) {
-        say(out, cap, len, "  phases: not known: %s\n", pc->why);
-        return;
-    }
-    if (!pc->nrec) {
-        say(out, cap, len, "  phases: the file holds no phase hashes for tick %llu, so the phase the "
-            "step went astray in is not known (record with `viv sim --record FILE --phases` to "
-            "have it named); this build steps it as:", (unsigned long long)t);
-        for (size_t i = 0; i < pc->mine.n; i++)
-            say(out, cap, len, "%s %s", i ? "," : "", pc->mine.v[i].name);
-        say(out, cap, len, "\n");
-        return;
-    }
-    if (pc->first < 0) {
-        say(out, cap, len, "  phases: all %zu phase hashes of the step of tick %llu match the recording: "
-            "the states part after its last phase\n", pc->nrec, (unsigned long long)(t - 1));
-        return;
-    }
-    size_t i = (size_t)pc->first;
-    if (i < pc->nrec && i < pc->mine.n && strcmp(pc->rec[i].name, pc->mine.v[i].name) == 0)
-        say(out, cap, len, "  first divergent phase: '%s', phase %zu of %zu of the step of tick %llu "
-            "(recorded %016llx, replayed %016llx)", pc->rec[i].name, i + 1, pc->nrec,
-            (unsigned long long)(t - 1), (unsigned long long)pc->rec[i].hash,
-            (unsigned long long)pc->mine.v[i].hash);
-    else
-        say(out, cap, len, "  first divergent phase: phase %zu of the step of tick %llu is '%s' in the "
-            "recording and '%s' here: the build that recorded it steps through other phases",
-            i + 1, (unsigned long long)(t - 1), i < pc->nrec ? pc->rec[i].name : "(none)",
-            i < pc->mine.n ? pc->mine.v[i].name : "(none)");
-    if (i > 0) {
-        say(out, cap, len, "; matched before it:");
-        for (size_t j = 0; j < i; j++) say(out, cap, len, "%s %s", j ? "," : "", pc->rec[j].name);
-    }
-    say(out, cap, len, "\n");
-}
-
-/* ---- the desync bundle (--report DIR) ------------------------------------------------------------- */
-/* Write len bytes to dir/name (replacing it). 0, or -1 with a sentence in err. */
-static int bundle_file(const char *dir, const char *name, const void *data, size_t len, char *err,
-                       size_t errlen)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp || (len && fwrite(data, 1, len, fp) != len) || fclose(fp) != 0) {
-        snprintf(err, errlen, "cannot write %.400s: %s", path, strerror(errno));
-        if (fp) fclose(fp);
-        return -1;
-    }
-    return 0;
-}
-
-/* A growing text buffer for the bundle's text files. */
-typedef struct text {
-    char *p;
-    size_t cap, len;
-} text;
-
-static void text_say(text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = t->p ? vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap) : -1;
-        va_end(ap);
-        if (n >= 0 && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t nc = t->cap ? t->cap * 2 : 4096;
-        while (n >= 0 && nc < t->len + (size_t)n + 1) nc *= 2;
-        char *q = realloc(t->p, nc);
-        if (!q) return;                /* out of memory: the line is left out */
-        t->p = q;
-        t->cap = nc;
-    }
-}
-
-static int text_write(const char *dir, const char *name, text *t, char *err, size_t errlen)
-{
-    int rc = bundle_file(dir, name, t->p ? t->p : "", t->len, err, errlen);
-    free(t->p);
-    memset(t, 0, sizeof *t);
-    return rc;
-}
-
-/* A shell word: the text in single quotes unless it needs none. */
-static void shell_word(text *t, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@") ==
-              strlen(w)) {
-        text_say(t, "%s", w);
-        return;
-    }
-    text_say(t, "'");
-    for (const char *c = w; *c; c++) {
-        if (*c == '\'') text_say(t, "'\\''");
-        else text_say(t, "%c", *c);
-    }
-    text_say(t, "'");
-}
-
-/* The bundle of the hash divergence fl into dir: every file, and a sentence in res->bundle. */
-static void bundle_write(rpl_file *f, const rpl_session *s, const sim_kind *k, uint64_t start,
-                         const rpl_verify_opts *o, const failure *fl, const phase_cmp *pc,
-                         rpl_verify_result *res)
-{
-    const char *dir = o->report_dir;
-    uint64_t t = fl->tick, at = t;
-    char err[600] = "";
-    rpl_checkpoint cp = { 0 };
-    rpl_gap *gaps = NULL;
-    size_t ngaps = 0, nin = 0;
-    sim_input *in = NULL;
-    sim_world *w = NULL;
-    uint8_t *mine = NULL;
-    size_t mlen = 0;
-    int have_cp = 0;
-    text tx = { 0 };
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(res->bundle, sizeof res->bundle, "--report %s: cannot create the directory: %s", dir,
-                 strerror(errno));
-        return;
-    }
-    /* The states compared: the recorded checkpoint at or after t (within reach, no gap between)
-     * and the replayed state at its tick; without one, the replayed state at t alone. */
-    if (rpl_gaps_list(f, s->id, &gaps, &ngaps, err, sizeof err)) ngaps = 0;
-    if (rpl_checkpoint_find(f, s, t, RPL_AT_OR_AFTER, &cp, err, sizeof err) == 0 &&
-        !gap_between(gaps, ngaps, t, cp.tick) && cp.tick - t <= DIFF_REACH) {
-        have_cp = 1;
-        at = cp.tick;
-    }
-    w = replay_to(f, s, start, at, err, sizeof err);
-    mine = w ? save_alloc(w, &mlen) : NULL;
-    if (!mine) {
-        snprintf(res->bundle, sizeof res->bundle, "--report %s: replaying to tick %llu failed: %s", dir,
-                 (unsigned long long)at, w ? "the world could not be saved" : err);
-        goto done;
-    }
-    if ((pc->before && bundle_file(dir, "before.state", pc->before, pc->blen, err, sizeof err)) ||
-        bundle_file(dir, "replayed.state", mine, mlen, err, sizeof err) ||
-        (have_cp && bundle_file(dir, "recorded.state", cp.state, cp.len, err, sizeof err)))
-        goto failed;
-    /* diff.txt: every differing field, recorded → replayed. */
-    if (have_cp) {
-        size_t dcap = 1 << 20;
-        char *d = malloc(dcap);
-        long n = d ? sim_state_diff(cp.state, cp.len, mine, mlen, d, dcap, 100000) : SIM_ENOMEM;
-        text_say(&tx, "Field-by-field diff at tick %llu, the recorded checkpoint (recorded.state) -> the "
-                 "replayed state (replayed.state):\n", (unsigned long long)at);
-        if (n < 0) text_say(&tx, "(no diff: %s)\n", sim_strerror((int)n));
-        else if (n == 0) text_say(&tx, "(no field differs)\n");
-        else text_say(&tx, "%ld field%s differ%s:\n%s", n, n == 1 ? "" : "s", n == 1 ? "s" : "", d);
-        free(d);
-    } else {
-        text_say(&tx, "No recorded checkpoint within reach at or after tick %llu: there is no recorded "
-                 "state to diff against (replayed.state is the replayed state at tick %llu).\n",
-                 (unsigned long long)t, (unsigned long long)t);
-    }
-    if (text_write(dir, "diff.txt", &tx, err, sizeof err)) goto failed;
-    /* inputs.txt: the logged inputs of the ticks before the divergence. */
-    uint64_t from = t > start + INPUT_TICKS ? t - INPUT_TICKS : start;
-    if (rpl_inputs_load(f, s->id, from, t, NULL, &in, &nin, err, sizeof err) == 0) {
-        text_say(&tx, "# The inputs logged for ticks %llu to %llu of session %lld, applied before each "
-                 "tick is stepped (tick %llu's produced the first divergent state, %llu).\n"
-                 "# tick client seq: input\n", (unsigned long long)from,
-                 (unsigned long long)(t - 1), (long long)s->id, (unsigned long long)(t - 1),
-                 (unsigned long long)t);
-        for (size_t i = 0; i < nin; i++) {
-            char desc[256];
-            rpl_input_describe(k, &in[i], desc, sizeof desc);
-            text_say(&tx, "%llu %u %u: %s\n", (unsigned long long)in[i].tick, (unsigned)in[i].client,
-                     (unsigned)in[i].seq, desc);
-        }
-        if (!nin) text_say(&tx, "# (none)\n");
-    } else {
-        text_say(&tx, "# cannot read the inputs: %s\n", err);
-    }
-    if (text_write(dir, "inputs.txt", &tx, err, sizeof err)) goto failed;
-    /* phases.txt */
-    text_say(&tx, "# The phases of the step of tick %llu (which produced tick %llu): the state hash "
-             "after each, recorded (the file's phase table) and replayed here.\n# index phase "
-             "recorded replayed verdict\n", (unsigned long long)(t - 1), (unsigned long long)t);
-    if (!pc->ok) {
-        text_say(&tx, "# not known: %s\n", pc->why);
-    } else {
-        size_t n = pc->nrec > pc->mine.n ? pc->nrec : pc->mine.n;
-        for (size_t i = 0; i < n; i++) {
-            const char *name = i < pc->mine.n ? pc->mine.v[i].name : pc->rec[i].name;
-            char rec[20] = "-", rep[20] = "-";
-            if (i < pc->nrec) snprintf(rec, sizeof rec, "%016llx", (unsigned long long)pc->rec[i].hash);
-            if (i < pc->mine.n) snprintf(rep, sizeof rep, "%016llx", (unsigned long long)pc->mine.v[i].hash);
-            text_say(&tx, "%zu %s %s %s %s\n", i, name, rec, rep,
-                     !pc->nrec ? "not recorded" : (long)i == pc->first ? "FIRST DIFFERENT"
-                     : (long)i < pc->first || pc->first < 0 ? "same" : "different");
-        }
-        if (!pc->nrec)
-            text_say(&tx, "# the file holds no phase hashes: record with `viv sim --record FILE "
-                     "--phases` to compare them\n");
-    }
-    if (text_write(dir, "phases.txt", &tx, err, sizeof err)) goto failed;
-    /* README.txt */
-    text_say(&tx, "Desync report: session %lld of %s\n", (long long)s->id, rpl_path(f));
-    text_say(&tx, "  %s, seed %llu, params %s; recorded by sim %s%s%s, replayed by sim %s\n", s->kind,
-             (unsigned long long)s->seed, s->params, s->sim_version, s->node[0] ? " on node " : "",
-             s->node, SIM_VERSION);
-    text_say(&tx, "\nFirst divergent tick: %llu, made by the step of tick %llu (every tick from %llu "
-             "to %llu matched)\n", (unsigned long long)t, (unsigned long long)(t - 1),
-             (unsigned long long)start, (unsigned long long)(t - 1));
-    text_say(&tx, "  state hash  recorded %016llx  replayed %016llx\n", (unsigned long long)fl->want_sh,
-             (unsigned long long)fl->got_sh);
-    if (!o->skip_frames)
-        text_say(&tx, "  frame hash  recorded %016llx  replayed %016llx\n",
-                 (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh);
-    {
-        char ph[2048];
-        size_t pl = 0;
-        ph[0] = '\0';
-        say_phases(pc, t, ph, sizeof ph, &pl);
-        text_say(&tx, "%s", ph);
-    }
-    text_say(&tx, "\nFiles (the states are saved worlds, docs/STATE.md):\n");
-    if (pc->before)
-        text_say(&tx, "  before.state    the state at tick %llu, where the divergent step starts (the "
-                 "replay's, equal to the recording's: its hash matched)\n", (unsigned long long)(t - 1));
-    if (have_cp)
-        text_say(&tx, "  recorded.state  the recorded checkpoint at tick %llu%s\n", (unsigned long long)at,
-                 at == t ? "" : ", the first after the divergence");
-    text_say(&tx, "  replayed.state  the replayed state at tick %llu\n", (unsigned long long)at);
-    text_say(&tx, "  diff.txt        %s\n", have_cp ? "their field-by-field diff, recorded -> replayed"
-                                                    : "why there is no field diff");
-    text_say(&tx, "  inputs.txt      the logged inputs of ticks %llu to %llu\n", (unsigned long long)from,
-             (unsigned long long)(t - 1));
-    text_say(&tx, "  phases.txt      the phase hashes of the divergent step, recorded and replayed\n");
-    text_say(&tx, "\nTo reproduce (replays from the checkpoint at tick %llu to the divergence):\n  ",
-             (unsigned long long)start);
-    text_say(&tx, "viv replay verify ");
-    shell_word(&tx, rpl_path(f));
-    text_say(&tx, " --session %lld --from %llu --to %llu --report ", (long long)s->id,
-             (unsigned long long)start, (unsigned long long)t);
-    shell_word(&tx, dir);
-    text_say(&tx, "\n");
-    if (text_write(dir, "README.txt", &tx, err, sizeof err)) goto failed;
-    snprintf(res->bundle, sizeof res->bundle, "desync report written to %s/ (README.txt, %s%s"
-             "replayed.state, diff.txt, inputs.txt, phases.txt)", dir,
-             pc->before ? "before.state, " : "", have_cp ? "recorded.state, " : "");
-    goto done;
-failed:
-    snprintf(res->bundle, sizeof res->bundle, "--report %s: %s", dir, err);
-done:
-    free(tx.p);
-    free(in);
-    free(mine);
-    free(gaps);
-    sim_world_destroy(w);
-    rpl_checkpoint_free(&cp);
-}
-
-/* At tick 0 the recorded initial state must be what this build creates from (kind, seed,
- * params): a world is a pure function of those and the log. 0 equal, 1 differs (report), 2 not
- * re-creatable (a world built from a file: the recording is its only source), or a negative code. */
 static int check_initial(rpl_file *f, pthread_mutex_t *db, const rpl_session *s,
                          const sim_kind *k, char *out, size_t cap, size_t *len, char *err,
                          size_t errlen)
@@ -1069,15 +720,15 @@ static int check_initial(rpl_file *f, pthread_mutex_t *db, const rpl_session *s,
     int result = 0;
     if (sim_world_hash(w) != cp.hash) {
         size_t blen;
-        uint8_t *blob = save_alloc(w, &blen);
-        say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim "
-            "%s, replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind,
-            (unsigned long long)s->seed, s->params, s->sim_version, SIM_VERSION);
-        say(out, cap, len, "  tick 0: the recorded initial state is not what this build creates for "
-            "this kind, seed and params\n");
-        say(out, cap, len, "    state hash  recorded %016llx  new world %016llx  DIFFERENT\n",
-            (unsigned long long)cp.hash, (unsigned long long)sim_world_hash(w));
-        say(out, cap, len, "  recorded → new world:\n");
+        uint8_t *blob = vrf_save_alloc(w, &blen);
+        vrf_say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s; recorded by sim "
+                "%s, replayed by %s)\n", (long long)s->id, rpl_path(f), s->kind,
+                (unsigned long long)s->seed, s->params, s->sim_version, SIM_VERSION);
+        vrf_say(out, cap, len, "  tick 0: the recorded initial state is not what this build creates for "
+                "this kind, seed and params\n");
+        vrf_say(out, cap, len, "    state hash  recorded %016llx  new world %016llx  DIFFERENT\n",
+                (unsigned long long)cp.hash, (unsigned long long)sim_world_hash(w));
+        vrf_say(out, cap, len, "  recorded → new world:\n");
         if (blob) say_diff(out, cap, len, cp.state, cp.len, blob, blen);
         free(blob);
         result = 1;
@@ -1165,16 +816,16 @@ static int check_lineage(rpl_file *f, const rpl_session *s,
     }
 against_row:
     if (mine == theirs) return 0;
-    say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s): a fork whose start is "
-        "not its parent's state\n", (long long)s->id, rpl_path(f), s->kind,
-        (unsigned long long)s->seed, s->params);
-    say(out, cap, len, "  tick %llu: forked from session %lld%s%s at this tick, but its initial state "
-        "is not the parent's\n", (unsigned long long)lin->tick, (long long)lin->parent,
-        lin->parent_file[0] ? " of " : "", lin->parent_file);
-    say(out, cap, len, "    state hash  %s %016llx  the fork's start %016llx  DIFFERENT\n", whose,
-        (unsigned long long)theirs, (unsigned long long)mine);
-    say(out, cap, len, "  (the fork's checkpoint matches its own recorded hash: it was written or "
-        "changed as another state)\n");
+    vrf_say(out, cap, len, "desync in session %lld of %s (%s, seed %llu, params %s): a fork whose start is "
+            "not its parent's state\n", (long long)s->id, rpl_path(f), s->kind,
+            (unsigned long long)s->seed, s->params);
+    vrf_say(out, cap, len, "  tick %llu: forked from session %lld%s%s at this tick, but its initial state "
+            "is not the parent's\n", (unsigned long long)lin->tick, (long long)lin->parent,
+            lin->parent_file[0] ? " of " : "", lin->parent_file);
+    vrf_say(out, cap, len, "    state hash  %s %016llx  the fork's start %016llx  DIFFERENT\n", whose,
+            (unsigned long long)theirs, (unsigned long long)mine);
+    vrf_say(out, cap, len, "  (the fork's checkpoint matches its own recorded hash: it was written or "
+            "changed as another state)\n");
     return 1;
 }
 
@@ -1358,12 +1009,12 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         if (v.fail.kind == F_HASH && v.fail.tick > start) {
             /* Where in the step it went astray, and the bundle. */
             phase_cmp pc;
-            phases_compare(f, &s, start, v.fail.tick, &pc);
-            say_phases(&pc, v.fail.tick, report, cap, &len);
+            vrf_phases_compare(f, &s, start, v.fail.tick, &pc);
+            vrf_say_phases(&pc, v.fail.tick, report, cap, &len);
             if (pc.first >= 0 && (size_t)pc.first < pc.nrec)
                 snprintf(res->phase, sizeof res->phase, "%s", pc.rec[pc.first].name);
-            if (o->report_dir) bundle_write(f, &s, k, start, o, &v.fail, &pc, res);
-            phase_cmp_free(&pc);
+            if (o->report_dir) vrf_bundle_write(f, &s, k, start, o, &v.fail, &pc, res);
+            vrf_phase_cmp_free(&pc);
         } else if (o->report_dir) {
             snprintf(res->bundle, sizeof res->bundle, "--report %s: nothing written: the bundle is for "
                      "a divergence found while stepping, and this one %s", o->report_dir,
@@ -1372,32 +1023,32 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         }
         status = 1;
     } else {
-        say(report, cap, &len, "session %lld (%s, seed %llu): bit-exact: %llu tick%s replayed from "
-            "tick %llu to %llu, the state hash%s of every tick matching the recording\n",
-            (long long)s.id, s.kind, (unsigned long long)s.seed, (unsigned long long)plan.ticks,
-            plan.ticks == 1 ? "" : "s", (unsigned long long)res->first, (unsigned long long)res->last,
-            o->skip_frames ? " (frame hashes NOT checked)" : " and frame hash");
+        vrf_say(report, cap, &len, "session %lld (%s, seed %llu): bit-exact: %llu tick%s replayed from "
+                "tick %llu to %llu, the state hash%s of every tick matching the recording\n",
+                (long long)s.id, s.kind, (unsigned long long)s.seed, (unsigned long long)plan.ticks,
+                plan.ticks == 1 ? "" : "s", (unsigned long long)res->first, (unsigned long long)res->last,
+                o->skip_frames ? " (frame hashes NOT checked)" : " and frame hash");
         if (res->first < o->from && o->from <= plan.to)
-            say(report, cap, &len, "  (from the checkpoint at tick %llu, the nearest at or before "
-                "tick %llu)\n", (unsigned long long)res->first, (unsigned long long)o->from);
-        if (lnote[0]) say(report, cap, &len, "%s", lnote);
+            vrf_say(report, cap, &len, "  (from the checkpoint at tick %llu, the nearest at or before "
+                    "tick %llu)\n", (unsigned long long)res->first, (unsigned long long)o->from);
+        if (lnote[0]) vrf_say(report, cap, &len, "%s", lnote);
         if (o->sync_test)
-            say(report, cap, &len, "  sync test passed: saved, loaded into another world and "
-                "continued from it at every tick\n");
+            vrf_say(report, cap, &len, "  sync test passed: saved, loaded into another world and "
+                    "continued from it at every tick\n");
         if (s.running && plan.to == s.end_tick)
-            say(report, cap, &len, "  the session is still running (or was interrupted): verified up "
-                "to its last committed tick, %llu\n", (unsigned long long)s.end_tick);
+            vrf_say(report, cap, &len, "  the session is still running (or was interrupted): verified up "
+                    "to its last committed tick, %llu\n", (unsigned long long)s.end_tick);
         status = 0;
     }
     for (size_t i = 0; i < plan.nskipped; i++) {
         const rpl_gap *g = &plan.skipped[i];
         int resumed = 0;
         for (size_t j = 0; j < plan.nspans; j++) resumed |= plan.spans[j].start == g->to;
-        say(report, cap, &len, "  NOT VERIFIED: ticks [%llu, %llu) (%llu tick%s) were not recorded "
-            "(%s)%s", (unsigned long long)g->from, (unsigned long long)g->to,
-            (unsigned long long)(g->to - g->from), g->to - g->from == 1 ? "" : "s", g->reason,
-            resumed ? "; the replay restarted from the checkpoint at tick " : "\n");
-        if (resumed) say(report, cap, &len, "%llu\n", (unsigned long long)g->to);
+        vrf_say(report, cap, &len, "  NOT VERIFIED: ticks [%llu, %llu) (%llu tick%s) were not recorded "
+                "(%s)%s", (unsigned long long)g->from, (unsigned long long)g->to,
+                (unsigned long long)(g->to - g->from), g->to - g->from == 1 ? "" : "s", g->reason,
+                resumed ? "; the replay restarted from the checkpoint at tick " : "\n");
+        if (resumed) vrf_say(report, cap, &len, "%llu\n", (unsigned long long)g->to);
     }
 error_locks:
     for (size_t i = 0; ws && i < want; i++) worker_free(&ws[i]);
@@ -1410,7 +1061,7 @@ error_locks:
 error:
     len = 0;
     if (cap) report[0] = '\0';
-    say(report, cap, &len, "%s\n", err);
+    vrf_say(report, cap, &len, "%s\n", err);
     status = code;
 out:
     rpl_plan_free(&plan);
