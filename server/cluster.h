@@ -16,6 +16,7 @@
 #define SRV_CLUSTER_MAX_WORLDS 4096        /* worlds of other members a member keeps track of */
 #define SRV_CLUSTER_WORLD_SPACE 65536u     /* a node's world ids are num·65536 + 1.. */
 #define SRV_CLUSTER_PENDING_MAX 16384u     /* inputs one node may owe answers for; past it: world_busy */
+#define SRV_CLUSTER_SETTLED 4096u          /* inputs answered node_lost here, remembered (a ring) */
 #define SRV_CLUSTER_ANSWER_MS 20000u       /* an input its node has not answered by then: node_lost */
 #define SRV_CLUSTER_LOST_KEEP_MS 600000u   /* a lost node's worlds are remembered this long (node_lost) */
 
@@ -147,6 +148,10 @@ typedef struct srv_cluster {
     srv_pendq *pendq;          /* per node: the inputs forwarded there and not answered yet */
     int npendq;
     uint64_t pending_next;
+    /* inputs this member answered node_lost itself, the newest SRV_CLUSTER_SETTLED: the node's own
+     * late answer to one of them is dropped, so that no input is answered twice */
+    struct srv_settled { uint32_t client, seq, node; } *settled;
+    uint32_t nsettled;
     /* node side: clients of other members, proxied here (their transport publishes replies) */
     srv_client *proxies;
     srv_client *graveyard;     /* closed proxies, freed at the next kick */

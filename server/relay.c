@@ -616,11 +616,43 @@ static int pending_room(srv_pendq *pq)
     return 0;
 }
 
+static uint32_t node_hash(const char *node)
+{
+    uint32_t h = 2166136261u;                         /* FNV-1a */
+    for (; *node; node++) h = (h ^ (uint8_t)*node) * 16777619u;
+    return h;
+}
+
+/* Answered node_lost here: remembered, so that the node's own answer, if it comes after all (it
+ * was starting and refused it, or it was slow), does not answer it a second time. */
+static void settled_add(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq)
+{
+    if (!cl->settled && !(cl->settled = calloc(SRV_CLUSTER_SETTLED, sizeof *cl->settled))) return;
+    cl->settled[cl->nsettled++ % SRV_CLUSTER_SETTLED] =
+        (struct srv_settled){ .client = client, .seq = seq, .node = node_hash(node) };
+}
+
+/* 1: (node, client, seq) was answered here already, and is forgotten now. */
+static int settled_take(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq)
+{
+    uint32_t n = cl->nsettled < SRV_CLUSTER_SETTLED ? cl->nsettled : SRV_CLUSTER_SETTLED;
+    uint32_t h = node_hash(node);
+    for (uint32_t i = 0; cl->settled && i < n; i++) {     /* rare: only an answer nobody owed */
+        struct srv_settled *e = &cl->settled[i];
+        if (e->client == client && e->seq == seq && e->node == h) {
+            e->client = 0;               /* client ids start at 1 */
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void pending_answer(srv *s, srv_pendq *pq, srv_pending *e, const char *msg)
 {
     e->live = 0;
     pq->live--;
     CL(s)->inputs_lost++;
+    settled_add(CL(s), pq->node, e->client, e->seq);
     srv_client *c = srv_client_by_id(s, e->client);
     int64_t seq = e->seq;
     if (c && !c->tr->proxied) srv_client_notice(c, "node_lost", msg, &seq);
@@ -670,20 +702,22 @@ static void pending_sweep(srv *s)
     }
 }
 
-/* The node's ack or error for (client, seq) came: the oldest such input is answered. */
-static void pending_done(srv *s, const char *node, uint32_t client, uint32_t seq)
+/* The node's ack or error for (client, seq) came: the oldest such input is answered. 1: it was
+ * owed; 0: it was not (not an input, or answered already). */
+static int pending_done(srv *s, const char *node, uint32_t client, uint32_t seq)
 {
     srv_pendq *pq = pendq_of(CL(s), node, 0);
-    if (!pq) return;
+    if (!pq) return 0;
     for (uint32_t i = 0; i < pq->n; i++) {
         srv_pending *e = pending_at(pq, i);
         if (e->live && e->client == client && e->seq == seq) {
             e->live = 0;
             pq->live--;
             pending_trim(pq);
-            return;
+            return 1;
         }
     }
+    return 0;
 }
 
 typedef struct sent_input {
@@ -774,8 +808,10 @@ void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *b
     if (wire_str_eq((const uint8_t *)t, tl, "welcome")) return;
     uint64_t seq;
     if ((wire_str_eq((const uint8_t *)t, tl, "ack") || wire_str_eq((const uint8_t *)t, tl, "error")) &&
-        wire_get_u64(&m, "seq", &seq) == 0 && seq <= UINT32_MAX)
-        pending_done(s, from, client, (uint32_t)seq);
+        wire_get_u64(&m, "seq", &seq) == 0 && seq <= UINT32_MAX) {
+        if (!pending_done(s, from, client, (uint32_t)seq) && settled_take(CL(s), from, client, (uint32_t)seq))
+            return;                      /* answered node_lost here already */
+    }
     if (wire_str_eq((const uint8_t *)t, tl, "created") || wire_str_eq((const uint8_t *)t, tl, "forked"))
         srv_relay_created(s, from, body, len);   /* a fork's new world is an entry like a create's */
     if (wire_str_eq((const uint8_t *)t, tl, "closed")) {
@@ -828,5 +864,8 @@ void srv_relay_free(srv *s)
     for (int i = 0; i < cl->npendq; i++) free(cl->pendq[i].q);
     free(cl->pendq);
     cl->pendq = NULL;
+    free(cl->settled);
+    cl->settled = NULL;
+    cl->nsettled = 0;
     cl->npendq = 0;
 }
