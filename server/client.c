@@ -208,4 +208,5 @@ void srv_sweep(uv_timer_t *t)
         else if (c->over_soft_since && now - c->over_soft_since > SRV_STALL_MS)
             srv_client_close(c, "stalled over the soft output limit for 30 s");
     }
+    srv_recordings_sweep(s);
 }

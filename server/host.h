@@ -23,6 +23,8 @@
 #define SRV_MAX_CATCHUP 4                   /* ticks a world may run back to back when late */
 #define SRV_MAX_WORLDS 64
 #define SRV_MAX_TIMELINES 64                /* viewers' own timelines on recordings, in all */
+#define SRV_MAX_OPENED 16                   /* recordings viewers opened (`open`), in all */
+#define SRV_OPENED_IDLE_MS 60000u           /* an opened recording nobody watches closes after (default) */
 
 /* ---- errors: 0 or a negative SRV_E… code, -101..-199 of the one space (sim/errors.h, where the
  * codes and their sentences are; sim_strerror names them). A world's SIM_E… code is turned into
@@ -76,6 +78,9 @@ typedef struct srv_host_events {
     /* A timeline is let go (srv_timelines_sweep, srv_timelines_free): what the network keeps for
      * it (its fan-out) goes now; it is never ticked or shown again. */
     void (*timeline_gone)(void *ud, srv_world *tl);
+    /* A recording `client` opened (srv_recording_open) is hosted: w (paused at its start); or w
+     * is NULL, and code (an error code of docs/PROTOCOL.md) and msg say why. */
+    void (*recording_opened)(void *ud, uint32_t client, srv_world *w, const char *code, const char *msg);
 } srv_host_events;
 
 /* ---- the parts of a hosted world ------------------------------------------------------------------ */
@@ -182,6 +187,8 @@ struct srv {
     srv_world *timelines[SRV_MAX_TIMELINES];
     int ntimelines;
     int ntlopening;            /* being built on a worker: they count toward the limit */
+    int nopening;              /* recordings viewers opened, being read on a worker (play.c) */
+    uint64_t open_idle_ms;     /* one nobody watches closes after this (0: SRV_OPENED_IDLE_MS) */
     struct pool *pool;         /* --threads: the workers every hosted world's passes run on
                                   (pool/pool.h), or NULL: inline on the loop thread */
 };
@@ -347,5 +354,15 @@ void srv_timelines_free(srv *s);           /* shutdown: what is left */
  * else 0. */
 struct wire_play;
 int srv_play_info(const srv_world *w, struct wire_play *out);
+/* A viewer opens session `session` of path (a file vivd records to or plays; the caller checked):
+ * 0 with *now, the world already showing it (a recording of it, or the live world recording it);
+ * 0 with *now NULL, queued: it is read and built on a worker, hosted paused at its start, and
+ * ev.recording_opened answers `client`; or SRV_ELIMIT / SRV_ENOMEM with code and a sentence. */
+int srv_recording_open(srv *s, const char *path, int64_t session, uint32_t client, srv_world **now,
+                       const char **code, char *err, size_t errlen);
+/* The network's sweep: whether anyone watches w (an opened recording), which closes once nobody
+ * has for SRV_OPENED_IDLE_MS. */
+void srv_recording_watched(srv *s, srv_world *w, int watched);
+int srv_play_opened(const srv_world *w);
 
 #endif

@@ -76,6 +76,12 @@ static void on_world_forked(void *ud, uint32_t client, srv_world *w, uint32_t fr
     if (c) srv_send_forked(c, w, from, tick, code, msg);
 }
 
+static void on_recording_opened(void *ud, uint32_t client, srv_world *w, const char *code, const char *msg)
+{
+    srv_client *c = srv_client_by_id(ud, client);
+    if (c) srv_send_opened(c, w, code, msg);
+}
+
 static void on_play_done(void *ud, uint32_t client, srv_world *w, int err, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
@@ -107,6 +113,7 @@ int srv_net_init(srv *s, srv_net *n)
     s->ev.world_forked = on_world_forked;
     s->ev.timeline_opened = srv_timeline_opened;
     s->ev.timeline_gone = on_timeline_gone;
+    s->ev.recording_opened = on_recording_opened;
     return 0;
 }
 

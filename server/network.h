@@ -447,6 +447,11 @@ void srv_http_gate_stop(srv_http_gate *g);
 
 /* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
 void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);
+void srv_on_open(srv_client *c, const wire_msg *m, const int64_t *seq);
+/* The sweep's part for recordings viewers opened: the unwatched ones close (play.c). */
+void srv_recordings_sweep(srv *s);
+/* The answer to an open: `opened` with w's entry, or the error code and its sentence (w NULL). */
+void srv_send_opened(srv_client *c, srv_world *w, const char *code, const char *err);
 void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq);
 
 /* ---- server/timeline.c: a viewer's own timeline on a world's recording ------------------------------ */

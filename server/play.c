@@ -31,6 +31,8 @@ struct srv_play {
     int live;
     uint32_t of;
     int dropped;               /* its subscription let it go: the scheduler's next turn frees it */
+    int opened;                /* opened by a viewer (`open`), not by --play: closed when unwatched */
+    uint64_t idle_since;       /* ms: since when nobody watches it (or the last sweep that saw one) */
     sim_input *in;
     size_t nin, cursor;        /* in[cursor] is the next input not yet fed (a seek's worker too) */
     int paused;
@@ -78,6 +80,56 @@ void srv_play_after_tick(srv *s, srv_world *w)
     }
 }
 
+/* Read session `*session` of path (< 0: the file's only one) into a play state and a world at the
+ * session's first checkpoint, paused. Any thread: it touches only what it makes. 0, or a negative
+ * RPL_E… code with a sentence in err. */
+static int play_load(const char *path, int64_t *session, srv_play **pp, sim_world **swp, char *warn,
+                     size_t warnlen, char *err, size_t errlen)
+{
+    *pp = NULL;
+    *swp = NULL;
+    warn[0] = '\0';
+    srv_play *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return RPL_ENOMEM;
+    }
+    sim_world *sw = NULL;
+    rpl_checkpoint cp;
+    memset(&cp, 0, sizeof cp);
+    int rc = rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &p->f, err, errlen);
+    if (rc == 0 && *session < 0) rc = rpl_session_only(p->f, session, err, errlen);
+    if (rc == 0) rc = rpl_session_get(p->f, *session, &p->sess, err, errlen);
+    if (rc == 0 && !rpl_session_kind(p->f, &p->sess, warn, warnlen, err, errlen)) rc = rpl_kind_error(&p->sess);
+    if (rc == 0) {
+        rc = rpl_checkpoint_find(p->f, &p->sess, p->sess.start_tick, RPL_AT_OR_AFTER, &cp, err, errlen);
+        if (rc == 1) {
+            snprintf(err, errlen, "session %" PRId64 " of %s has no checkpoint", *session, path);
+            rc = RPL_ECORRUPT;
+        }
+    }
+    if (rc == 0) rc = rpl_world_load(&p->sess, &cp, &sw, err, errlen);
+    if (rc == 0) rc = rpl_inputs_load(p->f, *session, 0, p->sess.end_tick, sw, &p->in, &p->nin, err, errlen);
+    rpl_checkpoint_free(&cp);
+    if (rc != 0) {
+        sim_world_destroy(sw);
+        srv_play_free(p);
+        return rc;
+    }
+    p->paused = 1;          /* a recording starts paused at its beginning: press play */
+    *pp = p;
+    *swp = sw;
+    return 0;
+}
+
+static void log_playing(srv *s, const srv_world *w, const char *how)
+{
+    const srv_play *p = w->play;
+    srv_log(s, SRV_LOG_INFO, "world %u plays session %" PRId64 " of %s%s (%s seed=%" PRIu64 " %s, ticks "
+            "%" PRIu64 "..%" PRIu64 ", %zu inputs); paused", w->id, p->sess.id, rpl_path(p->f), how,
+            p->sess.kind, p->sess.seed, p->sess.params, p->sess.start_tick, p->sess.end_tick, p->nin);
+}
+
 int srv_play_open(srv *s, const char *spec, char *err, size_t errlen)
 {
     char path[4096];
@@ -92,51 +144,152 @@ int srv_play_open(srv *s, const char *spec, char *err, size_t errlen)
             *colon = '\0';
         }
     }
-    srv_play *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
+    srv_play *p;
+    sim_world *sw;
+    char warn[320];
+    int rc = play_load(path, &session, &p, &sw, warn, sizeof warn, err, errlen);
+    if (rc == RPL_EUSAGE) {            /* its sentence names viv replay's --session N: say ours */
+        char *ids = strchr(err, '(');
+        char *close = ids ? strchr(ids, ')') : NULL;
+        char list[256] = "";
+        if (ids && close) snprintf(list, sizeof list, "%.*s", (int)(close - ids + 1), ids);
+        snprintf(err, errlen, "%s holds several sessions %s: pick one with --play %s:N "
+                 "(viv replay list %s shows them)", path, list, path, path);
+    }
+    if (rc != 0) return SRV_EPLAY;
+    if (warn[0]) srv_log(s, SRV_LOG_WARN, "%s: %s", path, warn);
+    srv_world *w = srv_world_adopt(s, sw, err, errlen);
+    if (!w) {
+        srv_play_free(p);
+        return SRV_EPLAY;
+    }
+    w->play = p;
+    log_playing(s, w, "");
+    return (int)w->id;
+}
+
+/* ---- a recording opened by a viewer (docs/PROTOCOL.md, open) ---------------------------------------
+ * The same read-only world as --play, hosted on request: read and built on a worker, shared by
+ * everyone who opens that session (each moves through it on a timeline of their own), and closed
+ * when nobody has watched it for SRV_OPENED_IDLE_MS. */
+typedef struct open_job {
+    char path[4096];
+    int64_t session;
+    uint32_t client;
+    srv_world *w;              /* built, not hosted yet (NULL: failed) */
+    const char *code;
+    char err[512], warn[320];
+} open_job;
+
+/* The world that shows session `session` of path now: a recording of it, or (path being the file
+ * vivd records to) the live world recording it. */
+static srv_world *showing(srv *s, const char *path, int64_t session)
+{
+    for (int i = 0; i < s->nworlds; i++) {
+        srv_world *w = s->worlds[i];
+        if (w->play ? w->play->sess.id == session && strcmp(rpl_path(w->play->f), path) == 0
+                    : s->db_path && w->rec.session == session && strcmp(s->db_path, path) == 0)
+            return w;
+    }
+    return NULL;
+}
+
+static int opened_count(const srv *s)
+{
+    int n = s->nopening;
+    for (int i = 0; i < s->nworlds; i++) n += s->worlds[i]->play && s->worlds[i]->play->opened;
+    return n;
+}
+
+static void open_work(void *arg)
+{
+    open_job *j = arg;
+    srv_play *p;
+    sim_world *sw;
+    int rc = play_load(j->path, &j->session, &p, &sw, j->warn, sizeof j->warn, j->err, sizeof j->err);
+    if (rc != 0) {
+        j->code = rc == RPL_ENOSESSION ? "unknown_session" : "replay_failed";
+        return;
+    }
+    j->w = srv_world_build(sw, j->err, sizeof j->err);   /* takes sw */
+    if (!j->w) {
+        j->code = "replay_failed";
+        srv_play_free(p);
+        return;
+    }
+    j->w->play = p;
+}
+
+static void open_done(srv *s, void *arg, int cancelled)
+{
+    open_job *j = arg;
+    s->ncreating--;
+    s->nopening--;
+    srv_world *w = j->w, *there = w && !cancelled && !s->stopping ? showing(s, j->path, j->session) : NULL;
+    if (cancelled || s->stopping || there) {   /* another open of it landed first: that one */
+        srv_world_free(w);
+        if (there && s->ev.recording_opened) s->ev.recording_opened(s->ev.ud, j->client, there, NULL, NULL);
+        free(j);
+        return;
+    }
+    if (w) {
+        if (j->warn[0]) srv_log(s, SRV_LOG_WARN, "%s: %s", j->path, j->warn);
+        srv_world_join(s, w);
+        w->play->opened = 1;
+        w->play->idle_since = uv_now(s->loop);
+        log_playing(s, w, ", opened by a viewer");
+    }
+    if (s->ev.recording_opened) s->ev.recording_opened(s->ev.ud, j->client, w, j->code, j->err);
+    free(j);
+}
+
+int srv_recording_open(srv *s, const char *path, int64_t session, uint32_t client, srv_world **now,
+                       const char **code, char *err, size_t errlen)
+{
+    *now = showing(s, path, session);
+    if (*now) return 0;
+    *code = "world_limit";
+    if (opened_count(s) >= SRV_MAX_OPENED) {
+        snprintf(err, errlen, "viewers have %d recordings open already (the limit): watch one of them, "
+                 "or try again when one has closed (a minute after its last viewer left)", SRV_MAX_OPENED);
+        return SRV_ELIMIT;
+    }
+    if (s->nworlds + s->ncreating >= SRV_MAX_WORLDS) {
+        snprintf(err, errlen, "the server already hosts %d worlds (the limit)", SRV_MAX_WORLDS);
+        return SRV_ELIMIT;
+    }
+    open_job *j = calloc(1, sizeof *j);
+    if (j) {
+        j->session = session;
+        j->client = client;
+    }
+    if (!j || snprintf(j->path, sizeof j->path, "%s", path) >= (int)sizeof j->path ||
+        srv_job_queue(s, open_work, open_done, j) != 0) {
+        free(j);
+        *code = "replay_failed";
+        snprintf(err, errlen, "out of memory opening the recording");
         return SRV_ENOMEM;
     }
-    sim_world *sw = NULL;
-    rpl_checkpoint cp;
-    memset(&cp, 0, sizeof cp);
-    char warn[320];
-    if (rpl_open(path, RPL_READ, RPL_DUR_NORMAL, &p->f, err, errlen) != 0) goto fail;
-    if (session < 0) {
-        int rc = rpl_session_only(p->f, &session, err, errlen);
-        if (rc == RPL_EUSAGE) {        /* its sentence names viv replay's --session N: say ours */
-            char *ids = strchr(err, '(');
-            char *close = ids ? strchr(ids, ')') : NULL;
-            char list[256] = "";
-            if (ids && close) snprintf(list, sizeof list, "%.*s", (int)(close - ids + 1), ids);
-            snprintf(err, errlen, "%s holds several sessions %s: pick one with --play %s:N "
-                     "(viv replay list %s shows them)", path, list, path, path);
-        }
-        if (rc != 0) goto fail;
+    s->ncreating++;
+    s->nopening++;
+    return 0;
+}
+
+void srv_recording_watched(srv *s, srv_world *w, int watched)
+{
+    if (!w->play || !w->play->opened) return;
+    uint64_t now = uv_now(s->loop), idle = s->open_idle_ms ? s->open_idle_ms : SRV_OPENED_IDLE_MS;
+    if (watched) w->play->idle_since = now;
+    else if (now - w->play->idle_since >= idle) {
+        srv_log(s, SRV_LOG_INFO, "world %u (session %" PRId64 " of %s) closes: nobody has watched it for %.0f s",
+                w->id, w->play->sess.id, rpl_path(w->play->f), (double)idle / 1000.0);
+        srv_world_close(s, w);
     }
-    if (rpl_session_get(p->f, session, &p->sess, err, errlen) != 0) goto fail;
-    if (!rpl_session_kind(p->f, &p->sess, warn, sizeof warn, err, errlen)) goto fail;
-    if (warn[0]) srv_log(s, SRV_LOG_WARN, "%s: %s", path, warn);
-    int rc = rpl_checkpoint_find(p->f, &p->sess, p->sess.start_tick, RPL_AT_OR_AFTER, &cp, err, errlen);
-    if (rc == 1) snprintf(err, errlen, "session %" PRId64 " of %s has no checkpoint", session, path);
-    if (rc != 0) goto fail;
-    if (rpl_world_load(&p->sess, &cp, &sw, err, errlen) != 0) goto fail;
-    if (rpl_inputs_load(p->f, session, 0, p->sess.end_tick, sw, &p->in, &p->nin, err, errlen) != 0) goto fail;
-    rpl_checkpoint_free(&cp);
-    srv_world *w = srv_world_adopt(s, sw, err, errlen);
-    sw = NULL;
-    if (!w) goto fail;
-    w->play = p;
-    p->paused = 1;          /* a recording starts paused at its beginning: press play */
-    srv_log(s, SRV_LOG_INFO, "world %u plays session %" PRId64 " of %s (%s seed=%" PRIu64 " %s, ticks "
-            "%" PRIu64 "..%" PRIu64 ", %zu inputs); paused", w->id, session, path, p->sess.kind,
-            p->sess.seed, p->sess.params, p->sess.start_tick, p->sess.end_tick, p->nin);
-    return (int)w->id;
-fail:
-    rpl_checkpoint_free(&cp);
-    sim_world_destroy(sw);
-    srv_play_free(p);
-    return SRV_EPLAY;
+}
+
+int srv_play_opened(const srv_world *w)
+{
+    return w->play && w->play->opened;
 }
 
 /* Every subscriber of w starts over from a keyframe (after a seek the old deltas mean nothing). */

@@ -461,6 +461,22 @@ void srv_send_forked(srv_client *c, srv_world *w, uint32_t from, uint64_t tick, 
     reply_send(c, &b);
 }
 
+void srv_send_opened(srv_client *c, srv_world *w, const char *code, const char *err)
+{
+    if (!w) {
+        srv_client_notice(c, code, err, NULL);
+        return;
+    }
+    wire_world ww;
+    wire_play wp;
+    describe(w, &ww, &wp);
+    wire_buf b;
+    wire_buf_init(&b);
+    if (ww.play) wire_msg_opened(&b, &ww, ww.play->session, ww.play->file);
+    else wire_msg_opened(&b, &ww, w->rec.session, c->s->db_path ? c->s->db_path : "");
+    reply_send(c, &b);
+}
+
 static void on_close(srv_client *c, const wire_msg *m, const int64_t *seqp)
 {
     srv_world *w;
@@ -545,6 +561,7 @@ const srv_handler srv_handlers[] = {
     { "sessions", srv_on_sessions, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/replay_stream.c */
     { "replay",   srv_on_replay,   SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },
     { "timeline", srv_on_timeline, SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/timeline.c */
+    { "open",     srv_on_open,     SRV_ROLE_VIEWER, NULL, 0, 0, SRV_ROUTE_NONE },   /* server/replay_stream.c */
 };
 const int srv_nhandlers = (int)(sizeof srv_handlers / sizeof srv_handlers[0]);
 

@@ -644,28 +644,31 @@ void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq)
     rs_pump(r);
 }
 
-void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq)
+/* The session and file a `replay` or `open` names (file: the first known one when absent): 0 with
+ * *session and *path (one of known_files), or -1 after the error reply. */
+static int named_session(srv_client *c, const wire_msg *m, int64_t *session, const char **path,
+                         int *recording)
 {
-    uint64_t session;
-    int rc = wire_get_u64(m, "session", &session);
+    uint64_t sid;
+    int rc = wire_get_u64(m, "session", &sid);
     if (rc == -1) {
         srv_client_error(c, "missing_field", "missing field 'session' (a session id of the file)", NULL);
-        return;
+        return -1;
     }
-    if (rc != 0 || session < 1 || session > INT64_MAX) {
+    if (rc != 0 || sid < 1 || sid > INT64_MAX) {
         srv_client_error(c, "bad_field", "field 'session' must be a session id, 1..2^63-1", NULL);
-        return;
+        return -1;
     }
     const char *want = NULL;
     size_t wlen = 0;
     rc = wire_get_str(m, "file", &want, &wlen);
     if (rc == -2) {
         srv_client_error(c, "bad_field", "field 'file' must be a string: a file `sessions` lists", NULL);
-        return;
+        return -1;
     }
     const char *files[RS_FILES_MAX];
-    int recording[RS_FILES_MAX];
-    size_t nf = known_files(c->s, files, recording), pick = nf;
+    int rec[RS_FILES_MAX];
+    size_t nf = known_files(c->s, files, rec), pick = nf;
     for (size_t i = 0; i < nf; i++)
         if (!want ? i == 0 : wire_str_eq((const uint8_t *)want, wlen, files[i])) {
             pick = i;
@@ -683,15 +686,56 @@ void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq)
             k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", files[i]);
         if (nf && k > 0 && (size_t)k < sizeof msg - 1) strcat(msg, ")");
         srv_client_error(c, "unknown_file", msg, NULL);
-        return;
+        return -1;
     }
+    *session = (int64_t)sid;
+    *path = files[pick];
+    *recording = rec[pick];
+    return 0;
+}
+
+void srv_on_replay(srv_client *c, const wire_msg *m, const int64_t *seq)
+{
+    int64_t session;
+    const char *path;
+    int recording;
+    if (named_session(c, m, &session, &path, &recording) != 0) return;
     srv_rstream *r = rs_new(c, RS_REPLAY);
     if (!r) return;
-    r->session = (int64_t)session;
-    if (rs_add_file(r, files[pick], recording[pick]) != 0) {
+    r->session = session;
+    if (rs_add_file(r, path, recording) != 0) {
         srv_client_notice(c, "replay_failed", "out of memory", NULL);
         rs_finish(r);
         return;
     }
     rs_pump(r);
+}
+
+/* `open`: a recorded session hosted as a read-only world for whoever watches it (play.c). */
+void srv_on_open(srv_client *c, const wire_msg *m, const int64_t *seq)
+{
+    int64_t session;
+    const char *path;
+    int recording;
+    if (named_session(c, m, &session, &path, &recording) != 0) return;
+    srv_world *now = NULL;
+    const char *code = "replay_failed";
+    char err[512];
+    if (srv_recording_open(c->s, path, session, c->id, &now, &code, err, sizeof err) != 0)
+        srv_client_notice(c, code, err, NULL);
+    else if (now)
+        srv_send_opened(c, now, NULL, NULL);
+}
+
+/* Every scheduler sweep (a second): an opened recording that nobody has watched for a minute goes. */
+void srv_recordings_sweep(srv *s)
+{
+    for (int i = s->nworlds; i-- > 0;) {
+        srv_world *w = s->worlds[i];
+        if (!srv_play_opened(w)) continue;
+        int watched = 0;
+        for (srv_client *c = s->net->clients; c && !watched; c = c->next)
+            for (int k = 0; k < SRV_MAX_SUBS && !watched; k++) watched = c->subs[k].world == w;
+        srv_recording_watched(s, w, watched);
+    }
 }

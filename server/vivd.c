@@ -29,6 +29,7 @@ typedef struct vivd_opts {
     int db_explicit, no_record, fresh, new_tokens, durability;
     int max_clients, io_threads, threads, log_level;
     int relay;
+    uint64_t open_idle_ms;
     srv_cluster_config ccfg;
     /* Found by vivd_check and the start-up: the addresses to bind, the --web and --wasm defaults. */
     struct sockaddr_storage addr, http_addr;
@@ -43,7 +44,8 @@ static void vivd_head(FILE *out)
         "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N] [--io-threads N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
-        "            [--port-file FILE] [--http-port-file FILE] [--threads N] [--quiet | --verbose]\n"
+        "            [--port-file FILE] [--http-port-file FILE] [--threads N] [--open-idle S]\n"
+        "            [--quiet | --verbose]\n"
         "            [--cluster redis://HOST:PORT [--node NAME] [--relay] [--cluster-expiry S]]\n"
         "\n"
         "Hosts deterministic pixel-art worlds and streams their frames (docs/PROTOCOL.md).\n"
@@ -479,6 +481,18 @@ static int set_cluster_expiry(const opt_prog *p, const opt *o, const char *v)
     return OPT_OK;
 }
 
+static int set_open_idle(const opt_prog *p, const opt *o, const char *v)
+{
+    char *end;
+    double sec = strtod(v, &end);
+    if (*end || end == v || !(sec >= 1 && sec <= 86400)) {
+        fprintf(stderr, "vivd: --open-idle wants seconds in 1..86400, got '%s'\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->open_idle_ms = (uint64_t)(sec * 1000.0);
+    return OPT_OK;
+}
+
 static int print_version(const opt_prog *p, const opt *o, const char *v)
 {
     printf("vivd %s\n", SRV_VERSION);
@@ -501,6 +515,7 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
     vo->max_clients = 1024;
     vo->io_threads = default_io_threads();
     vo->threads = pool_default_workers();
+    vo->open_idle_ms = SRV_OPENED_IDLE_MS;
     vo->log_level = SRV_LOG_INFO;
     const opt table[] = {
         OPT_CALL("--listen", "HOST:PORT", set_listen, vo,
@@ -568,6 +583,9 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                  "host session N of a replay file (the only one if N is omitted) as a\n"
                  "read-only world, paused at its start; players and admins pause,\n"
                  "resume, step, seek and set its speed (docs/PROTOCOL.md, play)"),
+        OPT_CALL("--open-idle", "S", set_open_idle, vo,
+                 "seconds a recording a viewer opened (the page's Watch, the `open`\n"
+                 "message) stays hosted after its last viewer left (default 60)"),
         OPT_STR("--port-file", "FILE", &vo->port_file,
                 "write the port actually bound to FILE (for scripts and tests)"),
         OPT_STR("--http-port-file", "FILE", &vo->http_port_file,
@@ -659,6 +677,7 @@ static void vivd_config(srv *s, const vivd_opts *vo)
     s->cfg.max_clients = vo->max_clients;
     s->cfg.log_level = vo->log_level;
     s->durability = vo->durability;
+    s->open_idle_ms = vo->open_idle_ms;
 }
 
 /* Each client is a descriptor: raise the soft limit to the hard one, and keep max-clients under

@@ -14,7 +14,7 @@ static const struct { const char *type; int least; } PROTOCOL[] = {
     { "input", SRV_ROLE_PLAYER },  { "ping", SRV_ROLE_VIEWER },   { "create", SRV_ROLE_ADMIN },
     { "close", SRV_ROLE_ADMIN },   { "stats", SRV_ROLE_VIEWER },  { "play", SRV_ROLE_PLAYER },
     { "sessions", SRV_ROLE_VIEWER }, { "replay", SRV_ROLE_VIEWER }, { "fork", SRV_ROLE_PLAYER },
-    { "timeline", SRV_ROLE_VIEWER },
+    { "timeline", SRV_ROLE_VIEWER }, { "open", SRV_ROLE_VIEWER },
 };
 #define NPROTO ((int)(sizeof PROTOCOL / sizeof PROTOCOL[0]))
 

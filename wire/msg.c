@@ -182,6 +182,16 @@ long wire_msg_forked(wire_buf *b, const wire_world *w, uint32_t from, uint64_t t
     return wire_msg_end(b);
 }
 
+long wire_msg_opened(wire_buf *b, const wire_world *w, int64_t session, const char *file)
+{
+    begin(b, "opened", 3);
+    wire_put_str(b, "world");
+    wire_put_world(b, w);
+    wire_put_str(b, "session"); wire_put_int(b, session);
+    wire_put_str(b, "file"); wire_put_str(b, file);
+    return wire_msg_end(b);
+}
+
 long wire_msg_closed(wire_buf *b, uint32_t world)
 {
     begin(b, "closed", 1);

@@ -99,6 +99,8 @@ long wire_msg_welcome_raw(wire_buf *b, const char *server, const char *role, uin
 long wire_msg_created(wire_buf *b, const wire_world *w);
 /* {"t":"forked", "world":{entry}, "from":id, "tick":u64}: the answer to a fork. */
 long wire_msg_forked(wire_buf *b, const wire_world *w, uint32_t from, uint64_t tick);
+/* {"t":"opened", "world":{entry}, "session":i64, "file":str}: the answer to an open. */
+long wire_msg_opened(wire_buf *b, const wire_world *w, int64_t session, const char *file);
 long wire_msg_closed(wire_buf *b, uint32_t world);
 /* events: the world events of one step of `world` (docs/PROTOCOL.md, events), to subscribers
  * that asked for them: tick is the tick whose step made them; each event a map {"name", "fields"};
