@@ -126,6 +126,10 @@ test("rewind a live world in the page (seek back, step both ways, live) while a 
         await until("the timeline playing", async () => (await tlState(a.page)).play?.paused === false);
         await click(a.page, "#tl-pause");
         await until("paused again", async () => (await tlState(a.page)).play?.paused === true && (await tlState(a.page)).pending === 0);
+        /* the frames sent before the pause's answer may not be drawn yet (the page draws at its
+         * next animation frame): the picture settles on the tick the answer gave */
+        const pausedAt = (await tlState(a.page)).tick;
+        await until(`the picture at the paused tick ${pausedAt}`, () => a.page.evaluate((t) => viv.shownTick === t, pausedAt));
         const still = await a.page.evaluate(() => viv.shownTick);
         await until("the second page 30 frames on", () => b.page.evaluate((x) => viv.frames > x + 30, bBefore.frames + 60), 30000);
         assert.equal(await a.page.evaluate(() => viv.shownTick), still, "paused: the first page's picture stays");
