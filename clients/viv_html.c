@@ -206,52 +206,9 @@ static uint64_t cp_after(const html_stream *h, uint64_t t)
 static int checkpoint_at(html_stream *h, uint64_t t, rpl_checkpoint *cp, uint8_t **stored,
                          size_t *slen, rpl_tick_row *row, int *have_row)
 {
-    char err[512];
-    uint8_t *none = NULL;
-    size_t nlen = 0;
-    if (!stored) {
-        stored = &none;
-        slen = &nlen;
-    }
-    int rc = rpl_checkpoint_find_stored(h->f, &h->sess, t, RPL_AT_OR_BEFORE, cp, stored, slen, err,
-                                        sizeof err);
-    if (rc == 0 && cp->tick != t) {
-        rpl_checkpoint_free(cp);
-        free(*stored);
-        *stored = NULL;
-        rc = 1;
-    }
-    if (rc == 1) {
-        snprintf(h->err, sizeof h->err, "session %lld: the checkpoint at tick %llu is gone",
-                 (long long)h->sess.id, (unsigned long long)t);
-        return 1;
-    }
-    if (rc < 0) {
-        snprintf(h->err, sizeof h->err, "%s", err);
-        return rc == RPL_ECORRUPT ? 1 : -1;
-    }
-    rc = rpl_world_load(&h->sess, cp, &h->check, err, sizeof err);
-    if (rc == 0) rc = rpl_tick_get(h->f, h->sess.id, t, row, err, sizeof err);
-    if (rc < 0) {
-        snprintf(h->err, sizeof h->err, "%s", err);
-        goto bad;
-    }
-    *have_row = rc == 0;
-    if (*have_row && row->state_hash != cp->hash) {
-        snprintf(h->err, sizeof h->err, "checkpoint at tick %llu of session %lld is corrupted (its "
-                 "state hash %016llx differs from the hash %016llx recorded for that tick)",
-                 (unsigned long long)t, (long long)h->sess.id, (unsigned long long)cp->hash,
-                 (unsigned long long)row->state_hash);
-        rc = 1;
-        goto bad;
-    }
-    free(none);
-    return 0;
-bad:
-    rpl_checkpoint_free(cp);
-    free(*stored);
-    *stored = NULL;
-    return rc == 1 ? 1 : -1;
+    int rc = rpl_checkpoint_exact(h->f, &h->sess, t, cp, stored, slen, &h->check, row, have_row,
+                                  h->err, sizeof h->err);
+    return rc == 0 || rc == 1 ? rc : -1;
 }
 
 /* The input rows of steps [from, to) must be ones the world at `from` could consume. */

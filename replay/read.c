@@ -1031,3 +1031,48 @@ fail:
     rpl_plan_free(out);
     return code;
 }
+
+int rpl_checkpoint_exact(rpl_file *f, const rpl_session *s, uint64_t t, rpl_checkpoint *cp,
+                         uint8_t **stored, size_t *slen, sim_world **w, rpl_tick_row *row,
+                         int *have_row, char *err, size_t errlen)
+{
+    uint8_t *none = NULL;
+    size_t nlen = 0;
+    if (!stored) {
+        stored = &none;
+        slen = &nlen;
+    }
+    int rc = rpl_checkpoint_find_stored(f, s, t, RPL_AT_OR_BEFORE, cp, stored, slen, err, errlen);
+    if (rc == 0 && cp->tick != t) {
+        rpl_checkpoint_free(cp);
+        free(*stored);
+        *stored = NULL;
+        rc = 1;
+    }
+    if (rc == 1) {
+        snprintf(err, errlen, "session %lld: the checkpoint at tick %llu is gone", (long long)s->id,
+                 (unsigned long long)t);
+        return 1;
+    }
+    if (rc < 0) return rc == RPL_ECORRUPT ? 1 : rc;
+    rc = rpl_world_load(s, cp, w, err, errlen);
+    if (rc == 0) rc = rpl_tick_get(f, s->id, t, row, err, errlen);
+    if (rc >= 0) {
+        *have_row = rc == 0;
+        rc = 0;
+        if (*have_row && row->state_hash != cp->hash) {
+            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state hash "
+                     "%016llx differs from the hash %016llx recorded for that tick)", (unsigned long long)t,
+                     (long long)s->id, (unsigned long long)cp->hash, (unsigned long long)row->state_hash);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        free(none);
+        return 0;
+    }
+    rpl_checkpoint_free(cp);
+    free(*stored);
+    *stored = NULL;
+    return rc;
+}

@@ -117,6 +117,17 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
                  size_t errlen);
 
+/* A reader that streams a session span by span (the page's replay stream, the one-file HTML
+ * export) starts each span at a checkpoint it knows is there: the checkpoint of session s at
+ * exactly tick t, with its stored bytes when stored is not NULL (as rpl_checkpoint_find_stored),
+ * loaded into *w (as rpl_world_load), and the tick row of t in *row (*have_row: whether one is
+ * recorded), the checkpoint's hash checked against that row. 0; 1 when the file is damaged there
+ * (the checkpoint is gone or corrupted: err says which); a negative RPL_E… code on another
+ * failure (err). On non-zero, *cp and *stored hold nothing. */
+int rpl_checkpoint_exact(rpl_file *f, const rpl_session *s, uint64_t t, rpl_checkpoint *cp,
+                         uint8_t **stored, size_t *slen, sim_world **w, rpl_tick_row *row,
+                         int *have_row, char *err, size_t errlen);
+
 /* ---- phase hashes (the optional phase table) ------------------------------------------------------ */
 /* The phase hashes recorded for the step that produced tick `tick` of session s, in phase order.
  * 0 with *n = 0 when the file has no phase table or no rows for that tick. *v malloc'd. */

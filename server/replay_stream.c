@@ -204,45 +204,9 @@ static int step_open(srv_rstream *r)
 static int checkpoint_at(srv_rstream *r, uint64_t t, rpl_checkpoint *cp, uint8_t **stored,
                          size_t *slen, rpl_tick_row *row, int *have_row)
 {
-    char err[512];
-    int rc = rpl_checkpoint_find_stored(r->f, &r->sess, t, RPL_AT_OR_BEFORE, cp, stored, slen, err,
-                                        sizeof err);
-    if (rc == 0 && cp->tick != t) {
-        rpl_checkpoint_free(cp);
-        free(*stored);
-        *stored = NULL;
-        rc = 1;
-    }
-    if (rc == 1) {
-        snprintf(r->err, sizeof r->err, "session %lld: the checkpoint at tick %llu is gone",
-                 (long long)r->sess.id, (unsigned long long)t);
-        return 1;
-    }
-    if (rc < 0) {
-        snprintf(r->err, sizeof r->err, "%s", err);
-        return rc == RPL_ECORRUPT ? 1 : -1;
-    }
-    rc = rpl_world_load(&r->sess, cp, &r->check, err, sizeof err);
-    if (rc == 0) rc = rpl_tick_get(r->f, r->sess.id, t, row, err, sizeof err);
-    if (rc < 0) {
-        snprintf(r->err, sizeof r->err, "%s", err);
-        goto bad;
-    }
-    *have_row = rc == 0;
-    if (*have_row && row->state_hash != cp->hash) {
-        snprintf(r->err, sizeof r->err, "checkpoint at tick %llu of session %lld is corrupted (its "
-                 "state hash %016llx differs from the hash %016llx recorded for that tick)",
-                 (unsigned long long)t, (long long)r->sess.id, (unsigned long long)cp->hash,
-                 (unsigned long long)row->state_hash);
-        rc = 1;
-        goto bad;
-    }
-    return 0;
-bad:
-    rpl_checkpoint_free(cp);
-    free(*stored);
-    *stored = NULL;
-    return rc == 1 ? 1 : -1;
+    int rc = rpl_checkpoint_exact(r->f, &r->sess, t, cp, stored, slen, &r->check, row, have_row,
+                                  r->err, sizeof r->err);
+    return rc == 0 || rc == 1 ? rc : -1;
 }
 
 /* The plan's skipped ranges not sent yet that end by tick `upto`, as wire_gaps (pointing into the
