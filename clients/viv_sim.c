@@ -18,7 +18,8 @@ static void sim_head(FILE *out)
         "usage: viv sim --world KIND [--seed N] [--ticks T] [--params P] [--inputs FILE]\n"
         "               [--every K] [--render-all] [--view NAME] [--threads N]\n"
 #ifndef VIV_NO_IMAGE
-        "               [--png OUT] [--gif OUT] [--gif-every K] [--scale S] [--record FILE]\n"
+        "               [--png OUT] [--gif OUT] [--webp OUT] [--gif-every K] [--scale S]\n"
+        "               [--record FILE]\n"
 #endif
         "       viv sim --list-kinds\n"
         "\n"
@@ -91,7 +92,7 @@ static int set_gif_every(const opt_prog *p, const opt *o, const char *v)
 /* ---- the command line ---------------------------------------------------------------------- */
 /* What the command line asks for (run_parse, run_check). */
 typedef struct run_opts {
-    const char *kind, *params, *inputs_path, *png, *view_name, *gif_path, *record_path;
+    const char *kind, *params, *inputs_path, *png, *view_name, *gif_path, *webp_path, *record_path;
     uint64_t seed, ticks, every, gif_every;
     long scale, threads, mmpx;
     int render_all;
@@ -143,8 +144,10 @@ static int run_parse(run_opts *o, int argc, char **argv)
         OPT_STR("--png", "OUT", &o->png, "write the last frame as an indexed PNG"),
         OPT_STR("--gif", "OUT", &o->gif_path,
                 "write an animated GIF of the run (the world's own palette, real delays)"),
+        OPT_STR("--webp", "OUT", &o->webp_path,
+                "write an animated WebP of the run (lossless, libwebp; the GIF's frames)"),
         OPT_CALL("--gif-every", "K", set_gif_every, &o->gif_every,
-                 "one GIF frame every K ticks (default: the fewest ticks that are at least\n"
+                 "one GIF (and WebP) frame every K ticks (default: the fewest ticks that are at least\n"
                  "2/100 s, since browsers slow faster GIFs down: 2 at 60 Hz, 1 at 40 Hz)"),
         OPT_LONG("--scale", "S", &o->scale, 1, 16, "PNG/GIF pixel scale, 1..16 (default 1)"),
         OPT_CALL("--mmpx", "N", set_mmpx, &o->mmpx,
@@ -192,7 +195,8 @@ typedef struct run_state {
 #ifndef VIV_NO_IMAGE
     sim_frame up[2];           /* --mmpx: the frame magnified 2× and 4× for the PNG and GIF */
     rpl_gif *gif;
-    uint64_t gif_every;
+    rpl_webp *webp;
+    uint64_t gif_every;        /* the GIF's and the WebP's frame cadence */
     rpl_recorder *rec;
     int64_t session;
     uint64_t cp_every;         /* a checkpoint every cp_every ticks: 10 s of world time */
@@ -271,11 +275,18 @@ static int run_open_outputs(run_state *r, const run_opts *o)
 #ifndef VIV_NO_IMAGE
     char err[256];
     const sim_kind *k = sim_world_kind(r->w);
+    r->gif_every = o->gif_every ? o->gif_every : (2u * k->hz + 99u) / 100u;
+    int aw = r->frame.w * (int)o->mmpx, ah = r->frame.h * (int)o->mmpx;
     if (o->gif_path) {
-        r->gif_every = o->gif_every ? o->gif_every : (2u * k->hz + 99u) / 100u;
-        r->gif = rpl_gif_open(o->gif_path, r->frame.w * (int)o->mmpx, r->frame.h * (int)o->mmpx, (int)o->scale, k->hz,
-                              (unsigned)r->gif_every, err, sizeof err);
+        r->gif = rpl_gif_open(o->gif_path, aw, ah, (int)o->scale, k->hz, (unsigned)r->gif_every, err, sizeof err);
         if (!r->gif) {
+            fprintf(stderr, "viv sim: %s\n", err);
+            return 1;
+        }
+    }
+    if (o->webp_path) {
+        r->webp = rpl_webp_open(o->webp_path, aw, ah, (int)o->scale, k->hz, (unsigned)r->gif_every, err, sizeof err);
+        if (!r->webp) {
             fprintf(stderr, "viv sim: %s\n", err);
             return 1;
         }
@@ -367,14 +378,17 @@ static int run_tick(run_state *r, const run_opts *o, uint64_t t)
     int print = (o->every && done % o->every == 0) || done == o->ticks;
     int gif_now = 0;
 #ifndef VIV_NO_IMAGE
-    gif_now = r->gif && (done - 1) % r->gif_every == 0;
+    gif_now = (r->gif || r->webp) && (done - 1) % r->gif_every == 0;
 #endif
     if (print || r->render_all || gif_now) sim_world_render(r->w, r->view, &r->frame);
 #ifndef VIV_NO_IMAGE
-    if (gif_now && rpl_gif_frame(r->gif, rpl_magnify(&r->frame, (int)o->mmpx, r->up)) != 0) {
+    const sim_frame *big = gif_now ? rpl_magnify(&r->frame, (int)o->mmpx, r->up) : NULL;
+    if (big && r->gif && rpl_gif_frame(r->gif, big) != 0) {
         fprintf(stderr, "viv sim: %s\n", rpl_gif_error(r->gif));
-        rpl_gif_abort(r->gif);
-        r->gif = NULL;
+        return 1;
+    }
+    if (big && r->webp && rpl_webp_frame(r->webp, big) != 0) {
+        fprintf(stderr, "viv sim: %s\n", rpl_webp_error(r->webp));
         return 1;
     }
 #endif
@@ -423,6 +437,13 @@ static int run_report(run_state *r, const run_opts *o)
         }
         r->gif = NULL;
     }
+    if (r->webp) {
+        if (rpl_webp_close(r->webp, err, sizeof err) != 0) {
+            fprintf(stderr, "viv sim: %s\n", err);
+            status = 1;
+        }
+        r->webp = NULL;
+    }
 #endif
     return status;
 }
@@ -434,6 +455,7 @@ static int run_stop(run_state *r, const run_opts *o, int status)
 {
 #ifndef VIV_NO_IMAGE
     if (r->gif) rpl_gif_abort(r->gif);
+    if (r->webp) rpl_webp_abort(r->webp);
     if (r->rec) {
         rpl_recorder_end(r->rec, r->session);
         if (rpl_recorder_close(r->rec) != 0) {

@@ -354,6 +354,55 @@ START_TEST(identical_frames_merge_and_keep_their_time)
 }
 END_TEST
 
+/* viv sim --webp: the run's animation, each frame the one whose hash viv sim printed for its tick
+ * (a frame of every tick here, so identical neighbours merge and must keep their time). */
+START_TEST(viv_sim_webp_shows_the_frames_it_hashes)
+{
+    const char *bin = getenv("VIV_BIN");
+    char cmd[1024];
+    const char *out = tmp("sim.webp"), *chain = tmp("sim.chain");
+    snprintf(cmd, sizeof cmd, "'%s/viv' sim --world sand --seed 5 --ticks 40 --every 1 --render-all "
+             "--webp '%s' --gif-every 1 > '%s'", bin ? bin : "../bin", out, chain);
+    ck_assert_int_eq(system(cmd), 0);
+    uint64_t fh[41] = { 0 };
+    FILE *fp = fopen(chain, "r");
+    ck_assert_ptr_nonnull(fp);
+    unsigned long long t, sh, h;
+    int lines = 0;
+    while (fscanf(fp, "%llu %llx %llx", &t, &sh, &h) == 3) {
+        ck_assert_uint_le(t, 40);
+        fh[t] = h;
+        lines++;
+    }
+    fclose(fp);
+    ck_assert_int_eq(lines, 40);
+    sim_world *w = script_world("sand", 5, NULL);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    sim_world_render(w, 0, &f);
+    anim a = decode(out);
+    ck_assert_int_eq(a.w, f.w);
+    ck_assert_int_eq(a.h, f.h);
+    /* Frame k covers [end_ms[k-1], end_ms[k]); the frame of tick j (1..40) starts at (j-1)·1000/60. */
+    int j = 1, prev_end = 0;
+    for (int k = 0; k < a.n; k++) {
+        reindex(a.rgba[k], 1, &f.pal, &f, k);
+        uint64_t hash = sim_frame_hash(&f);
+        int covered = 0;
+        for (; j <= 40 && (j - 1) * 1000 / 60 < a.end_ms[k]; j++, covered++)
+            ck_assert_msg(fh[j] == hash, "tick %d (WebP frame %d): frame hash %016llx, viv sim printed %016llx",
+                          j, k, (unsigned long long)hash, (unsigned long long)fh[j]);
+        ck_assert_msg(covered > 0, "WebP frame %d shows no tick", k);
+        prev_end = a.end_ms[k];
+    }
+    ck_assert_int_eq(j, 41);
+    ck_assert_int_eq(prev_end, 40 * 1000 / 60);
+    anim_free(&a);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+}
+END_TEST
+
 Suite *suite_webp(void)
 {
     Suite *s = suite_create("webp");
@@ -363,6 +412,7 @@ Suite *suite_webp(void)
     tcase_add_test(tc, webp_export_shows_every_recorded_frame);
     tcase_add_test(tc, webp_export_default_every_and_errors);
     tcase_add_test(tc, identical_frames_merge_and_keep_their_time);
+    tcase_add_test(tc, viv_sim_webp_shows_the_frames_it_hashes);
     suite_add_tcase(s, tc);
     return s;
 }

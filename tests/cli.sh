@@ -243,10 +243,10 @@ expect "fuzz --merge: an incomplete shard" 2 "holds 1 session but its slice has 
 # ---- issue 13's small things ----------------------------------------------------------------------
 # The short usage at the top of `viv sim --help` (up to its first blank line) names every flag.
 "$viv" sim --help | sed '/^$/q' > "$tmp/usage"
-for flag in --gif --gif-every --record --png --scale --inputs; do
+for flag in --gif --webp --gif-every --record --png --scale --inputs; do
     grep -qF -- "[$flag " "$tmp/usage" || fail "viv sim usage line lacks $flag: $(cat "$tmp/usage")"
 done
-ok "viv sim usage names --gif, --gif-every and --record"
+ok "viv sim usage names --gif, --webp, --gif-every and --record"
 
 # A bad number is reported by the subcommand, as its other errors are: `viv sim: …`, not `viv: …`.
 # starts <name> <prefix> -- command...: exit 2, and the first stderr line begins with prefix.
