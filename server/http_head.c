@@ -309,6 +309,13 @@ srv_http_gate *srv_http_gate_start(srv *s, int listen_fd, srv_http_adopt_fn adop
     return g;
 }
 
+void srv_http_gate_hold(srv_http_gate *g, int hold)
+{
+    if (!g || g->stopping) return;
+    if (hold) uv_poll_stop(&g->listener);
+    else uv_poll_start(&g->listener, UV_READABLE, on_accept);
+}
+
 void srv_http_gate_stop(srv_http_gate *g)
 {
     if (!g || g->stopping) return;

@@ -269,6 +269,9 @@ typedef struct srv_net_hooks {
 /* The network side of the server. */
 typedef struct srv_net {
     uv_tcp_t listener;
+    /* Joining a cluster, no client is greeted (a Redis that fails makes vivd exit): connections
+     * wait in the kernel's backlog (tcp.c: one held by libuv until srv_net_accepting) */
+    int holding, held;
     uv_timer_t sweep_timer;
     srv_client *clients;
     int nclients;
@@ -444,9 +447,15 @@ srv_http_gate *srv_http_gate_start(srv *s, int listen_fd, srv_http_adopt_fn adop
 /* Close the listener and every connection still being read; the gate frees itself once its
  * handles are closed (the loop must run). */
 void srv_http_gate_stop(srv_http_gate *g);
+/* hold: stop accepting (connections wait in the backlog); 0: accept again. */
+void srv_http_gate_hold(srv_http_gate *g, int hold);
+/* The same for vivd's HTTP port, if it serves one. */
+void srv_http_hold(srv *s, int hold);
 
 /* ---- server/replay_stream.c: recordings handed to clients, read off the loop ---------------------- */
 void srv_on_sessions(srv_client *c, const wire_msg *m, const int64_t *seq);
+/* Accept clients from now (the cluster joined): what waited is taken, TCP and HTTP. */
+void srv_net_accepting(srv *s);
 void srv_on_open(srv_client *c, const wire_msg *m, const int64_t *seq);
 /* The sweep's part for recordings viewers opened: the unwatched ones close (play.c). */
 void srv_recordings_sweep(srv *s);

@@ -346,6 +346,10 @@ void srv_on_connection(uv_stream_t *server, int status)
         srv_log(s, SRV_LOG_WARN, "accept failed: %s", uv_strerror(status));
         return;
     }
+    if (s->net->holding) {            /* not accepted: libuv holds it and waits for uv_accept */
+        s->net->held = 1;
+        return;
+    }
     srv_client *c = srv_client_new(s, &srv_transport_tcp);
     if (!c) {
         srv_log(s, SRV_LOG_ERROR, "out of memory accepting a client");
@@ -376,4 +380,16 @@ void srv_on_connection(uv_stream_t *server, int status)
     /* Reading starts first: a client told server_full is drained like any other last word. */
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     srv_client_attach(c);
+}
+
+void srv_net_accepting(srv *s)
+{
+    srv_net *n = s->net;
+    if (!n->holding) return;
+    n->holding = 0;
+    srv_http_hold(s, 0);
+    if (n->held) {                    /* the one libuv accepted for us: take it; it polls again */
+        n->held = 0;
+        srv_on_connection((uv_stream_t *)&n->listener, 0);
+    }
 }

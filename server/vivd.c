@@ -943,9 +943,14 @@ static int vivd_start(srv *s, vivd_opts *vo)
      * against this server's tokens, not against none. HTTP before TCP: a failed HTTP start
      * finishes its teardown on the loop, which must not hold a listener yet (srv_http_start). */
     choose_record(s, vo);
+    /* A cluster start turns the loop while it waits for Redis; a client greeted then would be
+     * dropped without a word if Redis then fails: none is accepted until it has joined. */
+    s->net->holding = vo->ccfg.url != NULL;
     if ((status = setup_tokens(s, vo, origin)) || (status = start_http(s, vo)) || (status = listen_tcp(s, vo)) ||
-        (status = join_cluster(s, vo)) || (status = open_record(s, vo)) || (status = add_worlds(s, vo)))
+        (status = join_cluster(s, vo)))
         return status;
+    srv_net_accepting(s);
+    if ((status = open_record(s, vo)) || (status = add_worlds(s, vo))) return status;
     log_started(s, vo, origin);
     catch_signals(s);
     if ((status = write_port_files(s, vo)) || (status = start_io(s, vo))) return status;

@@ -677,6 +677,7 @@ int srv_http_start(srv *s, char *err, size_t errlen)
     }
     h->port = bound_port(lfd);
     n->http = h;
+    if (n->holding) srv_http_gate_hold(h->gate, 1);
     struct stat st;
     char index[PATH_MAX + 16];
     snprintf(index, sizeof index, "%s/index.html", h->origin);
@@ -691,6 +692,12 @@ int srv_http_start(srv *s, char *err, size_t errlen)
                 "builds it); the page cannot verify recordings or run a local world until it is",
                 h->wasm_path);
     return 0;
+}
+
+void srv_http_hold(srv *s, int hold)
+{
+    srv_http *h = s->net ? s->net->http : NULL;
+    if (h && !h->destroyed) srv_http_gate_hold(h->gate, hold);
 }
 
 int srv_http_port(const srv *s)

@@ -1486,6 +1486,48 @@ START_TEST(a_node_restarting_on_its_name_answers_node_lost_never_forbidden)
 }
 END_TEST
 
+
+/* A member waiting for Redis (here one that accepts the connection and never answers: vivd gives
+ * up after 3 s and exits 1) greets no client meanwhile: a client that connected then is closed
+ * without a welcome, never told of worlds that were never served. */
+START_TEST(a_member_greets_no_client_before_it_has_joined)
+{
+    int bh = socket(AF_INET, SOCK_STREAM, 0);        /* the silent "Redis": listens, never accepts */
+    ck_assert_int_ge(bh, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(bh, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(bh, 8), 0);
+    socklen_t len = sizeof sa;
+    ck_assert_int_eq(getsockname(bh, (struct sockaddr *)&sa, &len), 0);
+    char url[64], listen_at[64], vivd[512];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", ntohs(sa.sin_port));
+    snprintf(listen_at, sizeof listen_at, "127.0.0.1:%d", free_port());
+    bin_path("vivd", vivd, sizeof vivd);
+    const char *argv[] = { vivd, "--listen", listen_at, "--no-http", "--no-record", "--quiet",
+                           "--cluster", url, "--world", "sand:w=64,h=48", NULL };
+    pid_t pid = spawn(vivd, argv, "/dev/null", "/dev/null");
+    cli_conn c;
+    char err[256];
+    int connected = 0;
+    for (int i = 0; i < 200 && !connected; i++) {      /* its port opens at once; Redis's 3 s run */
+        connected = cli_connect(&c, listen_at, err, sizeof err) == 0;
+        if (!connected) usleep(10000);
+    }
+    ck_assert_msg(connected, "cannot connect to vivd at %s: %s", listen_at, err);
+    wire_msg w;
+    int rc = cli_hello(&c, "early", NULL, &w, err, sizeof err);
+    ck_assert_msg(rc != 0, "a client was greeted before vivd had joined the cluster");
+    cli_close(&c);
+    int done;
+    ck_assert_int_eq(wait_exit(pid, 20000, &done), 1);
+    ck_assert(done);
+    close(bh);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1507,6 +1549,7 @@ static Suite *make_suite(void)
     tcase_add_test(edges, a_member_whose_default_http_port_is_taken_serves_tcp);
     tcase_add_test(edges, inputs_to_a_lost_node_are_answered_node_lost_not_counted);
     tcase_add_test(edges, a_node_restarting_on_its_name_answers_node_lost_never_forbidden);
+    tcase_add_test(edges, a_member_greets_no_client_before_it_has_joined);
     suite_add_tcase(s, edges);
     return s;
 }
