@@ -512,7 +512,7 @@ int srv_cluster_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m)
         return -1;
     }
     char chan[96];
-    srv_cluster_channel(chan, sizeof chan, w->id, st->view, st->every, st->div, st->enc);
+    srv_cluster_channel(chan, sizeof chan, w->id, st->k.view, st->k.every, st->k.div, st->k.enc);
     const char *argv[3] = { "PUBLISH", chan, (const char *)SRV_MSG_BODY(m) };
     size_t lens[3] = { 7, strlen(chan), SRV_MSG_BODYLEN(m) };
     if (srv_redis_command(cl->r, NULL, NULL, 3, argv, lens) != 0) {
@@ -535,7 +535,7 @@ void srv_cluster_world_closed(srv *s, srv_world *w)
         const srv_stream *st = &w->fan->streams[i];
         if (!st->used || !st->remote_until) continue;
         char chan[96];
-        srv_cluster_channel(chan, sizeof chan, w->id, st->view, st->every, st->div, st->enc);
+        srv_cluster_channel(chan, sizeof chan, w->id, st->k.view, st->k.every, st->k.div, st->k.enc);
         const char *argv[3] = { "PUBLISH", chan, (const char *)b.p + 4 };
         size_t lens[3] = { 7, strlen(chan), b.len - 4 };
         srv_redis_command(cl->r, NULL, NULL, 3, argv, lens);
@@ -552,9 +552,10 @@ static void on_want(srv *s, const srv_cmsg *m)
     int key = m->key;
     srv_world *w = srv_world_find(s, m->world);
     if (!w || m->view >= (uint32_t)w->kind->nviews || m->div > SRV_MAX_DIV) return;
-    int i = srv_stream_find(w, (int)m->view, m->every, m->div, m->enc);
+    srv_stream_key k = { .view = (int)m->view, .every = m->every, .div = m->div, .enc = m->enc };
+    int i = srv_stream_find(w, &k);
     if (i < 0) {
-        srv_log(s, SRV_LOG_WARN, "world %u: a relay's stream is refused (16 streams already)", w->id);
+        srv_log(s, SRV_LOG_WARN, "world %u: a relay's stream is refused (" SRV_STR(SRV_MAX_STREAMS) " streams already)", w->id);
         return;
     }
     srv_stream *st = &w->fan->streams[i];

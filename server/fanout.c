@@ -92,55 +92,87 @@ void srv_fanout_free(srv_world *w)
     w->fan = NULL;
 }
 
-int srv_stream_find(srv_world *w, int view, uint32_t every, uint32_t div, int enc)
+void srv_rect_align(srv_stream_key *k, int w, int h)
+{
+    if (k->rw <= 0 || k->rh <= 0) {
+        k->rx = k->ry = k->rw = k->rh = 0;
+        return;
+    }
+    /* In 64-bit: the rect asked for may reach far outside the world. */
+    int64_t x0 = k->rx, y0 = k->ry, x1 = x0 + k->rw, y1 = y0 + k->rh;
+    x0 = x0 < 0 ? 0 : x0 / SRV_REGION * SRV_REGION;
+    y0 = y0 < 0 ? 0 : y0 / SRV_REGION * SRV_REGION;
+    x1 = (x1 + SRV_REGION - 1) / SRV_REGION * SRV_REGION;
+    y1 = (y1 + SRV_REGION - 1) / SRV_REGION * SRV_REGION;
+    if (x1 > w) x1 = w;
+    if (y1 > h) y1 = h;
+    if (x0 >= w) x0 = (w - 1) / SRV_REGION * SRV_REGION;    /* wholly outside: the nearest region */
+    if (y0 >= h) y0 = (h - 1) / SRV_REGION * SRV_REGION;
+    if (x1 <= x0) x1 = x0 + SRV_REGION < w ? x0 + SRV_REGION : w;
+    if (y1 <= y0) y1 = y0 + SRV_REGION < h ? y0 + SRV_REGION : h;
+    k->rx = (int)x0;
+    k->ry = (int)y0;
+    k->rw = (int)(x1 - x0);
+    k->rh = (int)(y1 - y0);
+}
+
+static int same_key(const srv_stream_key *a, const srv_stream_key *b)
+{
+    return a->view == b->view && a->every == b->every && a->div == b->div && a->enc == b->enc &&
+           a->rx == b->rx && a->ry == b->ry && a->rw == b->rw && a->rh == b->rh;
+}
+
+int srv_stream_find(srv_world *w, const srv_stream_key *k)
 {
     if (!w->fan && !(w->fan = calloc(1, sizeof *w->fan))) return -1;
     int free_slot = -1;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_stream *st = &w->fan->streams[i];
-        if (st->used && st->view == view && st->every == every && st->div == div && st->enc == enc)
-            return i;
+        if (st->used && same_key(&st->k, k)) return i;
         if (!st->used && free_slot < 0) free_slot = i;
     }
     if (free_slot < 0) return -1;
     srv_stream *st = &w->fan->streams[free_slot];
     memset(st, 0, sizeof *st);
-    size_t sw = (size_t)((w->fw + div - 1) / div), sh = (size_t)((w->fh + div - 1) / div);
+    int rw = k->rw ? k->rw : w->fw, rh = k->rw ? k->rh : w->fh;
+    size_t sw = (size_t)((rw + (int)k->div - 1) / (int)k->div), sh = (size_t)((rh + (int)k->div - 1) / (int)k->div);
     st->prev = malloc(sw * sh);
-    if (div > 1) {
+    int own = k->div > 1 || k->rw;           /* a picture of its own, not the world's frame */
+    if (own) {
         st->small.w = (uint16_t)sw;
         st->small.h = (uint16_t)sh;
         st->small.px = malloc(sw * sh);
     }
-    if (!st->prev || (div > 1 && !st->small.px)) {
+    if (!st->prev || (own && !st->small.px)) {
         stream_clear(st);
         return -1;
     }
     st->used = 1;
-    st->view = view;
-    st->every = every;
-    st->div = div;
-    st->enc = enc;
+    st->k = *k;
     return free_slot;
 }
 
-/* The stream's picture of f: f itself, or (div > 1) its downsample, nearest-sampled at the centre
- * of each div × div block (the last block's centre clamped into the frame), with f's palette.
- * *fh is the hash of what is returned. */
+/* The stream's picture of f: f itself; or its rect, downsampled when div > 1 (nearest-sampled at
+ * the centre of each div × div block, the last block's centre clamped into the rect), with f's
+ * palette. *fh is the hash of what is returned: a rect's frames are frames of their own. */
 static const sim_frame *stream_picture(srv_fan *fan, srv_stream *st, const sim_frame *f, uint64_t *fh)
 {
-    if (st->div <= 1) return f;
-    fan->downsampled++;
+    const srv_stream_key *k = &st->k;
+    if (k->div <= 1 && !k->rw) return f;
+    if (k->div > 1) fan->downsampled++;
     sim_frame *d = &st->small;
-    uint32_t k = st->div, half = k / 2;
+    uint32_t n = k->div, half = n / 2;
+    uint32_t rx = (uint32_t)k->rx, ry = (uint32_t)k->ry;
+    uint32_t rw = k->rw ? (uint32_t)k->rw : (uint32_t)f->w, rh = k->rw ? (uint32_t)k->rh : (uint32_t)f->h;
     for (uint32_t y = 0; y < d->h; y++) {
-        uint32_t sy = y * k + half < f->h ? y * k + half : (uint32_t)f->h - 1;
-        const uint8_t *src = f->px + (size_t)sy * f->w;
+        uint32_t sy = ry + (y * n + half < rh ? y * n + half : rh - 1);
+        const uint8_t *src = f->px + (size_t)sy * f->w + rx;
         uint8_t *dst = d->px + (size_t)y * d->w;
-        for (uint32_t x = 0; x < d->w; x++) {
-            uint32_t sx = x * k + half < f->w ? x * k + half : (uint32_t)f->w - 1;
-            dst[x] = src[sx];
+        if (n == 1) {
+            memcpy(dst, src, d->w);
+            continue;
         }
+        for (uint32_t x = 0; x < d->w; x++) dst[x] = src[x * n + half < rw ? x * n + half : rw - 1];
     }
     d->pal = f->pal;
     *fh = sim_frame_hash(d);
@@ -179,7 +211,8 @@ static srv_msg *build_frame(srv *s, srv_world *w, const srv_stream *st, uint64_t
     wire_buf_init(&b);
     srv_msg_reserve(&b);                      /* headroom for the WebSocket header: no copy */
     wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal,
-                     .enc = st->enc, .fh = fh, .sh = sh };
+                     .enc = st->k.enc, .fh = fh, .sh = sh,
+                     .rect = { st->k.rx, st->k.ry, st->k.rw, st->k.rh } };
     if (wire_msg_frame(&s->net->enc, &b, &m, f, st->prev) < 0) goto oom;
     w->fan->msgs_built++;
     w->fan->bytes_built += b.len - b.msg_start;   /* the framed message, not the headroom */
@@ -307,11 +340,11 @@ void srv_fanout_tick(srv *s, srv_world *w)
         srv_stream *st = &w->fan->streams[i];
         if (!st->used) continue;
         int remote = remote_live(w->fan, st, now_ms);
-        if (!st->used || (!st->head && !remote) || tick % st->every != 0) continue;
+        if (!st->used || (!st->head && !remote) || tick % st->k.every != 0) continue;
         /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays
          * (one publish to the stream's channel, whatever their number) get the delta, or the
          * keyframe when the stream's chain starts over. */
-        int force_key = !st->have_prev || st->enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
+        int force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
         int want_key, want_delta;
         srv_fanout_plan(s, st->head, force_key, &want_key, &want_delta);
         int rkey = remote && (force_key || st->remote_key);
@@ -321,7 +354,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
         }
         if (!want_key && !want_delta) continue;
         uint64_t fh;
-        const sim_frame *f = srv_world_frame(w, st->view, &fh);
+        const sim_frame *f = srv_world_frame(w, st->k.view, &fh);
         uint64_t sh = srv_world_state_hash(w);
         if (f) f = stream_picture(w->fan, st, f, &fh);
         if (!f) {

@@ -30,8 +30,12 @@
 #define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
 #define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
 #define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
-#define SRV_MAX_STREAMS 16                  /* per world: (view, every, div, enc) combinations */
+#define SRV_MAX_STREAMS 64                  /* per world: (view, every, div, enc, rect) combinations */
 #define SRV_MAX_DIV 8                       /* sub's div: frames 1/1 .. 1/8 of the size */
+#define SRV_REGION 64                       /* sub's rect is widened to this grid (world pixels) */
+#define SRV_RECT_MAX 65536                  /* sub's rect: each number within ±this */
+#define SRV_STR_(x) #x
+#define SRV_STR(x) SRV_STR_(x)
 #define SRV_MAX_SUBS 8                      /* worlds one client may watch at once */
 #define SRV_CLIENT_BUCKETS 1024             /* the id → client table (a power of two) */
 #define SRV_GUESS_ADDRS 4096                /* addresses whose wrong tokens are remembered */
@@ -73,15 +77,22 @@ enum { SRV_ENC_TILE = WIRE_ENC_TILE, SRV_ENC_RAW = WIRE_ENC_RAW, SRV_ENC_TILEZ =
 
 typedef struct srv_sub srv_sub;
 
+/* What a subscription asks of a world's frames (docs/PROTOCOL.md, sub): subscribers that ask
+ * the same share one stream, whose messages are built once a tick for all of them. */
+typedef struct srv_stream_key {
+    int view;
+    uint32_t every;
+    uint32_t div;          /* 1, or frames downsampled by div */
+    int enc;
+    int rx, ry, rw, rh;    /* the rect of the world shown, on the SRV_REGION grid (rw 0: whole) */
+} srv_stream_key;
+
 typedef struct srv_stream {
     int used;
     srv_sub *head;         /* its subscribers */
-    int view;
-    uint32_t every;
-    uint32_t div;          /* 1, or frames downsampled by div (docs/PROTOCOL.md, sub) */
-    int enc;
+    srv_stream_key k;
     int nsubs;
-    sim_frame small;       /* div > 1: this tick's downsampled frame, built once for the stream */
+    sim_frame small;       /* a rect or div > 1: this tick's picture, built once for the stream */
     uint8_t *prev;         /* the last frame sent on this stream (tile deltas are against it) */
     int have_prev;
     uint32_t prev_pv;      /* palette version of that frame */
@@ -117,8 +128,7 @@ struct srv_sub {
     srv_world *tl;
     int tl_opening;
     uint32_t tl_gen;
-    int tl_view, tl_enc;
-    uint32_t tl_every, tl_div;
+    srv_stream_key tl_key;
     uint64_t frames, skipped;
     srv_sub *snext, *sprev;     /* the stream's subscriber list */
 };
@@ -313,7 +323,7 @@ void *srv_net_hooks_ud(const srv *s);
 
 /* ---- server/fanout.c ------------------------------------------------------------------------------ */
 /* The stream (view, every, div, enc) of w, made if need be: its index, or -1 (full, or no memory). */
-int srv_stream_find(srv_world *w, int view, uint32_t every, uint32_t div, int enc);
+int srv_stream_find(srv_world *w, const srv_stream_key *k);
 void srv_stream_attach(srv_world *w, srv_sub *sub);
 void srv_stream_detach(srv_world *w, srv_sub *sub);
 void srv_fanout_tick(srv *s, srv_world *w);
@@ -496,11 +506,12 @@ void srv_send_forked(srv_client *c, srv_world *w, uint32_t from, uint64_t tick, 
 void srv_send_playing(srv_client *c, srv_world *w, int rc, const char *err);
 /* What a sub asks for, read from m for a world of `kind` (its view names). */
 typedef struct srv_sub_req {
-    int view;
-    uint32_t every, div;
-    int enc;
+    srv_stream_key k;      /* its rect as asked (unaligned; rw 0: none): srv_rect_align fits it */
     int events;            /* "events": true */
 } srv_sub_req;
+/* The rect k asks for, widened to the SRV_REGION grid and clipped to a w × h world (a rect that
+ * covers it all stays a rect). */
+void srv_rect_align(srv_stream_key *k, int w, int h);
 /* 0, or -1 with the error sent to c. */
 int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub_req *out);
 /* The slot of c's subscription to w (hosted here) or remote (served by the layer above): the one

@@ -172,11 +172,26 @@ int srv_sub_read(srv_client *c, const wire_msg *m, const sim_kind *kind, srv_sub
     int events = 0;
     rc = wire_get_bool(m, "events", &events);
     if (rc == -2) { field_error(c, rc, "events", "true or false", NULL); return -1; }
+    int32_t rect[4] = { 0, 0, 0, 0 };
+    int nrect = 0;
+    rc = wire_get_i32_array(m, "rect", rect, 4, &nrect);
+    if (rc == -2 || (rc == 0 && (nrect != 4 || rect[2] < 1 || rect[3] < 1 || rect[0] < -SRV_RECT_MAX ||
+                                 rect[0] > SRV_RECT_MAX || rect[1] < -SRV_RECT_MAX ||
+                                 rect[1] > SRV_RECT_MAX || rect[2] > SRV_RECT_MAX || rect[3] > SRV_RECT_MAX))) {
+        field_error(c, -2, "rect", "[x, y, w, h] in world pixels: w and h at least 1, each within "
+                    "±65536", NULL);
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
     out->events = events;
-    out->view = view;
-    out->every = (uint32_t)every;
-    out->div = (uint32_t)div;
-    out->enc = enc;
+    out->k.view = view;
+    out->k.every = (uint32_t)every;
+    out->k.div = (uint32_t)div;
+    out->k.enc = enc;
+    out->k.rx = rect[0];
+    out->k.ry = rect[1];
+    out->k.rw = rc == 0 ? rect[2] : 0;
+    out->k.rh = rc == 0 ? rect[3] : 0;
     return 0;
 }
 
@@ -198,7 +213,8 @@ srv_sub *srv_sub_slot(srv_client *c, const srv_world *w, const struct srv_rworld
 void srv_send_too_many_streams(srv_client *c)
 {
     srv_client_error(c, "too_many_streams",
-                     "this world already serves 16 (view, every, div, enc) combinations", NULL);
+                     "this world already serves " SRV_STR(SRV_MAX_STREAMS) " (view, every, div, enc, rect) "
+                     "combinations", NULL);
 }
 
 static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
@@ -209,7 +225,8 @@ static void on_sub(srv_client *c, const wire_msg *m, const int64_t *seqp)
     if (srv_sub_read(c, m, w->kind, &req)) return;
     srv_sub *slot = srv_sub_slot(c, w, NULL);
     if (!slot) return;
-    int st = srv_stream_find(w, req.view, req.every, req.div, req.enc);
+    srv_rect_align(&req.k, w->fw, w->fh);
+    int st = srv_stream_find(w, &req.k);
     if (st < 0) {
         srv_send_too_many_streams(c);
         return;

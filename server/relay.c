@@ -519,13 +519,18 @@ static void watch(srv_client *c, srv_rworld *rw, const wire_msg *m)
     }
     srv_sub_req req;
     if (srv_sub_read(c, m, rw->kind, &req)) return;
+    if (req.k.rw) {          /* relays pass whole streams on (docs/PROTOCOL.md, sub) */
+        srv_client_error(c, "bad_field", "a rect of another member's world is not served yet: "
+                         "subscribe to it whole, or on the member that hosts it", NULL);
+        return;
+    }
     srv_sub *slot = srv_sub_slot(c, NULL, rw);
     if (!slot) return;
     memset(slot, 0, sizeof *slot);
     slot->client = c;
     slot->need_key = 1;
     slot->events = req.events;
-    if (srv_relay_attach(c->s, rw, slot, req.view, req.every, req.div, req.enc) != 0) {
+    if (srv_relay_attach(c->s, rw, slot, req.k.view, req.k.every, req.k.div, req.k.enc) != 0) {
         memset(slot, 0, sizeof *slot);
         srv_send_too_many_streams(c);
         return;

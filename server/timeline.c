@@ -48,7 +48,7 @@ static int to_live(srv_client *c, srv_sub *sub)
     sub->tl_gen++;                           /* one being built is not wanted any more */
     sub->tl_opening = 0;
     if (!sub->tl) return 0;
-    int st = srv_stream_find(w, sub->tl_view, sub->tl_every, sub->tl_div, sub->tl_enc);
+    int st = srv_stream_find(w, &sub->tl_key);
     if (st < 0) {
         srv_send_too_many_streams(c);
         return -1;
@@ -75,7 +75,7 @@ int srv_timeline_opened(void *ud, uint32_t client, uint32_t of, uint32_t gen, sr
         else srv_send_timeline(c, sub->world, err, msg);
         return 0;
     }
-    int st = srv_stream_find(tl, sub->tl_view, sub->tl_every, sub->tl_div, sub->tl_enc);
+    int st = srv_stream_find(tl, &sub->tl_key);
     if (st < 0) {
         srv_client_notice(c, "replay_failed", "out of memory showing the timeline", NULL);
         return -1;
@@ -173,10 +173,7 @@ void srv_on_timeline(srv_client *c, const wire_msg *m, const int64_t *seqp)
         at++;
     }
     const srv_stream *st = &w->fan->streams[sub->stream];
-    sub->tl_view = st->view;
-    sub->tl_every = st->every;
-    sub->tl_div = st->div;
-    sub->tl_enc = st->enc;
+    sub->tl_key = st->k;
     rc = srv_timeline_open(c->s, w, at, from_end, resume, IS("speed") ? (int)speed : 100, c->id,
                            sub->tl_gen + 1, err, sizeof err);
     if (rc) {

@@ -84,11 +84,11 @@ START_TEST(frame_message_bytes_are_unchanged)
     ck_assert_int_eq(wire_encoder_init(&e), 0);
     uint64_t fh = 0x1122334455667788ull, sh = 0x99aabbccddeeff00ull;
     struct { const char *name, *want; wire_frame m; const sim_frame *f; } cases[] = {
-        { "tile key", WANT_TILE_KEY, { 7, 120, 1, 1, WIRE_ENC_TILE, fh, sh }, &f },
-        { "tile delta", WANT_TILE_DELTA, { 7, 121, 0, 0, WIRE_ENC_TILE, fh, sh }, &f },
-        { "tile.zst key", WANT_TILEZ_KEY, { 7, 122, 1, 1, WIRE_ENC_TILEZ, fh, sh }, &f },
-        { "tile.zst delta with palette", WANT_TILEZ_DELTA_PAL, { 7, 123, 0, 1, WIRE_ENC_TILEZ, fh, sh }, &f },
-        { "raw", WANT_RAW_KEY, { 300, 70000, 1, 1, WIRE_ENC_RAW, 5, 0 }, &g },
+        { "tile key", WANT_TILE_KEY, { 7, 120, 1, 1, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 } }, &f },
+        { "tile delta", WANT_TILE_DELTA, { 7, 121, 0, 0, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 } }, &f },
+        { "tile.zst key", WANT_TILEZ_KEY, { 7, 122, 1, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 } }, &f },
+        { "tile.zst delta with palette", WANT_TILEZ_DELTA_PAL, { 7, 123, 0, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 } }, &f },
+        { "raw", WANT_RAW_KEY, { 300, 70000, 1, 1, WIRE_ENC_RAW, 5, 0, { 0, 0, 0, 0 } }, &g },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         wire_buf b;
@@ -159,7 +159,8 @@ static void rig_up_div(rig *r, int enc, uint32_t div)
     int id = srv_world_add(&r->s, "sand", 1, "", err, sizeof err);
     ck_assert_msg(id > 0, "%s", err);
     r->w = srv_world_find(&r->s, (uint32_t)id);
-    int st = srv_stream_find(r->w, 0, div > 1 ? 3 : 1, div, enc);
+    srv_stream_key k = { .view = 0, .every = div > 1 ? 3 : 1, .div = (uint32_t)div, .enc = enc };
+    int st = srv_stream_find(r->w, &k);
     ck_assert_int_ge(st, 0);
     for (int i = 0; i < 5; i++) {
         srv_client *c = srv_client_new(&r->s, &srv_transport_tcp);  /* its queue is tcp's count */
@@ -280,7 +281,7 @@ START_TEST(homage_stream_downsamples_once)
     rig r;
     rig_up_div(&r, SRV_ENC_TILEZ, 3);
     srv_stream *st = &r.w->fan->streams[r.c[0]->subs[0].stream];
-    ck_assert_uint_eq(st->div, 3);
+    ck_assert_uint_eq(st->k.div, 3);
     for (int t = 0; t < 9; t++) step(&r);
     ck_assert_uint_eq(r.w->fan->downsampled, 3);          /* ticks 3, 6, 9: once each */
     ck_assert_uint_eq(r.w->fan->msgs_built, 3);           /* a keyframe, then two deltas */

@@ -31,6 +31,13 @@ int wire_frame_apply(wire_frame_in *cf, const wire_msg *m, char *err, size_t err
         snprintf(err, errlen, "frame message lacks a field or has a mistyped one");
         return WIRE_FRAME_EPROTO;
     }
+    int32_t rect[4] = { 0, 0, 0, 0 };
+    int nrect = 0;
+    int rrc = wire_get_i32_array(m, "rect", rect, 4, &nrect);
+    if (rrc == -2 || (rrc == 0 && (nrect != 4 || rect[2] < 1 || rect[3] < 1))) {
+        snprintf(err, errlen, "rect must be [x, y, w, h] with w and h at least 1");
+        return WIRE_FRAME_EPROTO;
+    }
     if (w < 1 || w > 4096 || h < 1 || h > 4096) {
         snprintf(err, errlen, "frame size %llux%llu is out of range", (unsigned long long)w,
                  (unsigned long long)h);
@@ -110,6 +117,7 @@ int wire_frame_apply(wire_frame_in *cf, const wire_msg *m, char *err, size_t err
     cf->tick = tick;
     cf->sh = sh;
     cf->fh = fh;
+    memcpy(cf->rect, rect, sizeof rect);
     if (sim_frame_hash(&cf->f) != fh) {
         snprintf(err, errlen, "frame hash mismatch at tick %llu", (unsigned long long)tick);
         return WIRE_FRAME_EHASH;

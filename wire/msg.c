@@ -46,7 +46,7 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
     /* Room for the fields, the data, and a zstd frame of it in the tail (compressed in place). */
     if (wire_buf_reserve(b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) return -1;
     wire_msg_begin(b);
-    wire_put_map(b, m->with_pal ? 12 : 11);
+    wire_put_map(b, (m->with_pal ? 12 : 11) + (m->rect[2] > 0));
     wire_put_str(b, "t"); wire_put_str(b, "frame");
     wire_put_str(b, "world"); wire_put_uint(b, m->world);
     wire_put_str(b, "tick"); wire_put_uint(b, m->tick);
@@ -54,6 +54,11 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
     wire_put_str(b, "w"); wire_put_uint(b, (uint64_t)f->w);
     wire_put_str(b, "h"); wire_put_uint(b, (uint64_t)f->h);
     wire_put_str(b, "pv"); wire_put_uint(b, f->pal.version);
+    if (m->rect[2] > 0) {
+        wire_put_str(b, "rect");
+        wire_put_array(b, 4);
+        for (int i = 0; i < 4; i++) wire_put_int(b, m->rect[i]);
+    }
     if (m->with_pal) {
         wire_put_str(b, "pal");
         wire_put_bin(b, f->pal.rgb, (size_t)f->pal.count * 3);

@@ -33,6 +33,7 @@ typedef struct wire_frame {
     int with_pal;          /* carry the palette (always on keyframes) */
     int enc;               /* WIRE_ENC_…: what the stream asked for */
     uint64_t fh, sh;       /* frame hash, state hash */
+    int32_t rect[4];       /* x, y, w, h of the world the frame shows (w 0: all of it) */
 } wire_frame;
 
 /* The frame message of f. data: the tile encoding of f (a delta against prev unless key; prev
@@ -52,6 +53,7 @@ typedef struct wire_frame_in {
     int have_key;
     uint64_t tick;
     uint64_t sh, fh;       /* the last frame's state and frame hashes */
+    int32_t rect[4];       /* the last frame's rect of the world (x, y, w, h; w 0: the whole) */
     uint8_t *zbuf;         /* decompressed tile data of a "tile.zst" frame */
     size_t zcap;
 } wire_frame_in;
