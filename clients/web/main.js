@@ -3,9 +3,10 @@
 // lives in the other modules; this one only wires them to the document.
 //
 // The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
-// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js); tick=T (with
-// world=ID, or session=N for a recording vivd plays) opens this tab's timeline at tick T. In a cluster,
-// hosts=H:P,H:P (other relays' HTTP addresses) are where the page goes when its server goes away.
+// or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js); session=N (and
+// file=F when it is not vivd's first file) opens that recorded session (`open`); tick=T (with
+// world=ID or session=N) opens this tab's timeline at tick T. In a cluster, hosts=H:P,H:P (other
+// relays' HTTP addresses) are where the page goes when its server goes away.
 import { Viewer } from "./viewer.js";
 import { LocalViewer } from "./local.js";
 import { RecordingVerifier, describeResult, readSessions } from "./replay.js";
@@ -86,24 +87,23 @@ async function startLocal() {
 const isLocal = viewer instanceof LocalViewer;
 if (!isLocal) tl = new Timeline(viewer, { onChange: () => scheduleUi() });
 
-/* #world=ID&tick=T or #session=N&tick=T: once connected, the world (the recording that plays
- * session N) is shown and this tab's timeline seeks to T. Once only; the reason it cannot is noted. */
-let moment = isLocal || !/^\d+$/.test(frag.get("tick") ?? "") ? null
-    : { tick: Number(frag.get("tick")), session: /^\d+$/.test(frag.get("session") ?? "") ? Number(frag.get("session")) : null };
+/* #world=ID&tick=T, #session=N(&file=F)(&tick=T): once connected, the world is shown (for a
+ * session, the one vivd answers `open` with: hosted already, or read for this) and this tab's
+ * timeline seeks to T. Once only; vivd's refusal is noted. */
+const fragInt = (k) => (/^\d+$/.test(frag.get(k) ?? "") ? Number(frag.get(k)) : null);
+let moment = isLocal || (fragInt("tick") === null && !fragInt("session")) ? null
+    : { tick: fragInt("tick"), session: fragInt("session") || null, file: frag.get("file") ?? "" };
 function openMoment() {
-    if (!moment || viewer.state !== "open" || !viewer.worlds.length) return;
+    if (!moment || viewer.state !== "open" || (moment.session === null && !viewer.worlds.length)) return;
     const m = moment;
     moment = null;
-    if (m.session !== null) {
-        const w = viewer.worlds.find((x) => x.play && x.play.session === m.session);
-        if (!w) {
-            viewer.note(`session ${m.session} is not among the recordings this vivd plays`);
-            return;
-        }
-        viewer.select(w.id);
-    }
-    tl.send("seek", { tick: m.tick });
+    if (m.session !== null) tl.openSession(m.session, m.file, m.tick);
+    else tl.send("seek", { tick: m.tick });
 }
+
+/* The file of a recording, where a link needs it: when it is not the first file vivd lists (the
+ * one `open` takes when none is named). */
+const fileParam = (p) => (p.file && ver.files[0]?.file !== p.file ? p.file : "");
 
 /* Keep the fragment in step with what is watched, so a reload comes back to it. */
 function saveFragment() {
@@ -124,10 +124,17 @@ function saveFragment() {
     /* Never the token: the address is what gets copied and shared. Read once at load (and kept
      * by the connection), it leaves the address here, at the first save (issue 29). */
     if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
-    if (viewer.cur !== null) f.set("world", String(viewer.cur));
+    const p = viewer.world?.play;
+    /* a recording by its session (a world vivd opened for viewers goes when unwatched; the
+     * session is opened again) */
+    if (p && !moment) {
+        f.set("session", String(p.session));
+        if (fileParam(p)) f.set("file", fileParam(p));
+    } else if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (moment) {             /* a link's moment not opened yet stays */
         if (moment.session !== null) f.set("session", String(moment.session));
-        f.set("tick", String(moment.tick));
+        if (moment.file) f.set("file", moment.file);
+        if (moment.tick !== null) f.set("tick", String(moment.tick));
     } else if (tl?.sync().open && tl.tick !== null) f.set("tick", String(tl.tick));
     if (viewer.view) f.set("view", viewer.view);
     if (viewer.every !== 1) f.set("every", String(viewer.every));
@@ -295,19 +302,19 @@ document.addEventListener("change", (ev) => {
     if (t.matches?.("#panel input, #panel select")) t.blur();
 });
 
-/* Playback keys in a recording, as viv view's: space, ← →, ↑ ↓ (a second), Home, End, [ ]. */
+/* Playback keys in a recording, as viv view's: space, ← →, ↑ ↓ (a second), Home, End, [ ]; on
+ * this tab's timeline, so any role. */
 function playKey(k) {
-    const w = viewer.world, p = w.play, sec = w.hz || 60;
-    const seek = (t) => viewer.play("seek", { tick: t });
+    const r = tl.recording(), sec = viewer.world.hz || 60;
     switch (k) {
-    case " ": togglePlay(); return true;
-    case "ArrowRight": if (p.tick < p.end) viewer.play("step"); return true;
-    case "ArrowLeft": viewer.play("pause"); seek(p.tick - 1); return true;
-    case "ArrowUp": seek(p.tick + sec); return true;
-    case "ArrowDown": seek(p.tick - sec); return true;
-    case "Home": seek(p.start); return true;
-    case "End": seek(p.end); return true;
-    case "[": case "]": viewer.play("speed", { speed: stepOf(PLAY_SPEEDS, p.speed, k === "]" ? 1 : -1) }); return true;
+    case " ": tl.playToggle(); return true;
+    case "ArrowRight": tl.stepOn(); return true;
+    case "ArrowLeft": tl.stepBack(); return true;
+    case "ArrowUp": tl.seekTo(r.tick + sec); return true;
+    case "ArrowDown": tl.seekTo(r.tick - sec); return true;
+    case "Home": tl.seekTo(r.start); return true;
+    case "End": tl.seekTo(r.end); return true;
+    case "[": case "]": tl.setSpeed(stepOf(PLAY_SPEEDS, r.speed, k === "]" ? 1 : -1)); return true;
     }
     return false;
 }
@@ -322,7 +329,7 @@ function onKey(ev, isDown) {
     const c = viewer.ctl, w = viewer.world;
     if (!c || !w) return;
     if (w.play) {
-        if (isDown && viewer.canInput && playKey(ev.key)) ev.preventDefault();
+        if (isDown && playKey(ev.key)) ev.preventDefault();
         return;
     }
     /* a held key repeats: carry walks once per press, the rest may repeat (a brush size) */
@@ -379,7 +386,7 @@ function renderWorlds() {
     nav.replaceChildren(...viewer.worlds.map((w) => el("button", {
         type: "button", "aria-pressed": String(w.id === viewer.cur), title: `${w.kind} #${w.id} — ${w.params}`,
         onclick: () => { viewer.select(w.id); saveFragment(); fit(); },
-    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, "replay") : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
+    }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, `replay · session ${w.play.session}`) : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
 }
 
 function renderInfo() {
@@ -409,57 +416,49 @@ function renderInfo() {
         el("div", { class: "role" }, role, viewer.canInput ? null : el("button", { type: "button", class: "ghost", onclick: openToken }, "add token"), here));
 }
 
-function togglePlay() {
-    const p = viewer.world?.play;
-    if (!p) return;
-    if (!p.paused) viewer.play("pause");
-    else {
-        if (p.tick >= p.end) viewer.play("seek", { tick: p.start });
-        viewer.play("resume");
-    }
-}
-
+/* A recording's controls: this tab's timeline on it (timeline.js), so they need no token and move
+ * no one else's picture. */
 function renderPlayback() {
-    const box = $("playback"), w = viewer.world;
-    if (!w?.play) {
+    const box = $("playback"), r = tl?.recording();
+    if (!r) {
         box.hidden = true;
         box.replaceChildren();
+        renderPlayback.seek = null;
         return;
     }
-    const p = w.play, can = viewer.canInput;
+    const p = viewer.world.play;
     box.hidden = false;
-    const seek = el("input", { type: "range", min: String(p.start), max: String(p.end), step: "1", value: String(p.tick ?? p.start), class: "grow", disabled: !can });
-    const out = el("output", {}, `${p.tick ?? p.start} / ${p.end}`);
-    seek.addEventListener("input", () => { out.textContent = `${seek.value} / ${p.end}`; });
-    seek.addEventListener("change", () => viewer.play("seek", { tick: +seek.value }));
-    const speed = el("select", { disabled: !can, title: "Speed" },
-        ...PLAY_SPEEDS.map((s) => { const o = el("option", { value: String(s) }, `${s}%`); o.selected = s === p.speed; return o; }));
-    speed.addEventListener("change", () => viewer.play("speed", { speed: +speed.value }));
+    const seek = el("input", { type: "range", id: "rec-seek", min: String(r.start), max: String(r.end), step: "1", value: String(r.tick), class: "grow" });
+    const out = el("output", { id: "rec-pos" }, `${r.tick} / ${r.end}`);
+    seek.addEventListener("input", () => { out.textContent = `${seek.value} / ${r.end}`; });
+    seek.addEventListener("change", () => tl.seekTo(+seek.value));
+    const speed = el("select", { id: "rec-speed", title: "Speed" },
+        ...PLAY_SPEEDS.map((s) => { const o = el("option", { value: String(s) }, `${s}%`); o.selected = s === r.speed; return o; }));
+    speed.addEventListener("change", () => tl.setSpeed(+speed.value));
     box.replaceChildren(
-        el("div", { class: "label" }, `Recording · session ${p.session}`),
-        el("div", { class: "row" },
-            ...(p.paused ? [el("button", { type: "button", class: "btn", id: "step-back", disabled: !can || p.tick <= p.start, onclick: () => viewer.play("seek", { tick: p.tick - 1 }) }, "◂ Back")] : []),
-            el("button", { type: "button", class: "btn", disabled: !can, onclick: togglePlay }, p.paused ? "▶ Play" : "❚❚ Pause"),
-            el("button", { type: "button", class: "btn", disabled: !can || p.tick >= p.end, onclick: () => viewer.play("step") }, "Step ▸"),
+        el("div", { class: "label" }, `Recording · session ${p.session}${tl.pending ? " …" : ""}`),
+        el("div", { class: "row wrap" },
+            el("button", { type: "button", class: "btn", id: "step-back", title: "one tick back (←)", disabled: r.tick <= r.start, onclick: () => tl.stepBack() }, "◂"),
+            el("button", { type: "button", class: "btn", id: "rec-play", title: "space", onclick: () => tl.playToggle() }, r.paused ? "▶ Play" : "❚❚ Pause"),
+            el("button", { type: "button", class: "btn", id: "step-on", title: "one tick on (→)", disabled: r.tick >= r.end, onclick: () => tl.stepOn() }, "▸"),
             speed),
         el("div", { class: "row" }, seek, out),
-        ...(can ? [] : [el("div", { class: "small" }, "Playback controls need a player token.")]));
+        el("div", { class: "small" }, "Your own position: nobody else's picture moves."));
     renderPlayback.seek = seek;
     renderPlayback.out = out;
+    renderPlayback.shown = { tick: r.tick, paused: r.paused, pending: tl.pending };
 }
 
-/* The seek bar follows the frames without rebuilding the panel. */
+/* The seek bar follows the frames without rebuilding the panel; the buttons are redrawn when
+ * what they say changes. */
 function followPlayback() {
-    const w = viewer.world, s = renderPlayback.seek;
-    if (!w?.play || !s || !s.isConnected || document.activeElement === s) return;
-    const t = w.play.tick ?? w.play.start;
-    if (+s.value !== t) {
-        s.value = String(t);
-        renderPlayback.out.textContent = `${t} / ${w.play.end}`;
-    }
-    if (w.play.paused !== renderPlayback.paused) {
-        renderPlayback.paused = w.play.paused;
-        renderPlayback();
+    const s = renderPlayback.seek, r = tl?.recording();
+    if (!r || !s || !s.isConnected || document.activeElement === s) return;
+    const was = renderPlayback.shown;
+    if (r.paused !== was.paused || tl.pending !== was.pending || (r.paused && r.tick !== was.tick)) return renderPlayback();
+    if (+s.value !== r.tick) {
+        s.value = String(r.tick);
+        renderPlayback.out.textContent = `${r.tick} / ${r.end}`;
     }
 }
 setInterval(followPlayback, 100);
@@ -476,8 +475,10 @@ function momentLink() {
     const w = viewer.world, f = new URLSearchParams();
     if (!w) return "";
     if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
-    if (w.play) f.set("session", String(w.play.session));
-    else f.set("world", String(w.id));
+    if (w.play) {
+        f.set("session", String(w.play.session));
+        if (fileParam(w.play)) f.set("file", fileParam(w.play));
+    } else f.set("world", String(w.id));
     f.set("tick", String(shownAt()));
     return `${location.origin}${location.pathname}#${f}`;
 }
@@ -510,7 +511,7 @@ function renderTimeline() {
     const forkBtn = el("button", { type: "button", class: "btn", id: "fork", disabled: !can || !!tl.forking,
         title: viewer.canInput ? "A new live world from the moment shown, to play in" : "needs a player token",
         onclick: () => tl.fork(shownAt()) }, tl.forking ? "Forking…" : "Play from here");
-    const linkRow = el("div", { class: "row" },
+    const linkRow = el("div", { class: "row wrap" },
         el("button", { type: "button", class: "btn", id: "copy-link", disabled: !w, onclick: copyLink }, "Copy link"),
         forkBtn);
     const out = el("input", { type: "text", id: "moment-link", readonly: true, class: "grow mono", hidden: !renderTimeline.link, value: renderTimeline.link ?? "" });
@@ -526,7 +527,7 @@ function renderTimeline() {
         speed.addEventListener("change", () => tl.send("speed", { speed: +speed.value }));
         parts.push(
             el("div", { class: "label" }, tl.open ? `Timeline · rewound, for this tab only${busy ? " …" : ""}` : `Timeline · live${busy ? " …" : ""}`),
-            el("div", { class: "row" },
+            el("div", { class: "row wrap" },
                 el("button", { type: "button", class: "btn", id: "tl-back", disabled: !can, title: "one tick back", onclick: () => tl.send("back") }, "◂"),
                 el("button", { type: "button", class: "btn", id: "tl-pause", disabled: !can, onclick: () => tl.send(tl.open && tl.paused ? "resume" : "pause") },
                     tl.open && tl.paused ? "▶ Play" : "❚❚ Pause"),
@@ -654,6 +655,9 @@ function renderControls() {
     if (!viewer.canInput) for (const b of box.querySelectorAll("button, input, select")) b.disabled = true;
 }
 
+/* Another view or the homage subscribes again: a recording stays where this tab had it. */
+const resub = (fn) => (tl ? tl.resubscribe(fn) : fn());
+
 function renderView() {
     const box = $("view"), w = viewer.world;
     box.replaceChildren();
@@ -661,15 +665,15 @@ function renderView() {
     const cur = viewer.view && w.views.includes(viewer.view) ? viewer.view : w.views[0];
     const parts = [];
     if (w.views.length === 2 && w.views.includes("xray"))
-        parts.push(check("X-ray", cur === "xray", (on) => { viewer.setView(on ? "xray" : ""); saveFragment(); }));
+        parts.push(check("X-ray", cur === "xray", (on) => { resub(() => viewer.setView(on ? "xray" : "")); saveFragment(); }));
     else if (w.views.length > 1)
-        parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { viewer.setView(v === w.views[0] ? "" : v); saveFragment(); }));
-    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { viewer.setHomage(on); saveFragment(); }));
+        parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { resub(() => viewer.setView(v === w.views[0] ? "" : v)); saveFragment(); }));
+    parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { resub(() => viewer.setHomage(on)); saveFragment(); }));
     parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
     const zsel = el("select", { title: "Zoom: device pixels a world pixel", id: "zoom" },
         ...[0, 1, 2, 3, 4, 5, 6, 8].map((z) => { const o = el("option", { value: String(z) }, z ? `${z}×` : "fit"); o.selected = z === zoom; return o; }));
     zsel.addEventListener("change", () => { zoom = +zsel.value; fit(); });
-    parts.push(el("div", { class: "row" },
+    parts.push(el("div", { class: "row wrap" },
         el("button", { type: "button", class: "btn", id: "save-png", title: "the frame shown, as a PNG", onclick: savePng }, "PNG"),
         el("button", { type: "button", class: "btn", id: "save-gif", title: `the last ${GIF_SECONDS} s, as a GIF`, onclick: saveGif }, "GIF"),
         el("button", { type: "button", class: "btn", id: "fullscreen", onclick: () => (document.fullscreenElement ? document.exitFullscreen() : stage.requestFullscreen()) }, "Fullscreen"),
@@ -679,7 +683,7 @@ function renderView() {
 
 function renderNotes() {
     $("notes").replaceChildren(...viewer.notes.slice(-4).reverse().map((n) =>
-        el("li", { class: /error|refused|mismatch|bad|offline/.test(n.text) ? "err" : "" }, n.text)));
+        el("li", { class: n.err || /error|refused|mismatch|bad|offline/.test(n.text) ? "err" : "" }, n.text)));
 }
 
 function renderStatus() {
@@ -822,21 +826,28 @@ function renderVerify() {
         ver.pickFor = viewer.cur;
     }
     if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
-    const pick = el("select", { class: "grow", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
-        ...all.map(({ f, x, key }) => {
-            const o = el("option", { value: key, title: `${f.file}: session ${x.session}, ${x.kind} seed ${x.seed} ${x.params}, ticks ${x.start}..${x.end}, ${x.status}` },
-                `${key === mine ? "this world: " : ""}${x.kind} #${x.session} · ${x.end - x.start} ticks${x.status === "running" ? " so far" : ""}`);
-            o.selected = key === ver.pick;
-            return o;
-        }));
+    const option = ({ f, x, key }) => {
+        const o = el("option", { value: key, title: `${f.file}: session ${x.session}, ${x.kind} seed ${x.seed} ${x.params}, ticks ${x.start}..${x.end}, ${x.status}` },
+            `${key === mine ? "this world: " : ""}${x.kind} #${x.session} · ${x.end - x.start} ticks${x.status === "running" ? " so far" : ""}`);
+        o.selected = key === ver.pick;
+        return o;
+    };
+    /* several files: a group each, named by the file */
+    const pick = el("select", { class: "grow", id: "rec-pick", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
+        ...(ver.files.length > 1 ? ver.files.map((f) => el("optgroup", { label: f.file }, ...all.filter((a) => a.f === f).map(option)))
+            : all.map(option)));
     pick.addEventListener("change", () => { ver.pick = pick.value; scheduleUi(); });
-    const go = el("button", { type: "button", class: "btn", disabled: !!ver.busy || !ver.pick || viewer.state !== "open", onclick: () => {
-        const [file, id] = ver.pick.split("\n");
-        verifyRecording({ session: +id, file });
-    } }, ver.busy ? "Verifying…" : "Verify");
-    const parts = [el("div", { class: "label" }, "Verify in this tab"),
-        all.length ? el("div", { class: "row" }, pick, go)
-            : el("div", { class: "small" }, ver.asked ? "asking vivd for its recordings…" : "vivd records nothing here and plays no recording.")];
+    const [pickFile, pickId] = ver.pick.split("\n");
+    const go = el("button", { type: "button", class: "btn", id: "verify-go", title: "Replay it here and check every recorded hash",
+        disabled: !!ver.busy || !ver.pick || viewer.state !== "open",
+        onclick: () => verifyRecording({ session: +pickId, file: pickFile }) }, ver.busy ? "Verifying…" : "Verify");
+    const opening = !!ver.pick && tl.opening(+pickId, pickFile);
+    const watch = el("button", { type: "button", class: "btn", id: "rec-watch", title: "Show it here, on your own timeline (no token needed)",
+        disabled: !ver.pick || ver.pick === mine || opening || viewer.state !== "open",
+        onclick: () => tl.openSession(+pickId, pickFile) }, ver.pick && ver.pick === mine ? "Watching" : opening ? "Opening…" : "Watch");
+    const parts = [el("div", { class: "label" }, "Recordings"),
+        ...(all.length ? [el("div", { class: "row" }, pick), el("div", { class: "row wrap" }, watch, go)]
+            : [el("div", { class: "small" }, ver.asked ? "asking vivd for its recordings…" : "vivd records nothing here and plays no recording.")])];
     if (ver.progress) {
         const bar = el("progress", { max: String(Math.max(1, ver.progress.total)), value: String(ver.progress.verified) });
         const out = el("div", { class: "small mono" });
@@ -936,6 +947,9 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
      * the op sent as the bar's buttons do, the link "copy link" makes, the forks that came */
     get timeline() { return tl ? { open: tl.sync().open, tick: tl.tick, play: tl.play && { ...tl.play }, pending: tl.pending, forking: tl.forking, forks: [...tl.forks] } : null; },
     timelineOp(op, args) { return tl?.send(op, args) ?? false; },
+    /* a recording shown, as its controls see it: {start, end, tick (shown), paused, speed} on
+     * this tab's timeline (the world's own before the first op), or null */
+    get recording() { return tl?.recording() ?? null; },
     momentLink() { return momentLink(); },
     get localError() { return localFailed; },
 }));

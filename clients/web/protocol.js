@@ -95,6 +95,11 @@ export function timeline(world, op, { tick, speed } = {}) {
 /* fork: a new live world from world's recorded moment at tick (docs/PROTOCOL.md "fork"). */
 export const fork = (world, tick) => ({ t: "fork", world, tick });
 
+/* open: watch session (1..2^63−1) of file, one `sessions` lists (absent: the first, the file vivd
+ * records to), with no token (docs/PROTOCOL.md "open"): vivd answers `opened` with the world
+ * that shows it. */
+export const open = (session, file) => ({ t: "open", session, file: file || undefined });
+
 export const ping = (n) => ({ t: "ping", n });
 
 /* ---- server → client ----------------------------------------------------------------------- */
@@ -172,6 +177,16 @@ export function readWorld(e) {
     }
     if (e.play && typeof e.play === "object") w.play = readPlay(e.play, `${where}.play`);
     return w;
+}
+
+/* opened → {world: readWorld(…), session, file}: the world that shows the session asked for (a
+ * recording, or the live world recording it). */
+export function readOpened(m) {
+    return {
+        world: readWorld(field(m, "world", "map", "opened")),
+        session: num(field(m, "session", "int", "opened"), "opened.session"),
+        file: field(m, "file", "string", "opened"),
+    };
 }
 
 /* welcome → {v, server, role, client, worlds: [readWorld…]}. */

@@ -75,8 +75,9 @@ export class Viewer {
     get ctl() { return this.cur === null ? null : this.controls.get(this.cur) ?? null; }
     get canInput() { return this.role === "player" || this.role === "admin"; }
 
-    note(text) {
-        this.notes.push({ t: this.now(), text });
+    /* err: a refusal or a failure (the page shows it as one) */
+    note(text, err = false) {
+        this.notes.push({ t: this.now(), text, err });
         if (this.notes.length > NOTES) this.notes.shift();
         this.onNote(text);
     }
@@ -154,8 +155,17 @@ export class Viewer {
         return ok;
     }
 
+    /* An error vivd answered (protocol.readError), counted and noted: as "code: sentence", or,
+     * when what was refused is known, "what: sentence (code)". */
+    refused(e, what = "") {
+        this.counts.errors++;
+        this.lastError = e;
+        this.note(what ? `${what}: ${e.msg} (${e.code})` : `${e.code}: ${e.msg}`, true);
+        this.onChange();
+    }
+
     /* A world entry (protocol.readWorld) this connection learnt of outside welcome (a fork's
-     * `forked`), listed like a `created` one. */
+     * `forked`, a recording's `opened`), listed like a `created` one. */
     addWorld(w) {
         if (!this.worlds.some((x) => x.id === w.id)) {
             this.worlds.push(w);
@@ -240,15 +250,10 @@ export class Viewer {
             }
             return;
         }
-        case "error": {
+        case "error":
             this.#sample(bytes, false);
-            const e = readError(m);
-            this.counts.errors++;
-            this.lastError = e;
-            this.note(`${e.code}: ${e.msg}`);
-            this.onChange();
+            this.refused(readError(m));
             return;
-        }
         case "local_error":
             this.lastError = { code: m.code, msg: m.msg, seq: null };
             this.note(m.code === "bad_token" ? `the token was refused (${m.msg}); watching as a viewer` : `${m.code}: ${m.msg}`);

@@ -1,6 +1,7 @@
 // lib.mjs — what the browser tests share: Debian's Chromium driven by playwright-core, the page's
 // WebSocket traffic as Chromium saw it, the canvas read back and hashed, the frame `viv sim`
 // renders for the same world, seed, tick and inputs, and a TCP relay that can cut connections.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -38,10 +39,11 @@ export async function until(what, pred, ms = 20000, every = 25) {
 
 /* ---- the page's WebSocket traffic, as Chromium reports it --------------------------------- */
 /* Every message the page's WebSockets carry, decoded: frames {conn, world, tick, key, fh, sh},
- * inputs sent {conn, world, seq, kind, args}, play controls sent, acks {conn, seq, tick}, errors.
+ * inputs sent {conn, world, seq, kind, args}, play controls, timeline ops and opens sent
+ * ({conn, op, tick}, {conn, session, file}), acks {conn, seq, tick}, errors.
  * conn counts the page's WebSockets (1 after the first reconnect). */
 export function wireLog(page) {
-    const log = { conns: [], frames: [], inputs: [], plays: [], acks: [], errors: [] };
+    const log = { conns: [], frames: [], inputs: [], plays: [], timelines: [], opens: [], acks: [], errors: [] };
     page.on("websocket", (ws) => {
         const conn = log.conns.length;
         log.conns.push({ url: ws.url(), closed: false });
@@ -60,6 +62,8 @@ export function wireLog(page) {
             const m = decodeMessage(new Uint8Array(payload));
             if (m.t === "input") log.inputs.push({ conn, world: num(m.world), seq: num(m.seq), kind: m.kind, args: m.args.map((a) => num(a)) });
             else if (m.t === "play") log.plays.push({ conn, op: m.op, tick: m.tick === undefined ? null : num(m.tick) });
+            else if (m.t === "timeline") log.timelines.push({ conn, world: num(m.world), op: m.op, tick: m.tick === undefined ? null : num(m.tick) });
+            else if (m.t === "open") log.opens.push({ conn, session: num(m.session), file: m.file ?? null });
         });
     });
     return log;
@@ -183,6 +187,20 @@ export function recordedHashes(db, session, tick) {
     if (!out) throw new Error(`${db} has no tick ${tick} in session ${session}`);
     const [fh, sh] = out.split("|").map((v) => hex64(BigInt(v)));
     return { fh, sh };
+}
+
+/* The page shows tick t of session (of the replay file db), drawn, and it is the frame recorded
+ * there: the frame hash vivd sent is the recorded one, and the canvas is `viv replay export`'s
+ * frame pixel for pixel. */
+export async function showsRecorded(pg, db, session, t) {
+    await until(`the page to show tick ${t}`, () => pg.evaluate((x) => viv.shownTick === x && viv.verified && viv.canvasMismatches() === 0, t));
+    const rec = recordedHashes(db, session, t);
+    assert.equal(await pg.evaluate(() => viv.fh), rec.fh, `the frame hash at tick ${t} is the recorded one`);
+    const c = await settledCanvas(pg, t);
+    assert.equal(c.tick, t);
+    const f = canvasFrame(c, exportedFrame(db, session, t, rec.fh));
+    assert.equal(f.differ, 0, "the canvas is viv replay export's frame pixel for pixel");
+    assert.equal(f.hash, rec.fh);
 }
 
 /* The sessions of a replay file: [{id, kind}], by the sqlite3 shell. */

@@ -397,6 +397,9 @@ test("touch on a phone-sized screen: a finger paints sand, and drags a creature 
     }
 });
 
+/* The controls move this tab's own timeline on the recording (`timeline`; a player's token no
+ * longer makes them move the world for everyone with `play`): recordings.test.mjs has them
+ * without a token, and two pages that do not move each other. */
 test("a recording (vivd --play): the seek bar moves to a tick, and the canvas is the frame recorded there", { skip }, async () => {
     const sand = byKind("sand");
     const painted = await ackedInputs(allLogs, sand.id);
@@ -417,14 +420,14 @@ test("a recording (vivd --play): the seek bar moves to a tick, and the canvas is
         const ps = await p.page.evaluate(() => viv.playState);
         assert.ok(ps.paused && ps.end > lastPaint, `a paused recording that goes past the paint (${JSON.stringify(ps)})`);
         /* click the seek bar between the last paint and the end */
-        const bar = p.page.locator("#playback input[type=range]");
+        const bar = p.page.locator("#rec-seek");
         const bb = await bar.boundingBox();
         const target = lastPaint + Math.round((ps.end - lastPaint) / 2);
         const thumb = 16;          /* the track is the bar less the thumb's width */
         const x = bb.x + thumb / 2 + (bb.width - thumb) * (target - ps.start) / (ps.end - ps.start);
         await p.page.mouse.click(x, bb.y + bb.height / 2);
-        await until("the seek sent", () => p.log.plays.some((q) => q.op === "seek"));
-        const tick = p.log.plays.find((q) => q.op === "seek").tick;
+        await until("the seek sent", () => p.log.timelines.some((q) => q.op === "seek"));
+        const tick = p.log.timelines.find((q) => q.op === "seek").tick;
         assert.ok(tick > lastPaint, `sought to ${tick}, after the last paint at ${lastPaint}`);
         await until(`the frame at ${tick}`, () => p.page.evaluate((t) => viv.tick === t && viv.shownTick === t, tick));
         const rec = L.recordedHashes(db, session.id, tick);
@@ -438,11 +441,12 @@ test("a recording (vivd --play): the seek bar moves to a tick, and the canvas is
         assert.ok(wire.key, "a seek answers with a keyframe");
         /* one step on with the key the page documents (→), the next recorded frame */
         await p.page.keyboard.press("ArrowRight");
-        await until("the step sent", () => p.log.plays.at(-1).op === "step");
+        await until("the step sent", () => p.log.timelines.at(-1).op === "step");
         await until(`the frame at ${tick + 1}`, () => p.page.evaluate((t) => viv.shownTick === t, tick + 1));
         const next = await readCanvas(p.page);
         const rec2 = L.recordedHashes(db, session.id, tick + 1);
         assert.equal(canvasFrame(next, L.exportedFrame(db, session.id, tick + 1, rec2.fh)).hash, rec2.fh, "the step's frame is the recorded one");
+        assert.deepEqual(p.log.plays, [], "no play message: the recording moved for this tab only");
         await clean(p);
         console.log(`# recording: session ${session.id} (${ps.start}..${ps.end}), sought to ${tick} (paint until ${lastPaint}) and stepped: canvas = recorded ${rec.fh}, ${rec2.fh}`);
     } finally {

@@ -52,7 +52,7 @@ test("Verify follows the tab: after a switch it picks and checks the world shown
         await pg.click('#worlds button:has-text("terrarium")');
         await until("the terrarium shown", () => pg.evaluate(() => viv.kind === "terrarium" && viv.shownTick > 0));
         await until("the pick to follow the tab", async () => /^this world: terrarium #/.test(await pg.locator("#verify select option:checked").textContent()), 10000);
-        await pg.click("#verify button");
+        await pg.click("#verify-go");
         await until("the verdict", () => pg.evaluate(() => viv.verifyState.result !== null), 60000);
         const r = await pg.evaluate(() => viv.verifyState.result);
         assert.equal(r.kind, "terrarium");

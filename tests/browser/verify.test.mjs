@@ -83,7 +83,7 @@ test("a running session verifies in the page while vivd records it, up to its la
         /* the panel picks this world's running session: the Verify button */
         const picked = await page.locator("#verify select option:checked").textContent();
         assert.match(picked, /^this world: sand #\d+ · \d+ ticks so far$/);
-        await page.click("#verify button");
+        await page.click("#verify-go");
         await until("the verdict", () => page.evaluate(() => viv.verifyState.result !== null), 60000);
         const r = await page.evaluate(() => viv.verifyState.result);
         assert.equal(r.verdict, "bit-exact", r.message);

@@ -3,8 +3,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { encode } from "../../clients/web/vendor/msgpack.js";
-import { ProtocolError, decodeMessage, encodeMessage, eventLines, hello, input, play, readError,
-         readWelcome, readWorld, sub, u64, num } from "../../clients/web/protocol.js";
+import { ProtocolError, decodeMessage, encodeMessage, eventLines, hello, input, open, play, readError,
+         readOpened, readWelcome, readWorld, sub, u64, num } from "../../clients/web/protocol.js";
 import { load, welcome } from "./corpus.mjs";
 
 test("a real welcome gives every demo world with its inputs, ranges and names", () => {
@@ -61,9 +61,23 @@ test("the page's messages are the maps of docs/PROTOCOL.md, with absent options 
     assert.deepEqual(rt(play(1, "seek", { tick: 120 })), { t: "play", world: 1, op: "seek", tick: 120 });
     assert.deepEqual(rt(play(1, "speed", { speed: 200, tick: 5 })), { t: "play", world: 1, op: "speed", speed: 200 });
     assert.deepEqual(rt(play(1, "pause", { speed: 200 })), { t: "play", world: 1, op: "pause" });
+    assert.deepEqual(rt(open(2, "rec.db")), { t: "open", session: 2, file: "rec.db" });
+    assert.deepEqual(rt(open(2, "")), { t: "open", session: 2 });      /* vivd's first file */
+    assert.deepEqual(rt(open(2)), { t: "open", session: 2 });
     /* the smallest integer forms: "seq" then 7 as one byte (a positive fixint) */
     const b = Buffer.from(encodeMessage(input(1, 7, "x", [0]))).toString("hex");
     assert.ok(b.includes("a373657107"), b);
+});
+
+test("opened reads into the world that shows the session, the session and the file", () => {
+    const entry = load("play.msgs")[0].msg.worlds[0];
+    const o = readOpened(decodeMessage(encode({ t: "opened", world: entry, session: 1, file: "rec.db" })));
+    assert.equal(o.world.id, entry.id);
+    assert.equal(o.world.play.session, 1);
+    assert.equal(o.session, 1);
+    assert.equal(o.file, "rec.db");
+    assert.throws(() => readOpened({ t: "opened", session: 1, file: "rec.db" }), /no map 'world'/);
+    assert.throws(() => readOpened({ t: "opened", world: entry, file: "rec.db" }), /no int 'session'/);
 });
 
 test("what is not one msgpack map with a string t is refused", () => {
