@@ -216,7 +216,7 @@ static void bot_head(FILE *out)
     fprintf(out,
         "usage: viv bot [--host H:P[,H:P...] | --host ws://H:P/ws | --ws] [--clients N] [--world ID|KIND]\n"
         "               [--seconds S] [--inputs-per-sec R] [--players P] [--token T] [--slow K]\n"
-        "               [--every E] [--enc ENC] [--verify M] [--json]\n"
+        "               [--every E] [--rect WxH] [--enc ENC] [--verify M] [--json]\n"
         "\n"
         "Load generator for vivd: many viewers of one world, optional players sending random\n"
         "valid inputs, optional slow clients that never read. Connects at most %d at a time\n"
@@ -257,6 +257,20 @@ static int set_host(const opt_prog *p, const opt *o, const char *v)
     }
     bo->host = v;
     bo->host_given = 1;
+    return OPT_OK;
+}
+
+static int set_rect(const opt_prog *p, const opt *o, const char *v)
+{
+    bot_opts *bo = o->ptr;
+    char *x, *end;
+    long w = strtol(v, &x, 10), h = *x == 'x' ? strtol(x + 1, &end, 10) : 0;
+    if (*x != 'x' || *end || w < 1 || h < 1 || w > 4096 || h > 4096) {
+        fprintf(stderr, "%s: --rect wants WxH (each 1..4096), got '%s'\n", p->who, v);
+        return OPT_BAD;
+    }
+    bo->rect_w = (int)w;
+    bo->rect_h = (int)h;
     return OPT_OK;
 }
 
@@ -321,6 +335,10 @@ static int parse_opts(int argc, char **argv, bot_opts *o)
                  "for a moment to see whether the server dropped them (vivd drops a\n"
                  "client after 30 s over its output limit)"),
         OPT_LONG("--every", "E", &o->every, 1, 3600, "subscribe to every E-th tick, 1..3600 (default 1)"),
+        OPT_CALL("--rect", "WxH", set_rect, o,
+                 "each viewer watches a W×H rect of the world (docs/PROTOCOL.md, sub)\n"
+                 "at a place of its own, drawn from its number (the same every run),\n"
+                 "instead of the whole world"),
         OPT_CALL("--enc", "ENC", set_enc, &o->enc,
                  "frame encoding the viewers ask for: tile.zst (the server's default,\n"
                  "used when --enc is not given), tile or raw; a refusal is\n"

@@ -105,6 +105,7 @@ typedef struct bot_opts {
     const char *host, *world, *token, *enc;
     int host_given;         /* --host was given (else --ws means vivd's HTTP port) */
     long clients, seconds, rate, players, slow, every, verify;
+    int rect_w, rect_h;     /* --rect W×H: each viewer watches such a rect at its own place (0: whole) */
     int json;
     int ws;                 /* --ws or a ws:// --host: WebSocket; then host is "ws://HOST:PORT/PATH" */
     char ws_hostport[272], ws_path[256];

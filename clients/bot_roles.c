@@ -340,12 +340,31 @@ static int on_error(bot_conn *c, const wire_msg *m)
     return 0;
 }
 
+/* --rect: viewer idx's rect, at a place drawn from idx (splitmix64) so that runs repeat; NULL
+ * without --rect. A rect larger than the world is the whole world's size. */
+static const int32_t *viewer_rect(const bot *b, int idx, int32_t *r)
+{
+    if (!b->o.rect_w) return NULL;
+    uint64_t z = (uint64_t)idx * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    int w = b->o.rect_w < b->fw ? b->o.rect_w : b->fw, h = b->o.rect_h < b->fh ? b->o.rect_h : b->fh;
+    r[0] = (int32_t)((z & 0xffffffffu) % (uint64_t)(b->fw - w + 1));
+    r[1] = (int32_t)((z >> 32) % (uint64_t)(b->fh - h + 1));
+    r[2] = w;
+    r[3] = h;
+    return r;
+}
+
 static int on_welcome(bot_conn *c, const wire_msg *m)
 {
     bot *b = c->b;
     if (c->role == ROLE_VIEWER) {
         c->state = ST_SUB;             /* ready at its first frame */
-        cli_put_sub(&b->wb, b->world, (uint32_t)b->o.every, b->o.enc, NULL);
+        int32_t rect[4];
+        cli_put_sub_rect(&b->wb, b->world, (uint32_t)b->o.every, 1, b->o.enc, NULL, 0,
+                         viewer_rect(b, c->idx, rect));
         return bot_conn_send_buf(c, &b->wb);
     }
     int again = c->was_ready;

@@ -87,8 +87,14 @@ void cli_put_sub_div(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, 
 void cli_put_sub_events(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
                         const char *view, int events)
 {
+    cli_put_sub_rect(b, world, every, div, enc, view, events, NULL);
+}
+
+void cli_put_sub_rect(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                      const char *view, int events, const int32_t *rect)
+{
     wire_msg_begin(b);
-    wire_put_map(b, 3 + (div != 1) + (enc != NULL) + (view != NULL) + (events != 0));
+    wire_put_map(b, 3 + (div != 1) + (enc != NULL) + (view != NULL) + (events != 0) + (rect != NULL));
     wire_put_str(b, "t"); wire_put_str(b, "sub");
     wire_put_str(b, "world"); wire_put_uint(b, world);
     wire_put_str(b, "every"); wire_put_uint(b, every);
@@ -96,6 +102,11 @@ void cli_put_sub_events(wire_buf *b, uint32_t world, uint32_t every, uint32_t di
     if (enc) { wire_put_str(b, "enc"); wire_put_str(b, enc); }
     if (view) { wire_put_str(b, "view"); wire_put_str(b, view); }
     if (events) { wire_put_str(b, "events"); wire_put_bool(b, 1); }
+    if (rect) {
+        wire_put_str(b, "rect");
+        wire_put_array(b, 4);
+        for (int i = 0; i < 4; i++) wire_put_int(b, rect[i]);
+    }
     wire_msg_end(b);
 }
 

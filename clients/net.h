@@ -53,6 +53,9 @@ void cli_put_hello(wire_buf *b, const char *name, const char *token);   /* token
 void cli_put_sub(wire_buf *b, uint32_t world, uint32_t every, const char *enc, const char *view);
 /* The same with "div" (written only when not 1): frames a div-th of the size (docs/PROTOCOL.md). */
 /* sub with "events": true (events != 0) as well, otherwise as cli_put_sub_div. */
+/* sub with "rect": [x, y, w, h] too (rect not NULL), otherwise as cli_put_sub_events. */
+void cli_put_sub_rect(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
+                      const char *view, int events, const int32_t *rect);
 void cli_put_sub_events(wire_buf *b, uint32_t world, uint32_t every, uint32_t div, const char *enc,
                         const char *view, int events);
 /* Event i of an events message m as `viv sim --events` prints it: `event <tick> <name>

@@ -272,6 +272,7 @@ expect "viv bot --help" 0 - -- "$viv" bot --help
 grep -q -- "--host ws://H:P/PATH" "$tmp/out" && grep -q -- "--ws " "$tmp/out" \
     && ok "bot --help names the WebSocket address and --ws" || fail "bot --help does not name --ws"
 starts "bot --clients -1" "viv bot: --clients needs an integer in 0..100000" -- "$viv" bot --clients -1
+starts "bot --rect 0x9" "viv bot: --rect wants WxH (each 1..4096), got '0x9'" -- "$viv" bot --rect 0x9
 starts "bot --host list, a bad address" "viv bot: --host address 2 of '127.0.0.1:1,nowhere' is not HOST:PORT" -- \
     "$viv" bot --host 127.0.0.1:1,nowhere
 starts "bot --host list over WebSocket" "viv bot: a list of addresses goes over TCP only" -- \
@@ -597,6 +598,13 @@ if [ -x "$vivd" ]; then
         "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 2 --seconds 1 --json > "$tmp/bot.json" 2>/dev/null
         grep -q '"keyframes_on_subscribe":2' "$tmp/bot.json" && ok "viv bot --json: keyframes_on_subscribe" \
             || fail "viv bot --json: $(grep -o '"keyframes[^,]*' "$tmp/bot.json")"
+        # --rect: each viewer watches a rect of the world (here 32x16 of 64x32, widened to the
+        # 64-pixel grid: 64x32), every frame rebuilt and its hash checked.
+        "$viv" bot --host "127.0.0.1:$(cat "$tmp/port")" --clients 3 --verify 3 --rect 32x16 --seconds 1 \
+            --json > "$tmp/rect.json" 2>/dev/null
+        grep -q '"viewers":{"wanted":3,"ok":3' "$tmp/rect.json" && grep -q '"mismatches":0' "$tmp/rect.json" \
+            && ok "viv bot --rect: 3 viewers on rects, every frame's hash checked" \
+            || fail "viv bot --rect: $(head -c 600 "$tmp/rect.json")"
         # A list whose first address does not answer: the connections meant for it (the control
         # connection among them) go to the next one; every viewer connects.
         "$viv" bot --host "127.0.0.1:1,127.0.0.1:$(cat "$tmp/port")" --clients 4 --seconds 1 --json \
