@@ -71,10 +71,10 @@ int srv_cluster_on(const srv *s)
     return CL(s) != NULL;
 }
 
-void srv_cluster_channel(char *out, size_t cap, uint32_t world, int view, uint32_t every,
-                         uint32_t div, int enc)
+void srv_cluster_channel(char *out, size_t cap, uint32_t world, const srv_stream_key *k)
 {
-    srv_cchan_format(out, cap, world, view, every, div, enc);
+    int32_t rect[4] = { k->rx, k->ry, k->rw, k->rh };
+    srv_cchan_format(out, cap, world, k->view, k->every, k->div, rect, k->enc);
 }
 
 const srv_member *srv_cluster_member(const srv *s, const char *name)
@@ -512,7 +512,7 @@ int srv_cluster_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m)
         return -1;
     }
     char chan[96];
-    srv_cluster_channel(chan, sizeof chan, w->id, st->k.view, st->k.every, st->k.div, st->k.enc);
+    srv_cluster_channel(chan, sizeof chan, w->id, &st->k);
     const char *argv[3] = { "PUBLISH", chan, (const char *)SRV_MSG_BODY(m) };
     size_t lens[3] = { 7, strlen(chan), SRV_MSG_BODYLEN(m) };
     if (srv_redis_command(cl->r, NULL, NULL, 3, argv, lens) != 0) {
@@ -535,7 +535,7 @@ void srv_cluster_world_closed(srv *s, srv_world *w)
         const srv_stream *st = &w->fan->streams[i];
         if (!st->used || !st->remote_until) continue;
         char chan[96];
-        srv_cluster_channel(chan, sizeof chan, w->id, st->k.view, st->k.every, st->k.div, st->k.enc);
+        srv_cluster_channel(chan, sizeof chan, w->id, &st->k);
         const char *argv[3] = { "PUBLISH", chan, (const char *)b.p + 4 };
         size_t lens[3] = { 7, strlen(chan), b.len - 4 };
         srv_redis_command(cl->r, NULL, NULL, 3, argv, lens);
@@ -552,7 +552,9 @@ static void on_want(srv *s, const srv_cmsg *m)
     int key = m->key;
     srv_world *w = srv_world_find(s, m->world);
     if (!w || m->view >= (uint32_t)w->kind->nviews || m->div > SRV_MAX_DIV) return;
-    srv_stream_key k = { .view = (int)m->view, .every = m->every, .div = m->div, .enc = m->enc };
+    srv_stream_key k = { .view = (int)m->view, .every = m->every, .div = m->div, .enc = m->enc,
+                         .rx = m->rect[0], .ry = m->rect[1], .rw = m->rect[2], .rh = m->rect[3] };
+    srv_rect_align(&k, w->fw, w->fh);      /* the relay aligned it so: this is the same rect */
     int i = srv_stream_find(w, &k);
     if (i < 0) {
         srv_log(s, SRV_LOG_WARN, "world %u: a relay's stream is refused (" SRV_STR(SRV_MAX_STREAMS) " streams already)", w->id);

@@ -65,9 +65,7 @@ typedef struct srv_member {
 /* ---- relay.c: the worlds other members host, as this member serves them -------------------------- */
 typedef struct srv_rstream {
     int used;
-    int view;
-    uint32_t every, div;
-    int enc;
+    srv_stream_key k;          /* as the node's stream: its rect aligned as the node aligns it */
     srv_sub *head;             /* this member's subscribers */
     int nsubs;
     int state;                 /* SRV_RS_…: the Redis subscription to its channel */
@@ -207,9 +205,8 @@ const char *srv_cluster_place(srv *s, const char *want, size_t wantlen, char *er
 int srv_cluster_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m);
 /* Node side, from network.c: w closes; relays watching it are told on its channels. */
 void srv_cluster_world_closed(srv *s, srv_world *w);
-/* The channel of a stream: vivd:frames:WORLD:VIEW:EVERY:DIV:ENC. */
-void srv_cluster_channel(char *out, size_t cap, uint32_t world, int view, uint32_t every,
-                         uint32_t div, int enc);
+/* The channel of stream k of world: vivd:frames:WORLD:VIEW:EVERY:DIV[:X:Y:W:H]:ENC. */
+void srv_cluster_channel(char *out, size_t cap, uint32_t world, const srv_stream_key *k);
 extern const srv_transport srv_transport_proxy;
 
 /* ---- relay.c ----------------------------------------------------------------------------------------- */
@@ -220,8 +217,7 @@ void srv_relay_refreshed(srv *s);
 /* A `created` reply from node: its world is known at once (before the next registry read). */
 void srv_relay_created(srv *s, const char *node, const uint8_t *body, size_t len);
 /* A subscriber of this member to a stream of a remote world. */
-int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t every, uint32_t div,
-                     int enc);
+int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, const srv_stream_key *k);
 void srv_relay_detach(srv *s, srv_sub *sub);
 /* Messages on a stream channel, and the subscription's confirmations. */
 void srv_relay_message(srv *s, const char *chan, size_t clen, const uint8_t *p, size_t n);

@@ -52,6 +52,10 @@ int srv_cmsg_decode(const uint8_t *p, size_t n, srv_cmsg *out)
             return -1;
         out->enc = (int)enc;
         if (wire_get_bool(&m, "key", &out->key)) out->key = 0;     /* optional */
+        int nr = 0, rc = wire_get_i32_array(&m, "rect", out->rect, 4, &nr);   /* optional */
+        if (rc == -2 || (rc == 0 && (nr != 4 || out->rect[0] < 0 || out->rect[1] < 0 || out->rect[2] < 1 ||
+                                     out->rect[3] < 1)))
+            return -1;
         out->type = SRV_CMSG_WANT;
         return 0;
     }
@@ -92,9 +96,15 @@ static void kv_uint(wire_buf *b, const char *k, uint64_t v)
 }
 
 void srv_cmsg_want(wire_buf *b, const char *from, uint32_t world, uint32_t view, uint32_t every,
-                   uint32_t div, int enc, int key)
+                   uint32_t div, int enc, const int32_t *rect, int key)
 {
-    wire_put_map(b, 8);
+    int with_rect = rect && rect[2] > 0;
+    wire_put_map(b, 8 + with_rect);
+    if (with_rect) {
+        wire_put_str(b, "rect");
+        wire_put_array(b, 4);
+        for (int i = 0; i < 4; i++) wire_put_int(b, rect[i]);
+    }
     kv_str(b, "t", "want");
     kv_str(b, "from", from);
     kv_uint(b, "world", world);
@@ -181,10 +191,14 @@ static const char *const enc_names[] = { [WIRE_ENC_TILE] = "tile", [WIRE_ENC_RAW
                                          [WIRE_ENC_TILEZ] = "tile.zst" };
 
 void srv_cchan_format(char *out, size_t cap, uint32_t world, int view, uint32_t every, uint32_t div,
-                      int enc)
+                      const int32_t *rect, int enc)
 {
-    snprintf(out, cap, "vivd:frames:%u:%d:%u:%u:%s", world, view, every, div,
-             enc == WIRE_ENC_RAW ? "raw" : enc == WIRE_ENC_TILE ? "tile" : "tile.zst");
+    const char *e = enc == WIRE_ENC_RAW ? "raw" : enc == WIRE_ENC_TILE ? "tile" : "tile.zst";
+    if (rect && rect[2] > 0)
+        snprintf(out, cap, "vivd:frames:%u:%d:%u:%u:%d:%d:%d:%d:%s", world, view, every, div, (int)rect[0],
+                 (int)rect[1], (int)rect[2], (int)rect[3], e);
+    else
+        snprintf(out, cap, "vivd:frames:%u:%d:%u:%u:%s", world, view, every, div, e);
 }
 
 /* A decimal number of at most max, then ':': 0 with *p past the ':', or -1. */
@@ -213,6 +227,13 @@ int srv_cchan_parse(const char *chan, size_t clen, srv_cchan *out)
     if (number(&p, end, UINT32_MAX, &world) || number(&p, end, INT32_MAX, &view) ||
         number(&p, end, UINT32_MAX, &every) || number(&p, end, UINT32_MAX, &div))
         return -1;
+    if (p < end && *p >= '0' && *p <= '9') {        /* a rect's X:Y:W:H */
+        uint64_t r[4];
+        for (int i = 0; i < 4; i++)
+            if (number(&p, end, INT32_MAX, &r[i])) return -1;
+        if (r[2] < 1 || r[3] < 1) return -1;
+        for (int i = 0; i < 4; i++) out->rect[i] = (int32_t)r[i];
+    }
     out->enc = -1;
     for (int i = 0; i < (int)(sizeof enc_names / sizeof enc_names[0]); i++)
         if ((size_t)(end - p) == strlen(enc_names[i]) && memcmp(p, enc_names[i], (size_t)(end - p)) == 0)

@@ -24,6 +24,7 @@ typedef struct srv_cmsg {
     uint32_t client;                   /* proxy, gone, reply: the client's id at its member */
     uint32_t world, view, every, div;  /* want: every 1..3600, div >= 1 (the node checks the rest) */
     int enc, key;                      /* want: WIRE_ENC_…; key: a keyframe is asked for */
+    int32_t rect[4];                   /* want: the stream's rect (x, y, w, h; w 0: the whole) */
     char name[SRV_CMSG_NAME_MAX], token[SRV_CMSG_TOKEN_MAX];   /* proxy: the client's hello */
     const uint8_t *body;               /* proxy (1..WIRE_MAX_CLIENT_MSG bytes), reply: inside p */
     size_t bodylen;
@@ -35,7 +36,7 @@ typedef struct srv_cmsg {
 int srv_cmsg_decode(const uint8_t *p, size_t n, srv_cmsg *out);
 /* The four messages as members write them (these bytes decode to the same fields). */
 void srv_cmsg_want(wire_buf *b, const char *from, uint32_t world, uint32_t view, uint32_t every,
-                   uint32_t div, int enc, int key);
+                   uint32_t div, int enc, const int32_t *rect, int key);
 void srv_cmsg_proxy(wire_buf *b, const char *from, uint32_t client, const char *name,
                     const char *token, const uint8_t *body, size_t len);
 void srv_cmsg_gone(wire_buf *b, const char *from, uint32_t client);
@@ -62,13 +63,14 @@ typedef struct srv_centry {
 } srv_centry;
 int srv_centry_decode(const uint8_t *p, size_t n, srv_centry *out);   /* 0, or -1 */
 
-/* ---- stream channels: vivd:frames:WORLD:VIEW:EVERY:DIV:ENC ------------------------------------------ */
+/* ---- stream channels: vivd:frames:WORLD:VIEW:EVERY:DIV[:X:Y:W:H]:ENC -------------------------------- */
 typedef struct srv_cchan {
     uint32_t world, every, div;
     int view, enc;
+    int32_t rect[4];                   /* X:Y:W:H when present (w 0: absent, the whole world) */
 } srv_cchan;
 void srv_cchan_format(char *out, size_t cap, uint32_t world, int view, uint32_t every, uint32_t div,
-                      int enc);
+                      const int32_t *rect, int enc);
 /* 0, or -1 when chan is not a channel srv_cchan_format writes (decimal numbers only, in range). */
 int srv_cchan_parse(const char *chan, size_t clen, srv_cchan *out);
 

@@ -116,7 +116,7 @@ void srv_rect_align(srv_stream_key *k, int w, int h)
     k->rh = (int)(y1 - y0);
 }
 
-static int same_key(const srv_stream_key *a, const srv_stream_key *b)
+int srv_stream_key_eq(const srv_stream_key *a, const srv_stream_key *b)
 {
     return a->view == b->view && a->every == b->every && a->div == b->div && a->enc == b->enc &&
            a->rx == b->rx && a->ry == b->ry && a->rw == b->rw && a->rh == b->rh;
@@ -128,7 +128,7 @@ int srv_stream_find(srv_world *w, const srv_stream_key *k)
     int free_slot = -1;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_stream *st = &w->fan->streams[i];
-        if (st->used && same_key(&st->k, k)) return i;
+        if (st->used && srv_stream_key_eq(&st->k, k)) return i;
         if (!st->used && free_slot < 0) free_slot = i;
     }
     if (free_slot < 0) return -1;

@@ -324,6 +324,7 @@ void *srv_net_hooks_ud(const srv *s);
 /* ---- server/fanout.c ------------------------------------------------------------------------------ */
 /* The stream (view, every, div, enc) of w, made if need be: its index, or -1 (full, or no memory). */
 int srv_stream_find(srv_world *w, const srv_stream_key *k);
+int srv_stream_key_eq(const srv_stream_key *a, const srv_stream_key *b);
 void srv_stream_attach(srv_world *w, srv_sub *sub);
 void srv_stream_detach(srv_world *w, srv_sub *sub);
 void srv_fanout_tick(srv *s, srv_world *w);

@@ -47,7 +47,7 @@ srv_rworld *srv_relay_world(srv *s, uint32_t id)
 
 static void channel_of(const srv_rworld *rw, const srv_rstream *rs, char *out, size_t cap)
 {
-    srv_cluster_channel(out, cap, rw->id, rs->view, rs->every, rs->div, rs->enc);
+    srv_cluster_channel(out, cap, rw->id, &rs->k);
 }
 
 /* vivd:frames:WORLD:VIEW:EVERY:DIV:ENC back into its stream here, or NULL. */
@@ -59,7 +59,9 @@ static srv_rstream *stream_of_channel(srv *s, const char *chan, size_t clen, srv
     if (!rw) return NULL;
     for (int i = 0; i < SRV_MAX_STREAMS; i++) {
         srv_rstream *rs = &rw->streams[i];
-        if (rs->used && rs->view == ch.view && rs->every == ch.every && rs->div == ch.div && rs->enc == ch.enc) {
+        const srv_stream_key *k = &rs->k;
+        if (rs->used && k->view == ch.view && k->every == ch.every && k->div == ch.div && k->enc == ch.enc &&
+            k->rx == ch.rect[0] && k->ry == ch.rect[1] && k->rw == ch.rect[2] && k->rh == ch.rect[3]) {
             *rwp = rw;
             return rs;
         }
@@ -73,7 +75,8 @@ static void send_want(srv *s, srv_rworld *rw, srv_rstream *rs, int key)
     srv_cluster *cl = CL(s);
     wire_buf b;
     wire_buf_init(&b);
-    srv_cmsg_want(&b, cl->name, rw->id, (uint32_t)rs->view, rs->every, rs->div, rs->enc, key);
+    int32_t rect[4] = { rs->k.rx, rs->k.ry, rs->k.rw, rs->k.rh };
+    srv_cmsg_want(&b, cl->name, rw->id, (uint32_t)rs->k.view, rs->k.every, rs->k.div, rs->k.enc, rect, key);
     if (srv_cluster_send(s, rw->node, &b) == 0 && key) rs->asked_key_at = uv_now(s->loop);
     wire_buf_free(&b);
 }
@@ -234,13 +237,12 @@ int srv_relay_entries(srv_client *c, wire_raw **out)
 }
 
 /* ---- subscribers ------------------------------------------------------------------------------------------ */
-int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t every, uint32_t div,
-                     int enc)
+int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, const srv_stream_key *k)
 {
     int idx = -1, free_slot = -1;
     for (int i = 0; i < SRV_MAX_STREAMS && idx < 0; i++) {
         srv_rstream *rs = &rw->streams[i];
-        if (rs->used && rs->view == view && rs->every == every && rs->div == div && rs->enc == enc) idx = i;
+        if (rs->used && srv_stream_key_eq(&rs->k, k)) idx = i;
         else if (!rs->used && free_slot < 0) free_slot = i;
     }
     if (idx < 0) {
@@ -249,10 +251,7 @@ int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, int view, uint32_t ev
         srv_rstream *rs = &rw->streams[idx];
         memset(rs, 0, sizeof *rs);
         rs->used = 1;
-        rs->view = view;
-        rs->every = every;
-        rs->div = div;
-        rs->enc = enc;
+        rs->k = *k;
     }
     srv_rstream *rs = &rw->streams[idx];
     sub->remote = rw;
@@ -325,8 +324,8 @@ static srv_msg *local_key(srv *s, const srv_rworld *rw, const srv_rstream *rs)
     wire_buf b;
     wire_buf_init(&b);
     srv_msg_reserve(&b);
-    wire_frame m = { .world = rw->id, .tick = rs->pic.tick, .key = 1, .with_pal = 1, .enc = rs->enc,
-                     .fh = rs->pic.fh, .sh = rs->pic.sh };
+    wire_frame m = { .world = rw->id, .tick = rs->pic.tick, .key = 1, .with_pal = 1, .enc = rs->k.enc,
+                     .fh = rs->pic.fh, .sh = rs->pic.sh, .rect = { rs->k.rx, rs->k.ry, rs->k.rw, rs->k.rh } };
     if (wire_msg_frame(&s->net->enc, &b, &m, &rs->pic.f, NULL) < 0) {
         wire_buf_free(&b);
         return NULL;
@@ -519,18 +518,14 @@ static void watch(srv_client *c, srv_rworld *rw, const wire_msg *m)
     }
     srv_sub_req req;
     if (srv_sub_read(c, m, rw->kind, &req)) return;
-    if (req.k.rw) {          /* relays pass whole streams on (docs/PROTOCOL.md, sub) */
-        srv_client_error(c, "bad_field", "a rect of another member's world is not served yet: "
-                         "subscribe to it whole, or on the member that hosts it", NULL);
-        return;
-    }
+    srv_rect_align(&req.k, rw->w, rw->h);   /* as its node will: one channel per aligned rect */
     srv_sub *slot = srv_sub_slot(c, NULL, rw);
     if (!slot) return;
     memset(slot, 0, sizeof *slot);
     slot->client = c;
     slot->need_key = 1;
     slot->events = req.events;
-    if (srv_relay_attach(c->s, rw, slot, req.k.view, req.k.every, req.k.div, req.k.enc) != 0) {
+    if (srv_relay_attach(c->s, rw, slot, &req.k) != 0) {
         memset(slot, 0, sizeof *slot);
         srv_send_too_many_streams(c);
         return;

@@ -1528,6 +1528,87 @@ START_TEST(a_member_greets_no_client_before_it_has_joined)
 }
 END_TEST
 
+
+/* The frame hashes of ticks on c's frames of world (a rect subscription), one message at a time,
+ * into fh[tick % 512] (tick+1 in at[]), until n frames came. The rect each carried in rect. */
+static void rect_frames(cli_conn *c, uint32_t world, int n, uint64_t *fh, uint64_t *at, int32_t *rect)
+{
+    static tracker t;
+    memset(&t, 0, sizeof t);
+    char err[256];
+    wire_msg m;
+    double end = now_s() + 20;
+    for (int got = 0; got < n;) {
+        ck_assert_msg(now_s() < end, "%d of %d rect frames in 20 s", got, n);
+        int rc = cli_recv_msg(c, 200, &m, err, sizeof err);
+        ck_assert_msg(rc >= 0, "receive: %s", err);
+        if (rc == 0 || !cli_msg_is(&m, "frame")) continue;
+        uint64_t w;
+        ck_assert_int_eq(wire_get_u64(&m, "world", &w), 0);
+        ck_assert_uint_eq(w, world);
+        int rc2 = cli_frame_apply(&t.f[0], &m, err, sizeof err);      /* fh checked on the rect */
+        ck_assert_msg(rc2 == 0, "%s", err);
+        fh[t.f[0].tick % 512] = t.f[0].fh;
+        at[t.f[0].tick % 512] = t.f[0].tick + 1;
+        memcpy(rect, t.f[0].rect, sizeof t.f[0].rect);
+        got++;
+    }
+    cli_frame_free(&t.f[0]);
+}
+
+/* A rect of a node's world watched through a relay: the relay aligns it as the node does, asks
+ * the node for that stream on its own channel, and its viewer gets the frames the node's own
+ * viewer of the rect gets, hash for hash. */
+START_TEST(a_rect_through_a_relay_is_the_nodes_rect)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, rl;
+    static const char *const wa[] = { "sand:seed=5:w=200,h=150", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    member_start(&rl, &r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
+    uint32_t ids[1];
+    ck_assert_int_eq(welcome_ids(&a, ids, 1), 1);
+    cli_conn on_node, on_relay;
+    connect_hello(&on_node, &a, "direct", NULL, NULL);
+    connect_hello(&on_relay, &rl, "relayed", NULL, NULL);
+    const int32_t ask[4] = { 70, 10, 100, 50 };
+    wire_buf b;
+    wire_buf_init(&b);
+    cli_put_sub_rect(&b, ids[0], 1, 1, NULL, NULL, 0, ask);
+    send_msg(&on_node, &b);
+    wire_buf_reset(&b);
+    cli_put_sub_rect(&b, ids[0], 1, 1, NULL, NULL, 0, ask);
+    send_msg(&on_relay, &b);
+    wire_buf_free(&b);
+    static uint64_t fh_n[512], seen_n[512], fh_r[512], seen_r[512];
+    int32_t rect_n[4], rect_r[4];
+    rect_frames(&on_relay, ids[0], 90, fh_r, seen_r, rect_r);
+    rect_frames(&on_node, ids[0], 90, fh_n, seen_n, rect_n);
+    const int32_t want[4] = { 64, 0, 128, 64 };
+    ck_assert_int_eq(memcmp(rect_r, want, sizeof want), 0);
+    ck_assert_int_eq(memcmp(rect_n, want, sizeof want), 0);
+    int same = 0;
+    for (int i = 0; i < 512; i++)
+        if (seen_n[i] && seen_n[i] == seen_r[i]) {
+            ck_assert_msg(fh_n[i] == fh_r[i], "tick %llu: the relay's rect frame differs from the node's",
+                          (unsigned long long)(seen_n[i] - 1));
+            same++;
+        }
+    ck_assert_msg(same >= 10, "only %d ticks seen by both viewers", same);
+    char chan[128];
+    snprintf(chan, sizeof chan, "vivd:frames:%u:0:1:1:64:0:128:64:tile.zst", ids[0]);
+    ck_assert_int_eq(numsub(&r, chan), 1);                /* the relay, on the rect's own channel */
+    cli_close(&on_node);
+    cli_close(&on_relay);
+    ck_assert_int_eq(server_stop(&rl), 0);
+    ck_assert_int_eq(server_stop(&a), 0);
+    redis_stop(&r);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1550,6 +1631,7 @@ static Suite *make_suite(void)
     tcase_add_test(edges, inputs_to_a_lost_node_are_answered_node_lost_not_counted);
     tcase_add_test(edges, a_node_restarting_on_its_name_answers_node_lost_never_forbidden);
     tcase_add_test(edges, a_member_greets_no_client_before_it_has_joined);
+    tcase_add_test(edges, a_rect_through_a_relay_is_the_nodes_rect);
     suite_add_tcase(s, edges);
     return s;
 }

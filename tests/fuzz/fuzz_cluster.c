@@ -47,7 +47,7 @@ static void check_cmsg(const uint8_t *p, size_t n)
     wire_buf b;
     wire_buf_init(&b);
     switch (m.type) {
-    case SRV_CMSG_WANT: srv_cmsg_want(&b, m.from, m.world, m.view, m.every, m.div, m.enc, m.key); break;
+    case SRV_CMSG_WANT: srv_cmsg_want(&b, m.from, m.world, m.view, m.every, m.div, m.enc, m.rect, m.key); break;
     case SRV_CMSG_PROXY: srv_cmsg_proxy(&b, m.from, m.client, m.name, m.token, m.body, m.bodylen); break;
     case SRV_CMSG_GONE: srv_cmsg_gone(&b, m.from, m.client); break;
     default: srv_cmsg_reply(&b, m.from, m.client, m.body, m.bodylen); break;
@@ -98,7 +98,7 @@ static void check_cchan(const uint8_t *p, size_t n)
     srv_cchan c, r;
     if (srv_cchan_parse((const char *)p, n, &c) != 0) return;
     char again[128];
-    srv_cchan_format(again, sizeof again, c.world, c.view, c.every, c.div, c.enc);
+    srv_cchan_format(again, sizeof again, c.world, c.view, c.every, c.div, c.rect, c.enc);
     FUZZ_CHECK(srv_cchan_parse(again, strlen(again), &r) == 0, "'%s' does not parse", again);
     FUZZ_CHECK(r.world == c.world && r.view == c.view && r.every == c.every && r.div == c.div &&
                r.enc == c.enc, "'%s' parses to another stream", again);

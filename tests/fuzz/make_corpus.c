@@ -371,7 +371,7 @@ static void corpus_cluster(void)
     static const char *const encs[] = { "tile", "raw", "tile.zst" };
     for (int e = 0; e < 3; e++) {
         char name[32];
-        srv_cmsg_want(&b, "r1", 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e, e != 1);
+        srv_cmsg_want(&b, "r1", 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e, e == 2 ? (const int32_t[]){ 64, 0, 128, 64 } : NULL, e != 1);
         snprintf(name, sizeof name, "want-%s", encs[e]);
         put_cluster_buf(name, &b);
     }
@@ -435,7 +435,7 @@ static void corpus_cluster(void)
     /* Channel names. */
     for (int e = 0; e < 3; e++) {
         char chan[96], name[32];
-        srv_cchan_format(chan, sizeof chan, 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e);
+        srv_cchan_format(chan, sizeof chan, 20964u * 65536u + 1, 0, 1, (uint32_t)(1 + e), e == 2 ? (const int32_t[]){ 64, 0, 128, 64 } : NULL, e);
         snprintf(name, sizeof name, "channel-%s", encs[e]);
         put_cluster(name, chan, strlen(chan));
     }
@@ -837,6 +837,8 @@ static void corpus_websocket(void)
     ws_seed("wrong-accept", 0x02, wrong, f, 0);
     ws_seed("refused-400", 0x04, refused, f, 0);
     ws_seed("version-426", 0x06, version, f, 0);
+}
+
 /* fuzz_replay's rows (see its header): a table byte, then one typed value per column; 6 is the
  * preset a real recording holds there (8 more: its variant, a compressed checkpoint), 7 a preset
  * with one bit flipped (two bytes name the bit). Sessions of every kind that verify, and a few
