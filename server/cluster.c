@@ -531,7 +531,7 @@ void srv_cluster_world_closed(srv *s, srv_world *w)
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_closed(&b, w->id);
-    for (int i = 0; i < SRV_MAX_STREAMS && !b.oom; i++) {
+    for (int i = 0; i < w->fan->nstreams && !b.oom; i++) {
         const srv_stream *st = &w->fan->streams[i];
         if (!st->used || !st->remote_until) continue;
         char chan[96];
@@ -752,7 +752,7 @@ static void on_up(srv *s)
     uint64_t now = uv_now(s->loop);
     for (int i = 0; i < s->nworlds; i++) {     /* leases ride out the outage; chains restart */
         srv_fan *fan = s->worlds[i]->fan;
-        for (int k = 0; fan && k < SRV_MAX_STREAMS; k++)
+        for (int k = 0; fan && k < fan->nstreams; k++)
             if (fan->streams[k].remote_until) {
                 fan->streams[k].remote_until = now + cl->expiry_ms;
                 fan->streams[k].remote_key = 1;

@@ -104,7 +104,8 @@ typedef struct srv_rworld {
     int present;               /* in the registry now; else its subscribers wait for it */
     uint64_t lost_at;          /* ms: its node left the cluster (kept a while: inputs get node_lost) */
     int seen;                  /* scratch of a registry refresh */
-    srv_rstream streams[SRV_MAX_STREAMS];
+    srv_rstream *streams;      /* nstreams slots (used or free), grown up to SRV_MAX_STREAMS */
+    int nstreams;
     int nsubs;
 } srv_rworld;
 

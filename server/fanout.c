@@ -87,7 +87,8 @@ static void stream_clear(srv_stream *st)
 void srv_fanout_free(srv_world *w)
 {
     if (!w->fan) return;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) stream_clear(&w->fan->streams[i]);
+    for (int i = 0; i < w->fan->nstreams; i++) stream_clear(&w->fan->streams[i]);
+    free(w->fan->streams);
     free(w->fan);
     w->fan = NULL;
 }
@@ -125,13 +126,24 @@ int srv_stream_key_eq(const srv_stream_key *a, const srv_stream_key *b)
 int srv_stream_find(srv_world *w, const srv_stream_key *k)
 {
     if (!w->fan && !(w->fan = calloc(1, sizeof *w->fan))) return -1;
+    srv_fan *fan = w->fan;
     int free_slot = -1;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
-        srv_stream *st = &w->fan->streams[i];
+    for (int i = 0; i < fan->nstreams; i++) {
+        srv_stream *st = &fan->streams[i];
         if (st->used && srv_stream_key_eq(&st->k, k)) return i;
         if (!st->used && free_slot < 0) free_slot = i;
     }
-    if (free_slot < 0) return -1;
+    if (free_slot < 0) {                /* room for more: the slots double (indexes stay) */
+        if (fan->nstreams >= SRV_MAX_STREAMS) return -1;
+        int n = fan->nstreams ? fan->nstreams * 2 : 16;
+        if (n > SRV_MAX_STREAMS) n = SRV_MAX_STREAMS;
+        srv_stream *p = realloc(fan->streams, (size_t)n * sizeof *p);
+        if (!p) return -1;
+        memset(p + fan->nstreams, 0, (size_t)(n - fan->nstreams) * sizeof *p);
+        free_slot = fan->nstreams;
+        fan->streams = p;
+        fan->nstreams = n;
+    }
     srv_stream *st = &w->fan->streams[free_slot];
     memset(st, 0, sizeof *st);
     int rw = k->rw ? k->rw : w->fw, rh = k->rw ? k->rh : w->fh;
@@ -227,7 +239,7 @@ oom:
 void srv_fanout_rekey(srv_world *w)
 {
     if (!w->fan) return;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < w->fan->nstreams; i++) {
         srv_stream *st = &w->fan->streams[i];
         if (!st->used) continue;
         st->have_prev = 0;
@@ -311,7 +323,7 @@ static void fanout_events(srv *s, srv_world *w, uint64_t now_ms)
     w->fan->events_tick = ev[0].tick + 1;
     srv_msg *m = NULL;
     int built = 0;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < w->fan->nstreams; i++) {
         srv_stream *st = &w->fan->streams[i];
         if (!st->used) continue;
         int remote = st->remote_until && now_ms < st->remote_until && s->net->hooks.publish;
@@ -336,7 +348,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
     uint64_t tick = sim_world_tick(w->w);
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
     uint64_t now_ms = uv_now(s->loop);
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < w->fan->nstreams; i++) {
         srv_stream *st = &w->fan->streams[i];
         if (!st->used) continue;
         int remote = remote_live(w->fan, st, now_ms);

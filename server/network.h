@@ -30,7 +30,7 @@
 #define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
 #define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
 #define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
-#define SRV_MAX_STREAMS 64                  /* per world: (view, every, div, enc, rect) combinations */
+#define SRV_MAX_STREAMS 1024                /* per world: (view, every, div, enc, rect) combinations */
 #define SRV_MAX_DIV 8                       /* sub's div: frames 1/1 .. 1/8 of the size */
 #define SRV_REGION 64                       /* sub's rect is widened to this grid (world pixels) */
 #define SRV_RECT_MAX 65536                  /* sub's rect: each number within ±this */
@@ -106,7 +106,8 @@ typedef struct srv_stream {
 
 /* A world's subscribers, grouped by stream. */
 typedef struct srv_fan {
-    srv_stream streams[SRV_MAX_STREAMS];
+    srv_stream *streams;   /* nstreams slots (used or free), grown as asked up to SRV_MAX_STREAMS */
+    int nstreams;
     int nsubs;
     int nremote;           /* streams with a lease to be published (remote_until) */
     uint64_t msgs_built, bytes_built;

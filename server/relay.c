@@ -32,7 +32,8 @@ static void rstream_clear(srv_rstream *rs)
 
 static void rworld_free(srv_rworld *rw)
 {
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) rstream_clear(&rw->streams[i]);
+    for (int i = 0; i < rw->nstreams; i++) rstream_clear(&rw->streams[i]);
+    free(rw->streams);
     free(rw->entry);
     free(rw);
 }
@@ -57,7 +58,7 @@ static srv_rstream *stream_of_channel(srv *s, const char *chan, size_t clen, srv
     if (srv_cchan_parse(chan, clen, &ch)) return NULL;
     srv_rworld *rw = srv_relay_world(s, ch.world);
     if (!rw) return NULL;
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < rw->nstreams; i++) {
         srv_rstream *rs = &rw->streams[i];
         const srv_stream_key *k = &rs->k;
         if (rs->used && k->view == ch.view && k->every == ch.every && k->div == ch.div && k->enc == ch.enc &&
@@ -158,7 +159,7 @@ static void lost(srv *s, srv_rworld *rw)
     char msg[240];
     snprintf(msg, sizeof msg, "world %u is gone from the cluster: its node '%s' stopped answering. "
              "This subscription resumes, from a keyframe, if the world comes back", rw->id, rw->node);
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < rw->nstreams; i++) {
         srv_rstream *rs = &rw->streams[i];
         if (!rs->used) continue;
         for (srv_sub *sub = rs->head; sub; sub = sub->snext) {
@@ -177,7 +178,7 @@ static void lost(srv *s, srv_rworld *rw)
 
 static int settled(const srv_rworld *rw)
 {
-    for (int i = 0; i < SRV_MAX_STREAMS; i++)
+    for (int i = 0; i < rw->nstreams; i++)
         if (rw->streams[i].used && rw->streams[i].state != SRV_RS_NONE) return 0;
     return 1;
 }
@@ -240,13 +241,23 @@ int srv_relay_entries(srv_client *c, wire_raw **out)
 int srv_relay_attach(srv *s, srv_rworld *rw, srv_sub *sub, const srv_stream_key *k)
 {
     int idx = -1, free_slot = -1;
-    for (int i = 0; i < SRV_MAX_STREAMS && idx < 0; i++) {
+    for (int i = 0; i < rw->nstreams && idx < 0; i++) {
         srv_rstream *rs = &rw->streams[i];
         if (rs->used && srv_stream_key_eq(&rs->k, k)) idx = i;
         else if (!rs->used && free_slot < 0) free_slot = i;
     }
+    if (idx < 0 && free_slot < 0) {     /* room for more: the slots double (indexes stay) */
+        if (rw->nstreams >= SRV_MAX_STREAMS) return -1;
+        int n = rw->nstreams ? rw->nstreams * 2 : 16;
+        if (n > SRV_MAX_STREAMS) n = SRV_MAX_STREAMS;
+        srv_rstream *p = realloc(rw->streams, (size_t)n * sizeof *p);
+        if (!p) return -1;
+        memset(p + rw->nstreams, 0, (size_t)(n - rw->nstreams) * sizeof *p);
+        free_slot = rw->nstreams;
+        rw->streams = p;
+        rw->nstreams = n;
+    }
     if (idx < 0) {
-        if (free_slot < 0) return -1;
         idx = free_slot;
         srv_rstream *rs = &rw->streams[idx];
         memset(rs, 0, sizeof *rs);
@@ -341,7 +352,7 @@ static void closed(srv *s, srv_rworld *rw)
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_closed(&b, rw->id);
-    for (int i = 0; i < SRV_MAX_STREAMS; i++) {
+    for (int i = 0; i < rw->nstreams; i++) {
         srv_rstream *rs = &rw->streams[i];
         while (rs->used && rs->head) {
             srv_sub *sub = rs->head;
@@ -419,7 +430,7 @@ void srv_relay_kick(srv *s)
     if (!cl || !srv_redis_ready(cl->r)) return;
     for (int i = 0; i < cl->nrworlds; i++) {
         srv_rworld *rw = cl->rworlds[i];
-        for (int k = 0; rw->present && k < SRV_MAX_STREAMS; k++) {
+        for (int k = 0; rw->present && k < rw->nstreams; k++) {
             srv_rstream *rs = &rw->streams[k];
             if (rs->used && rs->nsubs > 0 && rs->state == SRV_RS_NONE) subscribe(s, rw, rs);
         }
@@ -432,7 +443,7 @@ void srv_relay_beat(srv *s)
     uint64_t now = uv_now(s->loop);
     for (int i = 0; cl && i < cl->nrworlds; i++) {
         srv_rworld *rw = cl->rworlds[i];
-        for (int k = 0; rw->present && k < SRV_MAX_STREAMS; k++) {
+        for (int k = 0; rw->present && k < rw->nstreams; k++) {
             srv_rstream *rs = &rw->streams[k];
             if (rs->used && rs->nsubs > 0 && rs->state == SRV_RS_LIVE)
                 send_want(s, rw, rs, !rs->have && now - rs->asked_key_at >= 1000);
@@ -447,7 +458,7 @@ static void reset_streams(srv *s)
     srv_cluster *cl = CL(s);
     for (int i = 0; cl && i < cl->nrworlds; i++) {
         srv_rworld *rw = cl->rworlds[i];
-        for (int k = 0; k < SRV_MAX_STREAMS; k++) {
+        for (int k = 0; k < rw->nstreams; k++) {
             srv_rstream *rs = &rw->streams[k];
             if (!rs->used) continue;
             rs->state = SRV_RS_NONE;
