@@ -79,6 +79,8 @@ static void on_world_forked(void *ud, uint32_t client, srv_world *w, uint32_t fr
 static void on_recording_opened(void *ud, uint32_t client, srv_world *w, const char *code, const char *msg)
 {
     srv_client *c = srv_client_by_id(ud, client);
+    srv *s = ud;
+    if (w && s->net->hooks.worlds_changed) s->net->hooks.worlds_changed(s);   /* the cluster's registry */
     if (c) srv_send_opened(c, w, code, msg);
 }
 
