@@ -206,6 +206,8 @@ struct srv_client {
     const srv_transport *tr;
     srv *s;
     uint32_t id;           /* the `client` of its inputs: connection order, from 1 */
+    uint32_t tl_gens;      /* timeline generations handed out on this connection (timeline.c):
+                              never reused, so a build a replaced subscription asked for is known */
     int role;              /* NONE until hello */
     char name[64];
     char peer[64];

@@ -45,7 +45,7 @@ void srv_send_timeline(srv_client *c, srv_world *w, int rc, const char *err)
 static int to_live(srv_client *c, srv_sub *sub)
 {
     srv_world *w = sub->world;
-    sub->tl_gen++;                           /* one being built is not wanted any more */
+    sub->tl_gen = ++c->tl_gens;              /* one being built is not wanted any more */
     sub->tl_opening = 0;
     if (!sub->tl) return 0;
     int st = srv_stream_find(w, &sub->tl_key);
@@ -174,13 +174,17 @@ void srv_on_timeline(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     const srv_stream *st = &w->fan->streams[sub->stream];
     sub->tl_key = st->k;
-    rc = srv_timeline_open(c->s, w, at, from_end, resume, IS("speed") ? (int)speed : 100, c->id,
-                           sub->tl_gen + 1, err, sizeof err);
+    /* A generation of this connection's own, never reused: a subscription that replaced another
+     * (its fields cleared) cannot take the build the old one asked for. */
+    uint32_t gen = c->tl_gens + 1;
+    rc = srv_timeline_open(c->s, w, at, from_end, resume, IS("speed") ? (int)speed : 100, c->id, gen,
+                           err, sizeof err);
     if (rc) {
         srv_send_timeline(c, w, rc, err);
         return;
     }
-    sub->tl_gen++;
+    c->tl_gens = gen;
+    sub->tl_gen = gen;
     sub->tl_opening = 1;
 #undef IS
 }

@@ -295,6 +295,51 @@ START_TEST(a_viewer_opens_a_recorded_session_and_scrubs_it_without_a_token)
 }
 END_TEST
 
+
+/* A subscription replaced while its timeline is being built: the new subscription's own timeline
+ * is the one shown, never the build the old one asked for (the generations were per subscription
+ * and started over at a new sub, so the old build could be taken for the new one). */
+START_TEST(a_replaced_subscription_never_takes_the_old_timeline)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4:w=64,h=48", NULL }, 0);
+    e2e_peer *a = e2e_hello(&fx, "rewinder", NULL, NULL);
+    e2e_sub(a, 1, 1, NULL, NULL);
+    frames_until(a, 150);
+    for (int round = 0; round < 3; round++) {
+        /* seek 30, a new sub, seek 90: in one write, so both builds are queued together */
+        wire_buf all, one;
+        wire_buf_init(&all);
+        timeline_op(NULL, "seek", 30, &one);
+        wire_buf_reserve(&all, one.len);
+        memcpy(all.p + all.len, one.p, one.len);
+        all.len += one.len;
+        wire_buf_free(&one);
+        wire_buf_init(&one);
+        cli_put_sub(&one, 1, 1, NULL, NULL);
+        wire_buf_reserve(&all, one.len);
+        memcpy(all.p + all.len, one.p, one.len);
+        all.len += one.len;
+        wire_buf_free(&one);
+        timeline_op(NULL, "seek", 90, &one);
+        wire_buf_reserve(&all, one.len);
+        memcpy(all.p + all.len, one.p, one.len);
+        all.len += one.len;
+        wire_buf_free(&one);
+        send_msg(&a->c, &all);
+        wire_buf_free(&all);
+        int live = -1;
+        ck_assert_uint_eq(expect_timeline(a, &live), 90);
+        ck_assert_int_eq(live, 0);
+        ck_assert_uint_eq(a->t.f[1].tick, 90);
+        timeline_op(&a->c, "live", 0, &(wire_buf){0});
+        expect_timeline(a, &live);
+        ck_assert_int_eq(live, 1);
+    }
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 Suite *suite_timeline(void)
 {
     Suite *s = suite_create("timeline");
@@ -303,6 +348,7 @@ Suite *suite_timeline(void)
     tcase_add_test(tc, a_viewer_rewinds_a_live_world_while_another_watches_on);
     tcase_add_test(tc, a_world_not_recorded_has_no_timeline);
     tcase_add_test(tc, a_viewer_opens_a_recorded_session_and_scrubs_it_without_a_token);
+    tcase_add_test(tc, a_replaced_subscription_never_takes_the_old_timeline);
     suite_add_tcase(s, tc);
     return s;
 }
