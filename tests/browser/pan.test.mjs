@@ -145,7 +145,9 @@ test("a world bigger than the view: the wheel zooms to a rect, the screen is the
         await holds(pg, T, rect1, "paused");
         const n1 = await screenIsWorld(pg, session, T, "zoomed in at 4×");
 
-        /* a long fast drag with the right button: the picture follows the pointer */
+        /* a long fast drag with the right button: the picture follows the pointer; the ticks
+         * drawn meanwhile are watched (every 4 ms) */
+        await pg.evaluate(() => { window.drawn = new Set(); window.watching = setInterval(() => drawn.add(viv.shownTick), 4); });
         const before = (await state(pg)).cam, subs0 = log.subs.length;
         const from = { x: 800, y: 500 }, to = { x: 800 - 900, y: 500 - 200 };
         await pg.mouse.move(from.x, from.y);
@@ -165,6 +167,8 @@ test("a world bigger than the view: the wheel zooms to a rect, the screen is the
         assert.notDeepEqual(rect2, rect1);
         await until("a keyframe of the new rect", () => log.frames.some((f) => f.key && String(f.rect) === String(rect2)));
         await holds(pg, T, rect2, "after the pan");
+        const drawn = await pg.evaluate(() => { clearInterval(watching); return [...drawn]; });
+        assert.deepEqual(drawn, [T], "paused: only tick T drawn while the view moved (the world's own frames, sent while the timeline opens again, are not)");
         const n2 = await screenIsWorld(pg, session, T, "after the pan");
 
         /* zoomed out below 1× (the − key four times: 3×, 2×, 1×, ½): the whole world at div 2,
