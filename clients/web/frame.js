@@ -6,7 +6,7 @@
 // palette ending where the pixels start, so `fh` is computed over a subarray, without a copy.
 import { FrameDecoder, CodecError, sizeOk } from "./codec.js";
 import { xxh3 } from "./hash.js";
-import { num, u64 } from "./protocol.js";
+import { num, readRect, u64 } from "./protocol.js";
 
 const PAL_MAX = 768;          /* 256 entries · RGB */
 const PX_AT = 6 + PAL_MAX;    /* where the pixels start in the buffer */
@@ -36,6 +36,8 @@ export class FrameStream {
         this.fh = 0n;                             /* as sent */
         this.hash = 0n;                           /* as computed here */
         this.sh = 0n;
+        this.rect = null;                         /* [x, y, w, h] of the world it shows; null: all of it */
+        this.div = 1;                             /* world pixels a frame pixel (the viewer sets it) */
         this.decoder = new FrameDecoder();
     }
 
@@ -78,7 +80,7 @@ export class FrameStream {
      * changed pixels (not the single-byte "no change"), hashOk — the rebuilt frame matches
      * `fh` (when false the picture is wrong: subscribe again). Throws FrameError. */
     apply(m) {
-        let w, h, key, tick, pv, fh, sh;
+        let w, h, key, tick, pv, fh, sh, rect;
         try {
             w = num(m.w, "frame.w");
             h = num(m.h, "frame.h");
@@ -87,6 +89,7 @@ export class FrameStream {
             fh = u64(m.fh, "frame.fh");
             sh = u64(m.sh, "frame.sh");
             this.world = num(m.world, "frame.world");
+            rect = readRect(m.rect);
         } catch (e) {
             throw new FrameError("proto", `frame message lacks a field or has a mistyped one (${e.message})`);
         }
@@ -99,6 +102,9 @@ export class FrameStream {
             this.#resize(w, h);
         }
         if (!key && !this.haveKey) throw new FrameError("nokey", "a delta arrived before any keyframe");
+        /* a delta is of its keyframe's rect: another one was never keyed */
+        if (!key && String(rect) !== String(this.rect)) throw new FrameError("proto", `a delta of the rect [${rect}] after a keyframe of [${this.rect}]`);
+        if (rect && (w > rect[2] || h > rect[3])) throw new FrameError("proto", `a ${w}x${h} frame of the rect [${rect}]`);
         const pal = m.pal;
         if (pal !== undefined) {
             if (!(pal instanceof Uint8Array) || pal.length % 3 || pal.length === 0 || pal.length > PAL_MAX)
@@ -118,6 +124,7 @@ export class FrameStream {
         /* the palette only once the pixels decoded: a refused frame leaves the old one */
         if (pal !== undefined) this.#setPalette(pal);
         this.pv = pv;
+        this.rect = rect;
         this.haveKey = true;
         this.tick = tick;
         this.fh = fh;

@@ -2,7 +2,8 @@
 // the mouse, touch and keys into what inputs.js builds. Everything that can run without a DOM
 // lives in the other modules; this one only wires them to the document.
 //
-// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1,
+// The address's fragment sets the start: #token=T&world=ID|KIND&view=NAME&every=N&div=D&enc=E&debug=1
+// (zoom=Z&at=X,Y: zoomed in at Z, the world point X,Y in the middle),
 // or #local=KIND&seed=N&params=P: a world run in this tab with no server (local.js); session=N (and
 // file=F when it is not vivd's first file) opens that recorded session (`open`); tick=T (with
 // world=ID or session=N) opens this tab's timeline at tick T. In a cluster, hosts=H:P,H:P (other
@@ -17,6 +18,7 @@ import { buildLut, paint } from "./palette.js";
 import { hex64 } from "./hash.js";
 import { encodeGif, encodePng } from "./snap.js";
 import { Timeline } from "./timeline.js";
+import { Camera, MiniPicture, levelName, zoomLevels } from "./camera.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, props = {}, ...kids) => {
@@ -38,6 +40,7 @@ const ctx = canvas.getContext("2d", { alpha: false });
 let image = null, image32 = null;
 const lut = new Uint32Array(256);
 let dirty = false, lutDirty = true, shownTick = -1;
+const cam = new Camera();     /* where this tab looks in the world (camera.js) */
 
 /* The sim module (vivd serves it at /vivarium.wasm), loaded once, when first needed: to verify a
  * recording or to run a world here. */
@@ -67,6 +70,7 @@ const viewer = localKind !== null ? await startLocal() : new Viewer({
         div: Number(frag.get("div")) || 1,
         enc: frag.get("enc") ?? "",
     },
+    lens: (w) => lensOf(w),
     ...callbacks,
 });
 
@@ -107,6 +111,27 @@ const fileParam = (p) => (p.file && ver.files[0]?.file !== p.file ? p.file : "")
 
 /* Keep the fragment in step with what is watched, so a reload comes back to it. */
 function saveFragment() {
+    const h = fragmentNow();
+    if (h !== location.hash.slice(1)) history.replaceState(null, "", h ? `#${h}` : location.pathname + location.search);
+}
+/* The same once the view has stopped moving for FRAGMENT_MS (the browser limits how often the
+ * address may change, and a drag moves the view on every event). */
+const FRAGMENT_MS = 400;
+let fragTimer = null;
+function saveFragmentSoon() {
+    clearTimeout(fragTimer);
+    fragTimer = setTimeout(saveFragment, FRAGMENT_MS);
+}
+
+/* The view, when zoomed in: zoom=Z&at=X,Y (the world point in the middle). */
+function saveView(f) {
+    if (cam.fit || !viewer.world) return;
+    const c = cam.center();
+    f.set("zoom", levelName(cam.level));
+    f.set("at", `${Math.round(c.x)},${Math.round(c.y)}`);
+}
+
+function fragmentNow() {
     const f = new URLSearchParams();
     if (isLocal) {
         const w = viewer.world;
@@ -116,10 +141,9 @@ function saveFragment() {
         if (viewer.view) f.set("view", viewer.view);
         if (viewer.every !== 1) f.set("every", String(viewer.every));
         if (viewer.div !== 1) f.set("div", String(viewer.div));
+        saveView(f);
         if (!overlay.hidden) f.set("debug", "1");
-        const h = f.toString();
-        if (h !== location.hash.slice(1)) history.replaceState(null, "", `#${h}`);
-        return;
+        return f.toString();
     }
     /* Never the token: the address is what gets copied and shared. Read once at load (and kept
      * by the connection), it leaves the address here, at the first save (issue 29). */
@@ -140,31 +164,121 @@ function saveFragment() {
     if (viewer.every !== 1) f.set("every", String(viewer.every));
     if (viewer.div !== 1) f.set("div", String(viewer.div));
     if (viewer.enc) f.set("enc", viewer.enc);
+    saveView(f);
     if (!overlay.hidden) f.set("debug", "1");
-    const h = f.toString();
-    if (h !== location.hash.slice(1)) history.replaceState(null, "", h ? `#${h}` : location.pathname + location.search);
+    return f.toString();
 }
 
-/* ---- drawing -------------------------------------------------------------------------------- */
-/* The largest whole number of device pixels per frame pixel that fits the stage (below 1, the
- * picture shrinks to fit). */
-function fit() {
-    const s = viewer.stream, w = s.w || viewer.world?.w || 320, h = s.h || viewer.world?.h || 180;
-    const dpr = window.devicePixelRatio || 1;
+/* ---- drawing: the camera (camera.js) ------------------------------------------------------------ */
+/* The canvas holds the frame as it came (the whole world, or the rect subscribed, at its div) and
+ * is placed where that part of the world is on the screen: its pixels stay whole blocks of device
+ * pixels, and panning moves the element, not the pixels. */
+const shown = { rect: null, div: 1, w: 0, h: 0 };   /* what the canvas holds (nothing yet) */
+let camWorld = null;      /* the world the camera is set for */
+
+/* The levels of zoom this stream offers: its own frame pixels at the homage's (or the address's)
+ * div; from div 1, zooming out by div too (a served world: vivd downsamples). */
+const levelsNow = () => zoomLevels(viewer.div, !isLocal);
+/* Rects for the part in view: a served world at div 1, while vivd has not refused them. */
+const rectsOk = () => !isLocal && viewer.div === 1 && performance.now() >= viewer.rectsOff;
+const worldSize = () => ({ W: viewer.world?.w || viewer.stream.w || 320, H: viewer.world?.h || viewer.stream.h || 180 });
+
+/* The stage as the camera's viewport. On a narrow screen the stage is as tall as the world's
+ * picture needs (at most 62 % of the screen), since the panel goes below it. */
+function measure() {
+    const { W, H } = worldSize(), dpr = window.devicePixelRatio || 1;
     const narrow = window.matchMedia("(max-width: 820px)").matches;
-    const aw = stage.clientWidth - (narrow ? 0 : 16);
-    const ah = narrow ? Math.min(window.innerHeight * 0.62, aw * h / w + 1) : stage.clientHeight - 16;
-    const k = zoom || Math.floor(Math.min(aw * dpr / w, ah * dpr / h));
-    const css = k >= 1 ? k / dpr : Math.min(aw / w, ah / h);
-    canvas.style.width = `${Math.max(1, Math.round(w * css))}px`;
-    canvas.style.height = `${Math.max(1, Math.round(h * css))}px`;
-    fit.scale = k >= 1 ? k : css * dpr;
+    stage.style.height = narrow ? `${Math.round(Math.min(window.innerHeight * 0.62, stage.clientWidth * H / W + 1)) + 16}px` : "";
+    cam.setWorld(W, H);
+    cam.setLevels(levelsNow());
+    cam.setViewport(stage.clientWidth * dpr, stage.clientHeight * dpr, narrow ? 0 : 16 * dpr, 16 * dpr);
+}
+
+/* The camera for world w: at fit when the tab changes (or where the address says, once). */
+let startView = frag.get("zoom") ? { zoom: frag.get("zoom"), at: (frag.get("at") ?? "").split(",").map(Number) } : null;
+function follow(w) {
+    if (w && w.id !== camWorld) {
+        camWorld = w.id;
+        cam.fit = true;
+        mini.clear();
+    }
+    measure();
+    const v = startView;
+    if (!v || !w) return;
+    startView = null;
+    const i = cam.levels.findIndex((l) => levelName(l) === v.zoom);
+    if (i >= 0) cam.setLevel(i);
+    if (v.at.length === 2 && v.at.every(Number.isFinite)) cam.centerOn(v.at[0], v.at[1]);
+}
+
+/* What the viewer subscribes to (asked at each sub): the part of the world in view. */
+function lensOf(w) {
+    follow(w);
+    return cam.lens(rectsOk());
+}
+
+/* The canvas where its part of the world is on the screen. */
+function place() {
+    const dpr = window.devicePixelRatio || 1, s = cam.scale, r = shown.rect ?? [0, 0, cam.W, cam.H];
+    const p = cam.toScreen(r[0], r[1]), k = shown.div * s;
+    canvas.style.left = `${Math.round(p.x) / dpr}px`;
+    canvas.style.top = `${Math.round(p.y) / dpr}px`;
+    canvas.style.width = `${Math.max(1, Math.round(shown.w * k)) / dpr}px`;
+    canvas.style.height = `${Math.max(1, Math.round(shown.h * k)) / dpr}px`;
+    place.scale = k;      /* device pixels a frame pixel */
+    canvas.style.visibility = shown.w ? "visible" : "hidden";
+    const zoomed = !cam.whole;
+    stage.classList.toggle("zoomed", zoomed);
+    minimap.hidden = !zoomed;
+}
+
+/* Everything that follows the camera: the picture, the minimap, the subscription, the zoom
+ * control, the address. */
+function layout() {
+    follow(viewer.world);
+    afterCamera();
+}
+function afterCamera() {
+    place();
+    mini.dirty = true;
+    planLens();
+    const z = $("zoom");
+    if (z && document.activeElement !== z) z.value = cam.fit ? "fit" : levelName(cam.level);
+    saveFragmentSoon();
+}
+
+/* A new sub when the view leaves what is subscribed (at most one every LENS_THROTTLE_MS while
+ * it moves: not one per pixel of a drag), or, when what is subscribed is much more than the view
+ * (zoomed in), once the view has been still for LENS_IDLE_MS. */
+const LENS_THROTTLE_MS = 150, LENS_IDLE_MS = 250;
+const lensTimer = { id: null, when: "", at: -Infinity };
+function planLens() {
+    if (isLocal || !viewer.world || viewer.state !== "open") return;
+    const when = cam.plan(viewer.lens, rectsOk()), t = lensTimer;
+    if (!when || (t.id !== null && t.when === "now")) {
+        if (!when && t.id !== null) clearTimeout(t.id), t.id = null;
+        return;
+    }
+    clearTimeout(t.id);
+    t.when = when;
+    t.id = setTimeout(applyLens, when === "now" ? Math.max(0, t.at + LENS_THROTTLE_MS - performance.now()) : LENS_IDLE_MS);
+}
+function applyLens() {
+    lensTimer.id = null;
+    if (!viewer.world || viewer.state !== "open" || !cam.plan(viewer.lens, rectsOk())) return;
+    lensTimer.at = performance.now();
+    resub(() => viewer.resubscribe());
 }
 
 function draw() {
     requestAnimationFrame(draw);
     const s = viewer.stream;
-    if (!dirty || !viewer.verified || !s.haveKey) return;
+    /* (not the world's own frames while this tab's timeline is opened again where it was) */
+    if (dirty && viewer.verified && s.haveKey && !tl?.hides(s.tick)) paintFrame(s);
+    if (mini.dirty && performance.now() - mini.at >= MINI_MS) drawMini();
+}
+
+function paintFrame(s) {
     dirty = false;
     if (!image || image.width !== s.w || image.height !== s.h) {
         canvas.width = s.w;
@@ -173,7 +287,6 @@ function draw() {
         image = ctx.createImageData(s.w, s.h);
         image32 = new Uint32Array(image.data.buffer);
         lutDirty = true;
-        fit();
     }
     /* a palette-only frame repaints through a new table, with no pixel decoded */
     if (lutDirty) buildLut(s.pal, s.count, lut);
@@ -181,12 +294,85 @@ function draw() {
     paint(s.px, lut, image32);
     ctx.putImageData(image, 0, 0);
     shownTick = s.tick;
+    const div = isLocal ? viewer.div : s.div;
+    if (String(s.rect) !== String(shown.rect) || div !== shown.div || s.w !== shown.w || s.h !== shown.h) {
+        Object.assign(shown, { rect: s.rect && [...s.rect], div, w: s.w, h: s.h });
+        place();
+    }
+    mini.dirty = true;
     keep(s);
 }
 
+/* ---- the minimap: the whole world small, the view on it ------------------------------------- */
+/* It shows the frames this tab received, one connection and one subscription (vivd serves one
+ * per world and connection): the part subscribed is live, the rest as it was last seen here, dimmed.
+ * A second, low-resolution subscription would need a second connection, and would show the world's
+ * present while this tab is rewound. */
+const minimap = $("minimap"), mctx = minimap.getContext("2d", { alpha: false });
+const mini = new MiniPicture();
+const MINI_MS = 100;      /* redrawn at most 10 times a second */
+let miniImage = null;
+
+function drawMini() {
+    mini.dirty = false;
+    mini.at = performance.now();
+    if (minimap.hidden) return;
+    const s = viewer.stream, dpr = window.devicePixelRatio || 1;
+    const maxW = Math.min(220, stage.clientWidth / 3) * dpr, maxH = Math.min(140, stage.clientHeight / 3) * dpr;
+    const key = `${camWorld} ${viewer.view} ${cam.W}x${cam.H} ${Math.round(maxW)}x${Math.round(maxH)}`;
+    if (mini.key !== key) {
+        mini.reset(cam.W, cam.H, maxW, maxH);
+        mini.key = key;
+        minimap.width = mini.mw;
+        minimap.height = mini.mh;
+        minimap.style.width = `${mini.mw / dpr}px`;
+        minimap.style.height = `${mini.mh / dpr}px`;
+        miniImage = mctx.createImageData(mini.mw, mini.mh);
+    }
+    if (viewer.verified && s.haveKey && shownTick === s.tick) mini.take(s.px, s.w, s.h, shown.rect ?? [0, 0, cam.W, cam.H], shown.div);
+    if (lutDirty) return;
+    mini.paint(lut, new Uint32Array(miniImage.data.buffer), 0xff0a0807);
+    mctx.putImageData(miniImage, 0, 0);
+    const m = mini.m, box = (r) => [r[0] / m, r[1] / m, r[2] / m, r[3] / m];
+    /* what is not live is dimmed; the view is outlined */
+    const live = box(shown.rect ?? [0, 0, cam.W, cam.H]);
+    mctx.fillStyle = "rgba(7, 8, 10, 0.55)";
+    mctx.beginPath();
+    mctx.rect(0, 0, mini.mw, mini.mh);
+    mctx.rect(live[0], live[1], live[2], live[3]);
+    mctx.fill("evenodd");
+    const v = box(cam.visible()), lw = Math.max(1, Math.round(dpr));
+    mctx.lineWidth = lw;
+    mctx.strokeStyle = "#7fd39a";
+    mctx.strokeRect(Math.round(v[0]) + lw / 2, Math.round(v[1]) + lw / 2, Math.max(1, Math.round(v[2]) - lw), Math.max(1, Math.round(v[3]) - lw));
+}
+
+/* A press or a drag on the minimap moves the view there. */
+const miniAt = (ev) => {
+    const r = minimap.getBoundingClientRect();
+    return { x: ((ev.clientX - r.left) / r.width) * cam.W, y: ((ev.clientY - r.top) / r.height) * cam.H };
+};
+let miniDrag = null;
+minimap.addEventListener("pointerdown", (ev) => {
+    ev.stopPropagation();
+    ev.preventDefault();
+    miniDrag = ev.pointerId;
+    minimap.setPointerCapture(ev.pointerId);
+    const p = miniAt(ev);
+    if (cam.centerOn(p.x, p.y)) afterCamera();
+});
+minimap.addEventListener("pointermove", (ev) => {
+    if (ev.pointerId !== miniDrag) return;
+    ev.stopPropagation();
+    const p = miniAt(ev);
+    if (cam.centerOn(p.x, p.y)) afterCamera();
+});
+const miniEnd = (ev) => { if (ev.pointerId === miniDrag) miniDrag = null; ev.stopPropagation(); };
+minimap.addEventListener("pointerup", miniEnd);
+minimap.addEventListener("pointercancel", miniEnd);
+
 /* ---- the picture as a file: PNG of the frame shown, GIF of the last GIF_SECONDS (snap.js) ---- */
 const GIF_SECONDS = 5;
-let zoom = 0;             /* device pixels a frame pixel; 0: the largest that fits */
 const kept = [];          /* the frames drawn lately, copied: {w, h, pal, count, px, tick} */
 function keep(s) {
     kept.push({ w: s.w, h: s.h, pal: s.pal.slice(), count: s.count, px: s.px.slice(), tick: s.tick });
@@ -221,12 +407,24 @@ function overlayText() {
         `mismatch  ${c.mismatches}          bad frames ${c.badFrames}`,
         `fh        ${hex64(s.fh)} ${ok ? "✓" : "✗"}`,
         `computed  ${hex64(s.hash)}`,
-        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  div ${viewer.div}  ${viewer.enc || "tile.zst"}`,
-        `frame     ${s.w}×${s.h} ×${fit.scale ? +fit.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
+        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  div ${viewer.lens?.div ?? viewer.div}  ${viewer.enc || "tile.zst"}`,
+        `frame     ${s.w}×${s.h} ×${place.scale ? +place.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
+        `rect      ${rectText()}`,
+        `view      ${cam.fit ? "fit " : ""}×${levelName(cam.level)}  [${cam.visible().join(",")}] of ${cam.W}×${cam.H}`,
         `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
         `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
         `events    ${c.events ?? 0}  ${viewer.lastEvent ? viewer.lastEvent.replace(/^event /, "") : "-"}`,
     ].join("\n");
+}
+
+/* The part of the world subscribed: the aligned rect the frames show (and what was asked), or
+ * the whole world. */
+function rectText() {
+    const l = viewer.lens, r = viewer.stream.rect;
+    if (!l) return "whole world (here)";
+    if (!l.rect) return `whole world${r ? `  (shown [${r.join(",")}] until its keyframe)` : ""}`;
+    const a = l.aligned, pct = Math.round(100 * a[2] * a[3] / (cam.W * cam.H));
+    return `[${a.join(",")}] ${pct}% of the world  (asked [${l.rect.join(",")}])${String(r) === String(a) ? "" : "  keyframe awaited"}`;
 }
 
 function toggleOverlay(on = overlay.hidden) {
@@ -237,51 +435,181 @@ function toggleOverlay(on = overlay.hidden) {
 setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
 
 /* ---- the pointer ---------------------------------------------------------------------------- */
-/* In world frame pixels, which inputs speak, whatever the size of the picture (the homage's is a
- * third of it). */
-function framePoint(ev) {
-    const r = canvas.getBoundingClientRect(), s = viewer.stream, w = viewer.world;
-    const fw = w?.w || s.w, fh = w?.h || s.h;
-    return { x: ((ev.clientX - r.left) / r.width) * fw, y: ((ev.clientY - r.top) / r.height) * fh };
+/* The stage's point under a pointer event, in world pixels (fractional), which inputs speak,
+ * whatever the zoom and the place (and the size of the frames: the homage's are a third). */
+function stagePoint(ev) {
+    const r = stage.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+    return cam.toWorld((ev.clientX - r.left) * dpr, (ev.clientY - r.top) * dpr);
+}
+/* The same point on the screen, in device pixels from the stage's corner (zoom about it). */
+function screenPoint(ev) {
+    const r = stage.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+    return { x: (ev.clientX - r.left) * dpr, y: (ev.clientY - r.top) * dpr };
+}
+const inWorld = (p) => p.x >= 0 && p.y >= 0 && p.x < cam.W && p.y < cam.H;
+
+/* Does a press on the picture do something in this world (the tool's own drag)? Otherwise the
+ * primary button pans. */
+const POINTER_SCHEMES = new Set(["paint", "grab", "carry", "tend"]);
+const toolPress = () => {
+    const c = viewer.ctl;
+    return !!c && viewer.canInput && POINTER_SCHEMES.has(c.scheme) && !viewer.world?.play;
+};
+
+let down = null;          /* the pointer id of the tool's stroke in progress */
+let drag = null;          /* a pan: {id, x, y (client), moved, click (a viewer's press: say what a token does)} */
+const fingers = new Map();   /* touch pointer id → {x, y} (client): two of them pinch and pan */
+let pinch = null;         /* {i0 (the level at the start), d0 (the fingers' distance), x, y (their middle)} */
+
+function startPan(ev, click = false) {
+    drag = { id: ev.pointerId, x: ev.clientX, y: ev.clientY, moved: false, click };
+    stage.setPointerCapture(ev.pointerId);
+    stage.classList.add("panning");
+}
+/* The camera moves by whole device pixels; what is left of the pointer's motion waits for the
+ * next event (a slow diagonal drag would lose it to rounding). */
+function panTo(ev) {
+    const dpr = window.devicePixelRatio || 1, dx = Math.round((ev.clientX - drag.x) * dpr), dy = Math.round((ev.clientY - drag.y) * dpr);
+    if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 3 * dpr) return;
+    drag.moved = true;
+    drag.x += dx / dpr;
+    drag.y += dy / dpr;
+    if (cam.panBy(dx, dy)) afterCamera();
 }
 
-let down = null;          /* the pointer id of the stroke in progress */
-canvas.addEventListener("pointerdown", (ev) => {
+/* A stroke of the tool, or a finger's, ends (a second finger makes it a pinch). */
+function endStroke(ev, cancel) {
+    down = null;
     const c = viewer.ctl;
-    if (!c || down !== null || (ev.pointerType === "mouse" && ev.button !== 0)) return;
-    if (!viewer.canInput) {
-        if (c.scheme !== "watch" && !c.recording) viewer.note("playing needs a player token: press “token” above");
+    if (!c) return;
+    const p = stagePoint(ev);
+    viewer.sendInputs(cancel ? c.leave() : c.pointer("up", p.x, p.y, ev.timeStamp));
+}
+
+function startPinch(ev) {
+    if (down !== null) endStroke(ev, true);
+    drag = null;
+    const [a, b] = [...fingers.values()];
+    pinch = { i0: cam.index, d0: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+}
+/* Two fingers: their middle pans, their spread zooms by whole levels (the nearest to it). */
+function pinchTo() {
+    const [a, b] = [...fingers.values()], dpr = window.devicePixelRatio || 1;
+    const x = (a.x + b.x) / 2, y = (a.y + b.y) / 2, spread = Math.hypot(a.x - b.x, a.y - b.y) / pinch.d0;
+    const dx = Math.round((x - pinch.x) * dpr), dy = Math.round((y - pinch.y) * dpr);
+    let moved = cam.panBy(dx, dy);
+    pinch.x += dx / dpr;
+    pinch.y += dy / dpr;
+    const i = cam.nearestIndex(cam.levels[pinch.i0].k / cam.levels[pinch.i0].d * spread);
+    const r = stage.getBoundingClientRect();
+    if (i !== cam.index) moved = cam.setLevel(i, (x - r.left) * dpr, (y - r.top) * dpr) || moved;
+    if (moved) afterCamera();
+}
+
+stage.addEventListener("pointerdown", (ev) => {
+    if (ev.pointerType === "touch") {
+        fingers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+        if (fingers.size === 2) {
+            ev.preventDefault();
+            stage.setPointerCapture(ev.pointerId);
+            startPinch(ev);
+            return;
+        }
+        if (fingers.size > 2) return;
+    }
+    if (down !== null || drag || pinch) return;
+    /* the middle and right buttons pan, in every world */
+    if (ev.pointerType === "mouse" && ev.button !== 0) {
+        if (ev.button === 1 || ev.button === 2) {
+            ev.preventDefault();
+            startPan(ev);
+        }
         return;
     }
+    const p = stagePoint(ev);
+    if (!toolPress() || !inWorld(p)) {
+        ev.preventDefault();
+        startPan(ev, true);
+        return;
+    }
+    const c = viewer.ctl;
     ev.preventDefault();
     down = ev.pointerId;
-    canvas.setPointerCapture(ev.pointerId);
-    const p = framePoint(ev);
+    stage.setPointerCapture(ev.pointerId);
     viewer.sendInputs(c.pointer("down", p.x, p.y, ev.timeStamp));
 });
-canvas.addEventListener("pointermove", (ev) => {
+stage.addEventListener("pointermove", (ev) => {
+    if (fingers.has(ev.pointerId)) fingers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (pinch) {
+        if (fingers.size >= 2) pinchTo();
+        return;
+    }
+    if (drag) {
+        if (ev.pointerId === drag.id) panTo(ev);
+        return;
+    }
     const c = viewer.ctl;
     if (!c || !viewer.canInput) return;
     if (down !== null && ev.pointerId !== down) return;
-    const p = framePoint(ev);
     /* coalesced events keep a fast stroke smooth where the browser has them */
     const evs = down !== null && ev.getCoalescedEvents ? ev.getCoalescedEvents() : [ev];
     for (const e of evs.length ? evs : [ev]) {
-        const q = e === ev ? p : framePoint(e);
+        const q = stagePoint(e);
         viewer.sendInputs(c.pointer("move", q.x, q.y, e.timeStamp));
     }
 });
 const pointerEnd = (ev) => {
+    fingers.delete(ev.pointerId);
+    if (pinch) {
+        if (fingers.size < 2) pinch = null;
+        return;
+    }
+    if (drag && ev.pointerId === drag.id) {
+        const d = drag;
+        drag = null;
+        stage.classList.remove("panning");
+        const c = viewer.ctl;
+        /* a press of a viewer that did not pan: what a token would do */
+        if (d.click && !d.moved && c && !viewer.canInput && c.scheme !== "watch" && !c.recording)
+            viewer.note("playing needs a player token: press “token” above");
+        return;
+    }
     if (ev.pointerId !== down) return;
-    down = null;
-    const c = viewer.ctl;
-    if (!c) return;
-    const p = framePoint(ev);
-    viewer.sendInputs(ev.type === "pointercancel" ? c.leave() : c.pointer("up", p.x, p.y, ev.timeStamp));
+    endStroke(ev, ev.type === "pointercancel");
 };
-canvas.addEventListener("pointerup", pointerEnd);
-canvas.addEventListener("pointercancel", pointerEnd);
-canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+stage.addEventListener("pointerup", pointerEnd);
+stage.addEventListener("pointercancel", pointerEnd);
+stage.addEventListener("contextmenu", (ev) => ev.preventDefault());
+
+/* The wheel zooms about the pointer, a level a notch (a trackpad's pinch comes as the wheel with
+ * ctrl, in small steps: they add up). */
+const WHEEL_NOTCH = 100;
+let wheelSum = 0;
+stage.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const unit = ev.deltaMode === 1 ? 33 : ev.deltaMode === 2 ? 400 : 1;
+    const dy = ev.deltaY * unit * (ev.ctrlKey ? 4 : 1);
+    if (Math.sign(dy) !== Math.sign(wheelSum)) wheelSum = 0;
+    wheelSum += dy;
+    const steps = Math.trunc(wheelSum / WHEEL_NOTCH);
+    if (!steps) return;
+    wheelSum -= steps * WHEEL_NOTCH;
+    const p = ev.target === minimap ? { x: cam.vw / 2, y: cam.vh / 2 } : screenPoint(ev);
+    if (cam.zoom(-steps, p.x, p.y)) afterCamera();
+}, { passive: false });
+
+/* Keys the world does not take: arrows pan (a sixth of the view), + and − zoom about the middle. */
+function viewKey(k) {
+    const step = Math.round(Math.min(cam.vw, cam.vh) / 6);
+    const pan = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[k];
+    let moved;
+    if (pan) moved = cam.panBy(pan[0], pan[1]);
+    else if (k === "+" || k === "=") moved = cam.zoom(1, cam.vw / 2, cam.vh / 2);
+    else if (k === "-" || k === "_") moved = cam.zoom(-1, cam.vw / 2, cam.vh / 2);
+    else return false;
+    if (moved) afterCamera();
+    return true;
+}
 
 /* ---- keys ----------------------------------------------------------------------------------- */
 /* Keys go to the world unless a field has them (a focused button keeps space and Enter). */
@@ -329,7 +657,7 @@ function onKey(ev, isDown) {
     const c = viewer.ctl, w = viewer.world;
     if (!c || !w) return;
     if (w.play) {
-        if (isDown && playKey(ev.key)) ev.preventDefault();
+        if (isDown && (playKey(ev.key) || viewKey(ev.key))) ev.preventDefault();
         return;
     }
     /* a held key repeats: carry walks once per press, the rest may repeat (a brush size) */
@@ -338,6 +666,10 @@ function onKey(ev, isDown) {
         return;
     }
     const { inputs, used } = c.key(ev.key, isDown);
+    if (!used && isDown && viewKey(ev.key)) {
+        ev.preventDefault();
+        return;
+    }
     if (used) ev.preventDefault();
     if (used && !viewer.canInput && isDown) viewer.note("playing needs a player token: press “token” above");
     viewer.sendInputs(inputs);
@@ -385,7 +717,7 @@ function renderWorlds() {
     const nav = $("worlds");
     nav.replaceChildren(...viewer.worlds.map((w) => el("button", {
         type: "button", "aria-pressed": String(w.id === viewer.cur), title: `${w.kind} #${w.id} — ${w.params}`,
-        onclick: () => { viewer.select(w.id); saveFragment(); fit(); },
+        onclick: () => { viewer.select(w.id); saveFragment(); layout(); },
     }, el("span", { class: "kind" }, w.kind), el("span", { class: "meta" }, w.play ? el("span", { class: "rec" }, `replay · session ${w.play.session}`) : w.local ? `local · ${w.hz} Hz` : `#${w.id} · ${w.w}×${w.h} · ${w.hz} Hz`))));
 }
 
@@ -403,7 +735,7 @@ function renderInfo() {
             el("div", { class: "role" }, "runs in this tab (WebAssembly); nothing is sent anywhere"),
             el("div", { class: "row local-row" },
                 el("button", { type: "button", class: "btn", onclick: () => { viewer.paused = !viewer.paused; scheduleUi(); } }, viewer.paused ? "▶ Resume" : "❚❚ Pause"),
-                el("button", { type: "button", class: "btn", onclick: () => { viewer.restart(); saveFragment(); fit(); } }, "↺ Restart"),
+                el("button", { type: "button", class: "btn", onclick: () => { viewer.restart(); saveFragment(); layout(); } }, "↺ Restart"),
                 el("button", { type: "button", class: "ghost", onclick: () => leaveLocal() }, "back to vivd")));
         return;
     }
@@ -565,10 +897,10 @@ function renderControls() {
     const hints = $("hints");
     box.replaceChildren();
     hints.replaceChildren();
-    canvas.classList.toggle("watch", !c || c.scheme === "watch" || !!w?.play || !viewer.canInput);
+    stage.classList.toggle("watch", !toolPress());
     if (!c || !w) return;
     if (w.play) {
-        hints.append(keys(["space", "play/pause"], ["← →", "step"], ["↑ ↓", "±1 s"], ["[ ]", "speed"], ["`", "debug"]));
+        hints.append(keys(["space", "play/pause"], ["← →", "step"], ["↑ ↓", "±1 s"], ["[ ]", "speed"], ["`", "debug"]), viewHints());
         return;
     }
     const toolNames = { paint: "Paint", erase: "Erase", explode: "Explode", grab: "Grab", shove: "Shove", spawn: "Spawn" };
@@ -652,8 +984,12 @@ function renderControls() {
         box.append(el("div", { class: "small" }, "This world takes no inputs the page knows; watching."));
         hints.append(keys(["`", "debug"]));
     }
+    hints.append(viewHints());
     if (!viewer.canInput) for (const b of box.querySelectorAll("button, input, select")) b.disabled = true;
 }
+
+/* How to look around (every world): the wheel, a drag that pans, the keys that zoom. */
+const viewHints = () => keys(["wheel", "zoom"], [toolPress() ? "right drag" : "drag", "pan"], ["+ −", "zoom"]);
 
 /* Another view or the homage subscribes again: a recording stays where this tab had it. */
 const resub = (fn) => (tl ? tl.resubscribe(fn) : fn());
@@ -670,9 +1006,17 @@ function renderView() {
         parts.push(seg(null, w.views.map((v) => [v, v]), cur, (v) => { resub(() => viewer.setView(v === w.views[0] ? "" : v)); saveFragment(); }));
     parts.push(check(`${Math.round((w.hz || 60) / 3)} fps homage (every 3rd tick, ⅓ size)`, viewer.homage, (on) => { resub(() => viewer.setHomage(on)); saveFragment(); }));
     parts.push(check("Debug overlay", !overlay.hidden, (on) => toggleOverlay(on)));
-    const zsel = el("select", { title: "Zoom: device pixels a world pixel", id: "zoom" },
-        ...[0, 1, 2, 3, 4, 5, 6, 8].map((z) => { const o = el("option", { value: String(z) }, z ? `${z}×` : "fit"); o.selected = z === zoom; return o; }));
-    zsel.addEventListener("change", () => { zoom = +zsel.value; fit(); });
+    /* the zoom: the wheel, a pinch and + − move it too */
+    const zcur = cam.fit ? "fit" : levelName(cam.level), frac = { 2: "½", 4: "¼", 8: "⅛" };
+    const zsel = el("select", { title: "Zoom: device pixels a frame pixel (below 1×, a smaller frame from vivd)", id: "zoom" },
+        ...["fit", ...cam.levels.map(levelName)].map((z) => {
+            const o = el("option", { value: z }, z === "fit" ? "fit" : z.startsWith("1/") ? `${frac[z.slice(2)]}×` : `${z}×`);
+            o.selected = z === zcur;
+            return o;
+        }));
+    zsel.addEventListener("change", () => {
+        if (cam.setLevel(zsel.value === "fit" ? "fit" : cam.levels.findIndex((l) => levelName(l) === zsel.value))) afterCamera();
+    });
     parts.push(el("div", { class: "row wrap" },
         el("button", { type: "button", class: "btn", id: "save-png", title: "the frame shown, as a PNG", onclick: savePng }, "PNG"),
         el("button", { type: "button", class: "btn", id: "save-gif", title: `the last ${GIF_SECONDS} s, as a GIF`, onclick: saveGif }, "GIF"),
@@ -703,6 +1047,7 @@ function renderStatus() {
 }
 
 function renderUi() {
+    layout();             /* a world, a view or the homage may have changed the camera's levels */
     document.title = viewer.world ? `${viewer.world.kind} · Vivarium` : "Vivarium";
     renderStatus();
     renderWorlds();
@@ -911,8 +1256,8 @@ $("token-dialog").addEventListener("close", () => {
 });
 
 /* ---- go ------------------------------------------------------------------------------------- */
-new ResizeObserver(() => fit()).observe(stage);
-window.addEventListener("resize", fit);
+new ResizeObserver(() => layout()).observe(stage);
+window.addEventListener("resize", layout);
 if (frag.get("debug") === "1") overlay.hidden = false;
 
 /* The test hook (clients/web/README.md): viewer.js's, and what only the page has. */
@@ -931,7 +1276,23 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
         return bad;
     },
     get shownTick() { return shownTick; },
-    get scale() { return fit.scale; },
+    get scale() { return place.scale; },
+    /* the camera: {zoom (as the address's zoom=), fit, scale (device pixels a world pixel), k and d
+     * (k device pixels a frame pixel of div d), x0 and y0 (device pixels), visible ([x, y, w, h]
+     * of the world on the screen), whole (all of it is)}; a world pixel's centre on the page (CSS
+     * pixels, as a mouse event's clientX/clientY), and the world point under a page point */
+    get camera() {
+        const l = cam.level;
+        return { zoom: levelName(l), fit: cam.fit, scale: cam.scale, k: l.k, d: l.d, x0: cam.x0, y0: cam.y0, visible: cam.visible(), whole: cam.whole };
+    },
+    toScreen(wx, wy) {
+        const r = stage.getBoundingClientRect(), dpr = window.devicePixelRatio || 1, p = cam.toScreen(wx + 0.5, wy + 0.5);
+        return { x: r.left + p.x / dpr, y: r.top + p.y / dpr };
+    },
+    toWorld(cx, cy) {
+        const p = stagePoint({ clientX: cx, clientY: cy });
+        return { x: Math.floor(p.x), y: Math.floor(p.y) };
+    },
     overlay(on) { toggleOverlay(on); },
     setToken(t) { viewer.conn.setToken(t); saveFragment(); },
     viewer,
@@ -956,7 +1317,7 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
 if (localFailed) viewer.note(localFailed);
 for (const why of badHosts) viewer.note(`#hosts: ${why}; left out`);
 
-fit();
+layout();
 renderUi();
 requestAnimationFrame(draw);
 viewer.start();

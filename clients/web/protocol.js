@@ -65,11 +65,30 @@ export function u64(v, what = "a field") {
 export const hello = (name, token) =>
     ({ t: "hello", v: PROTOCOL_VERSION, name, token: token || undefined });
 
-/* sub: every, div, enc, view and events are left out when not given (the server's defaults
- * apply); events: true asks for the world's events too (docs/PROTOCOL.md, events). */
-export const sub = (world, { every, div, enc, view, events } = {}) =>
+/* sub: every, div, enc, view, events and rect are left out when not given (the server's
+ * defaults apply); events: true asks for the world's events too (docs/PROTOCOL.md, events);
+ * rect: [x, y, w, h] in world pixels, only that part of the world (the server widens it:
+ * alignRect). */
+export const sub = (world, { every, div, enc, view, events, rect } = {}) =>
     ({ t: "sub", world, every: every && every !== 1 ? every : undefined, div: div && div !== 1 ? div : undefined,
-       enc: enc || undefined, view: view || undefined, events: events ? true : undefined });
+       enc: enc || undefined, view: view || undefined, events: events ? true : undefined,
+       rect: rect ? rect.map((v) => Math.round(v)) : undefined });
+
+/* The server's region grid (docs/PROTOCOL.md, sub's rect): rects are widened to it. */
+export const REGION = 64;
+
+/* The rect the frames of a sub asking for rect [x, y, w, h] show, in a W×H world: widened to the
+ * region grid, clipped to the world, a rect wholly outside it moved to the region at its nearest
+ * edge (docs/PROTOCOL.md, sub; server/fanout.c's srv_rect_align). */
+export function alignRect([x, y, w, h], W, H) {
+    let x0 = x < 0 ? 0 : Math.floor(x / REGION) * REGION, y0 = y < 0 ? 0 : Math.floor(y / REGION) * REGION;
+    let x1 = Math.min(Math.ceil((x + w) / REGION) * REGION, W), y1 = Math.min(Math.ceil((y + h) / REGION) * REGION, H);
+    if (x0 >= W) x0 = Math.floor((W - 1) / REGION) * REGION;
+    if (y0 >= H) y0 = Math.floor((H - 1) / REGION) * REGION;
+    if (x1 <= x0) x1 = Math.min(x0 + REGION, W);
+    if (y1 <= y0) y1 = Math.min(y0 + REGION, H);
+    return [x0, y0, x1 - x0, y1 - y0];
+}
 
 export const unsub = (world) => ({ t: "unsub", world });
 
@@ -110,6 +129,15 @@ function field(obj, key, type, where) {
              : type === "map" ? v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array)
              : typeof v === type;
     if (!ok) throw new ProtocolError(`${where} has no ${type} '${key}'`);
+    return v;
+}
+
+/* A frame's `rect` → [x, y, w, h] (null when absent: the whole world). Throws ProtocolError. */
+export function readRect(r, where = "frame.rect") {
+    if (r === undefined) return null;
+    if (!Array.isArray(r) || r.length !== 4) throw new ProtocolError(`${where} is not [x, y, w, h]`);
+    const v = r.map((x) => num(x, where));
+    if (v[0] < 0 || v[1] < 0 || v[2] < 1 || v[3] < 1) throw new ProtocolError(`${where} [${v}] is not a rect of a world`);
     return v;
 }
 

@@ -31,8 +31,9 @@ export class Timeline {
         this.play = null;         /* its play map: {session, start, end, paused, speed, file} */
         this.pending = 0;         /* ops sent and not yet answered */
         this.held = [];           /* ops held until the timeline being opened is (vivd refuses them meanwhile) */
-        this.aim = {};            /* {tick, paused, speed} the ops unanswered ask for: a key pressed again
-                                   * before the answer goes on from there */
+        this.aim = {};            /* {tick, paused, speed, live} the ops unanswered ask for: a key pressed
+                                   * again before the answer goes on from there */
+        this.carry = null;        /* the tick a new sub's timeline is being opened at (resubscribe) */
     }
 
     /* A timeline ends with its subscription (a world switched, a new sub, a reconnect). */
@@ -64,7 +65,12 @@ export class Timeline {
     }
 
     #aimAt(op, args) {
+        if (op === "live") {
+            this.aim = { live: true };
+            return;
+        }
         const a = this.aim;
+        delete a.live;
         if (op === "seek") a.tick = args.tick;
         else if ((op === "step" || op === "back") && a.tick !== undefined) a.tick += op === "step" ? 1 : -1;
         if (op === "speed") a.speed = args.speed;
@@ -76,6 +82,7 @@ export class Timeline {
     #answered() {
         this.pending = Math.max(0, this.pending - 1);
         if (!this.pending && !this.held.length) this.aim = {};
+        if (!this.pending && !this.open) this.carry = null;
     }
 
     #release() {
@@ -122,14 +129,37 @@ export class Timeline {
         return this.recording() ? this.send("speed", { speed: Math.max(10, Math.min(1000, Math.round(speed))) }) : false;
     }
 
-    /* A new subscription of the world (another view, the homage) ends the timeline at vivd: in a
-     * recording, the new one lands where this tab was, as it was (paused or playing). */
+    /* A new subscription of the world (another view, the homage, the part of the world in view)
+     * ends the timeline at vivd: the new one lands where this tab was, as it was (paused or
+     * playing, at its speed), in a recording or a live world rewound. */
     resubscribe(fn) {
-        const r = this.sync().open ? this.recording() : null;
+        const r = this.#position();
         fn();
         if (!r) return;
         this.send("seek", { tick: r.tick });
+        if (r.speed !== 100) this.send("speed", { speed: r.speed });
         if (!r.paused) this.send("resume");
+        this.carry = r.tick;
+    }
+
+    /* Where this tab's timeline is, or is being opened at (the view may move again before vivd
+     * answers): {tick, paused, speed}, what unanswered ops ask for first; null when it is live or
+     * going live. */
+    #position() {
+        this.sync();
+        const a = this.aim;
+        if ((!this.open && !this.pending) || a.live) return null;
+        const r = this.recording();
+        if (r) return r;
+        const s = this.v.stream;
+        return { tick: a.tick ?? (s.haveKey ? s.tick : this.tick), paused: a.paused ?? this.play?.paused ?? true, speed: a.speed ?? this.play?.speed ?? 100 };
+    }
+
+    /* Is a frame of tick not this tab's picture? While a new sub's timeline is being opened where
+     * the tab was (resubscribe), vivd sends the world's own frames; they are not shown. */
+    hides(tick) {
+        this.sync();
+        return this.carry !== null && !this.open && this.pending > 0 && tick !== this.carry;
     }
 
     /* ---- opening a recorded session (any role) ------------------------------------------------ */

@@ -11,15 +11,18 @@ import { Connection } from "./conn.js";
 import { FrameError, FrameStream } from "./frame.js";
 import { Controls } from "./inputs.js";
 import { hex64 } from "./hash.js";
-import { eventLines, input, num, play, readError, readPlay, readWorld, sub, unsub } from "./protocol.js";
+import { alignRect, eventLines, input, num, play, readError, readPlay, readWorld, sub, unsub } from "./protocol.js";
 
 const WINDOW_MS = 1000;       /* frames/s and bytes/s over the last second */
 const NOTES = 8;
+const RECT_RETRY_MS = 10000;  /* after too_many_streams, whole frames this long before a rect again */
 
 export class Viewer {
     /* opts: url (or urls: a list, conn.js), token, makeSocket (see conn.js), want: {world (id or kind), view, every, div, enc},
-     * now (ms clock), setTimeout/clearTimeout, and the callbacks onFrame(result), onChange(),
-     * onNote(text). */
+     * now (ms clock), setTimeout/clearTimeout, the callbacks onFrame(result), onChange(),
+     * onNote(text), and lens(world) → {rect, div} or null: the part of the world to subscribe
+     * to (rect [x, y, w, h] in world pixels, null: all of it) and the div, asked at each sub
+     * (the page's camera: what is on the screen); without it, the whole world at `div`. */
     constructor(opts = {}) {
         this.now = opts.now ?? (() => performance.now());
         this.onFrame = opts.onFrame ?? (() => {});
@@ -28,6 +31,7 @@ export class Viewer {
         /* every message first goes here (a recording being verified: replay.js); true: it was
          * taken, and the viewer does nothing more with it */
         this.onExtra = opts.onExtra ?? (() => false);
+        this.lensOf = opts.lens ?? (() => null);
         const want = opts.want ?? {};
         this.want = want.world ?? null;          /* the first world to watch: an id or a kind */
         this.view = want.view ?? "";             /* "" = the world's first view */
@@ -65,6 +69,12 @@ export class Viewer {
         this.lastBytes = 0;
         this.subs = 0;                           /* subs sent, counted */
         this.curKind = null;                     /* the kind of the world watched, for a reconnect */
+        /* The last sub's {rect (as asked, or null), aligned (the rect its frames show, or null),
+         * div}; and the subs sent whose keyframe may still come, oldest first: a keyframe is
+         * matched to its sub by rect and size, so that each picture is placed where it belongs. */
+        this.lens = { rect: null, aligned: null, div: this.div };
+        this.lenses = [];
+        this.rectsOff = 0;        /* rects refused: 0, Infinity (this connection: a relay) or until when */
     }
 
     start() { this.conn.start(); }
@@ -94,7 +104,44 @@ export class Viewer {
         this.verified = false;
         this.lastEvent = "";
         this.subs++;             /* a new sub ends a timeline of the world (timeline.js) */
-        this.conn.send(sub(w.id, { every: this.every, div: this.div, enc: this.enc, view, events: true }));
+        const l = this.#lensFor(w);
+        this.conn.send(sub(w.id, { every: this.every, div: l.div, enc: this.enc, view, events: true, rect: l.rect ?? undefined }));
+    }
+
+    /* What the next sub of w asks for: the page's lens, whole when rects are refused. */
+    #lensFor(w) {
+        const want = this.lensOf(w) ?? {};
+        const rect = want.rect && this.now() >= this.rectsOff ? want.rect.map(Math.round) : null;
+        const l = { rect, aligned: rect ? alignRect(rect, w.w, w.h) : null, div: want.div ?? this.div };
+        this.lens = l;
+        this.lenses.push(l);
+        if (this.lenses.length > 16) this.lenses.shift();
+        return l;
+    }
+
+    /* Subscribe again with what the lens now says (the page moved its view). */
+    resubscribe() {
+        this.#subscribe();
+        this.onChange();
+    }
+
+    /* The sub a keyframe answers: the oldest one still waiting whose rect and size it has (an
+     * older sub's keyframe may come after a newer sub was sent); the subs before it are done. */
+    #keyed() {
+        const s = this.stream, fits = (l) => String(l.aligned) === String(s.rect) &&
+            Math.ceil((l.aligned?.[2] ?? this.world?.w ?? s.w) / l.div) === s.w && Math.ceil((l.aligned?.[3] ?? this.world?.h ?? s.h) / l.div) === s.h;
+        const i = this.lenses.findIndex(fits);
+        if (i > 0) this.lenses.splice(0, i);
+        s.div = i >= 0 ? this.lenses[0].div : this.lens.div;
+    }
+
+    /* A rect refused: by a relay (bad_field naming it: for this connection) or for want of
+     * streams (too_many_streams: for a while); the world is watched whole meanwhile. */
+    #rectRefused(e) {
+        if (!this.lens.rect || !(e.code === "too_many_streams" || (e.code === "bad_field" && /\brect\b/.test(e.msg)))) return;
+        this.rectsOff = e.code === "bad_field" ? Infinity : this.now() + RECT_RETRY_MS;
+        this.note(`the world is shown whole, not the part in view (${e.code})`);
+        this.#subscribe();
     }
 
     /* Watch world id (the picture starts over with its keyframe). */
@@ -176,6 +223,8 @@ export class Viewer {
 
     /* ---- receiving ----------------------------------------------------------------------- */
     #welcome(wl) {
+        if (this.rectsOff === Infinity) this.rectsOff = 0;     /* another connection: ask again */
+        this.lenses = [];
         this.role = wl.role;
         this.client = wl.client;
         this.server = wl.server;
@@ -250,10 +299,13 @@ export class Viewer {
             }
             return;
         }
-        case "error":
+        case "error": {
             this.#sample(bytes, false);
-            this.refused(readError(m));
+            const e = readError(m);
+            this.refused(e);
+            this.#rectRefused(e);
             return;
+        }
         case "local_error":
             this.lastError = { code: m.code, msg: m.msg, seq: null };
             this.note(m.code === "bad_token" ? `the token was refused (${m.msg}); watching as a viewer` : `${m.code}: ${m.msg}`);
@@ -317,6 +369,7 @@ export class Viewer {
             this.#resync();
             return;
         }
+        if (r.key) this.#keyed();
         this.verified = true;
         this.counts.frames++;
         const w = this.world;
@@ -347,6 +400,12 @@ export class Viewer {
             get hash() { return hex64(v.stream.hash); },
             get fh() { return hex64(v.stream.fh); },
             get sh() { return hex64(v.stream.sh); },
+            /* the rect of the frame held ([x, y, w, h], null: the whole world) and its div;
+             * what the last sub asked for ({rect, aligned, div}); subs sent */
+            get rect() { return v.stream.haveKey && v.stream.rect ? [...v.stream.rect] : null; },
+            get div() { return v.stream.div; },
+            get lens() { return { rect: v.lens.rect && [...v.lens.rect], aligned: v.lens.aligned && [...v.lens.aligned], div: v.lens.div }; },
+            get subs() { return v.subs; },
             get verified() { return v.verified; },
             get frames() { return v.counts.frames; },
             get mismatches() { return v.counts.mismatches; },

@@ -38,12 +38,13 @@ export async function until(what, pred, ms = 20000, every = 25) {
 }
 
 /* ---- the page's WebSocket traffic, as Chromium reports it --------------------------------- */
-/* Every message the page's WebSockets carry, decoded: frames {conn, world, tick, key, fh, sh},
- * inputs sent {conn, world, seq, kind, args}, play controls, timeline ops and opens sent
- * ({conn, op, tick}, {conn, session, file}), acks {conn, seq, tick}, errors.
+/* Every message the page's WebSockets carry, decoded: frames {conn, world, tick, key, fh, sh,
+ * rect (or null), w, h, bytes (the message's)}, inputs sent {conn, world, seq, kind, args}, subs
+ * sent {conn, world, rect (or null), div, at (Date.now())}, play controls, timeline ops and opens
+ * sent ({conn, op, tick}, {conn, session, file}), acks {conn, seq, tick}, errors.
  * conn counts the page's WebSockets (1 after the first reconnect). */
 export function wireLog(page) {
-    const log = { conns: [], frames: [], inputs: [], plays: [], timelines: [], opens: [], acks: [], errors: [] };
+    const log = { conns: [], frames: [], inputs: [], subs: [], plays: [], timelines: [], opens: [], acks: [], errors: [] };
     page.on("websocket", (ws) => {
         const conn = log.conns.length;
         log.conns.push({ url: ws.url(), closed: false });
@@ -53,7 +54,8 @@ export function wireLog(page) {
             const m = decodeMessage(new Uint8Array(payload));
             if (m.t === "welcome") log.conns[conn].client = num(m.client);
             else if (m.t === "frame")
-                log.frames.push({ conn, world: num(m.world), tick: num(m.tick), key: m.key === true, fh: hex64(m.fh), sh: hex64(m.sh) });
+                log.frames.push({ conn, world: num(m.world), tick: num(m.tick), key: m.key === true, fh: hex64(m.fh), sh: hex64(m.sh),
+                                  rect: m.rect ? m.rect.map((v) => num(v)) : null, w: num(m.w), h: num(m.h), bytes: payload.length });
             else if (m.t === "ack") log.acks.push({ conn, seq: num(m.seq), tick: num(m.tick) });
             else if (m.t === "error") log.errors.push({ conn, code: m.code, msg: m.msg, seq: m.seq === undefined ? null : num(m.seq) });
         });
@@ -64,6 +66,7 @@ export function wireLog(page) {
             else if (m.t === "play") log.plays.push({ conn, op: m.op, tick: m.tick === undefined ? null : num(m.tick) });
             else if (m.t === "timeline") log.timelines.push({ conn, world: num(m.world), op: m.op, tick: m.tick === undefined ? null : num(m.tick) });
             else if (m.t === "open") log.opens.push({ conn, session: num(m.session), file: m.file ?? null });
+            else if (m.t === "sub") log.subs.push({ conn, world: num(m.world), rect: m.rect ? m.rect.map((v) => num(v)) : null, div: m.div === undefined ? 1 : num(m.div), at: Date.now() });
         });
     });
     return log;

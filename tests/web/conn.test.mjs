@@ -4,33 +4,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { Connection, MAX_URLS, RETRY_MAX_MS, RETRY_MIN_MS, wsUrl, wsUrls } from "../../clients/web/conn.js";
-import { decodeMessage, encodeMessage } from "../../clients/web/protocol.js";
 import { WS_PATH } from "../../clients/web/protocol.js";
 import { load } from "./corpus.mjs";
-
-/* A socket the test plays the server of. */
-class FakeSocket {
-    constructor(url, log) {
-        this.url = url;
-        this.readyState = 0;
-        this.sent = [];
-        log.push(this);
-    }
-    open() { this.readyState = 1; this.onopen?.({}); }
-    send(b) { this.sent.push(decodeMessage(b)); }
-    recv(obj) { this.onmessage?.({ data: (obj instanceof Uint8Array ? obj : encodeMessage(obj)).slice().buffer }); }
-    close() { this.readyState = 3; this.onclose?.({ code: 1006 }); }
-}
-
-function fakeClock() {
-    const timers = [];
-    return {
-        timers,
-        setTimeout: (fn, ms) => { timers.push({ fn, ms }); return timers.length; },
-        clearTimeout: () => {},
-        fire() { const t = timers.shift(); t.fn(); return t.ms; },
-    };
-}
+import { FakeSocket, fakeClock } from "./fakes.mjs";
 
 const welcomeBody = () => load("welcome.msgs")[0].body;
 

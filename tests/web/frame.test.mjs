@@ -4,6 +4,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { FrameError, FrameStream } from "../../clients/web/frame.js";
 import { frames } from "./corpus.mjs";
+import { rawFrame } from "./fakes.mjs";
 
 test("every recorded stream applies in order, each frame matching its hash", () => {
     for (const name of ["sand.msgs", "terrarium-xray-every3.msgs", "cycle.msgs", "merge.msgs", "small-tile.zst.msgs", "play.msgs"]) {
@@ -72,4 +73,19 @@ test("a frame of another size needs a keyframe; the buffer follows the size", ()
     fs.apply(big[0]);
     assert.equal(fs.px.length, 320 * 180);
     assert.equal(fs.pal.length, 3 * fs.count);
+});
+
+test("a rect's frames: the rect is kept with the picture; a delta of another rect, or a rect smaller than its frame, is refused", () => {
+    const fs = new FrameStream();
+    assert.ok(fs.apply(rawFrame([64, 0, 128, 64], 128, 64)).hashOk);
+    assert.deepEqual(fs.rect, [64, 0, 128, 64]);
+    assert.ok(fs.apply(rawFrame([64, 0, 128, 64], 128, 64, { key: false, seed: 1, tick: 2 })).hashOk, "a delta of the same rect");
+    assert.throws(() => fs.apply(rawFrame([0, 0, 128, 64], 128, 64, { key: false, tick: 3 })), (e) => e.code === "proto" && /rect/.test(e.message));
+    assert.throws(() => fs.apply(rawFrame(undefined, 128, 64, { key: false, tick: 3 })), (e) => e.code === "proto", "a whole delta after a rect's keyframe");
+    assert.throws(() => fs.apply(rawFrame([0, 0, 64, 64], 128, 64)), (e) => e.code === "proto" && /128x64 frame of the rect/.test(e.message));
+    assert.throws(() => fs.apply(rawFrame([0, 0, 128, 64, 1], 128, 64)), (e) => e.code === "proto");
+    assert.ok(fs.apply(rawFrame([0, 0, 256, 128], 128, 64)).hashOk, "a div 2 keyframe of a larger rect");
+    assert.deepEqual(fs.rect, [0, 0, 256, 128]);
+    assert.ok(fs.apply(rawFrame(undefined, 128, 64)).hashOk, "a keyframe of the whole world");
+    assert.equal(fs.rect, null);
 });

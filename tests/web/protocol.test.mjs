@@ -3,8 +3,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { encode } from "../../clients/web/vendor/msgpack.js";
-import { ProtocolError, decodeMessage, encodeMessage, eventLines, hello, input, open, play, readError,
-         readOpened, readWelcome, readWorld, sub, u64, num } from "../../clients/web/protocol.js";
+import { ProtocolError, alignRect, decodeMessage, encodeMessage, eventLines, hello, input, open, play, readError,
+         readOpened, readRect, readWelcome, readWorld, sub, u64, num } from "../../clients/web/protocol.js";
 import { load, welcome } from "./corpus.mjs";
 
 test("a real welcome gives every demo world with its inputs, ranges and names", () => {
@@ -57,6 +57,8 @@ test("the page's messages are the maps of docs/PROTOCOL.md, with absent options 
     assert.deepEqual(rt(sub(3, { div: 1 })), { t: "sub", world: 3 });
     assert.deepEqual(rt(sub(3, { events: true })), { t: "sub", world: 3, events: true });
     assert.deepEqual(rt(sub(3, { events: false })), { t: "sub", world: 3 });
+    assert.deepEqual(rt(sub(3, { rect: [10, -4.4, 200, 100.6], div: 2 })), { t: "sub", world: 3, div: 2, rect: [10, -4, 200, 101] });
+    assert.deepEqual(rt(sub(3, { rect: null })), { t: "sub", world: 3 });
     assert.deepEqual(rt(input(1, 7, "drop", [-1])), { t: "input", world: 1, seq: 7, kind: "drop", args: [-1] });
     assert.deepEqual(rt(play(1, "seek", { tick: 120 })), { t: "play", world: 1, op: "seek", tick: 120 });
     assert.deepEqual(rt(play(1, "speed", { speed: 200, tick: 5 })), { t: "play", world: 1, op: "speed", speed: 200 });
@@ -109,4 +111,22 @@ test("an events message reads as the lines viv sim --events prints; malformed en
         "event 4117 bare",
     ]);
     assert.deepEqual(eventLines({ t: "events", world: 2, tick: 1 }), []);
+});
+
+test("a rect is widened to the 64-pixel region grid and clipped to the world, as docs/PROTOCOL.md says", () => {
+    assert.deepEqual(alignRect([64, 128, 64, 64], 640, 480), [64, 128, 64, 64], "on the grid: as asked");
+    assert.deepEqual(alignRect([70, 130, 100, 10], 640, 480), [64, 128, 128, 64], "widened both ways");
+    assert.deepEqual(alignRect([600, 450, 100, 100], 640, 480), [576, 448, 64, 32], "clipped at the corner");
+    assert.deepEqual(alignRect([-30, -500, 40, 520], 640, 480), [0, 0, 64, 64], "negative x and y count as 0");
+    assert.deepEqual(alignRect([5000, 9000, 10, 10], 640, 480), [576, 448, 64, 32], "wholly outside: the region at the nearest edge");
+    assert.deepEqual(alignRect([-300, 100, 10, 10], 640, 480), [0, 64, 64, 64], "wholly left of it");
+    assert.deepEqual(alignRect([0, 0, 640, 480], 640, 480), [0, 0, 640, 480]);
+    assert.deepEqual(alignRect([0, 0, 100, 50], 100, 50), [0, 0, 100, 50], "a world smaller than a region");
+});
+
+test("a frame's rect reads as [x, y, w, h]; anything else is refused", () => {
+    assert.equal(readRect(undefined), null);
+    assert.deepEqual(readRect([64, 0, 128n, 64]), [64, 0, 128, 64]);
+    for (const bad of [[1, 2, 3], [0, 0, 0, 64], [-64, 0, 64, 64], "0,0,64,64", [0, 0, 64, 1.5]])
+        assert.throws(() => readRect(bad), ProtocolError, JSON.stringify(bad));
 });

@@ -130,3 +130,41 @@ test("another view of a recording (a new sub, which ends the timeline at vivd) l
     t2.resubscribe(() => { w.subs++; });
     assert.deepEqual(ops(w), []);
 });
+
+test("a live world rewound here and subscribed again (the view moved to another rect) lands where it was, paused or playing, at its speed", () => {
+    const v = viewer([entry(1, null)]), tl = new Timeline(v);
+    tl.send("pause");
+    tl.feed({ t: "timeline", world: 1, tick: 900, live: false, play: { ...PLAY, end: 900, paused: true } });
+    v.stream.tick = 880;
+    tl.resubscribe(() => { v.subs++; });
+    assert.deepEqual(ops(v), ["pause", "seek 880"], "paused where it was shown: a seek opens a new timeline paused");
+    tl.feed({ t: "timeline", world: 1, tick: 880, live: false, play: { ...PLAY, end: 900, paused: true } });
+    tl.send("speed", { speed: 400 });
+    tl.send("resume");
+    tl.feed({ t: "timeline", world: 1, tick: 880, live: false, play: { ...PLAY, end: 900, paused: true, speed: 400 } });
+    tl.feed({ t: "timeline", world: 1, tick: 881, live: false, play: { ...PLAY, end: 900, paused: false, speed: 400 } });
+    v.stream.tick = 890;
+    v.sent.length = 0;
+    tl.resubscribe(() => { v.subs++; });
+    tl.feed({ t: "timeline", world: 1, tick: 890, live: false, play: { ...PLAY, end: 900, paused: true } });
+    assert.deepEqual(ops(v), ["seek 890", "speed 400", "resume"], "playing at 400 %, it plays on at 400 %");
+});
+
+test("the view moves again before vivd answers: the new sub still lands where the tab was; the world's own frames meanwhile are not shown; going live carries nothing", () => {
+    const v = viewer([entry(1, null)]), tl = new Timeline(v);
+    tl.send("seek", { tick: 500 });
+    tl.feed({ t: "timeline", world: 1, tick: 500, live: false, play: { ...PLAY, end: 900, paused: true } });
+    v.stream.tick = 500;
+    tl.resubscribe(() => { v.subs++; });
+    assert.equal(tl.hides(500), false, "the tick the tab was at is shown");
+    assert.equal(tl.hides(931), true, "the world's own frame, before the timeline's keyframe, is not");
+    v.stream.tick = 931;                          /* the stream took it */
+    tl.resubscribe(() => { v.subs++; });
+    assert.deepEqual(ops(v), ["seek 500", "seek 500", "seek 500"], "still 500, not the live tick the stream holds");
+    tl.feed({ t: "timeline", world: 1, tick: 500, live: false, play: { ...PLAY, end: 900, paused: true } });
+    assert.equal(tl.hides(931), false, "open: whatever comes is the timeline's");
+    tl.send("live");
+    tl.resubscribe(() => { v.subs++; });
+    assert.deepEqual(ops(v).slice(3), ["live"], "going live: the new sub is live");
+    assert.equal(tl.hides(940), false);
+});

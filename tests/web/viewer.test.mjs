@@ -8,6 +8,9 @@ import { Viewer } from "../../clients/web/viewer.js";
 import { Controls } from "../../clients/web/inputs.js";
 import { TcpWebSocket } from "./tcp.mjs";
 import { PLAYER, haveBinaries, startVivd, vivSim } from "./vivd.mjs";
+import { alignRect } from "../../clients/web/protocol.js";
+import { FakeSocket, fakeClock, rawFrame } from "./fakes.mjs";
+import { load } from "./corpus.mjs";
 
 const skip = haveBinaries() ? false : "bin/vivd and bin/viv are not built (make -j2 all)";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -123,6 +126,117 @@ test("the 13 fps homage beside the full stream: every third tick, a third of the
     } finally {
         await srv.stop();
     }
+});
+
+/* The part [x, y, w, h] of a W-wide picture px, nearest-sampled at div (docs/PROTOCOL.md, sub). */
+function cropOf(px, W, [x, y, w, h], div) {
+    const ow = Math.ceil(w / div), oh = Math.ceil(h / div), out = new Uint8Array(ow * oh), half = div >> 1;
+    for (let j = 0; j < oh; j++)
+        for (let i = 0; i < ow; i++)
+            out[j * ow + i] = px[(y + Math.min(j * div + half, h - 1)) * W + x + Math.min(i * div + half, w - 1)];
+    return out;
+}
+
+test("the part of the world in view: a sub with a rect, its frames that rect's pixels at the div asked for", { skip }, async () => {
+    const srv = await startVivd(["--no-record", "--world", "sand:seed=3:w=640,h=480"]);
+    try {
+        const whole = new Map(), parts = [];
+        const a = viewer(srv.port);
+        a.onFrame = () => whole.set(a.stream.tick, a.stream.px.slice());
+        let lens = { rect: [150, 100, 200, 120], div: 1 };
+        const b = viewer(srv.port, { lens: () => lens });
+        b.onFrame = (r) => parts.push({ tick: b.stream.tick, key: r.key, rect: b.stream.rect, div: b.stream.div, w: b.stream.w, h: b.stream.h, px: b.stream.px.slice(), ok: r.hashOk });
+        a.start();
+        b.start();
+        /* each part is the whole frame's, cut where its rect says and sampled at its div */
+        const check = async (asked, what) => {
+            const aligned = alignRect(asked.rect, 640, 480);
+            await until(`${what}: 20 frames of [${aligned}]`, () => parts.filter((f) => String(f.rect) === String(aligned)).length >= 20, 20000);
+            const mine = parts.filter((f) => String(f.rect) === String(aligned));
+            assert.ok(mine[0].key, `${what}: a keyframe first`);
+            let compared = 0;
+            for (const f of mine) {
+                assert.ok(f.ok, `${what}: tick ${f.tick} matches its hash`);
+                assert.equal(f.div, asked.div, `${what}: placed at the div asked for`);
+                assert.deepEqual([f.w, f.h], [Math.ceil(aligned[2] / asked.div), Math.ceil(aligned[3] / asked.div)]);
+                const g = whole.get(f.tick);
+                if (!g) continue;
+                assert.deepEqual(f.px, cropOf(g, 640, aligned, asked.div), `${what}: tick ${f.tick}`);
+                compared++;
+            }
+            assert.ok(compared >= 10, `${what}: ${compared} frames compared with the whole world's`);
+            assert.deepEqual(b.hook().lens.aligned, aligned);
+        };
+        await check(lens, "a rect");
+        assert.deepEqual(alignRect(lens.rect, 640, 480), [128, 64, 256, 192]);
+        lens = { rect: [500, 400, 300, 300], div: 2 };        /* the corner, zoomed out */
+        b.resubscribe();
+        await check(lens, "a clipped rect at div 2");
+        /* back to the whole world */
+        lens = null;
+        b.resubscribe();
+        await until("whole frames", () => parts.at(-1).rect === null && parts.at(-1).w === 640);
+        assert.equal(a.hook().mismatches + b.hook().mismatches + a.hook().badFrames + b.hook().badFrames, 0);
+    } finally {
+        await srv.stop();
+    }
+});
+
+/* A Viewer on a scripted socket (no vivd), welcomed with the demo set's welcome (world 1: sand,
+ * 320×180); lens() says what to subscribe to. */
+function scripted(lens) {
+    const socks = [], clock = fakeClock();
+    const v = new Viewer({ url: "ws://h/ws", token: PLAYER, makeSocket: (u) => new FakeSocket(u, socks), lens: () => lens.now, ...clock });
+    v.start();
+    socks[0].open();
+    socks[0].recv(load("welcome.msgs")[0].body);
+    return { v, clock, sock: () => socks.at(-1), subs: () => socks.flatMap((s) => s.sent).filter((m) => m.t === "sub") };
+}
+
+test("a keyframe is placed by the sub it answers: an older sub's may come after a newer one was sent", () => {
+    const lens = { now: { rect: [0, 0, 100, 100], div: 4 } };
+    const { v, sock, subs } = scripted(lens);
+    assert.deepEqual(subs().at(-1), { t: "sub", world: 1, div: 4, events: true, rect: [0, 0, 100, 100] });
+    assert.deepEqual(v.lens.aligned, [0, 0, 128, 128]);
+    lens.now = { rect: [10, 10, 100, 100], div: 1 };
+    v.resubscribe();
+    assert.deepEqual(subs().at(-1).rect, [10, 10, 100, 100]);
+    /* the first sub's keyframe, then a delta of it, then the second's */
+    sock().recv(rawFrame([0, 0, 128, 128], 32, 32, { tick: 5 }));
+    assert.equal(v.stream.div, 4, "32×32 of [0,0,128,128]: the div 4 sub's, not the latest");
+    sock().recv(rawFrame([0, 0, 128, 128], 32, 32, { tick: 6, key: false, seed: 1 }));
+    assert.equal(v.stream.div, 4);
+    sock().recv(rawFrame([0, 0, 128, 128], 128, 128, { tick: 7 }));
+    assert.equal(v.stream.div, 1, "128×128 of the same rect: the second sub's");
+    assert.equal(v.lenses.length, 1, "the first sub is done with");
+    assert.deepEqual([v.counts.frames, v.counts.mismatches, v.counts.badFrames], [3, 0, 0]);
+    v.stop();
+});
+
+test("a rect refused: too_many_streams, the world whole for a while; a relay's bad_field, whole on this connection", () => {
+    const lens = { now: { rect: [64, 64, 64, 64], div: 1 } };
+    const { v, clock, sock, subs } = scripted(lens);
+    assert.deepEqual(subs().at(-1).rect, [64, 64, 64, 64]);
+    sock().recv({ t: "error", code: "too_many_streams", msg: "this world already serves 64 (view, every, div, enc, rect) combinations" });
+    assert.equal(subs().at(-1).rect, undefined, "subscribed again, whole");
+    assert.ok(v.rectsOff > v.now() && v.rectsOff < v.now() + 20000, "rects again in a while");
+    assert.equal(v.lens.rect, null);
+    v.rectsOff = 0;                      /* the while has passed */
+    v.resubscribe();
+    assert.deepEqual(subs().at(-1).rect, [64, 64, 64, 64]);
+    sock().recv({ t: "error", code: "bad_field", msg: "a rect of another member's world is not served yet: watch it whole" });
+    assert.equal(subs().at(-1).rect, undefined);
+    assert.equal(v.rectsOff, Infinity);
+    const n = subs().length;
+    sock().recv({ t: "error", code: "bad_field", msg: "field 'every' must be 1..3600" });
+    assert.equal(subs().length, n, "another field's error: no new sub");
+    /* another connection (perhaps to a vivd that hosts the world): rects are asked for again */
+    sock().close();
+    clock.fire();
+    sock().open();
+    sock().recv(load("welcome.msgs")[0].body);
+    assert.deepEqual(subs().at(-1).rect, [64, 64, 64, 64]);
+    v.stop();
 });
 
 test("a connection dropped mid-stream reconnects and resumes from a keyframe, with 0 mismatches", { skip }, async () => {
