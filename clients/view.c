@@ -2,10 +2,11 @@
  *
  * Every rebuilt frame is drawn with ANSI 24-bit colour half-blocks ("▀": foreground = the upper
  * pixel, background = the lower one, so a character cell holds two pixels), fitted to the
- * terminal and centred. The cells as last drawn are kept, and only those that differ are written:
- * cursor moves and colour changes for the changed cells, in one write() per frame. The socket,
- * the keyboard (raw mode) and the signals (a signalfd) share one poll(); every pending message is
- * applied before drawing, so a slow terminal skips frames and always shows the latest one.
+ * terminal and centred, or zoomed and panned over a rect of the world (view_zoom.c). The cells
+ * as last drawn are kept, and only those that differ are written: cursor moves and colour
+ * changes for the changed cells, in one write() per frame. The socket, the keyboard (raw mode)
+ * and the signals (a signalfd) share one poll(); every pending message is applied before
+ * drawing, so a slow terminal skips frames and always shows the latest one.
  *
  * `--frames N` is the non-interactive mode for tests and scripts: N frames at a fixed size to
  * stdout, no alternate screen, no raw mode. */
@@ -40,8 +41,10 @@ static void view_head(FILE *out)
         "as an upper half-block in 24-bit colour (foreground = upper pixel, background = lower),\n"
         "so the terminal needs truecolor and UTF-8. The picture is scaled down to fit (nearest\n"
         "pixel, aspect kept), or up by a whole factor when the world is small, and centred; it\n"
-        "re-fits when the terminal is resized. Only the cells that change are redrawn, and when\n"
-        "the terminal cannot keep up, frames are skipped: the latest one is always drawn.\n"
+        "re-fits when the terminal is resized. + zooms in and w a s d pan (below): zoomed, only\n"
+        "the rect of the world in view is subscribed. Only the cells that change are redrawn,\n"
+        "and when the terminal cannot keep up, frames are skipped: the latest one is always\n"
+        "drawn.\n"
         "\n");
 }
 
@@ -57,6 +60,16 @@ static void view_tail(FILE *out)
         "  Ctrl-L            redraw the whole screen\n"
         "  h                 the 13 fps homage (seed 001), on or off: every third tick at a third\n"
         "                    of the resolution, each held until the next (--every 3 --div 3)\n"
+        "  + or =, -         zoom in, out: the whole world fitted, then 1, 2, 4, 8, 16 screen\n"
+        "                    pixels a world pixel (a cell is two screen pixels, one above the\n"
+        "                    other), skipping those at which the whole world fits\n"
+        "  z                 the whole world again, fitted\n"
+        "  w a s d           pan up, left, down, right by a quarter of the view\n"
+        "  wheel             (with a token: the mouse is on) zoom in or out at the pointer\n"
+        "  Zoomed, the subscription asks only for the rect of the world in view (widened to the\n"
+        "  server's 64-pixel grid), and asks again when the view leaves it or needs less than a\n"
+        "  quarter of it; the mouse still acts on the world pixel under it. Rewound, a pan out\n"
+        "  of the rect reopens the timeline at the tick shown.\n"
         "sand (with a token):\n"
         "  1-9, 0            paint with element 1..10 (the names are below)\n"
         "  e                 the erase tool: a drag empties discs, walls included (e again: paint)\n"
@@ -112,8 +125,9 @@ static void view_tail(FILE *out)
         "recording, the tick / the last tick with a seek bar and the speed instead; rewound,\n"
         "\"rewound\", the tick shown, about how many ticks the world is ahead (\"-N ticks\": its\n"
         "rate times the time since vivd last said where it is), paused or playing and the speed,\n"
-        "and after going live again \"live\" after the tick. When the terminal is narrow (80\n"
-        "columns) it uses a shorter form.\n"
+        "and after going live again \"live\" after the tick. Zoomed, it shows the zoom and the\n"
+        "world rect in view (\"zoom 2x at X,Y WxH\", then the frames' rect; short: \"2x@X,Y\").\n"
+        "When the terminal is narrow (80 columns) it uses a shorter form.\n"
         "\n"
         "When the server goes away, the picture stays, the status line says \"reconnecting…\",\n"
         "and viv view tries again after 0.25 s, doubling the wait up to 4 s, for as long as it\n"
@@ -186,22 +200,55 @@ int view_fork(vw_view *v, uint64_t tick)
     return view_send(v);
 }
 
+uint32_t view_div(const vw_view *v)
+{
+    return v->o.homage ? 3 : v->o.div;
+}
+
 /* (Re)subscribe to the current world: the server answers with a keyframe first. --view applies
- * where the world has that view. */
+ * where the world has that view; a zoomed view asks for the rect it needs. */
 static int view_put_sub(vw_view *v)
 {
-    const vw_world *w = &v->worlds[v->cur];
+    vw_world *w = &v->worlds[v->cur];
     const char *view = v->o.view && vw_world_has_view(w, v->o.view) ? v->o.view : NULL;
     /* The homage of a world that draws its own (the terrarium's view "homage", the world drawn
      * at a third of the resolution as seed 001 does), unless another view was asked for. */
     if (v->o.homage && !view && vw_world_has_view(w, "homage")) view = "homage";
-    uint32_t every = v->o.homage ? 3 : v->o.every, div = v->o.homage ? 3 : v->o.div;
+    uint32_t every = v->o.homage ? 3 : v->o.every;
     /* A new sub drops a timeline (the view is live again). */
-    v->worlds[v->cur].tl = v->worlds[v->cur].tl_wait = 0;
+    w->tl = w->tl_wait = w->tl_reopen = 0;
     v->fork_at_edge = 0;
+    view_zoom_need(v, v->sub_rect);
     /* default: tile.zst; the world's events too, for the status line */
-    cli_put_sub_events(&v->b, w->id, every, div, NULL, view, 1);
+    cli_put_sub_rect(&v->b, w->id, every, view_div(v), NULL, view, 1,
+                     v->sub_rect[2] ? v->sub_rect : NULL);
     return view_send(v);
+}
+
+int view_resub(vw_view *v)
+{
+    vw_world *w = &v->worlds[v->cur];
+    int rewound = w->tl;
+    uint64_t tick = w->play_tick;
+    if (view_put_sub(v)) return -1;
+    if (!rewound) return 0;
+    /* The new sub let the timeline go: open it again at the tick shown (paused), and draw none
+     * of the live frames that come meanwhile. */
+    w->tl_wait = w->tl_reopen = 1;
+    w->tl_replay = w->play_paused ? 0 : w->play_speed;
+    return view_play(v, "seek", tick, 0);
+}
+
+/* A timeline opened again by view_resub (paused) plays on if it was playing, at its speed. */
+static int view_tl_replay(vw_view *v, vw_world *w)
+{
+    int speed = w->tl_replay;
+    w->tl_replay = 0;
+    if (!speed) return 0;
+    if (speed != w->play_speed && view_play(v, "speed", 0, speed)) return -1;
+    w->play_speed = speed;
+    w->play_paused = 0;
+    return view_play(v, "resume", 0, 0);
 }
 
 /* Watch the current world from scratch: the old picture is dropped. */
@@ -234,7 +281,7 @@ static int view_goto(vw_view *v, int to)
     vw_world *w = &v->worlds[v->cur];
     uint32_t old = w->id;
     if (v->pressed && w->mode->leave && w->mode->leave(v, w)) return -1;
-    w->tl = w->tl_wait = 0;       /* the unsub lets its timeline go */
+    w->tl = w->tl_wait = w->tl_reopen = 0;       /* the unsub lets its timeline go */
     v->fork_at_edge = 0;
     v->cur = to;
     v->note[0] = '\0';           /* news of the world left behind */
@@ -269,6 +316,10 @@ static int view_on_message(vw_view *v, const wire_msg *m)
         if (wire_get_u64(m, "world", &id) || id != v->worlds[v->cur].id) return 0;
         char e[256];
         int rc = cli_frame_apply(&v->frame, m, e, sizeof e);
+        if (rc == 0 && v->worlds[v->cur].tl_reopen) {
+            v->frame_ok = 1;            /* shown once the timeline is open again */
+            return 0;
+        }
         if (rc == 0) {
             vw_world *w = &v->worlds[v->cur];
             if (w->is_play) {
@@ -313,14 +364,16 @@ static int view_on_message(vw_view *v, const wire_msg *m)
         for (int i = 0; i < v->nworlds; i++) {
             vw_world *w = &v->worlds[i];
             if (w->id != id || w->is_play) continue;
-            w->tl_wait = 0;
+            int reopen = w->tl_reopen;
+            w->tl_wait = w->tl_reopen = 0;
+            if (reopen && i == v->cur) v->frame_new = v->frame_ok;   /* its keyframe */
             if (live) {
                 w->tl = 0;
                 if (i == v->cur) view_note(v, "live again (tick %llu)", (unsigned long long)tick);
                 continue;
             }
             const wire_val *pv = wire_msg_get(m, "play");
-            if (i == v->cur && !w->tl && !v->fork_at_edge)
+            if (i == v->cur && !w->tl && !v->fork_at_edge && !reopen)
                 view_note(v, "rewound to tick %llu", (unsigned long long)tick);
             if (pv && vw_play_read(pv, w) == 0) {
                 w->is_play = 0;             /* vw_play_read is for recordings too */
@@ -333,6 +386,7 @@ static int view_on_message(vw_view *v, const wire_msg *m)
                 v->fork_at_edge = 0;
                 if (view_fork(v, tick)) return -1;
             }
+            if (i == v->cur && reopen && view_tl_replay(v, w)) return -1;
         }
         return 0;
     }
@@ -385,6 +439,8 @@ static int view_on_message(vw_view *v, const wire_msg *m)
             const char *what = v->fork_wait || v->fork_at_edge ? "fork" : "rewind";
             v->fork_wait = v->fork_at_edge = 0;
             cw->tl_wait = 0;
+            if (cw->tl_reopen) v->frame_new = v->frame_ok;     /* live, then */
+            cw->tl_reopen = 0;
             view_note(v, "%s: %.80s", what, v->final_err);
         }
         /* Without a seq it is about a sub or unsub; --frames has no one to show it to. */
@@ -470,6 +526,9 @@ static void view_carry(vw_world *to, const vw_world *from)
     to->cyc_range = from->cyc_range;
     to->cyc_blend = from->cyc_blend;
     to->cyc_off = from->cyc_off;
+    to->zoom = from->zoom;
+    to->zx = from->zx;
+    to->zy = from->zy;
 }
 
 /* Connected to address at of --host's list. */
@@ -587,6 +646,10 @@ static int view_interactive(vw_view *v)
                 vw_term_size(&cols, &rows);
                 if (vw_screen_resize(&v->scr, cols, rows)) {
                     snprintf(v->err, sizeof v->err, "out of memory for a %dx%d screen", cols, rows);
+                    status = 1;
+                    break;
+                }
+                if (view_zoom_follow(v) && !v->lost) {      /* the view's rect changed size */
                     status = 1;
                     break;
                 }

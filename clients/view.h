@@ -5,7 +5,9 @@
  *   view_modes.c    the world modes: one row per world kind with its key and mouse handling and
  *                   its status hints, and the default for a kind without a row
  *   view_keys.c     the key map: escape sequences, mouse reports, the keys every world shares
- *   view_screen.c   the half-block picture: fitting, diffing, ANSI output; the status line
+ *   view_screen.c   the half-block picture: fitting or zooming, diffing, ANSI output; the status
+ *                   line
+ *   view_zoom.c     zoom and pan: the keys and the wheel, and the rect the subscription asks for
  *   view_term.c     the terminal: size, raw mode, the alternate screen, signals */
 #ifndef VIVARIUM_VIEW_H
 #define VIVARIUM_VIEW_H
@@ -33,6 +35,10 @@
 #define VW_RETRY_MIN 0.25         /* reconnecting: the first wait, doubled after each failure */
 #define VW_RETRY_MAX 4.0          /* ... up to this */
 #define VW_SHOVE_PX 16            /* a terrarium shove: pixels per tick (the world caps it) */
+#define VW_ZOOM_MAX 16            /* the closest zoom: screen pixels per world pixel */
+/* The server widens a sub's rect to this grid of world pixels (docs/PROTOCOL.md, sub): the
+ * viewer aligns the rect it asks for the same way, to know what its frames will cover. */
+#define VW_REGION 64
 
 /* Keys that are not one byte: arrows, Home and End (escape sequences), after the 256 bytes. */
 enum { VW_K_UP = 256, VW_K_DOWN, VW_K_RIGHT, VW_K_LEFT, VW_K_SUP, VW_K_SDOWN, VW_K_SRIGHT,
@@ -122,8 +128,13 @@ struct vw_world {
     int tl;                           /* rewound: the subscription shows a timeline */
     int tl_wait;                      /* the op that opens it is unanswered (others: world_busy) */
     int tl_used;                      /* it was rewound once: the status line says "live" */
+    int tl_reopen;                    /* tl_wait after view_resub: live frames are not drawn, */
+    int tl_replay;                    /* and then it plays at this speed (0: stays paused) */
     uint64_t tl_edge;                 /* the live edge the last answer gave, */
     double tl_edge_t;                 /* and when it came (for "-N ticks") */
+    /* Zoom and pan (view_zoom.c): 0, the whole world fitted to the terminal; else screen pixels
+     * per world pixel (1, 2, 4 … VW_ZOOM_MAX), with world pixel (zx, zy) in the middle. */
+    int zoom, zx, zy;
 };
 
 typedef struct vw_opts {
@@ -146,10 +157,16 @@ typedef struct vw_screen {
     int cols, rows;                   /* the whole terminal: picture rows-1, status the last row */
     uint64_t *want, *have;            /* per cell: upper colour << 32 | lower colour */
     int have_valid;                   /* have[] mirrors the terminal */
-    int *colmap, *rowmap;             /* frame x per column, frame y per half-row; -1: outside */
-    int fw, fh;                       /* the frame size the maps were built for (0: none yet) */
+    int *colmap, *rowmap;             /* x per column, y per half-row (below); -1: outside */
+    /* zoom 0: the whole frame fitted, and the maps give frame pixels, for an fw x fh frame (0:
+     * none yet). Zoomed: zoom screen pixels per world pixel, the maps give world pixels of a
+     * ww x wh world, and [vx, vy, vw, vh] is the world rect in view, around (zx, zy). */
+    int zoom;
+    int fw, fh;
+    int ww, wh, zx, zy;
+    int vx, vy, vw, vh;
     int ox, oy, ow, oh;               /* picture offset and size in columns and half-rows */
-    int num, den;                     /* frame pixels per screen pixel: num / den */
+    int num, den;                     /* map pixels (frame or world) per screen pixel: num / den */
     char status[512];                 /* the status line as last drawn */
     int status_valid;
     uint32_t fg, bg;                  /* the SGR colours the terminal has now */
@@ -169,6 +186,10 @@ struct vw_view {
     cli_frame frame;
     int frame_ok;                     /* frame holds a verified picture of the current world */
     int frame_new;                    /* ... not drawn yet */
+    int repaint;                      /* the picture moved (zoom, pan): draw it again */
+    /* The rect the subscription asked for, aligned as the server aligns it (w 0: the whole
+     * world). */
+    int32_t sub_rect[4];
     vw_screen scr;
     vw_out out;
     /* terminal */
@@ -209,6 +230,10 @@ double vw_now(void);
 int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
 int view_switch(vw_view *v, int dir);
 int view_homage(vw_view *v);          /* the h key: the homage on or off, from a keyframe */
+uint32_t view_div(const vw_view *v);  /* the div the subscription asks for (--div, the homage) */
+/* Subscribe the current world again with the rect its view needs (view_zoom_need), keeping the
+ * picture until the new keyframe; a rewound view reopens its timeline at the tick shown. */
+int view_resub(vw_view *v);
 void view_note(vw_view *v, const char *fmt, ...);
 /* Send a play op for the current recording, or a timeline op for the current live world (seek:
  * to tick; speed: to speed). 0, or -1. */
@@ -247,10 +272,28 @@ void view_timeline_status(const vw_view *v, const vw_world *w, double now, int s
 /* Feed bytes from the keyboard. 1: quit; 0: go on; -1: the server is unreachable (v->err). */
 int view_keys(vw_view *v, const uint8_t *p, size_t n, double now);
 
+/* view_zoom.c */
+/* Zoom and pan keys (+ = - z w a s d): 1 the key was one (done, or refused with a note), 0 it
+ * was not, -1 sending failed. */
+int view_zoom_key(vw_view *v, int key);
+/* The wheel at cell (col, row): dir > 0 zooms in, < 0 out, keeping the world point under the
+ * pointer there. 0, or -1 sending failed. */
+int view_zoom_wheel(vw_view *v, int col, int row, int dir);
+/* The rect the current world's view needs, aligned to the server's grid; w 0: the whole world. */
+void view_zoom_need(vw_view *v, int32_t need[4]);
+/* After the view moved or the terminal changed size: subscribe again when the view has left the
+ * subscribed rect, or that rect is over four times what it needs. 0, or -1 sending failed. */
+int view_zoom_follow(vw_view *v);
+
 /* view_screen.c */
 void vw_screen_free(vw_screen *s);
 int vw_screen_resize(vw_screen *s, int cols, int rows);
-int vw_screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx, int *fy);
+/* Lay the screen out for world w's zoom (clamping its centre so the view stays in the world);
+ * a fitted world is laid out when its frame is drawn. */
+void vw_screen_place(vw_screen *s, vw_world *w);
+/* Terminal cell (col, row) to a world pixel of w. -1 off the picture, unless clamp. */
+int vw_screen_to_world(const vw_screen *s, const vw_world *w, int col, int row, int clamp, int *x,
+                       int *y);
 void view_rates(vw_view *v, double now);
 int view_draw(vw_view *v, double now);
 int vw_write_all(int fd, const char *p, size_t n);

@@ -1,10 +1,11 @@
 /* view_keys.c — the key map of `viv view`: bytes from the keyboard in raw mode become keys
  * (arrows, Home and End from their escape sequences), SGR mouse reports and Shift-Tab. q,
- * Tab/n/p and Ctrl-L are the same in every world; in a recording (vivd --play) the playback
- * keys come next; r rewinds a live world (a timeline of this viewer's own: docs/PROTOCOL.md
- * "timeline"), and while it is rewound the playback keys move it and l goes live again; f forks
- * the world at the tick shown; every other key goes to the world's mode (view_modes.c). A key
- * that would send something, pressed without a player token, says so on the status line. */
+ * Tab/n/p, Ctrl-L, and zoom and pan (+ = - z w a s d and the wheel: view_zoom.c) are the same
+ * in every world; in a recording (vivd --play) the playback keys come next; r rewinds a live
+ * world (a timeline of this viewer's own: docs/PROTOCOL.md "timeline"), and while it is rewound
+ * the playback keys move it and l goes live again; f forks the world at the tick shown; every
+ * other key goes to the world's mode (view_modes.c). A key that would send something, pressed
+ * without a player token, says so on the status line. */
 #include <string.h>
 #include "view.h"
 
@@ -132,8 +133,8 @@ static int timeline_key(vw_view *v, vw_world *w, int key)
 }
 
 /* ---- the key map ------------------------------------------------------------------------------ */
-/* The keys every world shares, then playback, then the world mode's keys. 1: quit; 0: go on;
- * -1: the server is unreachable (v->err). */
+/* The keys every world shares (zoom and pan among them: view_zoom.c), then playback, then the
+ * world mode's keys. 1: quit; 0: go on; -1: the server is unreachable (v->err). */
 static int view_key(vw_view *v, int key)
 {
     vw_world *w = &v->worlds[v->cur];
@@ -146,7 +147,8 @@ static int view_key(vw_view *v, int key)
         v->frame_new = v->frame_ok;
         return 0;
     }
-    int rc = timeline_key(v, w, key);
+    int rc = view_zoom_key(v, key);
+    if (!rc) rc = timeline_key(v, w, key);
     if (rc) return rc < 0 ? -1 : 0;
     if (w->is_play || w->tl) {
         rc = play_key(v, w, key);
@@ -214,7 +216,8 @@ static int view_csi(vw_view *v, const uint8_t *p, size_t n, uint8_t final)
     }
     if (n < 1 || p[0] != '<' || csi_params(p + 1, n - 1, f, &nf) || nf != 3) return 0;
     long b = f[0];
-    if (b & 64) return 0;                      /* the wheel */
+    if (b & 64)                                /* the wheel: up zooms in at the pointer */
+        return (b & 3) < 2 ? view_zoom_wheel(v, (int)f[1] - 1, (int)f[2] - 1, (b & 1) ? -1 : 1) : 0;
     if ((b & 32) && (b & 3) == 3) {            /* motion with no button: the pointer */
         view_hover(v, (int)f[1] - 1, (int)f[2] - 1);
         return 0;

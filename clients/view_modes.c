@@ -20,7 +20,8 @@
 #include <string.h>
 #include "view.h"
 
-/* The brush radius in frame pixels: the chosen one, or a disc about one terminal cell across. */
+/* The brush radius in world pixels: the chosen one, or a disc about one terminal cell across
+ * (num/den: the map's pixels per screen pixel, world pixels when zoomed). */
 static int view_brush(const vw_view *v, const vw_world *w)
 {
     if (w->brush > 0) return w->brush;
@@ -73,15 +74,15 @@ static int view_input_budget(vw_view *v)
     return 1;
 }
 
-/* Where a key acts: the pointer (as last reported), else the last stroke, else the middle. */
+/* Where a key acts: the pointer (as last reported), else the middle of the view. */
 static void key_point(const vw_view *v, const vw_world *w, int *x, int *y)
 {
     if (v->hover) {
         *x = v->hover_x;
         *y = v->hover_y;
     } else {
-        *x = w->w / 2;
-        *y = w->h / 2;
+        *x = w->zoom ? w->zx : w->w / 2;
+        *y = w->zoom ? w->zy : w->h / 2;
     }
 }
 
@@ -506,37 +507,26 @@ void view_mode_pick(vw_world *w)
 }
 
 /* ---- the pointer ------------------------------------------------------------------------------ */
-/* A picture point in world frame pixels, which inputs speak: the picture may be a div stream's
- * smaller frame (the homage), and a pixel of it stands for the middle of the block it samples. */
-static int picture_point(const vw_view *v, const vw_world *w, int col, int row, int clamp, int *x,
-                         int *y)
-{
-    if (vw_screen_to_frame(&v->scr, col, row, clamp, x, y)) return -1;
-    if (v->scr.fw > 0 && v->scr.fw != w->w) *x = (int)(((long long)*x * 2 + 1) * w->w / (2LL * v->scr.fw));
-    if (v->scr.fh > 0 && v->scr.fh != w->h) *y = (int)(((long long)*y * 2 + 1) * w->h / (2LL * v->scr.fh));
-    return 0;
-}
-
 /* A press on the picture starts a stroke, motion continues it even off the picture (clamped to
  * its edge), a release ends it. Only for a player, in a live world whose mode uses the pointer. */
 int view_pointer(vw_view *v, int col, int row, int what)
 {
     vw_world *w = &v->worlds[v->cur];
     int x, y;
-    if (picture_point(v, w, col, row, 1, &x, &y) == 0) {
+    if (vw_screen_to_world(&v->scr, w, col, row, 1, &x, &y) == 0) {
         v->hover = 1;
         v->hover_x = x;
         v->hover_y = y;
     }
     if (!v->can_input || !w->mode->pointer || !v->frame_ok || w->is_play || w->tl) return 0;
     if (what == VW_PRESS) {
-        if (picture_point(v, w, col, row, 0, &x, &y)) return 0;   /* not on the picture */
+        if (vw_screen_to_world(&v->scr, w, col, row, 0, &x, &y)) return 0;   /* not on the picture */
         v->pressed = 1;
         v->last_x = x;
         v->last_y = y;
         return w->mode->pointer(v, w, VW_PRESS, x, y);
     }
-    if (!v->pressed || picture_point(v, w, col, row, 1, &x, &y)) return 0;
+    if (!v->pressed || vw_screen_to_world(&v->scr, w, col, row, 1, &x, &y)) return 0;
     if (what == VW_RELEASE) {
         v->pressed = 0;
         return w->mode->pointer(v, w, VW_RELEASE, x, y);
@@ -548,7 +538,8 @@ int view_pointer(vw_view *v, int col, int row, int what)
 void view_hover(vw_view *v, int col, int row)
 {
     int x, y;
-    if (picture_point(v, &v->worlds[v->cur], col, row, 0, &x, &y)) return;     /* off the picture */
+    if (vw_screen_to_world(&v->scr, &v->worlds[v->cur], col, row, 0, &x, &y))
+        return;                                                   /* off the picture */
     v->hover = 1;
     v->hover_x = x;
     v->hover_y = y;

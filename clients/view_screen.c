@@ -92,6 +92,7 @@ int vw_screen_resize(vw_screen *s, int cols, int rows)
     s->cols = cols;
     s->rows = rows;
     s->fw = s->fh = 0;
+    s->ww = s->wh = 0;                /* a zoomed layout is made again too */
     s->have_valid = 0;
     return s->want && s->have && s->colmap && s->rowmap ? 0 : -1;
 }
@@ -102,6 +103,7 @@ int vw_screen_resize(vw_screen *s, int cols, int rows)
 static void screen_layout(vw_screen *s, int fw, int fh)
 {
     int W = s->cols, H = 2 * (s->rows - 1);
+    s->zoom = 0;
     s->fw = fw;
     s->fh = fh;
     if (H <= 0) {
@@ -144,22 +146,103 @@ static void screen_layout(vw_screen *s, int fw, int fh)
     }
 }
 
-/* The picture of f (or an empty screen when f is NULL) into want[]. */
-static void screen_paint(vw_screen *s, const sim_frame *f)
+/* One axis of a zoomed picture: n screen pixels showing a world len pixels long at z screen
+ * pixels a world pixel, around world pixel *c. A world that fits is centred whole; otherwise
+ * the view starts at world pixel *v0 and touches *vn of them (the last maybe in part), kept
+ * inside the world (*c moves with it). *off and *ext: the picture's screen offset and extent. */
+static void zoom_axis(int n, int len, int z, int *c, int *v0, int *vn, int *off, int *ext)
+{
+    if ((long long)len * z <= n) {
+        *v0 = 0;
+        *vn = len;
+        *ext = len * z;
+        *off = (n - *ext) / 2;
+        *c = len / 2;
+        return;
+    }
+    int vis = (n + z - 1) / z, start = *c - n / (2 * z);
+    if (start > len - vis) start = len - vis;
+    if (start < 0) start = 0;
+    *v0 = start;
+    *vn = vis;
+    *off = 0;
+    *ext = n;
+    *c = start + n / (2 * z);
+}
+
+/* The zoomed layout of w: the maps give world pixels. */
+static void screen_layout_zoom(vw_screen *s, vw_world *w)
+{
+    int W = s->cols, H = 2 * (s->rows - 1);
+    s->zoom = w->zoom;
+    s->ww = w->w;
+    s->wh = w->h;
+    s->fw = s->fh = 0;                /* a fitted layout is made again after this one */
+    s->num = 1;
+    s->den = w->zoom;
+    zoom_axis(W, w->w, w->zoom, &w->zx, &s->vx, &s->vw, &s->ox, &s->ow);
+    zoom_axis(H > 0 ? H : 0, w->h, w->zoom, &w->zy, &s->vy, &s->vh, &s->oy, &s->oh);
+    s->zx = w->zx;
+    s->zy = w->zy;
+    for (int c = 0; c < W; c++) {
+        int i = c - s->ox;
+        s->colmap[c] = H <= 0 || i < 0 || i >= s->ow ? -1 : s->vx + i / w->zoom;
+    }
+    for (int r = 0; r < H; r++) {
+        int i = r - s->oy;
+        s->rowmap[r] = i < 0 || i >= s->oh ? -1 : s->vy + i / w->zoom;
+    }
+}
+
+void vw_screen_place(vw_screen *s, vw_world *w)
+{
+    if (!w->zoom) {
+        if (s->zoom) s->zoom = s->fw = s->fh = 0;      /* fitted when its frame is drawn */
+        return;
+    }
+    if (s->zoom != w->zoom || s->ww != w->w || s->wh != w->h || s->zx != w->zx || s->zy != w->zy)
+        screen_layout_zoom(s, w);
+}
+
+/* A map's pixel m (frame pixels fitted, world pixels zoomed) to a pixel of a frame n pixels
+ * long whose pixel i shows map pixels from r0 + d·i on; -1 when the frame does not show it. */
+static int map_to_frame(int m, int r0, int d, int n)
+{
+    if (m < r0) return -1;
+    int i = (m - r0) / d;
+    return i < n ? i : -1;
+}
+
+/* The picture of cf, a frame of w of a stream with that div (or an empty screen when cf is
+ * NULL), into want[]. Zoomed, a rect's frame is drawn at its place in the world. */
+static void screen_paint(vw_screen *s, const cli_frame *cf, vw_world *w, int div)
 {
     int prow = s->rows - 1;
     uint32_t pal[256];
+    const sim_frame *f = cf ? &cf->f : NULL;
+    vw_screen_place(s, w);
+    if (f && !s->zoom && cf->rect[2]) {   /* a rect's frame, before the whole world's keyframe */
+        if (s->have_valid) return;        /* the picture stays as it was */
+        f = NULL;
+    }
+    int rx = 0, ry = 0, d = 1;
+    if (f && s->zoom) {
+        rx = cf->rect[2] ? cf->rect[0] : 0;
+        ry = cf->rect[2] ? cf->rect[1] : 0;
+        d = div;
+    }
     if (f) {
-        if (s->fw != f->w || s->fh != f->h) screen_layout(s, f->w, f->h);
+        if (!s->zoom && (s->fw != f->w || s->fh != f->h)) screen_layout(s, f->w, f->h);
         for (int i = 0; i < 256; i++)
             pal[i] = i < f->pal.count ? (uint32_t)f->pal.rgb[3 * i] << 16 |
                                         (uint32_t)f->pal.rgb[3 * i + 1] << 8 | f->pal.rgb[3 * i + 2]
                                       : 0;
     }
     for (int r = 0; r < prow; r++) {
-        int yt = f ? s->rowmap[2 * r] : -1, yb = f ? s->rowmap[2 * r + 1] : -1;
+        int yt = f ? map_to_frame(s->rowmap[2 * r], ry, d, f->h) : -1;
+        int yb = f ? map_to_frame(s->rowmap[2 * r + 1], ry, d, f->h) : -1;
         for (int c = 0; c < s->cols; c++) {
-            int x = f ? s->colmap[c] : -1;
+            int x = f ? map_to_frame(s->colmap[c], rx, d, f->w) : -1;
             uint64_t top = x >= 0 && yt >= 0 ? pal[f->px[(size_t)yt * f->w + (size_t)x]] : VW_NONE;
             uint64_t bot = x >= 0 && yb >= 0 ? pal[f->px[(size_t)yb * f->w + (size_t)x]] : VW_NONE;
             s->want[(size_t)r * s->cols + c] = top << 32 | bot;
@@ -280,9 +363,10 @@ static void screen_emit(vw_screen *s, vw_out *o, const char *status)
     }
 }
 
-/* Terminal cell (col, row), 0-based, to a frame pixel: the cell's centre, which lies between
- * its two pixel rows. Outside the picture: -1, unless clamp (a drag that left the picture). */
-int vw_screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx, int *fy)
+/* Terminal cell (col, row), 0-based, to a pixel of the fitted frame: the cell's centre, which
+ * lies between its two pixel rows. Outside the picture: -1, unless clamp (a drag that left the
+ * picture). */
+static int screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx, int *fy)
 {
     if (!s->fw || !s->ow || !s->den) return -1;
     long long px = col - s->ox, hy = 2LL * row + 1 - s->oy;     /* hy in half-rows */
@@ -291,6 +375,31 @@ int vw_screen_to_frame(const vw_screen *s, int col, int row, int clamp, int *fx,
     long long y = hy < 0 ? 0 : hy * s->num / s->den;
     *fx = (int)(x < 0 ? 0 : x >= s->fw ? s->fw - 1 : x);
     *fy = (int)(y < 0 ? 0 : y >= s->fh ? s->fh - 1 : y);
+    return 0;
+}
+
+static long long clamp_ll(long long a, long long lo, long long hi)
+{
+    return a < lo ? lo : a > hi ? hi : a;
+}
+
+/* Inputs speak world pixels. Fitted, the frame may be a div stream's smaller one (the homage),
+ * and its pixel stands for the middle of the block it samples; zoomed, the maps are the world's,
+ * the cell's middle as above. */
+int vw_screen_to_world(const vw_screen *s, const vw_world *w, int col, int row, int clamp, int *x,
+                       int *y)
+{
+    if (!s->zoom) {
+        if (screen_to_frame(s, col, row, clamp, x, y)) return -1;
+        if (s->fw != w->w) *x = (int)(((long long)*x * 2 + 1) * w->w / (2LL * s->fw));
+        if (s->fh != w->h) *y = (int)(((long long)*y * 2 + 1) * w->h / (2LL * s->fh));
+        return 0;
+    }
+    if (!s->ow || !s->oh) return -1;
+    long long px = col - s->ox, hy = 2LL * row + 1 - s->oy;     /* hy in half-rows */
+    if (!clamp && (px < 0 || px >= s->ow || hy <= 0 || hy - 1 >= s->oh)) return -1;
+    *x = (int)clamp_ll(s->vx + clamp_ll(px, 0, s->ow - 1) / s->zoom, s->vx, s->vx + s->vw - 1);
+    *y = (int)clamp_ll(s->vy + clamp_ll(hy, 0, s->oh - 1) / s->zoom, s->vy, s->vy + s->vh - 1);
     return 0;
 }
 
@@ -314,6 +423,23 @@ static void view_name(const vw_view *v, const vw_world *w, char *s, size_t cap)
     if (!v->o.view) snprintf(s, cap, "normal");
     else if (vw_world_has_view(w, v->o.view)) snprintf(s, cap, "%s", v->o.view);
     else snprintf(s, cap, "normal (no %s)", v->o.view);
+}
+
+/* Zoomed: the zoom and the world rect in view; long, the rect of the frames too (the
+ * subscription's, on the server's grid), once they come. */
+static void view_zoom_status(const vw_view *v, int shrt, char *s, size_t cap)
+{
+    const vw_screen *sc = &v->scr;
+    const int32_t *r = v->frame.rect;
+    if (shrt) {
+        snprintf(s, cap, " %dx@%d,%d", sc->zoom, sc->vx, sc->vy);
+        return;
+    }
+    int n = snprintf(s, cap, "  zoom %dx at %d,%d %dx%d", sc->zoom, sc->vx, sc->vy, sc->vw,
+                     sc->vh);
+    if (n > 0 && (size_t)n < cap && v->frame_ok && r[2])
+        snprintf(s + n, cap - (size_t)n, "  rect %d,%d %dx%d", (int)r[0], (int)r[1], (int)r[2],
+                 (int)r[3]);
 }
 
 /* The status line: the long form, or a short one (for narrow terminals) of the information
@@ -365,6 +491,10 @@ static void view_status_form(const vw_view *v, double now, int shrt, int shints,
             w->tl_used ? (shrt ? " live" : "  live") : "", fps);
         if (v->frames_rx && dps + 0.5 < fps && !shrt) ADD(" (%.0f drawn)", dps);
     }
+    if (w->zoom) {
+        view_zoom_status(v, shrt, part, sizeof part);
+        ADD("%s", part);
+    }
     if (!shrt) ADD("  %s", rate);
     ADD(shrt ? " %s" : "  %s", v->role);
     if (v->can_input && !w->is_play && !w->tl && w->mode->status) {
@@ -415,7 +545,10 @@ int view_draw(vw_view *v, double now)
 {
     char status[512];
     int fresh = v->frame_new || !v->scr.have_valid;
-    if (fresh) screen_paint(&v->scr, v->frame_ok ? &v->frame.f : NULL);
+    if (v->repaint && v->frame_ok) fresh = 1;
+    v->repaint = 0;
+    if (fresh) screen_paint(&v->scr, v->frame_ok ? &v->frame : NULL, &v->worlds[v->cur],
+                            (int)view_div(v));
     if (v->frame_new) {
         v->frames_drawn++;
         v->win_drawn++;

@@ -103,7 +103,8 @@ start_vivd
 
 # ---- --frames: the non-interactive mode ---------------------------------------------------------
 expect "--help" 0 - -- "$viv" view --help
-for word in "--frames N" "--size COLSxROWS" "Tab" "Ctrl-C" "drag" "VIVD_PLAYER_TOKEN"; do
+for word in "--frames N" "--size COLSxROWS" "Tab" "Ctrl-C" "drag" "VIVD_PLAYER_TOKEN" "+ or =, -" \
+    "w a s d" "the whole world again"; do
     grep -qF -- "$word" "$tmp/out" || fail "--help does not mention $word"
 done
 
@@ -143,12 +144,15 @@ fi
 if command -v python3 > /dev/null 2>&1; then
     cat > "$tmp/picture.py" <<'EOF'
 import re, sys, zlib, struct
-# picture.py OUT COLS ROWS PNG [DIV]: replay OUT (`viv view --frames` bytes) on a COLSxROWS screen
-# and compare the picture left there with PNG, fitted as viv view fits it: nearest sampling at
-# (2i+1)·num/(2·den), one ratio for both axes, a whole factor up when the frame fits; centred.
-# With DIV, PNG is first cut to a DIV-th of its size as a sub's div does (docs/PROTOCOL.md).
+# picture.py OUT COLS ROWS PNG [DIV [ZOOM VX VY]]: replay OUT (`viv view --frames` bytes) on a
+# COLSxROWS screen and compare the picture left there with PNG, fitted as viv view fits it:
+# nearest sampling at (2i+1)·num/(2·den), one ratio for both axes, a whole factor up when the
+# frame fits; centred. With DIV, PNG is first cut to a DIV-th of its size as a sub's div does
+# (docs/PROTOCOL.md). With ZOOM, the picture is the world zoomed instead: ZOOM screen pixels a
+# world pixel, world pixel (VX, VY) at the top left; an axis on which the world fits is centred.
 out, cols, rows, png = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 div = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+zoom, zvx, zvy = (int(a) for a in sys.argv[6:9]) if len(sys.argv) > 8 else (0, 0, 0)
 text = open(out, 'rb').read().decode('utf-8')
 grid = [[(None, None)] * cols for _ in range(rows)]
 fg = bg = None
@@ -207,14 +211,22 @@ if div > 1:
                     for x in range(sw)) for y in range(sh)]
     fw, fh = sw, sh
 W, H = cols, 2 * (rows - 1)
-if fw <= W and fh <= H: num, den = 1, min(W // fw, H // fh); ow, oh = fw * den, fh * den
-elif fw * H >= fh * W: num, den, ow, oh = fw, W, W, fh * W // fw
-else: num, den, ow, oh = fh, H, fw * H // fh, H
-ox, oy = (W - ow) // 2, (H - oh) // 2
-def colour(sx, sy):
-    if not (0 <= sx < ow and 0 <= sy < oh): return None
-    return pal[px[min(fh - 1, (2 * sy + 1) * num // (2 * den))]
-                 [min(fw - 1, (2 * sx + 1) * num // (2 * den))]]
+if zoom:
+    def axis(n, size, v0):       # the picture's offset and extent, and the first world pixel
+        return ((n - size * zoom) // 2, size * zoom, 0) if size * zoom <= n else (0, n, v0)
+    (ox, ow, zvx), (oy, oh, zvy) = axis(W, fw, zvx), axis(H, fh, zvy)
+    def colour(sx, sy):
+        if not (0 <= sx < ow and 0 <= sy < oh): return None
+        return pal[px[zvy + sy // zoom][zvx + sx // zoom]]
+else:
+    if fw <= W and fh <= H: num, den = 1, min(W // fw, H // fh); ow, oh = fw * den, fh * den
+    elif fw * H >= fh * W: num, den, ow, oh = fw, W, W, fh * W // fw
+    else: num, den, ow, oh = fh, H, fw * H // fh, H
+    ox, oy = (W - ow) // 2, (H - oh) // 2
+    def colour(sx, sy):
+        if not (0 <= sx < ow and 0 <= sy < oh): return None
+        return pal[px[min(fh - 1, (2 * sy + 1) * num // (2 * den))]
+                     [min(fw - 1, (2 * sx + 1) * num // (2 * den))]]
 want = lambda rr, cc: (colour(cc - ox, 2 * rr - oy), colour(cc - ox, 2 * rr + 1 - oy))
 bad = [(rr, cc) for rr in range(rows - 1) for cc in range(cols) if grid[rr][cc] != want(rr, cc)]
 if bad:
@@ -337,7 +349,8 @@ wait "$http_pid" 2>/dev/null
 http_pid=""
 
 # ---- interactive, in tmux -----------------------------------------------------------------------
-# run_in_tmux NAME ARGS...: `viv view --host $host ARGS` in a detached 100x30 tmux session. Its pid
+# run_in_tmux NAME ARGS...: `viv view --host $host ARGS` in a detached 100x30 tmux session
+# ($TCOLS columns when set). Its pid
 # goes to NAME.pid, its exit status to NAME.rc and the terminal settings after it to NAME.stty.
 run_in_tmux() {
     name=$1
@@ -349,7 +362,7 @@ run_in_tmux() {
         echo "stty -a > $tmp/$name.stty.part 2>&1; mv $tmp/$name.stty.part $tmp/$name.stty"
         echo "sleep 600"
     } > "$tmp/$name.sh"
-    tm new-session -d -s "$name" -x 100 -y 30 "sh $tmp/$name.sh"
+    tm new-session -d -s "$name" -x "${TCOLS:-100}" -y 30 "sh $tmp/$name.sh"
 }
 pane_has() { tm capture-pane -p -t "$1" | grep -qF -- "$2"; }
 # status_is NAME ERE: the pane's last row (the status line) matches ERE.
@@ -767,6 +780,99 @@ if command -v tmux > /dev/null 2>&1; then
         fail "livev: viv view did not start: $(status_of livev)"
     fi
     stop_vivd
+
+    # Zoom and pan (issue 30), on a 640x480 sand recording paused at tick 0, in a 200-column
+    # terminal (200x58 screen pixels). + shows one screen pixel a world pixel around the middle:
+    # the view is [220, 211, 200, 58], the frames are those of its rect widened to the server's
+    # 64-pixel grid, and the screen shows the world's own pixels there; d pans a quarter of the
+    # view (50) out of that rect: a new one; s pans 14 down inside it: the same one; z fits the
+    # whole world again, from whole frames.
+    if command -v python3 > /dev/null 2>&1; then
+        "$viv" sim --world sand --seed 7 --params w=640,h=480 --ticks 30 --record "$tmp/big.db" \
+            > /dev/null 2> "$tmp/err" || fail "zoom: viv sim --record: $(cat "$tmp/err")"
+        "$viv" sim --world sand --seed 7 --params w=640,h=480 --ticks 0 --png "$tmp/big.png" \
+            > /dev/null 2> "$tmp/err" || fail "zoom: viv sim --png: $(cat "$tmp/err")"
+        start_vivd --play "$tmp/big.db:1"
+        zoom_shows() {    # zoom_shows NAME ZOOM VX VY: the screen shows tick 0 so (zoom 0: fitted)
+            tm capture-pane -p -e -N -t zoom > "$tmp/zoom.scr"
+            if python3 "$tmp/picture.py" "$tmp/zoom.scr" 200 30 "$tmp/big.png" 1 "$2" "$3" "$4" 2> "$tmp/err"; then
+                ok "$1: the screen shows the world's pixels there"
+            else
+                fail "$1: $(cat "$tmp/err")"
+            fi
+        }
+        zoom_step() {     # zoom_step NAME KEY STATUS ZOOM VX VY
+            tm send-keys -t zoom "$2"
+            if wait_until 100 status_is zoom "$3"; then
+                sleep 0.2
+                zoom_shows "$1" "$4" "$5" "$6"
+            else
+                fail "$1: the status line lacks '$3': $(status_of zoom)"
+            fi
+        }
+        TCOLS=200 run_in_tmux zoom
+        if wait_until 300 status_is zoom "tick 0 / 30 "; then
+            zoom_step "zoom: + (1x at 220,211, rect 192,192 256x128)" + \
+                "  zoom 1x at 220,211 200x58  rect 192,192 256x128  " 1 220 211
+            zoom_step "zoom: d pans out of the rect (a new one, 256,192 256x128)" d \
+                "  zoom 1x at 270,211 200x58  rect 256,192 256x128  " 1 270 211
+            zoom_step "zoom: s pans inside it (the same rect)" s \
+                "  zoom 1x at 270,225 200x58  rect 256,192 256x128  " 1 270 225
+            zoom_step "zoom: z fits the whole world" z "tick 0 / 30 .* viewer " 0 0 0
+            status_is zoom "zoom|rect" && fail "zoom: z: the status line still says zoom: $(status_of zoom)"
+            tm send-keys -t zoom q
+        else
+            fail "zoom: viv view did not start: $(status_of zoom)"
+        fi
+        stop_vivd
+
+        # Zoomed and panned, a click paints at the world pixel under it; the wheel zooms out
+        # keeping that pixel under the pointer, and a click there paints it again; rewound, a pan
+        # out of the rect keeps the tick shown. A 100x30 terminal (100x58 screen pixels): + + is
+        # 2x around (320, 240), a pans 12: the view starts at 283,226, and cell (40, 10) (0-based)
+        # is world pixel (283 + 40/2, 226 + 21/2) = (303, 236); 1x with that pixel at screen pixel
+        # (40, 21) starts at 263,215. vivd records the inputs: their x, y are checked.
+        record_opt="--db $tmp/zoom.db"
+        start_vivd --world sand:seed=7:w=640,h=480
+        record_opt=--no-record
+        run_in_tmux zlive --token "$PLAYER"
+        if wait_until 300 status_is zlive "^ 1 sand normal t[0-9]+ "; then
+            tm send-keys -t zlive + + a
+            wait_until 100 status_is zlive " 2x@283,226 player " && ok "zoom: + + a: 2x at 283,226" ||
+                fail "zoom: + + a: $(status_of zlive)"
+            tm send-keys -t zlive -l "${esc}[<0;41;11M"
+            tm send-keys -t zlive -l "${esc}[<0;41;11m"
+            wait_until 100 status_is zlive " ack1 " || fail "zoom: a click at 2x is not acknowledged: $(status_of zlive)"
+            tm send-keys -t zlive -l "${esc}[<65;41;11M"
+            wait_until 100 status_is zlive " 1x@263,215 player " && ok "zoom: the wheel zooms out at the pointer: 1x at 263,215" ||
+                fail "zoom: the wheel: $(status_of zlive)"
+            tm send-keys -t zlive -l "${esc}[<0;41;11M"
+            tm send-keys -t zlive -l "${esc}[<0;41;11m"
+            wait_until 100 status_is zlive " ack2 " || fail "zoom: a click at 1x is not acknowledged: $(status_of zlive)"
+            tm send-keys -t zlive r
+            if wait_until 300 status_is zlive "rewound t[0-9]+ "; then
+                t0=$(status_of zlive | grep -oE 'rewound t[0-9]+' | tr -dc 0-9)
+                tm send-keys -t zlive d
+                wait_until 300 status_is zlive "rewound t$t0 .* 1x@288,215 " &&
+                    ok "zoom: rewound, d pans out of the rect and stays at tick $t0" ||
+                    fail "zoom: rewound, d: $(status_of zlive)"
+                status_is zlive "err " && fail "zoom: errors: $(status_of zlive)"
+            else
+                fail "zoom: r: $(status_of zlive)"
+            fi
+            tm send-keys -t zlive q
+        else
+            fail "zlive: viv view did not start: $(status_of zlive)"
+        fi
+        stop_vivd
+        got=$(python3 -c '
+import sqlite3, struct, sys
+db = sqlite3.connect(sys.argv[1])
+for (a,) in db.execute("SELECT args FROM input WHERE session = 1 ORDER BY tick, client, seq"):
+    print("%d,%d" % struct.unpack("<2i", a[:8]), end=" ")' "$tmp/zoom.db" 2>&1)
+        [ "$got" = "303,236 303,236 " ] && ok "zoom: the clicks painted at world pixel 303,236 (2x, then 1x)" ||
+            fail "zoom: the recorded inputs are at '$got', not '303,236 303,236 '"
+    fi
 else
     echo "view: skipped: the interactive tests need tmux"
 fi
