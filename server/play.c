@@ -31,6 +31,9 @@ struct srv_play {
     int live;
     uint32_t of;
     int dropped;               /* its subscription let it go: the scheduler's next turn frees it */
+    int starved;               /* a live world's timeline playing at the end it has read, nothing
+                                  more committed yet: it waits (srv_timelines_sweep reads again) */
+    uint64_t polled_at;        /* ms: when it last read the file for more (starved: a tick apart) */
     int opened;                /* opened by a viewer (`open`), not by --play: closed when unwatched */
     uint64_t idle_since;       /* ms: since when nobody watches it (or the last sweep that saw one) */
     sim_input *in;
@@ -43,7 +46,7 @@ struct srv_play {
 
 int srv_play_paused(const srv_world *w)
 {
-    return w->play->dropped || (w->play->paused && w->play->steps == 0);
+    return w->play->dropped || w->play->starved || (w->play->paused && w->play->steps == 0);
 }
 
 void srv_play_free(srv_play *p)
@@ -455,16 +458,20 @@ int srv_play_control(srv *s, srv_world *w, const char *op, size_t oplen, uint64_
         o->client = client;
         return 1;
     }
+    p->starved = 0;                    /* an op ends a wait for new commits (resume starts one again) */
     if (IS("pause")) {
         p->paused = 1;
         p->steps = 0;
     } else if (IS("resume")) {
-        if (sim_world_tick(w->w) >= p->sess.end_tick) {
+        if (sim_world_tick(w->w) >= p->sess.end_tick && !p->live) {
             snprintf(err, errlen, "the recording is at its end (tick %" PRIu64 "); seek first", p->sess.end_tick);
             return SRV_EPLAY;
         }
         p->paused = 0;
         srv_world_rebase(w);
+        /* A live world's timeline at the end it has read: what the world committed since is read
+         * first (it never steps past that), and it pauses there again if nothing was. */
+        if (sim_world_tick(w->w) >= p->sess.end_tick) refresh_start(s, w);
     } else if (IS("step")) {
         if (!p->paused) {
             snprintf(err, errlen, "step works while paused");
@@ -682,6 +689,12 @@ void srv_timelines_sweep(srv *s)
     int n = 0;
     for (int i = 0; i < s->ntimelines; i++) {
         srv_world *w = s->timelines[i];
+        uint64_t now = uv_now(s->loop);
+        if (w->play->starved && !w->busy && !w->play->dropped &&
+            now - w->play->polled_at >= 1000u / (w->kind->hz ? w->kind->hz : 60u)) {
+            w->play->polled_at = now;
+            refresh_start(s, w);       /* anything committed since? */
+        }
         if (!w->play->dropped) {
             s->timelines[n++] = w;
             continue;
@@ -721,7 +734,10 @@ static void refresh_done(srv *s, srv_world *w, void *arg)
     refresh_job *j = arg;
     if (!s->stopping && !w->closed && !w->play->dropped) {
         srv_play *p = w->play;
-        if (j->rc || p->sess.end_tick <= j->end) p->paused = 1;
+        if (j->rc) p->paused = 1;
+        /* Caught up with the world: a live timeline waits for its next commits and follows it,
+         * never passing it; a recording played to its end stops. */
+        p->starved = !j->rc && !p->paused && p->sess.end_tick <= j->end;
         if (j->rc) srv_log(s, SRV_LOG_WARN, "a timeline of world %u paused: %s", p->of, j->err);
         srv_world_rebase(w);
         srv_tick_kick(s);

@@ -340,6 +340,34 @@ START_TEST(a_replaced_subscription_never_takes_the_old_timeline)
 }
 END_TEST
 
+
+/* Rewound to the live edge and paused there, a timeline resumes: it reads what the world has
+ * committed since and follows the world a few ticks behind (before: "the recording is at its
+ * end", a counted error; and a timeline that caught up paused there), each frame the recorded
+ * one, never passing the world. */
+START_TEST(a_timeline_resumed_at_the_live_edge_plays_on)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=4:w=64,h=48", NULL }, 0);
+    char db[128];
+    snprintf(db, sizeof db, "%s/replay.db", fx.sv.dir);
+    e2e_peer *a = e2e_hello(&fx, "rewinder", NULL, NULL);
+    e2e_sub(a, 1, 1, NULL, NULL);
+    frames_until(a, 120);
+    int live = -1;
+    timeline_op(&a->c, "pause", 0, &(wire_buf){0});           /* opens at the live edge, paused */
+    uint64_t edge = expect_timeline(a, &live);
+    ck_assert_int_eq(live, 0);
+    timeline_op(&a->c, "resume", 0, &(wire_buf){0});
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&a->c, &a->t, &m, 10000), 1);
+    ck_assert_msg(cli_msg_is(&m, "timeline"), "resume at the live edge was refused");
+    frames_until(a, edge + 30);
+    assert_recorded(db, a);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 Suite *suite_timeline(void)
 {
     Suite *s = suite_create("timeline");
@@ -349,6 +377,7 @@ Suite *suite_timeline(void)
     tcase_add_test(tc, a_world_not_recorded_has_no_timeline);
     tcase_add_test(tc, a_viewer_opens_a_recorded_session_and_scrubs_it_without_a_token);
     tcase_add_test(tc, a_replaced_subscription_never_takes_the_old_timeline);
+    tcase_add_test(tc, a_timeline_resumed_at_the_live_edge_plays_on);
     suite_add_tcase(s, tc);
     return s;
 }
