@@ -350,10 +350,11 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
     int t = (int)(ctx->tick % 1000000u);
     /* Per column: the element of the cell above and the row where its run of that element began,
      * so a cell's depth below its own surface is y - top (as if the grid had empty cells above
-     * its first row). The rows hold at most 480 cells, so the depth never reaches a limit. */
-    uint8_t above[640];
-    int16_t top[640];
-    memset(above, 0, sizeof above);
+     * its first row). The world's own scratch, one entry a column (render is not part of the
+     * state and runs on one thread at a time); rows fit an int16_t (SAND_H_MAX). */
+    uint8_t *above = s->col_above;
+    int16_t *top = s->col_top;
+    memset(above, 0, (size_t)s->w);
     for (int x = 0; x < s->w; x++) top[x] = -1;
     for (int y = 0; y < s->h; y++) {
         const uint32_t *row = &s->cells[y * s->w];

@@ -63,14 +63,14 @@ uint32_t sim__sand_fresh(int el, uint32_t r);
 
 /* ---- the scene: emitters and drains, rebuilt from params (not part of the state) ---------------- */
 typedef struct sand_emitter {
-    int16_t x, y, w, h;
+    int x, y, w, h;
     uint8_t el, el2;        /* el2: alternate element, switching every `alt` ticks (0 = none) */
     uint16_t prob;          /* per empty cell and active tick, out of 256 */
     uint16_t cycle, on, phase, alt;
 } sand_emitter;
 
 typedef struct sand_drain {
-    int16_t x, y, w, h;
+    int x, y, w, h;
 } sand_drain;
 
 #define MAX_EMITTERS 24            /* the demo uses 15 */
@@ -102,6 +102,8 @@ struct sand_world {
     uint8_t *airpx;                 /* per-position colour of empty air */
     uint8_t *leafpx;                /* demo picture, per position: 0 outside the tree's leaves,
                                        else 1 + the leaf shade's hash bits (render.c) */
+    uint8_t *col_above;             /* render scratch, one a column: the element above (render.c) */
+    int16_t *col_top;               /* render scratch, one a column: where that run began */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
                                        rects_mem, 64-byte aligned */
     void *rects_mem;
@@ -149,6 +151,10 @@ _Static_assert(SAND_PHASES >= 3,
                "different phases");
 _Static_assert((SAND_CHUNK & (SAND_CHUNK - 1)) == 0 && SAND_CHUNK <= 255,
                "mark() masks with SAND_CHUNK - 1, and the state stores it in a byte");
+
+_Static_assert(SAND_W_MAX <= 4096 && SAND_H_MAX <= 4096, "a frame is at most 4096 pixels a side");
+_Static_assert(SAND_W_MAX <= 65535 && SAND_H_MAX <= 32767,
+               "sizes and rectangles are saved as u16; the renderer keeps rows in int16_t");
 
 /* ---- layout ----------------------------------------------------------------------------------- */
 /* Chunk (cx, cy)'s rectangle in an array of them (cur or nxt). */

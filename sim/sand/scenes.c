@@ -15,8 +15,8 @@ static void add_emitter(sand_world *s, int x, int y, int w, int h, int el, int p
 {
     if (s->nemit == MAX_EMITTERS) return;
     sand_emitter *e = &s->emit[s->nemit++];
-    e->x = (int16_t)x; e->y = (int16_t)y; e->w = (int16_t)(w < 1 ? 1 : w);
-    e->h = (int16_t)(h < 1 ? 1 : h);
+    e->x = x; e->y = y; e->w = w < 1 ? 1 : w;
+    e->h = h < 1 ? 1 : h;
     e->el = (uint8_t)el; e->el2 = (uint8_t)el; e->prob = (uint16_t)prob;
     e->cycle = (uint16_t)cycle; e->on = (uint16_t)on; e->phase = (uint16_t)phase; e->alt = 0;
 }
@@ -25,8 +25,8 @@ static void add_drain(sand_world *s, int x, int y, int w, int h)
 {
     if (s->ndrain == MAX_DRAINS) return;
     sand_drain *d = &s->drain[s->ndrain++];
-    d->x = (int16_t)x; d->y = (int16_t)y; d->w = (int16_t)(w < 1 ? 1 : w);
-    d->h = (int16_t)(h < 1 ? 1 : h);
+    d->x = x; d->y = y; d->w = w < 1 ? 1 : w;
+    d->h = h < 1 ? 1 : h;
 }
 
 /* ---- the demo: a landscape at dusk (issue 13) ----------------------------------------------------
