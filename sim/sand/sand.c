@@ -24,7 +24,7 @@
  * The kind is split by subject: sand_int.h (world struct, cells, inline helpers), elements.c,
  * chunks.c, step.c (rules and passes), scenes.c, render.c, state.c, and this file: params,
  * inputs, create and destroy, the vtable and the inspection helpers for tests. */
-#include "sand_int.h"
+#include "big.h"
 #include <assert.h>
 #include <stdlib.h>
 
@@ -122,6 +122,7 @@ static void sand_destroy(void *impl)
     free(s->leafpx);
     free(s->col_above);
     free(s->col_top);
+    sim__sand_big_destroy(s);
     free(s->rects_mem);
     free(s->weight);
     free(s->order);
@@ -141,6 +142,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->w = (int)p->ival[P_W];
     s->h = (int)p->ival[P_H];
     s->scene = (int)p->ival[P_SCENE];
+    s->seed = seed;
     s->ncx = (s->w + SAND_CHUNK - 1) / SAND_CHUNK;
     s->ncy = (s->h + SAND_CHUNK - 1) / SAND_CHUNK;
     s->rstride = (s->ncy + 7) & ~7;                     /* 8 rectangles: a 64-byte line */
@@ -156,6 +158,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->leafpx = malloc(n);
     s->col_above = malloc((size_t)s->w);
     s->col_top = malloc((size_t)s->w * sizeof *s->col_top);
+    int big = s->scene == SCENE_DEMO && sim__sand_is_big(s) ? sim__sand_big_alloc(s) : 0;
     /* cur and nxt in one block: nch rectangles are whole lines (rstride), so both start on one */
     s->rects_mem = malloc(2 * nch * sizeof *s->cur + 64);
     s->cur = line_align(s->rects_mem);
@@ -166,7 +169,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
     s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
     if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
-        !s->col_top || !s->cur ||
+        !s->col_top || big || !s->cur ||
         !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
@@ -185,12 +188,14 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     return 0;
 }
 
-/* What render_init builds depends on the size and the scene alone: take it from the world a
- * load replaces when they match (a replay's every span), else build it. */
+/* What render_init builds depends on the size and the scene alone (and the seed, for a big
+ * demo: its layout): take it from the world a load replaces when they match (a replay's every
+ * span), else build it. */
 static void sand_adopt(void *to, void *from)
 {
     sand_world *t = to, *f = from;
-    if (t->w != f->w || t->h != f->h || t->scene != f->scene) {
+    if (t->w != f->w || t->h != f->h || t->scene != f->scene ||
+        (t->scene == SCENE_DEMO && sim__sand_is_big(t) && t->seed != f->seed)) {
         sim__sand_render_init(t);
         return;
     }

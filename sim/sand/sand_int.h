@@ -73,8 +73,10 @@ typedef struct sand_drain {
     int x, y, w, h;
 } sand_drain;
 
-#define MAX_EMITTERS 24            /* the demo uses 15 */
-#define MAX_DRAINS 8
+#define MAX_EMITTERS 256           /* the small demo uses 15; a 4096-wide big one about 130 */
+#define MAX_DRAINS 64
+
+typedef struct sand_big sand_big;
 
 typedef struct rect16 {
     uint16_t x0, y0, x1, y1;        /* inclusive; empty when x0 > x1 */
@@ -84,6 +86,7 @@ struct sand_world {
     int w, h;
     int ncx, ncy;                   /* chunks across (= strips) and down */
     int scene;
+    uint64_t seed;                  /* a big demo's layout comes from it (big.c) */
     /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
      * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
      * multiple of 16); `moved` strip by strip, 64-byte aligned, each strip padded to whole lines;
@@ -104,6 +107,7 @@ struct sand_world {
                                        else 1 + the leaf shade's hash bits (render.c) */
     uint8_t *col_above;             /* render scratch, one a column: the element above (render.c) */
     int16_t *col_top;               /* render scratch, one a column: where that run began */
+    struct sand_big *big;           /* a big demo's layout and its scratch (big.h), never saved */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
                                        rects_mem, 64-byte aligned */
     void *rects_mem;
@@ -246,8 +250,12 @@ static inline int can_sink(int cls, int d, uint32_t t)
 /* ---- the parts of the kind, one file each ----------------------------------------------------- */
 /* step.c: advance one tick (emitters and drains, then the passes over the strips). */
 void sim__sand_step(void *impl, const sim_ctx *ctx);
-/* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
+/* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always); the
+ * demo of a big world is big.c's. */
 void sim__sand_scene_demo(sand_world *s, int build);
+void sim__sand_add_emitter(sand_world *s, int x, int y, int w, int h, int el, int prob, int cycle,
+                           int on, int phase);
+void sim__sand_add_drain(sand_world *s, int x, int y, int w, int h);
 void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build);
 /* The demo's plan (320×180 plan coordinates, position only), for the renderer: the top of the
  * rock at plan x, whether a position is carved out of the rock (a cave), whether wood there is
