@@ -756,6 +756,14 @@ END_TEST
  * Sand worlds up to 4096×2048 (SAND_W_MAX × SAND_H_MAX); beyond 640×480 the demo is composed at
  * the world's own size (sim/sand/big.c), not the 320×180 plan scaled up. */
 
+/* The big golden run (tests/golden/sand-big.args and .inputs: seed 42, a 2048×1024 demo, 300
+ * ticks, inputs all over it and past its edges) against tests/golden/sand-big.chain. */
+START_TEST(big_golden_chain)
+{
+    ck_assert_int_eq(script_golden_kind("sand-big", NULL), 3);
+}
+END_TEST
+
 /* Frame hash of w's picture now. */
 static uint64_t frame_hash_of(sim_world *w)
 {
@@ -951,6 +959,7 @@ Suite *suite_sand(void)
     suite_add_tcase(s, pic);
     TCase *big = tcase_create("big");
     tcase_set_timeout(big, 900);
+    tcase_add_test(big, big_golden_chain);
     tcase_add_test(big, big_world_2048x1024_round_trips);
     tcase_add_test(big, big_world_4096x2048_round_trips);
     tcase_add_test(big, big_demo_is_composed_at_its_size);
