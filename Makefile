@@ -281,7 +281,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop wasm
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_big $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop wasm
 	$(MAKE) --no-print-directory $(BUILD)/bench_sand_base || echo "bench: no baseline sand step (commit $(SAND_BASE) not in this clone): bench_sand runs without it"
 	BUILD=$(BUILD) sh bench/run.sh
 
@@ -302,6 +302,9 @@ $(BUILD)/bench_loop: $(BUILD)/bench/bench_loop.o $(LIBCLI) $(LIBWIRE) $(LIBSIM)
 
 $(BUILD)/bench_cycle: $(BUILD)/bench/bench_cycle.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
+
+$(BUILD)/bench_big: $(BUILD)/bench/bench_big.o $(LIBPOOL) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
 $(BUILD)/bench_sand: $(BUILD)/bench/bench_sand.o $(LIBPOOL) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

@@ -38,6 +38,17 @@ base=""
     fi
 } | tee bench/out/sand.md
 echo
+# Big sand worlds (issue 30): 2048×1024 and 4096×2048 against 320×180 in the same run, as vivd
+# ticks a world (step, render, both hashes); not pinned, the 2-worker cases need both cores.
+{
+    echo "### $(date -u +%Y-%m-%d) — big sand worlds: ticks/s and cells/s against 320×180: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_big\`), compiler: $(${CC:-cc} --version | head -1)."
+    echo "Load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    "$BUILD/bench_big"
+} | tee bench/out/big.md
+echo
 {
     echo "### $(date -u +%Y-%m-%d) — terrarium ticks/s: $machine"
     echo

@@ -751,6 +751,178 @@ START_TEST(tick_graph_orders_every_pair_that_shares)
 }
 END_TEST
 
+
+/* ---- big worlds (issue 30) --------------------------------------------------------------------------
+ * Sand worlds up to 4096×2048 (SAND_W_MAX × SAND_H_MAX); beyond 640×480 the demo is composed at
+ * the world's own size (sim/sand/big.c), not the 320×180 plan scaled up. */
+
+/* The big golden run (tests/golden/sand-big.args and .inputs: seed 42, a 2048×1024 demo, 300
+ * ticks, inputs all over it and past its edges) against tests/golden/sand-big.chain. */
+START_TEST(big_golden_chain)
+{
+    ck_assert_int_eq(script_golden_kind("sand-big", NULL), 3);
+}
+END_TEST
+
+/* Frame hash of w's picture now. */
+static uint64_t frame_hash_of(sim_world *w)
+{
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    sim_world_render(w, 0, &f);
+    uint64_t h = sim_frame_hash(&f);
+    sim_frame_free(&f);
+    return h;
+}
+
+/* A big world created, stepped, rendered, saved, and loaded into a world of another size, scene
+ * and seed, and into one of its own size and scene but another seed (the layout, and so the
+ * picture, comes from the seed: adopt must not keep the old one): both hash and draw alike, and
+ * go on alike, tick by tick. */
+static void big_round_trip(const char *params, int ticks)
+{
+    sim_world *a = mk(5, params);
+    int W, H;
+    sand__size(sim__world_impl(a), &W, &H);
+    ck_assert_int_gt(W * H, 640 * 480);
+    in(a, "paint 1000 300 20 water");
+    in(a, "explode 1500 700 30");
+    run(a, ticks);
+    size_t cap = sim_world_save_max(a);
+    uint8_t *buf = malloc(cap);
+    size_t n = sim_world_save(a, buf, cap);
+    ck_assert_uint_gt(n, (size_t)W * H * 4);
+    sim_world *others[2] = { mk(1, "w=64,h=48,scene=bench"), mk(6, params) };
+    for (int k = 0; k < 2; k++) {
+        sim_world *b = others[k];
+        ck_assert_int_eq(sim_world_load(b, buf, n), 0);
+        ck_assert_uint_eq(sim_world_hash(b), sim_world_hash(a));
+        ck_assert_uint_eq(frame_hash_of(b), frame_hash_of(a));
+    }
+    for (int t = 0; t < 20; t++) {
+        if (t == 3) {
+            in(a, "paint 700 200 10 fire");
+            in(others[0], "paint 700 200 10 fire");
+            in(others[1], "paint 700 200 10 fire");
+        }
+        sim_world_step(a);
+        for (int k = 0; k < 2; k++) {
+            sim_world_step(others[k]);
+            ck_assert_uint_eq(sim_world_hash(others[k]), sim_world_hash(a));
+        }
+        if (t % 10 == 9)
+            for (int k = 0; k < 2; k++) ck_assert_uint_eq(frame_hash_of(others[k]), frame_hash_of(a));
+    }
+    free(buf);
+    sim_world_destroy(a);
+    sim_world_destroy(others[0]);
+    sim_world_destroy(others[1]);
+}
+
+START_TEST(big_world_2048x1024_round_trips)
+{
+    big_round_trip("w=2048,h=1024", 120);
+}
+END_TEST
+
+START_TEST(big_world_4096x2048_round_trips)
+{
+    big_round_trip("w=4096,h=2048", 30);
+}
+END_TEST
+
+/* Cells of element `el` in the whole world, and the longest run of it along a row. */
+static int count_all(sim_world *w, int el, int *run_max)
+{
+    void *s = sim__world_impl(w);
+    int W, H, n = 0, best = 0;
+    sand__size(s, &W, &H);
+    for (int y = 0; y < H; y++)
+        for (int x = 0, len = 0; x < W; x++) {
+            int here = sand__element(s, x, y) == el;
+            n += here;
+            len = here ? len + 1 : 0;
+            if (len > best) best = len;
+        }
+    if (run_max) *run_max = best;
+    return n;
+}
+
+/* The demo at 2048×1024 is a landscape composed at that size: every element of the small demo's
+ * features is there at tick 0 (water, sand, oil, lava, ice, wood) and acid besides; its trees
+ * are the small demo's size (the plan scaled up would make one tree 218 wide), and there are
+ * more than one of them; the frame has the big palette, many colours and none that covers a
+ * fifth of it; the same seed gives the same world and another seed another layout. */
+START_TEST(big_demo_is_composed_at_its_size)
+{
+    sim_world *w = mk(1, "w=2048,h=1024");
+    static const char *const present[] = { "water", "sand", "oil", "lava", "ice", "wood", "acid" };
+    for (int k = 0; k < 7; k++)
+        ck_assert_msg(count_all(w, el_id(present[k]), NULL) > 500, "no %s at tick 0", present[k]);
+    int wood_run;
+    count_all(w, el_id("wood"), &wood_run);
+    ck_assert_msg(wood_run >= 20 && wood_run <= 60, "the widest tree is %d cells across", wood_run);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    sim_world_render(w, 0, &f);
+    ck_assert_int_gt(f.pal.count, 90);
+    static int hist[256];
+    memset(hist, 0, sizeof hist);
+    for (int i = 0; i < f.w * f.h; i++) hist[f.px[i]]++;
+    int used = 0, top = 0;
+    for (int k = 0; k < 256; k++) {
+        used += hist[k] > 0;
+        if (hist[k] > top) top = hist[k];
+    }
+    ck_assert_msg(used >= 60, "only %d colours in use", used);
+    ck_assert_msg(top * 5 < f.w * f.h, "one colour covers %d pixels", top);
+    sim_frame_free(&f);
+    sim_world *same = mk(1, "w=2048,h=1024"), *other = mk(2, "w=2048,h=1024");
+    ck_assert_uint_eq(sim_world_hash(same), sim_world_hash(w));
+    ck_assert_uint_ne(sim_world_hash(other), sim_world_hash(w));
+    sim_world_destroy(same);
+    sim_world_destroy(other);
+    sim_world_destroy(w);
+}
+END_TEST
+
+/* A big demo comes alive at once: within 15 s a campfire has flared (fire), the geyser or the
+ * glacier has steamed, and every second thousands of cells change; after a minute nothing has
+ * run away: no element has grown beyond half again what there was (every source has a sink) and
+ * none of the liquids has gone. */
+START_TEST(big_demo_comes_alive_and_stays_bounded)
+{
+    sim_world *w = mk(1, "w=2048,h=1024");
+    void *s = sim__world_impl(w);
+    static const char *const kept[] = { "water", "sand", "oil", "lava", "acid" };
+    int start[5];
+    for (int k = 0; k < 5; k++) start[k] = count_all(w, el_id(kept[k]), NULL);
+    int fire = 0, steam = 0;
+    for (int t = 0; t < 900; t += 60) {
+        run(w, 60);
+        fire += count_all(w, el_id("fire"), NULL);
+        steam += count_all(w, el_id("steam"), NULL);
+    }
+    ck_assert_msg(fire > 0 && steam > 0, "15 s in: fire %d, steam %d", fire, steam);
+    int W, H;
+    sand__size(s, &W, &H);
+    uint32_t *prev = malloc((size_t)W * H * 4);
+    memcpy(prev, sand__cells(s), (size_t)W * H * 4);
+    run(w, 60);
+    int changed = 0;
+    for (int i = 0; i < W * H; i++) changed += sand__cells(s)[i] != prev[i];
+    ck_assert_msg(changed > 2000, "only %d cells changed in the 16th second", changed);
+    free(prev);
+    run(w, 3600 - 960);
+    for (int k = 0; k < 5; k++) {
+        int now = count_all(w, el_id(kept[k]), NULL);
+        ck_assert_msg(now * 2 < start[k] * 3 && now * 2 > start[k], "%s: %d at tick 0, %d at 60 s",
+                      kept[k], start[k], now);
+    }
+    sim_world_destroy(w);
+}
+END_TEST
+
 Suite *suite_sand(void)
 {
     Suite *s = suite_create("sand");
@@ -785,6 +957,14 @@ Suite *suite_sand(void)
     tcase_add_test(pic, bench_scene_unchanged);
     tcase_add_test(pic, load_keeps_drawing);
     suite_add_tcase(s, pic);
+    TCase *big = tcase_create("big");
+    tcase_set_timeout(big, 900);
+    tcase_add_test(big, big_golden_chain);
+    tcase_add_test(big, big_world_2048x1024_round_trips);
+    tcase_add_test(big, big_world_4096x2048_round_trips);
+    tcase_add_test(big, big_demo_is_composed_at_its_size);
+    tcase_add_test(big, big_demo_comes_alive_and_stays_bounded);
+    suite_add_tcase(s, big);
     TCase *lr = tcase_create("long_run");
     tcase_set_timeout(lr, 900);
     tcase_add_test(lr, demo_long_run_stays_alive);

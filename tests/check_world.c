@@ -50,7 +50,7 @@ START_TEST(params_are_canonicalised)
     ck_assert_str_eq(err, "sand params: unknown key 'depth' (known: w, h, scene)");
     ck_assert_int_eq(sim_params_parse(k, "w=8", &p, canon, sizeof canon, err, sizeof err),
                      SIM_EPARAM);
-    ck_assert_str_eq(err, "sand params: w=8 must be an integer in 16..640");
+    ck_assert_str_eq(err, "sand params: w=8 must be an integer in 16..4096");
     ck_assert_int_eq(sim_params_parse(k, "w=1e3", &p, canon, sizeof canon, err, sizeof err),
                      SIM_EPARAM);
     ck_assert_int_eq(sim_params_parse(k, "scene=lava", &p, canon, sizeof canon, err, sizeof err),
@@ -78,7 +78,7 @@ START_TEST(create_reports_clear_errors)
     c.params = "h=9999";
     ck_assert_ptr_null(sim_world_create(&c, &rc));
     ck_assert_int_eq(rc, SIM_EPARAM);
-    ck_assert_str_eq(err, "sand params: h=9999 must be an integer in 16..480");
+    ck_assert_str_eq(err, "sand params: h=9999 must be an integer in 16..2048");
     ck_assert_ptr_null(sim_world_create(NULL, &rc));
     ck_assert_int_eq(rc, SIM_EINVAL);
 }

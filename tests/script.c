@@ -178,12 +178,14 @@ int script_golden_kind(const char *kind, sim_world **out)
     return script_golden_kind_on(kind, NULL, out);
 }
 
-int script_golden_kind_on(const char *kind, const sim_tasks *tasks, sim_world **out)
+int script_golden_kind_on(const char *run, const sim_tasks *tasks, sim_world **out)
 {
-    char inputs[256], chain[256];
-    snprintf(inputs, sizeof inputs, "golden/%s.inputs", kind);
-    snprintf(chain, sizeof chain, "golden/%s.chain", kind);
-    script_golden_args a = script_golden_args_load(kind);
+    /* A run is a kind's name, or <kind>-<name> for another golden run of the kind. */
+    char inputs[256], chain[256], kind[64];
+    snprintf(kind, sizeof kind, "%.*s", (int)strcspn(run, "-"), run);
+    snprintf(inputs, sizeof inputs, "golden/%s.inputs", run);
+    snprintf(chain, sizeof chain, "golden/%s.chain", run);
+    script_golden_args a = script_golden_args_load(run);
     script s = script_load(kind, inputs);
     sim_world *w = script_golden_world(kind, &a);
     sim_world_set_tasks(w, tasks);

@@ -47,7 +47,8 @@ sim_world *script_golden_world(const char *kind, const script_golden_args *a);
 /* The golden test of KIND: its world from golden/<kind>.args, fed golden/<kind>.inputs, checked
  * against golden/<kind>.chain every SCRIPT_GOLDEN_EVERY ticks; fails the test on any difference.
  * Returns the lines compared (ticks / 100). If out is not NULL it receives the world after the
- * run, for the caller's own checks (the caller destroys it); otherwise the world is destroyed. */
+ * run, for the caller's own checks (the caller destroys it); otherwise the world is destroyed.
+ * KIND may also name another golden run of a kind, <kind>-<name> (tests/golden.sh). */
 int script_golden_kind(const char *kind, sim_world **out);
 /* The same with the world's parallel passes run by `tasks` (NULL: inline): the chain must be the
  * same whatever runs them. */

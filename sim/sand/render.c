@@ -1,6 +1,7 @@
 /* render.c — the palette and the frame of the falling-sand world: per-element colour ramps, the
  * position-only shade noise, the brick bond of walls, and the renderer. */
-#include "sand_int.h"
+#include "big.h"
+#include "picture.h"
 
 typedef struct ramp {
     uint8_t n;
@@ -58,7 +59,9 @@ void sim__sand_render_init(sand_world *s)
             s->noise[y * s->w + x] = (uint8_t)(sim_hash_cell(0x5eed, 0, x, y, 0) >> 24);
     build_palette(s);
     if (s->scene == SCENE_DEMO) {
-        picture_init(s);        /* its own palette; the lookup table above goes unused */
+        /* its own palette; the lookup table above goes unused */
+        if (sim__sand_is_big(s)) sim__sand_big_picture(s);
+        else picture_init(s);
         return;
     }
     /* Walls get a brick bond: 6-pixel courses, 12-pixel bricks, offset every other course. */
@@ -145,23 +148,6 @@ void sim__sand_render(const void *impl, const sim_ctx *ctx, int view, sim_frame 
  * the flow of lava, the flicker of fire): no clock, and the same state always gives the same
  * frame. The bench and empty scenes keep the renderer above, pixel for pixel. */
 
-enum {
-    Q_SKY0, Q_SKY1, Q_SKY2, Q_SKY3, Q_SKY4, Q_SKY5, Q_SKY6,
-    Q_SUN0, Q_SUN1, Q_STAR, Q_HILLF, Q_HILLN, Q_CLOUD0, Q_CLOUD1,
-    Q_CAVE0, Q_CAVE1, Q_CAVE2,
-    Q_E0, Q_E1, Q_E2, Q_E3, Q_E4, Q_E5, Q_SOIL, Q_G0, Q_G1, Q_G2,
-    Q_M0, Q_M1, Q_M2, Q_M3, Q_M4, Q_SN0, Q_SN1,
-    Q_SA0, Q_SA1, Q_SA2, Q_SA3, Q_SA4,
-    Q_W0, Q_W1, Q_W2, Q_W3, Q_W4, Q_W5, Q_FOAM0, Q_FOAM1,
-    Q_O0, Q_O1, Q_O2, Q_O3,
-    Q_L0, Q_L1, Q_L2, Q_L3, Q_L4,
-    Q_I0, Q_I1, Q_I2, Q_I3, Q_I4,
-    Q_B0, Q_B1, Q_B2, Q_F0, Q_F1, Q_F2, Q_F3, Q_F4,
-    Q_FIRE0, Q_FIRE1, Q_FIRE2, Q_FIRE3, Q_FIRE4, Q_EMB0, Q_EMB1, Q_EMB2, Q_EMB3,
-    Q_SM0, Q_SM1, Q_STM0, Q_STM1, Q_GAS0, Q_GAS1,
-    Q_ST0, Q_ST1, Q_ST2, Q_AC0, Q_AC1, Q_AC2,
-    Q_COUNT
-};
 
 static const uint8_t PICTURE[Q_COUNT][3] = {
     /* sky, top to horizon: indigo to rose to gold */
@@ -206,28 +192,18 @@ static const uint8_t PICTURE[Q_COUNT][3] = {
     [Q_AC0] = { 120, 232, 80 },  [Q_AC1] = { 84, 196, 64 },   [Q_AC2] = { 200, 255, 150 },
 };
 
-/* Ordered dithering: a 4×4 Bayer matrix, 0..15. */
-static const uint8_t BAYER[4][4] = { { 0, 8, 2, 10 }, { 12, 4, 14, 6 }, { 3, 11, 1, 9 }, { 15, 7, 13, 5 } };
-
-static inline uint32_t phash(int x, int y, uint32_t salt) { return sim_hash_cell(0x9157, 0, x, y, salt); }
-
-/* A triangle wave of the given period and amplitude, for hill lines and strata. */
-static int tri(int x, int period, int amp)
+void sim__sand_picture_palette(sim_palette *pal)
 {
-    int t = ((x % period) + period) % period;
-    int half = period / 2;
-    return (t < half ? t : period - t) * amp / half;
+    for (int k = 0; k < Q_COUNT; k++) memcpy(&pal->rgb[k * 3], PICTURE[k], 3);
+    pal->count = Q_COUNT;
+    pal->version = 1;
 }
 
 /* The backdrop behind empty air at plan (px, py): sky, sun, clouds, hills; or a cave's back wall.
  * gr[k] is sim__sand_demo_ground(px - 1 + k), k = 0..2: the column and its neighbours. */
 static int backdrop(int px, int py, int x, int y, const int *gr)
 {
-    if (py >= gr[1] || (px >= 63 && px <= 69 && py == 43)) {
-        uint32_t h = phash(px / 5, py / 3, 1);
-        int k = (int)(h % 3u) + (phash(x, y, 2) % 5u == 0 ? -1 : 0);
-        return Q_CAVE0 + (k < 0 ? 0 : k);
-    }
+    if (py >= gr[1] || (px >= 63 && px <= 69 && py == 43)) return cave_wall(px, py, x, y);
     int b = BAYER[y & 3][x & 3];
     /* Far and near hills against the horizon. */
     int hn = 122 - tri(px + 20, 70, 12) - tri(px + 5, 26, 3);
@@ -266,40 +242,24 @@ static int rock(int px, int py, int x, int y, const int *gr)
                    sim__sand_demo_cave(px - 1, py) || sim__sand_demo_cave(px + 1, py);
     int sky_side = py < gr[0] || py < gr[2];
     if (px >= 247) {
-        if (d <= 1 && py < 110) return d == 0 || (h & 1u) ? Q_SN0 : Q_SN1;
+        if (d <= 1 && py < 110) return snow(d, h);
         if (cave_rim) return Q_M4;
         if (sky_side) return Q_M3;
-        if ((px + py * 2) % 23 == 0 || (px * 2 - py) % 31 == 0) return Q_M4;   /* cracks */
-        int v = (py + tri(px, 60, 3)) / 9;
-        static const uint8_t GRAN[4] = { Q_M1, Q_M2, Q_M1, Q_M0 };
-        int q = GRAN[v & 3];
-        if (h % 11u == 0) q = Q_M0;
-        else if (h % 19u == 0) q = Q_M3;
-        return q;
+        return granite(px, py, h);
     }
     if (cave_rim) return Q_E5;
     int grassy = g < 118;
-    if (grassy && d <= 2) {
-        if (d == 0) return (h & 3u) ? Q_G2 : Q_G1;
-        if (d == 1) return (h & 1u) ? Q_G1 : Q_G0;
-        return (h & 1u) ? Q_G0 : Q_SOIL;
-    }
+    if (grassy && d <= 2) return grass(d, h);
     if (sky_side) return Q_E4;
     if (d <= 4 + (int)(h % 3u)) return Q_SOIL;
-    int v = (py + tri(px, 64, 5) + tri(px + 17, 22, 2)) / 6;
-    static const uint8_t STRATA[6] = { Q_E2, Q_E3, Q_E2, Q_E1, Q_E2, Q_E3 };
-    int q = STRATA[v % 6];
+    int q = strata(px, py);
     if (py > 150 && BAYER[y & 3][x & 3] < (py - 150) / 2) q = q == Q_E4 ? Q_E3 : q == Q_E3 ? Q_E2 : Q_E1;
-    if (h % 13u == 0) q = q == Q_E1 ? Q_E0 : q - 1;          /* speckle */
-    else if (h % 29u == 0) q = Q_E4;
-    return q;
+    return speckle(q, h);
 }
 
 static void picture_init(sand_world *s)
 {
-    for (int k = 0; k < Q_COUNT; k++) memcpy(&s->pal.rgb[k * 3], PICTURE[k], 3);
-    s->pal.count = Q_COUNT;
-    s->pal.version = 1;
+    sim__sand_picture_palette(&s->pal);
     /* The ground line by plan column, -1..320 (px runs 0..319): asked for at every pixel. */
     int ground[322];
     for (int k = 0; k < 322; k++) ground[k] = sim__sand_demo_ground(k - 1);
@@ -308,8 +268,7 @@ static void picture_init(sand_world *s)
             int px = x * 320 / s->w, py = y * 180 / s->h, i = y * s->w + x;
             s->airpx[i] = (uint8_t)backdrop(px, py, x, y, &ground[px]);
             s->wallpx[i] = (uint8_t)rock(px, py, x, y, &ground[px]);
-            uint32_t h = phash(x / 2, y / 2, 6);      /* a leaf's shade: bit 0 and the rest */
-            s->leafpx[i] = sim__sand_demo_leaf(px, py) ? (uint8_t)(1 + (h & 1u) + 2 * (h % 3u)) : 0;
+            s->leafpx[i] = sim__sand_demo_leaf(px, py) ? leaf_shade(x, y) : 0;
         }
 }
 
@@ -350,10 +309,11 @@ static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f
     int t = (int)(ctx->tick % 1000000u);
     /* Per column: the element of the cell above and the row where its run of that element began,
      * so a cell's depth below its own surface is y - top (as if the grid had empty cells above
-     * its first row). The rows hold at most 480 cells, so the depth never reaches a limit. */
-    uint8_t above[640];
-    int16_t top[640];
-    memset(above, 0, sizeof above);
+     * its first row). The world's own scratch, one entry a column (render is not part of the
+     * state and runs on one thread at a time); rows fit an int16_t (SAND_H_MAX). */
+    uint8_t *above = s->col_above;
+    int16_t *top = s->col_top;
+    memset(above, 0, (size_t)s->w);
     for (int x = 0; x < s->w; x++) top[x] = -1;
     for (int y = 0; y < s->h; y++) {
         const uint32_t *row = &s->cells[y * s->w];

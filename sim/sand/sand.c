@@ -24,7 +24,7 @@
  * The kind is split by subject: sand_int.h (world struct, cells, inline helpers), elements.c,
  * chunks.c, step.c (rules and passes), scenes.c, render.c, state.c, and this file: params,
  * inputs, create and destroy, the vtable and the inspection helpers for tests. */
-#include "sand_int.h"
+#include "big.h"
 #include <assert.h>
 #include <stdlib.h>
 
@@ -97,8 +97,8 @@ static void sand_apply_input(void *impl, const sim_ctx *ctx, const sim_input *in
 /* ---- lifecycle, save, load -------------------------------------------------------------------- */
 enum { P_W, P_H, P_SCENE };
 static const sim_param_desc sand_params[] = {
-    [P_W] = { "w", SIM_PARAM_INT, 320, 16, 640, NULL, NULL, "width in cells (= frame pixels)" },
-    [P_H] = { "h", SIM_PARAM_INT, 180, 16, 480, NULL, NULL, "height in cells" },
+    [P_W] = { "w", SIM_PARAM_INT, 320, 16, SAND_W_MAX, NULL, NULL, "width in cells (= frame pixels)" },
+    [P_H] = { "h", SIM_PARAM_INT, 180, 16, SAND_H_MAX, NULL, NULL, "height in cells" },
     [P_SCENE] = { "scene", SIM_PARAM_ENUM, SCENE_DEMO, 0, 0, scene_names, NULL,
                   "demo (runs for hours), empty, or bench" },
 };
@@ -120,6 +120,9 @@ static void sand_destroy(void *impl)
     free(s->wallpx);
     free(s->airpx);
     free(s->leafpx);
+    free(s->col_above);
+    free(s->col_top);
+    sim__sand_big_destroy(s);
     free(s->rects_mem);
     free(s->weight);
     free(s->order);
@@ -139,6 +142,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->w = (int)p->ival[P_W];
     s->h = (int)p->ival[P_H];
     s->scene = (int)p->ival[P_SCENE];
+    s->seed = seed;
     s->ncx = (s->w + SAND_CHUNK - 1) / SAND_CHUNK;
     s->ncy = (s->h + SAND_CHUNK - 1) / SAND_CHUNK;
     s->rstride = (s->ncy + 7) & ~7;                     /* 8 rectangles: a 64-byte line */
@@ -152,6 +156,9 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
     s->leafpx = malloc(n);
+    s->col_above = malloc((size_t)s->w);
+    s->col_top = malloc((size_t)s->w * sizeof *s->col_top);
+    int big = s->scene == SCENE_DEMO && sim__sand_is_big(s) ? sim__sand_big_alloc(s) : 0;
     /* cur and nxt in one block: nch rectangles are whole lines (rstride), so both start on one */
     s->rects_mem = malloc(2 * nch * sizeof *s->cur + 64);
     s->cur = line_align(s->rects_mem);
@@ -161,7 +168,8 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);
     s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
     s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->cur ||
+    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
+        !s->col_top || big || !s->cur ||
         !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
@@ -180,12 +188,14 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     return 0;
 }
 
-/* What render_init builds depends on the size and the scene alone: take it from the world a
- * load replaces when they match (a replay's every span), else build it. */
+/* What render_init builds depends on the size and the scene alone (and the seed, for a big
+ * demo: its layout): take it from the world a load replaces when they match (a replay's every
+ * span), else build it. */
 static void sand_adopt(void *to, void *from)
 {
     sand_world *t = to, *f = from;
-    if (t->w != f->w || t->h != f->h || t->scene != f->scene) {
+    if (t->w != f->w || t->h != f->h || t->scene != f->scene ||
+        (t->scene == SCENE_DEMO && sim__sand_is_big(t) && t->seed != f->seed)) {
         sim__sand_render_init(t);
         return;
     }

@@ -22,6 +22,14 @@ enum { SAND_F_LOOSE = 1, SAND_F_BURNING = 2 };
 #define SAND_PHASES 3
 #define SAND_REACH 8
 
+/* The largest world (params w and h). The width is the frame's limit (sim_frame_init, the tile
+ * codec: 4096); the height keeps a 4096×2048 world's memory near 120 MB (a u32 cell, four bytes
+ * of per-position picture, a moved byte, the saved-state scratch). The saved state's u16 sizes,
+ * the u16 dirty rectangles and the renderer's int16_t column scratch hold either
+ * (sand_int.h). */
+#define SAND_W_MAX 4096
+#define SAND_H_MAX 2048
+
 typedef struct sand_world sand_world;
 
 /* Inspection for tests: the element at (x, y) (SAND_WALL outside), the raw cell, chunk state. */

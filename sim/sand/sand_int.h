@@ -63,18 +63,20 @@ uint32_t sim__sand_fresh(int el, uint32_t r);
 
 /* ---- the scene: emitters and drains, rebuilt from params (not part of the state) ---------------- */
 typedef struct sand_emitter {
-    int16_t x, y, w, h;
+    int x, y, w, h;
     uint8_t el, el2;        /* el2: alternate element, switching every `alt` ticks (0 = none) */
     uint16_t prob;          /* per empty cell and active tick, out of 256 */
     uint16_t cycle, on, phase, alt;
 } sand_emitter;
 
 typedef struct sand_drain {
-    int16_t x, y, w, h;
+    int x, y, w, h;
 } sand_drain;
 
-#define MAX_EMITTERS 24            /* the demo uses 15 */
-#define MAX_DRAINS 8
+#define MAX_EMITTERS 256           /* the small demo uses 15; a 4096-wide big one about 130 */
+#define MAX_DRAINS 64
+
+typedef struct sand_big sand_big;
 
 typedef struct rect16 {
     uint16_t x0, y0, x1, y1;        /* inclusive; empty when x0 > x1 */
@@ -84,6 +86,7 @@ struct sand_world {
     int w, h;
     int ncx, ncy;                   /* chunks across (= strips) and down */
     int scene;
+    uint64_t seed;                  /* a big demo's layout comes from it (big.c) */
     /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
      * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
      * multiple of 16); `moved` strip by strip, 64-byte aligned, each strip padded to whole lines;
@@ -102,6 +105,9 @@ struct sand_world {
     uint8_t *airpx;                 /* per-position colour of empty air */
     uint8_t *leafpx;                /* demo picture, per position: 0 outside the tree's leaves,
                                        else 1 + the leaf shade's hash bits (render.c) */
+    uint8_t *col_above;             /* render scratch, one a column: the element above (render.c) */
+    int16_t *col_top;               /* render scratch, one a column: where that run began */
+    struct sand_big *big;           /* a big demo's layout and its scratch (big.h), never saved */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
                                        rects_mem, 64-byte aligned */
     void *rects_mem;
@@ -149,6 +155,10 @@ _Static_assert(SAND_PHASES >= 3,
                "different phases");
 _Static_assert((SAND_CHUNK & (SAND_CHUNK - 1)) == 0 && SAND_CHUNK <= 255,
                "mark() masks with SAND_CHUNK - 1, and the state stores it in a byte");
+
+_Static_assert(SAND_W_MAX <= 4096 && SAND_H_MAX <= 4096, "a frame is at most 4096 pixels a side");
+_Static_assert(SAND_W_MAX <= 65535 && SAND_H_MAX <= 32767,
+               "sizes and rectangles are saved as u16; the renderer keeps rows in int16_t");
 
 /* ---- layout ----------------------------------------------------------------------------------- */
 /* Chunk (cx, cy)'s rectangle in an array of them (cur or nxt). */
@@ -240,8 +250,12 @@ static inline int can_sink(int cls, int d, uint32_t t)
 /* ---- the parts of the kind, one file each ----------------------------------------------------- */
 /* step.c: advance one tick (emitters and drains, then the passes over the strips). */
 void sim__sand_step(void *impl, const sim_ctx *ctx);
-/* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always). */
+/* scenes.c: lay out a scene's cells (when `build`) and its emitters and drains (always); the
+ * demo of a big world is big.c's. */
 void sim__sand_scene_demo(sand_world *s, int build);
+void sim__sand_add_emitter(sand_world *s, int x, int y, int w, int h, int el, int prob, int cycle,
+                           int on, int phase);
+void sim__sand_add_drain(sand_world *s, int x, int y, int w, int h);
 void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build);
 /* The demo's plan (320×180 plan coordinates, position only), for the renderer: the top of the
  * rock at plan x, whether a position is carved out of the rock (a cave), whether wood there is

@@ -1,7 +1,7 @@
 /* scenes.c — the scenes a sand world starts from: the demo landscape that runs for hours and the
  * benchmark scene. Each lays out cells (unless the world is bare, its cells about to come from a
  * load) and its emitters and drains, which are rebuilt from params and are not part of the state. */
-#include "sand_int.h"
+#include "big.h"
 
 static void fill_rect(sand_world *s, int x, int y, int w, int h, int el)
 {
@@ -10,23 +10,23 @@ static void fill_rect(sand_world *s, int x, int y, int w, int h, int el)
             if (inside(s, xx, yy)) s->cells[yy * s->w + xx] = sim__sand_fresh(el, 0);
 }
 
-static void add_emitter(sand_world *s, int x, int y, int w, int h, int el, int prob, int cycle,
-                        int on, int phase)
+void sim__sand_add_emitter(sand_world *s, int x, int y, int w, int h, int el, int prob, int cycle,
+                           int on, int phase)
 {
     if (s->nemit == MAX_EMITTERS) return;
     sand_emitter *e = &s->emit[s->nemit++];
-    e->x = (int16_t)x; e->y = (int16_t)y; e->w = (int16_t)(w < 1 ? 1 : w);
-    e->h = (int16_t)(h < 1 ? 1 : h);
+    e->x = x; e->y = y; e->w = w < 1 ? 1 : w;
+    e->h = h < 1 ? 1 : h;
     e->el = (uint8_t)el; e->el2 = (uint8_t)el; e->prob = (uint16_t)prob;
     e->cycle = (uint16_t)cycle; e->on = (uint16_t)on; e->phase = (uint16_t)phase; e->alt = 0;
 }
 
-static void add_drain(sand_world *s, int x, int y, int w, int h)
+void sim__sand_add_drain(sand_world *s, int x, int y, int w, int h)
 {
     if (s->ndrain == MAX_DRAINS) return;
     sand_drain *d = &s->drain[s->ndrain++];
-    d->x = (int16_t)x; d->y = (int16_t)y; d->w = (int16_t)(w < 1 ? 1 : w);
-    d->h = (int16_t)(h < 1 ? 1 : h);
+    d->x = x; d->y = y; d->w = w < 1 ? 1 : w;
+    d->h = h < 1 ? 1 : h;
 }
 
 /* ---- the demo: a landscape at dusk (issue 13) ----------------------------------------------------
@@ -151,6 +151,10 @@ static int plan_element(int px, int py)
 
 void sim__sand_scene_demo(sand_world *s, int build)
 {
+    if (sim__sand_is_big(s)) {
+        sim__sand_scene_big(s, build);
+        return;
+    }
 #define X(v) ((v) * s->w / 320)
 #define Y(v) ((v) * s->h / 180)
     if (build)
@@ -159,29 +163,29 @@ void sim__sand_scene_demo(sand_world *s, int build)
                 s->cells[y * s->w + x] = sim__sand_fresh(plan_element(x * 320 / s->w, y * 180 / s->h), 0);
     /* Sources. The spring runs all the time, out of its mouth and from under the shelf as a
      * curtain; the lava vent under the glacier fills whatever melts above it. */
-    add_emitter(s, X(56), Y(43), X(13), 1, SAND_WATER, 40, 1, 1, 0);
+    sim__sand_add_emitter(s, X(56), Y(43), X(13), 1, SAND_WATER, 40, 1, 1, 0);
     /* The chamber is kept full from its roof; the vent erupts through the glacier for 30 s of
      * every 45, and the lava it spills over the ice melts its way down (below the notch's lip,
      * so none escapes). */
-    add_emitter(s, X(262), Y(78), X(33), 2, SAND_LAVA, 8, 1, 1, 0);
-    add_emitter(s, X(276), Y(59), X(4), 2, SAND_LAVA, 40, 2700, 1800, 0);
-    add_emitter(s, X(196), Y(145), X(2), 2, SAND_OIL, 40, 240, 180, 0);     /* the seep drips */
-    add_emitter(s, X(29), Y(117), X(2), 1, SAND_SAND, 70, 1, 1, 0);         /* the sand fall */
+    sim__sand_add_emitter(s, X(262), Y(78), X(33), 2, SAND_LAVA, 8, 1, 1, 0);
+    sim__sand_add_emitter(s, X(276), Y(59), X(4), 2, SAND_LAVA, 40, 2700, 1800, 0);
+    sim__sand_add_emitter(s, X(196), Y(145), X(2), 2, SAND_OIL, 40, 240, 180, 0);     /* the seep drips */
+    sim__sand_add_emitter(s, X(29), Y(117), X(2), 1, SAND_SAND, 70, 1, 1, 0);         /* the sand fall */
     /* The campfire at the tree's foot flares 15 s in, and every 40 s after. */
-    add_emitter(s, X(160), Y(104), X(3), Y(5), SAND_FIRE, 256, 2400, 40, 1500);
+    sim__sand_add_emitter(s, X(160), Y(104), X(3), Y(5), SAND_FIRE, 256, 2400, 40, 1500);
     /* What burns or melts grows back: the tree at 32 s (and every 40 s), the glacier at 40 s,
      * when the vent has drained (and every 45 s). */
     for (int k = 0; k < TREE_N; k++)
-        add_emitter(s, X(TREE[k].x), Y(TREE[k].y), X(TREE[k].w), Y(TREE[k].h), SAND_WOOD, 12, 2400,
+        sim__sand_add_emitter(s, X(TREE[k].x), Y(TREE[k].y), X(TREE[k].w), Y(TREE[k].h), SAND_WOOD, 12, 2400,
                     90, 500);
-    add_emitter(s, X(260), Y(62), X(40), Y(16), SAND_ICE, 12, 2700, 90, 300);
+    sim__sand_add_emitter(s, X(260), Y(62), X(40), Y(16), SAND_ICE, 12, 2700, 90, 300);
     /* Sinks: the lake's outflow by the fall (so the rest of the lake lies still), the cave
      * pool's overflow, the sand cave's crack, the lava chamber's plughole, the sky. */
-    add_drain(s, X(70), Y(118), X(4), 3);
-    add_drain(s, X(238), Y(152), X(7), 1);
-    add_drain(s, X(41), Y(134), 1, 4);
-    add_drain(s, X(278), Y(107), 1, 1);
-    add_drain(s, 0, 0, s->w, 1);
+    sim__sand_add_drain(s, X(70), Y(118), X(4), 3);
+    sim__sand_add_drain(s, X(238), Y(152), X(7), 1);
+    sim__sand_add_drain(s, X(41), Y(134), 1, 4);
+    sim__sand_add_drain(s, X(278), Y(107), 1, 1);
+    sim__sand_add_drain(s, 0, 0, s->w, 1);
 #undef X
 #undef Y
 }
@@ -202,7 +206,7 @@ void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build)
             }
         fill_rect(s, 0, s->h - 1, s->w, 1, SAND_STONE);
     }
-    add_emitter(s, s->w / 3, 0, s->w - 2 * (s->w / 3), 1, SAND_SAND, 256, 20, 1, 0);
+    sim__sand_add_emitter(s, s->w / 3, 0, s->w - 2 * (s->w / 3), 1, SAND_SAND, 256, 20, 1, 0);
     s->emit[s->nemit - 1].el2 = SAND_WATER;
     s->emit[s->nemit - 1].alt = 32;
 }
