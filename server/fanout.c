@@ -341,6 +341,30 @@ static void fanout_events(srv *s, srv_world *w, uint64_t now_ms)
     srv_msg_unref(m);
 }
 
+/* A frame message over the size a client accepts (a big world watched whole): no client could
+ * read it, so its subscribers are told and let go, and nothing is published; the stream goes with
+ * its last subscriber. 1 if it was so. */
+static int too_large(srv *s, srv_world *w, srv_stream *st, const srv_msg *key, const srv_msg *delta)
+{
+    size_t n = key && SRV_MSG_BODYLEN(key) > WIRE_MAX_SERVER_MSG ? SRV_MSG_BODYLEN(key)
+             : delta && SRV_MSG_BODYLEN(delta) > WIRE_MAX_SERVER_MSG ? SRV_MSG_BODYLEN(delta) : 0;
+    if (!n) return 0;
+    char msg[300];
+    int fw = st->small.px ? st->small.w : w->fw, fh = st->small.px ? st->small.h : w->fh;
+    snprintf(msg, sizeof msg, "world %u's frames for this subscription (%dx%d) came to a message of %zu "
+             "bytes, over the %u a client accepts: subscribe with a rect or a div (docs/PROTOCOL.md, "
+             "sub)", w->id, fw, fh, n, WIRE_MAX_SERVER_MSG);
+    srv_log(s, SRV_LOG_WARN, "%s", msg);
+    st->remote_key = 1;
+    while (st->used && st->head) {
+        srv_sub *sub = st->head;
+        srv_client *c = sub->client;
+        srv_sub_drop(c, sub);
+        srv_client_notice(c, "frame_too_large", msg, NULL);
+    }
+    return 1;
+}
+
 void srv_fanout_tick(srv *s, srv_world *w)
 {
     if (!w->fan || (!w->fan->nsubs && !w->fan->nremote)) return;
@@ -384,6 +408,11 @@ void srv_fanout_tick(srv *s, srv_world *w)
             for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
             st->have_prev = 0;
             st->remote_key = 1;
+            continue;
+        }
+        if (too_large(s, w, st, key, delta)) {
+            srv_msg_unref(key);
+            srv_msg_unref(delta);
             continue;
         }
         srv_fanout_deliver(s, st->head, force_key, key, delta);

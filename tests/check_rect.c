@@ -172,6 +172,33 @@ START_TEST(bad_rects_are_refused)
 }
 END_TEST
 
+
+/* A big world watched whole in raw (2048x1024: 2 MB a frame) cannot reach a client, whose limit
+ * is 1 MiB + 64 KiB a message: the subscription is dropped with frame_too_large (not counted),
+ * the connection stays, and a rect of the same world is served. */
+START_TEST(a_frame_no_client_could_read_drops_the_subscription_not_the_client)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=2:w=2048,h=1024", NULL }, E2E_NO_RECORD);
+    e2e_peer *p = e2e_hello(&fx, "whole", NULL, NULL);
+    sub(&p->c, 1, 1, "raw", NULL);
+    wire_msg m;
+    ck_assert_int_eq(recv_until_not_frame(&p->c, &p->t, &m, 20000), 1);
+    const char *code;
+    size_t n;
+    ck_assert(cli_msg_is(&m, "error"));
+    ck_assert_int_eq(wire_get_str(&m, "code", &code, &n), 0);
+    ck_assert_msg(n == 15 && memcmp(code, "frame_too_large", 15) == 0, "%.*s", (int)n, code);
+    ck_assert_int_eq(p->t.count[1], 0);                  /* no frame came */
+    sub_rect(p, 1000, 500, 320, 180, 1);
+    sim_frame f;
+    if (frame_at(p, 0, &f)) sim_frame_free(&f);          /* the rect's first frame */
+    ck_assert_int_gt(p->t.count[1], 0);
+    assert_rect(p, 960, 448, 384, 256);
+    ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
+}
+END_TEST
+
 Suite *suite_rect(void)
 {
     Suite *s = suite_create("rect");
@@ -179,6 +206,7 @@ Suite *suite_rect(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, a_rect_is_the_worlds_pixels_on_the_region_grid);
     tcase_add_test(tc, bad_rects_are_refused);
+    tcase_add_test(tc, a_frame_no_client_could_read_drops_the_subscription_not_the_client);
     suite_add_tcase(s, tc);
     return s;
 }
