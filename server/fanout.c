@@ -4,8 +4,10 @@
  * tick the frame is downsampled at most once (div > 1: the 13 fps homage's third of the
  * resolution) and the frame message is built at most twice — a delta for subscribers in step, a keyframe for those
  * that need one — into a refcounted buffer that every subscriber's write points at; no copy per
- * client. A client whose output queue is over the soft limit is skipped (and will need a
- * keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
+ * client. A rect at full resolution (a "tiled" stream) keeps no picture of its own: its data is
+ * put together from the view's tiles (tiles.c), each changed tile encoded once a tick for every
+ * rect that shows it. A client whose output queue is over the soft limit is skipped (and will need
+ * a keyframe); the hard limit in client.c disconnects it. A slow client never delays a tick. */
 #include <stdlib.h>
 #include <string.h>
 #include "network.h"
@@ -88,6 +90,12 @@ void srv_fanout_free(srv_world *w)
 {
     if (!w->fan) return;
     for (int i = 0; i < w->fan->nstreams; i++) stream_clear(&w->fan->streams[i]);
+    if (w->fan->tiles)
+        for (int v = 0; v < w->kind->nviews; v++) srv_tiles_free(&w->fan->tiles[v]);
+    free(w->fan->tiles);
+    free(w->fan->tiles_fresh);
+    wire_buf_free(&w->fan->rect_data);
+    wire_buf_free(&w->fan->rect_px);
     free(w->fan->streams);
     free(w->fan);
     w->fan = NULL;
@@ -123,6 +131,12 @@ int srv_stream_key_eq(const srv_stream_key *a, const srv_stream_key *b)
            a->rx == b->rx && a->ry == b->ry && a->rw == b->rw && a->rh == b->rh;
 }
 
+/* A rect at full resolution in tiles: built from the view's shared tiles (tiles.c). */
+static int key_tiled(const srv_stream_key *k)
+{
+    return k->rw > 0 && k->div <= 1 && k->enc != SRV_ENC_RAW;
+}
+
 int srv_stream_find(srv_world *w, const srv_stream_key *k)
 {
     if (!w->fan && !(w->fan = calloc(1, sizeof *w->fan))) return -1;
@@ -146,6 +160,11 @@ int srv_stream_find(srv_world *w, const srv_stream_key *k)
     }
     srv_stream *st = &w->fan->streams[free_slot];
     memset(st, 0, sizeof *st);
+    if (key_tiled(k)) {
+        st->used = st->tiled = 1;
+        st->k = *k;
+        return free_slot;
+    }
     int rw = k->rw ? k->rw : w->fw, rh = k->rw ? k->rh : w->fh;
     size_t sw = (size_t)((rw + (int)k->div - 1) / (int)k->div), sh = (size_t)((rh + (int)k->div - 1) / (int)k->div);
     st->prev = malloc(sw * sh);
@@ -234,6 +253,78 @@ static srv_msg *build_frame(srv *s, srv_world *w, const srv_stream *st, uint64_t
 oom:
     wire_buf_free(&b);
     return NULL;
+}
+
+/* The view's shared tiles, updated from f once per fan-out (NULL: out of memory). */
+static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
+{
+    srv_fan *fan = w->fan;
+    int nv = w->kind->nviews;
+    if (!fan->tiles) {
+        fan->tiles = calloc((size_t)nv, sizeof *fan->tiles);
+        fan->tiles_fresh = calloc((size_t)nv, 1);
+        if (!fan->tiles || !fan->tiles_fresh) {
+            free(fan->tiles);
+            free(fan->tiles_fresh);
+            fan->tiles = NULL;
+            fan->tiles_fresh = NULL;
+            return NULL;
+        }
+    }
+    srv_tiles *t = &fan->tiles[view];
+    if (!fan->tiles_fresh[view]) {
+        if (srv_tiles_update(t, f) != 0) return NULL;
+        fan->tiles_fresh[view] = 1;
+    }
+    return t;
+}
+
+/* The frame hash of k's rect of f as a frame of its own. Its rows are gathered first: XXH3 hashes
+ * one long run of bytes several times faster than the same bytes fed to it a row at a time. */
+static uint64_t rect_hash(srv_fan *fan, const sim_frame *f, const srv_stream_key *k)
+{
+    wire_buf *g = &fan->rect_px;
+    size_t n = (size_t)k->rw * (size_t)k->rh;
+    wire_buf_reset(g);
+    if (wire_buf_reserve(g, n) != 0) return sim_frame_hash_rect(f, k->rx, k->ry, k->rw, k->rh);
+    const uint8_t *src = f->px + (size_t)k->ry * f->w + (size_t)k->rx;
+    for (int y = 0; y < k->rh; y++, src += f->w) memcpy(g->p + (size_t)y * (size_t)k->rw, src, (size_t)k->rw);
+    sim_frame r = { .w = (uint16_t)k->rw, .h = (uint16_t)k->rh, .px = g->p };
+    memcpy(&r.pal, &f->pal, sizeof r.pal);
+    return sim_frame_hash(&r);
+}
+
+/* A tiled stream's frame message: its rect's tile data from the shared tiles, a keyframe or a
+ * delta since the generation it sent last; its frame hash that of the rect's pixels, computed
+ * when a tile of the rect or the palette changed. */
+static srv_msg *build_rect_frame(srv *s, srv_world *w, srv_stream *st, srv_tiles *t, uint64_t tick,
+                                 const sim_frame *f, uint64_t sh, int key, int with_pal)
+{
+    const srv_stream_key *k = &st->k;
+    wire_buf *data = &w->fan->rect_data;
+    wire_buf_reset(data);
+    uint64_t newest;
+    if (srv_tiles_rect(t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, data, &newest) < 0) return NULL;
+    if (!st->have_fh || newest > st->fh_gen || st->fh_pv != f->pal.version) {
+        st->fh = rect_hash(w->fan, f, k);
+        st->fh_gen = newest;
+        st->fh_pv = f->pal.version;
+        st->have_fh = 1;
+    }
+    wire_buf b;
+    wire_buf_init(&b);
+    srv_msg_reserve(&b);
+    wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal, .enc = k->enc,
+                     .fh = st->fh, .sh = sh, .rect = { k->rx, k->ry, k->rw, k->rh } };
+    if (wire_msg_frame_data(&s->net->enc, &b, &m, k->rw, k->rh, &f->pal, data->p, data->len) < 0) {
+        wire_buf_free(&b);
+        return NULL;
+    }
+    w->fan->msgs_built++;
+    w->fan->bytes_built += b.len - b.msg_start;
+    srv_msg *msg = srv_msg_from_buf(&b);
+    if (!msg) wire_buf_free(&b);
+    return msg;
 }
 
 void srv_fanout_rekey(srv_world *w)
@@ -350,7 +441,8 @@ static int too_large(srv *s, srv_world *w, srv_stream *st, const srv_msg *key, c
              : delta && SRV_MSG_BODYLEN(delta) > WIRE_MAX_SERVER_MSG ? SRV_MSG_BODYLEN(delta) : 0;
     if (!n) return 0;
     char msg[300];
-    int fw = st->small.px ? st->small.w : w->fw, fh = st->small.px ? st->small.h : w->fh;
+    int fw = st->tiled ? st->k.rw : st->small.px ? st->small.w : w->fw;
+    int fh = st->tiled ? st->k.rh : st->small.px ? st->small.h : w->fh;
     snprintf(msg, sizeof msg, "world %u's frames for this subscription (%dx%d) came to a message of %zu "
              "bytes, over the %u a client accepts: subscribe with a rect or a div (docs/PROTOCOL.md, "
              "sub)", w->id, fw, fh, n, WIRE_MAX_SERVER_MSG);
@@ -368,6 +460,7 @@ static int too_large(srv *s, srv_world *w, srv_stream *st, const srv_msg *key, c
 void srv_fanout_tick(srv *s, srv_world *w)
 {
     if (!w->fan || (!w->fan->nsubs && !w->fan->nremote)) return;
+    if (w->fan->tiles_fresh) memset(w->fan->tiles_fresh, 0, (size_t)w->kind->nviews);
     fanout_events(s, w, uv_now(s->loop));
     uint64_t tick = sim_world_tick(w->w);
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
@@ -392,13 +485,25 @@ void srv_fanout_tick(srv *s, srv_world *w)
         uint64_t fh;
         const sim_frame *f = srv_world_frame(w, st->k.view, &fh);
         uint64_t sh = srv_world_state_hash(w);
-        if (f) f = stream_picture(w->fan, st, f, &fh);
+        srv_tiles *t = NULL;
+        if (f && st->tiled) {
+            t = view_tiles(w, st->k.view, f);
+            if (!t) f = NULL;
+        } else if (f) {
+            f = stream_picture(w->fan, st, f, &fh);
+        }
         if (!f) {
             want_key = want_delta = 0;       /* out of memory: resynchronise below */
         }
         int pal_changed = !f || !st->have_prev || st->prev_pv != f->pal.version;
-        srv_msg *key = want_key ? build_frame(s, w, st, tick, f, fh, sh, 1, 1) : NULL;
-        srv_msg *delta = want_delta ? build_frame(s, w, st, tick, f, fh, sh, 0, pal_changed) : NULL;
+        srv_msg *key = NULL, *delta = NULL;
+        if (t) {
+            key = want_key ? build_rect_frame(s, w, st, t, tick, f, sh, 1, 1) : NULL;
+            delta = want_delta ? build_rect_frame(s, w, st, t, tick, f, sh, 0, pal_changed) : NULL;
+        } else {
+            key = want_key ? build_frame(s, w, st, tick, f, fh, sh, 1, 1) : NULL;
+            delta = want_delta ? build_frame(s, w, st, tick, f, fh, sh, 0, pal_changed) : NULL;
+        }
         if (!f || (want_key && !key) || (want_delta && !delta)) {
             srv_log(s, SRV_LOG_ERROR, "world %u: out of memory building frame %llu", w->id,
                     (unsigned long long)tick);
@@ -426,7 +531,8 @@ void srv_fanout_tick(srv *s, srv_world *w)
         /* A failed send closes its client, and the last subscriber out frees the stream (and its
          * reference frame): nobody is left to send a delta to. */
         if (!st->used) continue;
-        memcpy(st->prev, f->px, (size_t)f->w * (size_t)f->h);
+        if (t) st->sent_gen = t->gen;
+        else memcpy(st->prev, f->px, (size_t)f->w * (size_t)f->h);
         st->have_prev = 1;
         st->prev_pv = f->pal.version;
         if (force_key) st->last_key = tick;

@@ -87,6 +87,28 @@ typedef struct srv_stream_key {
     int rx, ry, rw, rh;    /* the rect of the world shown, on the SRV_REGION grid (rw 0: whole) */
 } srv_stream_key;
 
+/* One view of a world in the codec's tiles, for its rect streams (tiles.c): the frame as last
+ * seen, when each tile last changed (a generation: one per update that found a change) and each
+ * tile's payload, encoded once when first asked after a change. */
+typedef struct srv_tiles {
+    int w, h, tx, ty;      /* frame size; tiles across and down */
+    uint8_t *last;         /* the frame at the last update (NULL: none yet) */
+    uint64_t gen;
+    uint64_t *chg;         /* per tile: the generation of its last change */
+    uint16_t *plen;        /* per tile: its cached payload's length (0: to encode) */
+    uint8_t *pay;          /* per tile: CODEC_TILE_PAYLOAD_MAX bytes */
+    uint64_t encoded;      /* payloads encoded so far */
+} srv_tiles;
+/* Take f as the view's frame now: the tiles that differ from the last get the next generation. 0,
+ * or -1 (out of memory: t is emptied, and the next update starts over). */
+int srv_tiles_update(srv_tiles *t, const sim_frame *f);
+/* Append the tile data of the rect (on the tile grid, inside the frame) to out: a keyframe, or a
+ * delta naming the tiles changed after generation since. *newest: the newest generation among the
+ * rect's tiles. Returns the bytes appended, or -1 (out of memory). */
+long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
+                    wire_buf *out, uint64_t *newest);
+void srv_tiles_free(srv_tiles *t);
+
 typedef struct srv_stream {
     int used;
     srv_sub *head;         /* its subscribers */
@@ -97,6 +119,14 @@ typedef struct srv_stream {
     int have_prev;
     uint32_t prev_pv;      /* palette version of that frame */
     uint64_t last_key;     /* tick of the last keyframe sent */
+    /* A rect at full resolution in tiles (not raw): its data comes from the world's srv_tiles,
+     * so it keeps no pictures (prev and small stay NULL); the generation of the tiles its last
+     * frame showed, and its frame hash, kept while none of its tiles nor the palette changes. */
+    int tiled;
+    uint64_t sent_gen;
+    uint64_t fh, fh_gen;
+    uint32_t fh_pv;
+    int have_fh;
     /* Published beyond this server (the hooks' publish: the cluster's relays watch it on its
      * channel) until then (ms, uv_now; 0: not published), and the next message published there
      * must be a keyframe. The layer above sets the lease; fan-out honours it. */
@@ -112,6 +142,10 @@ typedef struct srv_fan {
     int nremote;           /* streams with a lease to be published (remote_until) */
     uint64_t msgs_built, bytes_built;
     uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
+    srv_tiles *tiles;      /* per view, for the rect streams (NULL until one is built) */
+    uint8_t *tiles_fresh;  /* per view: its tiles were updated in this fan-out already */
+    wire_buf rect_data;    /* scratch: one rect's tile data */
+    wire_buf rect_px;      /* scratch: one rect's pixels, for its frame hash */
     uint64_t events_tick;  /* 1 + the tick whose events were last sent (0: none yet) */
 } srv_fan;
 

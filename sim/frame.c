@@ -28,15 +28,25 @@ void sim_frame_free(sim_frame *f)
  * 3·count palette bytes, then w·h pixels. Thin clients recompute it to prove their rebuild. */
 uint64_t sim_frame_hash(const sim_frame *f)
 {
+    return sim_frame_hash_rect(f, 0, 0, f->w, f->h);
+}
+
+uint64_t sim_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h)
+{
     uint8_t head[6];
     unsigned n = f->pal.count;
-    head[0] = (uint8_t)f->w; head[1] = (uint8_t)(f->w >> 8);
-    head[2] = (uint8_t)f->h; head[3] = (uint8_t)(f->h >> 8);
-    head[4] = (uint8_t)n;    head[5] = (uint8_t)(n >> 8);
+    head[0] = (uint8_t)w; head[1] = (uint8_t)(w >> 8);
+    head[2] = (uint8_t)h; head[3] = (uint8_t)(h >> 8);
+    head[4] = (uint8_t)n; head[5] = (uint8_t)(n >> 8);
     XXH3_state_t st;
     XXH3_64bits_reset(&st);
     XXH3_64bits_update(&st, head, sizeof head);
     XXH3_64bits_update(&st, f->pal.rgb, (size_t)n * 3);
-    XXH3_64bits_update(&st, f->px, (size_t)f->w * f->h);
+    const uint8_t *row = f->px + (size_t)y * f->w + (size_t)x;
+    if (w == f->w) {                           /* whole rows: one run of bytes */
+        XXH3_64bits_update(&st, row, (size_t)w * (size_t)h);
+    } else {
+        for (int r = 0; r < h; r++, row += f->w) XXH3_64bits_update(&st, row, (size_t)w);
+    }
     return XXH3_64bits_digest(&st);
 }

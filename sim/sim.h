@@ -57,6 +57,9 @@ int sim_frame_init(sim_frame *f, int w, int h);   /* allocates; 0 or SIM_EINVAL/
 void sim_frame_free(sim_frame *f);
 /* XXH3-64 over w, h, palette count (each u16 LE), the 3·count palette bytes, then the pixels. */
 uint64_t sim_frame_hash(const sim_frame *f);
+/* The hash sim_frame_hash gives the w × h rect of f at (x, y) as a frame of its own (f's
+ * palette); the rect must lie inside f. */
+uint64_t sim_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
 
 /* Raster primitives. All take integer pixel coordinates (snap with sim_snap first), clip to the
  * frame, write exactly one palette index per covered pixel, and never anti-alias. */

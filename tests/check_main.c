@@ -39,7 +39,7 @@ static const named_suite suites[] = {
     S(merge_carrier),
     S(merge_art),
     S(merge_render),
-    S(acks), S(handlers), S(guess), S(fanout),
+    S(acks), S(handlers), S(guess), S(fanout), S(tiles),
     S(robust),
     S(ws),
     S(websocket),

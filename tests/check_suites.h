@@ -56,6 +56,7 @@ Suite *suite_acks(void);
 Suite *suite_handlers(void);
 Suite *suite_guess(void);      /* server/guess.c: token guessing slowed down (issue 28) */
 Suite *suite_fanout(void);
+Suite *suite_tiles(void);      /* server/tiles.c: the tiles rect streams share (issue 30) */
 Suite *suite_robust(void);     /* slow: wall-clock fault and load tests (tag "slow") */
 Suite *suite_ws(void);         /* server/ws.c: HTTP and WebSocket against a real vivd (issue 15) */
 Suite *suite_websocket(void);  /* clients/websocket.c: the client side of RFC 6455, no server */

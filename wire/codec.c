@@ -64,7 +64,8 @@
  *
  * ---- Encoder (this file) ------------------------------------------------------------------------
  *
- * Deterministic: the bytes are a pure function of (cur, prev, w, h).
+ * Deterministic: the bytes are a pure function of (cur, prev, w, h). (vivd's rect streams put
+ * their data together from codec_tile_payload's tiles instead: server/tiles.c.)
  *   - prev == NULL (keyframe): header 2 and every tile.
  *   - Otherwise a tile is present iff at least one of its pixels differs from prev. No tile
  *     present: the single byte 0. Else header 1 and the bitmap, even when every tile changed.
@@ -78,7 +79,7 @@
 #include <assert.h>
 #include <string.h>
 
-enum { HDR_NONE = 0, HDR_BITMAP = 1, HDR_ALL = 2 };
+enum { HDR_NONE = CODEC_HDR_NONE, HDR_BITMAP = CODEC_HDR_BITMAP, HDR_ALL = CODEC_HDR_ALL };
 enum { MODE_SOLID = 0, MODE_PACKED = 1, MODE_RLE = 2, MODE_RAW = 3 };
 #define CODEC_MAX_SIDE 4096
 #define VARINT_MAX_BYTES 5
@@ -363,6 +364,52 @@ static int seg_differs(const uint8_t *a, const uint8_t *b, int tw)
     return memcmp(a, b, (size_t)tw) != 0;
 }
 
+/* Which tiles of the band of rows [y0, y0 + th) differ between cur and prev (w wide): changed[tx]
+ * set to 1 or 0 for each of its tiles; returns how many differ. A static band costs one memcmp;
+ * a changed one, one per frame row, then the tiles of the rows that differ, until every tile of
+ * the band is known changed. */
+static int band_changes(const uint8_t *cur, const uint8_t *prev, int w, int y0, int th, uint8_t *changed)
+{
+    const size_t stride = (size_t)w;
+    const int tilesx = (w + CODEC_TILE - 1) / CODEC_TILE;
+    const size_t band = (size_t)y0 * stride;
+    if (memcmp(cur + band, prev + band, (size_t)th * stride) == 0) return 0;
+    int nchanged = 0;
+    memset(changed, 0, (size_t)tilesx);
+    for (int y = y0; y < y0 + th && nchanged < tilesx; y++) {
+        const uint8_t *a = cur + (size_t)y * stride, *b = prev + (size_t)y * stride;
+        if (memcmp(a, b, stride) == 0) continue;
+        for (int tx = 0; tx < tilesx; tx++) {
+            if (changed[tx]) continue;
+            const int x0 = tx * CODEC_TILE;
+            const int tw = w - x0 < CODEC_TILE ? w - x0 : CODEC_TILE;
+            if (seg_differs(a + x0, b + x0, tw)) {
+                changed[tx] = 1;
+                nchanged++;
+            }
+        }
+    }
+    return nchanged;
+}
+
+int codec_band_changes(const uint8_t *cur, const uint8_t *prev, int w, int h, int ty, uint8_t *changed)
+{
+    assert(size_ok(w, h) && ty >= 0 && ty * CODEC_TILE < h);
+    const int y0 = ty * CODEC_TILE;
+    const int th = h - y0 < CODEC_TILE ? h - y0 : CODEC_TILE;
+    int n = band_changes(cur, prev, w, y0, th, changed);
+    if (n == 0) memset(changed, 0, (size_t)((w + CODEC_TILE - 1) / CODEC_TILE));
+    return n;
+}
+
+size_t codec_tile_payload(uint8_t *o, const uint8_t *src, size_t stride, int tw, int th)
+{
+    assert(tw >= 1 && tw <= CODEC_TILE && th >= 1 && th <= CODEC_TILE);
+    enc_scratch s;
+    memset(s.tab, 0, sizeof s.tab);
+    return (size_t)(put_tile(o, src, stride, tw, th, &s) - o);
+}
+
 long codec_encode(wire_buf *out, const uint8_t *cur, const uint8_t *prev, int w, int h)
 {
     assert(out && cur);
@@ -392,28 +439,7 @@ long codec_encode(wire_buf *out, const uint8_t *cur, const uint8_t *prev, int w,
     for (int ty = 0; ty < tilesy; ty++) {
         const int y0 = ty * CODEC_TILE;
         const int th = h - y0 < CODEC_TILE ? h - y0 : CODEC_TILE;
-        if (prev) {
-            /* A static band of tiles costs one memcmp; a changed one, one per frame row, then
-             * the tiles of the rows that differ, until every tile of the band is known changed. */
-            const size_t band = (size_t)y0 * stride;
-            if (memcmp(cur + band, prev + band, (size_t)th * stride) == 0) continue;
-            int nchanged = 0;
-            memset(changed, 0, (size_t)tilesx);
-            for (int y = y0; y < y0 + th && nchanged < tilesx; y++) {
-                const uint8_t *a = cur + (size_t)y * stride, *b = prev + (size_t)y * stride;
-                if (memcmp(a, b, stride) == 0) continue;
-                for (int tx = 0; tx < tilesx; tx++) {
-                    if (changed[tx]) continue;
-                    const int x0 = tx * CODEC_TILE;
-                    const int tw = w - x0 < CODEC_TILE ? w - x0 : CODEC_TILE;
-                    if (seg_differs(a + x0, b + x0, tw)) {
-                        changed[tx] = 1;
-                        nchanged++;
-                    }
-                }
-            }
-            if (nchanged == 0) continue;
-        }
+        if (prev && band_changes(cur, prev, w, y0, th, changed) == 0) continue;
         for (int tx = 0; tx < tilesx; tx++) {
             if (prev && !changed[tx]) continue;
             const int x0 = tx * CODEC_TILE;

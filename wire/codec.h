@@ -33,4 +33,18 @@ int codec_decode(const uint8_t *data, size_t len, uint8_t *px, int w, int h, int
 /* Upper bound on codec_encode's output for a w×h frame. */
 size_t codec_bound(int w, int h);
 
+/* ---- tile by tile: for a host that assembles tile data itself (vivd's rect streams, which
+ * share each tile's payload among every rect that shows it). The bytes are the same codec_encode
+ * writes for a tile. */
+#define CODEC_TILE_PAYLOAD_MAX (1 + CODEC_TILE * CODEC_TILE)     /* RAW: the mode byte, the pixels */
+enum { CODEC_HDR_NONE = 0, CODEC_HDR_BITMAP = 1, CODEC_HDR_ALL = 2 };
+
+/* The payload of one tile, tw × th pixels (1..16 each) at src with rows stride apart, written at
+ * o (room for CODEC_TILE_PAYLOAD_MAX bytes); returns its length. */
+size_t codec_tile_payload(uint8_t *o, const uint8_t *src, size_t stride, int tw, int th);
+
+/* Which tiles of tile row ty of a w × h frame differ between cur and prev: changed[tx] is 1 or
+ * 0 for each of the row's ceil(w / 16) tiles. Returns how many differ. */
+int codec_band_changes(const uint8_t *cur, const uint8_t *prev, int w, int h, int ty, uint8_t *changed);
+
 #endif

@@ -29,20 +29,20 @@ static void begin(wire_buf *b, const char *t, uint32_t nfields)
 long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim_frame *f,
                     const uint8_t *prev)
 {
-    size_t pixels = (size_t)f->w * (size_t)f->h;
-    const uint8_t *data = f->px;
-    size_t dlen = pixels;
-    const char *enc = "raw";
-    if (m->enc != WIRE_ENC_RAW) {
-        wire_buf_reset(&e->scratch);
-        if (codec_encode(&e->scratch, f->px, m->key ? NULL : prev, f->w, f->h) < 0) {
-            b->oom = 1;
-            return -1;
-        }
-        data = e->scratch.p;
-        dlen = e->scratch.len;
-        enc = "tile";
+    if (m->enc == WIRE_ENC_RAW)
+        return wire_msg_frame_data(e, b, m, f->w, f->h, &f->pal, f->px, (size_t)f->w * (size_t)f->h);
+    wire_buf_reset(&e->scratch);
+    if (codec_encode(&e->scratch, f->px, m->key ? NULL : prev, f->w, f->h) < 0) {
+        b->oom = 1;
+        return -1;
     }
+    return wire_msg_frame_data(e, b, m, f->w, f->h, &f->pal, e->scratch.p, e->scratch.len);
+}
+
+long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int w, int h,
+                         const sim_palette *pal, const uint8_t *data, size_t dlen)
+{
+    const char *enc = m->enc == WIRE_ENC_RAW ? "raw" : "tile";
     /* Room for the fields, the data, and a zstd frame of it in the tail (compressed in place). */
     if (wire_buf_reserve(b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) return -1;
     wire_msg_begin(b);
@@ -51,9 +51,9 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
     wire_put_str(b, "world"); wire_put_uint(b, m->world);
     wire_put_str(b, "tick"); wire_put_uint(b, m->tick);
     wire_put_str(b, "key"); wire_put_bool(b, m->key);
-    wire_put_str(b, "w"); wire_put_uint(b, (uint64_t)f->w);
-    wire_put_str(b, "h"); wire_put_uint(b, (uint64_t)f->h);
-    wire_put_str(b, "pv"); wire_put_uint(b, f->pal.version);
+    wire_put_str(b, "w"); wire_put_uint(b, (uint64_t)w);
+    wire_put_str(b, "h"); wire_put_uint(b, (uint64_t)h);
+    wire_put_str(b, "pv"); wire_put_uint(b, pal->version);
     if (m->rect[2] > 0) {
         wire_put_str(b, "rect");
         wire_put_array(b, 4);
@@ -61,7 +61,7 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
     }
     if (m->with_pal) {
         wire_put_str(b, "pal");
-        wire_put_bin(b, f->pal.rgb, (size_t)f->pal.count * 3);
+        wire_put_bin(b, pal->rgb, (size_t)pal->count * 3);
     }
     size_t zlen = 0;
     uint8_t *z = NULL;

@@ -42,6 +42,11 @@ typedef struct wire_frame {
  * the pixels themselves. */
 long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim_frame *f,
                     const uint8_t *prev);
+/* The same message for a w × h picture with palette pal whose data the caller made: the tile
+ * encoding (enc tile or tile.zst: compressed here as above) or the w·h pixels (enc raw). data
+ * must not lie in b. */
+long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int w, int h,
+                         const sim_palette *pal, const uint8_t *data, size_t dlen);
 
 /* ---- reading a frame message (wire/frame_in.c) ----------------------------------------------------
  * The picture of one stream as a receiver rebuilds it: the client library's (clients/net.h,

@@ -1,0 +1,140 @@
+/* tiles.c — one view of a world cut into the codec's 16×16 tiles, shared by every rect stream of
+ * that view: what changed is found once a tick, and each changed tile is encoded once, however
+ * many rects show it.
+ *
+ * A rect on the SRV_REGION grid (64 px, a multiple of the tile) starts on a tile boundary and ends
+ * on one or at the world's edge, so its tiles are the world's tiles, clipped the same way; the
+ * payload of a tile (docs/PROTOCOL.md, "tile") depends on its pixels alone. A rect's tile data is
+ * then the header, its bitmap and the cached payloads of its tiles, in its own row-major order.
+ *
+ * Change is counted in updates, not ticks: an update that finds any tile changed takes the next
+ * generation and stamps those tiles with it. A stream remembers the generation of the frame it
+ * sent last; a delta names the tiles stamped later. That holds however the ticks go (every > 1, a
+ * seek back on a timeline, a world shown paused), as long as each frame sent was preceded by an
+ * update from the frame it shows. A tile that changed and changed back is named needlessly (its
+ * pixels are sent again); the decoder takes that as it takes any present tile. */
+#include <stdlib.h>
+#include <string.h>
+#include "codec.h"
+#include "network.h"
+
+void srv_tiles_free(srv_tiles *t)
+{
+    free(t->last);
+    free(t->chg);
+    free(t->plen);
+    free(t->pay);
+    memset(t, 0, sizeof *t);
+}
+
+/* A new size (or the first frame): everything is new. */
+static int tiles_reset(srv_tiles *t, const sim_frame *f)
+{
+    uint64_t gen = t->gen, encoded = t->encoded;
+    srv_tiles_free(t);
+    t->w = f->w;
+    t->h = f->h;
+    t->tx = (f->w + CODEC_TILE - 1) / CODEC_TILE;
+    t->ty = (f->h + CODEC_TILE - 1) / CODEC_TILE;
+    size_t n = (size_t)t->tx * (size_t)t->ty;
+    t->last = malloc((size_t)f->w * f->h);
+    t->chg = malloc(n * sizeof *t->chg);
+    t->plen = calloc(n, sizeof *t->plen);
+    t->pay = malloc(n * CODEC_TILE_PAYLOAD_MAX);
+    if (!t->last || !t->chg || !t->plen || !t->pay) {
+        srv_tiles_free(t);
+        return -1;
+    }
+    memcpy(t->last, f->px, (size_t)f->w * f->h);
+    t->gen = gen + 1;
+    t->encoded = encoded;
+    for (size_t i = 0; i < n; i++) t->chg[i] = t->gen;
+    return 0;
+}
+
+int srv_tiles_update(srv_tiles *t, const sim_frame *f)
+{
+    if (!t->last || t->w != f->w || t->h != f->h) return tiles_reset(t, f);
+    uint8_t changed[4096 / CODEC_TILE];
+    uint64_t gen = t->gen + 1;
+    int any = 0;
+    for (int ty = 0; ty < t->ty; ty++) {
+        if (codec_band_changes(f->px, t->last, t->w, t->h, ty, changed) == 0) continue;
+        const int y0 = ty * CODEC_TILE, th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
+        for (int tx = 0; tx < t->tx; tx++) {
+            if (!changed[tx]) continue;
+            size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
+            t->chg[i] = gen;
+            t->plen[i] = 0;
+            const int x0 = tx * CODEC_TILE, tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
+            for (int y = y0; y < y0 + th; y++) {
+                size_t o = (size_t)y * (size_t)t->w + (size_t)x0;
+                memcpy(t->last + o, f->px + o, (size_t)tw);
+            }
+            any = 1;
+        }
+    }
+    if (any) t->gen = gen;
+    return 0;
+}
+
+/* Tile i's payload, encoded now if it changed since it last was. */
+static const uint8_t *payload(srv_tiles *t, int tx, int ty, size_t *len)
+{
+    size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
+    uint8_t *p = t->pay + i * CODEC_TILE_PAYLOAD_MAX;
+    if (!t->plen[i]) {
+        const int x0 = tx * CODEC_TILE, y0 = ty * CODEC_TILE;
+        const int tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
+        const int th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
+        t->plen[i] = (uint16_t)codec_tile_payload(p, t->last + (size_t)y0 * t->w + (size_t)x0,
+                                                  (size_t)t->w, tw, th);
+        t->encoded++;
+    }
+    *len = t->plen[i];
+    return p;
+}
+
+long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
+                    wire_buf *out, uint64_t *newest)
+{
+    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
+    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
+    const size_t nt = (size_t)ntx * (size_t)nty, nb = (nt + 7) / 8;
+    if (wire_buf_reserve(out, 1 + nb + nt * CODEC_TILE_PAYLOAD_MAX) != 0) return -1;
+    uint8_t *const start = out->p + out->len;
+    uint8_t *o = start;
+    uint8_t *bitmap = NULL;
+    *o++ = key ? CODEC_HDR_ALL : CODEC_HDR_BITMAP;
+    if (!key) {
+        bitmap = o;
+        memset(bitmap, 0, nb);
+        o += nb;
+    }
+    uint64_t top = 0;
+    int any = 0;
+    for (int y = 0; y < nty; y++) {
+        const uint64_t *chg = t->chg + (size_t)(ty0 + y) * (size_t)t->tx + (size_t)tx0;
+        for (int x = 0; x < ntx; x++) {
+            if (chg[x] > top) top = chg[x];
+            if (!key && chg[x] <= since) continue;
+            if (bitmap) {
+                size_t i = (size_t)y * (size_t)ntx + (size_t)x;
+                bitmap[i >> 3] |= (uint8_t)(1u << (i & 7));
+            }
+            size_t len;
+            const uint8_t *p = payload(t, tx0 + x, ty0 + y, &len);
+            memcpy(o, p, len);
+            o += len;
+            any = 1;
+        }
+    }
+    if (!key && !any) {
+        start[0] = CODEC_HDR_NONE;
+        o = start + 1;
+    }
+    *newest = top;
+    size_t n = (size_t)(o - start);
+    out->len += n;
+    return (long)n;
+}
