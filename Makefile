@@ -125,6 +125,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CPPFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
 
+# server/hash_wide.c alone may use AVX2 (on x86-64; vivd checks the CPU before calling it).
+ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),)
+$(BUILD)/server/hash_wide.o: CFLAGS += -mavx2
+endif
+
 EXTRA_CFLAGS_replay  = $(PNG_CFLAGS)
 EXTRA_CFLAGS_server  = $(LWS_CFLAGS)
 EXTRA_CFLAGS_tests   = $(CHECK_CFLAGS)

@@ -131,6 +131,8 @@ sh bench/record.sh "$BIN"
 echo
 FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
 echo
+sh bench/rects.sh "$BIN"
+echo
 sh bench/ws.sh "$BIN"
 echo
 sh bench/cluster.sh "$BIN"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "network.h"
+#include "pool.h"
 
 void srv_msg_reserve(wire_buf *b)
 {
@@ -94,8 +95,8 @@ void srv_fanout_free(srv_world *w)
         for (int v = 0; v < w->kind->nviews; v++) srv_tiles_free(&w->fan->tiles[v]);
     free(w->fan->tiles);
     free(w->fan->tiles_fresh);
-    wire_buf_free(&w->fan->rect_data);
-    wire_buf_free(&w->fan->rect_px);
+    free(w->fan->jobs);
+    free(w->fan->tiled);
     free(w->fan->streams);
     free(w->fan);
     w->fan = NULL;
@@ -279,34 +280,42 @@ static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
     return t;
 }
 
-/* The frame hash of k's rect of f as a frame of its own. Its rows are gathered first: XXH3 hashes
- * one long run of bytes several times faster than the same bytes fed to it a row at a time. */
-static uint64_t rect_hash(srv_fan *fan, const sim_frame *f, const srv_stream_key *k)
+uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h)
 {
-    wire_buf *g = &fan->rect_px;
-    size_t n = (size_t)k->rw * (size_t)k->rh;
-    wire_buf_reset(g);
-    if (wire_buf_reserve(g, n) != 0) return sim_frame_hash_rect(f, k->rx, k->ry, k->rw, k->rh);
-    const uint8_t *src = f->px + (size_t)k->ry * f->w + (size_t)k->rx;
-    for (int y = 0; y < k->rh; y++, src += f->w) memcpy(g->p + (size_t)y * (size_t)k->rw, src, (size_t)k->rw);
-    sim_frame r = { .w = (uint16_t)k->rw, .h = (uint16_t)k->rh, .px = g->p };
-    memcpy(&r.pal, &f->pal, sizeof r.pal);
-    return sim_frame_hash(&r);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (__builtin_cpu_supports("avx2")) return srv__frame_hash_rect_wide(f, x, y, w, h);
+#endif
+    return sim_frame_hash_rect(f, x, y, w, h);
 }
+
+/* One stream's work in one fan-out: planned and (unless tiled) built on the loop, a tiled one
+ * built by a worker of the pool (build_jobs), then delivered on the loop in stream order. */
+typedef struct fan_job {
+    int stream;
+    int force_key, remote, rkey, pal_changed, want_key, want_delta;
+    const sim_frame *f;
+    srv_tiles *t;          /* a tiled stream's view tiles, or NULL */
+    uint64_t fh, sh;
+    srv_msg *key, *delta;
+    uint64_t msgs, bytes;  /* built by a worker: added to the fan's counters on the loop */
+} fan_job;
 
 /* A tiled stream's frame message: its rect's tile data from the shared tiles, a keyframe or a
  * delta since the generation it sent last; its frame hash that of the rect's pixels, computed
- * when a tile of the rect or the palette changed. */
-static srv_msg *build_rect_frame(srv *s, srv_world *w, srv_stream *st, srv_tiles *t, uint64_t tick,
-                                 const sim_frame *f, uint64_t sh, int key, int with_pal)
+ * when a tile of the rect or the palette changed. Runs on a pool worker (bd is that worker's):
+ * it reads the tiles, whose payloads are all encoded already (srv_tiles_prepare), and writes
+ * only its own stream's hash and the job. */
+static srv_msg *build_rect_frame(srv_builder *bd, const srv_world *w, srv_stream *st, fan_job *j,
+                                 uint64_t tick, int key, int with_pal)
 {
     const srv_stream_key *k = &st->k;
-    wire_buf *data = &w->fan->rect_data;
-    wire_buf_reset(data);
+    const sim_frame *f = j->f;
+    wire_buf_reset(&bd->data);
     uint64_t newest;
-    if (srv_tiles_rect(t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, data, &newest) < 0) return NULL;
+    if (srv_tiles_rect(j->t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, &bd->data, &newest) < 0)
+        return NULL;
     if (!st->have_fh || newest > st->fh_gen || st->fh_pv != f->pal.version) {
-        st->fh = rect_hash(w->fan, f, k);
+        st->fh = srv_frame_hash_rect(f, k->rx, k->ry, k->rw, k->rh);
         st->fh_gen = newest;
         st->fh_pv = f->pal.version;
         st->have_fh = 1;
@@ -315,16 +324,63 @@ static srv_msg *build_rect_frame(srv *s, srv_world *w, srv_stream *st, srv_tiles
     wire_buf_init(&b);
     srv_msg_reserve(&b);
     wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal, .enc = k->enc,
-                     .fh = st->fh, .sh = sh, .rect = { k->rx, k->ry, k->rw, k->rh } };
-    if (wire_msg_frame_data(&s->net->enc, &b, &m, k->rw, k->rh, &f->pal, data->p, data->len) < 0) {
+                     .fh = st->fh, .sh = j->sh, .rect = { k->rx, k->ry, k->rw, k->rh } };
+    if (wire_msg_frame_data(&bd->enc, &b, &m, k->rw, k->rh, &f->pal, bd->data.p, bd->data.len) < 0) {
         wire_buf_free(&b);
         return NULL;
     }
-    w->fan->msgs_built++;
-    w->fan->bytes_built += b.len - b.msg_start;
+    j->msgs++;
+    j->bytes += b.len - b.msg_start;
     srv_msg *msg = srv_msg_from_buf(&b);
     if (!msg) wire_buf_free(&b);
     return msg;
+}
+
+typedef struct build_pass {
+    srv_net *net;
+    const srv_world *w;
+    fan_job *jobs;
+    const int *tiled;      /* indexes into jobs of the tiled ones */
+    uint64_t tick;
+} build_pass;
+
+static void build_jobs(int start, int end, int worker, void *ctx)
+{
+    build_pass *bp = ctx;
+    srv_builder *bd = &bp->net->builders[worker];
+    for (int i = start; i < end; i++) {
+        fan_job *j = &bp->jobs[bp->tiled[i]];
+        srv_stream *st = &bp->w->fan->streams[j->stream];
+        if (j->want_key) j->key = build_rect_frame(bd, bp->w, st, j, bp->tick, 1, 1);
+        if (j->want_delta) j->delta = build_rect_frame(bd, bp->w, st, j, bp->tick, 0, j->pal_changed);
+    }
+}
+
+/* One builder for each worker of the pool (worker 0 is the loop itself). 0, or -1. */
+static int builders_ready(srv *s, int n)
+{
+    srv_net *net = s->net;
+    if (net->nbuilders >= n) return 0;
+    srv_builder *b = realloc(net->builders, (size_t)n * sizeof *b);
+    if (!b) return -1;
+    net->builders = b;
+    for (; net->nbuilders < n; net->nbuilders++) {
+        srv_builder *bd = &b[net->nbuilders];
+        memset(bd, 0, sizeof *bd);
+        if (wire_encoder_init(&bd->enc) != 0) return -1;
+    }
+    return 0;
+}
+
+void srv_builders_free(srv_net *net)
+{
+    for (int i = 0; i < net->nbuilders; i++) {
+        wire_encoder_free(&net->builders[i].enc);
+        wire_buf_free(&net->builders[i].data);
+    }
+    free(net->builders);
+    net->builders = NULL;
+    net->nbuilders = 0;
 }
 
 void srv_fanout_rekey(srv_world *w)
@@ -457,84 +513,146 @@ static int too_large(srv *s, srv_world *w, srv_stream *st, const srv_msg *key, c
     return 1;
 }
 
-void srv_fanout_tick(srv *s, srv_world *w)
+/* A job's end, on the loop: out of memory, too large, or delivered (and published); then the
+ * stream's reference for its next delta. */
+static void finish_job(srv *s, srv_world *w, fan_job *j, uint64_t tick)
 {
-    if (!w->fan || (!w->fan->nsubs && !w->fan->nremote)) return;
-    if (w->fan->tiles_fresh) memset(w->fan->tiles_fresh, 0, (size_t)w->kind->nviews);
-    fanout_events(s, w, uv_now(s->loop));
-    uint64_t tick = sim_world_tick(w->w);
-    uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
-    uint64_t now_ms = uv_now(s->loop);
-    for (int i = 0; i < w->fan->nstreams; i++) {
-        srv_stream *st = &w->fan->streams[i];
-        if (!st->used) continue;
-        int remote = remote_live(w->fan, st, now_ms);
-        if (!st->used || (!st->head && !remote) || tick % st->k.every != 0) continue;
-        /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays
-         * (one publish to the stream's channel, whatever their number) get the delta, or the
-         * keyframe when the stream's chain starts over. */
-        int force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
-        int want_key, want_delta;
-        srv_fanout_plan(s, st->head, force_key, &want_key, &want_delta);
-        int rkey = remote && (force_key || st->remote_key);
-        if (remote) {
-            want_key |= rkey;
-            want_delta |= !rkey;
-        }
-        if (!want_key && !want_delta) continue;
-        uint64_t fh;
-        const sim_frame *f = srv_world_frame(w, st->k.view, &fh);
-        uint64_t sh = srv_world_state_hash(w);
-        srv_tiles *t = NULL;
-        if (f && st->tiled) {
-            t = view_tiles(w, st->k.view, f);
-            if (!t) f = NULL;
-        } else if (f) {
-            f = stream_picture(w->fan, st, f, &fh);
-        }
-        if (!f) {
-            want_key = want_delta = 0;       /* out of memory: resynchronise below */
-        }
-        int pal_changed = !f || !st->have_prev || st->prev_pv != f->pal.version;
-        srv_msg *key = NULL, *delta = NULL;
-        if (t) {
-            key = want_key ? build_rect_frame(s, w, st, t, tick, f, sh, 1, 1) : NULL;
-            delta = want_delta ? build_rect_frame(s, w, st, t, tick, f, sh, 0, pal_changed) : NULL;
-        } else {
-            key = want_key ? build_frame(s, w, st, tick, f, fh, sh, 1, 1) : NULL;
-            delta = want_delta ? build_frame(s, w, st, tick, f, fh, sh, 0, pal_changed) : NULL;
-        }
-        if (!f || (want_key && !key) || (want_delta && !delta)) {
-            srv_log(s, SRV_LOG_ERROR, "world %u: out of memory building frame %llu", w->id,
-                    (unsigned long long)tick);
-            srv_msg_unref(key);
-            srv_msg_unref(delta);
-            /* Everyone must resynchronise from a keyframe once memory allows. */
-            for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
-            st->have_prev = 0;
-            st->remote_key = 1;
-            continue;
-        }
-        if (too_large(s, w, st, key, delta)) {
-            srv_msg_unref(key);
-            srv_msg_unref(delta);
-            continue;
-        }
-        srv_fanout_deliver(s, st->head, force_key, key, delta);
-        /* The same bytes, once, to the stream's channel: a dropped one restarts the chain. */
-        if (remote) {
-            const srv_net_hooks *hk = &s->net->hooks;
-            st->remote_key = !hk->publish || hk->publish(s, w, st, rkey ? key : delta) != 0;
-        }
+    srv_stream *st = &w->fan->streams[j->stream];
+    w->fan->msgs_built += j->msgs;
+    w->fan->bytes_built += j->bytes;
+    srv_msg *key = j->key, *delta = j->delta;
+    if (!st->used) {                         /* its last subscriber left during this fan-out */
         srv_msg_unref(key);
         srv_msg_unref(delta);
-        /* A failed send closes its client, and the last subscriber out frees the stream (and its
-         * reference frame): nobody is left to send a delta to. */
-        if (!st->used) continue;
-        if (t) st->sent_gen = t->gen;
-        else memcpy(st->prev, f->px, (size_t)f->w * (size_t)f->h);
-        st->have_prev = 1;
-        st->prev_pv = f->pal.version;
-        if (force_key) st->last_key = tick;
+        return;
     }
+    if (!j->f || (j->want_key && !key) || (j->want_delta && !delta)) {
+        srv_log(s, SRV_LOG_ERROR, "world %u: out of memory building frame %llu", w->id,
+                (unsigned long long)tick);
+        srv_msg_unref(key);
+        srv_msg_unref(delta);
+        /* Everyone must resynchronise from a keyframe once memory allows. */
+        for (srv_sub *sub = st->head; sub; sub = sub->snext) sub->need_key = 1;
+        st->have_prev = 0;
+        st->have_fh = 0;
+        st->remote_key = 1;
+        return;
+    }
+    if (too_large(s, w, st, key, delta)) {
+        srv_msg_unref(key);
+        srv_msg_unref(delta);
+        return;
+    }
+    srv_fanout_deliver(s, st->head, j->force_key, key, delta);
+    /* The same bytes, once, to the stream's channel: a dropped one restarts the chain. */
+    if (j->remote) {
+        const srv_net_hooks *hk = &s->net->hooks;
+        st->remote_key = !hk->publish || hk->publish(s, w, st, j->rkey ? key : delta) != 0;
+    }
+    srv_msg_unref(key);
+    srv_msg_unref(delta);
+    /* A failed send closes its client, and the last subscriber out frees the stream (and its
+     * reference frame): nobody is left to send a delta to. */
+    if (!st->used) return;
+    const sim_frame *f = j->f;
+    if (j->t) st->sent_gen = j->t->gen;
+    else memcpy(st->prev, f->px, (size_t)f->w * (size_t)f->h);
+    st->have_prev = 1;
+    st->prev_pv = f->pal.version;
+    if (j->force_key) st->last_key = tick;
+}
+
+/* Plan stream st's frame at tick: who gets a keyframe and who a delta, and the picture. 0: nothing
+ * to send; 1: j is filled in (a stream that is not tiled has its messages built already). */
+static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms, fan_job *j)
+{
+    srv_stream *st = &w->fan->streams[i];
+    if (!st->used) return 0;
+    int remote = remote_live(w->fan, st, now_ms);
+    if (!st->used || (!st->head && !remote) || tick % st->k.every != 0) return 0;
+    /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays (one
+     * publish to the stream's channel, whatever their number) get the delta, or the keyframe when
+     * the stream's chain starts over. */
+    uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
+    memset(j, 0, sizeof *j);
+    j->stream = i;
+    j->remote = remote;
+    j->force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
+    srv_fanout_plan(s, st->head, j->force_key, &j->want_key, &j->want_delta);
+    j->rkey = remote && (j->force_key || st->remote_key);
+    if (remote) {
+        j->want_key |= j->rkey;
+        j->want_delta |= !j->rkey;
+    }
+    if (!j->want_key && !j->want_delta) return 0;
+    const sim_frame *f = srv_world_frame(w, st->k.view, &j->fh);
+    j->sh = srv_world_state_hash(w);
+    if (f && st->tiled) {
+        j->t = view_tiles(w, st->k.view, f);
+        if (j->t) srv_tiles_prepare(j->t, st->k.rx, st->k.ry, st->k.rw, st->k.rh);
+        else f = NULL;
+    } else if (f) {
+        f = stream_picture(w->fan, st, f, &j->fh);
+    }
+    j->f = f;
+    if (!f) {
+        j->t = NULL;
+        j->want_key = j->want_delta = 0;     /* out of memory: finish_job resynchronises */
+        return 1;
+    }
+    j->pal_changed = !st->have_prev || st->prev_pv != f->pal.version;
+    if (!j->t) {
+        if (j->want_key) j->key = build_frame(s, w, st, tick, f, j->fh, j->sh, 1, 1);
+        if (j->want_delta) j->delta = build_frame(s, w, st, tick, f, j->fh, j->sh, 0, j->pal_changed);
+    }
+    return 1;
+}
+
+void srv_fanout_tick(srv *s, srv_world *w)
+{
+    srv_fan *fan = w->fan;
+    if (!fan || (!fan->nsubs && !fan->nremote)) return;
+    if (fan->tiles_fresh) memset(fan->tiles_fresh, 0, (size_t)w->kind->nviews);
+    fanout_events(s, w, uv_now(s->loop));
+    uint64_t tick = sim_world_tick(w->w);
+    uint64_t now_ms = uv_now(s->loop);
+    if (fan->jobs_cap < fan->nstreams) {
+        fan_job *jb = realloc(fan->jobs, (size_t)fan->nstreams * sizeof *jb);
+        int *tl = realloc(fan->tiled, (size_t)fan->nstreams * sizeof *tl);
+        if (jb) fan->jobs = jb;
+        if (tl) fan->tiled = tl;
+        if (!jb || !tl) {
+            srv_log(s, SRV_LOG_ERROR, "world %u: out of memory planning frame %llu", w->id,
+                    (unsigned long long)tick);
+            return;
+        }
+        fan->jobs_cap = fan->nstreams;
+    }
+    fan_job *jobs = fan->jobs;
+    int njobs = 0, ntiled = 0;
+    for (int i = 0; i < fan->nstreams; i++) {
+        if (!plan_job(s, w, i, tick, now_ms, &jobs[njobs])) continue;
+        if (jobs[njobs].t) fan->tiled[ntiled++] = njobs;
+        njobs++;
+    }
+    /* The tiled streams' messages, on the pool's workers: each reads the shared tiles and writes
+     * its own job; which worker builds which changes no byte. */
+    if (ntiled) {
+        const sim_tasks *tk = pool_tasks(s->pool);
+        int nw = tk ? tk->workers : 1;
+        if (builders_ready(s, nw) != 0) {
+            nw = 1;
+            tk = NULL;
+        }
+        build_pass bp = { .net = s->net, .w = w, .jobs = jobs, .tiled = fan->tiled, .tick = tick };
+        if (s->net->nbuilders < 1) {
+            for (int i = 0; i < ntiled; i++) jobs[fan->tiled[i]].want_key = jobs[fan->tiled[i]].want_delta = 0;
+        } else if (!tk || nw <= 1) {
+            build_jobs(0, ntiled, 0, &bp);
+        } else {
+            void *task = tk->enqueue(build_jobs, ntiled, 4, &bp, tk->user);   /* NULL: ran inline */
+            if (task) tk->finish(task, tk->user);
+        }
+    }
+    for (int i = 0; i < njobs; i++) finish_job(s, w, &jobs[i], tick);
 }

@@ -126,6 +126,7 @@ void srv_net_free(srv *s)
     memset(&s->net->hooks, 0, sizeof s->net->hooks);
     for (int i = 0; i < s->nworlds; i++) srv_fanout_free(s->worlds[i]);
     wire_encoder_free(&s->net->enc);
+    srv_builders_free(s->net);
     srv_guess_free(s->net->guess);      /* its timer closed with the loop's other handles */
     s->net->guess = NULL;
 }

@@ -107,7 +107,21 @@ int srv_tiles_update(srv_tiles *t, const sim_frame *f);
  * rect's tiles. Returns the bytes appended, or -1 (out of memory). */
 long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
                     wire_buf *out, uint64_t *newest);
+/* Encode every tile of the rect that changed since it was last encoded, so that srv_tiles_rect
+ * of it only reads t (and may run on several threads at once). */
+void srv_tiles_prepare(srv_tiles *t, int rx, int ry, int rw, int rh);
 void srv_tiles_free(srv_tiles *t);
+
+/* What a pool worker builds a rect stream's frames with (fanout.c): its own zstd context and
+ * scratch, and the rect's tile data. */
+typedef struct srv_builder {
+    wire_encoder enc;
+    wire_buf data;
+} srv_builder;
+void srv_builders_free(struct srv_net *net);
+/* sim_frame_hash_rect, with AVX2 where the CPU has it (hash_wide.c): the same value either way. */
+uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
+uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
 
 typedef struct srv_stream {
     int used;
@@ -144,8 +158,9 @@ typedef struct srv_fan {
     uint64_t downsampled;  /* div streams' frames made: one per stream and tick at most */
     srv_tiles *tiles;      /* per view, for the rect streams (NULL until one is built) */
     uint8_t *tiles_fresh;  /* per view: its tiles were updated in this fan-out already */
-    wire_buf rect_data;    /* scratch: one rect's tile data */
-    wire_buf rect_px;      /* scratch: one rect's pixels, for its frame hash */
+    struct fan_job *jobs;  /* one fan-out's work, a slot per stream (fanout.c) */
+    int *tiled;            /* the jobs of tiled streams */
+    int jobs_cap;
     uint64_t events_tick;  /* 1 + the tick whose events were last sent (0: none yet) */
 } srv_fan;
 
@@ -325,6 +340,8 @@ typedef struct srv_net {
     uint32_t next_client_id;
     srv_client *by_id[SRV_CLIENT_BUCKETS];
     wire_encoder enc;      /* frame building: tile scratch and the zstd context */
+    struct srv_builder *builders;   /* one per pool worker, for the rect streams (fanout.c) */
+    int nbuilders;
     uint64_t frames_sent, bytes_sent, msgs_dropped;
     /* HTTP and WebSocket (server/ws.c); set before srv_http_start */
     const char *http_host;     /* NULL: --no-http */

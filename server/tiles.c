@@ -95,6 +95,16 @@ static const uint8_t *payload(srv_tiles *t, int tx, int ty, size_t *len)
     return p;
 }
 
+void srv_tiles_prepare(srv_tiles *t, int rx, int ry, int rw, int rh)
+{
+    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
+    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
+    size_t len;
+    for (int y = ty0; y < ty0 + nty; y++)
+        for (int x = tx0; x < tx0 + ntx; x++)
+            if (!t->plen[(size_t)y * (size_t)t->tx + (size_t)x]) payload(t, x, y, &len);
+}
+
 long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
                     wire_buf *out, uint64_t *newest)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #define XXH_INLINE_ALL      /* header-only: the cross build needs no arm64 libxxhash */
 #include <xxhash.h>
+#include "frame_hash.h"
 
 int sim_frame_init(sim_frame *f, int w, int h)
 {
@@ -33,20 +34,5 @@ uint64_t sim_frame_hash(const sim_frame *f)
 
 uint64_t sim_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h)
 {
-    uint8_t head[6];
-    unsigned n = f->pal.count;
-    head[0] = (uint8_t)w; head[1] = (uint8_t)(w >> 8);
-    head[2] = (uint8_t)h; head[3] = (uint8_t)(h >> 8);
-    head[4] = (uint8_t)n; head[5] = (uint8_t)(n >> 8);
-    XXH3_state_t st;
-    XXH3_64bits_reset(&st);
-    XXH3_64bits_update(&st, head, sizeof head);
-    XXH3_64bits_update(&st, f->pal.rgb, (size_t)n * 3);
-    const uint8_t *row = f->px + (size_t)y * f->w + (size_t)x;
-    if (w == f->w) {                           /* whole rows: one run of bytes */
-        XXH3_64bits_update(&st, row, (size_t)w * (size_t)h);
-    } else {
-        for (int r = 0; r < h; r++, row += f->w) XXH3_64bits_update(&st, row, (size_t)w);
-    }
-    return XXH3_64bits_digest(&st);
+    return sim__frame_hash_rect(f, x, y, w, h);
 }
