@@ -202,7 +202,13 @@ int view_fork(vw_view *v, uint64_t tick)
 
 uint32_t view_div(const vw_view *v)
 {
-    return v->o.homage ? 3 : v->o.div;
+    if (v->o.homage) return 3;
+    const vw_world *w = &v->worlds[v->cur];
+    if (w->zoom || (long long)w->w * w->h <= 640LL * 480) return v->o.div;
+    long long pw = v->scr.cols, ph = 2LL * (v->scr.rows - 1);
+    long long d = pw > 0 && ph > 0 ? (w->w / pw < w->h / ph ? w->w / pw : w->h / ph) : 8;
+    if (d > 8) d = 8;
+    return d > (long long)v->o.div ? (uint32_t)d : v->o.div;
 }
 
 /* (Re)subscribe to the current world: the server answers with a keyframe first. --view applies
@@ -219,8 +225,9 @@ static int view_put_sub(vw_view *v)
     w->tl = w->tl_wait = w->tl_reopen = 0;
     v->fork_at_edge = 0;
     view_zoom_need(v, v->sub_rect);
+    v->sub_div = view_div(v);
     /* default: tile.zst; the world's events too, for the status line */
-    cli_put_sub_rect(&v->b, w->id, every, view_div(v), NULL, view, 1,
+    cli_put_sub_rect(&v->b, w->id, every, v->sub_div, NULL, view, 1,
                      v->sub_rect[2] ? v->sub_rect : NULL);
     return view_send(v);
 }
@@ -801,7 +808,10 @@ static int view_args(vw_opts *o, int argc, char **argv)
           .help = "one frame every N ticks, 1..3600 (default 1)" },
         { .name = "--div", .arg = "D", .set = set_u32, .ptr = &o->div, .min = 1, .max = 8,
           .help = "frames a D-th of the world's size, 1..8 (default 1), nearest-sampled\n"
-                  "by the server and shown at the largest whole scale that fits" },
+                  "by the server and shown at the largest whole scale that fits. A world\n"
+                  "over 640x480 shown whole gets more: the largest D up to 8 that still\n"
+                  "leaves a pixel for each screen pixel (its whole frame would not fit\n"
+                  "in a message)" },
         OPT_STR("--view", "NAME", &o->view,
                 "render layer by name (default: the normal picture); a world without\n"
                 "that view shows its normal picture, and the status line says\n"

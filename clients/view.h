@@ -190,6 +190,7 @@ struct vw_view {
     /* The rect the subscription asked for, aligned as the server aligns it (w 0: the whole
      * world). */
     int32_t sub_rect[4];
+    uint32_t sub_div;                 /* the div it asked for (view_div at the time) */
     vw_screen scr;
     vw_out out;
     /* terminal */
@@ -230,7 +231,10 @@ double vw_now(void);
 int view_send(vw_view *v);            /* v->b, then empty it. 0, or -1 (v->err) */
 int view_switch(vw_view *v, int dir);
 int view_homage(vw_view *v);          /* the h key: the homage on or off, from a keyframe */
-uint32_t view_div(const vw_view *v);  /* the div the subscription asks for (--div, the homage) */
+/* The div the subscription asks for: --div, the homage's 3, or, for a world of more than 640×480
+ * shown whole, the largest (up to 8) that still gives the terminal a pixel for each of its own:
+ * the server downsamples it, and a whole big world's frame would not fit a message. */
+uint32_t view_div(const vw_view *v);
 /* Subscribe the current world again with the rect its view needs (view_zoom_need), keeping the
  * picture until the new keyframe; a rewound view reopens its timeline at the tick shown. */
 int view_resub(vw_view *v);

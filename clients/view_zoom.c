@@ -144,7 +144,7 @@ int view_zoom_follow(vw_view *v)
     v->repaint = 1;
     if (w->tl_wait || v->offline) return 0;      /* the timeline being opened keeps the sub */
     view_zoom_need(v, need);
-    if (memcmp(need, v->sub_rect, sizeof need) == 0) return 0;
+    if (memcmp(need, v->sub_rect, sizeof need) == 0 && view_div(v) == v->sub_div) return 0;
     if (w->zoom && need[2] && rect_holds(v->sub_rect, &v->scr) &&
         rect_area(v->sub_rect, w) <= 4 * rect_area(need, w))
         return 0;

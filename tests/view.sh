@@ -828,6 +828,29 @@ if command -v tmux > /dev/null 2>&1; then
             fail "zoom: viv view did not start: $(status_of zoom)"
         fi
         stop_vivd
+        # A world bigger than 640x480 shown whole asks for a div of its size (the largest, up to 8,
+        # that still gives each screen pixel a world pixel: 2048x1024 at 120x30 is div 8), which
+        # the server downsamples: a whole 2048x1024 frame would not fit in a message.
+        "$viv" sim --world sand --seed 7 --params w=2048,h=1024 --ticks 2 --record "$tmp/huge.db" \
+            > /dev/null 2> "$tmp/err" || fail "huge: viv sim --record: $(cat "$tmp/err")"
+        "$viv" sim --world sand --seed 7 --params w=2048,h=1024 --ticks 0 --png "$tmp/huge.png" \
+            > /dev/null 2> "$tmp/err" || fail "huge: viv sim --png: $(cat "$tmp/err")"
+        start_vivd --play "$tmp/huge.db:1"
+        "$viv" view --host "$host" --frames 1 --size 120x30 > "$tmp/huge.out" 2> "$tmp/err" ||
+            fail "huge: viv view: $(cat "$tmp/err")"
+        if python3 "$tmp/picture.py" "$tmp/huge.out" 120 30 "$tmp/huge.png" 8 2> "$tmp/err"; then
+            ok "a 2048x1024 world shown whole at 120x30 is its picture at 1/8 size, fitted"
+        else
+            fail "huge: the picture differs: $(cat "$tmp/err")"
+        fi
+        stop_vivd
+        start_vivd --world sand:seed=7:w=2048,h=1024
+        "$viv" view --host "$host" --frames 3 --size 120x30 > "$tmp/huge.out" 2> "$tmp/err" ||
+            fail "huge: viv view of a live world: $(cat "$tmp/err")"
+        grep -aq "view normal  1/8 size  tick [0-9]" "$tmp/huge.out" &&
+            ok "huge: the status line says 1/8 size" ||
+            fail "huge: no '1/8 size  tick N' in the status line: $(grep -ao 'world 1.*' "$tmp/huge.out" | tail -1)"
+        stop_vivd
 
         # Zoomed and panned, a click paints at the world pixel under it; the wheel zooms out
         # keeping that pixel under the pointer, and a click there paints it again; rewound, a pan
