@@ -26,7 +26,7 @@ static double now(void) { return bench_now(); }
 static size_t msg_size(wire_encoder *e, wire_buf *b, const sim_frame *f, const uint8_t *prev,
                        uint64_t tick, int key, int with_pal, int enc)
 {
-    wire_frame m = { 1, tick, key, with_pal, enc, UINT64_MAX, UINT64_MAX, { 0, 0, 0, 0 } };
+    wire_frame m = { 1, tick, key, with_pal, enc, UINT64_MAX, UINT64_MAX, { 0, 0, 0, 0 }, 0 };
     wire_buf_reset(b);
     return wire_msg_frame(e, b, &m, f, prev) < 0 ? 0 : b->len;
 }

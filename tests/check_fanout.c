@@ -85,11 +85,11 @@ START_TEST(frame_message_bytes_are_unchanged)
     ck_assert_int_eq(wire_encoder_init(&e), 0);
     uint64_t fh = 0x1122334455667788ull, sh = 0x99aabbccddeeff00ull;
     struct { const char *name, *want; wire_frame m; const sim_frame *f; } cases[] = {
-        { "tile key", WANT_TILE_KEY, { 7, 120, 1, 1, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 } }, &f },
-        { "tile delta", WANT_TILE_DELTA, { 7, 121, 0, 0, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 } }, &f },
-        { "tile.zst key", WANT_TILEZ_KEY, { 7, 122, 1, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 } }, &f },
-        { "tile.zst delta with palette", WANT_TILEZ_DELTA_PAL, { 7, 123, 0, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 } }, &f },
-        { "raw", WANT_RAW_KEY, { 300, 70000, 1, 1, WIRE_ENC_RAW, 5, 0, { 0, 0, 0, 0 } }, &g },
+        { "tile key", WANT_TILE_KEY, { 7, 120, 1, 1, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 }, 0 }, &f },
+        { "tile delta", WANT_TILE_DELTA, { 7, 121, 0, 0, WIRE_ENC_TILE, fh, sh, { 0, 0, 0, 0 }, 0 }, &f },
+        { "tile.zst key", WANT_TILEZ_KEY, { 7, 122, 1, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 }, 0 }, &f },
+        { "tile.zst delta with palette", WANT_TILEZ_DELTA_PAL, { 7, 123, 0, 1, WIRE_ENC_TILEZ, fh, sh, { 0, 0, 0, 0 }, 0 }, &f },
+        { "raw", WANT_RAW_KEY, { 300, 70000, 1, 1, WIRE_ENC_RAW, 5, 0, { 0, 0, 0, 0 }, 0 }, &g },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         wire_buf b;

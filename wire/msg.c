@@ -68,7 +68,7 @@ long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int 
     /* Tiny messages (a palette-only change is one byte) are not worth a zstd frame header. */
     if (m->enc == WIRE_ENC_TILEZ && dlen > 32 && e->zctx) {
         z = b->p + b->cap - ZSTD_compressBound(dlen);
-        size_t r = ZSTD_compressCCtx(e->zctx, z, ZSTD_compressBound(dlen), data, dlen, 1);
+        size_t r = ZSTD_compressCCtx(e->zctx, z, ZSTD_compressBound(dlen), data, dlen, m->zlevel ? m->zlevel : 1);
         if (!ZSTD_isError(r) && r < dlen) zlen = r;
     }
     wire_put_str(b, "enc"); wire_put_str(b, zlen ? "tile.zst" : enc);
