@@ -18,7 +18,7 @@ secs=${RECTS_SECONDS:-20}
 many=${RECTS_VIEWERS:-1000}
 few=$((many / 10))
 [ "$few" -ge 1 ] || few=1
-# shellcheck source=bench/lib.sh
+# shellcheck source=bench/lib.sh disable=SC2034,SC2154  # token and vivd_cmd go to lib.sh; bin, tmp, port come from it
 . "$(dirname "$0")/lib.sh"
 bench_init "${1:-}"
 token="rects-bench-player"
