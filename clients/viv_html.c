@@ -214,18 +214,7 @@ static int checkpoint_at(html_stream *h, uint64_t t, rpl_checkpoint *cp, uint8_t
 /* The input rows of steps [from, to) must be ones the world at `from` could consume. */
 static int inputs_check(html_stream *h, uint64_t from, uint64_t to)
 {
-    rpl_inputs *it;
-    char err[512];
-    if (rpl_inputs_open(h->f, h->sess.id, from, to, h->check, &it, err, sizeof err) != 0) {
-        snprintf(h->err, sizeof h->err, "%s", err);
-        return -1;
-    }
-    sim_input in;
-    int rc;
-    while ((rc = rpl_inputs_next(it, &in)) == 1) {}
-    if (rc < 0) snprintf(h->err, sizeof h->err, "%s", rpl_inputs_error(it));
-    rpl_inputs_close(it);
-    return rc == 0 ? 0 : rc == RPL_ECORRUPT ? 1 : -1;
+    return rpl_inputs_check(h->f, h->sess.id, from, to, h->check, h->err, sizeof h->err);
 }
 
 static wire_gap *skipped_until(html_stream *h, uint64_t upto, size_t *n)
@@ -260,81 +249,18 @@ static int put_ticks(html_stream *h, uint64_t pos, uint64_t end)
         }
         uint64_t last = pos + HTML_TICKS_PER_CHUNK;
         if (last > piece_end) last = piece_end;
-        rpl_tick_row *rows = NULL;
-        sim_input *in = NULL;
-        uint64_t *sh = NULL, *fh = NULL;
-        size_t nrows = 0, nin = 0, cap = 0;
-        char err[512];
-        rpl_inputs *it = NULL;
-        if ((rc = rpl_ticks_load(h->f, h->sess.id, pos + 1, last, &rows, &nrows, err, sizeof err)) != 0)
-            goto failed;
-        uint64_t have = 0;
-        while (have < nrows && rows[have].tick == pos + 1 + have) have++;
-        int missing = pos + have < last;
-        if (missing) last = pos + have;
-        if ((rc = rpl_inputs_open(h->f, h->sess.id, pos, last, NULL, &it, err, sizeof err)) != 0) goto failed;
-        sim_input x;
-        while ((rc = rpl_inputs_next(it, &x)) == 1) {
-            if (nin >= HTML_INPUTS_PER_CHUNK && x.tick != in[nin - 1].tick) {
-                last = x.tick;
-                missing = 0;
-                break;
-            }
-            if (nin == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                sim_input *p = realloc(in, nc * sizeof *p);
-                if (!p) {
-                    snprintf(err, sizeof err, "out of memory reading the input log");
-                    rc = RPL_ENOMEM;
-                    goto failed;
-                }
-                in = p;
-                cap = nc;
-            }
-            in[nin++] = x;
-        }
-        if (rc < 0) {
-            snprintf(err, sizeof err, "%s", rpl_inputs_error(it));
-            goto failed;
-        }
-        uint32_t n = (uint32_t)(last - pos);
-        if (n > 0) {
-            sh = malloc(n * sizeof *sh);
-            fh = malloc(n * sizeof *fh);
-            if (!sh || !fh) {
-                snprintf(err, sizeof err, "out of memory for the recorded hashes");
-                rc = RPL_ENOMEM;
-                goto failed;
-            }
-            for (uint32_t i = 0; i < n; i++) {
-                sh[i] = rows[i].state_hash;
-                fh[i] = rows[i].frame_hash;
-            }
-            wire_msg_replay_ticks(&h->out, h->sess.id, pos, n, sh, fh, in, nin);
-        }
-        rpl_inputs_close(it);
-        free(rows);
-        free(in);
-        free(sh);
-        free(fh);
+        rpl_chunk ch;
+        if (rpl_chunk_load(h->f, &h->sess, pos, last, HTML_INPUTS_PER_CHUNK, &ch, h->err, sizeof h->err) != 0)
+            return -1;
+        if (ch.n > 0) wire_msg_replay_ticks(&h->out, h->sess.id, pos, ch.n, ch.sh, ch.fh, ch.in, ch.nin);
+        int missing = ch.missing;
+        pos = ch.to;
         if (missing) {
-            snprintf(h->err, sizeof h->err, "session %lld of %s is damaged: the recorded hashes of "
-                     "tick %llu are missing (no row in the tick table, and no gap covers it); every "
-                     "tick before it matched", (long long)h->sess.id, rpl_path(h->f),
-                     (unsigned long long)(last + 1));
-            damage(h, last, h->err);
-            return 1;
+            snprintf(h->err, sizeof h->err, "%s", ch.damage);
+            damage(h, pos, h->err);
         }
-        pos = last;
-        continue;
-failed:
-        rpl_inputs_close(it);
-        free(rows);
-        free(in);
-        free(sh);
-        free(fh);
-        snprintf(h->err, sizeof h->err, "%s", err);
-        return -1;
+        rpl_chunk_free(&ch);
+        if (missing) return 1;
     }
     return 0;
 }

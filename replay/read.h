@@ -128,6 +128,30 @@ int rpl_checkpoint_exact(rpl_file *f, const rpl_session *s, uint64_t t, rpl_chec
                          uint8_t **stored, size_t *slen, sim_world **w, rpl_tick_row *row,
                          int *have_row, char *err, size_t errlen);
 
+/* The input rows of steps [from, to) of a session, each checked against check (the world at
+ * `from`): 0 when all are ones it could consume; 1 when one is not (the file is damaged: err says
+ * which); -1 on a read failure (err). */
+int rpl_inputs_check(rpl_file *f, int64_t session, uint64_t from, uint64_t to, const sim_world *check,
+                     char *err, size_t errlen);
+
+/* Steps [from, to) of session s as a reader streams them (the page's replay stream, the one-file
+ * HTML export): the recorded hashes of ticks from+1 .. to and the inputs logged for steps from ..
+ * to-1. The chunk ends early, at a tick boundary, once it holds max_inputs inputs; and where the
+ * row of a tick is missing (outside a gap), before it, with `missing` set and `damage` saying so. */
+typedef struct rpl_chunk {
+    uint64_t from, to;     /* the steps it covers (to may be before the one asked for) */
+    uint32_t n;            /* to - from */
+    uint64_t *sh, *fh;     /* n recorded hashes each: of ticks from+1 .. to */
+    sim_input *in;
+    size_t nin;
+    int missing;           /* the row of tick to+1 is missing: the file is damaged after `to` */
+    char damage[300];
+} rpl_chunk;
+/* 0, or a negative RPL_E… code with err (c holds nothing then). */
+int rpl_chunk_load(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to, size_t max_inputs,
+                   rpl_chunk *c, char *err, size_t errlen);
+void rpl_chunk_free(rpl_chunk *c);
+
 /* ---- phase hashes (the optional phase table) ------------------------------------------------------ */
 /* The phase hashes recorded for the step that produced tick `tick` of session s, in phase order.
  * 0 with *n = 0 when the file has no phase table or no rows for that tick. *v malloc'd. */

@@ -273,18 +273,7 @@ static int step_state(srv_rstream *r)
  * (verify loads them so for each span between checkpoints). 0, 1 damaged, -1 failed (r->err). */
 static int inputs_check(srv_rstream *r, uint64_t from, uint64_t to)
 {
-    rpl_inputs *it;
-    char err[512];
-    int rc = rpl_inputs_open(r->f, r->sess.id, from, to, r->check, &it, err, sizeof err);
-    if (rc != 0) {
-        snprintf(r->err, sizeof r->err, "%s", err);
-        return -1;
-    }
-    sim_input in;
-    while ((rc = rpl_inputs_next(it, &in)) == 1) {}
-    if (rc < 0) snprintf(r->err, sizeof r->err, "%s", rpl_inputs_error(it));
-    rpl_inputs_close(it);
-    return rc == 0 ? 0 : rc == RPL_ECORRUPT ? 1 : -1;
+    return rpl_inputs_check(r->f, r->sess.id, from, to, r->check, r->err, sizeof r->err);
 }
 
 static int step_ticks(srv_rstream *r)
@@ -325,81 +314,21 @@ static int step_ticks(srv_rstream *r)
     }
     uint64_t last = r->pos + RS_TICKS_PER_CHUNK;
     if (last > piece_end) last = piece_end;
-    /* The rows of ticks pos+1..last; one missing outside a gap is damage, after the tick before. */
-    rpl_tick_row *rows = NULL;
-    sim_input *in = NULL;
-    uint64_t *sh = NULL, *fh = NULL;
-    size_t nrows = 0, nin = 0, cap = 0;
+    rpl_chunk ch;
     char err[512];
-    rpl_inputs *it = NULL;
-    if ((rc = rpl_ticks_load(r->f, r->sess.id, r->pos + 1, last, &rows, &nrows, err, sizeof err)) != 0)
-        goto failed;
-    uint64_t have = 0;
-    while (have < nrows && rows[have].tick == r->pos + 1 + have) have++;
-    int missing = r->pos + have < last;
-    if (missing) last = r->pos + have;
-    if ((rc = rpl_inputs_open(r->f, r->sess.id, r->pos, last, NULL, &it, err, sizeof err)) != 0) goto failed;
-    sim_input x;
-    while ((rc = rpl_inputs_next(it, &x)) == 1) {
-        if (nin >= RS_INPUTS_PER_CHUNK && x.tick != in[nin - 1].tick) {
-            last = x.tick;             /* the chunk ends before this tick; the next one starts there */
-            missing = 0;
-            break;
-        }
-        if (nin == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            sim_input *p = realloc(in, nc * sizeof *p);
-            if (!p) {
-                snprintf(err, sizeof err, "out of memory reading the input log");
-                rc = RPL_ENOMEM;
-                goto failed;
-            }
-            in = p;
-            cap = nc;
-        }
-        in[nin++] = x;
+    if (rpl_chunk_load(r->f, &r->sess, r->pos, last, RS_INPUTS_PER_CHUNK, &ch, err, sizeof err) != 0) {
+        fail(r, "replay_failed", 1, err);
+        return 0;
     }
-    if (rc < 0) {
-        snprintf(err, sizeof err, "%s", rpl_inputs_error(it));
-        goto failed;
-    }
-    uint32_t n = (uint32_t)(last - r->pos);
-    if (n > 0) {
-        sh = malloc(n * sizeof *sh);
-        fh = malloc(n * sizeof *fh);
-        if (!sh || !fh) {
-            snprintf(err, sizeof err, "out of memory for the recorded hashes");
-            rc = RPL_ENOMEM;
-            goto failed;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            sh[i] = rows[i].state_hash;
-            fh[i] = rows[i].frame_hash;
-        }
+    if (ch.n > 0) {
         srv_msg_reserve(&r->out);
-        wire_msg_replay_ticks(&r->out, r->sess.id, r->pos, n, sh, fh, in, nin);
+        wire_msg_replay_ticks(&r->out, r->sess.id, r->pos, ch.n, ch.sh, ch.fh, ch.in, ch.nin);
     }
-    if (missing) {
-        snprintf(err, sizeof err, "session %lld of %s is damaged: the recorded hashes of tick %llu "
-                 "are missing (no row in the tick table, and no gap covers it); every tick before "
-                 "it matched", (long long)r->sess.id, rpl_path(r->f), (unsigned long long)(last + 1));
-        damage(r, last, err);
-    }
-    r->pos = last;
-    rpl_inputs_close(it);
-    free(rows);
-    free(in);
-    free(sh);
-    free(fh);
+    if (ch.missing) damage(r, ch.to, ch.damage);
+    r->pos = ch.to;
+    uint32_t n = ch.n;
+    rpl_chunk_free(&ch);
     return n > 0;
-failed:
-    rpl_inputs_close(it);
-    free(rows);
-    free(in);
-    free(sh);
-    free(fh);
-    fail(r, "replay_failed", 1, err);
-    return 0;
 }
 
 static void step_end(srv_rstream *r)
