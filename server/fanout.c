@@ -280,14 +280,6 @@ static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
     return t;
 }
 
-uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h)
-{
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (__builtin_cpu_supports("avx2")) return srv__frame_hash_rect_wide(f, x, y, w, h);
-#endif
-    return sim_frame_hash_rect(f, x, y, w, h);
-}
-
 /* One stream's work in one fan-out: planned and (unless tiled) built on the loop, a tiled one
  * built by a worker of the pool (build_jobs), then delivered on the loop in stream order. */
 typedef struct fan_job {

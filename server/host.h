@@ -105,7 +105,17 @@ typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazi
     uint64_t *frame_tick;      /* tick each view's frame was rendered at (UINT64_MAX: never) */
     uint64_t *frame_fh;
     uint64_t sh, sh_tick;
+    uint8_t *saved;            /* the state saved for its hash (sim_world_save_max bytes) */
+    size_t saved_cap;
 } srv_frame_cache;
+
+/* The hashes of sim/ (sim_frame_hash_rect, and XXH3-64 of bytes as sim_world_hash takes it), with
+ * AVX2 where the CPU has it (hash.c dispatches, hash_wide.c is compiled with -mavx2): the same
+ * values either way, XXH3 being defined byte for byte. */
+uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
+uint64_t srv_xxh3(const void *p, size_t n);
+uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
+uint64_t srv__xxh3_wide(const void *p, size_t n);
 
 enum { SRV_REC_NONE, SRV_REC_BEGIN, SRV_REC_RESUME };
 

@@ -120,9 +120,6 @@ typedef struct srv_builder {
     wire_buf data;
 } srv_builder;
 void srv_builders_free(struct srv_net *net);
-/* sim_frame_hash_rect, with AVX2 where the CPU has it (hash_wide.c): the same value either way. */
-uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
-uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
 
 typedef struct srv_stream {
     int used;

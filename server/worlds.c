@@ -19,7 +19,8 @@ const sim_frame *srv_world_frame(srv_world *w, int view, uint64_t *fh)
     uint64_t tick = sim_world_tick(w->w);
     if (fc->frame_tick[view] != tick) {
         sim_world_render(w->w, view, &fc->frames[view]);
-        fc->frame_fh[view] = sim_frame_hash(&fc->frames[view]);
+        const sim_frame *f = &fc->frames[view];
+        fc->frame_fh[view] = srv_frame_hash_rect(f, 0, 0, f->w, f->h);
         fc->frame_tick[view] = tick;
     }
     *fh = fc->frame_fh[view];
@@ -31,7 +32,22 @@ uint64_t srv_world_state_hash(srv_world *w)
     srv_frame_cache *fc = &w->cache;
     uint64_t tick = sim_world_tick(w->w);
     if (fc->sh_tick != tick) {
-        fc->sh = sim_world_hash(w->w);
+        /* sim_world_hash's definition (XXH3-64 of the saved bytes; 0 when the save fails), saved
+         * here so that srv_xxh3 may hash it with wider vectors. */
+        size_t cap = sim_world_save_max(w->w);
+        if (fc->saved_cap < cap) {
+            uint8_t *p = realloc(fc->saved, cap);
+            if (p) {
+                fc->saved = p;
+                fc->saved_cap = cap;
+            }
+        }
+        if (fc->saved_cap >= cap) {
+            size_t n = sim_world_save(w->w, fc->saved, cap);
+            fc->sh = n ? srv_xxh3(fc->saved, n) : 0;
+        } else {
+            fc->sh = sim_world_hash(w->w);     /* out of memory for a copy: sim's own scratch */
+        }
         fc->sh_tick = tick;
     }
     return fc->sh;
@@ -189,6 +205,7 @@ void srv_world_free(srv_world *w)
     free(fc->frames);
     free(fc->frame_tick);
     free(fc->frame_fh);
+    free(fc->saved);
     srv_acks_free(&w->acks);
     srv_record_free(w);
     srv_play_free(w->play);

@@ -9,6 +9,8 @@
 #include "check_suites.h"
 #include "codec.h"
 #include "network.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* A frame of w × h with a little structure (runs, a few colours) so every tile mode occurs. */
 static void paint(sim_frame *f, uint64_t *rng, int changes)
@@ -195,6 +197,26 @@ START_TEST(a_rects_hash_is_that_of_its_crop)
 }
 END_TEST
 
+/* vivd's XXH3 of bytes (the state hash's, with AVX2 on a CPU that has it) is XXH3's, at every
+ * length class XXH3 treats apart (0, 1–3, 4–8, 9–16, 17–128, 129–240, longer). */
+START_TEST(vivds_xxh3_is_xxh3)
+{
+    static const size_t lens[] = { 0, 1, 3, 7, 16, 100, 240, 241, 1000, 4099, 1 << 20 };
+    uint8_t *p = malloc((size_t)1 << 20);
+    ck_assert_ptr_nonnull(p);
+    uint64_t rng = 5;
+    for (size_t i = 0; i < (size_t)1 << 20; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        p[i] = (uint8_t)(rng >> 56);
+    }
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        ck_assert_uint_eq(srv_xxh3(p, lens[i]), XXH3_64bits(p, lens[i]));
+        ck_assert_uint_eq(srv__xxh3_wide(p, lens[i]), XXH3_64bits(p, lens[i]));
+    }
+    free(p);
+}
+END_TEST
+
 Suite *suite_tiles(void)
 {
     Suite *s = suite_create("tiles");
@@ -203,6 +225,7 @@ Suite *suite_tiles(void)
     tcase_add_test(tc, a_changed_tile_is_encoded_once_for_every_rect);
     tcase_add_test(tc, a_new_frame_size_starts_over);
     tcase_add_test(tc, a_rects_hash_is_that_of_its_crop);
+    tcase_add_test(tc, vivds_xxh3_is_xxh3);
     suite_add_tcase(s, tc);
     return s;
 }
