@@ -995,6 +995,9 @@ void srv_cluster_stop(srv *s)
     if (cl->inputs_lost)
         srv_log(s, SRV_LOG_INFO, "%" PRIu64 " input(s) for other nodes were answered node_lost (their "
                 "node was gone, restarted or unreachable)", cl->inputs_lost);
+    if (cl->requests_lost)
+        srv_log(s, SRV_LOG_INFO, "%" PRIu64 " play, close, fork or create request(s) for other nodes were "
+                "answered node_lost", cl->requests_lost);
     if (cl->claimed && srv_redis_ready(cl->r)) {
         send_beat(s, leave_script);        /* the worlds leave the registry now, not at expiry */
         announce(s);

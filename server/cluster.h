@@ -80,12 +80,14 @@ enum { SRV_RS_NONE, SRV_RS_SUBSCRIBING, SRV_RS_LIVE, SRV_RS_UNSUBSCRIBING };
  * node goes (or restarts, or Redis does) before its ack or error comes back. */
 typedef struct srv_pending {
     uint32_t client, seq;
+    int request;               /* a play, close, fork or create (no seq): the node's first answer to
+                                  the client that is not an ack or a seq'd error is its answer */
     uint64_t id;               /* this member's count of inputs forwarded (PUBLISH's reply finds it) */
     uint64_t sent_at;          /* ms */
     int live;                  /* 0: answered (a hole the ring's head skips) */
 } srv_pending;
 
-/* The inputs one node owes answers for, in the order they were sent: a ring. */
+/* The inputs (and requests) one node owes answers for, in the order they were sent: a ring. */
 typedef struct srv_pendq {
     char node[SRV_CLUSTER_NAME_MAX];
     uint64_t boot;             /* the node's registration they went to (0: not read yet) */
@@ -149,7 +151,7 @@ typedef struct srv_cluster {
     uint64_t pending_next;
     /* inputs this member answered node_lost itself, the newest SRV_CLUSTER_SETTLED: the node's own
      * late answer to one of them is dropped, so that no input is answered twice */
-    struct srv_settled { uint32_t client, seq, node; } *settled;
+    struct srv_settled { uint32_t client, seq, node; int request; } *settled;
     uint32_t nsettled;
     /* node side: clients of other members, proxied here (their transport publishes replies) */
     srv_client *proxies;
@@ -158,6 +160,7 @@ typedef struct srv_cluster {
     uint64_t published, publish_bytes, publish_dropped;
     uint64_t relayed, relay_keys, relay_mismatches, relay_nokey;
     uint64_t inputs_lost;      /* inputs answered node_lost */
+    uint64_t requests_lost;    /* plays, closes, forks and creates answered node_lost */
 } srv_cluster;
 enum { SRV_CS_CONNECTING, SRV_CS_CLAIMING, SRV_CS_WAITING, SRV_CS_DONE, SRV_CS_FAILED };
 

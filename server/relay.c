@@ -636,21 +636,22 @@ static uint32_t node_hash(const char *node)
 
 /* Answered node_lost here: remembered, so that the node's own answer, if it comes after all (it
  * was starting and refused it, or it was slow), does not answer it a second time. */
-static void settled_add(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq)
+static void settled_add(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq, int request)
 {
     if (!cl->settled && !(cl->settled = calloc(SRV_CLUSTER_SETTLED, sizeof *cl->settled))) return;
     cl->settled[cl->nsettled++ % SRV_CLUSTER_SETTLED] =
-        (struct srv_settled){ .client = client, .seq = seq, .node = node_hash(node) };
+        (struct srv_settled){ .client = client, .seq = seq, .node = node_hash(node), .request = request };
 }
 
-/* 1: (node, client, seq) was answered here already, and is forgotten now. */
-static int settled_take(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq)
+/* 1: (node, client, seq) — or a request of (node, client) — was answered here already, and is
+ * forgotten now. */
+static int settled_take(srv_cluster *cl, const char *node, uint32_t client, uint32_t seq, int request)
 {
     uint32_t n = cl->nsettled < SRV_CLUSTER_SETTLED ? cl->nsettled : SRV_CLUSTER_SETTLED;
     uint32_t h = node_hash(node);
     for (uint32_t i = 0; cl->settled && i < n; i++) {     /* rare: only an answer nobody owed */
         struct srv_settled *e = &cl->settled[i];
-        if (e->client == client && e->seq == seq && e->node == h) {
+        if (e->client == client && e->request == request && (request || e->seq == seq) && e->node == h) {
             e->client = 0;               /* client ids start at 1 */
             return 1;
         }
@@ -658,24 +659,36 @@ static int settled_take(srv_cluster *cl, const char *node, uint32_t client, uint
     return 0;
 }
 
+/* e answered node_lost here. msg speaks of "this input"; a request is told the same of "this
+ * request" (the word swapped in a copy). */
 static void pending_answer(srv *s, srv_pendq *pq, srv_pending *e, const char *msg)
 {
     e->live = 0;
     pq->live--;
-    CL(s)->inputs_lost++;
-    settled_add(CL(s), pq->node, e->client, e->seq);
+    if (!e->request) CL(s)->inputs_lost++;
+    else CL(s)->requests_lost++;
+    settled_add(CL(s), pq->node, e->client, e->seq, e->request);
     srv_client *c = srv_client_by_id(s, e->client);
-    int64_t seq = e->seq;
-    if (c && !c->tr->proxied) srv_client_notice(c, "node_lost", msg, &seq);
+    if (!c || c->tr->proxied) return;
+    if (!e->request) {
+        int64_t seq = e->seq;
+        srv_client_notice(c, "node_lost", msg, &seq);
+        return;
+    }
+    char req[360];
+    const char *at = strstr(msg, "this input");
+    if (at) snprintf(req, sizeof req, "%.*sthis request%s", (int)(at - msg), msg, at + strlen("this input"));
+    else snprintf(req, sizeof req, "%s", msg);
+    srv_client_notice(c, "node_lost", req, NULL);
 }
 
-/* Every input pq's node owes: node_lost, with fmt's sentence (%s: the node). */
+/* Every input and request pq's node owes: node_lost, with fmt's sentence (%s: the node). */
 static void pending_answer_all(srv *s, srv_pendq *pq, const char *fmt)
 {
     if (!pq->live) return;
     char msg[320];
     snprintf(msg, sizeof msg, fmt, pq->node);
-    srv_log(s, SRV_LOG_WARN, "%u input(s) in flight answered node_lost: %s", pq->live, msg);
+    srv_log(s, SRV_LOG_WARN, "%u input(s) or request(s) in flight answered node_lost: %s", pq->live, msg);
     for (uint32_t i = 0; i < pq->n && pq->live; i++)
         if (pending_at(pq, i)->live) pending_answer(s, pq, pending_at(pq, i), msg);
     pending_trim(pq);
@@ -713,15 +726,16 @@ static void pending_sweep(srv *s)
     }
 }
 
-/* The node's ack or error for (client, seq) came: the oldest such input is answered. 1: it was
- * owed; 0: it was not (not an input, or answered already). */
-static int pending_done(srv *s, const char *node, uint32_t client, uint32_t seq)
+/* The node's ack or error for (client, seq) came — or, with request, its answer to the client's
+ * oldest request: that one is answered. 1: it was owed; 0: it was not (answered already, or
+ * nothing owed: a message of the node's own). */
+static int pending_done(srv *s, const char *node, uint32_t client, uint32_t seq, int request)
 {
     srv_pendq *pq = pendq_of(CL(s), node, 0);
     if (!pq) return 0;
     for (uint32_t i = 0; i < pq->n; i++) {
         srv_pending *e = pending_at(pq, i);
-        if (e->live && e->client == client && e->seq == seq) {
+        if (e->live && e->client == client && e->request == request && (request || e->seq == seq)) {
             e->live = 0;
             pq->live--;
             pending_trim(pq);
@@ -763,15 +777,16 @@ void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
     srv *s = c->s;
     srv_cluster *cl = CL(s);
     if (!c->cur_body) return;
-    /* An input is owed an answer from here on: room for it first. */
+    /* An input, or a request (play, close, fork, create: one answer each, no seq), is owed an
+     * answer from here on: room for it first. */
     srv_pendq *pq = NULL;
     sent_input *si = NULL;
-    if (seq) {
+    {
         pq = pendq_of(cl, node, 1);
         if (!pq || pq->live >= SRV_CLUSTER_PENDING_MAX || pending_room(pq) || !(si = malloc(sizeof *si))) {
             char msg[240];
-            snprintf(msg, sizeof msg, "too many inputs wait for node '%s' to answer: this one was not "
-                     "sent; send it again in a moment", node);
+            snprintf(msg, sizeof msg, "too many inputs and requests wait for node '%s' to answer: this "
+                     "one was not sent; send it again in a moment", node);
             srv_client_notice(c, "world_busy", msg, seq);
             return;
         }
@@ -796,9 +811,10 @@ void srv_relay_forward(srv_client *c, const char *node, const int64_t *seq)
         return;
     }
     if (si) {
-        pq->q[(pq->head + pq->n++) % pq->cap] = (srv_pending){ .client = c->id, .seq = (uint32_t)*seq,
-                                                               .id = si->id, .sent_at = uv_now(s->loop),
-                                                               .live = 1 };
+        pq->q[(pq->head + pq->n++) % pq->cap] = (srv_pending){ .client = c->id,
+                                                               .seq = seq ? (uint32_t)*seq : 0,
+                                                               .request = !seq, .id = si->id,
+                                                               .sent_at = uv_now(s->loop), .live = 1 };
         pq->live++;
     }
     for (int i = 0; i < c->nsent_to; i++)
@@ -818,9 +834,16 @@ void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *b
     if (!c || c->tr->proxied || wire_msg_decode(body, len, &m) || wire_get_str(&m, "t", &t, &tl)) return;
     if (wire_str_eq((const uint8_t *)t, tl, "welcome")) return;
     uint64_t seq;
-    if ((wire_str_eq((const uint8_t *)t, tl, "ack") || wire_str_eq((const uint8_t *)t, tl, "error")) &&
-        wire_get_u64(&m, "seq", &seq) == 0 && seq <= UINT32_MAX) {
-        if (!pending_done(s, from, client, (uint32_t)seq) && settled_take(CL(s), from, client, (uint32_t)seq))
+    int is_error = wire_str_eq((const uint8_t *)t, tl, "error");
+    if ((wire_str_eq((const uint8_t *)t, tl, "ack") || is_error) && wire_get_u64(&m, "seq", &seq) == 0) {
+        if (seq <= UINT32_MAX && !pending_done(s, from, client, (uint32_t)seq, 0) &&
+            settled_take(CL(s), from, client, (uint32_t)seq, 0))
+            return;                      /* answered node_lost here already */
+    } else if (is_error || wire_str_eq((const uint8_t *)t, tl, "playing") ||
+               wire_str_eq((const uint8_t *)t, tl, "closed") || wire_str_eq((const uint8_t *)t, tl, "created") ||
+               wire_str_eq((const uint8_t *)t, tl, "forked")) {
+        /* The answer to the client's oldest request to that node. */
+        if (!pending_done(s, from, client, 0, 1) && settled_take(CL(s), from, client, 0, 1))
             return;                      /* answered node_lost here already */
     }
     if (wire_str_eq((const uint8_t *)t, tl, "created") || wire_str_eq((const uint8_t *)t, tl, "forked"))
