@@ -30,7 +30,7 @@
 #define SRV_DRAIN_MS 2000u                  /* after the last word, wait this long for EOF */
 #define SRV_INPUTS_PER_TICK 32              /* per client, per tick of the scheduler */
 #define SRV_KEYFRAME_SECONDS 10             /* periodic keyframe on every stream */
-#define SRV_RECT_FAST_STREAMS 64            /* more rect streams due in a tick: zstd level -3 */
+#define SRV_RECT_FAST_STREAMS 64            /* more rect streams due in a tick: tile data uncompressed */
 #define SRV_MAX_STREAMS 1024                /* per world: (view, every, div, enc, rect) combinations */
 #define SRV_MAX_DIV 8                       /* sub's div: frames 1/1 .. 1/8 of the size */
 #define SRV_REGION 64                       /* sub's rect is widened to this grid (world pixels) */

@@ -66,7 +66,7 @@ long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int 
     size_t zlen = 0;
     uint8_t *z = NULL;
     /* Tiny messages (a palette-only change is one byte) are not worth a zstd frame header. */
-    if (m->enc == WIRE_ENC_TILEZ && dlen > 32 && e->zctx) {
+    if (m->enc == WIRE_ENC_TILEZ && dlen > 32 && e->zctx && m->zlevel != WIRE_ZLEVEL_NONE) {
         z = b->p + b->cap - ZSTD_compressBound(dlen);
         size_t r = ZSTD_compressCCtx(e->zctx, z, ZSTD_compressBound(dlen), data, dlen, m->zlevel ? m->zlevel : 1);
         if (!ZSTD_isError(r) && r < dlen) zlen = r;

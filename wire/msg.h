@@ -34,8 +34,10 @@ typedef struct wire_frame {
     int enc;               /* WIRE_ENC_…: what the stream asked for */
     uint64_t fh, sh;       /* frame hash, state hash */
     int32_t rect[4];       /* x, y, w, h of the world the frame shows (w 0: all of it) */
-    int zlevel;            /* tile.zst: the zstd level (0: the default, 1) */
+    int zlevel;            /* tile.zst: the zstd level (0: the default, 1; WIRE_ZLEVEL_NONE: send
+                              the tile data uncompressed, as "tile") */
 } wire_frame;
+#define WIRE_ZLEVEL_NONE 100
 
 /* The frame message of f. data: the tile encoding of f (a delta against prev unless key; prev
  * must then be f->w × f->h bytes), compressed as one stateless zstd frame at level 1 when the
