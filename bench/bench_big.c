@@ -4,13 +4,17 @@
  *   bench_big [--quick]
  *
  * Every tick is what vivd does with a world (and `viv sim --render-all --record`): step, render
- * view 0, the state hash and the frame hash. Two tables:
+ * view 0, the state hash and the frame hash. Three tables:
  *   1. ticks/s and cells/s (w·h·ticks/s) of each size, on 1 worker (the step inline) and on 2
  *      (a pool of pool/pool.c), best of 3 repetitions, the sizes and worker counts alternated
  *      repetition by repetition so that all see the same machine; each size's cells/s as a
  *      ratio of 320×180's on as many workers. Goal (issue 30): cells per second hold.
  *   2. 2048×1024 tick by tick: the time of each part and of the whole tick, mean, median and
- *      99th percentile, on 1 and 2 workers, against 16.7 ms (a tick at 60 Hz).
+ *      99th percentile, on 1 and 2 workers, against 16.7 ms (a tick at 60 Hz). The render is a
+ *      host's: into the frame it rendered the tick before, so it draws what changed since
+ *      (sim/sand/redraw.c); the share of the frame it drew is printed after the table.
+ *   3. 2048×1024, the render alone, tick by tick on 1 worker: by change as in table 2, and whole
+ *      (into a frame the world did not draw last, as after a load or for a new viewer).
  * Every case starts 600 ticks in (10 s: the biomes' timers have all fired once). The state hash
  * after a case must be the same for every repetition and worker count, or the program exits. */
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 #include "bench.h"
 #include "pool.h"
+#include "sand/sand.h"
 
 typedef struct bsize {
     const char *params;
@@ -133,12 +138,13 @@ static void table_parts(const sim_tasks *two)
     printf("| %dx%d, %d ticks from tick %d | 1 worker: mean ms | median | p99 | 2 workers: mean ms | median | p99 |\n",
            z->w, z->h, n, WARM);
     printf("|---|---:|---:|---:|---:|---:|---:|\n");
-    double res[2][5][3];
+    double res[2][5][3], drew[2] = { 0, 0 };
     uint64_t check = 0;
     for (int k = 0; k < 2; k++) {
         sim_world *w = warm_world(z, k ? two : NULL);
         sim_frame f;
         sim_world_frame_init(w, &f);
+        sim_world_render(w, 0, &f);             /* the frame of tick 600: then by change */
         uint64_t sink = 0;
         for (int i = 0; i < n; i++) {
             double a = bench_now();
@@ -146,6 +152,7 @@ static void table_parts(const sim_tasks *two)
             double b = bench_now();
             sim_world_render(w, 0, &f);
             double c = bench_now();
+            drew[k] += (double)sand__painted(sim__world_impl(w)) / ((double)z->w * z->h) / n;
             sink ^= sim_world_hash(w);
             double d = bench_now();
             sink ^= sim_frame_hash(&f);
@@ -163,7 +170,55 @@ static void table_parts(const sim_tasks *two)
                res[0][p][2], res[1][p][0], res[1][p][1], res[1][p][2]);
     printf("\nA tick at 60 Hz has 16.7 ms: the whole tick's mean is %.0f%% of it on 1 worker, %.0f%% on 2.\n",
            res[0][4][0] / 16.67 * 100, res[1][4][0] / 16.67 * 100);
+    printf("The render drew %.2f%% of the frame's pixels a tick on average (1 worker; %.2f%% on 2).\n",
+           drew[0] * 100, drew[1] * 100);
     for (int p = 0; p < 5; p++) free(t[p]);
+}
+
+/* Table 3: the render by change (into the frame drawn the tick before) and whole (into a frame
+ * whose mark says nothing of who drew it: sim_frame.drawn), each tick, on 1 worker. */
+static void table_render(void)
+{
+    const bsize *z = &sizes[1];
+    int n = ticks_of(z);
+    double *t[2] = { malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double)) };
+    sim_world *w = warm_world(z, NULL);
+    sim_frame f, g;
+    sim_world_frame_init(w, &f);
+    sim_world_frame_init(w, &g);
+    sim_world_render(w, 0, &f);
+    uint64_t sink = 0;
+    for (int i = 0; i < n; i++) {
+        sim_world_step(w);
+        double a = bench_now();
+        sim_world_render(w, 0, &f);
+        double b = bench_now();
+        g.drawn = 0;
+        sim_world_render(w, 0, &g);
+        double c = bench_now();
+        sink ^= sim_frame_hash(&f) ^ sim_frame_hash(&g);
+        if (memcmp(f.px, g.px, (size_t)z->w * z->h) != 0) {
+            fprintf(stderr, "bench_big: the render by change differs from the whole one at tick %d\n", i);
+            exit(1);
+        }
+        t[0][i] = b - a;
+        t[1][i] = c - b;
+        sim_world_render(w, 0, &f);             /* f the world's frame again (whole, untimed) */
+    }
+    hashes ^= sink;
+    static const char *const how[] = { "render by change", "render whole" };
+    printf("| %dx%d, %d ticks from tick %d, 1 worker | mean ms | median | p99 |\n|---|---:|---:|---:|\n",
+           z->w, z->h, n, WARM);
+    for (int k = 0; k < 2; k++) {
+        double r[3];
+        stats_ms(t[k], n, r);
+        printf("| %s | %.2f | %.2f | %.2f |\n", how[k], r[0], r[1], r[2]);
+    }
+    sim_frame_free(&f);
+    sim_frame_free(&g);
+    sim_world_destroy(w);
+    free(t[0]);
+    free(t[1]);
 }
 
 static void table_create(void)
@@ -203,6 +258,8 @@ int main(int argc, char **argv)
     table_sizes(pool_tasks(two));
     printf("\nOne tick at 2048x1024, by part:\n\n");
     table_parts(pool_tasks(two));
+    printf("\nThe render at 2048x1024, by change and whole:\n\n");
+    table_render();
     printf("\nCreating a world:\n\n");
     table_create();
     pool_destroy(two);

@@ -51,6 +51,11 @@ typedef struct sim_frame {
     uint16_t w, h;
     uint8_t *px;                       /* w*h palette indexes, row-major, owned by the frame */
     sim_palette pal;
+    /* What drew px last, for a renderer that redraws only what changed since its last frame
+     * (sand's): an opaque mark it leaves here and looks for next time, never part of the frame's
+     * hash. 0 is no one: sim_frame_init sets it, sim_world_render resets it after a kind that
+     * leaves none, and anything else that writes px must too. */
+    uint64_t drawn;
 } sim_frame;
 
 int sim_frame_init(sim_frame *f, int w, int h);   /* allocates; 0 or SIM_EINVAL/SIM_ENOMEM */

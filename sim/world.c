@@ -643,12 +643,17 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f)
 void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
     sim_ctx ctx = { w->seed, w->tick, NULL, NULL, NULL };
+    uint64_t drawn = out->drawn;
     if (view < 0 || view >= w->kind->nviews) view = 0;
     if (w->state_only) {                /* its kind may have skipped what drawing needs */
         memset(out->px, 0, (size_t)out->w * out->h);
+        out->drawn = 0;
         return;
     }
     w->kind->render(w->impl, &ctx, view, out);
+    /* A kind that left no mark of its own drew over another's: no renderer may take these pixels
+     * for what it drew last (sim_frame.drawn). */
+    if (out->drawn == drawn) out->drawn = 0;
 }
 
 size_t sim_world_save_max(const sim_world *w) { return w->scratch_cap; }

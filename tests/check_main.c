@@ -24,6 +24,7 @@ static const named_suite suites[] = {
 #define SIM_KIND(name) S(name),
 #include "kinds.h"
 #undef SIM_KIND
+    S(sand_render),
     S(framing), S(decoder),
     S(compat),
     S(rotsprite),

@@ -2,7 +2,6 @@
  * player would notice, sleeping chunks, the demo's picture and its long run, and the bench scene
  * kept as it was. */
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
@@ -21,16 +20,7 @@ static int el_id(const char *name)
 }
 
 /* Queue one input by its text, for the world's next tick. */
-static void in(sim_world *w, const char *text)
-{
-    char line[128], err[256];
-    sim_input x;
-    snprintf(line, sizeof line, "%llu %s", (unsigned long long)sim_world_tick(w), text);
-    ck_assert_msg(sim_input_parse_line(sim_world_kind(w), line, &x, err, sizeof err) == 0, "%s", err);
-    static uint32_t seq;
-    x.seq = ++seq;
-    ck_assert_msg(sim_world_input(w, &x) == 0, "%s", sim_world_error(w));
-}
+static void in(sim_world *w, const char *text) { script_input(w, text); }
 
 static void run(sim_world *w, int ticks)
 {

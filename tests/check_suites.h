@@ -12,6 +12,7 @@ Suite *suite_kinds(void);      /* every kind of sim/kinds.h: golden chain and sy
 #define SIM_KIND(name) Suite *suite_##name(void);
 #include "kinds.h"
 #undef SIM_KIND
+Suite *suite_sand_render(void); /* sim/sand/redraw.c: the render follows change (issue 30) */
 Suite *suite_verlet(void);
 Suite *suite_rotsprite(void);  /* sim/anim/rotsprite.c: RotSprite pre-bake (seed 000 §2) */
 Suite *suite_celset(void);     /* sim/anim/celset.c: the cel-set sprite engine of seed 002 */

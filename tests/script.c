@@ -89,6 +89,24 @@ sim_world *script_world(const char *kind, uint64_t seed, const char *params)
     return w;
 }
 
+sim_input script_input_of(const sim_world *w, const char *text)
+{
+    static uint32_t seq;
+    char line[160], err[256];
+    sim_input x;
+    snprintf(line, sizeof line, "%llu %s", (unsigned long long)sim_world_tick(w), text);
+    ck_assert_msg(sim_input_parse_line(sim_world_kind(w), line, &x, err, sizeof err) == 0, "%s: %s",
+                  text, err);
+    x.seq = ++seq;
+    return x;
+}
+
+void script_input(sim_world *w, const char *text)
+{
+    sim_input x = script_input_of(w, text);
+    ck_assert_msg(sim_world_input(w, &x) == 0, "%s: %s", text, sim_world_error(w));
+}
+
 script_golden_args script_golden_args_load(const char *kind)
 {
     script_golden_args a = { 0 };

@@ -29,6 +29,12 @@ int script_golden(sim_world *w, const script *s, const char *chain, int ticks, i
  * failure fails the test with the world's sentence. */
 sim_world *script_world(const char *kind, uint64_t seed, const char *params);
 
+/* One input given as text ("paint 10 20 5 sand": an inputs-file line without its tick) for w's
+ * next tick, with a seq of its own (one counter for every world of the process); a line the
+ * kind refuses fails the test. script_input queues it (it must be accepted). */
+sim_input script_input_of(const sim_world *w, const char *text);
+void script_input(sim_world *w, const char *text);
+
 /* A kind's golden run, read from tests/golden/<kind>.args: the viv sim options besides --world,
  * --inputs and --every (--seed, --ticks, --params; '#' lines are comments). Chains are written
  * every 100 ticks, and the run's working directory is tests/golden/ (a scene=file: path in the

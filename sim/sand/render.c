@@ -49,7 +49,6 @@ static void build_palette(sand_world *s)
  * of walls and of empty air (and, for the demo, the leaves). Needs s->w, s->h and the noise,
  * wallpx, airpx and leafpx buffers. */
 static void picture_init(sand_world *s);
-static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f);
 
 void sim__sand_render_init(sand_world *s)
 {
@@ -82,62 +81,76 @@ void sim__sand_frame_size(const void *impl, int *w, int *h)
 }
 
 /* Static matter takes a stable shade from its position, so a settled pile never shimmers; walls
- * get a brick bond; fire runs through its ramp by age with a flicker; lava and embers glow. */
-void sim__sand_render(const void *impl, const sim_ctx *ctx, int view, sim_frame *f)
+ * get a brick bond; fire runs through its ramp by age with a flicker; lava and embers glow. The
+ * colour of cell c (not 0) at (x, y) in the bench and empty scenes at tick `tick` (tb: its
+ * sim_hash_tick); *due becomes the tick from which it is drawn otherwise with no change to any
+ * cell (0: never). */
+static inline int plain_px(const sand_world *s, uint64_t tick, uint64_t tb, int x, int y,
+                           uint32_t c, uint64_t *due)
 {
-    const sand_world *s = impl;
-    (void)view;
-    if (s->scene == SCENE_DEMO) {
-        picture_render(s, ctx, f);
-        return;
+    int e = CELL_EL(c), nz = s->noise[y * s->w + x];
+    switch (e) {
+    case SAND_FIRE: {
+        int life = CELL_LIFE(c);
+        int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
+        if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
+        *due = tick + 1;
+        return s->lut[SAND_FIRE][0] + k;
     }
-    f->pal = s->pal;
-    uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
-    int fire_base = s->lut[SAND_FIRE][0], lava_base = s->lut[SAND_LAVA][0];
-    int ember_base = s->pal.count - 4;
-    /* Most pixels are a table lookup; only fire, lava, wood and wall look further. */
-    static const uint8_t special[SAND_NELEMENTS] = { [SAND_FIRE] = 1, [SAND_LAVA] = 1,
-                                                     [SAND_WOOD] = 1, [SAND_WALL] = 1 };
-    for (int y = 0; y < s->h; y++) {
-        const uint32_t *row = &s->cells[y * s->w];
-        const uint8_t *nz = &s->noise[y * s->w];
-        const uint8_t *wp = &s->wallpx[y * s->w];
-        uint8_t *out = &f->px[y * f->w];
-        /* Empty air is most of a frame: copy its row of shades, then draw only matter. */
-        memcpy(out, &s->airpx[y * s->w], (size_t)s->w);
-        for (int x = 0; x < s->w; x++) {
-            uint32_t c = row[x];
-            if (!c) continue;
-            int e = CELL_EL(c);
-            if (!special[e]) {
-                out[x] = s->lut[e][nz[x]];
-                continue;
-            }
-            switch (e) {
-            case SAND_FIRE: {
-                int life = CELL_LIFE(c);
-                int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
-                if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
-                out[x] = (uint8_t)(fire_base + k);
-                break;
-            }
-            case SAND_LAVA:
-                out[x] = (uint8_t)(lava_base + ((nz[x] + (int)(ctx->tick / 6)) & 3));
-                break;
-            case SAND_WOOD:
-                if (CELL_FLAGS(c) & SAND_F_BURNING)
-                    out[x] = (uint8_t)(ember_base + (sim_hash_at(tb, x, y, 10) & 3u));
-                else
-                    out[x] = s->lut[e][(nz[x] & 0xF0u) | (uint8_t)(x % 3)];
-                break;
-            case SAND_WALL:
-                out[x] = wp[x];
-                break;
-            default:
-                out[x] = s->lut[e][nz[x]];
-            }
+    case SAND_LAVA:
+        *due = tick + 6 - tick % 6;     /* when tick / 6 moves on */
+        return s->lut[SAND_LAVA][0] + ((nz + (int)(tick / 6)) & 3);
+    case SAND_WOOD:
+        if (CELL_FLAGS(c) & SAND_F_BURNING) {
+            *due = tick + 1;
+            return s->pal.count - 4 + (int)(sim_hash_at(tb, x, y, 10) & 3u);   /* embers */
         }
+        return s->lut[e][(nz & 0xF0u) | (uint8_t)(x % 3)];
+    case SAND_WALL:
+        return s->wallpx[y * s->w + x];
+    default:
+        return s->lut[e][nz];           /* most pixels are a table lookup */
     }
+}
+
+/* Row y of the bench and empty scenes, columns x0..x1: all of them, or only those of the set
+ * `part` (bit x - x0) when it is not 0. */
+static void plain_row(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1, int y,
+                      unsigned part)
+{
+    uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
+    const uint32_t *row = &s->cells[y * s->w];
+    const uint8_t *air = &s->airpx[y * s->w];
+    uint8_t *out = &f->px[y * f->w];
+    row_notes notes = notes_for(y);
+    /* Empty air is most of a frame: copy its row of shades, then draw only matter. */
+    if (!part) memcpy(out + x0, air + x0, (size_t)(x1 - x0 + 1));
+    for (int x = x0; x <= x1; x++) {
+        if (part && !(part >> (x - x0) & 1u)) continue;
+        uint64_t due = 0;
+        if (row[x]) out[x] = (uint8_t)plain_px(s, ctx->tick, tb, x, y, row[x], &due);
+        else if (part) out[x] = air[x];
+        if (due || part) note_px(s, &notes, x, due);
+    }
+    sim__sand_notes_put(s, &notes);
+}
+
+/* The bench and empty scenes' pixels (a sand_painter): each depends on its own cell alone (and
+ * on the tick for fire, lava and embers), so what is asked for is what is drawn. */
+static uint64_t plain_paint(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
+                            const uint16_t *cols, const uint64_t *need)
+{
+    if (!cols) {
+        for (int y = 0; y < s->h; y++) plain_row(s, ctx, f, x0, x1, y, 0);
+        return (uint64_t)(x1 - x0 + 1) * (uint64_t)s->h;
+    }
+    unsigned all = (1u << (x1 - x0 + 1)) - 1;
+    uint64_t drawn = 0;
+    for (int y = sim__sand_next_row(need, s->h, 0); y < s->h; y = sim__sand_next_row(need, s->h, y + 1)) {
+        plain_row(s, ctx, f, x0, x1, y, cols[y] == all ? 0 : cols[y]);
+        for (unsigned m = cols[y]; m; m &= m - 1) drawn++;
+    }
+    return drawn;
 }
 
 /* ---- the demo's picture (issue 13) --------------------------------------------------------------
@@ -279,15 +292,23 @@ static inline uint8_t veil(int density, int x, int y, uint8_t colour, uint8_t be
     return BAYER[y & 3][x & 3] < density ? colour : behind;
 }
 
+/* The picture tells depths below a material's surface apart up to 30 (sand's shade at the foot
+ * of a pile; water's deepest band starts at 28): it draws any depth from DEPTH_SEEN on alike. */
+#define DEPTH_SEEN 32
+/* Falling water blurs at most this many cells above it (foam_above); wood looks one cell down. */
+#define FOAM_REACH 4
+
 /* Motion blur behind a drop of falling water at (x, y) (vy > 0): it passed through the empty
- * cells above it this tick, up to vy of them and at most 4, through cells that hold nothing at all
- * (a cell of empty element that holds anything else is drawn blurred, but stops the trail). The
- * rows above are drawn already; this repaints them. Said from the empty cell's side: it is foam
- * when the first non-zero cell within 4 below it is water falling at least as fast as its
- * distance. */
+ * cells above it this tick, up to vy of them and at most FOAM_REACH, through cells that hold
+ * nothing at all (a cell of empty element that holds anything else is drawn blurred, but stops
+ * the trail). The rows above are drawn already; this repaints them. Said from the empty cell's
+ * side: it is foam when the first non-zero cell within 4 below it is water falling at least as
+ * fast as its distance — so a repaint is always that pixel's final colour. A render by change
+ * needs nothing more: falling water flickers with the tick, so every render at a later tick
+ * draws it again, after the rows above it, and repaints the blur over whatever of them it drew. */
 static void foam_above(const sand_world *s, sim_frame *f, int x, int y, int vy)
 {
-    for (int k = 1; k <= vy && k <= 4 && y - k >= 0; k++) {
+    for (int k = 1; k <= vy && k <= FOAM_REACH && y - k >= 0; k++) {
         uint32_t u = s->cells[(y - k) * s->w + x];
         if (CELL_EL(u) == SAND_EMPTY) f->px[(y - k) * f->w + x] = Q_FOAM1;
         if (u) break;
@@ -302,159 +323,371 @@ static inline uint64_t ld64(const uint32_t *p)
     return v;
 }
 
-static void picture_render(const sand_world *s, const sim_ctx *ctx, sim_frame *f)
+/* Elements whose pixels depend on their depth below their own surface. */
+static const uint8_t BY_DEPTH[SAND_NELEMENTS] = {
+    [SAND_SAND] = 1, [SAND_WATER] = 1, [SAND_OIL] = 1, [SAND_LAVA] = 1, [SAND_ICE] = 1,
+    [SAND_WOOD] = 1, [SAND_STONE] = 1, [SAND_ACID] = 1,
+};
+
+/* A pixel's depth key (sand_redraw.keys) is its depth, at most DEPTH_SEEN: with its cell, all it
+ * takes from the cells above it. Kept for the pixels of elements drawn by depth alone (the key of
+ * any other is never read), as they were last drawn. */
+_Static_assert(DEPTH_SEEN < 256, "a depth key is a byte");
+
+/* The picture's time is t = tick mod PICTURE_T; its slow motions (glints, caustics, the sheen,
+ * the lava's flow and crusts) follow t / k for k = 5, 6, 8, 9, 14 and 90. From tick on, the tick
+ * at which t / k has moved on `steps` times, or t comes round to 0 (whichever is first): a pixel
+ * of one of them drawn at tick is drawn the same until then. */
+#define PICTURE_T 1000000u
+static uint64_t when_t_by(uint64_t tick, uint32_t t, uint32_t k, uint32_t steps)
 {
-    f->pal = s->pal;
-    uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
-    int t = (int)(ctx->tick % 1000000u);
-    /* Per column: the element of the cell above and the row where its run of that element began,
-     * so a cell's depth below its own surface is y - top (as if the grid had empty cells above
-     * its first row). The world's own scratch, one entry a column (render is not part of the
-     * state and runs on one thread at a time); rows fit an int16_t (SAND_H_MAX). */
+    uint64_t dt = ((uint64_t)(t / k) + steps) * k - t;   /* t = tick mod PICTURE_T */
+    return tick + (dt < PICTURE_T - t ? dt : PICTURE_T - t);
+}
+
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The ticks the picture's moving pixels are next drawn otherwise at, from tick on (reckoned once
+ * a render): those that flicker by the tick's hash, the glints (t / 6), oil's sheen (t / 8), the
+ * lava's crusts (t / 90); the lava's flow by (x + t / 9) mod 3 and by (y + t / 14) mod 2; the
+ * caustics by (x + 3y + t / 5) mod 37. */
+typedef struct picture_due {
+    uint64_t next, t6, t8, t90;
+    uint64_t flow9[3], flow14[2];   /* the flow moves on with (x + t/9) / 3, (y + t/14) / 2 */
+    uint64_t caustic[37];           /* one lights for a step of t / 5 in 37: when it goes out
+                                       ([0]) or next lights ([a]) */
+} picture_due;
+
+static void picture_due_at(picture_due *d, uint64_t tick, uint32_t t)
+{
+    d->next = tick + 1;
+    d->t6 = when_t_by(tick, t, 6, 1);
+    d->t8 = when_t_by(tick, t, 8, 1);
+    d->t90 = when_t_by(tick, t, 90, 1);
+    for (uint32_t r = 0; r < 3; r++) d->flow9[r] = when_t_by(tick, t, 9, 3 - r);
+    for (uint32_t r = 0; r < 2; r++) d->flow14[r] = when_t_by(tick, t, 14, 2 - r);
+    for (uint32_t a = 0; a < 37; a++) d->caustic[a] = when_t_by(tick, t, 5, a ? 37 - a : 1);
+}
+
+/* The depth key of a pixel at that depth. */
+static inline int depth_key(int depth) { return depth < DEPTH_SEEN ? depth : DEPTH_SEEN; }
+
+/* The least depth (at most DEPTH_SEEN) that a pixel of element e draws alike with depth d: what
+ * picture_px tells apart, and no more (a water surface that rises a cell changes the depth of
+ * every cell under it, and the colour of a few). */
+static int depth_class(int e, int d)
+{
+    switch (e) {
+    case SAND_SAND: return d == 0 ? 0 : d <= 8 ? 1 : d <= 14 ? 9 : d < 30 ? d : 30;
+    case SAND_WATER: return d < 2 ? d : d < 7 ? 2 : d < 16 ? 7 : d < 28 ? 16 : 28;
+    case SAND_LAVA: return d == 0 ? 0 : d <= 2 ? 1 : 3;
+    case SAND_ICE: return d < 2 ? d : d < 5 ? 2 : d < 10 ? 5 : 10;
+    case SAND_WOOD: return d == 0 ? 0 : d <= 10 ? 1 : 11;
+    default: return d > 0;              /* oil, stone, acid: at the surface or under it */
+    }
+}
+
+/* What the picture's pixels take from the tick. */
+typedef struct picture_now {
+    uint64_t tb;                    /* sim_hash_tick */
+    int t;                          /* tick mod PICTURE_T */
+    const picture_due *due;
+} picture_now;
+
+/* Row y of the picture's per-position colours (taken once a row: a byte written anywhere could
+ * be any of them, for all the compiler knows). */
+typedef struct picture_rowp {
+    const uint8_t *nz, *air, *lf;
+} picture_rowp;
+
+/* The colour of cell c, of element e (neither empty nor wall), at (x, y), depth rows under its
+ * material's surface (any depth from DEPTH_SEEN on draws alike); *due becomes the tick from
+ * which it is drawn otherwise with no change to any cell (0: never). crust: the row's cache of
+ * lava crusts. */
+static inline int picture_px(const sand_world *s, const picture_now *now, const picture_rowp *rp,
+                             sim_frame *f, int x, int y, uint32_t c, int e, int depth, int *crust,
+                             uint64_t *due)
+{
+    int nz = rp->nz[x], b = BAYER[y & 3][x & 3], t = now->t, q;
+    switch (e) {
+    case SAND_SAND:
+        if (depth == 0) q = Q_SA0;
+        else if (CELL_VY(c) > 0) q = Q_SA1;
+        else if ((x + 2 * y + (nz & 3)) % 11 == 0) q = Q_SA3;                /* ripples */
+        else q = (nz >> 6) == 0 ? Q_SA2 : (nz >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
+        if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;                 /* shade at the foot */
+        return q;
+    case SAND_WATER:
+        if (CELL_VY(c) > 0) {
+            foam_above(s, f, x, y, CELL_VY(c));
+            *due = now->due->next;
+            return (sim_hash_at(now->tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
+        }
+        if (depth == 0) {
+            *due = now->due->t6;
+            return ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;                  /* glints drift */
+        } else {
+            int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
+            int next = lv < 4 ? lv + 1 : 4;
+            static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
+            q = WD[(nz & 15) < b ? lv : next];
+            if (lv >= 1 && lv <= 2) {
+                int a = (x + 3 * y + t / 5) % 37;
+                if (a == 0) q = Q_W4;
+                *due = now->due->caustic[a];
+            }
+            return q;
+        }
+    case SAND_OIL:
+        if (depth == 0) {
+            *due = now->due->t8;
+            return ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;                         /* the sheen */
+        }
+        return (nz & 3) ? Q_O0 : Q_O1;
+    case SAND_LAVA: {
+        if (depth == 0) {
+            *due = now->due->next;
+            return (sim_hash_at(now->tb, x, y, 12) & 3u) ? Q_L0 : Q_L1;
+        }
+        int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz >> 6)) & 7;
+        static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
+        q = LV[k];
+        *due = min64(now->due->flow9[(x + t / 9) % 3], now->due->flow14[(y + t / 14) % 2]);
+        if (depth > 2) {
+            /* Crusts on blocks of 4 × 3 and 3 × 2 cells: a block's hash serves the cells of it
+             * that follow along the row. */
+            if (x / 4 != crust[0]) {
+                crust[0] = x / 4;
+                crust[1] = phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0;
+            }
+            if (x / 3 != crust[2]) {
+                crust[2] = x / 3;
+                crust[3] = phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0;
+            }
+            if (crust[1]) q = Q_L3;
+            if (crust[3]) q = Q_L4;
+            *due = min64(*due, now->due->t90);
+        }
+        return q;
+    }
+    case SAND_ICE:
+        if (depth == 0) return Q_SN0;
+        if (depth == 1) return (nz & 1) ? Q_SN0 : Q_SN1;
+        if ((x - y + 400) % 11 == 0) return Q_I0;                               /* facets */
+        if ((x + 2 * y) % 17 == 0) return Q_I4;                                 /* cracks */
+        {
+            int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
+            return Q_I1 + ((nz & 15) < b && lv < 2 ? lv + 1 : lv);
+        }
+    case SAND_WOOD:
+        if (CELL_FLAGS(c) & SAND_F_BURNING) {
+            *due = now->due->next;
+            return Q_EMB0 + (int)(sim_hash_at(now->tb, x, y, 10) & 3u);
+        }
+        if (!(CELL_FLAGS(c) & SAND_F_LOOSE) && rp->lf[x]) {
+            int h = rp->lf[x] - 1;                 /* h & 1, then h % 3 (picture_init) */
+            if (depth == 0) return (h & 1) ? Q_F4 : Q_F3;
+            if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) return Q_F0;
+            return Q_F1 + (h >> 1) - (depth > 10 && b < 8);
+        }
+        return x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz & 7) == 0) ? Q_B1 : Q_B0;
+    case SAND_FIRE: {
+        int life = CELL_LIFE(c);
+        int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
+        if ((sim_hash_at(now->tb, x, y, 9) & 3u) == 0 && k < 4) k++;
+        *due = now->due->next;
+        return Q_FIRE0 + k;
+    }
+    case SAND_SMOKE: {
+        int dn = CELL_LIFE(c) / 7;
+        return veil(dn < 3 ? 3 : dn, x, y, (nz & 1) ? Q_SM1 : Q_SM0, rp->air[x]);
+    }
+    case SAND_STEAM: {
+        int dn = CELL_LIFE(c) / 13;
+        return veil(dn < 4 ? 4 : dn, x, y, (nz & 1) ? Q_STM1 : Q_STM0, rp->air[x]);
+    }
+    case SAND_GAS: return veil(7, x, y, (nz & 1) ? Q_GAS1 : Q_GAS0, rp->air[x]);
+    case SAND_STONE: return depth == 0 ? Q_ST2 : (nz & 3) ? Q_ST0 : Q_ST1;
+    case SAND_ACID:
+        if (depth != 0) *due = now->due->next;
+        return depth == 0 || sim_hash_at(now->tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz & 1) ? Q_AC0 : Q_AC1;
+    default: return rp->air[x];
+    }
+}
+
+/* The per-column scratch (above, top: the world's col_above and col_top, the element above and
+ * the row where its run began, so that a cell's depth is y - top) carried down to cell c at
+ * (x, y); its element. */
+static inline int run_on(uint8_t *above, int16_t *top, int x, int y, uint32_t c)
+{
+    int e = CELL_EL(c);
+    if (e != above[x]) {
+        above[x] = (uint8_t)e;
+        top[x] = (int16_t)y;
+    }
+    return e;
+}
+
+/* Row y, columns x0..x1, drawn whole: the moving pixels noted, the depth keys kept. Adds what it
+ * drew to *drawn. */
+static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_frame *f, int x0,
+                              int x1, int y, uint64_t *drawn)
+{
+    const picture_now now = *pnow;          /* locals, not reread after each byte written */
+    const uint32_t *row = &s->cells[y * s->w];
+    const picture_rowp rp = { &s->noise[y * s->w], &s->airpx[y * s->w], &s->leafpx[y * s->w] };
+    const uint8_t *wp = &s->wallpx[y * s->w];
+    uint8_t *key = &s->rd->keys[y * s->w];
+    uint8_t *out = &f->px[y * f->w];
     uint8_t *above = s->col_above;
     int16_t *top = s->col_top;
-    memset(above, 0, (size_t)s->w);
-    for (int x = 0; x < s->w; x++) top[x] = -1;
-    for (int y = 0; y < s->h; y++) {
-        const uint32_t *row = &s->cells[y * s->w];
-        const uint8_t *nz = &s->noise[y * s->w];
-        const uint8_t *air = &s->airpx[y * s->w];
-        const uint8_t *wp = &s->wallpx[y * s->w];
-        const uint8_t *lf = &s->leafpx[y * s->w];
-        uint8_t *out = &f->px[y * f->w];
-        int crust[4] = { -1, 0, -1, 0 };    /* lava: the last blocks' x and whether crusted */
-        /* Most of a frame is empty air and rock, which look only at their position: copy the
-         * row of air, and let the loop below skip empty cells and copy rock. */
-        memcpy(out, air, (size_t)s->w);
-        for (int xb = 0; xb < s->w; xb += 8) {
-            int xe = xb + 8;
-            if (xe <= s->w) {
-                /* Eight cells of bare air, or of plain rock, under more of the same: no run
-                 * changes, and there is nothing to draw (air) or a copy (rock). Two cells a
-                 * word. */
-                const uint64_t wall2 = (uint64_t)WALL_CELL * 0x100000001ull;
-                uint64_t c0 = ld64(row + xb), c1 = ld64(row + xb + 2), c2 = ld64(row + xb + 4),
-                         c3 = ld64(row + xb + 6), ab;
-                memcpy(&ab, &above[xb], sizeof ab);
-                if ((c0 | c1 | c2 | c3 | ab) == 0) continue;
-                if (ab == 0x0101010101010101ull * SAND_WALL &&
-                    ((c0 ^ wall2) | (c1 ^ wall2) | (c2 ^ wall2) | (c3 ^ wall2)) == 0) {
-                    memcpy(out + xb, wp + xb, 8);
-                    continue;
-                }
-            } else {
-                xe = s->w;
+    int crust[4] = { -1, 0, -1, 0 };        /* lava: the last blocks' x and whether crusted */
+    row_notes notes = notes_for(y);
+    /* Most of a frame is empty air and rock, which look only at their position: copy the row of
+     * air, and let the loop below skip empty cells and copy rock. */
+    memcpy(out + x0, rp.air + x0, (size_t)(x1 - x0 + 1));
+    *drawn += (uint64_t)(x1 - x0 + 1);
+    for (int xb = x0; xb <= x1; xb += 8) {
+        int xe = xb + 8;
+        if (xe <= x1 + 1) {
+            /* Eight cells of bare air, or of plain rock, under more of the same: no run changes,
+             * and there is nothing to draw (air) or a copy (rock). Two cells a word. */
+            const uint64_t wall2 = (uint64_t)WALL_CELL * 0x100000001ull;
+            uint64_t c0 = ld64(row + xb), c1 = ld64(row + xb + 2), c2 = ld64(row + xb + 4),
+                     c3 = ld64(row + xb + 6), ab;
+            memcpy(&ab, &above[xb], sizeof ab);
+            if ((c0 | c1 | c2 | c3 | ab) == 0) continue;
+            if (ab == 0x0101010101010101ull * SAND_WALL &&
+                ((c0 ^ wall2) | (c1 ^ wall2) | (c2 ^ wall2) | (c3 ^ wall2)) == 0) {
+                memcpy(out + xb, wp + xb, 8);
+                continue;
             }
-            for (int x = xb; x < xe; x++) {
-                uint32_t c = row[x];
-                int e = CELL_EL(c);
-                if (e != above[x]) {
-                    above[x] = (uint8_t)e;
-                    top[x] = (int16_t)y;
-                }
-                if (e == SAND_EMPTY) continue;
-                if (e == SAND_WALL) {
-                    out[x] = wp[x];
-                    continue;
-                }
-                int depth = y - top[x];
-                int b = BAYER[y & 3][x & 3];
-                int q;
-                switch (e) {
-                case SAND_SAND:
-                    if (depth == 0) q = Q_SA0;
-                    else if (CELL_VY(c) > 0) q = Q_SA1;
-                    else if ((x + 2 * y + (nz[x] & 3)) % 11 == 0) q = Q_SA3;      /* ripples */
-                    else q = (nz[x] >> 6) == 0 ? Q_SA2 : (nz[x] >> 6) == 3 && depth > 8 ? Q_SA3 : Q_SA1;
-                    if (depth > 14 && b < depth - 14 && q < Q_SA4) q++;           /* shade at the foot */
-                    break;
-                case SAND_WATER:
-                    if (CELL_VY(c) > 0) {
-                        q = (sim_hash_at(tb, x, y, 11) & 3u) ? Q_FOAM1 : Q_FOAM0;
-                        foam_above(s, f, x, y, CELL_VY(c));
-                    } else if (depth == 0) {
-                        q = ((x * 7 + t / 6) % 23 < 3) ? Q_W5 : Q_W4;             /* glints drift */
-                    } else {
-                        int lv = depth < 2 ? 0 : depth < 7 ? 1 : depth < 16 ? 2 : depth < 28 ? 3 : 4;
-                        int next = lv < 4 ? lv + 1 : 4;
-                        static const uint8_t WD[5] = { Q_W4, Q_W3, Q_W2, Q_W1, Q_W0 };
-                        q = WD[(nz[x] & 15) < b ? lv : next];
-                        if (lv >= 1 && lv <= 2 && (x + 3 * y + t / 5) % 37 == 0) q = Q_W4;  /* caustics */
-                    }
-                    break;
-                case SAND_OIL:
-                    if (depth == 0) q = ((x / 3 + t / 8) & 1) ? Q_O2 : Q_O3;            /* the sheen */
-                    else q = (nz[x] & 3) ? Q_O0 : Q_O1;
-                    break;
-                case SAND_LAVA: {
-                    if (depth == 0) { q = (sim_hash_at(tb, x, y, 12) & 3u) ? Q_L0 : Q_L1; break; }
-                    int k = ((x + t / 9) / 3 + (y + t / 14) / 2 + (nz[x] >> 6)) & 7;
-                    static const uint8_t LV[8] = { Q_L0, Q_L1, Q_L1, Q_L2, Q_L2, Q_L2, Q_L3, Q_L1 };
-                    q = LV[k];
-                    if (depth > 2) {
-                        /* Crusts on blocks of 4 × 3 and 3 × 2 cells: a block's hash serves the
-                         * cells of it that follow along the row. */
-                        if (x / 4 != crust[0]) {
-                            crust[0] = x / 4;
-                            crust[1] = phash(x / 4, y / 3, (uint32_t)(t / 90)) % 9u == 0;
-                        }
-                        if (x / 3 != crust[2]) {
-                            crust[2] = x / 3;
-                            crust[3] = phash(x / 3, y / 2, (uint32_t)(t / 90) + 7) % 23u == 0;
-                        }
-                        if (crust[1]) q = Q_L3;
-                        if (crust[3]) q = Q_L4;
-                    }
-                    break;
-                }
-                case SAND_ICE:
-                    if (depth == 0) q = Q_SN0;
-                    else if (depth == 1) q = (nz[x] & 1) ? Q_SN0 : Q_SN1;
-                    else if ((x - y + 400) % 11 == 0) q = Q_I0;                        /* facets */
-                    else if ((x + 2 * y) % 17 == 0) q = Q_I4;                          /* cracks */
-                    else {
-                        int lv = depth < 5 ? 0 : depth < 10 ? 1 : 2;
-                        q = Q_I1 + ((nz[x] & 15) < b && lv < 2 ? lv + 1 : lv);
-                    }
-                    break;
-                case SAND_WOOD:
-                    if (CELL_FLAGS(c) & SAND_F_BURNING) {
-                        q = Q_EMB0 + (int)(sim_hash_at(tb, x, y, 10) & 3u);
-                    } else if (!(CELL_FLAGS(c) & SAND_F_LOOSE) && lf[x]) {
-                        int h = lf[x] - 1;                 /* h & 1, then h % 3 (picture_init) */
-                        if (depth == 0) q = (h & 1) ? Q_F4 : Q_F3;
-                        else if (CELL_EL(get(s, x, y + 1)) != SAND_WOOD) q = Q_F0;
-                        else q = Q_F1 + (h >> 1) - (depth > 10 && b < 8);
-                    } else {
-                        q = x % 4 == 1 ? Q_B2 : (x % 3 == 0 || (nz[x] & 7) == 0) ? Q_B1 : Q_B0;
-                    }
-                    break;
-                case SAND_FIRE: {
-                    int life = CELL_LIFE(c);
-                    int k = life > 24 ? 0 : life > 16 ? 1 : life > 9 ? 2 : life > 4 ? 3 : 4;
-                    if ((sim_hash_at(tb, x, y, 9) & 3u) == 0 && k < 4) k++;
-                    q = Q_FIRE0 + k;
-                    break;
-                }
-                case SAND_SMOKE: {
-                    int dn = CELL_LIFE(c) / 7;
-                    q = veil(dn < 3 ? 3 : dn, x, y, (nz[x] & 1) ? Q_SM1 : Q_SM0, air[x]);
-                    break;
-                }
-                case SAND_STEAM: {
-                    int dn = CELL_LIFE(c) / 13;
-                    q = veil(dn < 4 ? 4 : dn, x, y, (nz[x] & 1) ? Q_STM1 : Q_STM0, air[x]);
-                    break;
-                }
-                case SAND_GAS: q = veil(7, x, y, (nz[x] & 1) ? Q_GAS1 : Q_GAS0, air[x]); break;
-                case SAND_STONE: q = depth == 0 ? Q_ST2 : (nz[x] & 3) ? Q_ST0 : Q_ST1; break;
-                case SAND_ACID:
-                    q = depth == 0 || sim_hash_at(tb, x, y, 13) % 13u == 0 ? Q_AC2 : (nz[x] & 1) ? Q_AC0 : Q_AC1;
-                    break;
-                default: q = air[x];
-                }
-                out[x] = (uint8_t)q;
+        } else {
+            xe = x1 + 1;
+        }
+        for (int x = xb; x < xe; x++) {
+            uint32_t c = row[x];
+            int e = run_on(above, top, x, y, c);
+            if (e == SAND_EMPTY) continue;
+            if (e == SAND_WALL) {
+                out[x] = wp[x];
+                continue;
             }
+            int depth = y - top[x];
+            uint64_t due = 0;
+            if (BY_DEPTH[e]) key[x] = (uint8_t)depth_key(depth);
+            out[x] = (uint8_t)picture_px(s, &now, &rp, f, x, y, c, e, depth, crust, &due);
+            if (due) note_px(s, &notes, x, due);
         }
     }
+    sim__sand_notes_put(s, &notes);
+}
+
+/* Row y of strip x0..x1 in part: the pixels of the set `want` (bit x - x0), and any other whose
+ * depth under its surface moved (a cell above it in its run changed) so that it draws otherwise
+ * (depth_class; one that draws alike has only its key moved) — from the first of them to the
+ * last, the ones between too (a pixel drawn again comes out as it was), as picture_row_whole
+ * draws them (the scratch carried down first: it finds it so). Returns whether the row below may
+ * have to be drawn for this one's sake (this one was to be drawn, or a depth in it moved), and
+ * adds what it drew to *drawn. */
+static int picture_row_part(const sand_world *s, const picture_now *now, sim_frame *f, int x0,
+                            int x1, int y, unsigned want, uint64_t *drawn)
+{
+    const uint32_t *row = &s->cells[y * s->w];
+    uint8_t *key = &s->rd->keys[y * s->w];
+    uint8_t *above = s->col_above;
+    int16_t *top = s->col_top;
+    unsigned draw = want;
+    int moved = 0;                          /* a depth moved: so may the one below */
+    for (int x = x0; x <= x1; x++) {
+        uint32_t c = row[x];
+        int e = run_on(above, top, x, y, c), d = depth_key(y - top[x]);
+        if ((want >> (x - x0) & 1u) || !BY_DEPTH[e] || d == key[x]) continue;
+        moved = 1;
+        if (depth_class(e, d) != depth_class(e, key[x])) draw |= 1u << (x - x0);
+        else key[x] = (uint8_t)d;           /* drawn alike: only its key moves */
+    }
+    if (!draw) return moved;
+    int lo = 0, hi = x1 - x0;
+    while (!(draw >> lo & 1u)) lo++;
+    while (!(draw >> hi & 1u)) hi--;
+    /* As drawn, none moves; those that do say so as they are drawn again. */
+    row_notes notes = notes_for(y);
+    notes.k = x0 / SAND_CHUNK;
+    notes.still = (uint16_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
+    sim__sand_notes_put(s, &notes);
+    picture_row_whole(s, now, f, x0 + lo, x0 + hi, y, drawn);
+    return 1;
+}
+
+/* The per-column scratch at row y of columns x0..x1, as a scan from the top leaves it there, as
+ * far as any pixel looks: from the cell above and the depth key it was drawn with (current: every
+ * row above y is drawn already, this render, or was as it is). */
+static void runs_from(const sand_world *s, int x0, int x1, int y)
+{
+    for (int x = x0; x <= x1; x++) {
+        if (y == 0) {                   /* as if the grid had empty cells above its first row */
+            s->col_above[x] = SAND_EMPTY;
+            s->col_top[x] = -1;
+            continue;
+        }
+        int e = CELL_EL(s->cells[(y - 1) * s->w + x]);
+        s->col_above[x] = (uint8_t)e;
+        s->col_top[x] = (int16_t)(BY_DEPTH[e] ? y - 1 - s->rd->keys[(y - 1) * s->w + x] : y - 1);
+    }
+}
+
+/* The demo's pixels (a sand_painter): the whole frame, or in strip x0..x1 the columns of cols and,
+ * down from them, the pixels whose depth moved, as far as it moved. */
+static uint64_t picture_paint(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
+                              const uint16_t *cols, const uint64_t *need)
+{
+    uint32_t t = (uint32_t)(ctx->tick % PICTURE_T);
+    picture_due due;
+    picture_due_at(&due, ctx->tick, t);
+    picture_now now = { sim_hash_tick(ctx->seed, ctx->tick), (int)t, &due };
+    uint64_t drawn = 0;
+    if (!cols) {
+        runs_from(s, x0, x1, 0);
+        for (int y = 0; y < s->h; y++) picture_row_whole(s, &now, f, x0, x1, y, &drawn);
+        return drawn;
+    }
+    unsigned all = (1u << (x1 - x0 + 1)) - 1;
+    for (int y = sim__sand_next_row(need, s->h, 0); y < s->h; y = sim__sand_next_row(need, s->h, y)) {
+        runs_from(s, x0, x1, y);
+        for (int more = 1; y < s->h && (more || cols[y]); y++) {
+            if (cols[y] != all) {
+                more = picture_row_part(s, &now, f, x0, x1, y, cols[y], &drawn);
+                continue;
+            }
+            picture_row_whole(s, &now, f, x0, x1, y, &drawn);
+            more = 1;
+        }
+    }
+    return drawn;
+}
+
+/* How many pixels above cell (x, y), changed since the last render, may have changed with it:
+ * wood above it (a leaf looks one cell down), and the blur of falling water (foam_above) up to
+ * FOAM_REACH above, if a drop of it lies here or within the rows a blur over those pixels could
+ * come from — now, or as last drawn (falling water flickers with the tick: it was drawn moving,
+ * and a change since that was never drawn blurred nothing). */
+static int picture_up(const sand_world *s, int x, int y)
+{
+    for (int k = 0; k < FOAM_REACH && y + k < s->h; k++) {
+        uint32_t c = s->cells[(y + k) * s->w + x];
+        if ((CELL_EL(c) == SAND_WATER && CELL_VY(c) > 0) || drew_moving(s, x, y + k))
+            return FOAM_REACH;
+    }
+    return y > 0 && CELL_EL(s->cells[(y - 1) * s->w + x]) == SAND_WOOD;
+}
+
+/* Down from a changed cell, the painter follows the depth keys. */
+static const sand_painter BY_PICTURE = { picture_up, picture_paint };
+static const sand_painter BY_PLAIN = { NULL, plain_paint };
+
+void sim__sand_render(const void *impl, const sim_ctx *ctx, int view, sim_frame *f)
+{
+    const sand_world *s = impl;
+    sim__sand_redraw(s, ctx, view, f, s->scene == SCENE_DEMO ? &BY_PICTURE : &BY_PLAIN);
 }

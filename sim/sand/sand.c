@@ -92,6 +92,7 @@ static void sand_apply_input(void *impl, const sim_ctx *ctx, const sim_input *in
             }
         }
     sim__sand_wake_box(s, x0 - 1, y0 - 1, x1 + 1, y1 + 1);
+    sim__sand_seen_box(s, x0, y0, x1, y1);
 }
 
 /* ---- lifecycle, save, load -------------------------------------------------------------------- */
@@ -123,6 +124,7 @@ static void sand_destroy(void *impl)
     free(s->col_above);
     free(s->col_top);
     sim__sand_big_destroy(s);
+    sim__sand_redraw_free(s);
     free(s->rects_mem);
     free(s->weight);
     free(s->order);
@@ -163,13 +165,14 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->rects_mem = malloc(2 * nch * sizeof *s->cur + 64);
     s->cur = line_align(s->rects_mem);
     s->nxt = s->cur ? s->cur + nch : NULL;
+    int redraw = sim__sand_redraw_alloc(s);
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
     s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);
     s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
     s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
     if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
-        !s->col_top || big || !s->cur ||
+        !s->col_top || big || redraw || !s->cur ||
         !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],

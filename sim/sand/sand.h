@@ -23,10 +23,10 @@ enum { SAND_F_LOOSE = 1, SAND_F_BURNING = 2 };
 #define SAND_REACH 8
 
 /* The largest world (params w and h). The width is the frame's limit (sim_frame_init, the tile
- * codec: 4096); the height keeps a 4096×2048 world's memory near 120 MB (a u32 cell, four bytes
- * of per-position picture, a moved byte, the saved-state scratch). The saved state's u16 sizes,
- * the u16 dirty rectangles and the renderer's int16_t column scratch hold either
- * (sand_int.h). */
+ * codec: 4096); the height keeps a 4096×2048 world's memory near 130 MB (a u32 cell, four bytes
+ * of per-position picture, a moved byte, the render's depth key and bookkeeping (redraw.c), the
+ * saved-state scratch). The saved state's u16 sizes, the u16 dirty rectangles and the renderer's
+ * int16_t column scratch hold either (sand_int.h). */
 #define SAND_W_MAX 4096
 #define SAND_H_MAX 2048
 
@@ -45,6 +45,8 @@ void sand__size(const void *impl, int *w, int *h);
 const uint32_t *sand__cells(const void *impl);
 int sand__next_rect(const void *impl, int cx, int cy, int r[4]);
 int sand__strip_of(const void *task_ctx, int item);
+/* Pixels the last render drew (redraw.c): w·h when it drew the whole frame. */
+uint64_t sand__painted(const void *impl);
 void *sim__world_impl(sim_world *w);
 
 #endif

@@ -77,6 +77,7 @@ typedef struct sand_drain {
 #define MAX_DRAINS 64
 
 typedef struct sand_big sand_big;
+typedef struct sand_redraw sand_redraw;
 
 typedef struct rect16 {
     uint16_t x0, y0, x1, y1;        /* inclusive; empty when x0 > x1 */
@@ -110,6 +111,7 @@ struct sand_world {
     struct sand_big *big;           /* a big demo's layout and its scratch (big.h), never saved */
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
                                        rects_mem, 64-byte aligned */
+    sand_redraw *rd;                /* what the last render drew, and where (redraw.c) */
     void *rects_mem;
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass (or graph) being run */
@@ -173,6 +175,107 @@ static inline size_t moved_at(const sand_world *s, int x, int y)
     return (size_t)(ux / SAND_CHUNK) * s->mstride + (size_t)(uy * SAND_CHUNK + (ux & (SAND_CHUNK - 1)));
 }
 
+/* ---- rendering what changed (redraw.c; docs/sand.md, "Rendering follows change") ------------- *
+ * A render draws again only the pixels that may differ from the frame's: those of cells that
+ * changed since the last render of that frame (seen_px), and what depends on them (the painter
+ * knows how far), and those that move with the tick alone (fire, lava, glints), when they do.
+ * Anything it cannot vouch for (another frame, a frame another world drew into, a new world after
+ * a load) is drawn whole. Bookkeeping is by strip (a chunk column, SAND_CHUNK pixels wide) and
+ * row: a set of columns a uint16_t. None of it is state. */
+struct sand_redraw {
+    uint64_t mark;                  /* left in the frame at the last render (sim_frame.drawn);
+                                       0: none yet, so the next render draws everything */
+    uint32_t count;                 /* renders so far: the low bits of the next mark */
+    const uint8_t *px;              /* the frame drawn last: its pixels, size and view, */
+    int fw, fh, view;
+    uint64_t seed, tick;            /* and the moment and palette it was drawn for */
+    uint32_t palver;
+    uint16_t palcount;
+    int words;                      /* words of a set of rows: (h + 63) / 64 */
+    uint16_t *seencols;             /* per strip, h of them: the columns of each row whose cell
+                                       changed since the last render (inputs and steps alike), */
+    uint64_t *seenrows;             /* and, `words` words per strip, the rows that have any */
+    uint16_t *movecols;             /* per strip, h of them: the columns of each row whose pixel,
+                                       as last drawn, changes with the tick alone, */
+    uint64_t *due;                  /* and the first tick at which one of them may (or earlier), */
+    uint64_t *moving;               /* and, `words` words per strip, the rows that may have any */
+    uint16_t *cols;                 /* scratch, h of them: the columns of one strip to draw now, */
+    uint64_t *need;                 /* and the rows that have any */
+    uint8_t *keys;                  /* the demo's, per pixel: the depth key it was drawn with
+                                       (render.c); NULL in the other scenes */
+    uint64_t painted;               /* pixels the last render drew (tests and benchmarks) */
+};
+
+_Static_assert(SAND_CHUNK <= 16, "redraw.c keeps the columns of a strip in a uint16_t");
+
+/* A renderer as redraw.c drives it. paint draws pixels as a whole frame would have them, and
+ * returns how many it drew: with cols NULL, every one (x0..x1 is then the frame's width); else in
+ * one strip, columns x0..x1, those of each row y of `need` (a set of rows) in the set cols[y]
+ * (bit i: column x0 + i), and any others that changed with them. up (NULL: none) says how many
+ * pixels above cell (x, y) (changed since the last render) may have changed with it; whatever
+ * reaches below it is the painter's to follow. It notes (note_px) each pixel it draws that
+ * changes with the tick, and each other one it draws of a row it does not draw whole. */
+typedef struct sand_painter {
+    int (*up)(const sand_world *s, int x, int y);
+    uint64_t (*paint)(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
+                      const uint16_t *cols, const uint64_t *need);
+} sand_painter;
+
+/* Was the pixel (x, y), as last drawn, one that changes with the tick alone? */
+static inline int drew_moving(const sand_world *s, int x, int y)
+{
+    return s->rd->movecols[(size_t)(x / SAND_CHUNK) * (size_t)s->h + (size_t)y] >>
+               (x & (SAND_CHUNK - 1)) & 1u;
+}
+
+/* The first row from y on in the set of rows `need` (h rows), or h. */
+int sim__sand_next_row(const uint64_t *need, int h, int y);
+
+/* What a painter notes of the pixels it draws in one row, strip by strip: which of them change
+ * with the tick alone, and from which tick on (the earliest), and which stay as they are while
+ * their cells do. note_px gathers them, sim__sand_notes_put hands them to redraw.c a strip at a
+ * time. A row drawn whole needs no `still`: redraw.c forgets it before it is drawn. */
+typedef struct row_notes {
+    int k, y;                       /* the strip and row gathered; k -1: none yet */
+    uint16_t moving, still;         /* bit i: the strip's column i */
+    uint64_t due;
+} row_notes;
+
+void sim__sand_notes_put(const sand_world *s, row_notes *n);       /* and empties n */
+
+static inline row_notes notes_for(int y)
+{
+    row_notes n = { -1, y, 0, 0, UINT64_MAX };
+    return n;
+}
+
+/* Pixel (x, n->y) as just drawn: another from tick `due` on with no change to any cell, or (due
+ * 0) as it is while its cells are. */
+static inline void note_px(const sand_world *s, row_notes *n, int x, uint64_t due)
+{
+    if (x / SAND_CHUNK != n->k) {
+        sim__sand_notes_put(s, n);
+        n->k = x / SAND_CHUNK;
+    }
+    uint16_t bit = (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
+    if (!due) {
+        n->still |= bit;
+        return;
+    }
+    n->moving |= bit;
+    if (due < n->due) n->due = due;
+}
+
+/* Cell (x, y) changed: the next render draws it. From a pass, the cell is one its strip may
+ * write, so the words written are its own chunk column's or a neighbour's, as mark's rectangles
+ * (the pass layout, above): the strips of one phase share none. */
+static inline void seen_px(sand_world *s, int x, int y)
+{
+    unsigned k = (unsigned)x / SAND_CHUNK, uy = (unsigned)y;     /* inside the grid */
+    s->rd->seencols[k * (unsigned)s->h + uy] |= (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
+    s->rd->seenrows[k * (unsigned)s->rd->words + (uy >> 6)] |= 1ull << (uy & 63);
+}
+
 /* ---- dirty rectangles ------------------------------------------------------------------------- */
 static inline void rect_clear(rect16 *r)
 {
@@ -196,10 +299,12 @@ static inline void rect_add(rect16 *r, int x0, int y0, int x1, int y1)
 void sim__sand_wake_box(sand_world *s, int x0, int y0, int x1, int y1);
 
 /* A cell changed: it and its 8 neighbours are processed next tick. The common case (not on a
- * chunk edge) touches one rectangle; edges wake the neighbour chunk too. */
+ * chunk edge) touches one rectangle; edges wake the neighbour chunk too. The next render draws
+ * the cell (seen_px). */
 static inline void mark(sand_world *s, int x, int y)
 {
     int lx = x & (SAND_CHUNK - 1), ly = y & (SAND_CHUNK - 1);
+    seen_px(s, x, y);
     if (lx != 0 && lx != SAND_CHUNK - 1 && ly != 0 && ly != SAND_CHUNK - 1 && x + 1 < s->w &&
         y + 1 < s->h) {
         rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x - 1, y - 1, x + 1, y + 1);
@@ -269,6 +374,13 @@ int sim__sand_demo_overhang(int px, int py);
 void sim__sand_render_init(sand_world *s);
 void sim__sand_frame_size(const void *impl, int *w, int *h);
 void sim__sand_render(const void *impl, const sim_ctx *ctx, int view, sim_frame *f);
+/* redraw.c: its memory (with the world's), and a frame drawn by p where it may have changed. */
+int sim__sand_redraw_alloc(sand_world *s);          /* 0 or SIM_ENOMEM */
+void sim__sand_redraw_free(sand_world *s);
+void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_frame *f,
+                      const sand_painter *p);
+/* A box of cells changed (an input): the next render draws them (seen_px for each). */
+void sim__sand_seen_box(sand_world *s, int x0, int y0, int x1, int y1);
 /* state.c: save, load (validating every cell and rectangle) and the desync report. */
 size_t sim__sand_save_max(const void *impl);
 void sim__sand_save(const void *impl, sim_writer *wr);

@@ -1,0 +1,209 @@
+/* redraw.c — a frame drawn where it may have changed (issue 30, "cost follows change"; sand_int.h
+ * and docs/sand.md, "Rendering follows change").
+ *
+ * The frame a render leaves is a function of the state and the tick, as ever: this only decides
+ * which pixels to draw again, and the painter draws each as a whole frame draws it. A render may
+ * draw less than the whole frame when the frame holds what this world drew last (the mark it left
+ * in it, its pixels, size and view, the seed and palette), and so is out of date only
+ *   - where a cell changed since (seen: every cell an input's box covers or the step marks), and
+ *     what depends on it: the pixels above it the painter's `up` names (the demo's wood looks one
+ *     cell down, falling water blurs up to four cells above it), and below it whatever the
+ *     painter finds changed (the demo's depth under a surface: render.c follows it down);
+ *   - where the tick moved a pixel on by itself (fire, lava, glints): movecols has which, due
+ *     from when (every tick for a flicker; for caustics, when the one drifting over it arrives
+ *     or leaves).
+ * Anything else draws it all: the first render of a world (a load or a fork makes a new one),
+ * another frame, a frame another world (or anyone else) drew into since, another size, view, seed
+ * or palette, a tick earlier than the last. A render skipped for a while needs nothing: seen keeps
+ * gathering until the next one. */
+#include "sand_int.h"
+#include <stdlib.h>
+
+int sim__sand_redraw_alloc(sand_world *s)
+{
+    sand_redraw *r = s->rd = calloc(1, sizeof *s->rd);
+    if (!r) return SIM_ENOMEM;
+    r->words = (s->h + 63) / 64;
+    size_t rows = (size_t)s->ncx * (size_t)s->h, words = (size_t)s->ncx * (size_t)r->words;
+    r->seencols = calloc(rows, sizeof *r->seencols);
+    r->seenrows = calloc(words, sizeof *r->seenrows);
+    r->moving = calloc(words, sizeof *r->moving);
+    r->movecols = calloc(rows, sizeof *r->movecols);
+    r->due = calloc(rows, sizeof *r->due);
+    r->need = calloc((size_t)r->words, sizeof *r->need);
+    r->cols = calloc((size_t)s->h, sizeof *r->cols);
+    if (s->scene == SCENE_DEMO) r->keys = calloc((size_t)s->w * (size_t)s->h, 1);
+    int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->need && r->cols;
+    return ok && (r->keys || s->scene != SCENE_DEMO) ? 0 : SIM_ENOMEM;
+}
+
+void sim__sand_redraw_free(sand_world *s)
+{
+    if (!s->rd) return;
+    free(s->rd->seencols);
+    free(s->rd->seenrows);
+    free(s->rd->moving);
+    free(s->rd->movecols);
+    free(s->rd->due);
+    free(s->rd->need);
+    free(s->rd->cols);
+    free(s->rd->keys);
+    free(s->rd);
+    s->rd = NULL;
+}
+
+/* Does f hold, to the pixel, what this world drew at its last render, for this view, seed and
+ * palette, at a tick no later than now? */
+static int holds_last(const sand_world *s, const sim_ctx *ctx, int view, const sim_frame *f)
+{
+    const sand_redraw *r = s->rd;
+    return r->mark != 0 && f->drawn == r->mark && f->px == r->px && f->w == r->fw &&
+           f->h == r->fh && view == r->view && ctx->seed == r->seed && ctx->tick >= r->tick &&
+           s->pal.version == r->palver && s->pal.count == r->palcount;
+}
+
+/* The columns of strip k (x0 = k · SAND_CHUNK) as a set of bits: bit i for column x0 + i. */
+static uint16_t strip_cols(const sand_world *s, int k)
+{
+    int n = s->w - k * SAND_CHUNK < SAND_CHUNK ? s->w - k * SAND_CHUNK : SAND_CHUNK;
+    return (uint16_t)((1u << n) - 1);
+}
+
+int sim__sand_next_row(const uint64_t *need, int h, int y)
+{
+    while (y < h) {
+        uint64_t word = need[y >> 6] >> (y & 63);
+        if (!word) {
+            y = (y | 63) + 1;           /* nothing more in this word */
+            continue;
+        }
+        while (!(word & 1)) {
+            word >>= 1;
+            y++;
+        }
+        return y;
+    }
+    return h;
+}
+
+/* Columns `m` of row y are to be drawn. */
+static inline void need_px(sand_redraw *r, int y, uint16_t m)
+{
+    r->cols[y] |= m;
+    r->need[y >> 6] |= 1ull << (y & 63);
+}
+
+/* What to draw of strip k now, into r->cols and r->need: every cell seen to change (which it
+ * forgets) and the pixels above it that may have changed with it (p->up); and the pixels the tick
+ * has moved on since they were drawn (the moving columns of a row are drawn again together: then
+ * they are noted afresh). */
+static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64_t tick)
+{
+    sand_redraw *r = s->rd;
+    uint64_t *sr = &r->seenrows[(size_t)k * (size_t)r->words];
+    uint16_t *sc = &r->seencols[(size_t)k * (size_t)s->h];
+    for (int y = sim__sand_next_row(sr, s->h, 0); y < s->h; y = sim__sand_next_row(sr, s->h, y + 1)) {
+        need_px(r, y, sc[y]);
+        for (unsigned m = sc[y], i = 0; p->up && m; m >>= 1, i++) {
+            if (!(m & 1u)) continue;
+            int x = k * SAND_CHUNK + (int)i;
+            for (int u = y - p->up(s, x, y); u < y; u++)
+                if (u >= 0) need_px(r, u, (uint16_t)(1u << i));
+        }
+        sc[y] = 0;
+    }
+    memset(sr, 0, (size_t)r->words * sizeof *sr);
+    uint64_t *mv = &r->moving[(size_t)k * (size_t)r->words];
+    uint16_t *mc = &r->movecols[(size_t)k * (size_t)s->h];
+    const uint64_t *due = &r->due[(size_t)k * (size_t)s->h];
+    for (int i = 0; i < r->words; i++)
+        for (uint64_t m = mv[i], b = 0; m; m >>= 1, b++) {
+            int y = i * 64 + (int)b;
+            if (!(m & 1) || (mc[y] && due[y] > tick)) continue;
+            if (mc[y]) need_px(r, y, mc[y]);
+            mc[y] = 0;
+            mv[i] &= ~(1ull << b);
+        }
+}
+
+/* Draw what strip_need asked for in strip k, and empty r->cols and r->need again. A row to be
+ * drawn whole is forgotten first: the painter notes afresh which of its pixels move. */
+static void strip_draw(const sand_world *s, const sim_ctx *ctx, sim_frame *f, const sand_painter *p,
+                       int k)
+{
+    sand_redraw *r = s->rd;
+    int x0 = k * SAND_CHUNK, x1 = x0 + SAND_CHUNK - 1 < s->w ? x0 + SAND_CHUNK - 1 : s->w - 1;
+    uint16_t all = strip_cols(s, k), *mc = &r->movecols[(size_t)k * (size_t)s->h];
+    int first = sim__sand_next_row(r->need, s->h, 0);
+    if (first == s->h) return;
+    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1))
+        if (r->cols[y] == all) mc[y] = 0;
+    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->need);
+    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = 0;
+    memset(r->need, 0, (size_t)r->words * sizeof *r->need);
+}
+
+void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_frame *f,
+                      const sand_painter *p)
+{
+    sand_redraw *r = s->rd;
+    f->pal = s->pal;
+    r->painted = 0;
+    if (holds_last(s, ctx, view, f)) {
+        for (int k = 0; k < s->ncx; k++) {
+            strip_need(s, p, k, ctx->tick);
+            strip_draw(s, ctx, f, p, k);
+        }
+    } else {
+        memset(r->moving, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->moving);
+        memset(r->movecols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->movecols);
+        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL);
+        memset(r->seencols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->seencols);
+        memset(r->seenrows, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->seenrows);
+    }
+    /* The mark: this record's address (two live worlds never share one; never 0) above the count
+     * of its renders, so that no frame another world drew carries it, nor one this world drew
+     * before its last render (for 65,536 renders). Only ever compared: never part of a frame's
+     * hash, a state or anything else that two runs must agree on. */
+    r->count++;
+    r->mark = ((uint64_t)(uintptr_t)r << 16) ^ (uint64_t)(r->count & 0xFFFFu);
+    f->drawn = r->mark;
+    r->px = f->px;
+    r->fw = f->w;
+    r->fh = f->h;
+    r->view = view;
+    r->seed = ctx->seed;
+    r->tick = ctx->tick;
+    r->palver = s->pal.version;
+    r->palcount = s->pal.count;
+}
+
+uint64_t sand__painted(const void *impl) { return ((const sand_world *)impl)->rd->painted; }
+
+void sim__sand_seen_box(sand_world *s, int x0, int y0, int x1, int y1)
+{
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= s->w) x1 = s->w - 1;
+    if (y1 >= s->h) y1 = s->h - 1;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) seen_px(s, x, y);
+}
+
+void sim__sand_notes_put(const sand_world *s, row_notes *n)
+{
+    if (n->k >= 0 && (n->moving || n->still)) {
+        sand_redraw *r = s->rd;
+        size_t i = (size_t)n->k * (size_t)s->h + (size_t)n->y;
+        uint16_t was = (uint16_t)(r->movecols[i] & ~n->still);
+        if (n->moving && !was) {
+            r->moving[(size_t)n->k * (size_t)r->words + (size_t)(n->y >> 6)] |= 1ull << (n->y & 63);
+            r->due[i] = n->due;
+        } else if (n->moving && n->due < r->due[i]) {
+            r->due[i] = n->due;
+        }
+        r->movecols[i] = (uint16_t)(was | n->moving);
+    }
+    n->moving = n->still = 0;
+    n->due = UINT64_MAX;
+}
