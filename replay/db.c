@@ -8,11 +8,16 @@
 #include <sys/stat.h>
 #include "replay.h"
 
+/* Statements the readers keep prepared between calls (rpl_stmt_prepare, rpl_stmt_done). */
+#define RPL_KEPT 32
+
 struct rpl_file {
     sqlite3 *db;
     char path[4096];
     int mode;
     int schema;                        /* its user_version (after any migration) */
+    sqlite3_stmt *kept[RPL_KEPT];
+    int nkept;
 };
 
 /* The session table of schema 3 (docs/REPLAY.md), under a given name: the migration from
@@ -79,6 +84,29 @@ static const char *const tables[] = { "session", "input", "tick", "checkpoint", 
 sqlite3 *rpl_db(rpl_file *f) { return f->db; }
 const char *rpl_path(const rpl_file *f) { return f->path; }
 int rpl_schema(const rpl_file *f) { return f->schema; }
+
+int rpl_stmt_prepare(rpl_file *f, const char *sql, sqlite3_stmt **st)
+{
+    for (int i = 0; i < f->nkept; i++)
+        if (strcmp(sqlite3_sql(f->kept[i]), sql) == 0) {
+            *st = f->kept[i];
+            f->kept[i] = f->kept[--f->nkept];
+            return SQLITE_OK;
+        }
+    return sqlite3_prepare_v2(f->db, sql, -1, st, NULL);
+}
+
+void rpl_stmt_done(rpl_file *f, sqlite3_stmt *st)
+{
+    if (!st) return;
+    if (f->nkept == RPL_KEPT) {
+        sqlite3_finalize(st);
+        return;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    f->kept[f->nkept++] = st;
+}
 
 /* One integer from a pragma or query: SQLITE_OK, or SQLite's own result code (callers turn it
  * into RPL_EFILE or RPL_EDB with a sentence: it is never returned as it is). */
@@ -309,6 +337,7 @@ fail:
 void rpl_close(rpl_file *f)
 {
     if (!f) return;
+    for (int i = 0; i < f->nkept; i++) sqlite3_finalize(f->kept[i]);
     sqlite3_close(f->db);
     free(f);
 }

@@ -34,7 +34,7 @@ static int db_failed(rpl_file *f, int rc, const char *what, char *err, size_t er
 static int prepare(rpl_file *f, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
 {
     sqlite3 *db = rpl_db(f);
-    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+    int rc = rpl_stmt_prepare(f, sql, st);
     if (rc != SQLITE_OK) {
         *st = NULL;
         if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
@@ -138,11 +138,11 @@ static int query_rows(rpl_file *f, const query *q, void **v, size_t *n, char *er
         code = read_failed(f, q->what, err, errlen);
         goto fail;
     }
-    sqlite3_finalize(st);
+    rpl_stmt_done(f, st);
     if (v) *v = a;
     return 0;
 fail:
-    sqlite3_finalize(st);
+    rpl_stmt_done(f, st);
     free(a);
     *n = 0;
     return code;
@@ -299,7 +299,7 @@ static int session_ids(rpl_file *f, char *out, size_t cap, int64_t *only, size_t
             len += (size_t)snprintf(out + len, cap - len, ", …");
         (*count)++;
     }
-    sqlite3_finalize(st);
+    rpl_stmt_done(f, st);
     return 0;
 }
 
@@ -585,7 +585,7 @@ static int phase_table(rpl_file *f, char *err, size_t errlen)
     if (code) return code;
     int rc = sqlite3_step(st), has = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) == 1;
     if (rc != SQLITE_ROW) code = read_failed(f, "its list of tables", err, errlen);
-    sqlite3_finalize(st);
+    rpl_stmt_done(f, st);
     return code ? code : has;
 }
 
@@ -621,7 +621,7 @@ int rpl_phases_has(rpl_file *f, int64_t session, char *err, size_t errlen)
     int rc = sqlite3_step(st);
     has = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) != 0;
     if (rc != SQLITE_ROW) code = read_failed(f, "the phase hashes", err, errlen);
-    sqlite3_finalize(st);
+    rpl_stmt_done(f, st);
     return code ? code : has;
 }
 
@@ -802,7 +802,7 @@ const char *rpl_inputs_error(const rpl_inputs *it) { return it->err; }
 void rpl_inputs_close(rpl_inputs *it)
 {
     if (!it) return;
-    sqlite3_finalize(it->st);
+    rpl_stmt_done(it->f, it->st);
     free(it);
 }
 

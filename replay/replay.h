@@ -70,6 +70,14 @@ const char *rpl_path(const rpl_file *f);
 /* The file's schema version (1..RPL_SCHEMA): what a reader may select (schema 3 has node and
  * origin_id). A file opened for writing is always at RPL_SCHEMA. */
 int rpl_schema(const rpl_file *f);
+/* A statement for sql: one an earlier read prepared and handed back (rpl_stmt_done), or one
+ * prepared now. SQLITE_OK, or sqlite3_prepare_v2's code (*st NULL). Parsing the SQL is most of a
+ * small read's time; a file keeps up to 32 statements, each used by one caller at a time. */
+typedef struct sqlite3_stmt sqlite3_stmt;
+int rpl_stmt_prepare(rpl_file *f, const char *sql, sqlite3_stmt **st);
+/* Hand st back (NULL: nothing): reset, its bindings cleared, kept for the next read of its SQL,
+ * or finalized when the file keeps enough. rpl_close finalizes the ones kept. */
+void rpl_stmt_done(rpl_file *f, sqlite3_stmt *st);
 
 /* ---- sessions ------------------------------------------------------------------------------------ */
 #define RPL_NODE_MAX 64

@@ -418,6 +418,52 @@ START_TEST(sessions_are_listed_and_looked_up)
 }
 END_TEST
 
+/* The readers keep their statements prepared (rpl_stmt_prepare, rpl_stmt_done): a second read of
+ * a query runs the statement the first one prepared, and a statement in use (an open inputs
+ * cursor's) is never handed to another read meanwhile. */
+START_TEST(reads_keep_their_statements)
+{
+    const char *db = tmp("kept.db");
+    char err[512];
+    record_file(db, 1);
+    rpl_file *f = open_ok(db);
+    sqlite3 *c = rpl_db(f);
+    ck_assert_ptr_null(sqlite3_next_stmt(c, NULL));
+    rpl_session s;
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), 0);
+    sqlite3_stmt *kept = sqlite3_next_stmt(c, NULL);
+    ck_assert_ptr_nonnull(kept);
+    ck_assert_ptr_null(sqlite3_next_stmt(c, kept));
+    ck_assert_int_eq(sqlite3_stmt_busy(kept), 0);
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), 0);
+    ck_assert_ptr_eq(sqlite3_next_stmt(c, NULL), kept);
+    ck_assert_ptr_null(sqlite3_next_stmt(c, kept));
+    ck_assert_uint_eq(s.end_tick, TICKS);
+    /* The inputs' statement, kept by a load, taken by a cursor; a load meanwhile gets its own. */
+    sim_input *all;
+    size_t n;
+    ck_assert_int_eq(rpl_inputs_load(f, 1, 0, UINT64_MAX, NULL, &all, &n, err, sizeof err), 0);
+    ck_assert_uint_eq(n, 10);
+    free(all);
+    rpl_inputs *it;
+    ck_assert_int_eq(rpl_inputs_open(f, 1, 0, UINT64_MAX, NULL, &it, err, sizeof err), 0);
+    sim_input in;
+    ck_assert_int_eq(rpl_inputs_next(it, &in), 1);
+    ck_assert_uint_eq(in.tick, 10);
+    ck_assert_int_eq(rpl_inputs_load(f, 1, 100, UINT64_MAX, NULL, &all, &n, err, sizeof err), 0);
+    ck_assert_uint_eq(n, 6);                           /* ticks 110, 135, …, 235 */
+    ck_assert_uint_eq(all[0].tick, 110);
+    free(all);
+    for (size_t i = 1; i < 10; i++) {
+        ck_assert_int_eq(rpl_inputs_next(it, &in), 1);
+        ck_assert_uint_eq(in.tick, 10 + 25 * i);
+    }
+    ck_assert_int_eq(rpl_inputs_next(it, &in), 0);
+    rpl_inputs_close(it);
+    rpl_close(f);
+}
+END_TEST
+
 /* ---- export -------------------------------------------------------------------------------------- */
 static sim_frame initial_frame(void)
 {
@@ -1453,6 +1499,7 @@ Suite *suite_replay(void)
     tcase_add_test(tc, initial_state_must_be_what_the_build_creates);
     tcase_add_test(tc, gaps_are_skipped_and_named);
     tcase_add_test(tc, sessions_are_listed_and_looked_up);
+    tcase_add_test(tc, reads_keep_their_statements);
     tcase_add_test(tc, gif_export_decodes_to_the_worlds_frames);
     tcase_add_test(tc, png_export_opens_with_libpng);
     tcase_add_test(tc, bad_files_get_clear_messages);

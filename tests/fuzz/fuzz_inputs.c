@@ -9,8 +9,7 @@
  * and an input that passes is queued (sim_world_input) and stepped: the world must take any
  * input its checks let through, at the edges of every range, without harm. The worlds are put
  * back to their start state after each input file. */
-#include "fuzz.h"
-#include "sim.h"
+#include "fuzz_world.h"
 
 #define MAX_KINDS 16
 #define LINE_MAX_BYTES 1022     /* cli_inputs_load refuses longer lines */
@@ -26,32 +25,6 @@ typedef struct kind_slot {
 static kind_slot slots[MAX_KINDS];
 static int nslots;
 
-/* A small world: every INT param at its minimum (else the defaults). */
-static sim_world *small_world(const sim_kind *k)
-{
-    char params[SIM_PARAMS_MAX] = "";
-    size_t n = 0;
-    for (int i = 0; i < k->nparams; i++) {
-        if (k->params[i].type != SIM_PARAM_INT) continue;
-        int m = snprintf(params + n, sizeof params - n, "%s%s=%lld", n ? "," : "", k->params[i].name,
-                         (long long)k->params[i].min);
-        if (m < 0 || (size_t)m >= sizeof params - n) break;
-        n += (size_t)m;
-    }
-    sim_config cfg = sim_config_default();
-    cfg.kind = k->name;
-    cfg.seed = 3;
-    cfg.params = params;
-    int rc;
-    sim_world *w = sim_world_create(&cfg, &rc);
-    if (!w) {
-        cfg.params = "";
-        w = sim_world_create(&cfg, &rc);
-    }
-    FUZZ_CHECK(w != NULL, "cannot create a %s world", k->name);
-    return w;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -64,7 +37,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     FUZZ_CHECK(nslots > 0 && nslots <= MAX_KINDS, "%d kinds (VIV_FUZZ_KINDS=%s)", nslots, only ? only : "");
     for (int i = 0; i < nslots; i++) {
         kind_slot *s = &slots[i];
-        s->w = small_world(s->k);
+        s->w = fuzz_small_world(s->k, 3, NULL);
         size_t cap = sim_world_save_max(s->w);
         s->start = malloc(cap);
         FUZZ_CHECK(s->start != NULL, "oom");

@@ -1,9 +1,10 @@
 /* fuzz_replay.c — libFuzzer target: the rows of a replay file (docs/REPLAY.md) as the reader and
  * the verifier take them: sessions, the input log, the recorded hashes, checkpoints and gaps.
  *
- * A file with the schema is made once (rpl_open, RPL_WRITE) and kept open; each input is a list
- * of rows, inserted in one transaction that is rolled back afterwards, so every run starts from
- * the empty file without touching the disk again. A row is a table byte, then one value per
+ * A file with the schema is made once (rpl_open, RPL_WRITE), in memory (":memory:": the readers
+ * take it as any file; no disk, no locks), and kept open; each input is a list of rows, inserted
+ * with statements prepared once, in one transaction that is rolled back afterwards, so every run
+ * starts from the empty file. A row is a table byte, then one value per
  * column, each a type byte and its bytes: a small or a 64-bit integer, a real, text, a blob or
  * NULL (SQLite stores any type in any column, as a damaged or hostile file may), or a "preset" —
  * the value a real recording would hold there: a kind's name, id, seed, params and rate for a
@@ -18,15 +19,14 @@
  * at most MAX_VERIFY_TICKS ticks. What the readers promise is checked: a result is 0, 1 or a
  * documented negative code with a terminated sentence; lists come back ascending; a session made
  * only of untouched presets verifies bit-exactly (0). */
-#include <unistd.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 #include <zstd.h>
 #include <sqlite3.h>
-#include "fuzz.h"
+#include "fuzz_scene.h"
+#include "fuzz_world.h"
 #include "read.h"
 #include "replay.h"
-#include "sim.h"
 
 #define MAX_KINDS 16
 #define CHAIN 16                 /* ticks of each kind's real hashes */
@@ -47,33 +47,6 @@ typedef struct kind_preset {
 static kind_preset kinds[MAX_KINDS];
 static int nkinds;
 static rpl_file *file;
-static char dir[64] = "";
-
-static sim_world *small_world(const sim_kind *k, char *canon)
-{
-    char params[SIM_PARAMS_MAX] = "";
-    size_t n = 0;
-    for (int i = 0; i < k->nparams; i++) {
-        if (k->params[i].type != SIM_PARAM_INT) continue;
-        int m = snprintf(params + n, sizeof params - n, "%s%s=%lld", n ? "," : "", k->params[i].name,
-                         (long long)k->params[i].min);
-        if (m < 0 || (size_t)m >= sizeof params - n) break;
-        n += (size_t)m;
-    }
-    sim_config cfg = sim_config_default();
-    cfg.kind = k->name;
-    cfg.seed = 1;
-    cfg.params = params;
-    int rc;
-    sim_world *w = sim_world_create(&cfg, &rc);
-    if (!w) {
-        cfg.params = "";
-        w = sim_world_create(&cfg, &rc);
-    }
-    FUZZ_CHECK(w != NULL, "cannot create a %s world", k->name);
-    snprintf(canon, SIM_PARAMS_MAX, "%s", sim_world_params(w));
-    return w;
-}
 
 static void keep_state(kind_preset *p, const sim_world *w, int slot)
 {
@@ -91,16 +64,43 @@ static void keep_state(kind_preset *p, const sim_world *w, int slot)
     FUZZ_CHECK(!ZSTD_isError(p->zlen[slot]), "zstd");
 }
 
-static void remove_dir(void)
+enum { T_SESSION, T_INPUT, T_TICK, T_CHECKPOINT, T_GAP, T_COUNT };
+static const char *const insert_sql[T_COUNT] = {
+    "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
+    " status, source, world, checkpoint_every, created_at, closed_at, node, origin_id)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO input (session, tick, client, seq, kind, args) VALUES (?,?,?,?,?,?)",
+    "INSERT INTO tick (session, tick, state_hash, frame_hash) VALUES (?,?,?,?)",
+    "INSERT INTO checkpoint (session, tick, state, state_hash) VALUES (?,?,?,?)",
+    "INSERT INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
+};
+static const int ncols[T_COUNT] = { 17, 6, 4, 4, 4 };
+static sqlite3_stmt *insert_st[T_COUNT];
+
+/* The cycle world of the presets is built from a small file scene (8x6, three ranges) rather
+ * than painted: the verifier's initial-state check creates the session's world anew, and painting
+ * the smallest procedural scene (160x90) was 29 % of this target's time (perf). A world from a
+ * file cannot be created again without the file, which the verifier never reads: it says so in a
+ * warning and goes on with the recorded state, as it does for `vivd --world cycle:scene=file:…`.
+ * The check itself is the same code for every kind, run on the sand and terrarium sessions. */
+static sim_world *cycle_from_file(void)
 {
-    char path[128];
-    if (!dir[0]) return;
-    static const char *const names[] = { "r.db", "r.db-wal", "r.db-shm", "r.db-journal" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    sim_cycle_scene scene;
+    fuzz_make_scene(&scene, 8, 6, 8, 3);
+    sim_file_reader rd = { fuzz_scene_reader, &scene };
+    char err[256] = "";
+    sim_config cfg = sim_config_default();
+    cfg.kind = "cycle";
+    cfg.seed = 1;
+    cfg.params = "scene=file:fuzz.lbm";
+    cfg.files = &rd;
+    cfg.err = err;
+    cfg.errlen = sizeof err;
+    int rc;
+    sim_world *w = sim_world_create(&cfg, &rc);
+    FUZZ_CHECK(w != NULL, "cannot create a cycle world from a file scene: %s", err);
+    sim_cycle_scene_free(&scene);
+    return w;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -109,11 +109,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     /* The verifier creates a world of the session's kind several times a run (the initial-state
      * check, each span, the checkpoint loads). The merge world bakes its RotSprite fruit art at
-     * create, about 10 s under this build's instrumentation, and the garden paints its backdrop,
-     * 24 % of a run's time (perf, 40 s): both are left out unless named in VIV_FUZZ_KINDS (their
-     * states are fuzzed by the state target, into worlds made once; the readers and the verifier
-     * are the same code for every kind). Without them a run is about twice as fast (450 against
-     * 223 exec/s). */
+     * every create (about 60 ms under this build) and the garden paints its backdrop: both are
+     * left out unless named in VIV_FUZZ_KINDS (their states are fuzzed by the state target, into
+     * worlds made once; the readers and the verifier are the same code for every kind). With
+     * them a run makes about a quarter of the executions (116 against 412 a CPU second). */
     const char *only = getenv("VIV_FUZZ_KINDS");
     for (int i = 0; i < sim_kind_count(); i++) {
         const char *name = sim_kind_at(i)->name;
@@ -122,7 +121,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         FUZZ_CHECK(nkinds < MAX_KINDS, "too many kinds");
         kind_preset *p = &kinds[nkinds++];
         p->k = sim_kind_at(i);
-        sim_world *w = small_world(p->k, p->params);
+        sim_world *w = strcmp(name, "cycle") == 0 ? cycle_from_file() : fuzz_small_world(p->k, 1, NULL);
+        snprintf(p->params, sizeof p->params, "%s", sim_world_params(w));
         sim_frame fr;
         FUZZ_CHECK(sim_world_frame_init(w, &fr) == 0, "frame");
         keep_state(p, w, 0);
@@ -137,12 +137,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         sim_world_destroy(w);
     }
     FUZZ_CHECK(nkinds > 0, "no kinds (VIV_FUZZ_KINDS=%s)", only ? only : "");
-    snprintf(dir, sizeof dir, "/tmp/fuzz_replay.XXXXXX");
-    FUZZ_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    atexit(remove_dir);
-    char path[128], err[256];
-    snprintf(path, sizeof path, "%s/r.db", dir);
-    FUZZ_CHECK(rpl_open(path, RPL_WRITE, RPL_DUR_NORMAL, &file, err, sizeof err) == 0, "%s", err);
+    char err[256];
+    FUZZ_CHECK(rpl_open(":memory:", RPL_WRITE, RPL_DUR_NORMAL, &file, err, sizeof err) == 0, "%s", err);
+    for (int t = 0; t < T_COUNT; t++)
+        FUZZ_CHECK(sqlite3_prepare_v2(rpl_db(file), insert_sql[t], -1, &insert_st[t], NULL) == SQLITE_OK,
+                   "prepare: %s", sqlite3_errmsg(rpl_db(file)));
     return 0;
 }
 
@@ -158,18 +157,6 @@ static uint64_t take(reader *r, int bytes)
     for (int i = 0; i < bytes; i++) v |= (uint64_t)(r->off < r->n ? r->p[r->off++] : 0) << (8 * i);
     return v;
 }
-
-enum { T_SESSION, T_INPUT, T_TICK, T_CHECKPOINT, T_GAP, T_COUNT };
-static const char *const insert_sql[T_COUNT] = {
-    "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
-    " status, source, world, checkpoint_every, created_at, closed_at, node, origin_id)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO input (session, tick, client, seq, kind, args) VALUES (?,?,?,?,?,?)",
-    "INSERT INTO tick (session, tick, state_hash, frame_hash) VALUES (?,?,?,?)",
-    "INSERT INTO checkpoint (session, tick, state, state_hash) VALUES (?,?,?,?)",
-    "INSERT INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
-};
-static const int ncols[T_COUNT] = { 17, 6, 4, 4, 4 };
 
 /* What a row's presets refer to: the kind of the last session, its id, the tick rows so far. */
 typedef struct context {
@@ -324,6 +311,9 @@ static void read_session(int64_t id, int pristine)
         return;
     }
     uint64_t lo = s.start_tick, hi = s.end_tick;
+    /* The second checkpoint loads into the world the first built, as a replay's next span does
+     * (a world built, then reused: both ways of rpl_world_load). */
+    sim_world *w = NULL;
     for (int dir_i = 0; dir_i < 2; dir_i++) {
         rpl_checkpoint c;
         memset(&c, 0, sizeof c);
@@ -332,13 +322,12 @@ static void read_session(int64_t id, int pristine)
         check_code(rc, err, sizeof err, "checkpoint_find");
         if (rc == 0) {
             FUZZ_CHECK(XXH3_64bits(c.state, c.len) == c.hash, "a checkpoint's hash was not checked");
-            sim_world *w = NULL;
             rc = rpl_world_load(&s, &c, &w, err, sizeof err);
             check_code(rc, err, sizeof err, "world_load");
-            if (w) sim_world_destroy(w);
             rpl_checkpoint_free(&c);
         }
     }
+    if (w) sim_world_destroy(w);
     uint64_t *cts;
     size_t nct;
     rc = rpl_checkpoint_ticks(file, id, 0, UINT64_MAX, &cts, &nct, err, sizeof err);
@@ -433,8 +422,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (table == T_CHECKPOINT) cx.slot = (tag / T_COUNT) & 1;
         if (table == T_INPUT || table == T_GAP) cx.touched = 1;   /* presets of these change a session */
         if (table == T_CHECKPOINT && cx.slot == 1) cx.touched = 1; /* a second checkpoint, maybe a gap */
-        sqlite3_stmt *st;
-        FUZZ_CHECK(sqlite3_prepare_v2(db, insert_sql[table], -1, &st, NULL) == SQLITE_OK, "prepare");
+        sqlite3_stmt *st = insert_st[table];
         for (int c = 0; c < ncols[table]; c++) bind_value(st, c, &r, &cx, table);
         int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE && table == T_SESSION && nsessions < MAX_ROWS)
@@ -442,7 +430,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc != SQLITE_DONE) cx.touched = 1;       /* a row refused (a constraint): not pristine */
         if (rc == SQLITE_DONE && table == T_TICK && ++cx.next_tick > CHAIN + 1) cx.touched = 1;
         if (rc == SQLITE_DONE && table == T_CHECKPOINT && cx.slot == 0) cx.has_cp = 1;
-        sqlite3_finalize(st);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
     }
     if (cur_pristine && complete(&cx)) cx.pristine[cx.npristine++] = cx.session;
     if (cx.stray) cx.npristine = 0;

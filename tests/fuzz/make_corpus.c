@@ -17,6 +17,7 @@
 #include "sim.h"
 #include "anim/celset.h"
 #include "fuzz/fuzz_celset.h"
+#include "fuzz/fuzz_scene.h"
 #include "cycle/scene.h"
 #include "wire.h"
 #include "msg.h"
@@ -514,37 +515,6 @@ static void save_state(const char *name, const sim_world *w)
 }
 
 /* A small scene for the cycle importers: 4..16 colours, ranges of every direction and mode. */
-static void make_scene(sim_cycle_scene *s, int w, int h, int ncolors, int nranges)
-{
-    memset(s, 0, sizeof *s);
-    s->w = (uint16_t)w;
-    s->h = (uint16_t)h;
-    s->ncolors = (uint16_t)ncolors;
-    for (int i = 0; i < ncolors * 3; i++) s->rgb[i] = (uint8_t)(i * 37 + 11);
-    s->px = malloc((size_t)w * h);
-    for (int i = 0; i < w * h; i++) s->px[i] = (uint8_t)((i * 7 + i / w) % ncolors);
-    s->nranges = (uint8_t)nranges;
-    for (int r = 0; r < nranges; r++) {
-        sim_cycle_range *g = &s->ranges[r];
-        g->low = (uint8_t)(r * 2 % (ncolors - 1));
-        g->high = (uint8_t)(g->low + 1 + r % (ncolors - 1 - g->low));
-        g->rate = (uint16_t)(r == 0 ? 16384 : 1000 * r + 7);
-        g->dir = (uint8_t)(r % 3);
-        g->mode = (uint8_t)(r / 3 % 2);
-        g->active = (uint8_t)(r != 4);
-    }
-}
-
-static int scene_reader(void *ud, const char *path, uint8_t **data, size_t *len, char *err, size_t errlen)
-{
-    const sim_cycle_scene *s = ud;
-    (void)path; (void)err; (void)errlen;
-    size_t n = sim_cycle_to_ilbm(s, 1, NULL, 0);
-    *data = malloc(n);
-    *len = sim_cycle_to_ilbm(s, 1, *data, n);
-    return 0;
-}
-
 static void corpus_state(void)
 {
     char params[SIM_PARAMS_MAX], name[96];
@@ -584,8 +554,8 @@ static void corpus_state(void)
     /* A cycle world built from a small file scene: its state carries the whole scene. */
     if (sim_kind_find("cycle")) {
         sim_cycle_scene s;
-        make_scene(&s, 8, 6, 8, 3);
-        sim_file_reader rd = { scene_reader, &s };
+        fuzz_make_scene(&s, 8, 6, 8, 3);
+        sim_file_reader rd = { fuzz_scene_reader, &s };
         char err[256];
         sim_config cfg = sim_config_default();
         cfg.kind = "cycle";
@@ -673,7 +643,7 @@ static void corpus_scenes(void)
     const int shapes[][4] = { { 1, 1, 2, 1 }, { 8, 4, 4, 2 }, { 33, 7, 16, 6 }, { 16, 16, 256, 16 }, { 17, 3, 32, 3 } };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         char tag[32];
-        make_scene(&s, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
+        fuzz_make_scene(&s, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
         snprintf(tag, sizeof tag, "%dx%d-%dc-%dr", shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
         put_scene(tag, &s);
         sim_cycle_scene_free(&s);
@@ -682,7 +652,7 @@ static void corpus_scenes(void)
     sim_world *w = make_world("cycle", 4, "scene=waterfall,w=160,h=90");
     sim_cycle_scene full;
     if (sim_cycle_world_scene(w, &full) == 0) {
-        make_scene(&s, 24, 16, full.ncolors, 0);
+        fuzz_make_scene(&s, 24, 16, full.ncolors, 0);
         memcpy(s.rgb, full.rgb, sizeof s.rgb);
         s.nranges = full.nranges;
         memcpy(s.ranges, full.ranges, sizeof s.ranges);
