@@ -169,6 +169,8 @@ typedef struct context {
     int64_t pristine[MAX_ROWS];  /* sessions made of presets only */
     int npristine;
     int stray;                   /* a row named its session itself: it may have landed in any one */
+    int refused;                 /* the last session row was refused: its id is still free */
+    uint8_t written[MAX_ROWS + 2];  /* ids that rows were written to without their session row */
 } context;
 
 /* A preset value, as an int64 or text or blob. */
@@ -415,7 +417,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cx.kind = (tag / T_COUNT) % nkinds;
             cx.session = nsessions + 1;
             cx.next_tick = 1;
-            cx.touched = 0;
+            cx.touched = cx.written[cx.session];
             cx.has_cp = 0;
             cur_pristine = 1;
         }
@@ -428,6 +430,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == SQLITE_DONE && table == T_SESSION && nsessions < MAX_ROWS)
             sessions[nsessions++] = sqlite3_last_insert_rowid(db);
         if (rc != SQLITE_DONE) cx.touched = 1;       /* a row refused (a constraint): not pristine */
+        /* A session row refused leaves its id to the next one, and the rows written meanwhile
+         * (their session the preset) to that session: it is not pristine (found by this target: a
+         * refused session row, an input row for its id, then a session of presets that took it). */
+        if (table == T_SESSION) cx.refused = rc != SQLITE_DONE;
+        else if (rc == SQLITE_DONE && cx.refused) cx.written[cx.session] = 1;
         if (rc == SQLITE_DONE && table == T_TICK && ++cx.next_tick > CHAIN + 1) cx.touched = 1;
         if (rc == SQLITE_DONE && table == T_CHECKPOINT && cx.slot == 0) cx.has_cp = 1;
         sqlite3_reset(st);
