@@ -172,14 +172,17 @@ END_TEST
 START_TEST(a_rects_hash_is_that_of_its_crop)
 {
     sim_frame f, c;
-    ck_assert_int_eq(sim_frame_init(&f, 130, 70), 0);
+    ck_assert_int_eq(sim_frame_init(&f, 1100, 130), 0);
     f.pal.count = 5;
     f.pal.version = 4;
     for (int i = 0; i < 15; i++) f.pal.rgb[i] = (uint8_t)(i * 17);
     uint64_t rng = 11;
-    paint(&f, &rng, 200);
-    static const int32_t rects[4][4] = { { 0, 0, 130, 70 }, { 0, 10, 130, 20 }, { 64, 0, 66, 70 }, { 3, 5, 1, 1 } };
-    for (int i = 0; i < 4; i++) {
+    paint(&f, &rng, 3000);
+    /* Whole rows; a band; rects whose rows are hashed in pieces of several rows (sim/frame_hash.h:
+     * 15 rows of 1,036 bytes, 49 of 333, and a last piece shorter than the others); a pixel. */
+    static const int32_t rects[6][4] = { { 0, 0, 1100, 130 }, { 0, 10, 1100, 20 }, { 64, 0, 1036, 130 },
+                                         { 17, 3, 333, 127 }, { 64, 0, 66, 70 }, { 3, 5, 1, 1 } };
+    for (int i = 0; i < 6; i++) {
         ck_assert_int_eq(sim_frame_init(&c, rects[i][2], rects[i][3]), 0);
         c.pal = f.pal;
         crop(&f, rects[i], c.px);
