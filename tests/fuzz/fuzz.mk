@@ -1,9 +1,11 @@
 # tests/fuzz/fuzz.mk — the libFuzzer targets, included by the Makefile (tests/fuzz/README.md).
 #
 #   make fuzz FUZZ_SECONDS=N    build every tests/fuzz/fuzz_*.c with clang and run each N seconds
-#                               on a copy of its corpus (tests/fuzz/corpus/<target>/)
+#                               on a copy of its corpus (tests/fuzz/corpus/<target>/) and of the
+#                               inputs kept by hand (tests/fuzz/seeds/<target>/)
 #   make test-fuzz              the same, as `make test` runs it (FUZZ_SECONDS, default 30 s)
-#   make fuzz-corpus            regenerate the committed seed corpora (tests/fuzz/make_corpus.c)
+#   make fuzz-corpus            regenerate the committed seed corpora (tests/fuzz/make_corpus.c);
+#                               tests/fuzz/seeds/ is not touched
 #
 # The targets and the code they exercise are built together under ASan + UBSan with libFuzzer's
 # coverage instrumentation, in their own directory ($(FUZZ_BUILD)), with the project's warnings

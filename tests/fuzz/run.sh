@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run each libFuzzer target for a fixed time on a copy of its seed corpus (`make fuzz`).
+# Run each libFuzzer target for a fixed time on a copy of its seed corpus and of the inputs kept
+# by hand in tests/fuzz/seeds/ (`make fuzz`).
 #   sh tests/fuzz/run.sh BUILD_DIR SECONDS TARGET...
 # Prints one line per target (executions, executions per second, crashes) and a total, and exits
 # non-zero if any target found a crash, a leak, a timeout or an out-of-memory: the input that did
@@ -34,7 +35,8 @@ total=0
 printf '%-8s %12s %10s %8s  %s\n' target executions exec/s crashes "corpus (seeds -> end)"
 for t in "$@"; do
     bin="$build/fuzz_$t"
-    seeds="tests/fuzz/corpus/$t"
+    seeds="tests/fuzz/corpus/$t"      # written by make_corpus (make fuzz-corpus)
+    kept="tests/fuzz/seeds/$t"        # kept by hand: inputs that once failed, never regenerated
     work="$build/work/$t"
     log="$build/logs/$t.log"
     if [ ! -x "$bin" ]; then
@@ -45,6 +47,7 @@ for t in "$@"; do
     rm -rf "$work"
     mkdir -p "$work"
     if [ -d "$seeds" ]; then cp "$seeds"/* "$work"/ 2>/dev/null || true; fi
+    if [ -d "$kept" ]; then cp "$kept"/* "$work"/ 2>/dev/null || true; fi
     nseeds=$(ls "$work" | wc -l)
     rm -f "$build/crashes/$t"-*
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
