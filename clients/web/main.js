@@ -10,28 +10,16 @@
 // relays' HTTP addresses) are where the page goes when its server goes away.
 import { Viewer } from "./viewer.js";
 import { LocalViewer } from "./local.js";
-import { RecordingVerifier, describeResult, readSessions } from "./replay.js";
 import { loadSim } from "./sim.js";
 import { CYCLE_SPEEDS, PLAY_SPEEDS, stepOf } from "./inputs.js";
 import { wsUrl, wsUrls } from "./conn.js";
 import { buildLut, paint } from "./palette.js";
-import { hex64 } from "./hash.js";
-import { encodeGif, encodePng } from "./snap.js";
+import { Recent } from "./recent.js";
+import { overlayText } from "./overlay.js";
+import { Recordings } from "./recordings.js";
+import { $, el, seg as segOf, slider, check, keys, download } from "./dom.js";
 import { Timeline } from "./timeline.js";
 import { Camera, MiniPicture, levelName, zoomLevels } from "./camera.js";
-
-const $ = (id) => document.getElementById(id);
-const el = (tag, props = {}, ...kids) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(props)) {
-        if (k === "class") e.className = v;
-        else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-        else if (k in e && typeof v !== "string") e[k] = v;
-        else e.setAttribute(k, v);
-    }
-    for (const c of kids) if (c !== null && c !== undefined) e.append(c);
-    return e;
-};
 
 /* ---- start-up: the fragment ------------------------------------------------------------------- */
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -52,9 +40,9 @@ const callbacks = {
         if (r.palette) lutDirty = true;
         dirty = true;
     },
-    onChange: () => { scheduleUi(); checkVerifyLink(); openMoment(); },
+    onChange: () => { scheduleUi(); rec.checkLink(); openMoment(); },
     onNote: () => scheduleUi(),
-    onExtra: (m) => tl?.feed(m) || verifyMessage(m),
+    onExtra: (m) => tl?.feed(m) || rec.message(m),
 };
 const localKind = frag.get("local");
 let localFailed = null;
@@ -90,6 +78,8 @@ async function startLocal() {
 }
 const isLocal = viewer instanceof LocalViewer;
 if (!isLocal) tl = new Timeline(viewer, { onChange: () => scheduleUi() });
+/* The recordings vivd can hand out, watched or verified here (recordings.js). */
+const rec = new Recordings({ viewer, isLocal, sim, timeline: () => tl, changed: () => scheduleUi() });
 
 /* #world=ID&tick=T, #session=N(&file=F)(&tick=T): once connected, the world is shown (for a
  * session, the one vivd answers `open` with: hosted already, or read for this) and this tab's
@@ -104,10 +94,6 @@ function openMoment() {
     if (m.session !== null) tl.openSession(m.session, m.file, m.tick);
     else tl.send("seek", { tick: m.tick });
 }
-
-/* The file of a recording, where a link needs it: when it is not the first file vivd lists (the
- * one `open` takes when none is named). */
-const fileParam = (p) => (p.file && ver.files[0]?.file !== p.file ? p.file : "");
 
 /* Keep the fragment in step with what is watched, so a reload comes back to it. */
 function saveFragment() {
@@ -153,7 +139,7 @@ function fragmentNow() {
      * session is opened again) */
     if (p && !moment) {
         f.set("session", String(p.session));
-        if (fileParam(p)) f.set("file", fileParam(p));
+        if (rec.fileParam(p)) f.set("file", rec.fileParam(p));
     } else if (viewer.cur !== null) f.set("world", String(viewer.cur));
     if (moment) {             /* a link's moment not opened yet stays */
         if (moment.session !== null) f.set("session", String(moment.session));
@@ -300,7 +286,7 @@ function paintFrame(s) {
         place();
     }
     mini.dirty = true;
-    keep(s);
+    recent.keep(s, viewer.world?.hz || 60);
 }
 
 /* ---- the minimap: the whole world small, the view on it ------------------------------------- */
@@ -373,66 +359,24 @@ minimap.addEventListener("pointercancel", miniEnd);
 
 /* ---- the picture as a file: PNG of the frame shown, GIF of the last GIF_SECONDS (snap.js) ---- */
 const GIF_SECONDS = 5;
-const kept = [];          /* the frames drawn lately, copied: {w, h, pal, count, px, tick} */
-function keep(s) {
-    kept.push({ w: s.w, h: s.h, pal: s.pal.slice(), count: s.count, px: s.px.slice(), tick: s.tick });
-    const most = GIF_SECONDS * (viewer.world?.hz || 60);
-    while (kept.length > most || (kept.length && (kept[0].w !== s.w || kept[0].h !== s.h))) kept.shift();
-}
-function download(bytes, type, name) {
-    const a = el("a", { href: URL.createObjectURL(new Blob([bytes], { type })), download: name });
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
-}
+const recent = new Recent(GIF_SECONDS);
 const snapName = (ext, tick) => `${viewer.world?.kind ?? "vivarium"}-${tick}.${ext}`;
 async function savePng() {
-    const f = kept.at(-1);
-    if (f) download(await encodePng(f), "image/png", snapName("png", f.tick));
+    const f = await recent.png();
+    if (f) download(f.bytes, "image/png", snapName("png", f.tick));
 }
 function saveGif() {
-    if (!kept.length) return;
-    /* delays in whole hundredths: the frames came at the world's rate over `every` */
-    const cs = Math.max(2, Math.round(100 * viewer.every / (viewer.world?.hz || 60)));
-    download(encodeGif(kept, cs), "image/gif", snapName("gif", kept.at(-1).tick));
+    const f = recent.gif(viewer.every, viewer.world?.hz || 60);
+    if (f) download(f.bytes, "image/gif", snapName("gif", f.tick));
 }
 
 /* ---- the overlay (` toggles it) ------------------------------------------------------------- */
-function overlayText() {
-    const s = viewer.stream, w = viewer.world, r = viewer.rates(), c = viewer.counts;
-    const ok = s.hash === s.fh && viewer.verified;
-    const kb = r.bps / 1000;
-    return [
-        `tick      ${s.tick < 0 ? "-" : s.tick}${w?.play ? `  (recording ${w.play.start}..${w.play.end})` : ""}`,
-        `frames/s  ${r.fps.toFixed(1).padStart(5)}    bytes/s ${kb >= 1000 ? (kb / 1000).toFixed(2) + " MB" : kb.toFixed(1) + " KB"}`,
-        `mismatch  ${c.mismatches}          bad frames ${c.badFrames}`,
-        `fh        ${hex64(s.fh)} ${ok ? "✓" : "✗"}`,
-        `computed  ${hex64(s.hash)}`,
-        `stream    ${w ? `${w.kind} #${w.id}` : "-"}  ${w && w.views.includes(viewer.view) ? viewer.view : w?.views[0] ?? ""}  every ${viewer.every}  div ${viewer.lens?.div ?? viewer.div}  ${viewer.enc || "tile.zst"}`,
-        `frame     ${s.w}×${s.h} ×${place.scale ? +place.scale.toFixed(2) : "?"}   apply ${viewer.applyMs.toFixed(2)} ms`,
-        `rect      ${rectText()}`,
-        `view      ${cam.fit ? "fit " : ""}×${levelName(cam.level)}  [${cam.visible().join(",")}] of ${cam.W}×${cam.H}`,
-        `inputs    ${c.inputs} sent  ${c.acks} acked  ${c.errors} errors${viewer.lastError ? ` (${viewer.lastError.code})` : ""}`,
-        `link      ${viewer.state} ${viewer.role}  connects ${viewer.conn.connects}  resyncs ${c.resyncs}`,
-        `events    ${c.events ?? 0}  ${viewer.lastEvent ? viewer.lastEvent.replace(/^event /, "") : "-"}`,
-    ].join("\n");
-}
-
-/* The part of the world subscribed: the aligned rect the frames show (and what was asked), or
- * the whole world. */
-function rectText() {
-    const l = viewer.lens, r = viewer.stream.rect;
-    if (!l) return "whole world (here)";
-    if (!l.rect) return `whole world${r ? `  (shown [${r.join(",")}] until its keyframe)` : ""}`;
-    const a = l.aligned, pct = Math.round(100 * a[2] * a[3] / (cam.W * cam.H));
-    return `[${a.join(",")}] ${pct}% of the world  (asked [${l.rect.join(",")}])${String(r) === String(a) ? "" : "  keyframe awaited"}`;
-}
-
 function toggleOverlay(on = overlay.hidden) {
     overlay.hidden = !on;
     saveFragment();
     scheduleUi();         /* the panel's checkbox follows the key */
 }
-setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(); }, 250);
+setInterval(() => { if (!overlay.hidden) overlay.textContent = overlayText(viewer, cam, place.scale); }, 250);
 
 /* ---- the pointer ---------------------------------------------------------------------------- */
 /* The stage's point under a pointer event, in world pixels (fractional), which inputs speak,
@@ -691,27 +635,8 @@ function scheduleUi() {
     });
 }
 
-const seg = (label, items, current, pick) => el("div", { class: "group" },
-    label ? el("div", { class: "label" }, label) : null,
-    el("div", { class: "seg" }, ...items.map(([value, text]) =>
-        el("button", { type: "button", "aria-pressed": String(value === current), onclick: () => { pick(value); scheduleUi(); } }, text))));
-
-const slider = (label, { min, max, step = 1, value, show = (v) => String(v), input, change }) => {
-    const out = el("output", {}, show(value));
-    const r = el("input", { type: "range", min: String(min), max: String(max), step: String(step), value: String(value), class: "grow" });
-    r.addEventListener("input", () => { out.textContent = show(+r.value); input?.(+r.value); });
-    r.addEventListener("change", () => change?.(+r.value));
-    return el("div", { class: "group" }, el("div", { class: "label" }, label), el("div", { class: "row" }, r, out));
-};
-
-const check = (text, on, toggle) => {
-    const box = el("input", { type: "checkbox" });
-    box.checked = on;
-    box.addEventListener("change", () => toggle(box.checked));
-    return el("label", { class: "check" }, box, text);
-};
-
-const keys = (...parts) => el("span", { class: "keys" }, ...parts.flatMap(([k, t]) => [el("kbd", {}, k), ` ${t}  `]));
+/* A segmented choice whose press redraws the panel. */
+const seg = (label, items, current, pick) => segOf(label, items, current, (v) => { pick(v); scheduleUi(); });
 
 function renderWorlds() {
     const nav = $("worlds");
@@ -809,7 +734,7 @@ function momentLink() {
     if (frag.get("hosts")) f.set("hosts", frag.get("hosts"));
     if (w.play) {
         f.set("session", String(w.play.session));
-        if (fileParam(w.play)) f.set("file", fileParam(w.play));
+        if (rec.fileParam(w.play)) f.set("file", rec.fileParam(w.play));
     } else f.set("world", String(w.id));
     f.set("tick", String(shownAt()));
     return `${location.origin}${location.pathname}#${f}`;
@@ -1057,175 +982,9 @@ function renderUi() {
     if (!renderTimeline.seek || document.activeElement !== renderTimeline.seek) renderTimeline();
     renderControls();
     renderView();
-    renderVerify();
+    rec.render($("verify"));
     renderNotes();
     saveFragment();
-}
-
-/* ---- verifying a recording in this tab (replay.js) --------------------------------------------- */
-/* The recordings vivd can hand out (its `sessions` reply), the verification running, its
- * progress and its last result. */
-const ver = { files: [], pick: "", pickFor: null, busy: false, run: null, progress: null, result: null, error: "", asked: false, link: 0, waiting: [] };
-
-function verifyMessage(m) {
-    if (m.t === "sessions") {
-        ver.files = readSessions(m);
-        ver.asked = false;
-        for (const w of ver.waiting.splice(0)) w();
-        scheduleUi();
-        return true;
-    }
-    if (m.t === "error" && ver.asked && !ver.run && /^replay_(busy|failed)$/.test(m.code)) {
-        ver.asked = false;                /* the list is not coming: the viewer notes why */
-        for (const w of ver.waiting.splice(0)) w();
-        return false;
-    }
-    return ver.run !== null && ver.run.feed(m);
-}
-
-/* Ask vivd for its sessions (not while a verification streams: one stream at a time). */
-function refreshSessions() {
-    if (isLocal || ver.busy || viewer.state !== "open") return false;
-    ver.asked = viewer.conn.send({ t: "sessions" });
-    return ver.asked;
-}
-
-/* After each welcome, the list again; a connection that drops ends a verification. */
-function checkVerifyLink() {
-    if (isLocal) return;
-    if (viewer.state === "open" && viewer.conn.connects !== ver.link) {
-        ver.link = viewer.conn.connects;
-        refreshSessions();
-    }
-    if (viewer.state !== "open") {
-        ver.run?.abort("the connection to vivd closed");
-        ver.asked = false;                /* a new connection: that list is not coming */
-        for (const w of ver.waiting.splice(0)) w();
-    }
-}
-
-/* The session a world is (a recording played, or a live world recorded): "file\nid", or "". */
-function sessionOf(w) {
-    if (!w) return "";
-    if (w.play) return `${w.play.file}\n${w.play.session}`;
-    for (const f of ver.files)
-        for (const x of f.sessions)
-            if (f.recording && x.world === w.id && x.kind === w.kind && x.status === "running") return `${f.file}\n${x.session}`;
-    return "";
-}
-
-/* Verify session (of file) here; resolves to the result (replay.js). flip: tests only. */
-async function verifyRecording({ session, file, flip = null } = {}) {
-    if (ver.busy) throw new Error("a verification is already running");
-    ver.busy = true;
-    try {
-        return await verifyNow(session, file, flip);
-    } finally {
-        ver.busy = false;
-        refreshSessions();        /* running sessions have grown meanwhile */
-        scheduleUi();
-    }
-}
-
-async function verifyNow(session, file, flip) {
-    ver.result = null;
-    ver.error = "";
-    ver.progress = { received: 0, verified: 0, total: 0 };
-    scheduleUi();
-    let s;
-    try {
-        s = await sim();
-    } catch (e) {
-        ver.error = `the sim module did not load (${e.message}): make builds it, and vivd serves it at /vivarium.wasm`;
-        ver.progress = null;
-        return { verdict: "unverifiable", message: ver.error };
-    }
-    /* one stream at a time on the connection: a session list asked for comes first */
-    if (ver.asked) await new Promise((r) => ver.waiting.push(r));
-    const v = new RecordingVerifier(s, { session, file, flip, onProgress: (p) => { ver.progress = p; followVerify(); } });
-    ver.run = v;
-    if (!viewer.conn.send(v.request())) v.abort("not connected to vivd");
-    const r = await v.run();
-    ver.result = r;
-    ver.progress = v.progress();
-    scheduleUi();
-    await v.drained();            /* what vivd still sends of it, after a divergence */
-    ver.run = null;
-    return r;
-}
-
-const kindOf = (f, id) => f.sessions.find((x) => x.session === id);
-
-function renderVerify() {
-    const box = $("verify");
-    if (isLocal) {
-        box.replaceChildren();
-        return;
-    }
-    const all = ver.files.flatMap((f) => f.sessions.map((x) => ({ f, x, key: `${f.file}\n${x.session}` })));
-    const mine = sessionOf(viewer.world);
-    /* the pick follows the world shown: a tab switched to picks that world's session (a pick
-     * made by hand holds until the tab changes) */
-    if (mine && ver.pickFor !== viewer.cur) {
-        ver.pick = mine;
-        ver.pickFor = viewer.cur;
-    }
-    if (!all.some((a) => a.key === ver.pick)) ver.pick = mine || all[0]?.key || "";
-    const option = ({ f, x, key }) => {
-        const o = el("option", { value: key, title: `${f.file}: session ${x.session}, ${x.kind} seed ${x.seed} ${x.params}, ticks ${x.start}..${x.end}, ${x.status}` },
-            `${key === mine ? "this world: " : ""}${x.kind} #${x.session} · ${x.end - x.start} ticks${x.status === "running" ? " so far" : ""}`);
-        o.selected = key === ver.pick;
-        return o;
-    };
-    /* several files: a group each, named by the file */
-    const pick = el("select", { class: "grow", id: "rec-pick", title: "A recorded session", disabled: !!ver.busy || all.length === 0 },
-        ...(ver.files.length > 1 ? ver.files.map((f) => el("optgroup", { label: f.file }, ...all.filter((a) => a.f === f).map(option)))
-            : all.map(option)));
-    pick.addEventListener("change", () => { ver.pick = pick.value; scheduleUi(); });
-    const [pickFile, pickId] = ver.pick.split("\n");
-    const go = el("button", { type: "button", class: "btn", id: "verify-go", title: "Replay it here and check every recorded hash",
-        disabled: !!ver.busy || !ver.pick || viewer.state !== "open",
-        onclick: () => verifyRecording({ session: +pickId, file: pickFile }) }, ver.busy ? "Verifying…" : "Verify");
-    const opening = !!ver.pick && tl.opening(+pickId, pickFile);
-    const watch = el("button", { type: "button", class: "btn", id: "rec-watch", title: "Show it here, on your own timeline (no token needed)",
-        disabled: !ver.pick || ver.pick === mine || opening || viewer.state !== "open",
-        onclick: () => tl.openSession(+pickId, pickFile) }, ver.pick && ver.pick === mine ? "Watching" : opening ? "Opening…" : "Watch");
-    const parts = [el("div", { class: "label" }, "Recordings"),
-        ...(all.length ? [el("div", { class: "row" }, pick), el("div", { class: "row wrap" }, watch, go)]
-            : [el("div", { class: "small" }, ver.asked ? "asking vivd for its recordings…" : "vivd records nothing here and plays no recording.")])];
-    if (ver.progress) {
-        const bar = el("progress", { max: String(Math.max(1, ver.progress.total)), value: String(ver.progress.verified) });
-        const out = el("div", { class: "small mono" });
-        renderVerify.bar = bar;
-        renderVerify.out = out;
-        parts.push(bar, out);
-    }
-    const r = ver.result;
-    if (r) {
-        const ok = r.verdict === "bit-exact";
-        const lines = [describeResult(r)];
-        for (const g of r.skipped) lines.push(`NOT VERIFIED: ticks [${g.from}, ${g.to}) (${g.to - g.from} ticks) were not recorded (${g.reason})`);
-        if (r.warning) lines.push(r.warning);
-        if (r.ticks && r.replaySeconds > 0) {
-            const tps = r.ticks / r.replaySeconds;
-            lines.push(`${r.ticks} ticks in ${r.replaySeconds.toFixed(2)} s of replay (${r.seconds.toFixed(2)} s in all): ${Math.round(tps)} ticks/s, ${(tps / (r.hz || 60)).toFixed(0)}× real time`);
-        }
-        parts.push(el("div", { class: `verdict ${ok ? "ok" : "bad"}`, id: "verdict" },
-            el("strong", {}, ok ? "✓ bit-exact" : r.verdict === "diverged" ? `✗ diverged at tick ${r.divergedAt}` : r.verdict === "damaged" ? "✗ damaged" : "not verified"),
-            ...lines.map((t) => el("div", { class: "small" }, t))));
-    }
-    if (ver.error) parts.push(el("div", { class: "small err" }, ver.error));
-    box.replaceChildren(...parts);
-    followVerify();
-}
-
-/* The progress moves without rebuilding the panel. */
-function followVerify() {
-    const p = ver.progress, bar = renderVerify.bar, out = renderVerify.out;
-    if (!p || !bar?.isConnected) return;
-    bar.max = Math.max(1, p.total);
-    bar.value = p.verified;
-    out.textContent = `${p.verified} / ${p.total} ticks checked · ${p.received} received`;
 }
 
 /* ---- running a world here ------------------------------------------------------------------- */
@@ -1299,10 +1058,10 @@ window.viv = Object.defineProperties(viewer.hook(), Object.getOwnPropertyDescrip
     /* verifying a recording here: vivd's sessions ({file, recording, total, sessions}), asking
      * again, verify({session, file}) → the result (the panel shows it too; flip: a tick whose
      * recorded state hash is taken with one bit flipped — for tests), and where it is */
-    get sessions() { return JSON.parse(JSON.stringify(ver.files)); },
-    refreshSessions() { return refreshSessions(); },
-    verify(opts) { return verifyRecording(opts); },
-    get verifyState() { return { running: ver.busy, progress: ver.progress && { ...ver.progress }, result: ver.result, error: ver.error }; },
+    get sessions() { return JSON.parse(JSON.stringify(rec.files)); },
+    refreshSessions() { return rec.refresh(); },
+    verify(opts) { return rec.verify(opts); },
+    get verifyState() { return rec.state(); },
     get isLocal() { return isLocal; },
     /* this tab's timeline: {open (rewound), tick (of the last answer), play, pending, forking},
      * the op sent as the bar's buttons do, the link "copy link" makes, the forks that came */
