@@ -25,3 +25,16 @@ uint64_t srv_xxh3(const void *p, size_t n)
 {
     return wide() ? srv__xxh3_wide(p, n) : XXH3_64bits(p, n);
 }
+
+static void update_base(void *state, const void *p, size_t n)
+{
+    XXH3_64bits_update(state, p, n);
+}
+
+uint64_t srv_world_hash_stream(const sim_world *w)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    if (!sim_world_save_stream(w, wide() ? srv__xxh3_update_wide : update_base, &st)) return 0;
+    return XXH3_64bits_digest(&st);
+}

@@ -18,3 +18,8 @@ uint64_t srv__xxh3_wide(const void *p, size_t n)
 {
     return XXH3_64bits(p, n);
 }
+
+void srv__xxh3_update_wide(void *state, const void *p, size_t n)
+{
+    XXH3_64bits_update(state, p, n);
+}

@@ -105,7 +105,8 @@ typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazi
     uint64_t *frame_tick;      /* tick each view's frame was rendered at (UINT64_MAX: never) */
     uint64_t *frame_fh;
     uint64_t sh, sh_tick;
-    uint8_t *saved;            /* the state saved for its hash (sim_world_save_max bytes) */
+    uint8_t *saved;            /* a small state saved for its hash (sim_world_save_max bytes); a
+                                  big one is hashed as it is saved, with no copy */
     size_t saved_cap;
 } srv_frame_cache;
 
@@ -116,6 +117,10 @@ uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
 uint64_t srv_xxh3(const void *p, size_t n);
 uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
 uint64_t srv__xxh3_wide(const void *p, size_t n);
+void srv__xxh3_update_wide(void *state, const void *p, size_t n);   /* XXH3_64bits_update */
+/* sim_world_hash's value, the state hashed as it is saved (sim_world_save_stream): no copy of a
+ * big state, and AVX2 where the CPU has it. */
+uint64_t srv_world_hash_stream(const sim_world *w);
 
 enum { SRV_REC_NONE, SRV_REC_BEGIN, SRV_REC_RESUME };
 

@@ -5,13 +5,29 @@
 #include "sim_internal.h"
 #include <stdarg.h>
 
+void sim__w_flush(sim_writer *w)
+{
+    if (!w->put || !w->len) return;
+    w->put(w->ud, w->buf, w->len);
+    w->done += w->len;
+    w->len = 0;
+}
+
 void sim__w_bytes(sim_writer *w, const void *p, size_t n)
 {
+    if (w->put && !w->overflow && n > w->cap - w->len) {
+        sim__w_flush(w);
+        if (n >= w->cap) {                   /* a long run: to the sink as it is */
+            w->put(w->ud, p, n);
+            w->done += n;
+            return;
+        }
+    }
     if (w->overflow || n > w->cap - w->len) {
         w->overflow = 1;
         return;
     }
-    if (n) memcpy(w->buf + w->len, p, n);
+    if (n && w->buf) memcpy(w->buf + w->len, p, n);
     w->len += n;
 }
 

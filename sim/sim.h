@@ -425,6 +425,12 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f);       /* sized for t
 void sim_world_render(const sim_world *w, int view, sim_frame *out);
 size_t sim_world_save_max(const sim_world *w);
 size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap);   /* bytes, or 0 if cap short */
+/* The same bytes handed to put() in order, in pieces, instead of copied into one buffer (a big
+ * run, such as a sand world's cells, as it lies in memory): for hashing a big state without the
+ * copy. The length, or 0 where sim_world_save would fail (then put() was never called). */
+size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud);
+/* sim_world_hash streams states whose save_max is at least this; copies smaller ones. */
+#define SIM_HASH_STREAM_MIN ((size_t)256 * 1024)
 /* Replace w's whole state (seed, params and tick included) from a saved blob of the same kind.
  * On any error w is left exactly as it was. */
 int sim_world_load(sim_world *w, const uint8_t *buf, size_t len);

@@ -14,16 +14,32 @@
 _Static_assert(FLT_EVAL_METHOD == 0, "sim/ needs FLT_EVAL_METHOD == 0 (no excess precision)");
 _Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "IEEE 754 binary32/binary64 expected");
 
-/* ---- state writer: little-endian, no padding. Stops writing (and flags) when full. ---------- */
+/* ---- state writer: little-endian, no padding. Stops writing (and flags) when full. ---------- *
+ * Three modes, one set of calls (so a kind's save cannot tell them apart): into a buffer
+ * (sim__w_init), counting only (sim__w_count: no bytes written, len is the size), and into a sink
+ * (sim__w_sink: buf is a staging buffer handed to put() when full, and a run of bytes longer than
+ * it goes to put() as it is, uncopied; sim__w_flush hands over the rest). */
 struct sim_writer {
     uint8_t *buf;
     size_t cap, len;
     int overflow;
+    void (*put)(void *ud, const void *p, size_t n);   /* sink mode */
+    void *ud;
+    size_t done;                      /* sink mode: bytes handed to put() so far */
 };
 static inline void sim__w_init(sim_writer *w, uint8_t *buf, size_t cap)
 {
-    w->buf = buf; w->cap = cap; w->len = 0; w->overflow = 0;
+    w->buf = buf; w->cap = cap; w->len = 0; w->overflow = 0; w->put = NULL; w->ud = NULL; w->done = 0;
 }
+static inline void sim__w_count(sim_writer *w) { sim__w_init(w, NULL, SIZE_MAX); }
+static inline void sim__w_sink(sim_writer *w, uint8_t *stage, size_t cap,
+                               void (*put)(void *ud, const void *p, size_t n), void *ud)
+{
+    sim__w_init(w, stage, cap);
+    w->put = put;
+    w->ud = ud;
+}
+void sim__w_flush(sim_writer *w);
 void sim__w_bytes(sim_writer *w, const void *p, size_t n);
 void sim__w_u8(sim_writer *w, uint8_t v);
 void sim__w_u16(sim_writer *w, uint16_t v);

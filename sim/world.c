@@ -658,31 +658,37 @@ void sim_world_render(const sim_world *w, int view, sim_frame *out)
 
 size_t sim_world_save_max(const sim_world *w) { return w->scratch_cap; }
 
+/* The saved state through wr, its total length (bytes 12..15) given as total. */
+static void save_to(const sim_world *w, sim_writer *wr, uint32_t total)
+{
+    size_t plen = strlen(w->params);
+    sim__w_bytes(wr, "VIVW", 4);
+    sim__w_u16(wr, SIM_STATE_FORMAT);
+    sim__w_u16(wr, w->kind->id);
+    sim__w_u32(wr, w->kind->state_version);
+    sim__w_u32(wr, total);
+    sim__w_u64(wr, w->seed);
+    sim__w_u64(wr, w->tick);
+    sim__w_u16(wr, (uint16_t)plen);
+    sim__w_bytes(wr, w->params, plen);
+    sim__w_u32(wr, w->nqueue);
+    for (uint32_t i = 0; i < w->nqueue; i++) {
+        const sim_input *in = &w->queue[i];
+        sim__w_u64(wr, in->tick);
+        sim__w_u32(wr, in->client);
+        sim__w_u32(wr, in->seq);
+        sim__w_u16(wr, in->kind);
+        sim__w_u16(wr, in->nargs);
+        for (int a = 0; a < SIM_INPUT_MAX_ARGS; a++) sim__w_i32(wr, in->args[a]);
+    }
+    w->kind->save(w->impl, wr);
+}
+
 size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap)
 {
     sim_writer wr;
     sim__w_init(&wr, buf, cap);
-    size_t plen = strlen(w->params);
-    sim__w_bytes(&wr, "VIVW", 4);
-    sim__w_u16(&wr, SIM_STATE_FORMAT);
-    sim__w_u16(&wr, w->kind->id);
-    sim__w_u32(&wr, w->kind->state_version);
-    sim__w_u32(&wr, 0);                          /* total length, patched below */
-    sim__w_u64(&wr, w->seed);
-    sim__w_u64(&wr, w->tick);
-    sim__w_u16(&wr, (uint16_t)plen);
-    sim__w_bytes(&wr, w->params, plen);
-    sim__w_u32(&wr, w->nqueue);
-    for (uint32_t i = 0; i < w->nqueue; i++) {
-        const sim_input *in = &w->queue[i];
-        sim__w_u64(&wr, in->tick);
-        sim__w_u32(&wr, in->client);
-        sim__w_u32(&wr, in->seq);
-        sim__w_u16(&wr, in->kind);
-        sim__w_u16(&wr, in->nargs);
-        for (int a = 0; a < SIM_INPUT_MAX_ARGS; a++) sim__w_i32(&wr, in->args[a]);
-    }
-    w->kind->save(w->impl, &wr);
+    save_to(w, &wr, 0);                          /* total length, patched below */
     if (wr.overflow || wr.len > UINT32_MAX) return 0;
     uint32_t total = (uint32_t)wr.len;
     buf[12] = (uint8_t)total; buf[13] = (uint8_t)(total >> 8);
@@ -690,8 +696,33 @@ size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap)
     return wr.len;
 }
 
+size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud)
+{
+    /* The length first (it is in the header), by a pass that writes nothing; then the bytes. */
+    sim_writer wr;
+    sim__w_count(&wr);
+    save_to(w, &wr, 0);
+    if (wr.overflow || wr.len > UINT32_MAX) return 0;
+    size_t total = wr.len;
+    uint8_t stage[4096];
+    sim__w_sink(&wr, stage, sizeof stage, put, ud);
+    save_to(w, &wr, (uint32_t)total);
+    sim__w_flush(&wr);
+    return wr.overflow || wr.done != total ? 0 : total;
+}
+
+static void hash_put(void *ud, const void *p, size_t n) { XXH3_64bits_update(ud, p, n); }
+
 uint64_t sim_world_hash(const sim_world *w)
 {
+    /* A big state (a big sand world's 8 MB) is hashed as it is saved, without the copy into the
+     * scratch buffer; a small one is copied and hashed in one go, which is quicker for it. The
+     * bytes hashed, and so the value, are the same either way. */
+    if (w->scratch_cap >= SIM_HASH_STREAM_MIN) {
+        XXH3_state_t st;
+        XXH3_64bits_reset(&st);
+        return sim_world_save_stream(w, hash_put, &st) ? XXH3_64bits_digest(&st) : 0;
+    }
     size_t n = sim_world_save(w, w->scratch, w->scratch_cap);
     /* A failed save means a non-finite value reached the state: a bug, never a valid hash. */
     if (n == 0) return 0;

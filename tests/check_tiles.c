@@ -220,6 +220,26 @@ START_TEST(vivds_xxh3_is_xxh3)
 }
 END_TEST
 
+/* vivd's state hash of a big world, hashed as it is saved (AVX2 where the CPU has it), is
+ * sim_world_hash's; so is the one vivd keeps in a world's frame cache. */
+START_TEST(vivds_streamed_state_hash_is_sim_world_hash)
+{
+    sim_config cfg = { .kind = "sand", .seed = 3, .params = "w=1024,h=512,scene=demo" };
+    int err = 0;
+    sim_world *w = sim_world_create(&cfg, &err);
+    ck_assert_ptr_nonnull(w);
+    for (int t = 0; t < 20; t++) sim_world_step(w);
+    ck_assert_uint_ge(sim_world_save_max(w), SIM_HASH_STREAM_MIN);
+    uint64_t want = sim_world_hash(w);
+    ck_assert_uint_ne(want, 0);
+    ck_assert_uint_eq(srv_world_hash_stream(w), want);
+    sim_world_step(w);
+    ck_assert_uint_ne(srv_world_hash_stream(w), want);
+    ck_assert_uint_eq(srv_world_hash_stream(w), sim_world_hash(w));
+    sim_world_destroy(w);
+}
+END_TEST
+
 Suite *suite_tiles(void)
 {
     Suite *s = suite_create("tiles");
@@ -228,6 +248,7 @@ Suite *suite_tiles(void)
     tcase_add_test(tc, a_changed_tile_is_encoded_once_for_every_rect);
     tcase_add_test(tc, a_new_frame_size_starts_over);
     tcase_add_test(tc, a_rects_hash_is_that_of_its_crop);
+    tcase_add_test(tc, vivds_streamed_state_hash_is_sim_world_hash);
     tcase_add_test(tc, vivds_xxh3_is_xxh3);
     suite_add_tcase(s, tc);
     return s;

@@ -6,6 +6,8 @@
 #include "check_suites.h"
 #include "script.h"
 #include "sand/sand.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static sim_world *mk(const char *kind, uint64_t seed, const char *params)
 {
@@ -263,6 +265,54 @@ START_TEST(save_load_round_trip)
 }
 END_TEST
 
+/* sim_world_save_stream hands over exactly sim_world_save's bytes (its pieces in order: the
+ * staging buffer's, and a sand world's cells as one run), and sim_world_hash, which streams a big
+ * state and copies a small one, is XXH3-64 of those bytes either way, for every kind. */
+typedef struct sink_buf {
+    uint8_t *p;
+    size_t len, cap, pieces, longest;
+} sink_buf;
+
+static void sink_put(void *ud, const void *p, size_t n)
+{
+    sink_buf *b = ud;
+    ck_assert_uint_le(b->len + n, b->cap);
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->pieces++;
+    if (n > b->longest) b->longest = n;
+}
+
+START_TEST(a_state_streamed_is_the_state_saved)
+{
+    static const struct { const char *kind, *params; int big; } worlds[] = {
+        { "sand", "w=96,h=64,scene=bench", 0 }, { "sand", "w=1024,h=512,scene=demo", 1 },
+        { "terrarium", "", 0 }, { "cycle", "", 0 }, { "merge", "", 0 }, { "garden", "", 0 },
+    };
+    for (size_t i = 0; i < sizeof worlds / sizeof worlds[0]; i++) {
+        sim_world *w = mk(worlds[i].kind, 5, worlds[i].params);
+        for (int t = 0; t < 30; t++) sim_world_step(w);
+        size_t cap = sim_world_save_max(w);
+        ck_assert_int_eq(cap >= SIM_HASH_STREAM_MIN, worlds[i].big);
+        uint8_t *saved = malloc(cap);
+        sink_buf b = { malloc(cap), 0, cap, 0, 0 };
+        ck_assert_ptr_nonnull(saved);
+        ck_assert_ptr_nonnull(b.p);
+        size_t n = sim_world_save(w, saved, cap);
+        ck_assert_uint_gt(n, 0);
+        ck_assert_uint_eq(sim_world_save_stream(w, sink_put, &b), n);
+        ck_assert_uint_eq(b.len, n);
+        ck_assert_msg(memcmp(b.p, saved, n) == 0, "%s: the streamed bytes differ from the saved", worlds[i].kind);
+        ck_assert_uint_eq(sim_world_hash(w), XXH3_64bits(saved, n));
+        /* a big sand world's cells go over as one run, not through the 4 KB staging buffer */
+        if (worlds[i].big) ck_assert_uint_ge(b.longest, (size_t)1024 * 512 * 4);
+        free(saved);
+        free(b.p);
+        sim_world_destroy(w);
+    }
+}
+END_TEST
+
 /* Each refusal must leave the target exactly as it was: same hash, tick, seed, params. */
 static void expect_refused(sim_world *w, const uint8_t *buf, size_t len, int want)
 {
@@ -456,6 +506,7 @@ Suite *suite_world(void)
     tcase_add_test(tc, invalid_inputs_change_nothing);
     tcase_add_test(tc, inputs_apply_in_client_seq_order);
     tcase_add_test(tc, save_load_round_trip);
+    tcase_add_test(tc, a_state_streamed_is_the_state_saved);
     tcase_add_test(tc, load_refuses_bad_blobs_and_leaves_world_untouched);
     tcase_add_test(tc, load_refuses_queued_inputs_no_world_would_queue);
     tcase_add_test(tc, frame_hash_covers_size_palette_and_pixels);

@@ -16,22 +16,13 @@ void sim__sand_save(const void *impl, sim_writer *wr)
     sim__w_u16(wr, (uint16_t)s->w);
     sim__w_u16(wr, (uint16_t)s->h);
     sim__w_u8(wr, SAND_CHUNK);
-    if (wr->overflow || n * 4 > wr->cap - wr->len) {
-        wr->overflow = 1;
-        return;
-    }
-    uint8_t *o = wr->buf + wr->len;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(o, s->cells, n * 4);            /* the in-memory layout already is the saved one */
+    /* The in-memory layout already is the saved one: one run of bytes, which a sink (the state
+     * hash, sim_world_save_stream) takes without a copy. */
+    sim__w_bytes(wr, s->cells, n * 4);
 #else
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = s->cells[i];
-        o[0] = (uint8_t)c; o[1] = (uint8_t)(c >> 8); o[2] = (uint8_t)(c >> 16);
-        o[3] = (uint8_t)(c >> 24);
-        o += 4;
-    }
+    for (size_t i = 0; i < n; i++) sim__w_u32(wr, s->cells[i]);
 #endif
-    wr->len += n * 4;
     for (int k = 0; k < s->ncx * s->ncy; k++) {          /* row-major, whatever the layout */
         const rect16 *r = rect_at(s, s->nxt, k % s->ncx, k / s->ncx);
         sim__w_u16(wr, r->x0);
