@@ -179,7 +179,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
-	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-view test-wasm test-web test-chaos,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-reports test-view test-wasm test-web test-chaos,the suites and scripts)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
@@ -236,6 +236,11 @@ test-cli: $(BIN)/viv $(BIN)/vivd
 
 test-view: $(BIN)/viv $(BIN)/vivd
 	sh tests/view.sh $(BIN)
+
+# The reports for CI (tests/reports.sh): verify --junit/--json and fuzz --junit, parsed by python3.
+test-reports: $(BIN)/viv
+	sh tests/reports.sh $(BIN)/viv
+.PHONY: test-reports
 
 # The browser viewer (clients/web/): its modules in Node against recorded streams and a live vivd
 # (tests/web/), then the page itself in Debian's Chromium, headless, driven by playwright-core

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "ci_report.h"
 #include "fuzz_report.h"
 #include "viv_fuzz.h"
 
@@ -84,13 +85,47 @@ void fz_host_stop(fz_host *h)
     pool_destroy(h->workers);
 }
 
+/* ---- --junit FILE (viv_fuzz.h) ---------------------------------------------------------------- */
+int fz_junit_open(const char *path, const char *suite, ci_junit **j)
+{
+    char err[4400];
+    *j = NULL;
+    if (!path) return 0;
+    if (!(*j = ci_junit_open(path, suite, err, sizeof err))) {
+        fprintf(stderr, "viv fuzz: --junit: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
+int fz_junit_close(ci_junit *j, double seconds, int status)
+{
+    char err[4400];
+    if (!j || ci_junit_close(j, seconds, err, sizeof err) == 0) return status;
+    fprintf(stderr, "viv fuzz: --junit: %s\n", err);
+    return status ? status : 2;
+}
+
 /* ---- --case: one saved case ------------------------------------------------------------------- */
-int fz_case_file_run(const fz_host *h, const fz_opts *o)
+/* The case o->case_file run and said, and fs filled with how it went. The exit status. */
+static int case_file_run(const fz_host *h, const fz_opts *o, cli_fuzz_session *fs)
 {
     fz_case c;
-    if (fz_case_read(o->case_file, &c) != 0) return 2;
+    memset(fs, 0, sizeof *fs);
+    fs->result = CLI_FUZZ_ERROR;
+    snprintf(fs->kind, sizeof fs->kind, "?");
+    if (fz_case_read(o->case_file, &c) != 0) {
+        snprintf(fs->why, sizeof fs->why, "%.500s cannot be read as a case (stderr says why)", o->case_file);
+        free(c.v);
+        return 2;
+    }
+    snprintf(fs->kind, sizeof fs->kind, "%s", c.kind);
+    fs->seed = c.seed;
+    snprintf(fs->params, sizeof fs->params, "%s", c.params);
+    fs->ticks = c.ticks;
     if (!sim_kind_find(c.kind)) {
         fprintf(stderr, "viv fuzz: %s: unknown world kind '%s'\n", o->case_file, c.kind);
+        snprintf(fs->why, sizeof fs->why, "unknown world kind '%s'", c.kind);
         free(c.v);
         return 2;
     }
@@ -100,8 +135,26 @@ int fz_case_file_run(const fz_host *h, const fz_opts *o)
     printf("case %s: %s seed=%llu params=%s ticks=%llu, %zu input(s): %s\n", o->case_file, c.kind,
            (unsigned long long)c.seed, params_shown(&c),
            (unsigned long long)c.ticks, c.n, rc == 0 ? "identical all three ways" : r.why);
+    fs->inputs = r.accepted;
+    fs->refused = r.refused;
+    fs->result = rc == 0 ? CLI_FUZZ_IDENTICAL : rc == 1 ? CLI_FUZZ_DIVERGED : CLI_FUZZ_ERROR;
+    fs->way = r.way;
+    fs->tick = r.tick;
+    if (rc) snprintf(fs->why, sizeof fs->why, "%s", r.why);
     free(c.v);
     return rc == 0 ? 0 : rc == 1 ? 1 : 2;
+}
+
+int fz_case_file_run(const fz_host *h, const fz_opts *o)
+{
+    ci_junit *j;
+    if (fz_junit_open(o->junit, "viv fuzz --case", &j) != 0) return 2;
+    double t0 = now_s();
+    cli_fuzz_session fs;
+    int status = case_file_run(h, o, &fs);
+    double secs = now_s() - t0;
+    if (j) (void)cli_fuzz_junit_session(j, 0, o->case_file, &fs, secs);   /* out of memory: close says so */
+    return fz_junit_close(j, secs, status);
 }
 
 /* ---- the campaign ------------------------------------------------------------------------------ */
@@ -112,6 +165,7 @@ typedef struct fz_campaign {
     FILE *log;                 /* the human log: stdout, or stderr when the report takes stdout */
     FILE *chain_fp;            /* --chain, or NULL */
     cli_fuzz_writer *rep;      /* --report, or NULL */
+    ci_junit *junit;           /* --junit, or NULL */
     double t0;
     uint64_t done, ticks, inputs, refused;
     int status;                /* the exit status so far */
@@ -155,6 +209,12 @@ static int campaign_open(fz_campaign *cp, const fz_host *h, const fz_opts *o)
             return 2;
         }
     }
+    char suite[64];
+    snprintf(suite, sizeof suite, "viv fuzz seed %llu", (unsigned long long)o->seed);
+    if (fz_junit_open(o->junit, suite, &cp->junit) != 0) {
+        if (cp->chain_fp) fclose(cp->chain_fp);
+        return 2;
+    }
     if (o->report) {
         cli_fuzz_campaign camp;
         char rerr[4400];
@@ -172,6 +232,7 @@ static int campaign_open(fz_campaign *cp, const fz_host *h, const fz_opts *o)
         if (!(cp->rep = cli_fuzz_report_open(o->report, &camp, o->shard, o->shards, rerr, sizeof rerr))) {
             fprintf(stderr, "viv fuzz: %s\n", rerr);
             if (cp->chain_fp) fclose(cp->chain_fp);
+            ci_junit_discard(cp->junit);
             return 2;
         }
     }
@@ -237,21 +298,21 @@ static int campaign_diverged(fz_campaign *cp, uint64_t i, fz_case *c, const fz_r
     return 1;
 }
 
-/* Session i: drawn, run three ways, counted, and reported as it went. 0 identical (go on), 1 it
- * diverged, 2 it could not be drawn or run, or its reproducer not written (the campaign stops). */
-static int campaign_session(fz_campaign *cp, uint64_t i)
+/* Session i: drawn, run three ways, counted, and reported as it went (fs: how). 0 identical (go
+ * on), 1 it diverged, 2 it could not be drawn or run, or its reproducer not written (the campaign
+ * stops). */
+static int session_run(fz_campaign *cp, uint64_t i, cli_fuzz_session *fs)
 {
     const fz_opts *o = cp->o;
     fz_case c;
-    cli_fuzz_session fs;
-    memset(&fs, 0, sizeof fs);
-    fs.index = i;
-    if (fz_case_gen(o->seed, i, o->ticks, o->kind_v, o->nkinds, &c, fs.why, sizeof fs.why) != 0) {
-        fprintf(stderr, "viv fuzz: session %llu: %s\n", (unsigned long long)i, fs.why);
-        snprintf(fs.kind, sizeof fs.kind, "%s", c.kind);
-        fs.seed = c.seed;
-        fs.result = cp->result = CLI_FUZZ_ERROR;
-        if (cp->rep) cli_fuzz_report_session(cp->rep, &fs);
+    memset(fs, 0, sizeof *fs);
+    fs->index = i;
+    if (fz_case_gen(o->seed, i, o->ticks, o->kind_v, o->nkinds, &c, fs->why, sizeof fs->why) != 0) {
+        fprintf(stderr, "viv fuzz: session %llu: %s\n", (unsigned long long)i, fs->why);
+        snprintf(fs->kind, sizeof fs->kind, "%s", c.kind);
+        fs->seed = c.seed;
+        fs->result = cp->result = CLI_FUZZ_ERROR;
+        if (cp->rep) cli_fuzz_report_session(cp->rep, fs);
         free(c.v);
         return 2;
     }
@@ -264,32 +325,42 @@ static int campaign_session(fz_campaign *cp, uint64_t i)
     cp->ticks += c.ticks;
     cp->inputs += r.accepted;
     cp->refused += r.refused;
-    snprintf(fs.kind, sizeof fs.kind, "%s", c.kind);
-    fs.seed = c.seed;
-    snprintf(fs.params, sizeof fs.params, "%s", c.params);
-    fs.ticks = c.ticks;
-    fs.inputs = r.accepted;
-    fs.refused = r.refused;
+    snprintf(fs->kind, sizeof fs->kind, "%s", c.kind);
+    fs->seed = c.seed;
+    snprintf(fs->params, sizeof fs->params, "%s", c.params);
+    fs->ticks = c.ticks;
+    fs->inputs = r.accepted;
+    fs->refused = r.refused;
     if (rc == 0) {
-        campaign_identical(cp, i, &c, &r, &ch, &fs);
+        campaign_identical(cp, i, &c, &r, &ch, fs);
         free(ch.sh);
         free(ch.fh);
         if (cp->h->dbp) unlink(cp->h->dbp);
         free(c.v);
         return 0;
     }
-    snprintf(fs.why, sizeof fs.why, "%s", r.why);
+    snprintf(fs->why, sizeof fs->why, "%s", r.why);
     int status;
     if (rc < 0) {
         fprintf(stderr, "viv fuzz: session %llu could not run: %s\n", (unsigned long long)i, r.why);
-        fs.result = cp->result = CLI_FUZZ_ERROR;
-        if (cp->rep) cli_fuzz_report_session(cp->rep, &fs);
+        fs->result = cp->result = CLI_FUZZ_ERROR;
+        if (cp->rep) cli_fuzz_report_session(cp->rep, fs);
         status = 2;
     } else {
-        status = campaign_diverged(cp, i, &c, &r, &fs);
+        status = campaign_diverged(cp, i, &c, &r, fs);
     }
     free(c.v);
     return status;
+}
+
+/* Session i (session_run), and its testcase in the --junit report. */
+static int campaign_session(fz_campaign *cp, uint64_t i)
+{
+    cli_fuzz_session fs;
+    double t0 = now_s();
+    int status = session_run(cp, i, &fs);
+    if (cp->junit) (void)cli_fuzz_junit_session(cp->junit, cp->o->seed, NULL, &fs, now_s() - t0);
+    return status;      /* out of memory in the report: its close says so */
 }
 
 /* The campaign's end: the chain closed, the report finished, the summary line. The exit status. */
@@ -309,6 +380,7 @@ static int campaign_close(fz_campaign *cp)
             if (!cp->status) cp->status = 2;
         }
     }
+    cp->status = fz_junit_close(cp->junit, secs, cp->status);
     fprintf(cp->log, "viv fuzz: %llu session(s), %llu ticks, %llu inputs applied, %llu refused, in %.1f s "
             "(%.0f ticks/s, three ways each): %s\n", (unsigned long long)cp->done,
             (unsigned long long)cp->ticks, (unsigned long long)cp->inputs,

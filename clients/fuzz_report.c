@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci_report.h"
 #include "fuzz_report.h"
 
 static const char *const result_names[] = { "identical", "diverged", "error" };
@@ -18,6 +19,43 @@ const char *cli_fuzz_result_name(int result)
     return result >= 0 && result <= CLI_FUZZ_ERROR ? result_names[result] : "?";
 }
 
+/* ---- JUnit ---------------------------------------------------------------------------------------- */
+static const char *way_name(int way)
+{
+    return way == 2 ? "the replay of its recording" : way == 3 ? "the sync test"
+         : way == 4 ? "an invalid input took effect" : "?";
+}
+
+int cli_fuzz_junit_session(struct ci_junit *j, uint64_t campaign_seed, const char *case_path,
+                           const cli_fuzz_session *s, double seconds)
+{
+    char cls[64], name[SIM_PARAMS_MAX + 4300], msg[1024], first[768];
+    char *text = NULL;
+    const char *params = s->params[0] ? s->params : "(default)";
+    const char *repro = case_path ? case_path : s->case_file;
+    if (case_path) {
+        snprintf(cls, sizeof cls, "viv fuzz --case");
+        snprintf(name, sizeof name, "case %.4096s: %s seed=%llu params=%s ticks=%llu", case_path, s->kind,
+                 (unsigned long long)s->seed, params, (unsigned long long)s->ticks);
+    } else {
+        snprintf(cls, sizeof cls, "viv fuzz seed %llu", (unsigned long long)campaign_seed);
+        snprintf(name, sizeof name, "session %llu: %s seed=%llu params=%s", (unsigned long long)s->index,
+                 s->kind, (unsigned long long)s->seed, params);
+    }
+    if (s->result == CLI_FUZZ_IDENTICAL) return ci_junit_case(j, cls, name, seconds, CI_PASS, NULL, NULL, NULL);
+    if (s->result == CLI_FUZZ_ERROR)
+        return ci_junit_case(j, cls, name, seconds, CI_ERROR, "error", s->why, s->why);
+    ci_first_lines(s->why, 6, first, sizeof first);
+    snprintf(msg, sizeof msg, "DIVERGED (way %d, %s) at tick %llu: %s", s->way, way_name(s->way),
+             (unsigned long long)s->tick, first);
+    size_t tcap = strlen(s->why) + strlen(repro) + 64;
+    if (repro[0] && (text = malloc(tcap)))
+        snprintf(text, tcap, "%s\nreproduce with: viv fuzz --case %s\n", s->why, repro);
+    int rc = ci_junit_case(j, cls, name, seconds, CI_FAIL, "divergence", msg, text ? text : s->why);
+    free(text);
+    return rc;
+}
+
 /* ---- writing -------------------------------------------------------------------------------------- */
 struct cli_fuzz_writer {
     FILE *fp;
@@ -25,19 +63,6 @@ struct cli_fuzz_writer {
     char path[4096], tmp[4200];
     uint64_t n, ticks, inputs, refused;
 };
-
-static void put_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(fp, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", fp);
-        else if (*p == '\t') fputs("\\t", fp);
-        else if (*p < 0x20) fprintf(fp, "\\u%04x", *p);
-        else fputc(*p, fp);
-    }
-    fputc('"', fp);
-}
 
 static void put_u64_or_null(FILE *fp, uint64_t v, uint64_t none)
 {
@@ -78,13 +103,13 @@ cli_fuzz_writer *cli_fuzz_report_open(const char *path, const cli_fuzz_campaign 
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(l < 63 ? l : 63), k);
         if (!first) fputs(", ", fp);
-        put_str(fp, name);
+        ci_json_str(fp, name);
         k += l;
         if (*k == ',') k++;
     }
     fprintf(fp, "], \"recorded\": %s, \"fault\": %llu, \"sim\": ", c->recorded ? "true" : "false",
             (unsigned long long)c->fault);
-    put_str(fp, c->sim);
+    ci_json_str(fp, c->sim);
     fprintf(fp, "},\n  \"slice\": \"%llu/%llu\",\n  \"sessions\": [", (unsigned long long)shard,
             (unsigned long long)shards);
     return w;
@@ -94,9 +119,9 @@ int cli_fuzz_report_session(cli_fuzz_writer *w, const cli_fuzz_session *s)
 {
     FILE *fp = w->fp;
     fprintf(fp, "%s\n    {\"index\": %llu, \"kind\": ", w->n ? "," : "", (unsigned long long)s->index);
-    put_str(fp, s->kind);
+    ci_json_str(fp, s->kind);
     fprintf(fp, ", \"seed\": %llu, \"params\": ", (unsigned long long)s->seed);
-    put_str(fp, s->params);
+    ci_json_str(fp, s->params);
     fprintf(fp, ", \"ticks\": %llu, \"inputs\": %llu, \"refused\": %llu, \"result\": \"%s\"",
             (unsigned long long)s->ticks, (unsigned long long)s->inputs,
             (unsigned long long)s->refused, cli_fuzz_result_name(s->result));
@@ -104,11 +129,11 @@ int cli_fuzz_report_session(cli_fuzz_writer *w, const cli_fuzz_session *s)
         fprintf(fp, ", \"way\": %d, \"tick\": %llu", s->way, (unsigned long long)s->tick);
     if (s->result != CLI_FUZZ_IDENTICAL) {
         fputs(", \"why\": ", fp);
-        put_str(fp, s->why);
+        ci_json_str(fp, s->why);
     }
     if (s->result == CLI_FUZZ_DIVERGED) {
         fputs(", \"case\": ", fp);
-        if (s->case_file[0]) put_str(fp, s->case_file);
+        if (s->case_file[0]) ci_json_str(fp, s->case_file);
         else fputs("null", fp);
     }
     fputc('}', fp);

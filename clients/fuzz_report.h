@@ -74,4 +74,14 @@ int cli_fuzz_report_write(const cli_fuzz_report *r, const char *path, char *err,
 
 const char *cli_fuzz_result_name(int result);   /* "identical", "diverged", "error" */
 
+/* Session s of the campaign of campaign_seed as a testcase of a JUnit report (`viv fuzz --junit`,
+ * ci_report.h), run in `seconds`; or, case_path given, the saved case run by `viv fuzz --case`
+ * (s's index and case_file unused). Identical passes; a divergence is a <failure> whose message
+ * names the way and the tick, then the first lines of why (a desync report's, for the replay
+ * way), with the whole of why and the reproducer's command as its text; an error an <error>.
+ * 0, or -1 out of memory. */
+struct ci_junit;
+int cli_fuzz_junit_session(struct ci_junit *j, uint64_t campaign_seed, const char *case_path,
+                           const cli_fuzz_session *s, double seconds);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci_report.h"
 #include "cli.h"
 #include "fuzz_report.h"
 #include "opt.h"
@@ -23,9 +24,9 @@ static void fuzz_head(FILE *out)
     fprintf(out,
         "usage: viv fuzz [--sessions N] [--ticks T] [--seed S] [--seconds B] [--kinds K1,K2]\n"
         "                [--out DIR] [--chain FILE] [--no-record] [--no-shrink] [--threads N]\n"
-        "                [--shard K/N] [--report FILE] [--quiet]\n"
-        "       viv fuzz --case FILE\n"
-        "       viv fuzz --merge REPORT… [-o FILE]\n"
+        "                [--shard K/N] [--report FILE] [--junit FILE] [--quiet]\n"
+        "       viv fuzz --case FILE [--junit FILE]\n"
+        "       viv fuzz --merge REPORT… [-o FILE] [--junit FILE]\n"
         "\n"
         "Determinism fuzzing. Each session is a random world kind, seed and params with a random\n"
         "input stream (valid inputs, boundary values, and invalid ones that must be refused\n"
@@ -105,6 +106,7 @@ typedef struct fz_merge_args {
     const char **names;
     size_t n;
     const char *dest;          /* NULL: stdout */
+    const char *junit;         /* --junit FILE, or NULL */
     int merge;
 } fz_merge_args;
 
@@ -136,7 +138,9 @@ static int fuzz_merge(const fz_merge_args *m)
     cli_fuzz_report out;
     int status = 2;
     char err[4600];
+    ci_junit *j = NULL;
     memset(&out, 0, sizeof out);
+    if (fz_junit_open(m->junit, "viv fuzz --merge", &j) != 0) goto done;
     if (!in) {
         fprintf(stderr, "viv fuzz: out of memory\n");
         goto done;
@@ -162,7 +166,12 @@ static int fuzz_merge(const fz_merge_args *m)
             (unsigned long long)ticks, out.result == CLI_FUZZ_IDENTICAL ? "all identical"
             : out.result == CLI_FUZZ_DIVERGED ? "DIVERGENCE" : "error");
     status = out.result == CLI_FUZZ_IDENTICAL ? 0 : out.result == CLI_FUZZ_DIVERGED ? 1 : 2;
+    /* The shards' reports keep no time per session: each testcase's is 0. */
+    for (size_t i = 0; j && i < out.n; i++) (void)cli_fuzz_junit_session(j, out.c.seed, NULL, &out.v[i], 0);
+    status = fz_junit_close(j, out.seconds, status);
+    j = NULL;
 done:
+    ci_junit_discard(j);
     for (size_t i = 0; in && i < n; i++) cli_fuzz_report_free(&in[i]);
     cli_fuzz_report_free(&out);
     free(in);
@@ -216,6 +225,14 @@ static int fuzz_parse(fz_opts *o, fz_merge_args *m, int argc, char **argv)
                 "write the campaign's report as JSON (docs/FUZZ.md): the campaign, then\n"
                 "every session run (kind, seed, params, ticks, inputs, result; where and\n"
                 "why it diverged), the result and the totals; \"-\" for stdout"),
+        OPT_STR("--junit", "FILE", &o->junit,
+                "also write the verdicts as JUnit XML (what Jenkins, GitLab and GitHub\n"
+                "show as test results): one testcase per session (with --case: the\n"
+                "case; with --merge: the merged campaign's sessions), a divergence a\n"
+                "<failure> whose message names the way and the tick and starts the\n"
+                "desync report, a session that could not run an <error>. A FILE that\n"
+                "cannot be written is refused before anything runs (exit 2); one that\n"
+                "fails at the end turns exit 0 into 2 and leaves a 1 as it is"),
         OPT_CALL("--shard", "K/N", set_shard, o,
                  "run slice K of N (1 <= K <= N) of the campaign: the sessions i with\n"
                  "i mod N = K-1. The N slices are disjoint and together are the campaign\n"
@@ -233,6 +250,7 @@ static int fuzz_parse(fz_opts *o, fz_merge_args *m, int argc, char **argv)
                   "Exit status as the merged campaign's" },
         { .name = "-o", .arg = "FILE", .set = set_merge_out, .ptr = m, .mode = 1,
           .help = "with --merge: where the merged report goes (default: stdout)" },
+        { .name = "--junit", .arg = "FILE", .set = opt_str, .ptr = &m->junit, .mode = 1 },   /* as above */
         OPT_END
     };
     const opt_prog prog = { .who = m->merge ? "viv fuzz --merge" : "viv fuzz", .see = "viv fuzz",

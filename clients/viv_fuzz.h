@@ -75,6 +75,7 @@ typedef struct fz_opts {
     uint64_t inject;
     uint64_t shard, shards;    /* the slice run: sessions i with i % shards == shard - 1 */
     const char *report;        /* --report FILE, or NULL */
+    const char *junit;         /* --junit FILE, or NULL */
     long threads;              /* --threads: workers of the live way */
     /* The kinds to draw from, in order (--kinds, or every kind), found by the checks. */
     const char *kind_v[FZ_KINDS_MAX];
@@ -125,5 +126,14 @@ int fz_case_file_run(const fz_host *h, const fz_opts *o);
  * first divergence, with its chain, report and summary. The exit status: 0 all identical, 1 a
  * divergence, 2 an error. */
 int fz_campaign_run(const fz_host *h, fz_opts *o);
+
+/* --junit FILE (ci_report.h) opened into *j, or *j NULL when path is NULL. 0, or 2 after a
+ * message. */
+struct ci_junit;
+int fz_junit_open(const char *path, const char *suite, struct ci_junit **j);
+/* --junit FILE finished (nothing when j is NULL). The exit status: status, or 2 when it was 0 and
+ * the report could not be written (after a message): the verdict, said on stdout, stands, and a
+ * CI job must not pass without its report. */
+int fz_junit_close(struct ci_junit *j, double seconds, int status);
 
 #endif

@@ -5,11 +5,13 @@
  * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
  * damaged) file or session.
  * The file is opened read-only and never changed (collect writes only its new output). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "ci_report.h"
 #include "cli.h"
 #include "opt.h"
 #include "read.h"
@@ -101,6 +103,7 @@ static void usage_verify(FILE *out)
     fprintf(out,
         "usage: viv replay verify FILE [--session N | --all] [--from TICK] [--to TICK]\n"
         "                              [--sync-test] [--threads N] [--report DIR] [--quiet]\n"
+        "                              [--junit FILE] [--json]\n"
         "\n"
         "Replays a session from its checkpoints, feeding the logged inputs, and compares the\n"
         "state hash and the frame hash of every tick with the recording. Exit 0 only when every\n"
@@ -131,7 +134,10 @@ static void verify_tail(FILE *out)
         "Exit status: 0 every session bit-exact; 1 a session diverged (a desync: the simulation\n"
         "behaved differently) and every other one is bit-exact; 2 bad usage, an unusable file (a\n"
         "damaged one too), or a session damaged or not verifiable, whose verdict is unknown (it\n"
-        "wins over 1: see the counts). So 1 points at the code, 2 at the file.\n");
+        "wins over 1: see the counts). So 1 points at the code, 2 at the file.\n"
+        "--junit and --json change none of this; a --junit FILE that cannot be written is refused\n"
+        "before anything is replayed, and one (or stdout with --json) that fails at the end turns\n"
+        "0 into 2 and leaves 1 and 2 as they are.\n");
 }
 
 static void usage_export(FILE *out)
@@ -232,6 +238,8 @@ typedef struct opts {
     const char *gif, *webp, *png_dir, *view;
     const char *html, *web, *wasm;     /* export --html, and where its parts come from */
     const char *report_dir;            /* verify --report DIR */
+    const char *junit;                 /* verify --junit FILE */
+    int json;                          /* verify --json: the verdicts on stdout */
     const char *out;                   /* fork -o OUT */
     uint64_t tick;                     /* fork --tick T */
     int has_tick;
@@ -534,14 +542,41 @@ done:
 /* ---- verify -------------------------------------------------------------------------------------- */
 enum { V_EXACT, V_DIVERGED, V_UNVERIFIABLE, V_DAMAGED };
 
-/* Verify one session, report it, and say which it was: V_EXACT, V_DIVERGED, V_DAMAGED (the file
- * is: RPL_ECORRUPT) or V_UNVERIFIABLE (any other reason it cannot be replayed). */
-static int verify_one(rpl_file *f, const opts *o, int64_t id)
+/* The verdict names of --json and --junit, as export --html's data-verdict has them. */
+static const char *const verdict_names[] = { "bit-exact", "diverged", "unverifiable", "damaged" };
+
+/* One session's verdict, kept for --junit and --json. */
+typedef struct verdict {
+    int64_t id;
+    int have;                          /* s was read */
+    rpl_session s;
+    int v;                             /* V_… */
+    int ran;                           /* r holds the replay's numbers (not damaged or unverifiable) */
+    rpl_verify_result r;
+    char *report;                      /* what verify said: the desync report, the bit-exact line,
+                                          or why it could not be verified */
+    double seconds;
+} verdict;
+
+/* Every verdict of a run, and what made the whole file fail before any session ran. */
+typedef struct verdicts {
+    verdict *v;
+    size_t n;
+    char error[640];                   /* "" or the sentence */
+} verdicts;
+
+/* Verify one session, report it on log (stdout; stderr with --json), and say in vd which it was:
+ * V_EXACT, V_DIVERGED, V_DAMAGED (the file is: RPL_ECORRUPT) or V_UNVERIFIABLE (any other reason
+ * it cannot be replayed). Returns vd->v. */
+static int verify_one(rpl_file *f, const opts *o, FILE *log, int64_t id, verdict *vd)
 {
     rpl_verify_opts vo = rpl_verify_defaults();
-    rpl_verify_result r;
+    rpl_verify_result *r = &vd->r;
     progress p;
     char label[64];
+    memset(vd, 0, sizeof *vd);
+    vd->id = id;
+    vd->v = V_UNVERIFIABLE;
     snprintf(label, sizeof label, "session %lld", (long long)id);
     progress_init(&p, label, o->quiet);
     vo.session = id;
@@ -556,45 +591,49 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
     char *report = malloc(cap);
     if (!report) {
         fprintf(stderr, "viv replay verify: out of memory\n");
-        return V_UNVERIFIABLE;
+        return vd->v;
     }
     /* Said before the replay: the warning explains a divergence that may follow. */
-    rpl_session s;
+    rpl_session *s = &vd->s;
     char err[512], warn[320] = "";
-    int have = rpl_session_get(f, id, &s, err, sizeof err) == 0;
-    if (have && rpl_session_kind(f, &s, warn, sizeof warn, err, sizeof err) && warn[0])
+    int have = vd->have = rpl_session_get(f, id, s, err, sizeof err) == 0;
+    if (have && rpl_session_kind(f, s, warn, sizeof warn, err, sizeof err) && warn[0])
         fprintf(stderr, "viv replay verify: warning: %s\n", warn);
-    if (have && s.node[0] && s.origin_id >= 0)      /* a collected file: say whose it is */
-        printf("session %lld is node %s's session %lld\n", (long long)id, s.node, (long long)s.origin_id);
-    int rc = rpl_verify(f, &vo, &r, report, cap);
+    if (have && s->node[0] && s->origin_id >= 0)      /* a collected file: say whose it is */
+        fprintf(log, "session %lld is node %s's session %lld\n", (long long)id, s->node,
+                (long long)s->origin_id);
+    double t0 = now_s();
+    int rc = rpl_verify(f, &vo, r, report, cap);
+    vd->seconds = now_s() - t0;
     progress_end(&p);
-    if (rc >= 0 && r.warning[0] && strcmp(r.warning, warn) != 0)   /* e.g. a file-built world */
-        fprintf(stderr, "viv replay verify: note: %s\n", r.warning);
+    char *small = realloc(report, strlen(report) + 1);      /* kept for the reports: no 64 KiB each */
+    vd->report = small ? small : report;
+    if (rc >= 0 && r->warning[0] && strcmp(r->warning, warn) != 0)   /* e.g. a file-built world */
+        fprintf(stderr, "viv replay verify: note: %s\n", r->warning);
     if (rc < 0) {
-        fprintf(stderr, "viv replay verify: %s", report);
+        fprintf(stderr, "viv replay verify: %s", vd->report);
         if (o->report_dir)
             fprintf(stderr, "viv replay verify: --report %s: nothing written: %s\n", o->report_dir,
                     rc == RPL_ECORRUPT ? "the file is damaged, which is no desync (above)"
                                        : "the session could not be verified (above)");
-        free(report);
-        return rc == RPL_ECORRUPT ? V_DAMAGED : V_UNVERIFIABLE;
+        return vd->v = rc == RPL_ECORRUPT ? V_DAMAGED : V_UNVERIFIABLE;
     }
-    fputs(report, stdout);
+    vd->ran = 1;
+    fputs(vd->report, log);
     if (o->report_dir) {
-        if (r.bundle[0]) printf("  %s\n", r.bundle);
-        else if (rc == 0) printf("  no desync: nothing written to %s\n", o->report_dir);
-        else printf("  --report %s: nothing written: the divergence is in the tick-0 state (the "
-                    "report above says it all)\n", o->report_dir);
+        if (r->bundle[0]) fprintf(log, "  %s\n", r->bundle);
+        else if (rc == 0) fprintf(log, "  no desync: nothing written to %s\n", o->report_dir);
+        else fprintf(log, "  --report %s: nothing written: the divergence is in the tick-0 state (the "
+                     "report above says it all)\n", o->report_dir);
     }
-    if (r.ticks && r.seconds > 0) {
-        double tps = (double)r.ticks / r.seconds;
-        printf("  %llu ticks in %.2f s: %.0f ticks/s, %.0fx real time at %u Hz (%d thread%s)\n",
-               (unsigned long long)r.ticks, r.seconds, tps, r.hz ? tps / r.hz : 0.0, (unsigned)r.hz,
-               r.threads, r.threads == 1 ? "" : "s");
+    if (r->ticks && r->seconds > 0) {
+        double tps = (double)r->ticks / r->seconds;
+        fprintf(log, "  %llu ticks in %.2f s: %.0f ticks/s, %.0fx real time at %u Hz (%d thread%s)\n",
+                (unsigned long long)r->ticks, r->seconds, tps, r->hz ? tps / r->hz : 0.0,
+                (unsigned)r->hz, r->threads, r->threads == 1 ? "" : "s");
     }
-    fflush(stdout);
-    free(report);
-    return rc == 0 ? V_EXACT : V_DIVERGED;
+    fflush(log);
+    return vd->v = rc == 0 ? V_EXACT : V_DIVERGED;
 }
 
 /* The exit status of verify (its --help and docs/REPLAY.md): 2 when a session could not be
@@ -602,6 +641,145 @@ static int verify_one(rpl_file *f, const opts *o, int64_t id)
 static int verify_status(int damaged, int unverifiable, int diverged)
 {
     return damaged || unverifiable ? 2 : diverged ? 1 : 0;
+}
+
+/* Every session of o (--all, --session N or the only one) verified into vs, reported on log.
+ * The exit status. */
+static int verify_file(const opts *o, FILE *log, verdicts *vs)
+{
+    rpl_file *f;
+    int64_t only = o->session;
+    rpl_session_info *v = NULL;
+    size_t n = 1;
+    int status = 2;
+    if (rpl_open(o->file, RPL_READ, RPL_DUR_NORMAL, &f, vs->error, sizeof vs->error) != 0) {
+        fprintf(stderr, "viv replay verify: %s\n", vs->error);
+        return 2;
+    }
+    if (o->all && rpl_sessions_list(f, &v, &n, vs->error, sizeof vs->error) != 0) goto said;
+    if (o->all && n == 0) {
+        snprintf(vs->error, sizeof vs->error, "%s holds no sessions", o->file);
+        goto said;
+    }
+    if (!o->all && !only && rpl_session_only(f, &only, vs->error, sizeof vs->error) != 0) goto said;
+    if (!(vs->v = calloc(n, sizeof *vs->v))) {
+        snprintf(vs->error, sizeof vs->error, "out of memory");
+        goto said;
+    }
+    int count[4] = { 0, 0, 0, 0 };
+    for (size_t i = 0; i < n; i++, vs->n++)
+        count[verify_one(f, o, log, v ? v[i].s.id : only, &vs->v[i])]++;
+    if (n > 1)
+        fprintf(log, "%zu sessions: %d bit-exact, %d diverged, %d damaged, %d not verifiable\n", n,
+                count[V_EXACT], count[V_DIVERGED], count[V_DAMAGED], count[V_UNVERIFIABLE]);
+    status = verify_status(count[V_DAMAGED], count[V_UNVERIFIABLE], count[V_DIVERGED]);
+    goto done;
+said:
+    fprintf(stderr, "viv replay verify: %s\n", vs->error);
+done:
+    free(v);
+    rpl_close(f);
+    return status;
+}
+
+static void verdicts_free(verdicts *vs)
+{
+    for (size_t i = 0; i < vs->n; i++) free(vs->v[i].report);
+    free(vs->v);
+}
+
+/* ---- verify --junit and --json --------------------------------------------------------------------- */
+/* A testcase's name: the session as verify's own lines name it. */
+static void verdict_name(const verdict *vd, char *out, size_t cap)
+{
+    const rpl_session *s = &vd->s;
+    if (!vd->have) snprintf(out, cap, "session %lld", (long long)vd->id);
+    else if (s->node[0] && s->origin_id >= 0)
+        snprintf(out, cap, "session %lld (%s, seed %llu; node %s's session %lld)", (long long)vd->id,
+                 s->kind, (unsigned long long)s->seed, s->node, (long long)s->origin_id);
+    else snprintf(out, cap, "session %lld (%s, seed %llu)", (long long)vd->id, s->kind,
+                  (unsigned long long)s->seed);
+}
+
+/* The verdicts as JUnit XML into j (opened before the run). The exit status: status, or 2 when
+ * it was 0 and the file could not be written (after a message). */
+static int verify_junit(ci_junit *j, const opts *o, const verdicts *vs, double seconds, int status)
+{
+    char name[RPL_NODE_MAX + 128], msg[1024], err[4400];
+    if (vs->error[0])              /* the whole file: one case that says why */
+        ci_junit_case(j, o->file, o->file, 0, CI_ERROR, "unusable", vs->error, vs->error);
+    for (size_t i = 0; i < vs->n; i++) {
+        const verdict *vd = &vs->v[i];
+        int outcome = vd->v == V_EXACT ? CI_PASS : vd->v == V_DIVERGED ? CI_FAIL : CI_ERROR;
+        verdict_name(vd, name, sizeof name);
+        ci_first_lines(vd->report, 8, msg, sizeof msg);
+        ci_junit_case(j, o->file, name, vd->seconds, outcome,
+                      vd->v == V_DIVERGED ? "desync" : verdict_names[vd->v], msg, vd->report);
+    }
+    if (ci_junit_close(j, seconds, err, sizeof err) == 0) return status;
+    fprintf(stderr, "viv replay verify: --junit: %s\n", err);
+    return status ? status : 2;
+}
+
+static void json_u64(FILE *fp, const char *key, uint64_t v, int known)
+{
+    if (known) fprintf(fp, ", \"%s\": %llu", key, (unsigned long long)v);
+    else fprintf(fp, ", \"%s\": null", key);
+}
+
+static void json_verdict(FILE *fp, const verdict *vd)
+{
+    const rpl_session *s = &vd->s;
+    const rpl_verify_result *r = &vd->r;
+    char msg[1024];
+    fprintf(fp, "    {\"session\": %lld, \"verdict\": \"%s\", \"kind\": ", (long long)vd->id,
+            verdict_names[vd->v]);
+    if (vd->have) ci_json_str(fp, s->kind);
+    else fputs("null", fp);
+    json_u64(fp, "seed", s->seed, vd->have);
+    fputs(", \"node\": ", fp);
+    if (vd->have && s->node[0]) ci_json_str(fp, s->node);
+    else fputs("null", fp);
+    json_u64(fp, "node_session", (uint64_t)s->origin_id, vd->have && s->node[0] && s->origin_id >= 0);
+    json_u64(fp, "first", r->first, vd->ran);
+    json_u64(fp, "last", r->last, vd->ran);
+    json_u64(fp, "ticks", r->ticks, vd->ran);
+    json_u64(fp, "skipped", r->skipped, vd->ran);
+    json_u64(fp, "diverged_at", r->diverged_at, vd->v == V_DIVERGED);
+    fputs(", \"phase\": ", fp);
+    if (vd->v == V_DIVERGED && r->phase[0]) ci_json_str(fp, r->phase);
+    else fputs("null", fp);
+    fprintf(fp, ", \"seconds\": %.3f, \"message\": ", vd->seconds);
+    ci_first_lines(vd->report, 8, msg, sizeof msg);
+    ci_json_str(fp, msg);
+    fputs(", \"report\": ", fp);
+    ci_json_str(fp, vd->report);
+    fputc('}', fp);
+}
+
+/* The verdicts as one JSON object on stdout. The exit status: status, or 2 when it was 0 and
+ * stdout could not be written. */
+static int verify_json(const opts *o, const verdicts *vs, int status)
+{
+    FILE *fp = stdout;
+    int count[4] = { 0, 0, 0, 0 };
+    fprintf(fp, "{\n  \"report\": \"viv replay verify\",\n  \"version\": 1,\n  \"file\": ");
+    ci_json_str(fp, o->file);
+    fputs(",\n  \"error\": ", fp);
+    if (vs->error[0]) ci_json_str(fp, vs->error);
+    else fputs("null", fp);
+    fputs(",\n  \"sessions\": [", fp);
+    for (size_t i = 0; i < vs->n; i++) {
+        fputs(i ? ",\n" : "\n", fp);
+        json_verdict(fp, &vs->v[i]);
+        count[vs->v[i].v]++;
+    }
+    fprintf(fp, "%s],\n  \"counts\": {", vs->n ? "\n  " : "");
+    for (int v = 0; v < 4; v++) fprintf(fp, "%s\"%s\": %d", v ? ", " : "", verdict_names[v], count[v]);
+    fprintf(fp, "},\n  \"exit\": %d\n}\n", status);
+    if (fflush(fp) == 0 && !ferror(fp)) return status;
+    fprintf(stderr, "viv replay verify: --json: writing stdout failed: %s\n", strerror(errno));
+    return status ? status : 2;
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -624,6 +802,20 @@ static int cmd_verify(int argc, char **argv)
                 "README.txt (what, where, the command that reproduces it), the states\n"
                 "(before.state, recorded.state, replayed.state), diff.txt, inputs.txt,\n"
                 "phases.txt; nothing when the session is bit-exact or damaged"),
+        OPT_STR("--junit", "FILE", &o.junit,
+                "also write the verdicts as JUnit XML, what Jenkins, GitLab and GitHub\n"
+                "show as test results: a testcase per session, a desync a <failure>\n"
+                "whose message is the report's first lines (the first divergent tick\n"
+                "and both hashes), a damaged or unverifiable session an <error> (a file\n"
+                "that cannot be read: one <error> named after it)"),
+        OPT_FLAG("--json", &o.json,
+                 "print the verdicts as one JSON object on stdout (as viv bot --json);\n"
+                 "what verify prints otherwise goes to stderr. Per session: session,\n"
+                 "verdict (bit-exact, diverged, damaged, unverifiable), kind, seed, node,\n"
+                 "node_session, first, last, ticks, skipped, diverged_at, phase, seconds,\n"
+                 "message (the report's first lines) and report (all of it); then\n"
+                 "counts by verdict and exit, the exit status; error: why the file could\n"
+                 "not be verified at all, or null"),
         ROW_QUIET(&o),
         OPT_END
     };
@@ -635,36 +827,21 @@ static int cmd_verify(int argc, char **argv)
         fprintf(stderr, "viv replay verify: --session and --all do not go together\n");
         return 2;
     }
-    rpl_file *f = open_file("verify", o.file);
-    if (!f) return 2;
-    int status = 0;
-    if (o.all) {
-        rpl_session_info *v;
-        size_t n;
-        char err[512];
-        if (rpl_sessions_list(f, &v, &n, err, sizeof err) != 0) {
-            fprintf(stderr, "viv replay verify: %s\n", err);
-            rpl_close(f);
-            return 2;
-        }
-        if (n == 0) {
-            fprintf(stderr, "viv replay verify: %s holds no sessions\n", o.file);
-            status = 2;
-        }
-        int count[4] = { 0, 0, 0, 0 };
-        for (size_t i = 0; i < n; i++) count[verify_one(f, &o, v[i].s.id)]++;
-        if (n > 1)
-            printf("%zu sessions: %d bit-exact, %d diverged, %d damaged, %d not verifiable\n", n,
-                   count[V_EXACT], count[V_DIVERGED], count[V_DAMAGED], count[V_UNVERIFIABLE]);
-        if (n) status = verify_status(count[V_DAMAGED], count[V_UNVERIFIABLE], count[V_DIVERGED]);
-        free(v);
-    } else if (pick_session("verify", f, &o) != 0) {
-        status = 2;
-    } else {
-        int r = verify_one(f, &o, o.session);
-        status = verify_status(r == V_DAMAGED, r == V_UNVERIFIABLE, r == V_DIVERGED);
+    /* Opened first: a report that cannot be written is said before an hour of replay. */
+    ci_junit *j = NULL;
+    char err[4400], suite[4200];
+    snprintf(suite, sizeof suite, "viv replay verify %.4096s", o.file);
+    if (o.junit && !(j = ci_junit_open(o.junit, suite, err, sizeof err))) {
+        fprintf(stderr, "viv replay verify: --junit: %s\n", err);
+        return 2;
     }
-    rpl_close(f);
+    verdicts vs;
+    memset(&vs, 0, sizeof vs);
+    double t0 = now_s();
+    int status = verify_file(&o, o.json ? stderr : stdout, &vs);
+    if (j) status = verify_junit(j, &o, &vs, now_s() - t0, status);
+    if (o.json) status = verify_json(&o, &vs, status);
+    verdicts_free(&vs);
     return status;
 }
 
