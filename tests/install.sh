@@ -18,13 +18,14 @@
 # usage: sh tests/install.sh BIN_DIR   (from the source tree, after make all and make man)
 set -u
 bin=${1:?usage: install.sh BIN_DIR}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 status=0
 fail() { echo "install: FAIL: $*" >&2; status=1; }
 ok() { echo "install: ok: $*"; }
 tmp=$(mktemp -d /tmp/vivarium-install.XXXXXX)
 root=$tmp/root
 pid=""
+# shellcheck disable=SC2317  # called by the trap
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     rm -rf "$tmp"
@@ -76,7 +77,7 @@ rm -rf "$tmp/probe"
 out=$(files_check "$root")
 if [ -z "$out" ]; then ok "make install: $(wc -l < "$tmp/want") files, each where expected and as built"
 else fail "make install put the wrong files:"; echo "$out" >&2; fi
-[ -x "$root/usr/local/bin/vivd" ] && [ -x "$root/usr/local/bin/viv" ] || fail "vivd or viv is not executable"
+for p in vivd viv; do [ -x "$root/usr/local/bin/$p" ] || fail "the installed $p is not executable"; done
 
 # ---- 2. the unit ---------------------------------------------------------------------------
 unit=$root/usr/local/lib/systemd/system/vivd.service
@@ -129,7 +130,7 @@ page_check() {
         return
     fi
     viv_commands | while read -r cmd; do
-        section=$(echo "VIV $cmd" | tr 'a-z' 'A-Z')
+        section=$(echo "VIV $cmd" | tr '[:lower:]' '[:upper:]')
         awk -v s="$section" '$0 == s { on = 1; next } on && /^[A-Z]/ { exit } on' "$tmp/page.txt" > "$tmp/section.txt"
         [ -s "$tmp/section.txt" ] || { echo "no section $section"; continue; }
         # viv cycle's help (one section) is that of its two forms; info has no option.
