@@ -17,6 +17,8 @@
 #                        SOAK_SEED=N replays one (tests/chaos.py; docs/ARCHITECTURE.md, the chaos soak)
 #   make web-screenshot  copy the screenshot test-web takes to docs/web-viewer.png (the README's)
 #   make web-vendor      refresh the page's vendored JavaScript (clients/web/vendor/) from npm
+#   make install         vivd, viv, the page, man pages and vivd.service under PREFIX (/usr/local)
+#                        and DESTDIR; make uninstall removes them (dist/install.mk)
 
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -179,7 +181,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
-	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-reports test-view test-wasm test-web test-chaos,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-reports test-view test-wasm test-web test-chaos test-install,the suites and scripts)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
@@ -358,5 +360,6 @@ help:
 
 include tests/fuzz/fuzz.mk
 include wasm/wasm.mk
+include dist/install.mk
 
 -include $(CLILIB_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(WIRE_OBJ:.o=.d) $(POOL_OBJ:.o=.d) $(OPT_OBJ:.o=.d) $(VIVD_OBJ:.o=.d) $(REPLAY_OBJ:.o=.d) $(CLIENT_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/bench/*.d)

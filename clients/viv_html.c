@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "cli.h"
+#include "paths.h"
 #include "msg.h"
 #include "read.h"
 
@@ -86,43 +87,17 @@ static int read_all(const char *path, uint8_t **out, size_t *len, char *err, siz
     return 0;
 }
 
-/* The page's folder: clients/web of the source tree viv was built in (the nearest ancestor of
- * the binary's folder that has one), as vivd finds it; "clients/web" if none. */
+/* The page's folder: an installed viv's (make install: PREFIX/share/vivarium/web), else
+ * clients/web of the source tree viv was built in (the nearest ancestor of the binary's folder
+ * that has one), as vivd finds it; "clients/web" if none. */
 static void default_web_dir(char *out, size_t outlen)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (opt_installed_path("web", out, outlen)) return;
+    if (opt_find_up("clients/web/player.html", out, outlen)) {
+        out[strlen(out) - strlen("/player.html")] = '\0';
+        return;
+    }
     snprintf(out, outlen, "clients/web");
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int up = 0; up < 6; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash || slash == exe) return;
-        *slash = '\0';
-        char probe[PATH_MAX + 32];
-        struct stat st;
-        snprintf(probe, sizeof probe, "%s/clients/web/player.html", exe);
-        if (stat(probe, &st) == 0 && strlen(probe) < outlen) {
-            probe[strlen(probe) - strlen("/player.html")] = '\0';
-            memcpy(out, probe, strlen(probe) + 1);
-            return;
-        }
-    }
-}
-
-/* The sim module: vivarium.wasm beside the viv binary (make builds bin/vivarium.wasm). */
-static void default_wasm_path(char *out, size_t outlen)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    snprintf(out, outlen, "vivarium.wasm");
-    if (n <= 0) return;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-        *slash = '\0';
-        if (strlen(exe) + sizeof "/vivarium.wasm" <= outlen) snprintf(out, outlen, "%s/vivarium.wasm", exe);
-    }
 }
 
 /* ---- deflate + base64 into the file ----------------------------------------------------------- */
@@ -350,7 +325,7 @@ int cli_replay_html(struct rpl_file *f, int64_t session, const char *out_path, c
     if (web_dir) snprintf(web, sizeof web, "%s", web_dir);
     else default_web_dir(web, sizeof web);
     if (wasm_path) snprintf(wasm, sizeof wasm, "%s", wasm_path);
-    else default_wasm_path(wasm, sizeof wasm);
+    else opt_shipped_file("vivarium.wasm", wasm, sizeof wasm);
 
     if (rpl_session_get(f, session, &h.sess, err, errlen) != 0) goto done;
     if (!rpl_session_kind(f, &h.sess, NULL, 0, err, errlen)) goto done;

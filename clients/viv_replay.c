@@ -904,10 +904,13 @@ static int cmd_export(int argc, char **argv)
         OPT_STR("--html", "OUT.html", &o.html,
                 "the session as one self-verifying HTML file (see above)"),
         OPT_STR("--web", "DIR", &o.web,
-                "--html: the page's modules (default: clients/web of the source tree viv\n"
-                "was built in)"),
+                "--html: the page's modules (default: ../share/vivarium/web from\n"
+                "viv's folder when installed there by make install, else clients/web\n"
+                "of the source tree viv was built in)"),
         OPT_STR("--wasm", "FILE", &o.wasm,
-                "--html: the sim module (default: vivarium.wasm beside viv; make builds it)"),
+                "--html: the sim module (default: ../share/vivarium/vivarium.wasm\n"
+                "from viv's folder when installed, else vivarium.wasm beside viv;\n"
+                "make builds it)"),
         ROW_SESSION(&o),
         ROW_QUIET(&o),
         OPT_END

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include "opt.h"
+#include "paths.h"
 #include "pool.h"
 #include "replay.h"
 #include "cluster.h"
@@ -215,53 +216,19 @@ static void on_signal(uv_signal_t *sig, int signum)
     close_own_handles(s);
 }
 
-/* The page's files when --web is not given: clients/web of the source tree the binary was built
- * in (bin/vivd, build/san/bin/vivd), so that it is found from any working directory: the nearest
+/* The page's files when --web is not given: an installed vivd's (make install:
+ * PREFIX/share/vivarium/web), else clients/web of the source tree the binary was built in
+ * (bin/vivd, build/san/bin/vivd), so that it is found from any working directory: the nearest
  * ancestor of the binary's folder with a clients/web folder, else the nearest that is the source
  * tree (it has docs/PROTOCOL.md; the page may not be there yet, and vivd says so). */
 static const char *default_web_dir(char *out, size_t outlen)
 {
-    char exe[PATH_MAX], tree[PATH_MAX] = "";
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (opt_installed_path("web", out, outlen) || opt_find_up("clients/web", out, outlen)) return out;
+    if (opt_find_up("docs/PROTOCOL.md", out, outlen)) {   /* the tree, and its clients/web: shorter */
+        strcpy(out + strlen(out) - strlen("docs/PROTOCOL.md"), "clients/web");
+        return out;
+    }
     snprintf(out, outlen, "clients/web");
-    if (n <= 0) return out;
-    exe[n] = '\0';
-    for (int up = 0; up < 6; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash || slash == exe) break;
-        *slash = '\0';
-        char probe[PATH_MAX + 32];
-        struct stat st;
-        snprintf(probe, sizeof probe, "%s/clients/web", exe);
-        if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && strlen(probe) < outlen) {
-            memcpy(out, probe, strlen(probe) + 1);
-            return out;
-        }
-        snprintf(probe, sizeof probe, "%s/docs/PROTOCOL.md", exe);
-        if (!tree[0] && stat(probe, &st) == 0) snprintf(tree, sizeof tree, "%s", exe);
-    }
-    if (tree[0] && strlen(tree) + 12 < outlen) {
-        memcpy(out, tree, strlen(tree));
-        memcpy(out + strlen(tree), "/clients/web", 13);
-    }
-    return out;
-}
-
-/* The page's sim module when --wasm is not given: vivarium.wasm beside the vivd binary (make
- * builds bin/vivarium.wasm beside bin/vivd, and a sanitizer build's beside its own). */
-static const char *default_wasm_path(char *out, size_t outlen)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    snprintf(out, outlen, "vivarium.wasm");
-    if (n <= 0) return out;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    size_t dir = slash ? (size_t)(slash - exe) : 0;
-    if (slash && dir + sizeof "/vivarium.wasm" <= outlen) {
-        memcpy(out, exe, dir);
-        memcpy(out + dir, "/vivarium.wasm", sizeof "/vivarium.wasm");
-    }
     return out;
 }
 
@@ -531,11 +498,14 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                  "libwebsockets-evlib-uv)"),
         OPT_FLAG("--no-http", &vo->no_http, "no HTTP or WebSocket port: TCP only"),
         OPT_STR("--web", "DIR", &vo->web_dir,
-                "the page's files (default: clients/web of the source tree the\n"
-                "vivd binary was built in)"),
+                "the page's files (default: ../share/vivarium/web from the vivd\n"
+                "binary's folder when installed there by make install, else\n"
+                "clients/web of the source tree the vivd binary was built in)"),
         OPT_STR("--wasm", "FILE", &vo->wasm_path,
                 "the page's sim module, served at /vivarium.wasm (default:\n"
-                "vivarium.wasm beside the vivd binary; make builds it)"),
+                "../share/vivarium/vivarium.wasm from the vivd binary's folder\n"
+                "when installed, else vivarium.wasm beside the vivd binary; make\n"
+                "builds it)"),
         OPT_CALL("--world", "SPEC", set_world, vo,
                  "host a world: KIND, then optional :seed=N and :key=value,... params,\n"
                  "e.g. --world sand:seed=7:scene=bench. Repeatable. Default: one\n"
@@ -615,7 +585,7 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                  "running vivd holds, is one line and exit status 1; once running,\n"
                  "a lost Redis is retried (0.1 s doubling to 2 s) while worlds go on"),
         OPT_SET("--verbose", &vo->log_level, SRV_LOG_DEBUG, "log every connection and error reply too"),
-        OPT_CALL("--version", NULL, print_version, vo, NULL),
+        OPT_CALL("--version", NULL, print_version, vo, "print vivd's version and exit"),
         OPT_END
     };
     const opt_prog prog = { .who = "vivd", .opts = table, .column = 23, .head = vivd_head,
@@ -735,7 +705,7 @@ static int start_http(srv *s, vivd_opts *vo)
     s->net->http_port = vo->http_port;
     s->net->http_asked = vo->http_asked;
     s->net->web_dir = vo->web_dir ? vo->web_dir : default_web_dir(vo->web_buf, sizeof vo->web_buf);
-    s->net->wasm_path = vo->wasm_path ? vo->wasm_path : default_wasm_path(vo->wasm_buf, sizeof vo->wasm_buf);
+    s->net->wasm_path = vo->wasm_path ? vo->wasm_path : opt_shipped_file("vivarium.wasm", vo->wasm_buf, sizeof vo->wasm_buf);
     if (srv_http_start(s, err, sizeof err) != 0) {
         if (vo->http_asked) {
             fprintf(stderr, "vivd: --http %s:%d: %s\n", vo->http_host, vo->http_port, err);
