@@ -106,9 +106,9 @@ static void transports_text(FILE *out, srv *s)
     const srv_net *n = s->net;
     int open[SRV_TR_N] = { 0 };
     for (const srv_client *c = n->clients; c; c = c->next) open[c->tr->kind]++;
-    family(out, "vivd_connections", "gauge", "Clients connected now.");
+    family(out, "vivd_connections_open", "gauge", "Clients connected now.");
     for (int t = 0; t < SRV_TR_N; t++)
-        fprintf(out, "vivd_connections{transport=\"%s\"} %d\n", tr_names[t], open[t]);
+        fprintf(out, "vivd_connections_open{transport=\"%s\"} %d\n", tr_names[t], open[t]);
     family(out, "vivd_connections_total", "counter", "Clients accepted.");
     for (int t = 0; t < SRV_TR_N; t++)
         fprintf(out, "vivd_connections_total{transport=\"%s\"} %" PRIu64 "\n", tr_names[t],
