@@ -175,11 +175,12 @@ static int answer(unsigned status, const char *ctype, const char *body, size_t b
     int n = snprintf(head, sizeof head, "HTTP/1.1 %u %s\r\ncontent-type: %s\r\ncontent-length: %zu\r\n"
                      "cache-control: no-store\r\nx-content-type-options: nosniff\r\n"
                      "connection: close\r\n\r\n", status, phrase, ctype, blen);
-    *out = malloc((size_t)n + blen);
+    *out = malloc((size_t)n + blen + 1);
     if (!*out) return -1;
     memcpy(*out, head, (size_t)n);
     memcpy(*out + n, body, blen);
     *len = (size_t)n + blen;
+    (*out)[*len] = '\0';                 /* a C string too, for whoever reads it as one */
     return 1;
 }
 

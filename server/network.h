@@ -529,9 +529,9 @@ typedef void (*srv_http_adopt_fn)(void *ud, int fd, const char *head, size_t len
  * (srv_ops_answer: GET /metrics, GET /healthz), and hand the others to adopt. NULL: out of
  * memory. */
 srv_http_gate *srv_http_gate_start(srv *s, int listen_fd, srv_http_adopt_fn adopt, void *ud);
-/* The request line's target, if the head (checked sound) is a GET of one of the operator's
- * endpoints: the whole HTTP answer (status line, headers, body) malloc'ed in *out, its length
- * in *len: 1. 0: not one of them (lws serves it). -1: out of memory. */
+/* If the head (checked sound) is a GET of one of the operator's endpoints: 1, with the whole
+ * HTTP answer (status line, headers, body; NUL-terminated) malloc'ed in *out and its length in
+ * *len. 0: not one of them (lws serves it). -1: out of memory. */
 int srv_ops_answer(srv *s, const char *head, size_t hlen, char **out, size_t *len);
 
 /* ---- server/metrics.c: the operator's endpoints (docs/OPERATIONS.md) ---------------------------------
