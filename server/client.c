@@ -170,10 +170,6 @@ static void send_error(srv_client *c, const char *code, const char *msg, const i
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: error %s: %s", c->id, code, msg);
 }
 
-/* The last word before a disconnect. Closing at once would make the kernel answer unread input
- * with a reset, and the client would never see the message: so send it, let the transport end
- * our side after it (TCP: FIN after the queued bytes; WebSocket: a close frame), keep reading
- * and discarding until the client closes, and close then — or after SRV_DRAIN_MS (the sweep). */
 /* The drop a final error's code is (the codes client.c, tcp.c and ws.c end a connection with). */
 static int drop_reason(const char *code)
 {
@@ -181,6 +177,10 @@ static int drop_reason(const char *code)
          : !strcmp(code, "server_full") ? SRV_DROP_SERVER_FULL : SRV_DROP_BAD_MESSAGE;
 }
 
+/* The last word before a disconnect. Closing at once would make the kernel answer unread input
+ * with a reset, and the client would never see the message: so send it, let the transport end
+ * our side after it (TCP: FIN after the queued bytes; WebSocket: a close frame), keep reading
+ * and discarding until the client closes, and close then — or after SRV_DRAIN_MS (the sweep). */
 void srv_client_error_final(srv_client *c, const char *code, const char *msg)
 {
     if (c->closing || c->draining) return;
