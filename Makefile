@@ -116,7 +116,7 @@ SRVLIB_OBJ  := $(filter-out $(BUILD)/server/vivd.o,$(VIVD_OBJ))
 LIBSRV      := $(BUILD)/libsrv.a
 
 .PHONY: all deps run test check test-unit test-cli test-view test-layers test-docs test-cross test-tsan test-campaign bench golden clean help
-.PHONY: test-chaos soak
+.PHONY: test-chaos soak test-metrics
 .PHONY: check-fast check-slow test-san san-build test-san-fast test-san-fast-a test-san-fast-b test-san-slow test-san-scripts test-web web-screenshot
 all: $(BIN)/viv $(BIN)/vivd
 
@@ -181,7 +181,7 @@ $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LI
 STAGE_TIME = s=$$(date +%s); $(1) && echo "make test: $(2) took $$(( $$(date +%s) - s )) s"
 test: deps
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory all $(BUILD)/check_all,the build)
-	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-reports test-view test-wasm test-web test-chaos test-install,the suites and scripts)
+	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j2 -O test-layers test-docs check-fast check-slow test-cli test-reports test-view test-wasm test-web test-chaos test-install test-metrics,the suites and scripts)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-cross test-tsan test-campaign,the determinism matrix with TSan and the campaign)
 ifeq ($(SANITIZE),)
 	@$(call STAGE_TIME,$(MAKE) --no-print-directory -j3 -O test-san test-fuzz,ASan+UBSan with the fuzzers)
@@ -275,6 +275,12 @@ test-chaos: $(BIN)/viv $(BIN)/vivd
 
 soak: $(BIN)/viv $(BIN)/vivd
 	/usr/bin/python3 tests/chaos.py --bin $(BIN) $(if $(SOAK_SEED),--seed $(SOAK_SEED)) --seconds $(SOAK_SECONDS)
+
+# The operator's endpoints (tests/metrics.py, issue 31): a real vivd's /metrics read with Debian's
+# python3-prometheus-client parser while bots watch and play, /healthz 503 while another process
+# locks the replay file, and a relay's endpoints with a redis-server. About 15 s.
+test-metrics: $(BIN)/viv $(BIN)/vivd
+	/usr/bin/python3 tests/metrics.py --bin $(BIN)
 
 # The determinism campaign: random sessions of every kind for CAMPAIGN_SECONDS, three ways each,
 # with a fresh seed printed first (`viv fuzz --seed S` repeats a failure).

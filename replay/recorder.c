@@ -66,6 +66,7 @@ struct rpl_recorder {
     sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
                  *st_suspend, *st_endq;
     sqlite3_stmt *st_phase;    /* heavy mode only, else NULL */
+    rpl_rec_stats st;          /* counters (under mu): rpl_recorder_stats copies them */
     ZSTD_CCtx *zctx;           /* thread-only: checkpoint compression */
     uint8_t *zbuf;
     size_t zcap;
@@ -79,6 +80,21 @@ static void now_iso(char *out, size_t cap)
     gmtime_r(&ts.tv_sec, &tm);
     snprintf(out, cap, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int rpl_commit_bucket(uint64_t us)
+{
+    static const uint64_t bounds[RPL_COMMIT_BUCKETS] = RPL_COMMIT_BOUNDS_US;
+    int b = 0;
+    while (b < RPL_COMMIT_BUCKETS && us > bounds[b]) b++;
+    return b;
 }
 
 static void batch_free(batch *b)
@@ -288,8 +304,9 @@ static void add_result(rpl_recorder *r, int64_t session, uint64_t tick, int ok)
     r->res[r->nres++] = (rpl_commit){ session, tick, ok };
 }
 
-/* Write one group of batches in one transaction. */
-static void write_group(rpl_recorder *r, batch *list)
+/* Write one group of batches in one transaction: 1 if it was written (or had nothing to write),
+ * 0 if it was rolled back. */
+static int write_group(rpl_recorder *r, batch *list)
 {
     sqlite3 *db = rpl_db(r->f);
     /* Batches of a session in a gap are dropped until one carries a checkpoint. */
@@ -356,6 +373,7 @@ static void write_group(rpl_recorder *r, batch *list)
         nx = b->next;
         batch_free(b);
     }
+    return rc == SQLITE_OK;
 }
 
 static void *writer_main(void *arg)
@@ -368,7 +386,11 @@ static void *writer_main(void *arg)
         batch *list = r->head;
         r->head = r->tail = NULL;
         r->queued_bytes = 0;
+        r->st.queued_batches = 0;
         r->busy = 1;
+        uint64_t t0 = mono_ns();
+        r->st.writing = 1;
+        r->st.writing_since_ns = t0;
         pthread_mutex_unlock(&r->mu);
         /* Retried session rows go first, in their original order. */
         if (r->retry) {
@@ -384,10 +406,17 @@ static void *writer_main(void *arg)
             t->next = list;
             list = rev;
         }
-        write_group(r, list);
+        int ok = write_group(r, list);
+        uint64_t t1 = mono_ns();
         if (r->wake) r->wake(r->ud);
         pthread_mutex_lock(&r->mu);
         r->busy = 0;
+        r->st.writing = 0;
+        r->st.settled_at_ns = t1;
+        r->st.groups++;
+        r->st.groups_failed += !ok;
+        r->st.commit_hist[rpl_commit_bucket((t1 - t0) / 1000)]++;
+        r->st.commit_ns_sum += t1 - t0;
         pthread_cond_broadcast(&r->idle);
     }
     pthread_mutex_unlock(&r->mu);
@@ -411,6 +440,8 @@ static int enqueue(rpl_recorder *r, batch *b, int force)
     else r->head = b;
     r->tail = b;
     r->queued_bytes += b->bytes;
+    r->st.queued_batches++;          /* counters under the lock enqueue holds anyway */
+    r->st.batches++;
     pthread_cond_signal(&r->work);
     pthread_mutex_unlock(&r->mu);
     return 0;
@@ -481,6 +512,7 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
     r->ud = cfg->ud;
     r->all_ok = 1;
     r->zctx = ZSTD_createCCtx();          /* NULL: checkpoints are stored uncompressed */
+    r->st.settled_at_ns = mono_ns();
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->work, NULL);
     pthread_cond_init(&r->idle, NULL);
@@ -670,6 +702,16 @@ size_t rpl_recorder_poll(rpl_recorder *r, rpl_commit *out, size_t max)
     }
     pthread_mutex_unlock(&r->mu);
     return n;
+}
+
+void rpl_recorder_stats(rpl_recorder *r, rpl_rec_stats *out)
+{
+    pthread_mutex_lock(&r->mu);
+    *out = r->st;
+    out->queued_bytes = r->queued_bytes;
+    out->failing = r->failing;
+    snprintf(out->failmsg, sizeof out->failmsg, "%s", r->failing ? r->failmsg : "");
+    pthread_mutex_unlock(&r->mu);
 }
 
 int rpl_recorder_failing(rpl_recorder *r, char *msg, size_t len)

@@ -213,6 +213,29 @@ typedef struct rpl_commit {
 } rpl_commit;
 
 rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t errlen);
+/* What the recorder has done, for vivd's /metrics and /healthz (docs/OPERATIONS.md). The writer
+ * thread times each group it writes (one transaction: from taking the queue to its commit or
+ * rollback) into a histogram of RPL_COMMIT_BUCKETS upper bounds (RPL_COMMIT_BOUNDS_US, then
+ * +Inf); the caller's side only counts what it queues. Times are CLOCK_MONOTONIC ns (uv_hrtime's
+ * clock). */
+#define RPL_COMMIT_BUCKETS 14
+#define RPL_COMMIT_BOUNDS_US { 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, \
+                               500000, 1000000, 2500000, 5000000, 10000000 }
+typedef struct rpl_rec_stats {
+    uint64_t queued_batches, queued_bytes;   /* waiting for the writer now */
+    uint64_t batches;                  /* queued since the start */
+    uint64_t groups, groups_failed;    /* transactions written, and of them rolled back */
+    uint64_t commit_hist[RPL_COMMIT_BUCKETS + 1];   /* per bucket (not cumulative), last +Inf */
+    uint64_t commit_ns_sum;
+    int writing;                       /* the writer holds a group now, */
+    uint64_t writing_since_ns;         /* since then */
+    uint64_t settled_at_ns;            /* the last group's end (its open, before the first) */
+    int failing;
+    char failmsg[256];
+} rpl_rec_stats;
+void rpl_recorder_stats(rpl_recorder *r, rpl_rec_stats *out);
+/* Which bucket a group that took us microseconds falls into (0..RPL_COMMIT_BUCKETS). */
+int rpl_commit_bucket(uint64_t us);
 /* A new session for world w as it is now (its state is the initial checkpoint). Returns the
  * session id (assigned at once), or RPL_ENOMEM (RPL_ESTATE) with err if its state cannot be saved. */
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,

@@ -54,6 +54,8 @@ void srv_acks_settle(srv_acks *q, uint64_t upto, int ok, srv_ack_fn fn, void *ud
 {
     while (q->head < q->n && q->a[q->head].stepped && q->a[q->head].in.tick < upto) {
         const srv_ack *a = &q->a[q->head++];
+        if (ok) q->acked++;
+        else q->refused++;
         if (fn) fn(ud, a, ok);
     }
     if (q->head == q->n) q->head = q->n = 0;
@@ -63,6 +65,7 @@ void srv_acks_drain(srv_acks *q, srv_ack_fn fn, void *ud)
 {
     while (q->head < q->n) {
         const srv_ack *a = &q->a[q->head++];
+        q->refused++;
         if (fn) fn(ud, a, 0);
     }
     q->head = q->n = 0;

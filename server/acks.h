@@ -21,6 +21,7 @@ typedef struct srv_ack {
 typedef struct srv_acks {
     srv_ack *a;
     size_t head, n, cap;
+    uint64_t acked, refused;   /* entries settled ok, and not (settled failed or drained) */
 } srv_acks;
 
 void srv_acks_free(srv_acks *q);

@@ -27,6 +27,18 @@ static void unlink_id(srv_net *n, srv_client *c)
         }
 }
 
+srv_tr_stats *srv_tr_of(srv_client *c)
+{
+    return &c->s->net->tr[c->tr->kind];
+}
+
+/* The server lets c go for `reason` (SRV_DROP_…): counted, then closed. */
+static void drop(srv_client *c, int reason, const char *why)
+{
+    if (!c->closing) srv_tr_of(c)->drops[reason]++;
+    srv_client_close(c, why);
+}
+
 srv_client *srv_client_new(srv *s, const srv_transport *tr)
 {
     srv_client *c = calloc(1, sizeof *c);
@@ -55,6 +67,7 @@ void srv_client_attach(srv_client *c)
     n->nclients++;
     c->idnext = n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)];
     n->by_id[c->id & (SRV_CLIENT_BUCKETS - 1)] = c;
+    srv_tr_of(c)->connections++;
     if (s->stopping || n->nclients > s->cfg.max_clients) {
         srv_client_error_final(c, "server_full", s->stopping ? "the server is shutting down"
                                                              : "too many clients; try later");
@@ -106,6 +119,7 @@ void srv_client_close(srv_client *c, const char *why)
     else n->clients = c->next;
     if (c->next) c->next->prev = c->prev;
     n->nclients--;
+    srv_tr_of(c)->closed++;
     srv_log(s, SRV_LOG_DEBUG, "client %u (%s, %s, %s) closed: %s", c->id, c->name[0] ? c->name : "-",
             c->peer, c->tr->name, why);
     c->tr->close(c);
@@ -118,7 +132,7 @@ void srv_client_send(srv_client *c, srv_msg *m)
     if (c->closing) return;
     c->bytes_out += m->len;
     /* A client that does not read costs at most the hard limit. */
-    if (srv_client_queued(c) > SRV_HARD_LIMIT) srv_client_close(c, "output over the hard limit");
+    if (srv_client_queued(c) > SRV_HARD_LIMIT) drop(c, SRV_DROP_HARD_LIMIT, "output over the hard limit");
 }
 
 void srv_client_send_buf(srv_client *c, wire_buf *b)
@@ -156,6 +170,13 @@ static void send_error(srv_client *c, const char *code, const char *msg, const i
     srv_log(c->s, SRV_LOG_DEBUG, "client %u: error %s: %s", c->id, code, msg);
 }
 
+/* The drop a final error's code is (the codes client.c, tcp.c and ws.c end a connection with). */
+static int drop_reason(const char *code)
+{
+    return !strcmp(code, "timeout") ? SRV_DROP_TIMEOUT
+         : !strcmp(code, "server_full") ? SRV_DROP_SERVER_FULL : SRV_DROP_BAD_MESSAGE;
+}
+
 /* The last word before a disconnect. Closing at once would make the kernel answer unread input
  * with a reset, and the client would never see the message: so send it, let the transport end
  * our side after it (TCP: FIN after the queued bytes; WebSocket: a close frame), keep reading
@@ -163,6 +184,7 @@ static void send_error(srv_client *c, const char *code, const char *msg, const i
 void srv_client_error_final(srv_client *c, const char *code, const char *msg)
 {
     if (c->closing || c->draining) return;
+    srv_tr_of(c)->drops[drop_reason(code)]++;
     wire_buf b;
     wire_buf_init(&b);
     wire_msg_error(&b, code, msg, NULL);
@@ -204,9 +226,9 @@ void srv_sweep(uv_timer_t *t)
             /* Sends check the hard limit, but a queue can pass it with nothing more to send: an
              * I/O thread's backlog counts only once the kernel refuses it (tcp.c, io_queued),
              * which may be after the last send, and frames skip a client over the soft limit. */
-            srv_client_close(c, "output over the hard limit");
+            drop(c, SRV_DROP_HARD_LIMIT, "output over the hard limit");
         else if (c->over_soft_since && now - c->over_soft_since > SRV_STALL_MS)
-            srv_client_close(c, "stalled over the soft output limit for 30 s");
+            drop(c, SRV_DROP_STALL, "stalled over the soft output limit for 30 s");
     }
     srv_recordings_sweep(s);
 }

@@ -611,7 +611,7 @@ static void proxy_close(srv_client *c)
 }
 
 const srv_transport srv_transport_proxy = { "proxy", proxy_send, proxy_queued, proxy_finish,
-                                            proxy_close, 1, NULL };
+                                            proxy_close, 1, NULL, SRV_TR_PROXY };
 
 /* A message for a node that is not running yet: answered node_lost (with its seq, if it has one)
  * without a proxy, so that the member settles it and its client may send it again. */
@@ -749,6 +749,7 @@ static void on_up(srv *s)
     }
     srv_log(s, SRV_LOG_INFO, "Redis at %s:%d is back: registering and resubscribing", cl->redis_host,
             cl->redis_port);
+    cl->redis_reconnects++;
     uint64_t now = uv_now(s->loop);
     for (int i = 0; i < s->nworlds; i++) {     /* leases ride out the outage; chains restart */
         srv_fan *fan = s->worlds[i]->fan;
@@ -768,6 +769,7 @@ static void on_down(srv *s, const char *why)
 {
     srv_cluster *cl = CL(s);
     srv_log(s, SRV_LOG_WARN, "%s; reconnecting (frames to relays are dropped meanwhile)", why);
+    cl->redis_losses++;
     cl->refreshing = 0;
     cl->refresh_again = 0;
     srv_relay_down(s);
@@ -776,6 +778,7 @@ static void on_down(srv *s, const char *why)
 static void on_failed(srv *s, const char *why)
 {
     srv_cluster *cl = CL(s);
+    cl->redis_failures++;
     if (cl->start_state == SRV_CS_CONNECTING) {     /* at start-up: a clear line, and exit */
         claim_failed(s, why);
         return;
@@ -955,6 +958,8 @@ int srv_cluster_start(srv *s, const srv_cluster_config *cfg, char *err, size_t e
         .world_closed = srv_cluster_world_closed,
         .worlds_changed = srv_cluster_changed,
         .free = srv_cluster_free,
+        .metrics = srv_cluster_metrics,
+        .health = srv_cluster_health,
     };
     srv_net_hooks_set(s, &hooks);
     cl->start_state = SRV_CS_CONNECTING;

@@ -160,6 +160,7 @@ typedef struct srv_cluster {
     uint64_t published, publish_bytes, publish_dropped;
     uint64_t relayed, relay_keys, relay_mismatches, relay_nokey;
     uint64_t inputs_lost;      /* inputs answered node_lost */
+    uint64_t redis_reconnects, redis_losses, redis_failures;   /* back after an outage; lost; connects failed */
     uint64_t requests_lost;    /* plays, closes, forks and creates answered node_lost */
 } srv_cluster;
 enum { SRV_CS_CONNECTING, SRV_CS_CLAIMING, SRV_CS_WAITING, SRV_CS_DONE, SRV_CS_FAILED };
@@ -248,5 +249,9 @@ void srv_relay_reply(srv *s, const char *from, uint32_t client, const uint8_t *b
 /* c is going: the nodes it sent messages to let go of their proxies of it. */
 void srv_relay_client_gone(srv_client *c);
 void srv_relay_free(srv *s);
+
+/* ---- cluster_ops.c: the cluster's part of /metrics and /healthz (docs/OPERATIONS.md) --------------- */
+void srv_cluster_metrics(srv *s, FILE *out);               /* srv_net_hooks.metrics */
+int srv_cluster_health(srv *s, char *why, size_t cap);     /* srv_net_hooks.health */
 
 #endif

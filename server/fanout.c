@@ -400,6 +400,7 @@ void srv_fanout_plan(srv *s, srv_sub *head, int force_key, int *want_key, int *w
             sub->need_key = 1;
             sub->skipped++;
             s->net->msgs_dropped++;
+            srv_tr_of(c)->soft_skips++;
             continue;
         }
         c->over_soft_since = 0;
@@ -537,7 +538,11 @@ static void finish_job(srv *s, srv_world *w, fan_job *j, uint64_t tick)
         srv_msg_unref(delta);
         return;
     }
+    srv_net *net = s->net;
+    uint64_t frames0 = net->frames_sent, bytes0 = net->bytes_sent;
     srv_fanout_deliver(s, st->head, j->force_key, key, delta);
+    w->netc.frames_sent += net->frames_sent - frames0;      /* per world, once per stream */
+    w->netc.bytes_sent += net->bytes_sent - bytes0;
     /* The same bytes, once, to the stream's channel: a dropped one restarts the chain. */
     if (j->remote) {
         const srv_net_hooks *hk = &s->net->hooks;

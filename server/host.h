@@ -96,6 +96,7 @@ typedef struct srv_sched {     /* sched.c */
 
 typedef struct srv_tick_stats {   /* sched.c */
     uint64_t ticks, overruns, skipped, late_max_us;
+    uint64_t lat_sum_us;       /* the lateness of every tick counted, summed (for /metrics) */
     uint32_t lat_hist[SRV_LAT_BUCKETS + 1];
     uint64_t lat_count;
 } srv_tick_stats;
@@ -155,6 +156,9 @@ struct srv_world {
     srv_rec_state rec;
     struct srv_play *play;     /* play.c: a recorded session played back (--play), or NULL */
     struct srv_fan *fan;       /* fanout.c: the streams of its subscribers (opaque to the host) */
+    /* The network layer's counts for it (fanout.c, proto.c), for /metrics: here rather than in
+     * fan, which exists only while someone watches. The host never writes them. */
+    struct { uint64_t frames_sent, bytes_sent, inputs_refused; } netc;
 };
 
 /* ---- the server ------------------------------------------------------------------------------------ */
@@ -292,6 +296,25 @@ int srv_record_resume_all(srv *s, int fresh);
 int srv_record_failing(srv *s);
 /* Acknowledge (ok) or refuse (not logged) the stepped inputs of ticks before upto. */
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
+
+/* ---- server/health.c — /healthz's verdict and the host's part of /metrics (docs/OPERATIONS.md) ----
+ * A live world is stalled when its next tick is overdue by more than SRV_HEALTH_LATE_PERIODS
+ * periods and at least SRV_HEALTH_LATE_MIN_MS (a paused recording, or a world a worker holds for
+ * a seek, has no deadline). The recorder is unhealthy while it is failing (rpl_recorder_failing)
+ * or has been writing one group for more than SRV_HEALTH_COMMIT_MS. */
+#define SRV_HEALTH_LATE_PERIODS 5
+#define SRV_HEALTH_LATE_MIN_MS 1000u
+#define SRV_HEALTH_COMMIT_MS 5000u
+struct rpl_rec_stats;
+/* 0 (healthy), or -1 with one line in why: the first rule broken, at now_ns (uv_hrtime's clock). */
+int srv_health(srv *s, uint64_t now_ns, char *why, size_t cap);
+/* The recorder's rule alone, on its counters: 0, or -1 with one line in why. */
+int srv_health_recorder(const struct rpl_rec_stats *st, uint64_t now_ns, char *why, size_t cap);
+/* How far past its deadline w's next tick is at now_ns (0: not overdue, or w has no deadline). */
+uint64_t srv_world_overdue_ns(const srv_world *w, uint64_t now_ns);
+/* The recorder's metric families (vivd_recorder_…), in the text format, to out. Nothing when
+ * vivd does not record. */
+void srv_health_metrics(srv *s, FILE *out);
 
 /* ---- server/tokens.c — the admin and player tokens, kept across restarts ------------------------ */
 enum { SRV_TOKEN_ADMIN = 0, SRV_TOKEN_PLAYER = 1 };

@@ -13,6 +13,11 @@
  * connection's next request itself, unchecked). An upgrade (the WebSocket handshake) goes as it
  * came: after it no HTTP request follows.
  *
+ * The operator's endpoints (GET /metrics, GET /healthz: metrics.c, srv_ops_answer) are answered
+ * here, by vivd, once the head is checked: no lws callback, mount or per-session state is needed
+ * for two plain-text answers, and they are written as the socket takes them, then drained as a
+ * refusal is.
+ *
  * The handles are uv_poll_t on the bare descriptors (a uv_tcp_t cannot let go of its socket);
  * a connection's poll handle is closed before lws polls the same descriptor. */
 #include <errno.h>
@@ -34,6 +39,8 @@ struct gate_conn {
     gate_conn *prev, *next;              /* oldest first */
     int fd;
     int refused;                         /* answered: what still comes is read and dropped */
+    char *reply;                         /* an answer of vivd's own (srv_ops_answer) being written */
+    size_t rlen, roff;
     uint64_t deadline;                   /* uv_now: the head must be whole, or the refusal read */
     size_t len;
     char buf[SRV_HEAD_MAX];
@@ -171,6 +178,8 @@ static void conn_unlink(gate_conn *c)
 /* Done with c: close_fd 0 when lws has the descriptor now. */
 static void conn_end(gate_conn *c, int close_fd)
 {
+    free(c->reply);
+    c->reply = NULL;
     conn_unlink(c);
     uv_close((uv_handle_t *)&c->poll, gate_handle_closed);
     if (close_fd) close(c->fd);
@@ -194,11 +203,48 @@ static void conn_refuse(gate_conn *c, unsigned status, const char *why)
     c->deadline = uv_now(c->g->s->loop) + SRV_DRAIN_MS;
 }
 
+static void conn_readable(uv_poll_t *p, int status, int events);
+
+/* Write what the socket takes of c's reply; once it is all written, end our side and drain as
+ * after a refusal (conn_refuse). */
+static void conn_write(gate_conn *c)
+{
+    while (c->roff < c->rlen) {
+        ssize_t k = send(c->fd, c->reply + c->roff, c->rlen - c->roff, MSG_NOSIGNAL);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+        if (k <= 0) {
+            conn_end(c, 1);
+            return;
+        }
+        c->roff += (size_t)k;
+    }
+    free(c->reply);
+    c->reply = NULL;
+    shutdown(c->fd, SHUT_WR);
+    c->deadline = uv_now(c->g->s->loop) + SRV_DRAIN_MS;
+    uv_poll_start(&c->poll, UV_READABLE, conn_readable);
+}
+
+/* Answer c with vivd's own reply (malloc'ed, taken): written as the socket takes it, within the
+ * head's deadline (a client that does not read is closed then, by on_tick). */
+static void conn_reply(gate_conn *c, char *reply, size_t len)
+{
+    c->reply = reply;
+    c->rlen = len;
+    c->roff = 0;
+    c->refused = 1;                      /* what the client still sends is read and dropped */
+    uv_poll_start(&c->poll, UV_READABLE | UV_WRITABLE, conn_readable);
+    conn_write(c);
+}
+
 static void conn_readable(uv_poll_t *p, int status, int events)
 {
     gate_conn *c = (gate_conn *)p;
     srv_http_gate *g = c->g;
-    (void)events;
+    if (status >= 0 && c->reply && (events & UV_WRITABLE)) {
+        conn_write(c);
+        return;
+    }
     char drop[4096];
     char *at = c->refused ? drop : c->buf + c->len;
     size_t room = c->refused ? sizeof drop : sizeof c->buf - c->len;
@@ -224,6 +270,14 @@ static void conn_readable(uv_poll_t *p, int status, int events)
     if (r == 0) return;
     if (r != 1) {
         conn_refuse(c, (unsigned)r, why);
+        return;
+    }
+    char *reply;
+    size_t rlen;
+    int own = srv_ops_answer(g->s, c->buf, end, &reply, &rlen);
+    if (own != 0) {
+        if (own > 0) conn_reply(c, reply, rlen);
+        else conn_end(c, 1);             /* out of memory: nothing to say it with */
         return;
     }
     char *out = malloc(c->len + 32);

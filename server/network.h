@@ -184,6 +184,19 @@ struct srv_sub {
 /* ---- clients ------------------------------------------------------------------------------------ */
 enum { SRV_ROLE_NONE, SRV_ROLE_VIEWER, SRV_ROLE_PLAYER, SRV_ROLE_ADMIN };
 
+/* Which transport a client came by, for /metrics (server/metrics.c): its counters' index. */
+enum { SRV_TR_TCP, SRV_TR_WS, SRV_TR_PROXY, SRV_TR_N };
+/* Why the server dropped a client (srv_tr_stats.drops). */
+enum { SRV_DROP_HARD_LIMIT, SRV_DROP_STALL, SRV_DROP_BAD_MESSAGE, SRV_DROP_TIMEOUT,
+       SRV_DROP_SERVER_FULL, SRV_DROP_N };
+/* Per transport, counted where it happens (client.c, fanout.c): plain integers on the loop. */
+typedef struct srv_tr_stats {
+    uint64_t connections;      /* accepted (attached) */
+    uint64_t closed;           /* closed, for whatever reason */
+    uint64_t drops[SRV_DROP_N];
+    uint64_t soft_skips;       /* frames skipped: the client was over the soft limit */
+} srv_tr_stats;
+
 /* How a client's bytes reach the wire: TCP (server/tcp.c) or WebSocket (server/ws.c). Everything
  * above it — the handlers, fan-out, the limits and timeouts of client.c — is the same for both. */
 typedef struct srv_transport {
@@ -203,6 +216,7 @@ typedef struct srv_transport {
      * the bytes (WebSocket: lws) reports a message begun there that no callback has shown yet,
      * by setting c->partial_since, or refuses it (too_large). TCP sees every byte itself. */
     void (*sweep)(srv_client *c, uint64_t now);
+    int kind;                                  /* SRV_TR_… */
 } srv_transport;
 extern const srv_transport srv_transport_tcp;   /* server/tcp.c */
 extern const srv_transport srv_transport_ws;    /* server/ws.c */
@@ -324,6 +338,11 @@ typedef struct srv_net_hooks {
     void (*world_closed)(srv *s, srv_world *w);    /* w closes (its subscribers are told) */
     void (*worlds_changed)(srv *s);                /* a world was created here */
     void (*free)(srv *s);                          /* the network layer is being freed */
+    /* /metrics: the layer's metric families, in the text format (docs/OPERATIONS.md). */
+    void (*metrics)(srv *s, FILE *out);
+    /* /healthz: 0, or -1 with one line in why (the layer cannot do its part: a relay without
+     * Redis). */
+    int (*health)(srv *s, char *why, size_t cap);
 } srv_net_hooks;
 
 /* The network side of the server. */
@@ -341,6 +360,7 @@ typedef struct srv_net {
     struct srv_builder *builders;   /* one per pool worker, for the rect streams (fanout.c) */
     int nbuilders;
     uint64_t frames_sent, bytes_sent, msgs_dropped;
+    srv_tr_stats tr[SRV_TR_N];  /* per transport (SRV_TR_…), for /metrics */
     /* HTTP and WebSocket (server/ws.c); set before srv_http_start */
     const char *http_host;     /* NULL: --no-http */
     int http_port;             /* 0: any free port */
@@ -505,8 +525,24 @@ typedef struct srv_http_gate srv_http_gate;
  * the callee's now. */
 typedef void (*srv_http_adopt_fn)(void *ud, int fd, const char *head, size_t len);
 /* Accept on listen_fd (bound and listening; the gate's from now on), read and check each
- * request head, refuse the unsound ones, and hand the others to adopt. NULL: out of memory. */
+ * request head, refuse the unsound ones, answer the operator's endpoints itself
+ * (srv_ops_answer: GET /metrics, GET /healthz), and hand the others to adopt. NULL: out of
+ * memory. */
 srv_http_gate *srv_http_gate_start(srv *s, int listen_fd, srv_http_adopt_fn adopt, void *ud);
+/* If the head (checked sound) is a GET of one of the operator's endpoints: 1, with the whole
+ * HTTP answer (status line, headers, body; NUL-terminated) malloc'ed in *out and its length in
+ * *len. 0: not one of them (lws serves it). -1: out of memory. */
+int srv_ops_answer(srv *s, const char *head, size_t hlen, char **out, size_t *len);
+
+/* ---- server/metrics.c: the operator's endpoints (docs/OPERATIONS.md) ---------------------------------
+ * The Prometheus text format (0.0.4) of every counter, built from them when asked: malloc'ed
+ * text in *out, its length in *len; 0, or -1 (out of memory). */
+int srv_metrics_text(srv *s, char **out, size_t *len);
+/* /healthz: 0 (healthy) or -1 with one line in why, now (the host's rules, srv_health, then the
+ * layer above's). */
+int srv_healthz(srv *s, char *why, size_t cap);
+/* The transport's counters of c. */
+srv_tr_stats *srv_tr_of(srv_client *c);
 /* Close the listener and every connection still being read; the gate frees itself once its
  * handles are closed (the loop must run). */
 void srv_http_gate_stop(srv_http_gate *g);

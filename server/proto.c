@@ -328,21 +328,20 @@ static void input_refused(srv_client *c, int rc, const char *err, const int64_t 
     }
 }
 
-static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
+/* Queue input m for w: 0, or -1 refused (the error sent). */
+static int input_take(srv_client *c, const wire_msg *m, srv_world *w, const int64_t *seqp)
 {
-    srv_world *w;
-    if (get_world(c, m, &w, seqp)) return;
     /* The host's refusals first: a recording, a world a worker holds, a log that cannot be
      * written (nothing unlogged is ever applied). */
     int rc = srv_world_takes_inputs(c->s, w);
     if (rc) {
         input_refused(c, rc, NULL, seqp);
-        return;
+        return -1;
     }
     const char *kname;
     size_t klen;
     rc = wire_get_str(m, "kind", &kname, &klen);
-    if (rc) { field_error(c, rc, "kind", "an input name", seqp); return; }
+    if (rc) { field_error(c, rc, "kind", "an input name", seqp); return -1; }
     sim_input in;
     memset(&in, 0, sizeof in);
     int ki = -1;
@@ -356,11 +355,11 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
             k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", w->kind->inputs[i].name);
         if (k > 0 && (size_t)k < sizeof msg - 1) strcat(msg, ")");
         srv_client_error(c, "unknown_input", msg, seqp);
-        return;
+        return -1;
     }
     int nargs = 0;
     rc = wire_get_i32_array(m, "args", in.args, SIM_INPUT_MAX_ARGS, &nargs);
-    if (rc) { field_error(c, rc, "args", "an array of at most 8 32-bit integers", seqp); return; }
+    if (rc) { field_error(c, rc, "args", "an array of at most 8 32-bit integers", seqp); return -1; }
     /* The limit is per tick of the world addressed: inputs queued for its next tick. */
     uint64_t tick = srv_world_tick(w);
     if (c->input_world != w->id || c->input_tick != tick) {
@@ -370,7 +369,7 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     }
     if (c->inputs_this_tick >= SRV_INPUTS_PER_TICK) {
         srv_client_notice(c, "rate_limited", "more than 32 inputs for one tick; slow down", seqp);
-        return;
+        return -1;
     }
     in.kind = (uint16_t)ki;
     in.nargs = (uint16_t)nargs;
@@ -381,9 +380,17 @@ static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
     rc = srv_world_input(c->s, w, &in, err, sizeof err);   /* room for its ack first */
     if (rc) {
         input_refused(c, rc, err, seqp);
-        return;
+        return -1;
     }
     c->inputs_this_tick++;
+    return 0;
+}
+
+static void on_input(srv_client *c, const wire_msg *m, const int64_t *seqp)
+{
+    srv_world *w;
+    if (get_world(c, m, &w, seqp)) return;
+    if (input_take(c, m, w, seqp)) w->netc.inputs_refused++;
 }
 
 void srv_send_ack(srv_client *c, uint32_t seq, uint64_t tick)

@@ -29,6 +29,14 @@ void srv_world_rebase(srv_world *w)
     w->sched.tick_base = sim_world_tick(w->w);
 }
 
+uint64_t srv_world_overdue_ns(const srv_world *w, uint64_t now_ns)
+{
+    /* As on_tick skips them: no deadline while a worker holds it or a recording is paused. */
+    if (w->busy || (w->play && srv_play_paused(w))) return 0;
+    uint64_t due = deadline(w, sim_world_tick(w->w));
+    return now_ns > due ? now_ns - due : 0;
+}
+
 static void record_lateness(srv_world *w, uint64_t late_ns)
 {
     srv_tick_stats *st = &w->stats;
@@ -36,6 +44,7 @@ static void record_lateness(srv_world *w, uint64_t late_ns)
     uint64_t b = us / 100;                       /* 0.1 ms buckets */
     st->lat_hist[b < SRV_LAT_BUCKETS ? b : SRV_LAT_BUCKETS]++;
     st->lat_count++;
+    st->lat_sum_us += us;
     if (us > st->late_max_us) st->late_max_us = us;
 }
 

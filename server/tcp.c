@@ -138,7 +138,8 @@ static void tcp_finish(srv_client *c)
         srv_client_close(c, c->drain_why);
 }
 
-const srv_transport srv_transport_tcp = { "tcp", tcp_send, tcp_queued, tcp_finish, tcp_close, 0, NULL };
+const srv_transport srv_transport_tcp = { "tcp", tcp_send, tcp_queued, tcp_finish, tcp_close, 0, NULL,
+                                         SRV_TR_TCP };
 
 /* ---- moving to an I/O thread --------------------------------------------------------------------- */
 static void moving_send(srv_client *c, srv_msg *m)
@@ -170,7 +171,7 @@ static void moving_finish(srv_client *c)
 }
 
 static const srv_transport srv_transport_tcp_moving = { "tcp", moving_send, moving_queued,
-                                                        moving_finish, tcp_close, 0, NULL };
+                                                        moving_finish, tcp_close, 0, NULL, SRV_TR_TCP };
 
 void srv_tcp_move(srv_client *c, srv_io *io)
 {
@@ -281,7 +282,8 @@ static void io_finish(srv_client *c)
     if (srv_io_finish(c->tio.k) != 0) srv_client_close(c, c->drain_why);
 }
 
-static const srv_transport srv_transport_tcp_io = { "tcp", io_send, io_queued, io_finish, tcp_close, 0, NULL };
+static const srv_transport srv_transport_tcp_io = { "tcp", io_send, io_queued, io_finish, tcp_close, 0,
+                                                    NULL, SRV_TR_TCP };
 
 /* ---- reading ------------------------------------------------------------------------------------ */
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

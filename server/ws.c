@@ -136,7 +136,7 @@ static void ws_close(srv_client *c)
 
 static void ws_sweep(srv_client *c, uint64_t now);
 
-const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close, 0, ws_sweep };
+const srv_transport srv_transport_ws = { "ws", ws_send, ws_queued, ws_finish, ws_close, 0, ws_sweep, SRV_TR_WS };
 
 /* ---- callbacks ------------------------------------------------------------------------------------- */
 static void peer_name(struct lws *wsi, char *out, size_t outlen)

@@ -50,6 +50,7 @@ static const named_suite suites[] = {
     S(cluster),
     S(pool),
     S(opt),
+    S(metrics),
 };
 #undef S
 #define NSUITES (sizeof suites / sizeof suites[0])

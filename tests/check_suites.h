@@ -67,4 +67,5 @@ Suite *suite_events(void);     /* world events through a real vivd (issue 27) */
 Suite *suite_cluster(void);    /* server/cluster.c, relay.c, redis.c: nodes and relays through Redis (issue 18) */
 Suite *suite_pool(void);       /* pool/pool.c: the worker pool for parallel passes (issue 17) */
 Suite *suite_opt(void);        /* opt/opt.c: the option tables of vivd and viv (issue 26) */
+Suite *suite_metrics(void);    /* server/health.c, metrics.c: /metrics and /healthz (issue 31) */
 #endif

@@ -51,10 +51,10 @@ WASM_NM=${WASM_NM:-llvm-nm-14}
 WASM_BUILD=${WASM_BUILD:-build/wasm}
 WASM_MODULE=${WASM_MODULE:-bin/vivarium.wasm}
 # The server's network layer: these objects may call the host; the host may not call them.
-NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o proto.o fanout.o tiles.o network.o replay_stream.o timeline.o io.o guess.o http_head.o cluster.o cluster_msg.o relay.o redis.o}
+NET_OBJS=${NET_OBJS:-client.o tcp.o ws.o proto.o fanout.o tiles.o network.o replay_stream.o timeline.o io.o guess.o http_head.o metrics.o cluster.o cluster_msg.o cluster_ops.o relay.o redis.o}
 # Of them, the network core, and the cluster above it (which the core reaches only through hooks).
-NET_CORE_OBJS=${NET_CORE_OBJS:-client.o tcp.o ws.o proto.o fanout.o tiles.o network.o timeline.o io.o guess.o http_head.o}
-CLUSTER_OBJS=${CLUSTER_OBJS:-cluster.o relay.o redis.o}
+NET_CORE_OBJS=${NET_CORE_OBJS:-client.o tcp.o ws.o proto.o fanout.o tiles.o network.o timeline.o io.o guess.o http_head.o metrics.o}
+CLUSTER_OBJS=${CLUSTER_OBJS:-cluster.o cluster_ops.o relay.o redis.o}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
