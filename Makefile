@@ -90,7 +90,7 @@ VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c clients/websocket.c clients/cli_common.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
-TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c
+TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c tests/srv_rig.c
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "srv_rig.h"
 #include "msg.h"
 #include "network.h"
 #include "pool.h"
@@ -151,15 +152,7 @@ typedef struct rig {
 static void rig_up_div(rig *r, int enc, uint32_t div)
 {
     memset(r, 0, sizeof *r);
-    ck_assert_int_eq(uv_loop_init(&r->loop), 0);
-    r->s.loop = &r->loop;
-    r->s.cfg.log_level = SRV_LOG_ERROR;
-    r->s.next_world_id = 1;
-    ck_assert_int_eq(srv_net_init(&r->s, &r->net), 0);
-    char err[256] = "";
-    int id = srv_world_add(&r->s, "sand", 1, "", err, sizeof err);
-    ck_assert_msg(id > 0, "%s", err);
-    r->w = srv_world_find(&r->s, (uint32_t)id);
+    r->w = srv_rig_up(&r->loop, &r->s, &r->net);
     srv_stream_key k = { .view = 0, .every = div > 1 ? 3 : 1, .div = (uint32_t)div, .enc = enc };
     int st = srv_stream_find(r->w, &k);
     ck_assert_int_ge(st, 0);
@@ -190,9 +183,7 @@ static void rig_down(rig *r)
         srv_sub_drop(r->c[i], &r->c[i]->subs[0]);
         srv_client_free(r->c[i]);
     }
-    srv_net_free(&r->s);
-    for (int i = 0; i < r->s.nworlds; i++) srv_world_free(r->s.worlds[i]);
-    uv_loop_close(&r->loop);
+    srv_rig_down(&r->loop, &r->s);
 }
 
 static void step(rig *r)

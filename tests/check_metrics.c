@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "srv_rig.h"
 #include "network.h"
 #include "replay.h"
 
@@ -18,23 +19,12 @@ typedef struct rig {
 
 static void rig_up(rig *r)
 {
-    memset(r, 0, sizeof *r);
-    ck_assert_int_eq(uv_loop_init(&r->loop), 0);
-    r->s.loop = &r->loop;
-    r->s.cfg.log_level = SRV_LOG_ERROR;
-    r->s.next_world_id = 1;
-    ck_assert_int_eq(srv_net_init(&r->s, &r->net), 0);
-    char err[256] = "";
-    int id = srv_world_add(&r->s, "sand", 1, "", err, sizeof err);
-    ck_assert_msg(id > 0, "%s", err);
-    r->w = srv_world_find(&r->s, (uint32_t)id);
+    r->w = srv_rig_up(&r->loop, &r->s, &r->net);
 }
 
 static void rig_down(rig *r)
 {
-    srv_net_free(&r->s);
-    for (int i = 0; i < r->s.nworlds; i++) srv_world_free(r->s.worlds[i]);
-    uv_loop_close(&r->loop);
+    srv_rig_down(&r->loop, &r->s);
 }
 
 /* The world's next tick is due at t0 (its schedule starts there, at its current tick). */
