@@ -18,7 +18,7 @@ clang -O1 -g -fsanitize=thread -std=c11 -Wall -Wextra -Werror -Wno-unused-parame
     -ffp-contract=off -fno-math-errno -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
     -DVIV_NO_IMAGE -DVIV_NO_REPLAY -DVIV_MINIMAL -Isim -Ipool -Ireplay -Iopt \
     sim/*.c sim/*/*.c pool/pool.c opt/opt.c clients/viv.c clients/viv_sim.c clients/viv_fuzz.c \
-    clients/fuzz_campaign.c clients/fuzz_case.c clients/fuzz_run.c clients/fuzz_report.c \
+    clients/fuzz_campaign.c clients/fuzz_case.c clients/fuzz_run.c clients/fuzz_report.c clients/ci_report.c \
     clients/cli_common.c replay/files.c -o "$out/viv" -pthread
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0"
 status=0
