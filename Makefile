@@ -219,7 +219,7 @@ test-san-fast-b: san-build
 test-san-slow: san-build
 	$(MAKE) --no-print-directory $(SAN_VARS) check-slow
 test-san-scripts: san-build
-	$(MAKE) --no-print-directory $(SAN_VARS) test-cli test-view
+	$(MAKE) --no-print-directory $(SAN_VARS) test-cli test-view test-reports
 test-san: test-san-fast test-san-slow test-san-scripts
 
 # The arrows between folders (tests/layers.sh): include paths at compile time, nm at link time.
