@@ -167,3 +167,13 @@ def test_to_numpy(vivd, monkeypatch):
     monkeypatch.setitem(sys.modules, "numpy", None)        # as where numpy is not installed
     with pytest.raises(ImportError, match="needs numpy"):
         frame.to_numpy()
+
+
+def test_a_refused_sub_raises_and_leaves_nothing_behind(vivd):
+    with vivarium.connect(vivd.tcp) as viv:
+        wid = world_id(viv, WATCHED)
+        with pytest.raises(vivarium.ServerError) as e:
+            next(viv.frames(wid, 1, every=99999))
+        assert e.value.code == "bad_field"
+        viv.ping()                              # no stale not_subscribed from an unsub
+        assert next(viv.frames(wid, 1)).key

@@ -186,7 +186,15 @@ class Client:
         try:
             count = 0
             while n is None or count < n:
-                yield self.next_frame(world)
+                try:
+                    frame = self.next_frame(world)
+                except ServerError:
+                    # The sub was refused, or the server dropped it (frame_too_large): there is
+                    # nothing to unsub, and an unsub would only earn a not_subscribed.
+                    if self._subs.get(world) is sub:
+                        del self._subs[world]
+                    raise
+                yield frame
                 count += 1
         finally:
             if self._subs.get(world) is sub:
