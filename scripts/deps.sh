@@ -12,7 +12,8 @@ qemu-user netpbm zstd libzstd-dev sqlite3 binutils python3 tmux gifsicle imagema
 webp libwebp-dev libwebsockets-dev libwebsockets-evlib-uv chromium valgrind
 wasi-libc lld-14 libclang-rt-14-dev-wasm32
 help2man man-db systemd curl
-redis-server libhiredis-dev python3-prometheus-client"
+redis-server libhiredis-dev python3-prometheus-client
+python3-msgpack python3-zstandard python3-xxhash python3-pytest python3-numpy python3-venv python3-pip"
 # Node and npm, for the page's tests: Debian's (Node 18) only when there is none; a newer Node
 # installed some other way stays. The tests run on both: playwright-core is pinned at 1.61.1,
 # the newest that supports Node 18.

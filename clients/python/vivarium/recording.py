@@ -1,0 +1,149 @@
+"""A replay file (docs/REPLAY.md), read-only: its sessions, their inputs, hashes, checkpoints,
+gaps and fork lineage. The file is opened with SQLite's read-only URI mode, so reading never
+writes it (nor migrates an older schema) and works while a vivd records into it."""
+
+import collections
+import pathlib
+import sqlite3
+import struct
+
+import xxhash
+import zstandard
+
+from .errors import VivariumError
+
+APPLICATION_ID = 0x56495652     # "VIVR"
+SCHEMA_MAX = 3
+U64 = (1 << 64) - 1
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+Input = collections.namedtuple("Input", "tick client seq kind args")
+Hashes = collections.namedtuple("Hashes", "tick state_hash frame_hash")
+Gap = collections.namedtuple("Gap", "from_tick to_tick reason")
+
+_SESSION_COLUMNS = ("id", "kind", "kind_id", "seed", "params", "sim_version", "hz", "start_tick",
+                    "end_tick", "status", "source", "world", "checkpoint_every", "created_at",
+                    "closed_at", "node", "origin_id")
+
+
+class RecordingError(VivariumError):
+    """Not a replay file, a newer schema, no such session, or a damaged row."""
+
+
+def u64(value):
+    """A u64 stored as the i64 with the same bits."""
+    return value & U64
+
+
+class Recording:
+    """Recording(path): the replay file at path, opened read-only."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        uri = pathlib.Path(path).resolve().as_uri() + "?mode=ro"
+        try:
+            self.db = sqlite3.connect(uri, uri=True)
+            app = self.db.execute("PRAGMA application_id").fetchone()[0]
+            self.version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error as e:
+            raise RecordingError(f"{path}: cannot be read as SQLite ({e})") from None
+        if app != APPLICATION_ID:
+            self.db.close()
+            raise RecordingError(f"{path}: not a Vivarium replay file")
+        if self.version > SCHEMA_MAX:
+            self.db.close()
+            raise RecordingError(f"{path}: schema version {self.version}, this reader knows up to "
+                                 f"{SCHEMA_MAX}: use a newer Vivarium")
+        self._tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    def close(self):
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _session_select(self):
+        # Versions 1 and 2 have no node columns: they read as NULL (docs/REPLAY.md).
+        cols = _SESSION_COLUMNS if self.version >= 3 else _SESSION_COLUMNS[:-2] + ("NULL", "NULL")
+        return "SELECT " + ", ".join(cols) + " FROM session"
+
+    @staticmethod
+    def _session_dict(row):
+        s = dict(zip(_SESSION_COLUMNS, row))
+        s["seed"] = u64(s["seed"])
+        return s
+
+    def sessions(self):
+        """Every session as a dict of its row (seed as the u64 it is), in id order."""
+        return [self._session_dict(r) for r in self.db.execute(self._session_select() + " ORDER BY id")]
+
+    def session(self, session):
+        row = self.db.execute(self._session_select() + " WHERE id = ?", (session,)).fetchone()
+        if row is None:
+            raise RecordingError(f"session {session} not found in {self.path}")
+        return self._session_dict(row)
+
+    def inputs(self, session, start=None, end=None):
+        """The applied inputs, as Input(tick, client, seq, kind, args) in (tick, client, seq)
+        order: kind is the index in the kind's input table, args a tuple of ints; ticks in
+        [start, end) when given."""
+        for tick, client, seq, kind, blob in self.db.execute(
+                "SELECT tick, client, seq, kind, args FROM input WHERE session = ? AND tick >= ? "
+                "AND tick < ? ORDER BY tick, client, seq", self._range(session, start, end)):
+            if len(blob) % 4 or len(blob) > 32:
+                raise RecordingError(f"session {session}, input at tick {tick} (client {client}, "
+                                     f"seq {seq}): args of {len(blob)} bytes")
+            yield Input(tick, client, seq, kind, struct.unpack(f"<{len(blob) // 4}i", blob))
+
+    def hashes(self, session, start=None, end=None):
+        """The recorded Hashes(tick, state_hash, frame_hash) (u64s) in tick order: the state
+        after stepping tick - 1, and its frame's fh."""
+        for tick, sh, fh in self.db.execute(
+                "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND tick >= ? "
+                "AND tick < ? ORDER BY tick", self._range(session, start, end)):
+            yield Hashes(tick, u64(sh), u64(fh))
+
+    def checkpoints(self, session):
+        """[(tick, state_hash)] of the session's checkpoints."""
+        return [(t, u64(h)) for t, h in self.db.execute(
+            "SELECT tick, state_hash FROM checkpoint WHERE session = ? ORDER BY tick", (session,))]
+
+    def checkpoint(self, session, tick):
+        """The saved state at tick (decompressed when stored as a zstd frame), checked against
+        its recorded hash."""
+        row = self.db.execute("SELECT state, state_hash FROM checkpoint WHERE session = ? AND tick = ?",
+                              (session, tick)).fetchone()
+        if row is None:
+            raise RecordingError(f"session {session} has no checkpoint at tick {tick}")
+        blob, recorded = bytes(row[0]), u64(row[1])
+        if blob[:4] == ZSTD_MAGIC:
+            try:
+                blob = zstandard.ZstdDecompressor().decompress(blob)
+            except zstandard.ZstdError as e:
+                raise RecordingError(f"checkpoint at tick {tick} of session {session}: {e}") from None
+        if xxhash.xxh3_64_intdigest(blob) != recorded:
+            raise RecordingError(f"checkpoint at tick {tick} of session {session} is corrupted "
+                                 f"(it does not hash to its recorded {recorded:016x})")
+        return blob
+
+    def gaps(self, session):
+        return [Gap(*r) for r in self.db.execute(
+            "SELECT from_tick, to_tick, reason FROM gap WHERE session = ? ORDER BY from_tick", (session,))]
+
+    def fork(self, session):
+        """The session's lineage when it is a fork ({parent, tick, parent_state_hash,
+        parent_file}), else None."""
+        if "fork" not in self._tables:
+            return None
+        row = self.db.execute("SELECT parent, tick, parent_state_hash, parent_file FROM fork "
+                              "WHERE session = ?", (session,)).fetchone()
+        if row is None:
+            return None
+        return {"parent": row[0], "tick": row[1], "parent_state_hash": u64(row[2]), "parent_file": row[3]}
+
+    @staticmethod
+    def _range(session, start, end):
+        return (session, 0 if start is None else start, (1 << 63) - 1 if end is None else end)

@@ -1,0 +1,94 @@
+"""vivarium.Recording against files the real recorders wrote: one vivd recorded while this test
+watched and played (the recorded hashes must be the frames' own, the inputs those acknowledged),
+and one of `viv sim --record` (the hashes it printed, the inputs of its file)."""
+
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+
+import pytest
+
+import vivarium
+from conftest import BIN, PLAYED, PLAYER, start_vivd, world_id
+
+
+def file_digest(*paths):
+    return [hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else None for p in paths]
+
+
+def test_a_vivd_recording_holds_what_was_seen_and_acknowledged(tmp_path):
+    server = start_vivd(tmp_path, PLAYED)
+    try:
+        with vivarium.connect(server.tcp, token=PLAYER) as viv:
+            wid = world_id(viv, PLAYED)
+            viv.subscribe(wid)
+            seen = [viv.next_frame(wid)]
+            acked = [viv.input(wid, "paint", 30, 20, 4, "sand"), viv.input(wid, "explode", 10, 10, 5)]
+            while seen[-1].tick < acked[-1] + 5:
+                seen.append(viv.next_frame(wid))
+            client = viv.client_id
+    finally:
+        assert server.stop() == 0
+    with vivarium.Recording(server.db) as rec:
+        (s,) = rec.sessions()
+        assert (s["kind"], s["seed"], s["params"], s["hz"]) == ("sand", 4, "w=64,h=48,scene=demo", 60)
+        assert (s["status"], s["source"], s["world"]) == ("suspended", "vivd", wid)
+        hashes = {h.tick: h for h in rec.hashes(s["id"])}
+        for f in seen:
+            assert (hashes[f.tick].frame_hash, hashes[f.tick].state_hash) == (f.hash, f.sh), f.tick
+        inputs = list(rec.inputs(s["id"]))
+        assert [(i.tick, i.client, i.seq, i.kind, i.args) for i in inputs] == [
+            (acked[0], client, 1, 0, (30, 20, 4, 3)), (acked[1], client, 2, 2, (10, 10, 5))]
+        assert list(rec.inputs(s["id"], start=acked[0] + 1)) == inputs[1:]
+        assert rec.checkpoint(s["id"], s["start_tick"])[:4] == b"VIVW"
+        assert rec.gaps(s["id"]) == [] and rec.fork(s["id"]) is None
+
+
+def test_a_viv_sim_recording(tmp_path):
+    (tmp_path / "inputs").write_text("5 paint 10 10 3 sand\n20 explode 30 20 5\n")
+    db = tmp_path / "sim.db"
+    out = subprocess.run([str(BIN / "viv"), "sim", "--world", "sand", "--seed", "5", "--params", "w=64,h=48",
+                          "--ticks", "90", "--every", "30", "--inputs", str(tmp_path / "inputs"),
+                          "--record", str(db)], check=True, capture_output=True, text=True).stdout
+    printed = [line.split() for line in out.splitlines() if line[:1].isdigit()]
+    assert [p[0] for p in printed] == ["30", "60", "90"]
+    before = file_digest(db)
+    with vivarium.Recording(db) as rec:
+        (s,) = rec.sessions()
+        assert (s["source"], s["status"], s["start_tick"], s["end_tick"]) == ("viv sim", "closed", 0, 90)
+        hashes = {h.tick: h for h in rec.hashes(s["id"])}
+        assert sorted(hashes) == list(range(1, 91))
+        for tick, sh, fh in printed:
+            assert (f"{hashes[int(tick)].state_hash:016x}", f"{hashes[int(tick)].frame_hash:016x}") == (sh, fh)
+        assert [(i.tick, i.kind, i.args) for i in rec.inputs(s["id"])] == [(5, 0, (10, 10, 3, 3)), (20, 2, (30, 20, 5))]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            rec.db.execute("DELETE FROM input")
+    # Unchanged; SQLite may leave an empty -wal beside a WAL file that it opened read-only.
+    assert file_digest(db) == before
+    assert file_digest(db.with_name("sim.db-wal")) in ([None], [hashlib.sha256(b"").hexdigest()])
+
+
+def test_damage_and_strangers_are_refused(tmp_path):
+    db = tmp_path / "sim.db"
+    subprocess.run([str(BIN / "viv"), "sim", "--world", "sand", "--params", "w=32,h=32", "--ticks", "10",
+                    "--record", str(db)], check=True, capture_output=True)
+    bad = tmp_path / "bad.db"
+    shutil.copy(db, bad)
+    with sqlite3.connect(bad) as w:
+        w.execute("UPDATE checkpoint SET state_hash = state_hash + 1")
+    with vivarium.Recording(bad) as rec:
+        with pytest.raises(vivarium.RecordingError, match="corrupted"):
+            rec.checkpoint(1, 0)
+        with pytest.raises(vivarium.RecordingError, match="not found"):
+            rec.session(7)
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(vivarium.RecordingError, match="not a Vivarium replay file"):
+        vivarium.Recording(other)
+    newer = tmp_path / "newer.db"
+    shutil.copy(db, newer)
+    with sqlite3.connect(newer) as w:
+        w.execute("PRAGMA user_version = 4")
+    with pytest.raises(vivarium.RecordingError, match="newer"):
+        vivarium.Recording(newer)
