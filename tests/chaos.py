@@ -42,13 +42,14 @@ import ctypes
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+from loopback import free_port
 
 ADMIN = "chaos-admin-token"
 PLAYER = "chaos-player-token"
@@ -294,12 +295,6 @@ def make_schedule(seed, seconds, n_slow):
 
 
 # ---- processes -----------------------------------------------------------------------------------
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def _die_with_parent():

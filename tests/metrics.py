@@ -29,6 +29,8 @@ import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from loopback import free_port
+
 ADMIN, PLAYER = "metrics-admin-token", "metrics-player-token"
 KIND = "garden"                 # a light world (the machine is shared) whose bot inputs are valid
 failures = []
@@ -41,12 +43,6 @@ def check(ok, what):
     return ok
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def wait_for(pred, timeout, step=0.1):
