@@ -32,8 +32,10 @@ int sim__sand_redraw_alloc(sand_world *s)
     r->due = calloc(rows, sizeof *r->due);
     r->need = calloc((size_t)r->words, sizeof *r->need);
     r->cols = calloc((size_t)s->h, sizeof *r->cols);
+    r->chg = calloc((size_t)s->h, sizeof *r->chg);
     if (s->scene == SCENE_DEMO) r->keys = calloc((size_t)s->w * (size_t)s->h, 1);
-    int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->need && r->cols;
+    int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->need && r->cols &&
+             r->chg;
     return ok && (r->keys || s->scene != SCENE_DEMO) ? 0 : SIM_ENOMEM;
 }
 
@@ -47,6 +49,7 @@ void sim__sand_redraw_free(sand_world *s)
     free(s->rd->due);
     free(s->rd->need);
     free(s->rd->cols);
+    free(s->rd->chg);
     free(s->rd->keys);
     free(s->rd);
     s->rd = NULL;
@@ -104,6 +107,7 @@ static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64
     uint16_t *sc = &r->seencols[(size_t)k * (size_t)s->h];
     for (int y = sim__sand_next_row(sr, s->h, 0); y < s->h; y = sim__sand_next_row(sr, s->h, y + 1)) {
         need_px(r, y, sc[y]);
+        r->chg[y] = sc[y];
         for (unsigned m = sc[y], i = 0; p->up && m; m >>= 1, i++) {
             if (!(m & 1u)) continue;
             int x = k * SAND_CHUNK + (int)i;
@@ -138,8 +142,8 @@ static void strip_draw(const sand_world *s, const sim_ctx *ctx, sim_frame *f, co
     if (first == s->h) return;
     for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1))
         if (r->cols[y] == all) mc[y] = 0;
-    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->need);
-    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = 0;
+    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->chg, r->need);
+    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = r->chg[y] = 0;
     memset(r->need, 0, (size_t)r->words * sizeof *r->need);
 }
 
@@ -157,7 +161,7 @@ void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_fra
     } else {
         memset(r->moving, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->moving);
         memset(r->movecols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->movecols);
-        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL);
+        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL, NULL);
         memset(r->seencols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->seencols);
         memset(r->seenrows, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->seenrows);
     }
