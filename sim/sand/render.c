@@ -673,16 +673,18 @@ static uint64_t picture_paint(const sand_world *s, const sim_ctx *ctx, sim_frame
 }
 
 /* How many pixels above cell (x, y), changed since the last render, may have changed with it:
- * wood above it (a leaf looks one cell down), and the blur of falling water (foam_above) up to
- * FOAM_REACH above, if a drop of it lies here or within the rows a blur over those pixels could
- * come from — now, or as last drawn (falling water flickers with the tick: it was drawn moving,
- * and a change since that was never drawn blurred nothing). */
+ * wood above it (a leaf looks one cell down), and FOAM_REACH if the blur of falling water
+ * (foam_above) may have lain over them at the last render and may not now: if a drop was drawn
+ * here or within the rows below whose blur reaches over them (the frame shows foam there: only
+ * a drop and its blur draw it). A blur that lies over them now and did not then needs nothing:
+ * the drop is drawn again this render (it flickers with the tick, or its cell changed), after
+ * the rows above it, and paints it. */
 static int picture_up(const sand_world *s, int x, int y)
 {
+    const sand_redraw *r = s->rd;
     for (int k = 0; k < FOAM_REACH && y + k < s->h; k++) {
-        uint32_t c = s->cells[(y + k) * s->w + x];
-        if ((CELL_EL(c) == SAND_WATER && CELL_VY(c) > 0) || drew_moving(s, x, y + k))
-            return FOAM_REACH;
+        uint8_t q = r->px[(size_t)(y + k) * (size_t)r->fw + (size_t)x];
+        if (q == Q_FOAM0 || q == Q_FOAM1) return FOAM_REACH;
     }
     return y > 0 && CELL_EL(s->cells[(y - 1) * s->w + x]) == SAND_WOOD;
 }
