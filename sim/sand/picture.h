@@ -35,8 +35,12 @@ void sim__sand_picture_palette(sim_palette *pal);
 /* Ordered dithering: a 4×4 Bayer matrix, 0..15. */
 static const uint8_t BAYER[4][4] = { { 0, 8, 2, 10 }, { 12, 4, 14, 6 }, { 3, 11, 1, 9 }, { 15, 7, 13, 5 } };
 
-/* The picture's own hash of a position: never the seed, so the same place always looks alike. */
-static inline uint32_t phash(int x, int y, uint32_t salt) { return sim_hash_cell(0x9157, 0, x, y, salt); }
+/* The picture's own hash of a position: never the seed, so the same place always looks alike.
+ * sim_hash_cell(0x9157, 0, x, y, salt), with its per-tick part a constant the compiler folds. */
+static inline uint32_t phash(int x, int y, uint32_t salt)
+{
+    return sim_hash_at(sim_hash_tick(0x9157, 0), x, y, salt);
+}
 
 /* A triangle wave of the given period and amplitude, for hill lines and strata. */
 static inline int tri(int x, int period, int amp)

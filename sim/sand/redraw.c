@@ -9,9 +9,9 @@
  *     what depends on it: the pixels above it the painter's `up` names (the demo's wood looks one
  *     cell down, falling water blurs up to four cells above it), and below it whatever the
  *     painter finds changed (the demo's depth under a surface: render.c follows it down);
- *   - where the tick moved a pixel on by itself (fire, lava, glints): movecols has which, due
- *     from when (every tick for a flicker; for caustics, when the one drifting over it arrives
- *     or leaves).
+ *   - where the tick moved a pixel on by itself (fire, lava, glints): movecols has which, and
+ *     lowdue from when, pixel by pixel (every tick for a flicker; for caustics, when the one
+ *     drifting over it arrives or leaves); a row is looked at from the first of its due ticks.
  * Anything else draws it all: the first render of a world (a load or a fork makes a new one),
  * another frame, a frame another world (or anyone else) drew into since, another size, view, seed
  * or palette, a tick earlier than the last. A render skipped for a while needs nothing: seen keeps
@@ -30,10 +30,13 @@ int sim__sand_redraw_alloc(sand_world *s)
     r->moving = calloc(words, sizeof *r->moving);
     r->movecols = calloc(rows, sizeof *r->movecols);
     r->due = calloc(rows, sizeof *r->due);
+    r->lowdue = calloc((size_t)s->w * (size_t)s->h, 1);
     r->need = calloc((size_t)r->words, sizeof *r->need);
     r->cols = calloc((size_t)s->h, sizeof *r->cols);
+    r->chg = calloc((size_t)s->h, sizeof *r->chg);
     if (s->scene == SCENE_DEMO) r->keys = calloc((size_t)s->w * (size_t)s->h, 1);
-    int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->need && r->cols;
+    int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->lowdue &&
+             r->need && r->cols && r->chg;
     return ok && (r->keys || s->scene != SCENE_DEMO) ? 0 : SIM_ENOMEM;
 }
 
@@ -45,8 +48,10 @@ void sim__sand_redraw_free(sand_world *s)
     free(s->rd->moving);
     free(s->rd->movecols);
     free(s->rd->due);
+    free(s->rd->lowdue);
     free(s->rd->need);
     free(s->rd->cols);
+    free(s->rd->chg);
     free(s->rd->keys);
     free(s->rd);
     s->rd = NULL;
@@ -93,10 +98,35 @@ static inline void need_px(sand_redraw *r, int y, uint16_t m)
     r->need[y >> 6] |= 1ull << (y & 63);
 }
 
+/* The tick a moving pixel is next drawn otherwise at, from the low byte lowdue keeps of it: one
+ * after the last render's (that render drew every pixel due by then) and at most 256 ticks after
+ * it (a pixel is due at most 255 ticks after it is drawn: the picture's slowest motion, the
+ * caustics, 185; one due later reads back earlier, and is drawn again, as it was). */
+static inline uint64_t due_of(const sand_redraw *r, uint8_t low)
+{
+    return r->tick + 1 + (uint8_t)(low - (uint8_t)(r->tick + 1));
+}
+
+/* Of the moving columns mc of a row whose due tick has come (low: the row's lowdue, from the
+ * strip's first column), those due by tick; the first due of the others into *due. */
+static uint16_t due_cols(const sand_redraw *r, const uint8_t *low, uint16_t mc, uint64_t tick,
+                         uint64_t *due)
+{
+    uint16_t now = 0;
+    uint64_t rest = UINT64_MAX;
+    for (unsigned m = mc; m; m &= m - 1) {
+        int i = __builtin_ctz(m);
+        uint64_t d = due_of(r, low[i]);
+        if (d <= tick) now |= (uint16_t)(1u << i);
+        else if (d < rest) rest = d;
+    }
+    *due = rest;
+    return now;
+}
+
 /* What to draw of strip k now, into r->cols and r->need: every cell seen to change (which it
  * forgets) and the pixels above it that may have changed with it (p->up); and the pixels the tick
- * has moved on since they were drawn (the moving columns of a row are drawn again together: then
- * they are noted afresh). */
+ * has moved on since they were drawn (forgotten: they are noted afresh as they are drawn). */
 static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64_t tick)
 {
     sand_redraw *r = s->rd;
@@ -104,6 +134,7 @@ static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64
     uint16_t *sc = &r->seencols[(size_t)k * (size_t)s->h];
     for (int y = sim__sand_next_row(sr, s->h, 0); y < s->h; y = sim__sand_next_row(sr, s->h, y + 1)) {
         need_px(r, y, sc[y]);
+        r->chg[y] = sc[y];
         for (unsigned m = sc[y], i = 0; p->up && m; m >>= 1, i++) {
             if (!(m & 1u)) continue;
             int x = k * SAND_CHUNK + (int)i;
@@ -115,14 +146,18 @@ static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64
     memset(sr, 0, (size_t)r->words * sizeof *sr);
     uint64_t *mv = &r->moving[(size_t)k * (size_t)r->words];
     uint16_t *mc = &r->movecols[(size_t)k * (size_t)s->h];
-    const uint64_t *due = &r->due[(size_t)k * (size_t)s->h];
+    uint64_t *due = &r->due[(size_t)k * (size_t)s->h];
     for (int i = 0; i < r->words; i++)
-        for (uint64_t m = mv[i], b = 0; m; m >>= 1, b++) {
-            int y = i * 64 + (int)b;
-            if (!(m & 1) || (mc[y] && due[y] > tick)) continue;
-            if (mc[y]) need_px(r, y, mc[y]);
-            mc[y] = 0;
-            mv[i] &= ~(1ull << b);
+        for (uint64_t m = mv[i]; m; m &= m - 1) {
+            int y = i * 64 + __builtin_ctzll(m);
+            if (mc[y] && due[y] > tick) continue;
+            if (mc[y]) {
+                const uint8_t *low = &r->lowdue[(size_t)y * (size_t)s->w + (size_t)k * SAND_CHUNK];
+                uint16_t now = due_cols(r, low, mc[y], tick, &due[y]);
+                if (now) need_px(r, y, now);
+                mc[y] &= (uint16_t)~now;
+            }
+            if (!mc[y]) mv[i] &= ~(1ull << (y & 63));
         }
 }
 
@@ -138,8 +173,8 @@ static void strip_draw(const sand_world *s, const sim_ctx *ctx, sim_frame *f, co
     if (first == s->h) return;
     for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1))
         if (r->cols[y] == all) mc[y] = 0;
-    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->need);
-    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = 0;
+    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->chg, r->need);
+    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = r->chg[y] = 0;
     memset(r->need, 0, (size_t)r->words * sizeof *r->need);
 }
 
@@ -157,7 +192,7 @@ void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_fra
     } else {
         memset(r->moving, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->moving);
         memset(r->movecols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->movecols);
-        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL);
+        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL, NULL);
         memset(r->seencols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->seencols);
         memset(r->seenrows, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->seenrows);
     }

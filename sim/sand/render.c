@@ -138,7 +138,7 @@ static void plain_row(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int
 /* The bench and empty scenes' pixels (a sand_painter): each depends on its own cell alone (and
  * on the tick for fire, lava and embers), so what is asked for is what is drawn. */
 static uint64_t plain_paint(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
-                            const uint16_t *cols, const uint64_t *need)
+                            const uint16_t *cols, const uint16_t *chg, const uint64_t *need)
 {
     if (!cols) {
         for (int y = 0; y < s->h; y++) plain_row(s, ctx, f, x0, x1, y, 0);
@@ -528,8 +528,8 @@ static inline int run_on(uint8_t *above, int16_t *top, int x, int y, uint32_t c)
     return e;
 }
 
-/* Row y, columns x0..x1, drawn whole: the moving pixels noted, the depth keys kept. Adds what it
- * drew to *drawn. */
+/* Row y, columns x0..x1, of a frame drawn whole (the per-column scratch carried down from the
+ * row above): the moving pixels noted, the depth keys kept. Adds what it drew to *drawn. */
 static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_frame *f, int x0,
                               int x1, int y, uint64_t *drawn)
 {
@@ -583,64 +583,73 @@ static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_
     sim__sand_notes_put(s, &notes);
 }
 
-/* Row y of strip x0..x1 in part: the pixels of the set `want` (bit x - x0), and any other whose
- * depth under its surface moved (a cell above it in its run changed) so that it draws otherwise
- * (depth_class; one that draws alike has only its key moved) — from the first of them to the
- * last, the ones between too (a pixel drawn again comes out as it was), as picture_row_whole
- * draws them (the scratch carried down first: it finds it so). Returns whether the row below may
- * have to be drawn for this one's sake (this one was to be drawn, or a depth in it moved), and
- * adds what it drew to *drawn. */
-static int picture_row_part(const sand_world *s, const picture_now *now, sim_frame *f, int x0,
-                            int x1, int y, unsigned want, uint64_t *drawn)
+/* The depth key of cell c (of element e, drawn by depth) at row y > 0 of a column, from the cell
+ * above it and that one's key (current: every row above y is drawn already, this render, or was
+ * as it is): a run of one element goes on, one level deeper; another starts one. */
+static inline int key_under(int e, uint32_t up, uint8_t keyup)
 {
-    const uint32_t *row = &s->cells[y * s->w];
-    uint8_t *key = &s->rd->keys[y * s->w];
-    uint8_t *above = s->col_above;
-    int16_t *top = s->col_top;
-    unsigned draw = want;
-    int moved = 0;                          /* a depth moved: so may the one below */
-    for (int x = x0; x <= x1; x++) {
-        uint32_t c = row[x];
-        int e = run_on(above, top, x, y, c), d = depth_key(y - top[x]);
-        if ((want >> (x - x0) & 1u) || !BY_DEPTH[e] || d == key[x]) continue;
-        moved = 1;
-        if (depth_class(e, d) != depth_class(e, key[x])) draw |= 1u << (x - x0);
-        else key[x] = (uint8_t)d;           /* drawn alike: only its key moves */
+    return CELL_EL(up) != e ? 0 : keyup < DEPTH_SEEN ? keyup + 1 : DEPTH_SEEN;
+}
+
+/* Row y of strip x0..x1 by change: the pixels of the set `want` (bit x - x0), and of those of
+ * `look` (the cell above changed, or its key moved) the ones whose depth under their surface
+ * moved so that they draw otherwise (depth_class; one that draws alike has only its key moved),
+ * each as picture_row_whole draws it. `chg`: the cells of the row that changed. Returns the
+ * columns the row below must look at (a cell or a key moved in them), and adds what it drew to
+ * *drawn. */
+static unsigned picture_row_part(const sand_world *s, const picture_now *pnow, sim_frame *f,
+                                 int x0, int y, unsigned want, unsigned look, unsigned chg,
+                                 uint64_t *drawn)
+{
+    const picture_now now = *pnow;          /* locals, not reread after each byte written */
+    size_t r0 = (size_t)y * (size_t)s->w;
+    const uint32_t *row = &s->cells[r0], *up = y > 0 ? row - s->w : row;
+    uint8_t *key = &s->rd->keys[r0];
+    const uint8_t *keyup = y > 0 ? key - s->w : key;
+    uint8_t dk[SAND_CHUNK];                 /* the depth key of each pixel looked at */
+    unsigned draw = want, moved = 0;
+    for (unsigned m = want | look; m; m &= m - 1) {
+        int i = __builtin_ctz(m), x = x0 + i, e = CELL_EL(row[x]);
+        if (!BY_DEPTH[e]) continue;
+        int d = y > 0 ? key_under(e, up[x], keyup[x]) : 0;
+        dk[i] = (uint8_t)d;
+        if (d == key[x]) continue;
+        moved |= 1u << i;
+        if (!(want >> i & 1u) && depth_class(e, d) == depth_class(e, key[x])) key[x] = (uint8_t)d;
+        else draw |= 1u << i;
     }
-    if (!draw) return moved;
-    int lo = 0, hi = x1 - x0;
-    while (!(draw >> lo & 1u)) lo++;
-    while (!(draw >> hi & 1u)) hi--;
+    if (!draw) return chg | moved;
+    const picture_rowp rp = { &s->noise[r0], &s->airpx[r0], &s->leafpx[r0] };
+    const uint8_t *wp = &s->wallpx[r0];
+    uint8_t *out = &f->px[(size_t)y * (size_t)f->w];
+    int crust[4] = { -1, 0, -1, 0 };        /* lava: the last blocks' x and whether crusted */
     /* As drawn, none moves; those that do say so as they are drawn again. */
     row_notes notes = notes_for(y);
     notes.k = x0 / SAND_CHUNK;
-    notes.still = (uint16_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
-    sim__sand_notes_put(s, &notes);
-    picture_row_whole(s, now, f, x0 + lo, x0 + hi, y, drawn);
-    return 1;
-}
-
-/* The per-column scratch at row y of columns x0..x1, as a scan from the top leaves it there, as
- * far as any pixel looks: from the cell above and the depth key it was drawn with (current: every
- * row above y is drawn already, this render, or was as it is). */
-static void runs_from(const sand_world *s, int x0, int x1, int y)
-{
-    for (int x = x0; x <= x1; x++) {
-        if (y == 0) {                   /* as if the grid had empty cells above its first row */
-            s->col_above[x] = SAND_EMPTY;
-            s->col_top[x] = -1;
+    notes.still = (uint16_t)draw;
+    for (unsigned m = draw; m; m &= m - 1) {
+        int i = __builtin_ctz(m), x = x0 + i;
+        uint32_t c = row[x];
+        int e = CELL_EL(c);
+        if (e == SAND_EMPTY || e == SAND_WALL) {
+            out[x] = e == SAND_EMPTY ? rp.air[x] : wp[x];
             continue;
         }
-        int e = CELL_EL(s->cells[(y - 1) * s->w + x]);
-        s->col_above[x] = (uint8_t)e;
-        s->col_top[x] = (int16_t)(BY_DEPTH[e] ? y - 1 - s->rd->keys[(y - 1) * s->w + x] : y - 1);
+        int depth = BY_DEPTH[e] ? dk[i] : 0;   /* any other draws alike at any depth */
+        if (BY_DEPTH[e]) key[x] = (uint8_t)depth;
+        uint64_t due = 0;
+        out[x] = (uint8_t)picture_px(s, &now, &rp, f, x, y, c, e, depth, crust, &due);
+        if (due) note_px(s, &notes, x, due);
     }
+    sim__sand_notes_put(s, &notes);
+    *drawn += (uint64_t)__builtin_popcount(draw);
+    return chg | moved;
 }
 
 /* The demo's pixels (a sand_painter): the whole frame, or in strip x0..x1 the columns of cols and,
  * down from them, the pixels whose depth moved, as far as it moved. */
 static uint64_t picture_paint(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
-                              const uint16_t *cols, const uint64_t *need)
+                              const uint16_t *cols, const uint16_t *chg, const uint64_t *need)
 {
     uint32_t t = (uint32_t)(ctx->tick % PICTURE_T);
     picture_due due;
@@ -648,36 +657,34 @@ static uint64_t picture_paint(const sand_world *s, const sim_ctx *ctx, sim_frame
     picture_now now = { sim_hash_tick(ctx->seed, ctx->tick), (int)t, &due };
     uint64_t drawn = 0;
     if (!cols) {
-        runs_from(s, x0, x1, 0);
+        for (int x = x0; x <= x1; x++) {    /* as if the grid had empty cells above its first row */
+            s->col_above[x] = SAND_EMPTY;
+            s->col_top[x] = -1;
+        }
         for (int y = 0; y < s->h; y++) picture_row_whole(s, &now, f, x0, x1, y, &drawn);
         return drawn;
     }
-    unsigned all = (1u << (x1 - x0 + 1)) - 1;
-    for (int y = sim__sand_next_row(need, s->h, 0); y < s->h; y = sim__sand_next_row(need, s->h, y)) {
-        runs_from(s, x0, x1, y);
-        for (int more = 1; y < s->h && (more || cols[y]); y++) {
-            if (cols[y] != all) {
-                more = picture_row_part(s, &now, f, x0, x1, y, cols[y], &drawn);
-                continue;
-            }
-            picture_row_whole(s, &now, f, x0, x1, y, &drawn);
-            more = 1;
-        }
+    unsigned look = 0;
+    for (int y = sim__sand_next_row(need, s->h, 0); y < s->h;) {
+        look = picture_row_part(s, &now, f, x0, y, cols[y], look, chg[y], &drawn);
+        y = look ? y + 1 : sim__sand_next_row(need, s->h, y + 1);
     }
     return drawn;
 }
 
 /* How many pixels above cell (x, y), changed since the last render, may have changed with it:
- * wood above it (a leaf looks one cell down), and the blur of falling water (foam_above) up to
- * FOAM_REACH above, if a drop of it lies here or within the rows a blur over those pixels could
- * come from — now, or as last drawn (falling water flickers with the tick: it was drawn moving,
- * and a change since that was never drawn blurred nothing). */
+ * wood above it (a leaf looks one cell down), and FOAM_REACH if the blur of falling water
+ * (foam_above) may have lain over them at the last render and may not now: if a drop was drawn
+ * here or within the rows below whose blur reaches over them (the frame shows foam there: only
+ * a drop and its blur draw it). A blur that lies over them now and did not then needs nothing:
+ * the drop is drawn again this render (it flickers with the tick, or its cell changed), after
+ * the rows above it, and paints it. */
 static int picture_up(const sand_world *s, int x, int y)
 {
+    const sand_redraw *r = s->rd;
     for (int k = 0; k < FOAM_REACH && y + k < s->h; k++) {
-        uint32_t c = s->cells[(y + k) * s->w + x];
-        if ((CELL_EL(c) == SAND_WATER && CELL_VY(c) > 0) || drew_moving(s, x, y + k))
-            return FOAM_REACH;
+        uint8_t q = r->px[(size_t)(y + k) * (size_t)r->fw + (size_t)x];
+        if (q == Q_FOAM0 || q == Q_FOAM1) return FOAM_REACH;
     }
     return y > 0 && CELL_EL(s->cells[(y - 1) * s->w + x]) == SAND_WOOD;
 }

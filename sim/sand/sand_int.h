@@ -198,8 +198,12 @@ struct sand_redraw {
     uint16_t *movecols;             /* per strip, h of them: the columns of each row whose pixel,
                                        as last drawn, changes with the tick alone, */
     uint64_t *due;                  /* and the first tick at which one of them may (or earlier), */
+    uint8_t *lowdue;                /* per pixel: for one that moves, the low byte of the tick
+                                       it is next drawn otherwise at (note_px; redraw.c reads it
+                                       back as a tick after the last render's), */
     uint64_t *moving;               /* and, `words` words per strip, the rows that may have any */
     uint16_t *cols;                 /* scratch, h of them: the columns of one strip to draw now, */
+    uint16_t *chg;                  /* those of them whose cell changed, */
     uint64_t *need;                 /* and the rows that have any */
     uint8_t *keys;                  /* the demo's, per pixel: the depth key it was drawn with
                                        (render.c); NULL in the other scenes */
@@ -211,22 +215,16 @@ _Static_assert(SAND_CHUNK <= 16, "redraw.c keeps the columns of a strip in a uin
 /* A renderer as redraw.c drives it. paint draws pixels as a whole frame would have them, and
  * returns how many it drew: with cols NULL, every one (x0..x1 is then the frame's width); else in
  * one strip, columns x0..x1, those of each row y of `need` (a set of rows) in the set cols[y]
- * (bit i: column x0 + i), and any others that changed with them. up (NULL: none) says how many
+ * (bit i: column x0 + i), and any others that changed with them (chg[y], a part of cols[y]: the
+ * columns whose cell changed). up (NULL: none) says how many
  * pixels above cell (x, y) (changed since the last render) may have changed with it; whatever
  * reaches below it is the painter's to follow. It notes (note_px) each pixel it draws that
  * changes with the tick, and each other one it draws of a row it does not draw whole. */
 typedef struct sand_painter {
     int (*up)(const sand_world *s, int x, int y);
     uint64_t (*paint)(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
-                      const uint16_t *cols, const uint64_t *need);
+                      const uint16_t *cols, const uint16_t *chg, const uint64_t *need);
 } sand_painter;
-
-/* Was the pixel (x, y), as last drawn, one that changes with the tick alone? */
-static inline int drew_moving(const sand_world *s, int x, int y)
-{
-    return s->rd->movecols[(size_t)(x / SAND_CHUNK) * (size_t)s->h + (size_t)y] >>
-               (x & (SAND_CHUNK - 1)) & 1u;
-}
 
 /* The first row from y on in the set of rows `need` (h rows), or h. */
 int sim__sand_next_row(const uint64_t *need, int h, int y);
@@ -264,6 +262,7 @@ static inline void note_px(const sand_world *s, row_notes *n, int x, uint64_t du
     }
     n->moving |= bit;
     if (due < n->due) n->due = due;
+    s->rd->lowdue[(size_t)n->y * (size_t)s->w + (size_t)x] = (uint8_t)due;
 }
 
 /* Cell (x, y) changed: the next render draws it. From a pass, the cell is one its strip may
