@@ -627,7 +627,8 @@ static unsigned picture_row_part(const sand_world *s, const picture_now *pnow, s
     row_notes notes = notes_for(y);
     notes.k = x0 / SAND_CHUNK;
     notes.still = (uint16_t)draw;
-    for (unsigned m = draw; m; m &= m - 1) {
+    uint64_t n = 0;       /* counted here: __builtin_popcount is a libgcc call without -mpopcnt */
+    for (unsigned m = draw; m; m &= m - 1, n++) {
         int i = __builtin_ctz(m), x = x0 + i;
         uint32_t c = row[x];
         int e = CELL_EL(c);
@@ -642,7 +643,7 @@ static unsigned picture_row_part(const sand_world *s, const picture_now *pnow, s
         if (due) note_px(s, &notes, x, due);
     }
     sim__sand_notes_put(s, &notes);
-    *drawn += (uint64_t)__builtin_popcount(draw);
+    *drawn += n;
     return chg | moved;
 }
 
