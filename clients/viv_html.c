@@ -227,7 +227,7 @@ static int put_ticks(html_stream *h, uint64_t pos, uint64_t end)
         rpl_chunk ch;
         if (rpl_chunk_load(h->f, &h->sess, pos, last, HTML_INPUTS_PER_CHUNK, &ch, h->err, sizeof h->err) != 0)
             return -1;
-        if (ch.n > 0) wire_msg_replay_ticks(&h->out, h->sess.id, pos, ch.n, ch.sh, ch.fh, ch.in, ch.nin);
+        if (ch.n > 0) wire_msg_replay_ticks(&h->out, h->sess.id, pos, ch.n, ch.sh, ch.fh, ch.bits, ch.in, ch.nin);
         int missing = ch.missing;
         pos = ch.to;
         if (missing) {
@@ -284,7 +284,7 @@ static int build_stream(html_stream *h, const char *file_name)
         }
         uint64_t rowv[2] = { row.state_hash, row.frame_hash };
         wire_msg_replay_span(&h->out, h->sess.id, (uint32_t)i, sp->start, sp->end, gaps, ng,
-                             (uint32_t)slen, cp.hash, have_row ? rowv : NULL);
+                             (uint32_t)slen, cp.hash, have_row ? rowv : NULL, have_row ? row.bits : 64);
         free(gaps);
         rpl_checkpoint_free(&cp);
         for (size_t off = 0; off < slen; off += HTML_STATE_PIECE) {

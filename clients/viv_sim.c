@@ -98,6 +98,7 @@ typedef struct run_opts {
     int render_all;
     int events;                /* --events: each step's world events, before its hash line */
     int phases;                /* --phases: record a hash after each phase of every step */
+    int64_t record_format;     /* --record-format: 4 (default), or 3 (schema 3's rows) */
     char kinds[256];           /* --world's help: "world kind: sand terrarium …" */
 } run_opts;
 
@@ -108,6 +109,7 @@ static int run_parse(run_opts *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->params = "";
     o->seed = 1;
+    o->record_format = 4;
     o->ticks = 600;
     o->scale = 1;
     o->mmpx = 1;
@@ -155,8 +157,12 @@ static int run_parse(run_opts *o, int argc, char **argv)
                  "the world's own palette, edges and 1-px lines kept sharp (default 1: not)"),
         OPT_STR("--record", "FILE", &o->record_path,
                 "record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
-                "and frame hash every tick, a checkpoint every 10 s of world time;\n"
+                "and frame hash every tick, a checkpoint every 60 s of world time;\n"
                 "check it with `viv replay verify FILE`"),
+        OPT_LONG("--record-format", "N", &o->record_format, 3, 4,
+                 "with --record: 4 (default): hashes in blocks, checkpoints as deltas;\n"
+                 "3: the rows of schema 3 (a row of two whole hashes a tick, a whole\n"
+                 "checkpoint every 10 s), into a file of schema 4, to compare sizes"),
         OPT_FLAG("--phases", &o->phases,
                  "with --record: heavy mode, also record the state hash after each phase\n"
                  "of every step (sand's strip phases, the terrarium's brains and solver),\n"
@@ -199,7 +205,7 @@ typedef struct run_state {
     uint64_t gif_every;        /* the GIF's and the WebP's frame cadence */
     rpl_recorder *rec;
     int64_t session;
-    uint64_t cp_every;         /* a checkpoint every cp_every ticks: 10 s of world time */
+    uint64_t cp_every;         /* a checkpoint every cp_every ticks: 60 s of world time */
     uint8_t *cpbuf;
     size_t cpcap;
     rpl_phase ph[32];          /* --phases: the phase hashes of the step just run */
@@ -291,12 +297,13 @@ static int run_open_outputs(run_state *r, const run_opts *o)
             return 1;
         }
     }
-    r->cp_every = 10u * k->hz;
+    r->cp_every = (uint64_t)(o->record_format == 3 ? RPL_CHECKPOINT_SECONDS_3 : RPL_CHECKPOINT_SECONDS) * k->hz;
     if (o->record_path) {
         rpl_rec_config rc_cfg;
         memset(&rc_cfg, 0, sizeof rc_cfg);
         rc_cfg.path = o->record_path;
         rc_cfg.phases = o->phases;
+        rc_cfg.legacy = o->record_format == 3;
         r->session = -1;
         r->rec = rpl_recorder_open(&rc_cfg, err, sizeof err);
         if (r->rec)

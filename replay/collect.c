@@ -69,12 +69,16 @@ static const struct {
     int ncols;
     const char *order;
     const char *create;                /* optional: the SQL that adds it to the output, else NULL */
+    int schema;                        /* 4: only from a source of schema 4 (the hashes table, the
+                                          checkpoint's base); -4: only from an older one; 0: any */
 } rows[] = {
-    { "input", "tick, client, seq, kind, args", 5, "tick, client, seq", NULL },
-    { "tick", "tick, state_hash, frame_hash", 3, "tick", NULL },
-    { "checkpoint", "tick, state, state_hash", 3, "tick", NULL },
-    { "gap", "from_tick, to_tick, reason", 3, "from_tick", NULL },
-    { "phase", "tick, idx, name, hash", 4, "tick, idx", RPL_PHASE_TABLE_SQL },
+    { "input", "tick, client, seq, kind, args", 5, "tick, client, seq", NULL, 0 },
+    { "tick", "tick, state_hash, frame_hash", 3, "tick", NULL, 0 },
+    { "hashes", "tick, n, last_sh, last_fh, data", 5, "tick", NULL, 4 },
+    { "checkpoint", "tick, state, state_hash", 3, "tick", NULL, -4 },
+    { "checkpoint", "tick, state, state_hash, base", 4, "tick", NULL, 4 },
+    { "gap", "from_tick, to_tick, reason", 3, "from_tick", NULL, 0 },
+    { "phase", "tick, idx, name, hash", 4, "tick, idx", RPL_PHASE_TABLE_SQL, 0 },
 };
 
 /* 1 when db has the table, else 0. */
@@ -151,6 +155,8 @@ static int copy_session(copier *c, source *s, const rpl_session *ss, int64_t to,
         sqlite3_finalize(rd);
         sqlite3_finalize(wr);
         rd = wr = NULL;
+        if ((rows[t].schema == 4 && rpl_schema(s->f) < 4) || (rows[t].schema == -4 && rpl_schema(s->f) >= 4))
+            continue;
         if (rows[t].create) {
             if (!has_table(in, rows[t].table)) continue;
             if (sqlite3_exec(c->out, rows[t].create, NULL, NULL, NULL) != SQLITE_OK) {

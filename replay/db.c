@@ -33,6 +33,13 @@ struct rpl_file {
     " world INTEGER, checkpoint_every INTEGER NOT NULL, created_at TEXT NOT NULL, closed_at TEXT," \
     " node TEXT, origin_id INTEGER);"
 
+/* Schema 4's per-tick hashes in blocks (docs/REPLAY.md, "Recorded hashes"). */
+#define HASHES_TABLE                                                                              \
+    "CREATE TABLE hashes ("                                                                       \
+    " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"                    \
+    " n INTEGER NOT NULL, last_sh INTEGER NOT NULL, last_fh INTEGER NOT NULL,"                    \
+    " data BLOB NOT NULL, PRIMARY KEY (session, tick)) WITHOUT ROWID;"
+
 static const char *const schema_sql =
     SESSION_TABLE("session")
     "CREATE TABLE input ("
@@ -45,20 +52,23 @@ static const char *const schema_sql =
     " PRIMARY KEY (session, tick)) WITHOUT ROWID;"
     "CREATE TABLE checkpoint ("
     " session INTEGER NOT NULL REFERENCES session(id), tick INTEGER NOT NULL,"
-    " state BLOB NOT NULL, state_hash INTEGER NOT NULL,"
+    " state BLOB NOT NULL, state_hash INTEGER NOT NULL, base INTEGER,"
     " PRIMARY KEY (session, tick)) WITHOUT ROWID;"
     "CREATE TABLE gap ("
     " session INTEGER NOT NULL REFERENCES session(id), from_tick INTEGER NOT NULL,"
     " to_tick INTEGER NOT NULL, reason TEXT NOT NULL,"
-    " PRIMARY KEY (session, from_tick)) WITHOUT ROWID;";
+    " PRIMARY KEY (session, from_tick)) WITHOUT ROWID;"
+    HASHES_TABLE;
 
-/* Schema 1 → 3, in place, in one transaction: SQLite cannot change a CHECK, so the session
+#define MIGRATE_3_4 HASHES_TABLE "ALTER TABLE checkpoint ADD COLUMN base INTEGER;"
+
+/* Schema 1 → 4, in place, in one transaction: SQLite cannot change a CHECK, so the session
  * table is rebuilt (sqlite.org/lang_altertable.html, "other kinds of table schema changes"): a
  * new table, every row copied unchanged (node and origin_id NULL), the old one dropped, the new
  * one renamed. The other tables and every row of theirs are untouched; their REFERENCES name
  * 'session' and resolve to the new table. Foreign keys are off (SQLite's default, and we never
  * turn them on). */
-static const char *const migrate_1_3_sql =
+static const char *const migrate_1_4_sql =
     "BEGIN IMMEDIATE;"
     SESSION_TABLE("session_v3")
     "INSERT INTO session_v3 (id, kind, kind_id, seed, params, sim_version, hz, start_tick,"
@@ -67,19 +77,30 @@ static const char *const migrate_1_3_sql =
     " end_tick, status, source, world, checkpoint_every, created_at, closed_at FROM session;"
     "DROP TABLE session;"
     "ALTER TABLE session_v3 RENAME TO session;"
-    "PRAGMA user_version=3;"
+    MIGRATE_3_4
+    "PRAGMA user_version=4;"
     "COMMIT;";
 
-/* Schema 2 → 3: two nullable columns appended, which SQLite does in place without touching a
+/* Schema 2 → 4: two nullable columns appended, which SQLite does in place without touching a
  * row (every existing row reads NULL in them). */
-static const char *const migrate_2_3_sql =
+static const char *const migrate_2_4_sql =
     "BEGIN IMMEDIATE;"
     "ALTER TABLE session ADD COLUMN node TEXT;"
     "ALTER TABLE session ADD COLUMN origin_id INTEGER;"
-    "PRAGMA user_version=3;"
+    MIGRATE_3_4
+    "PRAGMA user_version=4;"
     "COMMIT;";
 
-static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap" };
+/* Schema 3 → 4: the hashes table and the checkpoint's base column, both additive (every old row
+ * reads base NULL: a whole saved state, as it was). Old sessions keep their tick rows; readers
+ * read both tables. */
+static const char *const migrate_3_4_sql =
+    "BEGIN IMMEDIATE;"
+    MIGRATE_3_4
+    "PRAGMA user_version=4;"
+    "COMMIT;";
+
+static const char *const tables[] = { "session", "input", "tick", "checkpoint", "gap", "hashes" };
 
 sqlite3 *rpl_db(rpl_file *f) { return f->db; }
 const char *rpl_path(const rpl_file *f) { return f->path; }
@@ -187,7 +208,8 @@ static int check_identity(rpl_file *f, char *err, size_t errlen)
         return RPL_EFILE;
     }
     f->schema = (int)ver;
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    size_t ntables = sizeof tables / sizeof tables[0] - (ver < 4);   /* hashes: schema 4 */
+    for (size_t i = 0; i < ntables; i++) {
         char sql[128];
         int64_t n = 0;
         snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='%s'",
@@ -295,13 +317,15 @@ int rpl_open(const char *path, int mode, int durability, rpl_file **out, char *e
     if (check_identity(f, err, errlen) != 0) goto fail;
     if (mode == RPL_WRITE) {
         /* A file of an older schema is migrated when it is opened for writing (never when read:
-         * readers take schemas 1 and 2 as they are: their statuses are a subset of schema 3's,
-         * and a session without the node columns reads as one recorded on no named node). */
+         * readers take schemas 1 to 3 as they are: their statuses are a subset of schema 3's,
+         * a session without the node columns reads as one recorded on no named node, and a file
+         * without the hashes table or the base column holds tick rows and whole checkpoints). */
         int64_t ver = RPL_SCHEMA;
         char *msg = NULL;
         rc = query_int(f->db, "PRAGMA user_version", &ver);
-        if (rc == SQLITE_OK && (ver == 1 || ver == 2))
-            rc = sqlite3_exec(f->db, ver == 1 ? migrate_1_3_sql : migrate_2_3_sql, NULL, NULL, &msg);
+        const char *migrate = ver == 1 ? migrate_1_4_sql : ver == 2 ? migrate_2_4_sql
+                            : ver == 3 ? migrate_3_4_sql : NULL;
+        if (rc == SQLITE_OK && migrate) rc = sqlite3_exec(f->db, migrate, NULL, NULL, &msg);
         if (rc != SQLITE_OK) {
             snprintf(err, errlen, "%s: cannot migrate it from replay schema %lld to %d: %s", path,
                      (long long)ver, RPL_SCHEMA, msg ? msg : sqlite_reason(rc));

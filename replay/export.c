@@ -69,7 +69,8 @@ static int emit(exporter *x, uint64_t t, const sim_frame *fr, char *err, size_t 
     const rpl_export_opts *o = x->o;
     if (o->view == 0) {
         while (x->r < x->nrows && x->rows[x->r].tick < t) x->r++;
-        if (x->r < x->nrows && x->rows[x->r].tick == t && x->rows[x->r].frame_hash != sim_frame_hash(fr)) {
+        if (x->r < x->nrows && x->rows[x->r].tick == t &&
+            rpl_hash_differs(x->rows[x->r].frame_hash, sim_frame_hash(fr), x->rows[x->r].bits)) {
             if (x->res->mismatched++ == 0)
                 snprintf(x->res->warning, sizeof x->res->warning, "the frame of tick %llu (and maybe "
                          "later ones) differs from the recording: the export does not show what was "

@@ -133,7 +133,7 @@ int rpl_state_at(rpl_file *f, const rpl_session *s, uint64_t tick, sim_world **o
             rc = RPL_ECORRUPT;
             goto fail;
         }
-        if (rows[r].state_hash != sim_world_hash(w)) {
+        if (rpl_hash_differs(rows[r].state_hash, sim_world_hash(w), rows[r].bits)) {
             snprintf(err, errlen, "session %lld of %s does not replay bit-exactly up to tick %llu: at "
                      "tick %llu the recorded state hash is %016llx, the replay's %016llx%s%s, so its "
                      "state at tick %llu is unknown (`viv replay verify %s --session %lld` tells more)",
@@ -159,7 +159,8 @@ int rpl_state_at(rpl_file *f, const rpl_session *s, uint64_t tick, sim_world **o
     sim_frame_free(&fr);
     while (r < nrows && rows[r].tick < tick) r++;
     if (r < nrows && rows[r].tick == tick) {
-        if (rows[r].state_hash != sh || rows[r].frame_hash != fh) {
+        if (rpl_hash_differs(rows[r].state_hash, sh, rows[r].bits) ||
+            rpl_hash_differs(rows[r].frame_hash, fh, rows[r].bits)) {
             snprintf(err, errlen, "session %lld of %s does not replay bit-exactly at tick %llu: "
                      "recorded state %016llx frame %016llx, replayed state %016llx frame %016llx "
                      "(`viv replay verify %s --session %lld` tells more)", (long long)s->id,

@@ -215,9 +215,11 @@ static int count_query(rpl_file *f, const char *sql, const int64_t *id, const ch
 
 static int session_counts(rpl_file *f, rpl_session_info *info, char *err, size_t errlen)
 {
-    static const char *const sql[] = {
+    const char *sql[] = {
         "SELECT count(*), 0 FROM input WHERE session = ?",
-        "SELECT count(*), 0 FROM tick WHERE session = ?",
+        rpl_schema(f) >= 4 ? "SELECT (SELECT count(*) FROM tick WHERE session = ?1) + "
+                             "(SELECT coalesce(sum(n), 0) FROM hashes WHERE session = ?1), 0"
+                           : "SELECT count(*), 0 FROM tick WHERE session = ?",
         "SELECT count(*), 0 FROM checkpoint WHERE session = ?",
         "SELECT count(*), coalesce(sum(to_tick - from_tick), 0) FROM gap WHERE session = ?",
     };
@@ -438,7 +440,40 @@ typedef struct cp_read {
     uint8_t **stored;
     size_t *slen;
     uint64_t recorded;                 /* the hash recorded with it */
+    int has_base;                      /* a delta (schema 4): compressed against checkpoint base */
+    uint64_t base;
+    uint8_t *delta;                    /* its blob, malloc'd, decoded once the row is read */
+    size_t dlen;
 } cp_read;
+
+/* A zstd frame (with prefix as its reference when not NULL) into a new buffer of its stated
+ * size, at most 1 GiB. 0, 1 when it is no frame this can decode (the caller says which
+ * checkpoint is corrupted), or RPL_ENOMEM. */
+static int unzstd(const uint8_t *blob, size_t len, const uint8_t *prefix, size_t plen,
+                  uint8_t **out, size_t *outlen)
+{
+    *out = NULL;
+    unsigned long long size = ZSTD_getFrameContentSize(blob, len);
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size == 0 ||
+        size > ((unsigned long long)1 << 30))
+        return 1;
+    uint8_t *buf = malloc((size_t)size);
+    ZSTD_DCtx *dc = buf ? ZSTD_createDCtx() : NULL;
+    if (!dc) {
+        free(buf);
+        return RPL_ENOMEM;
+    }
+    size_t got = prefix && ZSTD_isError(ZSTD_DCtx_refPrefix(dc, prefix, plen))
+                     ? (size_t)-1 : ZSTD_decompressDCtx(dc, buf, (size_t)size, blob, len);
+    ZSTD_freeDCtx(dc);
+    if (ZSTD_isError(got) || got != size) {
+        free(buf);
+        return 1;
+    }
+    *out = buf;
+    *outlen = (size_t)size;
+    return 0;
+}
 
 /* The row of a checkpoint: its state into out->state (decompressed when stored compressed). 0, or
  * RPL_ECORRUPT / RPL_ENOMEM with a sentence, out->state then NULL. */
@@ -459,6 +494,25 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
                  "not a blob)", (unsigned long long)out->tick, (long long)r->s->id);
         return RPL_ECORRUPT;
     }
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+        /* A delta: decoded once its base is read (checkpoint_read), not while this row is. */
+        if (tick_col(st, 3, &r->base) != 0 || r->base >= out->tick) {
+            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its base "
+                     "is not an earlier checkpoint's tick)", (unsigned long long)out->tick,
+                     (long long)r->s->id);
+            return RPL_ECORRUPT;
+        }
+        r->has_base = 1;
+        r->delta = malloc((size_t)len);
+        if (!r->delta) {
+            snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%d bytes)",
+                     (unsigned long long)out->tick, len);
+            return RPL_ENOMEM;
+        }
+        memcpy(r->delta, blob, (size_t)len);
+        r->dlen = (size_t)len;
+        return 0;
+    }
     if (r->stored) {
         *r->stored = malloc((size_t)len);
         if (!*r->stored) {
@@ -473,26 +527,13 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
      * starts with 28 B5 2F FD, a saved world with "VIVW". */
     const uint8_t *b8 = blob;
     if (len >= 4 && b8[0] == 0x28 && b8[1] == 0xB5 && b8[2] == 0x2F && b8[3] == 0xFD) {
-        unsigned long long size = ZSTD_getFrameContentSize(blob, (size_t)len);
-        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size == 0 ||
-            size > ((unsigned long long)1 << 30)) {
-            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
-                     "compressed state is unreadable)", (unsigned long long)out->tick,
-                     (long long)r->s->id);
-            return RPL_ECORRUPT;
-        }
-        out->state = malloc((size_t)size);
-        size_t got = out->state ? ZSTD_decompress(out->state, (size_t)size, blob, (size_t)len) : 0;
-        if (!out->state || ZSTD_isError(got) || got != size) {
+        int code = unzstd(blob, (size_t)len, NULL, 0, &out->state, &out->len);
+        if (code) {
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "compressed state does not decompress)", (unsigned long long)out->tick,
                      (long long)r->s->id);
-            int code = out->state ? RPL_ECORRUPT : RPL_ENOMEM;   /* (the sentence as it always was) */
-            free(out->state);
-            out->state = NULL;
-            return code;
+            return code == 1 ? RPL_ECORRUPT : RPL_ENOMEM;
         }
-        out->len = (size_t)size;
     } else {
         out->state = malloc((size_t)len);
         if (!out->state) {
@@ -506,24 +547,81 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
     return 0;
 }
 
+static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
+                           rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
+                           size_t errlen);
+
+/* A delta checkpoint's state: its base (a full checkpoint, checked) as zstd's prefix. The stored
+ * blob handed on (r->stored) is the state itself, which a reader decodes without the base. */
+static int delta_decode(rpl_file *f, const rpl_session *s, cp_read *r, char *err, size_t errlen)
+{
+    rpl_checkpoint base;
+    rpl_checkpoint *out = r->out;
+    int code = checkpoint_read(f, s, r->base, 0, &base, NULL, NULL, err, errlen);
+    if (code == 1)
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (it is stored "
+                 "against the full checkpoint at tick %llu, which is not in the file)",
+                 (unsigned long long)out->tick, (long long)s->id, (unsigned long long)r->base);
+    if (code) return code == 1 ? RPL_ECORRUPT : code;
+    code = unzstd(r->delta, r->dlen, base.state, base.len, &out->state, &out->len);
+    rpl_checkpoint_free(&base);
+    if (code) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its stored "
+                 "difference from the checkpoint at tick %llu does not decompress)",
+                 (unsigned long long)out->tick, (long long)s->id, (unsigned long long)r->base);
+        return code == 1 ? RPL_ECORRUPT : RPL_ENOMEM;
+    }
+    if (r->stored) {
+        *r->stored = malloc(out->len);
+        if (!*r->stored) {
+            snprintf(err, errlen, "out of memory for the checkpoint at tick %llu (%zu bytes)",
+                     (unsigned long long)out->tick, out->len);
+            return RPL_ENOMEM;
+        }
+        memcpy(*r->stored, out->state, out->len);
+        *r->slen = out->len;
+    }
+    return 0;
+}
+
 /* rpl_checkpoint_find, and the blob as the file stores it when stored is not NULL (on success
  * only: the caller frees it). */
 static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
                            rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
                            size_t errlen)
 {
-    const char *sql = dir == RPL_AT_OR_BEFORE
-        ? "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick <= ? "
-          "ORDER BY tick DESC LIMIT 1"
-        : "SELECT tick, state, state_hash FROM checkpoint WHERE session = ? AND tick >= ? "
-          "ORDER BY tick ASC LIMIT 1";
-    cp_read r = { s, out, stored, slen, 0 };
-    query q = { .sql = sql, .bind = { s->id, tick_arg(tick) }, .nbind = 2, .what = "a checkpoint",
-                .row = checkpoint_row, .ud = &r };
+    /* dir 0 (a delta's base): exactly at tick, and a full one. */
+    static const char *const sql4[] = {
+        "SELECT tick, state, state_hash, base FROM checkpoint WHERE session = ? AND tick <= ? "
+        "ORDER BY tick DESC LIMIT 1",
+        "SELECT tick, state, state_hash, base FROM checkpoint WHERE session = ? AND tick = ?",
+        "SELECT tick, state, state_hash, base FROM checkpoint WHERE session = ? AND tick >= ? "
+        "ORDER BY tick ASC LIMIT 1",
+    };
+    static const char *const sql3[] = {
+        "SELECT tick, state, state_hash, NULL FROM checkpoint WHERE session = ? AND tick <= ? "
+        "ORDER BY tick DESC LIMIT 1",
+        "SELECT tick, state, state_hash, NULL FROM checkpoint WHERE session = ? AND tick = ?",
+        "SELECT tick, state, state_hash, NULL FROM checkpoint WHERE session = ? AND tick >= ? "
+        "ORDER BY tick ASC LIMIT 1",
+    };
+    int d = dir < 0 ? 0 : dir > 0 ? 2 : 1;
+    cp_read r = { s, out, stored, slen, 0, 0, 0, NULL, 0 };
+    query q = { .sql = rpl_schema(f) >= 4 ? sql4[d] : sql3[d], .bind = { s->id, tick_arg(tick) },
+                .nbind = 2, .what = "a checkpoint", .row = checkpoint_row, .ud = &r };
     memset(out, 0, sizeof *out);
     size_t n;
     int code = query_rows(f, &q, NULL, &n, err, errlen);
     if (code == 0 && n == 0) return 1;
+    if (code == 0 && r.has_base && dir == 0) {
+        snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (it is the base "
+                 "of another checkpoint's difference, but is itself stored as one)",
+                 (unsigned long long)out->tick, (long long)s->id);
+        code = RPL_ECORRUPT;
+    } else if (code == 0 && r.has_base) {
+        code = delta_decode(f, s, &r, err, errlen);
+    }
+    free(r.delta);
     if (code == 0 && (code = checkpoint_check(s, out, r.recorded, err, errlen)) != 0) {
         rpl_checkpoint_free(out);
     } else if (code) {
@@ -865,6 +963,98 @@ static int hashes_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t e
     }
     r->state_hash = (uint64_t)sqlite3_column_int64(st, 1);
     r->frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
+    r->bits = 64;
+    return 0;
+}
+
+/* The ticks of the hashes table's blocks that fall in [from, to], appended to v as they are read
+ * (blocks come in tick order). */
+typedef struct block_read {
+    int64_t session;
+    uint64_t from, to;
+    rpl_tick_row *v;
+    size_t n, cap;
+} block_read;
+
+/* One block: its n ticks (the last with whole hashes, the others with their recorded low bits,
+ * or none when thinned) into br. RPL_ECORRUPT with a sentence for a row no writer makes. */
+static int block_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
+{
+    block_read *br = ud;
+    uint64_t t0;
+    int64_t n = sqlite3_column_int64(st, 1);
+    const uint8_t *data = sqlite3_column_blob(st, 4);
+    int len = sqlite3_column_bytes(st, 4);
+    if (tick_col(st, 0, &t0) != 0 || sqlite3_column_type(st, 1) != SQLITE_INTEGER || n < 1 ||
+        n > RPL_HASH_BLOCK || t0 > UINT64_MAX - (uint64_t)n || sqlite3_column_type(st, 4) != SQLITE_BLOB) {
+        snprintf(err, errlen, "session %lld has a damaged block of recorded hashes (its tick, its "
+                 "length or its data is not what a recorder writes: the file is damaged)",
+                 (long long)br->session);
+        return RPL_ECORRUPT;
+    }
+    size_t k = (size_t)n - 1;
+    uint8_t bytes[2 * RPL_HASH_BLOCK];
+    int bits = len ? RPL_HASH_BITS : 0;
+    if (len && k) {
+        size_t got = 0;
+        if (data[0] == RPL_HASHES_RAW && (size_t)len == 1 + 2 * k) {
+            memcpy(bytes, data + 1, 2 * k);
+            got = 2 * k;
+        } else if (data[0] == RPL_HASHES_ZSTD) {
+            size_t z = ZSTD_decompress(bytes, sizeof bytes, data + 1, (size_t)len - 1);
+            got = ZSTD_isError(z) ? 0 : z;
+        }
+        if (got != 2 * k) {
+            snprintf(err, errlen, "the block of recorded hashes at tick %llu of session %lld is "
+                     "damaged (its data does not hold the hashes of its %lld ticks)",
+                     (unsigned long long)t0, (long long)br->session, (long long)n);
+            return RPL_ECORRUPT;
+        }
+    }
+    for (size_t i = 0; i <= k; i++) {
+        uint64_t t = t0 + i;
+        if (t < br->from || t > br->to) continue;
+        if (grow((void **)&br->v, &br->cap, br->n, sizeof *br->v) != 0) {
+            snprintf(err, errlen, "out of memory reading the recorded hashes");
+            return RPL_ENOMEM;
+        }
+        rpl_tick_row *r = &br->v[br->n++];
+        r->tick = t;
+        if (i == k) {
+            r->state_hash = (uint64_t)sqlite3_column_int64(st, 2);
+            r->frame_hash = (uint64_t)sqlite3_column_int64(st, 3);
+            r->bits = 64;
+        } else {
+            r->state_hash = bits ? bytes[i] : 0;
+            r->frame_hash = bits ? bytes[k + i] : 0;
+            r->bits = bits;
+        }
+    }
+    return 0;
+}
+
+/* a and b (each ascending) into one ascending array: a tick in both keeps the row that holds more
+ * of its hashes. *out malloc'd (NULL when both are empty). */
+static int merge_rows(const rpl_tick_row *a, size_t na, const rpl_tick_row *b, size_t nb,
+                      rpl_tick_row **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!na && !nb) return 0;
+    rpl_tick_row *v = malloc((na + nb) * sizeof *v);
+    if (!v) return RPL_ENOMEM;
+    size_t i = 0, j = 0, m = 0;
+    while (i < na || j < nb) {
+        if (j == nb || (i < na && a[i].tick < b[j].tick)) v[m++] = a[i++];
+        else if (i == na || b[j].tick < a[i].tick) v[m++] = b[j++];
+        else {
+            v[m++] = a[i].bits >= b[j].bits ? a[i] : b[j];
+            i++, j++;
+        }
+        if (m > 1 && v[m - 1].tick == v[m - 2].tick) m--;   /* overlapping blocks: damage */
+    }
+    *out = v;
+    *n = m;
     return 0;
 }
 
@@ -876,7 +1066,36 @@ int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl
                 .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
                 .what = "the recorded hashes", .oom = "out of memory reading the recorded hashes",
                 .size = sizeof **v, .row = hashes_row, .ud = &session };
-    return query_rows(f, &q, (void **)v, n, err, errlen);
+    int code = query_rows(f, &q, (void **)v, n, err, errlen);
+    if (code || rpl_schema(f) < 4) return code;
+    /* A block that covers `from` starts at most RPL_HASH_BLOCK - 1 ticks before it. */
+    block_read br = { .session = session, .from = from, .to = to };
+    uint64_t lo = from > RPL_HASH_BLOCK - 1 ? from - (RPL_HASH_BLOCK - 1) : 0;
+    query qb = { .sql = "SELECT tick, n, last_sh, last_fh, data FROM hashes WHERE session = ? AND "
+                        "tick BETWEEN ? AND ? ORDER BY tick",
+                 .bind = { session, tick_arg(lo), tick_arg(to) }, .nbind = 3,
+                 .what = "the recorded hashes", .row = block_row, .ud = &br };
+    size_t nb;
+    code = query_rows(f, &qb, NULL, &nb, err, errlen);
+    if (code == 0 && br.n) {
+        rpl_tick_row *m;
+        size_t nm;
+        if (merge_rows(*v, *n, br.v, br.n, &m, &nm) != 0) {
+            snprintf(err, errlen, "out of memory reading the recorded hashes");
+            code = RPL_ENOMEM;
+        } else {
+            free(*v);
+            *v = m;
+            *n = nm;
+        }
+    }
+    free(br.v);
+    if (code) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+    }
+    return code;
 }
 
 int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
@@ -1060,7 +1279,7 @@ int rpl_checkpoint_exact(rpl_file *f, const rpl_session *s, uint64_t t, rpl_chec
     if (rc >= 0) {
         *have_row = rc == 0;
         rc = 0;
-        if (*have_row && row->state_hash != cp->hash) {
+        if (*have_row && rpl_hash_differs(row->state_hash, cp->hash, row->bits)) {
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state hash "
                      "%016llx differs from the hash %016llx recorded for that tick)", (unsigned long long)t,
                      (long long)s->id, (unsigned long long)cp->hash, (unsigned long long)row->state_hash);
@@ -1093,6 +1312,7 @@ int rpl_inputs_check(rpl_file *f, int64_t session, uint64_t from, uint64_t to, c
 void rpl_chunk_free(rpl_chunk *c)
 {
     free(c->sh);
+    free(c->bits);
     free(c->fh);
     free(c->in);
     memset(c, 0, sizeof *c);
@@ -1151,12 +1371,22 @@ int rpl_chunk_load(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to
         for (uint32_t i = 0; i < c->n; i++) {
             c->sh[i] = rows[i].state_hash;
             c->fh[i] = rows[i].frame_hash;
+            if (rows[i].bits < 64 && !c->bits) {
+                c->bits = malloc(c->n);
+                if (!c->bits) {
+                    snprintf(err, errlen, "out of memory for the recorded hashes");
+                    rc = RPL_ENOMEM;
+                    goto failed;
+                }
+                memset(c->bits, 64, c->n);
+            }
+            if (c->bits) c->bits[i] = (uint8_t)rows[i].bits;
         }
     }
     if (missing) {
         c->missing = 1;
         snprintf(c->damage, sizeof c->damage, "session %lld of %s is damaged: the recorded hashes of "
-                 "tick %llu are missing (no row in the tick table, and no gap covers it); every tick "
+                 "tick %llu are missing (no tick row or block of hashes holds them, and no gap covers them); every tick "
                  "before it matched", (long long)s->id, rpl_path(f), (unsigned long long)(to + 1));
     }
     rpl_inputs_close(it);

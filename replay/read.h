@@ -15,7 +15,7 @@
 typedef struct rpl_session_info {
     rpl_session s;
     uint64_t inputs;                   /* rows in `input` */
-    uint64_t ticks;                    /* rows in `tick` */
+    uint64_t ticks;                    /* ticks with recorded hashes (tick rows, block ticks) */
     uint64_t checkpoints;
     uint64_t gaps, gap_ticks;          /* gap rows, and the ticks they cover */
 } rpl_session_info;
@@ -109,8 +109,20 @@ void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_
 typedef struct rpl_tick_row {
     uint64_t tick;                     /* the state after stepping tick - 1 */
     uint64_t state_hash, frame_hash;
+    int bits;                          /* how many low bits of each hash were recorded: 64 (a tick
+                                          row of schema 3, a block's last tick), RPL_HASH_BITS (the
+                                          other ticks of a block), 0 (a thinned block's: recorded,
+                                          nothing to check) */
 } rpl_tick_row;
-/* Rows of session s with from <= tick <= to, ascending. *v malloc'd. */
+/* Whether a hash computed now differs from one recorded with `bits` bits (rpl_tick_row). */
+static inline int rpl_hash_differs(uint64_t recorded, uint64_t actual, int bits)
+{
+    if (bits <= 0) return 0;
+    if (bits >= 64) return recorded != actual;
+    return ((recorded ^ actual) & ((UINT64_C(1) << bits) - 1)) != 0;
+}
+/* Rows of session s with from <= tick <= to, ascending: the tick table's (schema 3 and before)
+ * and the ticks of the hashes table's blocks (schema 4). *v malloc'd. */
 int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
                    size_t *n, char *err, size_t errlen);
 /* One row: 0 found, 1 none, a negative code on error. */
@@ -142,6 +154,7 @@ typedef struct rpl_chunk {
     uint64_t from, to;     /* the steps it covers (to may be before the one asked for) */
     uint32_t n;            /* to - from */
     uint64_t *sh, *fh;     /* n recorded hashes each: of ticks from+1 .. to */
+    uint8_t *bits;         /* NULL when all n are whole, else n: each tick's rpl_tick_row.bits */
     sim_input *in;
     size_t nin;
     int missing;           /* the row of tick to+1 is missing: the file is damaged after `to` */

@@ -41,6 +41,28 @@ typedef struct batch {
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
 
+/* A buffer for compressed bytes, grown as needed. */
+typedef struct zout {
+    uint8_t *p;
+    size_t cap;
+} zout;
+
+/* Thread-only, per session: the open block of hashes (docs/REPLAY.md, "Recorded hashes") and the
+ * full checkpoint that the next delta checkpoints are compressed against. */
+typedef struct sess_state {
+    int64_t session;
+    int seen;                  /* the group being written touched it */
+    uint64_t block;            /* the open block's first tick */
+    uint32_t n;                /* ticks in it (0: none open) */
+    int dirty;                 /* changed since its row was last written */
+    uint64_t last_sh, last_fh; /* the hashes of its last tick, whole */
+    uint8_t sh8[RPL_HASH_BLOCK], fh8[RPL_HASH_BLOCK];   /* the low bytes of the ticks before it */
+    uint8_t *full;             /* the saved state of the latest full checkpoint (NULL: none) */
+    size_t full_len;
+    uint64_t full_tick;
+    uint32_t since_full;       /* delta checkpoints written since it */
+} sess_state;
+
 struct rpl_recorder {
     rpl_file *f;
     pthread_t th;
@@ -66,10 +88,18 @@ struct rpl_recorder {
     sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
                  *st_suspend, *st_endq;
     sqlite3_stmt *st_phase;    /* heavy mode only, else NULL */
+    sqlite3_stmt *st_block;    /* the hashes table's upsert (not in legacy mode) */
+    int legacy;                /* write schema 3's rows: a tick row a tick, whole checkpoints */
+    uint32_t full_every;       /* a full checkpoint after this many deltas */
+    /* Thread-only: per-session state, and its copy from before the group being written (a
+     * rolled-back group restores it). */
+    sess_state *ss, *ss_saved;
+    size_t nss, nss_saved, capss;
+    void **free_ok, **free_fail;        /* states to free when the group commits / rolls back */
+    size_t nfree_ok, nfree_fail, capfree;
     rpl_rec_stats st;          /* counters (under mu): rpl_recorder_stats copies them */
     ZSTD_CCtx *zctx;           /* thread-only: checkpoint compression */
-    uint8_t *zbuf;
-    size_t zcap;
+    zout z[2];                 /* thread-only: its output (a checkpoint whole, as a delta) */
 };
 
 static void now_iso(char *out, size_t cap)
@@ -126,33 +156,228 @@ static int step_done(sqlite3_stmt *st)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* A checkpoint is stored zstd-compressed (level 3) when that is smaller; its recorded hash is
- * always that of the saved state itself. A sand world's 230 KB state compresses ~20×. */
+/* ---- per-session state of the writer: open hash blocks, full checkpoints ------------------------- */
+static sess_state *sess_find(rpl_recorder *r, int64_t session, int add)
+{
+    for (size_t i = 0; i < r->nss; i++)
+        if (r->ss[i].session == session) return &r->ss[i];
+    if (!add) return NULL;
+    if (r->nss == r->capss) {
+        size_t nc = r->capss ? r->capss * 2 : 8;
+        sess_state *p = realloc(r->ss, nc * sizeof *p), *q = realloc(r->ss_saved, nc * sizeof *q);
+        if (p) r->ss = p;
+        if (q) r->ss_saved = q;
+        if (!p || !q) return NULL;
+        r->capss = nc;
+    }
+    sess_state *e = &r->ss[r->nss++];
+    memset(e, 0, sizeof *e);
+    e->session = session;
+    return e;
+}
+
+/* Room for one more pointer in each of the group's lists of states to free (free_later cannot
+ * fail then). 0, or -1 out of memory. */
+static int reserve_free(rpl_recorder *r)
+{
+    if (r->nfree_ok < r->capfree && r->nfree_fail < r->capfree) return 0;
+    size_t nc = r->capfree ? r->capfree * 2 : 8;
+    void **a = realloc(r->free_ok, nc * sizeof *a);
+    if (a) r->free_ok = a;
+    void **b = a ? realloc(r->free_fail, nc * sizeof *b) : NULL;
+    if (b) r->free_fail = b;
+    if (!a || !b) return -1;
+    r->capfree = nc;
+    return 0;
+}
+
+/* p is freed once the group's fate is known: if it commits (on_ok), or if it rolls back. */
+static void free_later(rpl_recorder *r, void *p, int on_ok)
+{
+    if (on_ok) r->free_ok[r->nfree_ok++] = p;
+    else r->free_fail[r->nfree_fail++] = p;
+}
+
+/* A group starts: what a rollback restores. */
+static void group_begin(rpl_recorder *r)
+{
+    if (r->nss) memcpy(r->ss_saved, r->ss, r->nss * sizeof *r->ss);
+    r->nss_saved = r->nss;
+    r->nfree_ok = r->nfree_fail = 0;
+}
+
+/* The group committed (ok) or was rolled back: drop what it replaced, or what it made. */
+static void group_end(rpl_recorder *r, int ok)
+{
+    void **v = ok ? r->free_ok : r->free_fail;
+    size_t n = ok ? r->nfree_ok : r->nfree_fail;
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    if (!ok) {
+        if (r->nss_saved) memcpy(r->ss, r->ss_saved, r->nss_saved * sizeof *r->ss);
+        r->nss = r->nss_saved;
+    }
+    r->nfree_ok = r->nfree_fail = 0;
+}
+
+static int put_block(rpl_recorder *r, sess_state *e);
+
+/* A session's state is gone (ended, suspended): its open block is written, and its full
+ * checkpoint let go of if the group commits (a resume starts a new block and a full checkpoint). */
+static int sess_forget(rpl_recorder *r, int64_t session)
+{
+    sess_state *e = r->legacy ? NULL : sess_find(r, session, 0);
+    if (!e) return SQLITE_OK;
+    int rc = put_block(r, e);
+    if (rc != SQLITE_OK) return rc;
+    if (reserve_free(r) != 0) return SQLITE_NOMEM;
+    if (e->full) free_later(r, e->full, 1);
+    *e = r->ss[--r->nss];
+    return SQLITE_OK;
+}
+
+/* Compress src (len bytes) into z (grown as needed) at level, with prefix (plen bytes) as zstd's
+ * reference when not NULL. The compressed length, or 0 when it failed or saved nothing. */
+static size_t squeeze(rpl_recorder *r, zout *z, const uint8_t *src, size_t len, const uint8_t *prefix,
+                      size_t plen, int level)
+{
+    size_t bound = ZSTD_compressBound(len);
+    if (bound > z->cap) {
+        uint8_t *p = realloc(z->p, bound);
+        if (!p) return 0;
+        z->p = p;
+        z->cap = bound;
+    }
+    if (!r->zctx) return 0;
+    ZSTD_CCtx_reset(r->zctx, ZSTD_reset_session_and_parameters);
+    if (ZSTD_isError(ZSTD_CCtx_setParameter(r->zctx, ZSTD_c_compressionLevel, level))) return 0;
+    if (prefix && ZSTD_isError(ZSTD_CCtx_refPrefix(r->zctx, prefix, plen))) return 0;
+    size_t n = ZSTD_compress2(r->zctx, z->p, z->cap, src, len);
+    return !ZSTD_isError(n) && n < len ? n : 0;
+}
+
+/* The open block's row (INSERT OR REPLACE: it is rewritten as it grows). The ticks before the
+ * last keep the low RPL_HASH_BITS of each hash, state bytes then frame bytes, zstd-compressed
+ * when that is smaller (a picture that does not change repeats its byte). */
+static int put_block(rpl_recorder *r, sess_state *e)
+{
+    if (!e->n || !e->dirty) return SQLITE_OK;
+    uint32_t k = e->n - 1;
+    uint8_t raw[1 + 2 * RPL_HASH_BLOCK];
+    size_t len = 0;
+    if (k) {
+        raw[0] = RPL_HASHES_RAW;
+        memcpy(raw + 1, e->sh8, k);
+        memcpy(raw + 1 + k, e->fh8, k);
+        len = 1 + 2 * (size_t)k;
+    }
+    const uint8_t *data = raw;
+    size_t z = k ? squeeze(r, &r->z[0], raw + 1, 2 * (size_t)k, NULL, 0, 3) : 0;
+    if (z && z + 1 < len) {
+        memmove(r->z[0].p + 1, r->z[0].p, z);
+        r->z[0].p[0] = RPL_HASHES_ZSTD;
+        data = r->z[0].p;
+        len = z + 1;
+    }
+    sqlite3_stmt *st = r->st_block;
+    sqlite3_bind_int64(st, 1, e->session);
+    sqlite3_bind_int64(st, 2, (int64_t)e->block);
+    sqlite3_bind_int64(st, 3, e->n);
+    sqlite3_bind_int64(st, 4, (int64_t)e->last_sh);
+    sqlite3_bind_int64(st, 5, (int64_t)e->last_fh);
+    sqlite3_bind_blob(st, 6, len ? (const void *)data : "", (int)len, SQLITE_STATIC);
+    int rc = step_done(st);
+    if (rc == SQLITE_OK) e->dirty = 0;
+    return rc;
+}
+
+/* The hashes of tick t: onto the session's open block when t follows it and it has room; else
+ * that block's row is written and a new one opened at t. */
+static int put_hashes(rpl_recorder *r, int64_t session, uint64_t t, uint64_t sh, uint64_t fh)
+{
+    if (r->legacy) {
+        sqlite3_bind_int64(r->st_tick, 1, session);
+        sqlite3_bind_int64(r->st_tick, 2, (int64_t)t);
+        sqlite3_bind_int64(r->st_tick, 3, (int64_t)sh);
+        sqlite3_bind_int64(r->st_tick, 4, (int64_t)fh);
+        return step_done(r->st_tick);
+    }
+    sess_state *e = sess_find(r, session, 1);
+    if (!e) return SQLITE_NOMEM;
+    e->seen = 1;
+    if (e->n && e->block + e->n == t && e->n < RPL_HASH_BLOCK) {
+        e->sh8[e->n - 1] = (uint8_t)e->last_sh;
+        e->fh8[e->n - 1] = (uint8_t)e->last_fh;
+        e->n++;
+    } else {
+        int rc = put_block(r, e);
+        if (rc != SQLITE_OK) return rc;
+        e->block = t;
+        e->n = 1;
+    }
+    e->last_sh = sh;
+    e->last_fh = fh;
+    e->dirty = 1;
+    return SQLITE_OK;
+}
+
+/* The open blocks the group changed, written before it commits. */
+static int put_blocks(rpl_recorder *r)
+{
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < r->nss && rc == SQLITE_OK; i++) {
+        if (r->ss[i].seen) rc = put_block(r, &r->ss[i]);
+        r->ss[i].seen = 0;
+    }
+    return rc;
+}
+
+/* A checkpoint: the saved state at tick, stored zstd-compressed (level 3) when that is smaller;
+ * after a session's first, as a delta: compressed with the latest full checkpoint's state as
+ * zstd's prefix (its tick in the base column), a full one again after full_every deltas. Its
+ * recorded hash is always that of the saved state itself. A sand world's 230 KB state compresses
+ * ~20× alone, and a delta of a world that changed little is a few hundred bytes. */
 static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const uint8_t *cp,
                           size_t len)
 {
-    size_t bound = ZSTD_compressBound(len);
-    if (bound > r->zcap) {
-        uint8_t *p = realloc(r->zbuf, bound);
-        if (p) {
-            r->zbuf = p;
-            r->zcap = bound;
-        }
-    }
+    sess_state *e = r->legacy ? NULL : sess_find(r, session, 1);
+    int delta = e && e->full && e->full_tick < tick && e->since_full < r->full_every;
     const uint8_t *data = cp;
     size_t dlen = len;
-    if (r->zctx && r->zcap >= bound) {
-        size_t z = ZSTD_compressCCtx(r->zctx, r->zbuf, r->zcap, cp, len, 3);
-        if (!ZSTD_isError(z) && z < len) {
-            data = r->zbuf;
-            dlen = z;
-        }
+    size_t whole = squeeze(r, &r->z[0], cp, len, NULL, 0, 3);
+    size_t diff = delta ? squeeze(r, &r->z[1], cp, len, e->full, e->full_len, 3) : 0;
+    /* A delta only where it is smaller than the state compressed alone (a world that changed
+     * much since its base): otherwise this one is stored whole and becomes the base. */
+    delta = diff && (!whole || diff < whole);
+    if (delta) {
+        data = r->z[1].p;
+        dlen = diff;
+    } else if (whole) {
+        data = r->z[0].p;
+        dlen = whole;
     }
     sqlite3_bind_int64(r->st_cp, 1, session);
     sqlite3_bind_int64(r->st_cp, 2, (int64_t)tick);
     sqlite3_bind_blob(r->st_cp, 3, data, (int)dlen, SQLITE_STATIC);
     sqlite3_bind_int64(r->st_cp, 4, (int64_t)XXH3_64bits(cp, len));
-    return step_done(r->st_cp);
+    if (delta) sqlite3_bind_int64(r->st_cp, 5, (int64_t)e->full_tick);
+    else sqlite3_bind_null(r->st_cp, 5);
+    int rc = step_done(r->st_cp);
+    if (rc != SQLITE_OK || !e) return rc;
+    if (delta) {
+        e->since_full++;
+        return SQLITE_OK;
+    }
+    /* The new base for the deltas that follow (kept only if the group commits). */
+    uint8_t *copy = reserve_free(r) == 0 ? malloc(len) : NULL;
+    if (!copy) return SQLITE_NOMEM;
+    memcpy(copy, cp, len);
+    free_later(r, copy, 0);
+    if (e->full) free_later(r, e->full, 1);
+    e->full = copy;
+    e->full_len = len;
+    e->full_tick = tick;
+    e->since_full = 0;
+    return SQLITE_OK;
 }
 
 /* A fork's lineage row, in the begin's transaction. The table is additive (RPL_FORK_TABLE_SQL):
@@ -175,12 +400,8 @@ static int put_lineage(rpl_recorder *r, int64_t session, const rpl_lineage *lin)
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_OK) return rc;
-    /* The start's own row: the hashes the fork begins with, equal to its parent's there. */
-    sqlite3_bind_int64(r->st_tick, 1, session);
-    sqlite3_bind_int64(r->st_tick, 2, (int64_t)lin->tick);
-    sqlite3_bind_int64(r->st_tick, 3, (int64_t)lin->parent_hash);
-    sqlite3_bind_int64(r->st_tick, 4, (int64_t)lin->frame_hash);
-    return step_done(r->st_tick);
+    /* The start's own hashes: those the fork begins with, equal to its parent's there. */
+    return put_hashes(r, session, lin->tick, lin->parent_hash, lin->frame_hash);
 }
 
 static int write_batch(rpl_recorder *r, batch *b)
@@ -212,12 +433,14 @@ static int write_batch(rpl_recorder *r, batch *b)
     case B_RESUME:
         sqlite3_bind_int64(r->st_run, 1, b->session);
         rc = step_done(r->st_run);
+        if (rc == SQLITE_OK) rc = sess_forget(r, b->session);   /* a full checkpoint, a new block */
         if (rc == SQLITE_OK) rc = put_checkpoint(r, b->session, b->tick, b->cp, b->cplen);
         break;
     case B_END:
         sqlite3_bind_text(r->st_close, 1, b->meta.closed_at, -1, SQLITE_STATIC);
         sqlite3_bind_int64(r->st_close, 2, b->session);
         rc = step_done(r->st_close);
+        if (rc == SQLITE_OK) rc = sess_forget(r, b->session);
         break;
     case B_SUSPEND: {
         /* The final checkpoint only where the log ends: every tick before it committed (this
@@ -233,6 +456,7 @@ static int write_batch(rpl_recorder *r, batch *b)
         sqlite3_bind_text(r->st_suspend, 1, b->meta.closed_at, -1, SQLITE_STATIC);
         sqlite3_bind_int64(r->st_suspend, 2, b->session);
         rc = step_done(r->st_suspend);
+        if (rc == SQLITE_OK) rc = sess_forget(r, b->session);
         break;
     }
     case B_TICK: {
@@ -263,11 +487,7 @@ static int write_batch(rpl_recorder *r, batch *b)
             rc = step_done(r->st_input);
         }
         if (rc != SQLITE_OK) break;
-        sqlite3_bind_int64(r->st_tick, 1, b->session);
-        sqlite3_bind_int64(r->st_tick, 2, (int64_t)(b->tick + 1));
-        sqlite3_bind_int64(r->st_tick, 3, (int64_t)b->sh);
-        sqlite3_bind_int64(r->st_tick, 4, (int64_t)b->fh);
-        rc = step_done(r->st_tick);
+        rc = put_hashes(r, b->session, b->tick + 1, b->sh, b->fh);
         for (size_t i = 0; i < b->nph && r->st_phase && rc == SQLITE_OK; i++) {
             sqlite3_bind_int64(r->st_phase, 1, b->session);
             sqlite3_bind_int64(r->st_phase, 2, (int64_t)(b->tick + 1));
@@ -324,10 +544,13 @@ static int write_group(rpl_recorder *r, batch *list)
     }
     int rc = SQLITE_OK;
     if (keep) {
+        group_begin(r);
         rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
         for (batch *b = keep; b && rc == SQLITE_OK; b = b->next) rc = write_batch(r, b);
+        if (rc == SQLITE_OK) rc = put_blocks(r);
         if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         if (rc != SQLITE_OK) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        group_end(r, rc == SQLITE_OK);
     }
     pthread_mutex_lock(&r->mu);
     for (batch *b = dropped; b; b = b->next)
@@ -469,7 +692,7 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
     static const char *const sql[] = {
         "INSERT INTO input (session, tick, client, seq, kind, args) VALUES (?,?,?,?,?,?)",
         "INSERT INTO tick (session, tick, state_hash, frame_hash) VALUES (?,?,?,?)",
-        "INSERT OR REPLACE INTO checkpoint (session, tick, state, state_hash) VALUES (?,?,?,?)",
+        "INSERT OR REPLACE INTO checkpoint (session, tick, state, state_hash, base) VALUES (?,?,?,?,?)",
         "UPDATE session SET end_tick = ? WHERE id = ?",
         "INSERT OR REPLACE INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
         "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
@@ -501,6 +724,14 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
             goto fail;
         }
     }
+    r->legacy = cfg->legacy;
+    r->full_every = cfg->full_every ? cfg->full_every : RPL_FULL_EVERY;
+    if (!r->legacy &&
+        sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO hashes (session, tick, n, last_sh, last_fh, data)"
+                           " VALUES (?,?,?,?,?,?)", -1, &r->st_block, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", cfg->path, sqlite3_errmsg(db));
+        goto fail;
+    }
     sqlite3_stmt *mx = NULL;
     r->next_session = 1;
     if (sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM session", -1, &mx, NULL) == SQLITE_OK &&
@@ -527,6 +758,7 @@ rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t err
 fail:
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(*st[i]);
     sqlite3_finalize(r->st_phase);
+    sqlite3_finalize(r->st_block);
     rpl_close(r->f);
     free(r);
     return NULL;
@@ -750,12 +982,19 @@ int rpl_recorder_close(rpl_recorder *r)
                            r->st_session, r->st_close, r->st_run, r->st_suspend, r->st_endq };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) sqlite3_finalize(st[i]);
     sqlite3_finalize(r->st_phase);
+    sqlite3_finalize(r->st_block);
     rpl_close(r->f);
+    for (size_t i = 0; i < r->nss; i++) free(r->ss[i].full);
+    free(r->ss);
+    free(r->ss_saved);
+    free(r->free_ok);
+    free(r->free_fail);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->work);
     pthread_cond_destroy(&r->idle);
     ZSTD_freeCCtx(r->zctx);
-    free(r->zbuf);
+    free(r->z[0].p);
+    free(r->z[1].p);
     free(r->res);
     free(r);
     return rc;

@@ -50,8 +50,9 @@ void rpl_webp_abort(rpl_webp *g);                         /* removes the tempora
 
 /* ---- the file ------------------------------------------------------------------------------------ */
 #define RPL_APP_ID 0x56495652          /* "VIVR" */
-#define RPL_SCHEMA 3                   /* 3: session.node, origin_id; 2: status 'suspended'. Older
-                                          ones are read as they are, migrated on write */
+#define RPL_SCHEMA 4                   /* 4: the hashes table, checkpoint.base; 3: session.node,
+                                          origin_id; 2: status 'suspended'. Older ones are read as
+                                          they are, migrated on write */
 
 typedef struct rpl_file rpl_file;
 typedef struct sqlite3 sqlite3;
@@ -188,7 +189,25 @@ typedef struct rpl_rec_config {
                                           begins (rpl_node_name_check; a cluster node's own) */
     int phases;                        /* 1: heavy mode: the file gets the optional phase table
                                           (created if missing) for rpl_recorder_tick_phases */
+    int legacy;                        /* 1: write schema 3's rows (a tick row a tick, whole
+                                          checkpoints) into the file: benchmarks and compatibility
+                                          tests compare the formats with it */
+    uint32_t full_every;               /* a full checkpoint after this many deltas; 0:
+                                          RPL_FULL_EVERY */
 } rpl_rec_config;
+
+/* Schema 4's recorded hashes (docs/REPLAY.md, "Recorded hashes"): blocks of up to RPL_HASH_BLOCK
+ * ticks, the last tick's two hashes whole, the others' low RPL_HASH_BITS bits; the data blob's
+ * first byte says how the truncated hashes are stored. */
+#define RPL_HASH_BLOCK 240
+#define RPL_HASH_BITS 8
+enum { RPL_HASHES_RAW = 1, RPL_HASHES_ZSTD = 2 };
+/* Checkpoints: one every RPL_CHECKPOINT_SECONDS of world time; a full one, then up to
+ * RPL_FULL_EVERY deltas against it (docs/REPLAY.md): a full one every 10 minutes. Schema 3's
+ * writers (and the legacy mode) took one every RPL_CHECKPOINT_SECONDS_3. */
+#define RPL_CHECKPOINT_SECONDS 60
+#define RPL_CHECKPOINT_SECONDS_3 10
+#define RPL_FULL_EVERY 9
 
 /* The optional phase table (docs/REPLAY.md, "Phase hashes"): not in the schema every file has
  * (RPL_SCHEMA is unchanged), added by a recorder in heavy mode; a file without it reads as one

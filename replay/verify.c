@@ -216,7 +216,7 @@ static int span_run(worker *w, size_t i)
     if (nrows && rows[0].tick == sp->start) {
         /* The checkpoint must be the state this tick's row describes (a gap's end, or the link
          * between two spans). */
-        if (rows[0].state_hash != cp.hash) {
+        if (rpl_hash_differs(rows[0].state_hash, cp.hash, rows[0].bits)) {
             w->fl.code = RPL_ECORRUPT;
             fail_set(w, F_ERROR, sp->start, "checkpoint at tick %llu of session %lld is corrupted (its "
                      "state hash %016llx differs from the hash %016llx recorded for that tick)",
@@ -225,8 +225,9 @@ static int span_run(worker *w, size_t i)
             goto done;
         }
         hashes(w, w->a, &w->fa, 0, &saved, &sh, &fh);
-        if (w->frames && fh != rows[0].frame_hash) {
+        if (w->frames && rpl_hash_differs(rows[0].frame_hash, fh, rows[0].bits)) {
             w->fl.want_sh = rows[0].state_hash;
+            w->fl.want_bits = rows[0].bits;
             w->fl.want_fh = rows[0].frame_hash;
             w->fl.got_sh = sh;
             w->fl.got_fh = fh;
@@ -254,13 +255,15 @@ static int span_run(worker *w, size_t i)
             /* Damage, not a divergence: nothing recorded to compare with (a gap would say why). */
             w->fl.code = RPL_ECORRUPT;
             fail_set(w, F_ERROR, tick, "session %lld of %s is damaged: the recorded hashes of tick "
-                     "%llu are missing (no row in the tick table, and no gap covers it); every tick "
+                     "%llu are missing (no tick row or block of hashes holds them, and no gap covers them); every tick "
                      "before it matched", (long long)s->id, rpl_path(v->f), (unsigned long long)tick);
             goto done;
         }
         const rpl_tick_row *row = &rows[r];
-        if (sh != row->state_hash || (w->frames && fh != row->frame_hash)) {
+        if (rpl_hash_differs(row->state_hash, sh, row->bits) ||
+            (w->frames && rpl_hash_differs(row->frame_hash, fh, row->bits))) {
             w->fl.want_sh = row->state_hash;
+            w->fl.want_bits = row->bits;
             w->fl.want_fh = row->frame_hash;
             w->fl.got_sh = sh;
             w->fl.got_fh = fh;
@@ -282,6 +285,7 @@ static int span_run(worker *w, size_t i)
             if (rc || sh2 != sh || (w->frames && fh2 != fh)) {
                 w->fl.want_sh = sh;
                 w->fl.want_fh = fh;
+                w->fl.want_bits = 64;
                 w->fl.got_sh = sh2;
                 w->fl.got_fh = fh2;
                 fail_set(w, F_SYNC, tick, NULL);
@@ -469,7 +473,7 @@ static void say_field_diff(rpl_file *f, const rpl_session *s, uint64_t start, co
     sim_world *w = NULL, *w2 = NULL;
     uint8_t *blob = NULL, *blob2 = NULL;
     size_t blen = 0, blen2 = 0;
-    if (fl->want_sh == fl->got_sh) {
+    if (!rpl_hash_differs(fl->want_sh, fl->got_sh, fl->want_bits)) {
         vrf_say(out, cap, len, "  the states are equal at tick %llu; only the picture differs: the "
                 "renderer or the palette changed, or rendering is not deterministic\n",
                 (unsigned long long)t);
@@ -572,7 +576,9 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
     size_t ngaps = 0, nrows = 0, nin = 0, k = 0, r = 0;
     sim_frame fr = { 0 };
     sim_world *w = NULL;
-    int result = 0, state_bad = fl->want_sh != fl->got_sh, frame_bad = frames && fl->want_fh != fl->got_fh;
+    int result = 0, state_bad = rpl_hash_differs(fl->want_sh, fl->got_sh, fl->want_bits),
+        frame_bad = frames && rpl_hash_differs(fl->want_fh, fl->got_fh, fl->want_bits);
+    char hx[17];
     int at_cp = 0;                     /* a checkpoint at t holds the replayed state */
     if (!state_bad && !frame_bad) return 0;
     int rc = rpl_checkpoint_find(f, s, t, RPL_AT_OR_AFTER, &cp, err, sizeof err);
@@ -608,7 +614,9 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
         sim_world_step(w);
         now_hashes(w, frames ? &fr : NULL, &sh, &fh);
         if (r == nrows || rows[r].tick != u + 1) goto free_world;   /* a row missing too */
-        if (rows[r].state_hash != sh || (frames && rows[r].frame_hash != fh)) goto free_world;
+        if (rpl_hash_differs(rows[r].state_hash, sh, rows[r].bits) ||
+            (frames && rpl_hash_differs(rows[r].frame_hash, fh, rows[r].bits)))
+            goto free_world;
         r++;
     }
     result = 1;
@@ -617,12 +625,12 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
         vrf_say(msg, cap, &len, "session %lld of %s is damaged, not desynced: one recorded hash is wrong\n",
                 (long long)s->id, rpl_path(f));
         if (state_bad)
-            vrf_say(msg, cap, &len, "  tick %llu, the tick table's state_hash column: recorded %016llx, "
-                    "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_sh,
+            vrf_say(msg, cap, &len, "  tick %llu, its recorded state hash: recorded %s, "
+                    "replayed %016llx\n", (unsigned long long)t, vrf_hex(hx, fl->want_sh, fl->want_bits),
                     (unsigned long long)fl->got_sh);
         if (frame_bad)
-            vrf_say(msg, cap, &len, "  tick %llu, the tick table's frame_hash column: recorded %016llx, "
-                    "replayed %016llx\n", (unsigned long long)t, (unsigned long long)fl->want_fh,
+            vrf_say(msg, cap, &len, "  tick %llu, its recorded frame hash: recorded %s, "
+                    "replayed %016llx\n", (unsigned long long)t, vrf_hex(hx, fl->want_fh, fl->want_bits),
                     (unsigned long long)fl->got_fh);
         if (end > t)
             vrf_say(msg, cap, &len, "  every hash recorded for ticks %llu to %llu matches the replay again",
@@ -651,6 +659,26 @@ done:
 
 static const char *same(uint64_t a, uint64_t b) { return a == b ? "same" : "DIFFERENT"; }
 
+const char *vrf_hex(char *buf, uint64_t v, int bits)
+{
+    if (bits >= 64) {
+        snprintf(buf, 17, "%016llx", (unsigned long long)v);
+        return buf;
+    }
+    int digits = bits > 0 ? (bits + 3) / 4 : 0;
+    memset(buf, '.', 16);
+    buf[16] = '\0';
+    if (digits) snprintf(buf + 16 - digits, (size_t)digits + 1, "%0*llx", digits,
+                         (unsigned long long)(v & ((UINT64_C(1) << bits) - 1)));
+    return buf;
+}
+
+/* same(), for a recorded hash of `bits` bits against a replayed one. */
+static const char *same_rec(uint64_t rec, uint64_t got, int bits)
+{
+    return rpl_hash_differs(rec, got, bits) ? "DIFFERENT" : "same";
+}
+
 static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, const rpl_plan *plan,
                         const rpl_verify_opts *o, const failure *fl, char *out, size_t cap,
                         size_t *len)
@@ -678,12 +706,17 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
     vrf_say(out, cap, len, "  first divergent tick: %llu (replayed from the checkpoint at tick %llu; "
             "every tick before %llu matched)\n", (unsigned long long)t, (unsigned long long)start,
             (unsigned long long)t);
-    vrf_say(out, cap, len, "    state hash  recorded %016llx  replayed %016llx  %s\n",
-            (unsigned long long)fl->want_sh, (unsigned long long)fl->got_sh, same(fl->want_sh, fl->got_sh));
+    char hx[17];
+    vrf_say(out, cap, len, "    state hash  recorded %s  replayed %016llx  %s\n",
+            vrf_hex(hx, fl->want_sh, fl->want_bits), (unsigned long long)fl->got_sh,
+            same_rec(fl->want_sh, fl->got_sh, fl->want_bits));
     if (!o->skip_frames)
-        vrf_say(out, cap, len, "    frame hash  recorded %016llx  replayed %016llx  %s\n",
-                (unsigned long long)fl->want_fh, (unsigned long long)fl->got_fh,
-                same(fl->want_fh, fl->got_fh));
+        vrf_say(out, cap, len, "    frame hash  recorded %s  replayed %016llx  %s\n",
+                vrf_hex(hx, fl->want_fh, fl->want_bits), (unsigned long long)fl->got_fh,
+                same_rec(fl->want_fh, fl->got_fh, fl->want_bits));
+    if (fl->want_bits < 64)
+        vrf_say(out, cap, len, "    (the file keeps the low %d bits of this tick's hashes: docs/REPLAY.md, "
+                "\"Recorded hashes\")\n", fl->want_bits);
     if (t > start) say_inputs_at(f, s, k, t - 1, out, cap, len);
     say_field_diff(f, s, start, fl, out, cap, len);
 }
@@ -787,7 +820,10 @@ static int check_lineage(rpl_file *f, const rpl_session *s,
             if (rc == 1) {             /* the parent's own start: no row, its checkpoint */
                 rc = rpl_checkpoint_find(f, &ps, lin->tick, RPL_AT_OR_BEFORE, &cp, err, errlen);
                 if (rc == 0) {
-                    if (cp.tick == lin->tick) row.state_hash = cp.hash;
+                    if (cp.tick == lin->tick) {
+                        row.state_hash = cp.hash;
+                        row.bits = 64;
+                    }
                     else rc = 1;
                     rpl_checkpoint_free(&cp);
                 }
@@ -800,7 +836,9 @@ static int check_lineage(rpl_file *f, const rpl_session *s,
             rc = 0;
             goto against_row;
         }
-        if (mine == row.state_hash && lin->parent_hash != row.state_hash) {
+        /* A row of a block holds only the low bits of the hash: it confirms the lineage's. */
+        if (!rpl_hash_differs(row.state_hash, mine, row.bits) &&
+            rpl_hash_differs(row.state_hash, lin->parent_hash, row.bits)) {
             snprintf(err, errlen, "session %lld of %s is damaged: its fork row says session %lld had "
                      "state hash %016llx at tick %llu, but that session recorded %016llx there, which "
                      "the fork's start holds", (long long)s->id, rpl_path(f), (long long)lin->parent,
@@ -808,7 +846,8 @@ static int check_lineage(rpl_file *f, const rpl_session *s,
                      (unsigned long long)row.state_hash);
             return RPL_ECORRUPT;
         }
-        theirs = row.state_hash;
+        theirs = row.bits < 64 && !rpl_hash_differs(row.state_hash, lin->parent_hash, row.bits)
+                     ? lin->parent_hash : row.state_hash;
         whose = "the parent's recorded tick row";
         snprintf(note, notecap, "  lineage: the start is session %lld's recorded state at tick %llu "
                  "(state hash %016llx)\n", (long long)lin->parent, (unsigned long long)lin->tick,

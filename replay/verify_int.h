@@ -17,6 +17,7 @@ typedef struct failure {
     int code;                          /* F_ERROR: the RPL_E… code of msg */
     uint64_t tick;
     uint64_t want_sh, want_fh, got_sh, got_fh;
+    int want_bits;                     /* the recorded hashes' bits (rpl_tick_row.bits; 64 whole) */
     char msg[FAIL_MSG];                /* F_ERROR: the sentence; F_SYNC: the diff */
 } failure;
 #define PHASES_MAX 64
@@ -40,6 +41,9 @@ typedef struct phase_cmp {
 } phase_cmp;
 
 /* verify.c */
+/* A recorded hash as verify prints it: 16 hex digits, or when only its low bits were recorded,
+ * those digits after dots ("..............3f"). buf: at least 17 bytes. */
+const char *vrf_hex(char *buf, uint64_t v, int bits);
 void vrf_say(char *out, size_t cap, size_t *len, const char *fmt, ...);
 sim_world *vrf_replay_to(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t target,
                          char *err, size_t errlen);

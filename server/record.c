@@ -178,7 +178,7 @@ static void begin_now(srv *s, srv_world *w)
 {
     srv_rec_state *r = &w->rec;
     char err[256];
-    r->cp_every = (uint64_t)w->kind->hz * 10;      /* a checkpoint every 10 s of world time */
+    r->cp_every = (uint64_t)w->kind->hz * RPL_CHECKPOINT_SECONDS;   /* 60 s of world time */
     r->cpcap = sim_world_save_max(w->w);
     r->cpbuf = malloc(r->cpcap);
     if (!r->cpbuf) {
@@ -370,7 +370,8 @@ static sim_world *rebuild(rpl_file *f, const rpl_session *ss, char *err, size_t 
         while (r < nrows && rows[r].tick < t) r++;
         if (r < nrows && rows[r].tick == t) {
             sim_world_render(w, 0, &fr);
-            if (rows[r].state_hash != sim_world_hash(w) || rows[r].frame_hash != sim_frame_hash(&fr)) {
+            if (rpl_hash_differs(rows[r].state_hash, sim_world_hash(w), rows[r].bits) ||
+                rpl_hash_differs(rows[r].frame_hash, sim_frame_hash(&fr), rows[r].bits)) {
                 snprintf(err, errlen, "replaying it diverged from the recording at tick %" PRIu64
                          " (run `viv replay verify` for a report)", t);
                 goto fail;
@@ -449,7 +450,7 @@ int srv_record_resume_all(srv *s, int fresh)
         }
         srv_rec_state *r = &w->rec;
         r->session = ss->id;
-        r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * 10;
+        r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * RPL_CHECKPOINT_SECONDS;
         r->cpcap = sim_world_save_max(w->w);
         r->cpbuf = malloc(r->cpcap);
         if (!r->cpbuf) {

@@ -245,7 +245,7 @@ static int step_span(srv_rstream *r)
     uint64_t rowv[2] = { row.state_hash, row.frame_hash };
     srv_msg_reserve(&r->out);
     wire_msg_replay_span(&r->out, r->sess.id, (uint32_t)r->span, sp->start, sp->end, gaps, ng,
-                         (uint32_t)r->slen, cp.hash, have_row ? rowv : NULL);
+                         (uint32_t)r->slen, cp.hash, have_row ? rowv : NULL, have_row ? row.bits : 64);
     free(gaps);
     rpl_checkpoint_free(&cp);
     r->soff = 0;
@@ -322,7 +322,7 @@ static int step_ticks(srv_rstream *r)
     }
     if (ch.n > 0) {
         srv_msg_reserve(&r->out);
-        wire_msg_replay_ticks(&r->out, r->sess.id, r->pos, ch.n, ch.sh, ch.fh, ch.in, ch.nin);
+        wire_msg_replay_ticks(&r->out, r->sess.id, r->pos, ch.n, ch.sh, ch.fh, ch.bits, ch.in, ch.nin);
     }
     if (ch.missing) damage(r, ch.to, ch.damage);
     r->pos = ch.to;

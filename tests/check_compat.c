@@ -73,6 +73,8 @@
 
 #define BEFORE_DB "compat/before.db"
 #define SAND17_DB "compat/sand-17.db"
+#define SCHEMA3_DB "compat/schema3.db"
+#define SCHEMA3_TICKS 1300
 #define BEFORE_TRACE "compat/wire-before.trace"
 #define COMPAT_TICKS 1500
 
@@ -245,16 +247,17 @@ static long same_rows(sqlite3 *a, sqlite3 *b, const char *what, const char *sql)
 
 /* Record the three sessions as before.db was recorded: `viv sim --record`, the golden inputs and
  * kind_params. */
-static void record_now(const char *path)
+static void record_now(const char *path, int format)
 {
     const char *bin = getenv("VIV_BIN");
     for (int i = 0; i < 3; i++) {
         char cmd[1024];
         snprintf(cmd, sizeof cmd,
                  "%s/viv sim --world %s --seed 42 --ticks %d --inputs golden/%s.inputs%s%s --record %s"
-                 " >/dev/null 2>%s/record.err </dev/null",
+                 "%s >/dev/null 2>%s/record.err </dev/null",
                  bin ? bin : "../bin", kinds[i], COMPAT_TICKS, kinds[i],
-                 kind_params[i] ? " --params " : "", kind_params[i] ? kind_params[i] : "", path, dir);
+                 kind_params[i] ? " --params " : "", kind_params[i] ? kind_params[i] : "", path,
+                 format == 3 ? " --record-format 3" : "", dir);
         int st = system(cmd);
         ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "failed (%d): %s", st, cmd);
     }
@@ -298,7 +301,7 @@ START_TEST(recording_now_equals_before)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/now.db", dir);
-    record_now(path);
+    record_now(path, 3);
     verify_sessions(path, 3, 1, 3, 0);
 
     sqlite3 *a = NULL, *b = NULL, *c = NULL;
@@ -324,6 +327,110 @@ START_TEST(recording_now_equals_before)
     sqlite3_close(a);
     sqlite3_close(b);
     sqlite3_close(c);
+}
+END_TEST
+
+/* Session `id` of the files at a (schema 3's rows: whole hashes every tick) and b (recorded now,
+ * schema 4: hashes in blocks, checkpoints as deltas) hold the same recording: every tick's hashes
+ * agree in the bits b keeps, b keeps both whole at the end of each block, and each checkpoint of
+ * b is, byte for byte, the state a holds at that tick (or, where a has none, b's decodes to a
+ * state with its recorded hash: rpl_checkpoint_find checks that). */
+static void same_recording(const char *a, const char *b, int64_t id)
+{
+    char err[512];
+    rpl_file *fa, *fb;
+    ck_assert_msg(rpl_open(a, RPL_READ, RPL_DUR_NORMAL, &fa, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rpl_open(b, RPL_READ, RPL_DUR_NORMAL, &fb, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(rpl_schema(fb), RPL_SCHEMA);
+    rpl_tick_row *ra, *rb;
+    size_t na, nb;
+    ck_assert_msg(rpl_ticks_load(fa, id, 0, UINT64_MAX, &ra, &na, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rpl_ticks_load(fb, id, 0, UINT64_MAX, &rb, &nb, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(na, COMPAT_TICKS);
+    ck_assert_uint_eq(nb, na);
+    size_t whole = 0;
+    for (size_t i = 0; i < na; i++) {
+        ck_assert_uint_eq(ra[i].bits, 64);
+        ck_assert_uint_eq(rb[i].tick, ra[i].tick);
+        ck_assert_msg(rb[i].bits == 64 || rb[i].bits == RPL_HASH_BITS, "tick %llu: %d bits",
+                      (unsigned long long)rb[i].tick, rb[i].bits);
+        ck_assert_msg(!rpl_hash_differs(rb[i].state_hash, ra[i].state_hash, rb[i].bits) &&
+                      !rpl_hash_differs(rb[i].frame_hash, ra[i].frame_hash, rb[i].bits),
+                      "session %lld, tick %llu: the hashes differ", (long long)id,
+                      (unsigned long long)ra[i].tick);
+        whole += rb[i].bits == 64;
+    }
+    ck_assert_uint_eq(whole, (na + RPL_HASH_BLOCK - 1) / RPL_HASH_BLOCK);   /* one a block */
+    free(ra);
+    free(rb);
+    rpl_session sa, sb;
+    ck_assert_int_eq(rpl_session_get(fa, id, &sa, err, sizeof err), 0);
+    ck_assert_int_eq(rpl_session_get(fb, id, &sb, err, sizeof err), 0);
+    uint64_t *ticks;
+    size_t nt;
+    ck_assert_int_eq(rpl_checkpoint_ticks(fb, id, 0, UINT64_MAX, &ticks, &nt, err, sizeof err), 0);
+    ck_assert_uint_gt(nt, 0);
+    for (size_t i = 0; i < nt; i++) {
+        rpl_checkpoint ca, cb;
+        ck_assert_msg(rpl_checkpoint_find(fb, &sb, ticks[i], RPL_AT_OR_BEFORE, &cb, err, sizeof err) == 0,
+                      "%s", err);
+        ck_assert_uint_eq(cb.tick, ticks[i]);
+        if (rpl_checkpoint_find(fa, &sa, ticks[i], RPL_AT_OR_BEFORE, &ca, err, sizeof err) == 0) {
+            if (ca.tick == cb.tick) {
+                ck_assert_uint_eq(ca.len, cb.len);
+                ck_assert(memcmp(ca.state, cb.state, ca.len) == 0);
+            }
+            rpl_checkpoint_free(&ca);
+        }
+        rpl_checkpoint_free(&cb);
+    }
+    free(ticks);
+    rpl_close(fa);
+    rpl_close(fb);
+}
+
+/* Recorded now in schema 4 (what vivd and `viv sim --record` write), the same three sessions hold
+ * the same hashes, in the bits the format keeps, and the same states as before.db (cycle) and
+ * sand-17.db (sand), and verify as those do. */
+START_TEST(schema_4_recording_keeps_the_recording)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/now4.db", dir);
+    record_now(path, 4);
+    verify_sessions(path, 3, 1, 3, 0);
+    same_recording(BEFORE_DB, path, 3);
+    same_recording(SAND17_DB, path, 1);
+}
+END_TEST
+
+/* tests/compat/schema3.db: recorded by the last build that wrote schema 3 (f0198ef), the five demo
+ * worlds (sand with the golden inputs), from tests/:
+ *     /work/old3/bin/viv sim --world sand --seed 9 --ticks 1300 --inputs golden/sand.inputs \
+ *         --record compat/schema3.db        (and terrarium, cycle, merge, garden without inputs)
+ * Every session verifies bit-exactly as it is (schema 3 is read as it is, never migrated on read). */
+START_TEST(schema_3_file_verifies)
+{
+    char err[512];
+    rpl_file *f = NULL;
+    ck_assert_msg(rpl_open(SCHEMA3_DB, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(rpl_schema(f), 3);
+    rpl_session_info *ss = NULL;
+    size_t n = 0;
+    ck_assert_msg(rpl_sessions_list(f, &ss, &n, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(n, 5);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(ss[i].ticks, SCHEMA3_TICKS);
+        rpl_verify_opts o = rpl_verify_defaults();
+        o.session = ss[i].s.id;
+        rpl_verify_result r;
+        static char report[16384];
+        int rc = rpl_verify(f, &o, &r, report, sizeof report);
+        ck_assert_msg(rc == 0, "session %lld (%s): verify returned %d:\n%s", (long long)ss[i].s.id,
+                      ss[i].s.kind, rc, report);
+        ck_assert_uint_eq(r.ticks, SCHEMA3_TICKS);
+    }
+    free(ss);
+    rpl_close(f);
 }
 END_TEST
 
@@ -774,6 +881,8 @@ Suite *suite_compat(void)
     tcase_add_test(tc, sand_before_the_strip_passes_is_refused_plainly);
     tcase_add_test(tc, sand_17_db_verifies_bit_exact);
     tcase_add_test(tc, recording_now_equals_before);
+    tcase_add_test(tc, schema_4_recording_keeps_the_recording);
+    tcase_add_test(tc, schema_3_file_verifies);
     tcase_add_test(tc, wire_bytes_equal_the_trace_before);
     suite_add_tcase(s, tc);
     return s;

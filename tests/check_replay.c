@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "check_suites.h"
 #include "files.h"
 #include "read.h"
@@ -66,6 +67,11 @@ static const char *tmp(const char *name)
 
 static sim_world *mk(uint64_t seed) { return script_world("sand", seed, PARAMS); }
 
+/* The files these tests record hold schema 3's rows (a tick row a tick, whole checkpoints), which
+ * every reader still reads: most tests here damage them with SQL. The tests of schema 4's blocks
+ * and delta checkpoints (tcase "blocks") record as vivd does now. */
+static int rec_legacy = 1;
+
 /* Record one headless session of world w through the real recorder: a paint of water every 25
  * ticks from tick 10, hashes every tick, a checkpoint every CP_EVERY ticks. Returns the id. */
 static int64_t record_world(rpl_recorder *r, sim_world *w, int ticks)
@@ -109,6 +115,7 @@ static void record_file(const char *path, int n)
 {
     char err[512];
     rpl_rec_config rc = { 0 };
+    rc.legacy = rec_legacy;
     rc.path = path;
     rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
     ck_assert_msg(r != NULL, "recorder: %s", err);
@@ -206,8 +213,8 @@ START_TEST(recorded_session_verifies_bit_exact)
 }
 END_TEST
 
-/* Flip one logged input's element (water → sand) in a copy of the file. */
-static void flip_input(const char *path)
+/* Flip the element (water → sand) of the input logged at `tick` in a copy of the file. */
+static void flip_input_at(const char *path, int tick)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
@@ -215,7 +222,7 @@ static void flip_input(const char *path)
     ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT args FROM input WHERE session = 1 AND tick = ?",
                                         -1, &st, NULL), SQLITE_OK);
-    sqlite3_bind_int(st, 1, FLIP_TICK);
+    sqlite3_bind_int(st, 1, tick);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
     ck_assert_int_eq(sqlite3_column_bytes(st, 0), 16);          /* paint x y r element */
     memcpy(args, sqlite3_column_blob(st, 0), 16);
@@ -225,12 +232,14 @@ static void flip_input(const char *path)
     ck_assert_int_eq(sqlite3_prepare_v2(db, "UPDATE input SET args = ? WHERE session = 1 AND tick = ?",
                                         -1, &st, NULL), SQLITE_OK);
     sqlite3_bind_blob(st, 1, args, 16, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 2, FLIP_TICK);
+    sqlite3_bind_int(st, 2, tick);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
     ck_assert_int_eq(sqlite3_changes(db), 1);
     sqlite3_finalize(st);
     ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
 }
+
+static void flip_input(const char *path) { flip_input_at(path, FLIP_TICK); }
 
 START_TEST(flipped_input_diverges_at_its_tick)
 {
@@ -301,6 +310,7 @@ START_TEST(initial_state_must_be_what_the_build_creates)
     b[cells] = 2;                       /* element byte of cell (0,0): stone */
     ck_assert_int_eq(sim_world_load(w, b, n), 0);
     rpl_rec_config rc = { 0 };
+    rc.legacy = rec_legacy;
     rc.path = db;
     rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
     ck_assert_ptr_nonnull(r);
@@ -755,7 +765,7 @@ START_TEST(ticks_that_are_not_whole_numbers_are_damage)
     snprintf(db, sizeof db, "%s", tmp("run.db"));
     record_file(db, 1);
     copy_file(db, tmp("cpreal.db"));
-    sql(tmp("cpreal.db"), "INSERT INTO checkpoint SELECT session, 0.5, state, state_hash FROM checkpoint "
+    sql(tmp("cpreal.db"), "INSERT INTO checkpoint SELECT session, 0.5, state, state_hash, base FROM checkpoint "
                           "WHERE tick = 0");
     rpl_file *f = open_ok(tmp("cpreal.db"));
     uint64_t *ticks = NULL;
@@ -921,6 +931,7 @@ static void record_file_on(const char *path, int n, const char *node)
 {
     char err[512];
     rpl_rec_config rc = { 0 };
+    rc.legacy = rec_legacy;
     rc.path = path;
     rc.node = node;
     rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
@@ -1128,7 +1139,7 @@ START_TEST(schema_2_reads_and_migrates_to_3)
     char err[512];
     record_file(db, 2);
     sql(db, "ALTER TABLE session DROP COLUMN node; ALTER TABLE session DROP COLUMN origin_id;"
-            "PRAGMA user_version = 2");
+            "DROP TABLE hashes; ALTER TABLE checkpoint DROP COLUMN base; PRAGMA user_version = 2");
     char *before = rows_of(db, "session", 2);
     rpl_file *f = open_ok(db);
     ck_assert_int_eq(rpl_schema(f), 2);
@@ -1139,10 +1150,10 @@ START_TEST(schema_2_reads_and_migrates_to_3)
     rpl_close(f);
     ck_assert_int_eq(verify_session(db, 2).rc, 0);
     ck_assert_msg(rpl_open(db, RPL_WRITE, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(rpl_schema(f), 3);
+    ck_assert_int_eq(rpl_schema(f), RPL_SCHEMA);
     rpl_close(f);
     f = open_ok(db);
-    ck_assert_int_eq(rpl_schema(f), 3);
+    ck_assert_int_eq(rpl_schema(f), RPL_SCHEMA);
     ck_assert_int_eq(rpl_session_get(f, 2, &s, err, sizeof err), 0);
     ck_assert_str_eq(s.node, "");
     ck_assert_int_eq(s.origin_id, -1);
@@ -1154,6 +1165,7 @@ START_TEST(schema_2_reads_and_migrates_to_3)
     ck_assert_int_eq(verify_session(db, 1).rc, 0);
     /* The recorder writes its node into a migrated file as into a new one. */
     rpl_rec_config rc = { 0 };
+    rc.legacy = rec_legacy;
     rc.path = db;
     rc.node = "n-3.west";
     rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
@@ -1313,6 +1325,7 @@ static uint64_t record_phases(const char *path, int poke)
 {
     char err[512];
     rpl_rec_config rc = { 0 };
+    rc.legacy = rec_legacy;
     rc.path = path;
     rc.phases = 1;
     rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
@@ -1487,6 +1500,192 @@ START_TEST(phase_hashes_name_the_phase_that_diverged)
 }
 END_TEST
 
+/* ---- schema 4: hashes in blocks, checkpoints as deltas --------------------------------------------- */
+#define BLOCK_TICKS 700                /* three blocks: 0..239 (the start's row: none), … */
+
+/* One integer from a query on path. */
+static int64_t count_rows(const char *path, const char *q)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_msg(sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK, "%s: %s", q, sqlite3_errmsg(db));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* A schema-4 file of one session of BLOCK_TICKS ticks, recorded as vivd records. */
+static void record_blocks(const char *path)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "recorder: %s", err);
+    sim_world *w = mk(1);
+    ck_assert_int_eq(record_world(r, w, BLOCK_TICKS), 1);
+    sim_world_destroy(w);
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+}
+
+/* The first block's data as it is stored, decoded to raw form (0x01, then the bytes): n - 1 state
+ * bytes, then n - 1 frame bytes. Returns the block's n. */
+static int block_raw(const char *path, uint64_t tick, uint8_t *raw, size_t cap)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT n, data FROM hashes WHERE session = 1 AND tick = ?",
+                                        -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, (int64_t)tick);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0), len = sqlite3_column_bytes(st, 1);
+    const uint8_t *d = sqlite3_column_blob(st, 1);
+    ck_assert_int_gt(len, 1);
+    raw[0] = RPL_HASHES_RAW;
+    if (d[0] == RPL_HASHES_ZSTD) {
+        size_t z = ZSTD_decompress(raw + 1, cap - 1, d + 1, (size_t)len - 1);
+        ck_assert(!ZSTD_isError(z) && z == 2 * (size_t)(n - 1));
+    } else {
+        ck_assert_int_eq(d[0], RPL_HASHES_RAW);
+        ck_assert_int_eq(len, 1 + 2 * (n - 1));
+        memcpy(raw + 1, d + 1, (size_t)len - 1);
+    }
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+    return n;
+}
+
+/* Store raw (block_raw's form, n ticks) as the data of the block at tick. */
+static void block_store(const char *path, uint64_t tick, const uint8_t *raw, int n)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "UPDATE hashes SET data = ? WHERE session = 1 AND tick = ?",
+                                        -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_blob(st, 1, raw, 1 + 2 * (n - 1), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, (int64_t)tick);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+    ck_assert_int_eq(sqlite3_changes(db), 1);
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+START_TEST(blocks_hold_every_tick_and_verify)
+{
+    const char *db = tmp("blocks.db");
+    record_blocks(db);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), 0);
+    /* Ticks 1..700: blocks of 240, 240 and 220, each with its last tick's hashes whole. */
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM hashes"), 3);
+    ck_assert_int_eq(count_rows(db, "SELECT sum(n) FROM hashes"), BLOCK_TICKS);
+    ck_assert_int_eq(count_rows(db, "SELECT min(tick) FROM hashes"), 1);
+    /* Checkpoints every CP_EVERY ticks: tick 0 whole, the others as deltas against it (or whole
+     * where that is smaller), each reading back as the state recorded. */
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM checkpoint"), BLOCK_TICKS / CP_EVERY + 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM checkpoint WHERE tick = 0 AND base IS NULL"), 1);
+    ck_assert_int_gt(count_rows(db, "SELECT count(*) FROM checkpoint WHERE base = 0"), 0);
+    rpl_file *f = open_ok(db);
+    char err[512];
+    rpl_tick_row *rows;
+    size_t n;
+    ck_assert_msg(rpl_ticks_load(f, 1, 230, 250, &rows, &n, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(n, 21);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(rows[i].tick, 230 + i);
+        ck_assert_int_eq(rows[i].bits, rows[i].tick == 240 ? 64 : RPL_HASH_BITS);
+    }
+    free(rows);
+    rpl_session_info info;
+    ck_assert_int_eq(rpl_session_info_get(f, 1, &info, err, sizeof err), 0);
+    ck_assert_uint_eq(info.ticks, BLOCK_TICKS);
+    rpl_close(f);
+    for (int threads = 1; threads <= 2; threads++) {
+        verdict *v = verify(db, 0, UINT64_MAX, threads == 2, threads);
+        ck_assert_msg(v->rc == 0, "%s", v->report);
+        ck_assert_uint_eq(v->r.ticks, BLOCK_TICKS);
+    }
+    verdict *v = verify(db, 300, 500, 0, 1);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.first, 300);
+}
+END_TEST
+
+/* Docs/REPLAY.md's promise for the truncated hashes: a replay that diverges at a chosen tick is
+ * named at that tick, as with whole hashes (with these recordings: the chance that both low bytes
+ * still agree at the first divergent tick is about 1 in 65,536, and the next tick tries again). */
+START_TEST(blocks_name_the_divergent_tick)
+{
+    const char *db = tmp("blocks.db");
+    record_blocks(db);
+    static const int at[] = { 35, 260, 485, 610 };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        const char *bad = tmp("flip.db");
+        copy_file(db, bad);
+        flip_input_at(bad, at[i]);
+        verdict *v = verify(bad, 0, UINT64_MAX, 0, 2);
+        ck_assert_msg(v->rc == 1, "flip at %d: rc %d: %s", at[i], v->rc, v->report);
+        ck_assert_uint_eq(v->r.diverged_at, (uint64_t)at[i] + 1);
+        ck_assert_msg(strstr(v->report, "DIFFERENT"), "%s", v->report);
+        ck_assert_msg(strstr(v->report, "the file keeps the low 8 bits"), "%s", v->report);
+    }
+}
+END_TEST
+
+START_TEST(damaged_blocks_and_deltas_are_damage)
+{
+    const char *db = tmp("blocks.db"), *bad = tmp("bad.db");
+    record_blocks(db);
+    /* One truncated hash changed, where the replay agrees before and after it: damage. */
+    uint8_t raw[1 + 2 * RPL_HASH_BLOCK];
+    copy_file(db, bad);
+    int n = block_raw(bad, 241, raw, sizeof raw);
+    ck_assert_int_eq(n, 240);
+    raw[1 + 50] ^= 0x5a;                                 /* the state byte of tick 291 */
+    block_store(bad, 241, raw, n);
+    verdict *v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT, "rc %d: %s", v->rc, v->report);
+    ck_assert_msg(strstr(v->report, "damaged, not desynced") && strstr(v->report, "tick 291"), "%s",
+                  v->report);
+    /* A block whose data does not hold its ticks. */
+    copy_file(db, bad);
+    sql(bad, "UPDATE hashes SET data = x'0102' WHERE tick = 481");
+    v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT && strstr(v->report, "block of recorded hashes at tick 481"),
+                  "rc %d: %s", v->rc, v->report);
+    copy_file(db, bad);
+    sql(bad, "UPDATE hashes SET n = 9999 WHERE tick = 1");
+    v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT && strstr(v->report, "damaged block of recorded hashes"),
+                  "rc %d: %s", v->rc, v->report);
+    /* A delta whose base is gone. */
+    copy_file(db, bad);
+    sql(bad, "UPDATE checkpoint SET base = 7 WHERE tick = 120");
+    rpl_file *f = open_ok(bad);
+    rpl_session s;
+    rpl_checkpoint cp;
+    char err[512];
+    ck_assert_int_eq(rpl_session_get(f, 1, &s, err, sizeof err), 0);
+    ck_assert_int_eq(rpl_checkpoint_find(f, &s, 130, RPL_AT_OR_BEFORE, &cp, err, sizeof err), RPL_ECORRUPT);
+    ck_assert_msg(strstr(err, "checkpoint at tick 120") && strstr(err, "tick 7, which is not in the file"),
+                  "%s", err);
+    rpl_close(f);
+    v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT, "rc %d: %s", v->rc, v->report);
+    /* A thinned block (only its last tick's hashes kept, as compaction leaves it) verifies: its
+     * other ticks are stepped and their hashes not checked. */
+    copy_file(db, bad);
+    sql(bad, "UPDATE hashes SET data = x'' WHERE tick = 241");
+    v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.ticks, BLOCK_TICKS);
+}
+END_TEST
+
 Suite *suite_replay(void)
 {
     Suite *s = suite_create("replay");
@@ -1510,6 +1709,13 @@ Suite *suite_replay(void)
     tcase_add_test(tc, schema_2_reads_and_migrates_to_3);
     tcase_add_test(tc, viv_replay_commands);
     tcase_add_test(tc, phase_hashes_name_the_phase_that_diverged);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("blocks");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, blocks_hold_every_tick_and_verify);
+    tcase_add_test(tc, blocks_name_the_divergent_tick);
+    tcase_add_test(tc, damaged_blocks_and_deltas_are_damage);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1093,7 +1093,9 @@ START_TEST(failed_start_writes_nothing)
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
     int end = count_rows(db, "SELECT end_tick FROM session WHERE id=1");
     ck_assert_int_gt(end, 0);
-    int inputs = count_rows(db, "SELECT count(*) FROM tick");
+#define RECORDED_TICKS "SELECT (SELECT count(*) FROM tick) + (SELECT coalesce(sum(n), 0) FROM hashes)"
+    int inputs = count_rows(db, RECORDED_TICKS);
+    ck_assert_int_gt(inputs, 0);
     /* The port is in use. */
     snprintf(args, sizeof args, "--listen %s --db %s --world sand:seed=8", fx.sv.addr, db);
     ck_assert_int_eq(run_vivd(args, out, sizeof out), 1);
@@ -1110,7 +1112,7 @@ START_TEST(failed_start_writes_nothing)
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 1);
     ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status='suspended'"), 1);
     ck_assert_int_eq(count_rows(db, "SELECT end_tick FROM session WHERE id=1"), end);
-    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), inputs);
+    ck_assert_int_eq(count_rows(db, RECORDED_TICKS), inputs);
     ck_assert_int_eq(access(lock, F_OK), -1);           /* no lock file left behind either */
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

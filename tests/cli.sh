@@ -302,10 +302,11 @@ grep -qF "params=(default) ticks=30" "$tmp/out" && ok "fuzz --case: default para
 grep -qx "/fuzz-out/" "$(dirname "$0")/../.gitignore" && ok ".gitignore has /fuzz-out/" || fail ".gitignore lacks /fuzz-out/"
 
 # verify: a damaged file (a hash row gone, a truncated copy) is counted and said as damaged, not
-# as diverged and not as someone else's file; exit status 2.
+# as diverged and not as someone else's file; exit status 2. (Schema 3's rows, a tick row a tick,
+# which the damage below edits with sqlite3; tests/check_replay.c damages schema 4's blocks.)
 rdb=$tmp/rec.db
-"$viv" sim --world sand --params w=64,h=48 --ticks 700 --record "$rdb" > /dev/null 2>&1 &&
-    "$viv" sim --world sand --params w=64,h=48 --seed 2 --ticks 300 --record "$rdb" > /dev/null 2>&1 ||
+"$viv" sim --world sand --params w=64,h=48 --ticks 700 --record "$rdb" --record-format 3 > /dev/null 2>&1 &&
+    "$viv" sim --world sand --params w=64,h=48 --seed 2 --ticks 300 --record "$rdb" --record-format 3 > /dev/null 2>&1 ||
     fail "viv sim --record failed"
 if command -v sqlite3 > /dev/null 2>&1; then
     sqlite3 "$rdb" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
@@ -335,7 +336,7 @@ if command -v sqlite3 > /dev/null 2>&1; then
         sqlite3 "$tmp/flip.db" "UPDATE tick SET $col = ~$col WHERE session = 1 AND tick = 121"
         expect "verify: a flipped $col is damage" 2 "session 1 of $tmp/flip.db is damaged, not desynced" -- \
             "$viv" replay verify --session 1 --quiet "$tmp/flip.db"
-        grep -qF "tick 121, the tick table's $col column: recorded" "$tmp/err" \
+        grep -qF "tick 121, its recorded ${col%_hash} hash: recorded" "$tmp/err" \
             && grep -qF "next: sqlite3 $tmp/flip.db 'PRAGMA integrity_check'" "$tmp/err" \
             && ok "verify: a flipped $col names where and what to do" || fail "verify: flipped $col: $(cat "$tmp/err")"
         grep -q "desync in\|no field differs\|only the picture differs" "$tmp/out" \
@@ -344,6 +345,28 @@ if command -v sqlite3 > /dev/null 2>&1; then
         [ -e "$tmp/norep" ] && fail "verify --report wrote a bundle for a damaged file"
         rm -f "$tmp/flip.db"
     done
+    # viv replay hashes: what schema 4 keeps (docs/REPLAY.md, "Recorded hashes"): the low 8 bits
+    # of most ticks, both hashes whole at the end of each block of 240; --replayed prints the
+    # replay's whole hashes once they agree with those bits, and refuses where they do not.
+    "$viv" sim --world sand --params w=64,h=48 --ticks 300 --record "$tmp/h4.db" > /dev/null 2>&1 || fail "sim --record (schema 4)"
+    expect "hashes: three ticks" 0 - -- "$viv" replay hashes "$tmp/h4.db" --from 239 --to 241
+    # (mawk, Debian's awk, has no {n} in its patterns: lengths are checked apart)
+    awk 'NR == 1 && $1 == 239 && $2 ~ /^\.+[0-9a-f][0-9a-f]$/ && length($2) == 16 && $4 == 8 { a = 1 }
+         NR == 2 && $1 == 240 && $2 ~ /^[0-9a-f]+$/ && $3 ~ /^[0-9a-f]+$/ && length($2 $3) == 32 && $4 == 64 { b = 1 }
+         NR == 3 && $1 == 241 && $4 == 8 { c = 1 } END { exit !(a && b && c && NR == 3) }' "$tmp/out" \
+        && ok "hashes: 8 bits, then whole at a block's end" || fail "hashes: $(cat "$tmp/out")"
+    cp "$tmp/out" "$tmp/h4.rec"
+    expect "hashes --replayed" 0 - -- "$viv" replay hashes "$tmp/h4.db" --from 239 --to 241 --replayed
+    # each replayed hash (16 digits, 64 bits) ends in the digits the file keeps for that tick
+    paste -d' ' "$tmp/h4.rec" "$tmp/out" | awk '{
+            for (i = 2; i <= 3; i++) { kept = $i; gsub(/\./, "", kept)
+                if ($(i + 4) !~ /^[0-9a-f]+$/ || length($(i + 4)) != 16 || substr($(i + 4), 17 - length(kept)) != kept) bad = 1 }
+            if ($1 != $5 || $8 != 64) bad = 1 } END { exit bad || NR != 3 }' \
+        && ok "hashes --replayed: whole hashes that end in the recorded bits" || fail "hashes --replayed: $(paste -d' ' "$tmp/h4.rec" "$tmp/out")"
+    sqlite3 "$tmp/h4.db" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
+    sqlite3 "$tmp/h4.db" "UPDATE hashes SET last_sh = last_sh + 1 WHERE session = 1 AND tick = 1"
+    expect "hashes --replayed: a changed hash is refused" 1 "tick 240: the replay's hashes" -- \
+        "$viv" replay hashes "$tmp/h4.db" --from 239 --to 241 --replayed
     # A page of the tick table overwritten: SQLite's "malformed" becomes the same kind of sentence.
     cp "$rdb" "$tmp/page.db"
     root=$(sqlite3 "$rdb" "SELECT rootpage FROM sqlite_schema WHERE name = 'tick'")
@@ -360,7 +383,7 @@ if command -v sqlite3 > /dev/null 2>&1; then
     printf '5 paint 10 10 3 sand\n300 paint 30 20 4 water\n' > "$tmp/ph.in"
     expect "sim --phases needs --record" 2 "--phases records phase hashes: it needs --record FILE" -- \
         "$viv" sim --world sand --ticks 5 --phases
-    a=$("$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/ph.in" --record "$tmp/ph.db" --phases 2> /dev/null | tail -1)
+    a=$("$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/ph.in" --record "$tmp/ph.db" --record-format 3 --phases 2> /dev/null | tail -1)
     b=$("$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/ph.in" | tail -1)
     [ -n "$a" ] && [ "$a" = "$b" ] && ok "sim --phases: the same run" || fail "sim --phases changed the run: '$a' vs '$b'"
     sqlite3 "$tmp/ph.db" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
@@ -474,7 +497,7 @@ if [ -x "$vivd" ]; then
     # frame at T is the parent's, byte for byte; info shows the lineage; verify checks the start
     # against the parent's recorded hash and catches a start that was changed; a vivd resumes it.
     printf '10 paint 20 10 4 sand\n50 paint 30 10 3 water\n' > "$tmp/fk.in"
-    "$viv" sim --world sand --params w=64,h=48 --ticks 1300 --inputs "$tmp/fk.in" --record "$tmp/fk.db" > /dev/null 2>&1
+    "$viv" sim --world sand --params w=64,h=48 --ticks 1300 --inputs "$tmp/fk.in" --record "$tmp/fk.db" --record-format 3 > /dev/null 2>&1
     expect "replay fork" 0 - -- "$viv" replay fork "$tmp/fk.db" --session 1 --tick 700 --quiet
     grep -qF "session 2 of $tmp/fk.db: forked from session 1 of $tmp/fk.db at tick 700 (replayed from the checkpoint at tick 600" \
         "$tmp/out" && ok "fork: says what it wrote" || fail "fork output: $(cat "$tmp/out")"

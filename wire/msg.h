@@ -183,13 +183,16 @@ long wire_msg_replay_info(wire_buf *b, const char *file, const wire_rec_session 
  * fh}, or NULL). */
 long wire_msg_replay_span(wire_buf *b, int64_t session, uint32_t span, uint64_t start, uint64_t end,
                           const wire_gap *skipped, size_t nskipped, uint32_t size, uint64_t sh,
-                          const uint64_t *row);
+                          const uint64_t *row, int row_bits);
 long wire_msg_replay_state(wire_buf *b, int64_t session, uint32_t off, const uint8_t *data,
                            size_t len);
 /* Steps from..from+n-1: the inputs applied at them (in (tick, client, seq) order) and the recorded
  * hashes of ticks from+1..from+n, sent as 8-byte little-endian rows. */
+/* bits: NULL when every hash is whole, else n bytes: how many low bits of each tick's hashes are
+ * recorded (64, 8, or 0: none) */
 long wire_msg_replay_ticks(wire_buf *b, int64_t session, uint64_t from, uint32_t n,
-                           const uint64_t *sh, const uint64_t *fh, const sim_input *in, size_t nin);
+                           const uint64_t *sh, const uint64_t *fh, const uint8_t *bits,
+                           const sim_input *in, size_t nin);
 long wire_msg_replay_damage(wire_buf *b, int64_t session, uint64_t after, const char *msg);
 long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped);
 

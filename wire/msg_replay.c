@@ -84,7 +84,7 @@ static void put_gaps(wire_buf *b, const wire_gap *g, size_t n)
 
 long wire_msg_replay_span(wire_buf *b, int64_t session, uint32_t span, uint64_t start, uint64_t end,
                           const wire_gap *skipped, size_t nskipped, uint32_t size, uint64_t sh,
-                          const uint64_t *row)
+                          const uint64_t *row, int row_bits)
 {
     begin(b, "replay_span", 6 + (nskipped ? 1 : 0) + (row ? 1 : 0));
     wire_put_str(b, "session"); wire_put_int(b, session);
@@ -99,9 +99,10 @@ long wire_msg_replay_span(wire_buf *b, int64_t session, uint32_t span, uint64_t 
     wire_put_str(b, "sh"); wire_put_uint(b, sh);
     if (row) {
         wire_put_str(b, "row");
-        wire_put_array(b, 2);
+        wire_put_array(b, row_bits < 64 ? 3 : 2);
         wire_put_uint(b, row[0]);
         wire_put_uint(b, row[1]);
+        if (row_bits < 64) wire_put_uint(b, (uint64_t)(row_bits < 0 ? 0 : row_bits));
     }
     return wire_msg_end(b);
 }
@@ -128,14 +129,19 @@ static void put_u64s(wire_buf *b, const uint64_t *v, uint32_t n)
 }
 
 long wire_msg_replay_ticks(wire_buf *b, int64_t session, uint64_t from, uint32_t n,
-                           const uint64_t *sh, const uint64_t *fh, const sim_input *in, size_t nin)
+                           const uint64_t *sh, const uint64_t *fh, const uint8_t *bits,
+                           const sim_input *in, size_t nin)
 {
-    begin(b, "replay_ticks", 6);
+    begin(b, "replay_ticks", bits ? 7 : 6);
     wire_put_str(b, "session"); wire_put_int(b, session);
     wire_put_str(b, "from"); wire_put_uint(b, from);
     wire_put_str(b, "n"); wire_put_uint(b, n);
     wire_put_str(b, "sh"); put_u64s(b, sh, n);
     wire_put_str(b, "fh"); put_u64s(b, fh, n);
+    if (bits) {
+        wire_put_str(b, "bits");
+        wire_put_bin(b, bits, n);
+    }
     wire_put_str(b, "inputs");
     wire_put_array(b, (uint32_t)nin);
     for (size_t i = 0; i < nin; i++) {

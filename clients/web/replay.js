@@ -136,7 +136,7 @@ export class RecordingVerifier {
             const size = num(m.size);
             this.spans.push({
                 start: num(m.start), end: num(m.end), skipped: readGaps(m.skipped), size, sh: u64(m.sh),
-                row: Array.isArray(m.row) ? { sh: u64(m.row[0]), fh: u64(m.row[1]) } : null,
+                row: Array.isArray(m.row) ? { sh: u64(m.row[0]), fh: u64(m.row[1]), bits: m.row.length > 2 ? num(m.row[2]) : 64 } : null,
                 state: new Uint8Array(size), got: 0, chunks: [], next: num(m.start),
             });
             return;
@@ -154,12 +154,14 @@ export class RecordingVerifier {
             if (!span || span.got !== span.size) throw new Error("replay_ticks before its span's checkpoint");
             const from = num(m.from), n = num(m.n);
             if (from !== span.next || from + n > span.end || !(m.sh instanceof Uint8Array) || !(m.fh instanceof Uint8Array) ||
-                m.sh.length !== 8 * n || m.fh.length !== 8 * n || !Array.isArray(m.inputs))
+                m.sh.length !== 8 * n || m.fh.length !== 8 * n || !Array.isArray(m.inputs) ||
+                (m.bits !== undefined && (!(m.bits instanceof Uint8Array) || m.bits.length !== n)))
                 throw new Error(`a chunk of ticks from ${from} that does not follow tick ${span.next} in the span ${span.start}..${span.end}`);
             span.chunks.push({
                 from, n,
                 sh: new DataView(m.sh.buffer, m.sh.byteOffset, m.sh.byteLength),
                 fh: new DataView(m.fh.buffer, m.fh.byteOffset, m.fh.byteLength),
+                bits: m.bits ?? null,     /* recorded low bits of each tick's hashes; null: all 64 */
                 inputs: m.inputs.map((i) => ({ tick: num(i[0]), client: num(i[1]), seq: num(i[2]), kind: num(i[3]), args: i[4].map((a) => num(a)) })),
             });
             span.next = from + n;
@@ -237,8 +239,8 @@ export class RecordingVerifier {
                 if (span.row) {
                     world.render(0);
                     const fh = world.frameHash();
-                    if (fh !== span.row.fh)
-                        return res("diverged", { divergedAt: span.start, recorded: { sh: span.row.sh, fh: span.row.fh }, replayed: { sh: span.sh, fh } });
+                    if (differs(span.row.fh, fh, span.row.bits))
+                        return res("diverged", { divergedAt: span.start, recorded: { sh: span.row.sh, fh: span.row.fh, bits: span.row.bits }, replayed: { sh: span.sh, fh } });
                 }
                 let t = span.start, c = 0, slice = this.now();
                 while (t < span.end) {
@@ -258,8 +260,9 @@ export class RecordingVerifier {
                         let want = chunk.sh.getBigUint64(8 * j, true);
                         if (this.flip !== null && t + 1 === this.flip) want ^= 1n;
                         const wantFh = chunk.fh.getBigUint64(8 * j, true);
-                        if (sh !== want || fh !== wantFh) {
-                            const result = { divergedAt: t + 1, recorded: { sh: want, fh: wantFh }, replayed: { sh, fh } };
+                        const bits = chunk.bits ? chunk.bits[j] : 64;
+                        if (differs(want, sh, bits) || differs(wantFh, fh, bits)) {
+                            const result = { divergedAt: t + 1, recorded: { sh: want, fh: wantFh, bits }, replayed: { sh, fh } };
                             if (suspect) return res("diverged", suspect.result);
                             suspect = { at: t + 1, until: Math.max(t + 1 + CONFIRM_TICKS, span.end), result };
                         } else this.verified++;
@@ -324,7 +327,7 @@ export class RecordingVerifier {
      *  (from the request), replaySeconds (in the replay itself), hz}. */
     #result(verdict, extra) {
         const i = this.info;
-        const hexes = (h) => (h ? { sh: h.sh === null ? null : hex64(h.sh), fh: h.fh === null ? null : hex64(h.fh) } : null);
+        const hexes = (h) => (h ? { sh: h.sh === null ? null : hexRecorded(h.sh, h.bits), fh: h.fh === null ? null : hexRecorded(h.fh, h.bits) } : null);
         return {
             verdict,
             session: this.session,
@@ -354,12 +357,29 @@ export class RecordingVerifier {
 function lone(info, suspect, end) {
     const { divergedAt: t, recorded: r, replayed: p } = suspect.result;
     const cols = [];
-    if (r.sh !== p.sh) cols.push(`the tick table's state_hash column: recorded ${hex64(r.sh)}, replayed ${hex64(p.sh)}`);
-    if (r.fh !== p.fh) cols.push(`the tick table's frame_hash column: recorded ${hex64(r.fh)}, replayed ${hex64(p.fh)}`);
+    if (differs(r.sh, p.sh, r.bits)) cols.push(`its recorded state hash: recorded ${hexRecorded(r.sh, r.bits)}, replayed ${hex64(p.sh)}`);
+    if (differs(r.fh, p.fh, r.bits)) cols.push(`its recorded frame hash: recorded ${hexRecorded(r.fh, r.bits)}, replayed ${hex64(p.fh)}`);
     return `one recorded hash is wrong: tick ${t}, ${cols.join("; ")}; every hash recorded for ticks ${t + 1} to ${end} ` +
         `matches the replay again` + (suspect.checkpoint !== undefined ? ` (the replayed state equals the checkpoint at tick ${suspect.checkpoint})` : "") +
         `: the simulation replays bit-exactly around it, so the value was changed after it was written (a disk or copy fault, or an edit). ` +
         `Check the file (sqlite3 FILE 'PRAGMA integrity_check') and restore it from a backup`;
+}
+
+/* Whether a hash computed now differs from one recorded with its low `bits` bits (docs/REPLAY.md,
+ * "Recorded hashes": 64 whole, 8 for most ticks of a block, 0 none: nothing to compare). */
+export function differs(recorded, actual, bits = 64) {
+    if (bits <= 0) return false;
+    if (bits >= 64) return recorded !== actual;
+    return ((recorded ^ actual) & ((1n << BigInt(bits)) - 1n)) !== 0n;
+}
+
+/* A recorded hash as viv replay verify prints it: 16 hex digits, or only the recorded low bits'
+ * digits after dots ("..............3f"). */
+export function hexRecorded(v, bits = 64) {
+    if (bits >= 64) return hex64(v);
+    const digits = bits > 0 ? Math.ceil(bits / 4) : 0;
+    const low = digits ? (v & ((1n << BigInt(bits)) - 1n)).toString(16).padStart(digits, "0") : "";
+    return ".".repeat(16 - digits) + low;
 }
 
 function readGaps(v) {

@@ -182,13 +182,14 @@ export function simFrame({ kind, seed, params }, ticks, inputs = []) {
     return { tick: ticks, sh: last[1], ...refFrame(png, last[2], `viv sim --world ${kind} --ticks ${ticks}`) };
 }
 
-/* The frame and state hash recorded for session's tick in a replay file (docs/REPLAY.md, table
- * tick; stored as i64), read with the sqlite3 shell. */
+/* The frame and state hash recorded for session's tick in a replay file, whole: `viv replay hashes
+ * --replayed` replays to the tick and prints both hashes once they agree with what the file keeps
+ * (docs/REPLAY.md, "Recorded hashes": the low 8 bits of most ticks, both whole at a block's end). */
 export function recordedHashes(db, session, tick) {
-    const out = execFileSync("sqlite3", ["-readonly", db, `SELECT frame_hash, state_hash FROM tick WHERE session = ${+session} AND tick = ${+tick};`],
-                             { encoding: "utf8" }).trim();
-    if (!out) throw new Error(`${db} has no tick ${tick} in session ${session}`);
-    const [fh, sh] = out.split("|").map((v) => hex64(BigInt(v)));
+    const out = execFileSync(VIV, ["replay", "hashes", db, "--session", String(+session), "--from", String(+tick),
+                                   "--to", String(+tick), "--replayed"], { encoding: "utf8" }).trim().split("\n");
+    const [t, sh, fh, bits] = out.at(-1).split(" ");
+    if (+t !== +tick || bits !== "64") throw new Error(`viv replay hashes gave '${out.at(-1)}' for tick ${tick} of ${db}`);
     return { fh, sh };
 }
 
