@@ -49,6 +49,16 @@ echo
     "$BUILD/bench_big"
 } | tee bench/out/big.md
 echo
+# Recording size (issue 32): bytes a world-hour of every demo world, schema 3's rows beside
+# schema 4's blocks and deltas, and the big sand world; about 15 minutes.
+{
+    echo "### $(date -u +%Y-%m-%d) — bytes a world-hour of recording, both formats: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`sh bench/record_size.sh $BIN\`)."
+    echo
+    sh bench/record_size.sh "$BIN"
+} | tee bench/out/record_size.md
+echo
 {
     echo "### $(date -u +%Y-%m-%d) — terrarium ticks/s: $machine"
     echo

@@ -1011,6 +1011,12 @@ static int block_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t er
             return RPL_ECORRUPT;
         }
     }
+    if (br->n && t0 + k >= br->from && t0 <= br->v[br->n - 1].tick) {
+        snprintf(err, errlen, "session %lld has overlapping blocks of recorded hashes (the block at "
+                 "tick %llu starts inside the one before it: the file is damaged)",
+                 (long long)br->session, (unsigned long long)t0);
+        return RPL_ECORRUPT;
+    }
     for (size_t i = 0; i <= k; i++) {
         uint64_t t = t0 + i;
         if (t < br->from || t > br->to) continue;

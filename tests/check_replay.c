@@ -1657,6 +1657,11 @@ START_TEST(damaged_blocks_and_deltas_are_damage)
     v = verify(bad, 0, UINT64_MAX, 0, 1);
     ck_assert_msg(v->rc == RPL_ECORRUPT && strstr(v->report, "block of recorded hashes at tick 481"),
                   "rc %d: %s", v->rc, v->report);
+    copy_file(db, bad);                                  /* (found by tests/fuzz/fuzz_replay.c) */
+    sql(bad, "INSERT INTO hashes SELECT session, tick + 10, n, last_sh, last_fh, data FROM hashes WHERE tick = 1");
+    v = verify(bad, 0, UINT64_MAX, 0, 1);
+    ck_assert_msg(v->rc == RPL_ECORRUPT && strstr(v->report, "overlapping blocks of recorded hashes"),
+                  "rc %d: %s", v->rc, v->report);
     copy_file(db, bad);
     sql(bad, "UPDATE hashes SET n = 9999 WHERE tick = 1");
     v = verify(bad, 0, UINT64_MAX, 0, 1);

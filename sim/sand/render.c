@@ -99,7 +99,7 @@ static inline int plain_px(const sand_world *s, uint64_t tick, uint64_t tb, int 
     }
     case SAND_LAVA:
         *due = tick + 6 - tick % 6;     /* when tick / 6 moves on */
-        return s->lut[SAND_LAVA][0] + ((nz + (int)(tick / 6)) & 3);
+        return s->lut[SAND_LAVA][0] + ((nz + (int)((tick / 6) & 3u)) & 3);   /* (a loaded world may be at any tick) */
     case SAND_WOOD:
         if (CELL_FLAGS(c) & SAND_F_BURNING) {
             *due = tick + 1;

@@ -9,8 +9,10 @@
  * NULL (SQLite stores any type in any column, as a damaged or hostile file may), or a "preset" —
  * the value a real recording would hold there: a kind's name, id, seed, params and rate for a
  * session; for a checkpoint the saved state of that kind's small world at tick 0 or 8 and its
- * hash (raw, or zstd-compressed as the recorder stores it); for a tick row the state and frame
- * hashes that world really has at that tick; optionally with one bit flipped. So libFuzzer starts
+ * hash (raw, or zstd-compressed as the recorder stores it; the tick-8 one's variant is schema
+ * 4's delta against tick 0's state, with base 0); for a tick row the state and frame hashes that
+ * world really has at that tick; for a row of the hashes table (schema 4) the block of ticks
+ * 1..CHAIN (raw or zstd); optionally with one bit flipped. So libFuzzer starts
  * from sessions that verify bit-exactly and walks from there into damaged ones.
  *
  * Then every reader runs on every session: rpl_sessions_list, rpl_session_get and _info_get,
@@ -42,9 +44,42 @@ typedef struct kind_preset {
     size_t zlen[2];
     uint64_t hash[2];
     uint64_t sh[CHAIN + 1], fh[CHAIN + 1];   /* the hashes after stepping to tick t */
+    uint8_t *delta;              /* the tick-8 state as schema 4's delta against tick 0's */
+    size_t dlen;
+    uint8_t block[1 + 2 * (CHAIN - 1)];      /* ticks 1..CHAIN as one block's data, raw */
+    uint8_t *zblock;                         /* the same, zstd (RPL_HASHES_ZSTD) */
+    size_t zblen;
 } kind_preset;
 
 static kind_preset kinds[MAX_KINDS];
+
+/* The presets of schema 4 (docs/REPLAY.md): the tick-8 checkpoint as a delta against tick 0's
+ * state, and ticks 1..CHAIN as one block of hashes (the last whole in its columns). */
+static void keep_schema4(kind_preset *p)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    FUZZ_CHECK(c != NULL, "zstd");
+    size_t cap = ZSTD_compressBound(p->len[1]);
+    p->delta = malloc(cap);
+    FUZZ_CHECK(p->delta != NULL, "oom");
+    FUZZ_CHECK(!ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3)) &&
+               !ZSTD_isError(ZSTD_CCtx_refPrefix(c, p->state[0], p->len[0])), "zstd prefix");
+    p->dlen = ZSTD_compress2(c, p->delta, cap, p->state[1], p->len[1]);
+    FUZZ_CHECK(!ZSTD_isError(p->dlen), "zstd delta");
+    p->block[0] = RPL_HASHES_RAW;
+    for (int t = 1; t < CHAIN; t++) {
+        p->block[t] = (uint8_t)p->sh[t];
+        p->block[CHAIN - 1 + t] = (uint8_t)p->fh[t];
+    }
+    size_t zcap = ZSTD_compressBound(2 * (CHAIN - 1)) + 1;
+    p->zblock = malloc(zcap);
+    FUZZ_CHECK(p->zblock != NULL, "oom");
+    p->zblock[0] = RPL_HASHES_ZSTD;
+    size_t z = ZSTD_compressCCtx(c, p->zblock + 1, zcap - 1, p->block + 1, 2 * (CHAIN - 1), 3);
+    FUZZ_CHECK(!ZSTD_isError(z), "zstd block");
+    p->zblen = z + 1;
+    ZSTD_freeCCtx(c);
+}
 static int nkinds;
 static rpl_file *file;
 
@@ -64,17 +99,18 @@ static void keep_state(kind_preset *p, const sim_world *w, int slot)
     FUZZ_CHECK(!ZSTD_isError(p->zlen[slot]), "zstd");
 }
 
-enum { T_SESSION, T_INPUT, T_TICK, T_CHECKPOINT, T_GAP, T_COUNT };
+enum { T_SESSION, T_INPUT, T_TICK, T_CHECKPOINT, T_GAP, T_HASHES, T_COUNT };
 static const char *const insert_sql[T_COUNT] = {
     "INSERT INTO session (id, kind, kind_id, seed, params, sim_version, hz, start_tick, end_tick,"
     " status, source, world, checkpoint_every, created_at, closed_at, node, origin_id)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO input (session, tick, client, seq, kind, args) VALUES (?,?,?,?,?,?)",
     "INSERT INTO tick (session, tick, state_hash, frame_hash) VALUES (?,?,?,?)",
-    "INSERT INTO checkpoint (session, tick, state, state_hash) VALUES (?,?,?,?)",
+    "INSERT INTO checkpoint (session, tick, state, state_hash, base) VALUES (?,?,?,?,?)",
     "INSERT INTO gap (session, from_tick, to_tick, reason) VALUES (?,?,?,?)",
+    "INSERT INTO hashes (session, tick, n, last_sh, last_fh, data) VALUES (?,?,?,?,?,?)",
 };
-static const int ncols[T_COUNT] = { 17, 6, 4, 4, 4 };
+static const int ncols[T_COUNT] = { 17, 6, 4, 5, 4, 6 };
 static sqlite3_stmt *insert_st[T_COUNT];
 
 /* The cycle world of the presets is built from a small file scene (8x6, three ranges) rather
@@ -135,6 +171,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         }
         sim_frame_free(&fr);
         sim_world_destroy(w);
+        keep_schema4(p);
     }
     FUZZ_CHECK(nkinds > 0, "no kinds (VIV_FUZZ_KINDS=%s)", only ? only : "");
     char err[256];
@@ -164,6 +201,7 @@ typedef struct context {
     int64_t session;
     uint64_t next_tick;          /* the preset tick of the next tick row */
     int slot;                    /* the checkpoint preset: state at tick 0 or 8 */
+    int delta;                   /* this checkpoint row's state is the preset delta (base 0) */
     int touched;                 /* some value of the session's rows was not a pristine preset */
     int has_cp;                  /* a preset checkpoint at tick 0 was inserted */
     int64_t pristine[MAX_ROWS];  /* sessions made of presets only */
@@ -220,10 +258,31 @@ static preset preset_of(const context *cx, int table, int col, int zflag)
         if (col == 0) v.i = cx->session;
         else if (col == 1) v.i = cx->slot ? 8 : 0;
         else if (col == 2) {
+            /* slot 1's variant is schema 4's delta against slot 0 (base 0, column 4) */
             v.type = SQLITE_BLOB;
-            v.b = zflag ? k->zstate[cx->slot] : k->state[cx->slot];
-            v.blen = zflag ? k->zlen[cx->slot] : k->len[cx->slot];
-        } else v.i = (int64_t)k->hash[cx->slot];
+            v.b = zflag ? (cx->slot ? k->delta : k->zstate[0]) : k->state[cx->slot];
+            v.blen = zflag ? (cx->slot ? k->dlen : k->zlen[0]) : k->len[cx->slot];
+        } else if (col == 3) {
+            v.i = (int64_t)k->hash[cx->slot];
+        } else if (cx->delta) {
+            v.i = 0;
+        } else {
+            v.type = SQLITE_NULL;
+        }
+        break;
+    case T_HASHES:
+        switch (col) {
+        case 0: v.i = cx->session; break;
+        case 1: v.i = 1; break;
+        case 2: v.i = CHAIN; break;
+        case 3: v.i = (int64_t)k->sh[CHAIN]; break;
+        case 4: v.i = (int64_t)k->fh[CHAIN]; break;
+        default:
+            v.type = SQLITE_BLOB;
+            v.b = zflag ? k->zblock : k->block;
+            v.blen = zflag ? k->zblen : sizeof k->block;
+            break;
+        }
         break;
     default:
         if (col == 0) v.i = cx->session;
@@ -268,6 +327,7 @@ static void bind_value(sqlite3_stmt *st, int col, reader *r, context *cx, int ta
     default: break;                          /* 6: a preset; 7: a preset with one bit flipped */
     }
     preset v = preset_of(cx, table, col, (ty >> 3) & 1);
+    if (table == T_CHECKPOINT && col == 2) cx->delta = cx->slot == 1 && ((ty >> 3) & 1);
     int flip = (ty & 7) == 7;
     unsigned bit = flip ? (unsigned)take(r, 2) : 0;
     if (flip) cx->touched = 1;

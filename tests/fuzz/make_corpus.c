@@ -813,7 +813,7 @@ static void corpus_websocket(void)
  * preset a real recording holds there (8 more: its variant, a compressed checkpoint), 7 a preset
  * with one bit flipped (two bytes name the bit). Sessions of every kind that verify, and a few
  * damaged ones. */
-enum { R_SESSION, R_INPUT, R_TICK, R_CHECKPOINT, R_GAP };
+enum { R_SESSION, R_INPUT, R_TICK, R_CHECKPOINT, R_GAP, R_HASHES, R_COUNT };
 typedef struct rows { uint8_t b[1024]; size_t n; } rows;
 static void row(rows *r, int tag, int ncols, const uint8_t *vals)
 {
@@ -822,9 +822,9 @@ static void row(rows *r, int tag, int ncols, const uint8_t *vals)
 }
 static void session_rows(rows *r, int kind, int zcp, int flip_tick, int gap_at, int input_at)
 {
-    row(r, R_SESSION + 5 * kind, 17, NULL);
-    const uint8_t cp[4] = { 6, 6, zcp ? 14 : 6, 6 };
-    row(r, R_CHECKPOINT, 4, cp);
+    row(r, R_SESSION + R_COUNT * kind, 17, NULL);
+    const uint8_t cp[5] = { 6, 6, zcp ? 14 : 6, 6, 6 };
+    row(r, R_CHECKPOINT, 5, cp);
     for (int t = 1; t <= 16; t++) {
         if (t == gap_at) row(r, R_GAP, 4, NULL);
         if (t == input_at) row(r, R_INPUT, 6, NULL);
@@ -836,12 +836,29 @@ static void session_rows(rows *r, int kind, int zcp, int flip_tick, int gap_at, 
         } else {
             row(r, R_TICK, 4, NULL);
         }
-        if (t == 8 && gap_at) row(r, R_CHECKPOINT + 5, 4, NULL);     /* the checkpoint at tick 8 */
+        if (t == 8 && gap_at) row(r, R_CHECKPOINT + R_COUNT, 5, NULL);   /* the checkpoint at tick 8 */
     }
+}
+/* A session as schema 4 records it: the checkpoint at 0 whole, the one at 8 a delta against it,
+ * ticks 1..16 in one block of hashes (zblock: its zstd variant). */
+static void session4_rows(rows *r, int kind, int zblock)
+{
+    row(r, R_SESSION + R_COUNT * kind, 17, NULL);
+    row(r, R_CHECKPOINT, 5, NULL);
+    const uint8_t delta[5] = { 6, 6, 14, 6, 6 };
+    row(r, R_CHECKPOINT + R_COUNT, 5, delta);
+    const uint8_t block[6] = { 6, 6, 6, 6, 6, zblock ? 14 : 6 };
+    row(r, R_HASHES, 6, block);
 }
 static void corpus_replay(void)
 {
     char name[64];
+    for (int k = 0; k < sim_kind_count(); k++) {
+        rows r = { .n = 0 };
+        session4_rows(&r, k, k & 1);
+        snprintf(name, sizeof name, "schema4-%s", sim_kind_at(k)->name);
+        put_file("replay", name, r.b, r.n);
+    }
     for (int k = 0; k < sim_kind_count(); k++) {
         rows r = { .n = 0 };
         session_rows(&r, k, 0, 0, 0, 0);
@@ -873,7 +890,8 @@ static void corpus_replay(void)
                             6, 6, 5, 6, 6, 6, 6, 6 };
     memcpy(r.b, odd, sizeof odd);
     r.n = sizeof odd;
-    const uint8_t text_tick[] = { R_TICK, 6, 3, 2, '1', '2', 5, 6 };
+    const uint8_t text_tick[] = { R_TICK, 6, 3, 2, '1', '2', 5, 6,
+                                  R_HASHES, 6, 6, 0, 0xf0, 6, 6, 4, 3, 0, 2, 0xff, 0xff };  /* n -16, a bad blob */
     memcpy(r.b + r.n, text_tick, sizeof text_tick); r.n += sizeof text_tick;
     put_file("replay", "odd-types", r.b, r.n);
 }

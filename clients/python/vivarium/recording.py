@@ -13,13 +13,22 @@ import zstandard
 from .errors import VivariumError
 
 APPLICATION_ID = 0x56495652     # "VIVR"
-SCHEMA_MAX = 3
+SCHEMA_MAX = 4
 U64 = (1 << 64) - 1
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 Input = collections.namedtuple("Input", "tick client seq kind args")
-Hashes = collections.namedtuple("Hashes", "tick state_hash frame_hash")
+class Hashes(collections.namedtuple("Hashes", "tick state_hash frame_hash bits", defaults=(64,))):
+    """A tick's recorded hashes: bits says how many low bits of each the file keeps (64 whole;
+    8 for most ticks of schema 4's blocks; 0 none: docs/REPLAY.md, "Recorded hashes")."""
+
+    def agrees(self, state_hash, frame_hash):
+        """Whether whole hashes computed now agree with the recorded ones, in the bits kept."""
+        mask = (1 << self.bits) - 1 if self.bits < 64 else (1 << 64) - 1
+        return self.bits == 0 or ((state_hash ^ self.state_hash) & mask == 0 and
+                                  (frame_hash ^ self.frame_hash) & mask == 0)
 Gap = collections.namedtuple("Gap", "from_tick to_tick reason")
+BLOCK_MAX = 240                      # the most ticks a block of hashes covers (docs/REPLAY.md)
 
 _SESSION_COLUMNS = ("id", "kind", "kind_id", "seed", "params", "sim_version", "hz", "start_tick",
                     "end_tick", "status", "source", "world", "checkpoint_every", "created_at",
@@ -55,6 +64,7 @@ class Recording:
             raise RecordingError(f"{path}: schema version {self.version}, this reader knows up to "
                                  f"{SCHEMA_MAX}: use a newer Vivarium")
         self._tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        self._has_base = any(r[1] == "base" for r in self.db.execute("PRAGMA table_info(checkpoint)"))
 
     def close(self):
         self.db.close()
@@ -99,12 +109,38 @@ class Recording:
             yield Input(tick, client, seq, kind, struct.unpack(f"<{len(blob) // 4}i", blob))
 
     def hashes(self, session, start=None, end=None):
-        """The recorded Hashes(tick, state_hash, frame_hash) (u64s) in tick order: the state
-        after stepping tick - 1, and its frame's fh."""
-        for tick, sh, fh in self.db.execute(
+        """The recorded Hashes(tick, state_hash, frame_hash, bits) in tick order: the state after
+        stepping tick - 1, and its frame's fh; from schema 3's tick rows (whole) and schema 4's
+        blocks (the low 8 bits of most ticks, both whole at a block's end)."""
+        rows = [Hashes(tick, u64(sh), u64(fh)) for tick, sh, fh in self.db.execute(
                 "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND tick >= ? "
-                "AND tick < ? ORDER BY tick", self._range(session, start, end)):
-            yield Hashes(tick, u64(sh), u64(fh))
+                "AND tick < ? ORDER BY tick", self._range(session, start, end))]
+        if "hashes" in self._tables:
+            s, lo, hi = self._range(session, start, end)
+            for first, n, last_sh, last_fh, data in self.db.execute(
+                    "SELECT tick, n, last_sh, last_fh, data FROM hashes WHERE session = ? AND tick >= ? "
+                    "AND tick < ? ORDER BY tick", (s, max(lo - BLOCK_MAX + 1, 0), hi)):
+                rows.extend(h for h in self._block(session, first, n, last_sh, last_fh, bytes(data))
+                            if lo <= h.tick < hi)
+            rows.sort(key=lambda h: h.tick)
+        yield from rows
+
+    def _block(self, session, first, n, last_sh, last_fh, data):
+        k = n - 1
+        if data and k:
+            if data[0] == 2:
+                try:
+                    data = b"\x01" + zstandard.ZstdDecompressor().decompress(data[1:], max_output_size=2 * k)
+                except zstandard.ZstdError as e:
+                    raise RecordingError(f"session {session}: the block of hashes at tick {first}: {e}") from None
+            if data[0] != 1 or len(data) != 1 + 2 * k:
+                raise RecordingError(f"session {session}: the block of hashes at tick {first} is damaged")
+        for i in range(k):
+            if data:
+                yield Hashes(first + i, data[1 + i], data[1 + k + i], 8)
+            else:
+                yield Hashes(first + i, 0, 0, 0)
+        yield Hashes(first + k, u64(last_sh), u64(last_fh))
 
     def checkpoints(self, session):
         """[(tick, state_hash)] of the session's checkpoints."""
@@ -114,12 +150,24 @@ class Recording:
     def checkpoint(self, session, tick):
         """The saved state at tick (decompressed when stored as a zstd frame), checked against
         its recorded hash."""
-        row = self.db.execute("SELECT state, state_hash FROM checkpoint WHERE session = ? AND tick = ?",
+        base_col = "base" if self._has_base else "NULL"
+        row = self.db.execute(f"SELECT state, state_hash, {base_col} FROM checkpoint WHERE session = ? AND tick = ?",
                               (session, tick)).fetchone()
         if row is None:
             raise RecordingError(f"session {session} has no checkpoint at tick {tick}")
-        blob, recorded = bytes(row[0]), u64(row[1])
-        if blob[:4] == ZSTD_MAGIC:
+        blob, recorded, base = bytes(row[0]), u64(row[1]), row[2]
+        if base is not None:
+            # A delta (schema 4): a zstd frame with the full checkpoint at tick `base` as its
+            # prefix, which zstandard takes as a raw-content dictionary.
+            if base >= tick:
+                raise RecordingError(f"checkpoint at tick {tick} of session {session} names a later base")
+            full = zstandard.ZstdCompressionDict(self.checkpoint(session, base),
+                                                 dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+            try:
+                blob = zstandard.ZstdDecompressor(dict_data=full).decompress(blob)
+            except zstandard.ZstdError as e:
+                raise RecordingError(f"checkpoint at tick {tick} of session {session}: {e}") from None
+        elif blob[:4] == ZSTD_MAGIC:
             try:
                 blob = zstandard.ZstdDecompressor().decompress(blob)
             except zstandard.ZstdError as e:
