@@ -170,7 +170,34 @@ static void usage(FILE *out)
         "  export   a session's frames as an animated GIF or WebP or PNGs, or the session as one HTML file\n"
         "  collect  gather the files of several nodes into one, each session named by its node\n"
         "  fork     a new session starting from another's state at a tick, to play on from there\n"
-        "  hashes   the state and frame hash recorded for each tick (or replayed and checked)\n");
+        "  hashes   the state and frame hash recorded for each tick (or replayed and checked)\n"
+        "  upgrade  rewrite a file's sessions of an older format as this build records (a tenth of the bytes)\n");
+}
+
+static void usage_upgrade(FILE *out)
+{
+    fprintf(out,
+        "usage: viv replay upgrade FILE [--no-backup] [--quiet]\n"
+        "\n"
+        "Rewrites every session FILE holds in schema 3's rows (a row of two whole hashes a tick, a\n"
+        "whole checkpoint every 10 s) as this build records: hashes in blocks, the low 8 bits of\n"
+        "most ticks and both whole every 240 ticks, and checkpoints every 60 s of world time, kept\n"
+        "at the session's start and end and at every gap's end, as zstd deltas against a full one\n"
+        "(docs/REPLAY.md, \"Upgrading a file\"). Each session is verified first; only one that\n"
+        "verifies bit-exactly is rewritten (fewer bits would hide how another diverged or is\n"
+        "damaged: it is kept as it is, and said so). The file is copied whole to FILE.schema3\n"
+        "first, vacuumed after, and every rewritten session must verify bit-exactly again, or the\n"
+        "copy is put back.\n"
+        "\n");
+}
+
+static void upgrade_tail(FILE *out)
+{
+    fprintf(out,
+        "\n"
+        "Refused: a file a running vivd records into (stop it first), a FILE.schema3 already there.\n"
+        "On a terminal, a progress bar on stderr while the sessions are verified.\n"
+        "Exit status: 0 upgraded (or nothing to do), 2 refused or failed (the file as it was).\n");
 }
 
 static void usage_hashes(FILE *out)
@@ -267,6 +294,7 @@ typedef struct opts {
     int json;                          /* verify --json: the verdicts on stdout */
     const char *out;                   /* fork -o OUT */
     int replayed;                      /* hashes --replayed */
+    int no_backup;                     /* upgrade --no-backup */
     uint64_t tick;                     /* fork --tick T */
     int has_tick;
 } opts;
@@ -1318,6 +1346,55 @@ done:
     return status;
 }
 
+/* ---- upgrade ---------------------------------------------------------------------------------------- */
+static int cmd_upgrade(int argc, char **argv)
+{
+    opts o;
+    const opt table[] = {
+        OPT_FLAG("--no-backup", &o.no_backup, "remove FILE.schema3 once every rewritten session verifies"),
+        ROW_QUIET(&o),
+        OPT_END
+    };
+    const opt_prog prog = { .who = "viv replay upgrade", .opts = table, .column = 16, .head = usage_upgrade,
+                            .tail = upgrade_tail, .operand = set_file, .ud = &o };
+    int rc = parse(&prog, argc, argv, &o);
+    if (rc) return OPT_EXIT(rc);
+    progress p;
+    progress_init(&p, "verifying", o.quiet);
+    rpl_upgrade_opts uo = { .path = o.file, .keep_backup = !o.no_backup, .progress = progress_cb, .ud = &p };
+    rpl_upgrade_result r;
+    char err[1024];
+    rc = rpl_upgrade(&uo, &r, err, sizeof err);
+    progress_end(&p);
+    if (rc != 0) {
+        fprintf(stderr, "viv replay upgrade: %s\n", err);
+        rpl_upgrade_result_free(&r);
+        return 2;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        const rpl_upgrade_session *u = &r.s[i];
+        if (u->convert)
+            printf("session %lld: rewritten: %llu tick rows into %llu blocks of hashes, %llu checkpoints "
+                   "into %llu; verifies bit-exactly\n", (long long)u->id, (unsigned long long)u->ticks,
+                   (unsigned long long)u->blocks, (unsigned long long)u->checkpoints_before,
+                   (unsigned long long)u->checkpoints_after);
+        else if (u->ticks)
+            printf("session %lld: kept as it is: it does not verify bit-exactly (%s; `viv replay verify "
+                   "%s --session %lld` says why)\n", (long long)u->id,
+                   u->verdict == 1 ? "diverged" : "damaged or not verifiable", o.file, (long long)u->id);
+        else
+            printf("session %lld: already in this build's format\n", (long long)u->id);
+    }
+    if (r.converted)
+        printf("%s: %zu of %zu sessions rewritten, %llu bytes → %llu%s%s\n", o.file, r.converted, r.n,
+               (unsigned long long)r.bytes_before, (unsigned long long)r.bytes_after,
+               r.backup[0] ? "; the file as it was is kept as " : "", r.backup);
+    else
+        printf("%s: nothing to rewrite; the file is unchanged\n", o.file);
+    rpl_upgrade_result_free(&r);
+    return 0;
+}
+
 int cli_replay_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1336,6 +1413,7 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "collect") == 0) return cmd_collect(argc - 1, argv + 1);
     if (strcmp(c, "fork") == 0) return cmd_fork(argc - 1, argv + 1);
     if (strcmp(c, "hashes") == 0) return cmd_hashes(argc - 1, argv + 1);
+    if (strcmp(c, "upgrade") == 0) return cmd_upgrade(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
     usage(stderr);
     return 2;

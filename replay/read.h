@@ -226,6 +226,8 @@ typedef struct rpl_verify_result {
     uint64_t first, last;              /* the replay went from tick first to tick last */
     uint64_t ticks;                    /* ticks stepped and checked */
     uint64_t skipped;                  /* ticks in gaps, which nothing can verify */
+    uint64_t partial;                  /* of ticks: checked in the RPL_HASH_BITS bits recorded */
+    uint64_t thinned;                  /* of ticks: stepped, nothing recorded to check (compacted) */
     uint64_t diverged_at;              /* status 1: the first tick whose check failed */
     uint32_t hz;
     int threads;                       /* threads used (span threads + pass workers) */

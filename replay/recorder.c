@@ -18,6 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 #include <zstd.h>
+#include "encode.h"
 #include "replay.h"
 
 enum { B_BEGIN, B_TICK, B_RESUME, B_END, B_SUSPEND };
@@ -40,12 +41,6 @@ typedef struct batch {
 } batch;
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
-
-/* A buffer for compressed bytes, grown as needed. */
-typedef struct zout {
-    uint8_t *p;
-    size_t cap;
-} zout;
 
 /* Thread-only, per session: the open block of hashes (docs/REPLAY.md, "Recorded hashes") and the
  * full checkpoint that the next delta checkpoints are compressed against. */
@@ -99,7 +94,7 @@ struct rpl_recorder {
     size_t nfree_ok, nfree_fail, capfree;
     rpl_rec_stats st;          /* counters (under mu): rpl_recorder_stats copies them */
     ZSTD_CCtx *zctx;           /* thread-only: checkpoint compression */
-    zout z[2];                 /* thread-only: its output (a checkpoint whole, as a delta) */
+    rpl_zout z[2];             /* thread-only: its output (a checkpoint whole, as a delta) */
 };
 
 static void now_iso(char *out, size_t cap)
@@ -235,56 +230,22 @@ static int sess_forget(rpl_recorder *r, int64_t session)
     return SQLITE_OK;
 }
 
-/* Compress src (len bytes) into z (grown as needed) at level, with prefix (plen bytes) as zstd's
- * reference when not NULL. The compressed length, or 0 when it failed or saved nothing. */
-static size_t squeeze(rpl_recorder *r, zout *z, const uint8_t *src, size_t len, const uint8_t *prefix,
-                      size_t plen, int level)
-{
-    size_t bound = ZSTD_compressBound(len);
-    if (bound > z->cap) {
-        uint8_t *p = realloc(z->p, bound);
-        if (!p) return 0;
-        z->p = p;
-        z->cap = bound;
-    }
-    if (!r->zctx) return 0;
-    ZSTD_CCtx_reset(r->zctx, ZSTD_reset_session_and_parameters);
-    if (ZSTD_isError(ZSTD_CCtx_setParameter(r->zctx, ZSTD_c_compressionLevel, level))) return 0;
-    if (prefix && ZSTD_isError(ZSTD_CCtx_refPrefix(r->zctx, prefix, plen))) return 0;
-    size_t n = ZSTD_compress2(r->zctx, z->p, z->cap, src, len);
-    return !ZSTD_isError(n) && n < len ? n : 0;
-}
-
 /* The open block's row (INSERT OR REPLACE: it is rewritten as it grows). The ticks before the
  * last keep the low RPL_HASH_BITS of each hash, state bytes then frame bytes, zstd-compressed
  * when that is smaller (a picture that does not change repeats its byte). */
 static int put_block(rpl_recorder *r, sess_state *e)
 {
     if (!e->n || !e->dirty) return SQLITE_OK;
-    uint32_t k = e->n - 1;
     uint8_t raw[1 + 2 * RPL_HASH_BLOCK];
-    size_t len = 0;
-    if (k) {
-        raw[0] = RPL_HASHES_RAW;
-        memcpy(raw + 1, e->sh8, k);
-        memcpy(raw + 1 + k, e->fh8, k);
-        len = 1 + 2 * (size_t)k;
-    }
-    const uint8_t *data = raw;
-    size_t z = k ? squeeze(r, &r->z[0], raw + 1, 2 * (size_t)k, NULL, 0, 3) : 0;
-    if (z && z + 1 < len) {
-        memmove(r->z[0].p + 1, r->z[0].p, z);
-        r->z[0].p[0] = RPL_HASHES_ZSTD;
-        data = r->z[0].p;
-        len = z + 1;
-    }
+    const uint8_t *data;
+    size_t len = rpl_block_data(r->zctx, &r->z[0], raw, e->sh8, e->fh8, e->n - 1, &data);
     sqlite3_stmt *st = r->st_block;
     sqlite3_bind_int64(st, 1, e->session);
     sqlite3_bind_int64(st, 2, (int64_t)e->block);
     sqlite3_bind_int64(st, 3, e->n);
     sqlite3_bind_int64(st, 4, (int64_t)e->last_sh);
     sqlite3_bind_int64(st, 5, (int64_t)e->last_fh);
-    sqlite3_bind_blob(st, 6, len ? (const void *)data : "", (int)len, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 6, data, (int)len, SQLITE_STATIC);
     int rc = step_done(st);
     if (rc == SQLITE_OK) e->dirty = 0;
     return rc;
@@ -341,20 +302,10 @@ static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const
 {
     sess_state *e = r->legacy ? NULL : sess_find(r, session, 1);
     int delta = e && e->full && e->full_tick < tick && e->since_full < r->full_every;
-    const uint8_t *data = cp;
-    size_t dlen = len;
-    size_t whole = squeeze(r, &r->z[0], cp, len, NULL, 0, 3);
-    size_t diff = delta ? squeeze(r, &r->z[1], cp, len, e->full, e->full_len, 3) : 0;
-    /* A delta only where it is smaller than the state compressed alone (a world that changed
-     * much since its base): otherwise this one is stored whole and becomes the base. */
-    delta = diff && (!whole || diff < whole);
-    if (delta) {
-        data = r->z[1].p;
-        dlen = diff;
-    } else if (whole) {
-        data = r->z[0].p;
-        dlen = whole;
-    }
+    const uint8_t *data;
+    size_t dlen;
+    delta = rpl_checkpoint_data(r->zctx, r->z, cp, len, delta ? e->full : NULL, delta ? e->full_len : 0,
+                                &data, &dlen);
     sqlite3_bind_int64(r->st_cp, 1, session);
     sqlite3_bind_int64(r->st_cp, 2, (int64_t)tick);
     sqlite3_bind_blob(r->st_cp, 3, data, (int)dlen, SQLITE_STATIC);

@@ -163,6 +163,12 @@ typedef struct rpl_fork_result {
     char warning[320];                 /* "" or a sentence (recorded by another sim version…) */
 } rpl_fork_result;
 
+/* A vivd recording into path holds an exclusive flock on path.lock (server/record.c): 1 when one
+ * does now (its pid, as the lock file says it, into pid[cap]), else 0 (pid ""). Writers other than
+ * that vivd (fork, upgrade, compaction) refuse such a file: a second writer would interleave
+ * session ids with it. */
+int rpl_recording_pid(const char *path, char *pid, size_t cap);
+
 /* `viv replay fork`: a new session in o->out (or o->path) whose initial state is session
  * o->session's state at o->tick (rpl_state_at), suspended there as vivd leaves the sessions it
  * stops (status 'suspended', a checkpoint at tick), with its lineage in the fork table; a vivd
@@ -347,5 +353,41 @@ typedef struct rpl_collect_result {
  * sources defaulting to the same node name), RPL_EDB (reading or writing failed), RPL_ENOMEM. */
 int rpl_collect(const rpl_collect_opts *o, rpl_collect_result *res, char *err, size_t errlen);
 void rpl_collect_result_free(rpl_collect_result *res);
+
+/* ---- upgrading a file to schema 4 (upgrade.c, docs/REPLAY.md "Upgrading a file") ----------------- */
+typedef struct rpl_upgrade_opts {
+    const char *path;
+    int keep_backup;                   /* 1: keep the copy of the file as it was (path.schema3) */
+    /* Ticks verified of the ticks to verify, from the calling thread, now and then (twice over:
+     * before the rewrite and after it). */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} rpl_upgrade_opts;
+
+typedef struct rpl_upgrade_session {
+    int64_t id;
+    uint64_t ticks;                    /* its tick rows (schema 3's), 0: nothing to rewrite */
+    int verdict;                       /* rpl_verify's before (0 bit-exact) */
+    int convert;                       /* rewritten (ticks and bit-exact) */
+    uint64_t blocks, checkpoints_before, checkpoints_after, full_tick;
+} rpl_upgrade_session;
+
+typedef struct rpl_upgrade_result {
+    rpl_upgrade_session *s;            /* one per session, malloc'd: rpl_upgrade_result_free */
+    size_t n, converted;
+    uint64_t bytes_before, bytes_after;
+    char backup[4200];                 /* the copy kept, or "" */
+} rpl_upgrade_result;
+
+/* `viv replay upgrade`: every session of o->path held in schema 3's rows that verifies
+ * bit-exactly is rewritten as schema 4 records (blocks of hashes; checkpoints at the session's
+ * start and end, at gaps' ends and every RPL_CHECKPOINT_SECONDS, as deltas), one transaction a
+ * session, after the file is copied whole to path.schema3; the file is vacuumed; every rewritten
+ * session must verify bit-exactly again, or the copy is put back. Sessions that do not verify
+ * (or hold no tick rows) are left as they are. 0 (nothing to do included), or with a sentence:
+ * RPL_EFILE (not a replay file, or a vivd records into it), RPL_EUSAGE (path.schema3 exists),
+ * RPL_EDB, RPL_ENOMEM. */
+int rpl_upgrade(const rpl_upgrade_opts *o, rpl_upgrade_result *res, char *err, size_t errlen);
+void rpl_upgrade_result_free(rpl_upgrade_result *res);
 
 #endif

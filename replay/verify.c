@@ -62,6 +62,7 @@ typedef struct worker {
     sim_frame fa, fb;
     int frames;
     double cpu;                        /* CPU seconds this worker's thread used (worker_main) */
+    uint64_t partial, thinned;         /* ticks checked in RPL_HASH_BITS bits; stepped unchecked */
     failure fl;                        /* this worker's failure, copied out if it is the earliest */
 } worker;
 
@@ -260,6 +261,8 @@ static int span_run(worker *w, size_t i)
             goto done;
         }
         const rpl_tick_row *row = &rows[r];
+        w->partial += row->bits > 0 && row->bits < 64;
+        w->thinned += row->bits == 0;
         if (rpl_hash_differs(row->state_hash, sh, row->bits) ||
             (w->frames && rpl_hash_differs(row->frame_hash, fh, row->bits))) {
             w->fl.want_sh = row->state_hash;
@@ -1013,6 +1016,10 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
         res->cpu_critical = thread_cpu_s() - cpu0 + busiest;
     }
     res->ticks = v.done;
+    for (size_t i = 0; i < nw; i++) {
+        res->partial += ws[i].partial;
+        res->thinned += ws[i].thinned;
+    }
     if (o->progress) o->progress(o->ud, v.done, plan.ticks);
     if (checked < 0) {
         code = checked;
@@ -1067,6 +1074,13 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
                 (long long)s.id, s.kind, (unsigned long long)s.seed, (unsigned long long)plan.ticks,
                 plan.ticks == 1 ? "" : "s", (unsigned long long)res->first, (unsigned long long)res->last,
                 o->skip_frames ? " (frame hashes NOT checked)" : " and frame hash");
+        if (res->partial)
+            vrf_say(report, cap, &len, "  (the file keeps the low %d bits of %llu of those ticks' hashes, "
+                    "both whole at the end of each block of %d: docs/REPLAY.md, \"Recorded hashes\")\n",
+                    RPL_HASH_BITS, (unsigned long long)res->partial, RPL_HASH_BLOCK);
+        if (res->thinned)
+            vrf_say(report, cap, &len, "  (%llu ticks were stepped with nothing to compare: compaction thinned "
+                    "their hashes)\n", (unsigned long long)res->thinned);
         if (res->first < o->from && o->from <= plan.to)
             vrf_say(report, cap, &len, "  (from the checkpoint at tick %llu, the nearest at or before "
                     "tick %llu)\n", (unsigned long long)res->first, (unsigned long long)o->from);

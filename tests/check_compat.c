@@ -58,6 +58,7 @@
 #include <poll.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -431,6 +432,71 @@ START_TEST(schema_3_file_verifies)
     }
     free(ss);
     rpl_close(f);
+}
+END_TEST
+
+/* `viv replay upgrade` on a copy of schema3.db with one session damaged (a hash row changed):
+ * the four others are rewritten in schema 4 and verify bit-exactly, the file shrinks, the
+ * damaged one keeps its rows as they were (and its verdict), the file as it was is kept beside
+ * it; a second run has nothing to do. */
+START_TEST(upgrade_rewrites_what_verifies)
+{
+    char db[160], cmd[600], bak[200];
+    snprintf(db, sizeof db, "%s/up.db", dir);
+    snprintf(bak, sizeof bak, "%s.schema3", db);
+    snprintf(cmd, sizeof cmd, "cp %s %s && sqlite3 %s \"UPDATE tick SET frame_hash = frame_hash + 1 "
+             "WHERE session = 3 AND tick = 500\"", SCHEMA3_DB, db, db);
+    ck_assert_int_eq(system(cmd), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(db, &st), 0);
+    off_t before = st.st_size;
+    rpl_upgrade_opts o = { .path = db, .keep_backup = 1 };
+    rpl_upgrade_result r;
+    char err[1024];
+    ck_assert_msg(rpl_upgrade(&o, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r.n, 5);
+    ck_assert_uint_eq(r.converted, 4);
+    ck_assert_str_eq(r.backup, bak);
+    for (size_t i = 0; i < r.n; i++) {
+        ck_assert_int_eq(r.s[i].convert, r.s[i].id != 3);
+        ck_assert_uint_eq(r.s[i].ticks, SCHEMA3_TICKS);
+    }
+    ck_assert_int_eq(r.s[2].verdict, RPL_ECORRUPT);
+    rpl_upgrade_result_free(&r);
+    ck_assert_int_eq(stat(db, &st), 0);
+    ck_assert_msg(st.st_size * 10 < before * 6, "%lld bytes after, %lld before", (long long)st.st_size, (long long)before);
+    rpl_file *f;
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(rpl_schema(f), RPL_SCHEMA);
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_prepare_v2(rpl_db(f), "SELECT session, count(*) FROM tick GROUP BY session",
+                                        -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);                 /* only the damaged one's rows */
+    ck_assert_int_eq(sqlite3_column_int64(q, 0), 3);
+    ck_assert_int_eq(sqlite3_column_int64(q, 1), SCHEMA3_TICKS);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_DONE);
+    sqlite3_finalize(q);
+    for (int64_t id = 1; id <= 5; id++) {
+        rpl_verify_opts vo = rpl_verify_defaults();
+        vo.session = id;
+        rpl_verify_result vr;
+        static char report[16384];
+        int rc = rpl_verify(f, &vo, &vr, report, sizeof report);
+        ck_assert_msg(rc == (id == 3 ? RPL_ECORRUPT : 0), "session %lld: %d: %s", (long long)id, rc, report);
+        if (id != 3) ck_assert_uint_eq(vr.partial, SCHEMA3_TICKS - 6);   /* 6 blocks: 6 ticks whole */
+    }
+    rpl_close(f);
+    /* The file as it was, beside it: schema 3, every tick row. */
+    ck_assert_msg(rpl_open(bak, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(rpl_schema(f), 3);
+    rpl_session_info info;
+    ck_assert_int_eq(rpl_session_info_get(f, 1, &info, err, sizeof err), 0);
+    ck_assert_uint_eq(info.ticks, SCHEMA3_TICKS);
+    rpl_close(f);
+    /* Again: nothing to rewrite (the damaged session stays as it is), the copy is not needed. */
+    ck_assert_msg(rpl_upgrade(&o, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r.converted, 0);
+    rpl_upgrade_result_free(&r);
 }
 END_TEST
 
@@ -883,6 +949,7 @@ Suite *suite_compat(void)
     tcase_add_test(tc, recording_now_equals_before);
     tcase_add_test(tc, schema_4_recording_keeps_the_recording);
     tcase_add_test(tc, schema_3_file_verifies);
+    tcase_add_test(tc, upgrade_rewrites_what_verifies);
     tcase_add_test(tc, wire_bytes_equal_the_trace_before);
     suite_add_tcase(s, tc);
     return s;

@@ -367,6 +367,19 @@ if command -v sqlite3 > /dev/null 2>&1; then
     sqlite3 "$tmp/h4.db" "UPDATE hashes SET last_sh = last_sh + 1 WHERE session = 1 AND tick = 1"
     expect "hashes --replayed: a changed hash is refused" 1 "tick 240: the replay's hashes" -- \
         "$viv" replay hashes "$tmp/h4.db" --from 239 --to 241 --replayed
+    # viv replay upgrade: schema 3's rows rewritten, the file as it was kept beside it, refused
+    # while a FILE.schema3 is there; tests/check_compat.c checks what it writes.
+    cp "$rdb" "$tmp/up.db"
+    expect "upgrade" 0 - -- "$viv" replay upgrade "$tmp/up.db" --quiet
+    grep -q "^session 1: rewritten: 700 tick rows into 3 blocks of hashes" "$tmp/out" \
+        && grep -q "2 of 2 sessions rewritten" "$tmp/out" && [ -s "$tmp/up.db.schema3" ] \
+        && ok "upgrade: says what it rewrote, keeps the old file" || fail "upgrade: $(cat "$tmp/out")"
+    expect "upgrade: the result verifies" 0 - -- "$viv" replay verify --all --quiet "$tmp/up.db"
+    expect "upgrade: again, nothing to do" 0 - -- "$viv" replay upgrade "$tmp/up.db" --quiet
+    grep -q "nothing to rewrite" "$tmp/out" && ok "upgrade: a second run changes nothing" || fail "upgrade again: $(cat "$tmp/out")"
+    cp "$rdb" "$tmp/up.db"
+    expect "upgrade: refused beside an old copy" 2 "up.db.schema3 exists" -- "$viv" replay upgrade "$tmp/up.db" --quiet
+    rm -f "$tmp/up.db" "$tmp/up.db.schema3" "$tmp/up.db-wal" "$tmp/up.db-shm"
     # A page of the tick table overwritten: SQLite's "malformed" becomes the same kind of sentence.
     cp "$rdb" "$tmp/page.db"
     root=$(sqlite3 "$rdb" "SELECT rootpage FROM sqlite_schema WHERE name = 'tick'")
@@ -723,7 +736,7 @@ tables() {
 }
 tables vivd vivd vivd -- "$vivd"
 tables "viv sim" "viv sim" "viv sim" -- "$viv" sim
-for c in list info verify export collect fork; do
+for c in list info verify export collect fork hashes upgrade; do
     tables "viv replay $c" "viv replay $c" "viv replay $c" -- "$viv" replay "$c"
 done
 tables "viv fuzz" "viv fuzz" "viv fuzz" -- "$viv" fuzz
