@@ -441,6 +441,69 @@ static void assert_frame_matches_log(rpl_file *f, const tracker *t)
     ck_assert_int_ge(row.bits, RPL_HASH_BITS);
 }
 
+/* tests/compat/schema3-suspended.db: two sessions (sand, garden) that the last vivd writing
+ * schema 3 (f0198ef) recorded for 240 ticks and suspended at a clean stop:
+ *     /work/old3/bin/vivd --listen 127.0.0.1:0 --no-http --db schema3-suspended.db \
+ *         --world sand:seed=5:w=64,h=48 --world garden:seed=2 --quiet     (SIGINT after ~4 s)
+ * Today's vivd migrates the file and resumes both: their old tick rows stay as they were, the
+ * ticks after 240 are recorded in blocks, and each session verifies and exports bit-exactly
+ * across the two formats. */
+START_TEST(a_schema_3_file_resumes_in_schema_4)
+{
+    char dir[] = "/tmp/vivs3.XXXXXX", db[128], cmd[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    snprintf(cmd, sizeof cmd, "cp compat/schema3-suspended.db %s", db);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), 3);
+    server sv;
+    const char *const args[] = { "--db", db, NULL };
+    server_start_opts(&sv, args, 0, 0);
+    usleep(800000);
+    ck_assert_int_eq(server_stop(&sv), 0);
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), RPL_SCHEMA);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session WHERE status = 'suspended' AND "
+                                    "end_tick > 260"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick"), 480);          /* as they were */
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM tick WHERE tick > 240"), 0);
+    ck_assert_int_eq(count_rows(db, "SELECT min(tick) FROM hashes"), 241);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM session s WHERE end_tick = 240 + (SELECT "
+                                    "sum(n) FROM hashes h WHERE h.session = s.id)"), 2);
+    rpl_file *f;
+    char err[512];
+    ck_assert_msg(rpl_open(db, RPL_READ, RPL_DUR_NORMAL, &f, err, sizeof err) == 0, "%s", err);
+    for (int64_t id = 1; id <= 2; id++) {
+        rpl_session s;
+        ck_assert_int_eq(rpl_session_get(f, id, &s, err, sizeof err), 0);
+        rpl_verify_opts o = rpl_verify_defaults();
+        o.session = id;
+        rpl_verify_result res;
+        static char report[16384];
+        int rc = rpl_verify(f, &o, &res, report, sizeof report);
+        ck_assert_msg(rc == 0, "session %lld: %d: %s", (long long)id, rc, report);
+        ck_assert_uint_eq(res.ticks, s.end_tick);
+        ck_assert_uint_gt(res.partial, 0);
+        /* The export of the frames around the seam: every one the recorded one. */
+        char gif[160];
+        snprintf(gif, sizeof gif, "%s/s%lld.gif", dir, (long long)id);
+        rpl_export_opts eo = rpl_export_defaults();
+        eo.session = id;
+        eo.from = 230;
+        eo.to = 250;
+        eo.every = 1;
+        eo.gif = gif;
+        rpl_export_result er;
+        ck_assert_msg(rpl_export(f, &eo, &er, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(er.frames, 21);
+        ck_assert_uint_eq(er.mismatched, 0);
+    }
+    rpl_close(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(play_a_recording_pause_step_seek_speed)
 {
     char dir[] = "/tmp/vivplay.XXXXXX", db[128], cmd[512];
@@ -803,6 +866,7 @@ Suite *suite_record(void)
     tcase_add_test(tc, clean_stop_suspends_and_the_next_start_resumes);
     tcase_add_test(tc, fresh_closes_the_suspended_and_starts_new_sessions);
     tcase_add_test(tc, schema_1_is_migrated_in_place_on_write);
+    tcase_add_test(tc, a_schema_3_file_resumes_in_schema_4);
     tcase_add_test(tc, play_a_recording_pause_step_seek_speed);
     tcase_add_test(tc, a_forked_file_resumes_as_a_live_world);
     tcase_add_test(tc, fork_message_a_recording_and_a_live_worlds_past);
