@@ -9,71 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "ci_report.h"
 #include "cli.h"
 #include "opt.h"
 #include "read.h"
-
-/* ---- the progress bar: stderr, only on a terminal, at most ~10 redraws a second ---------------- */
-typedef struct progress {
-    const char *what;
-    const char *unit;                  /* what done/total count: "ticks", "rows" */
-    int tty;
-    double t0, last;
-    int drawn;
-} progress;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void progress_init(progress *p, const char *what, int quiet)
-{
-    memset(p, 0, sizeof *p);
-    p->what = what;
-    p->unit = "ticks";
-    p->tty = !quiet && isatty(STDERR_FILENO);
-    p->t0 = now_s();
-}
-
-static void progress_cb(void *ud, uint64_t done, uint64_t total)
-{
-    progress *p = ud;
-    if (!p->tty) return;
-    double t = now_s();
-    if (p->drawn && t - p->last < 0.1 && done < total) return;
-    p->last = t;
-    p->drawn = 1;
-    double frac = total ? (double)done / (double)total : 1.0;
-    if (frac > 1) frac = 1;
-    double el = t - p->t0, rate = el > 0 ? (double)done / el : 0;
-    char bar[31];
-    int fill = (int)(frac * 30);
-    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
-    char eta[32] = "--:--";
-    if (rate > 0 && done < total) {
-        long s = (long)((double)(total - done) / rate + 0.5);
-        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
-    } else if (done >= total) {
-        snprintf(eta, sizeof eta, "0:00");
-    }
-    fprintf(stderr, "\r%s [%s] %3d%%  %llu/%llu %s  %.0f %s/s  ETA %s\033[K", p->what, bar,
-            (int)(frac * 100), (unsigned long long)done, (unsigned long long)total, p->unit, rate,
-            p->unit, eta);
-    fflush(stderr);
-}
-
-static void progress_end(progress *p)
-{
-    if (p->tty && p->drawn) fprintf(stderr, "\r\033[K");
-    p->drawn = 0;
-}
 
 /* ---- shared bits -------------------------------------------------------------------------------- */
 static void usage_list(FILE *out)
@@ -572,19 +511,19 @@ static int verify_one(rpl_file *f, const opts *o, FILE *log, int64_t id, verdict
 {
     rpl_verify_opts vo = rpl_verify_defaults();
     rpl_verify_result *r = &vd->r;
-    progress p;
+    cli_progress p;
     char label[64];
     memset(vd, 0, sizeof *vd);
     vd->id = id;
     vd->v = V_UNVERIFIABLE;
     snprintf(label, sizeof label, "session %lld", (long long)id);
-    progress_init(&p, label, o->quiet);
+    cli_progress_init(&p, label, o->quiet);
     vo.session = id;
     vo.from = o->from;
     vo.to = o->to;
     vo.sync_test = o->sync_test;
     vo.threads = (int)o->threads;
-    vo.progress = progress_cb;
+    vo.progress = cli_progress_cb;
     vo.ud = &p;
     vo.report_dir = o->report_dir;
     size_t cap = 64 * 1024;
@@ -602,10 +541,10 @@ static int verify_one(rpl_file *f, const opts *o, FILE *log, int64_t id, verdict
     if (have && s->node[0] && s->origin_id >= 0)      /* a collected file: say whose it is */
         fprintf(log, "session %lld is node %s's session %lld\n", (long long)id, s->node,
                 (long long)s->origin_id);
-    double t0 = now_s();
+    double t0 = cli_now_s();
     int rc = rpl_verify(f, &vo, r, report, cap);
-    vd->seconds = now_s() - t0;
-    progress_end(&p);
+    vd->seconds = cli_now_s() - t0;
+    cli_progress_end(&p);
     char *small = realloc(report, strlen(report) + 1);      /* kept for the reports: no 64 KiB each */
     vd->report = small ? small : report;
     if (rc >= 0 && r->warning[0] && strcmp(r->warning, warn) != 0)   /* e.g. a file-built world */
@@ -837,9 +776,9 @@ static int cmd_verify(int argc, char **argv)
     }
     verdicts vs;
     memset(&vs, 0, sizeof vs);
-    double t0 = now_s();
+    double t0 = cli_now_s();
     int status = verify_file(&o, o.json ? stderr : stdout, &vs);
-    if (j) status = verify_junit(j, &o, &vs, now_s() - t0, status);
+    if (j) status = verify_junit(j, &o, &vs, cli_now_s() - t0, status);
     if (o.json) status = verify_json(&o, &vs, status);
     verdicts_free(&vs);
     return status;
@@ -935,7 +874,7 @@ static int cmd_export(int argc, char **argv)
     char err[512];
     rpl_export_opts eo = rpl_export_defaults();
     rpl_export_result r;
-    progress p;
+    cli_progress p;
     if (pick_session("export", f, &o) != 0) goto done;
     if (o.view) {
         rpl_session s;
@@ -953,7 +892,7 @@ static int cmd_export(int argc, char **argv)
             goto done;
         }
     }
-    progress_init(&p, "export", o.quiet);
+    cli_progress_init(&p, "export", o.quiet);
     eo.session = o.session;
     eo.from = o.from;
     eo.to = o.to;
@@ -963,10 +902,10 @@ static int cmd_export(int argc, char **argv)
     eo.gif = o.gif;
     eo.webp = o.webp;
     eo.png_dir = o.png_dir;
-    eo.progress = progress_cb;
+    eo.progress = cli_progress_cb;
     eo.ud = &p;
     rc = rpl_export(f, &eo, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (r.warning[0]) fprintf(stderr, "viv replay export: warning: %s\n", r.warning);
     if (rc != 0) {
         fprintf(stderr, "viv replay export: %s\n", err);
@@ -1074,15 +1013,15 @@ static int cmd_collect(int argc, char **argv)
         fprintf(stderr, "viv replay collect: where to? name the new file with -o OUT\n");
         goto done;
     }
-    progress p;
-    progress_init(&p, "collect", quiet);
+    cli_progress p;
+    cli_progress_init(&p, "collect", quiet);
     p.unit = "rows";
     rpl_collect_opts co = { .src = src, .nsrc = n, .out = out, .force = force,
-                            .progress = progress_cb, .ud = &p };
+                            .progress = cli_progress_cb, .ud = &p };
     rpl_collect_result r;
     char err[1024];
     int rc = rpl_collect(&co, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (rc != 0) {
         fprintf(stderr, "viv replay collect: %s\n", err);
         goto done;
@@ -1143,16 +1082,16 @@ static int cmd_fork(int argc, char **argv)
     int picked = pick_session("fork", f, &o);
     rpl_close(f);
     if (picked != 0) return 2;
-    progress p;
+    cli_progress p;
     char label[64], err[1024];
     snprintf(label, sizeof label, "replaying session %lld to tick %llu", (long long)o.session,
              (unsigned long long)o.tick);
-    progress_init(&p, label, o.quiet);
+    cli_progress_init(&p, label, o.quiet);
     rpl_fork_opts fo = { .path = o.file, .session = o.session, .tick = o.tick, .out = o.out,
-                         .progress = progress_cb, .ud = &p };
+                         .progress = cli_progress_cb, .ud = &p };
     rpl_fork_result r;
     rc = rpl_fork(&fo, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (r.warning[0]) fprintf(stderr, "viv replay fork: warning: %s\n", r.warning);
     if (rc != 0) {
         fprintf(stderr, "viv replay fork: %s\n", err);
