@@ -10,6 +10,9 @@ int cli_fuzz_main(int argc, char **argv);   /* clients/viv_fuzz.c */
 int cli_view_main(int argc, char **argv);   /* clients/view.c */
 int cli_bot_main(int argc, char **argv);    /* clients/bot.c */
 int cli_replay_main(int argc, char **argv); /* clients/viv_replay.c */
+/* viv replay drop and compact (clients/viv_retain.c), argv[0] the subcommand's name */
+int cli_replay_drop(int argc, char **argv);
+int cli_replay_compact(int argc, char **argv);
 
 /* The progress bar of the long subcommands (clients/cli_progress.c): on stderr, only on a
  * terminal (and not with quiet), at most ~10 redraws a second; end clears its line. cb is the

@@ -4,7 +4,8 @@
  *
  * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
  * damaged) file or session.
- * The file is opened read-only and never changed (collect writes only its new output). */
+ * The file is opened read-only and never changed (collect writes only its new output; drop and
+ * compact, in viv_retain.c, change it as asked). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +109,9 @@ static void usage(FILE *out)
         "  verify   replay a session and compare every recorded hash (bit-exact or a desync report)\n"
         "  export   a session's frames as an animated GIF or WebP or PNGs, or the session as one HTML file\n"
         "  collect  gather the files of several nodes into one, each session named by its node\n"
-        "  fork     a new session starting from another's state at a tick, to play on from there\n");
+        "  fork     a new session starting from another's state at a tick, to play on from there\n"
+        "  drop     delete sessions and every row of theirs\n"
+        "  compact  thin the hashes and checkpoints of sessions closed long ago to a coarser grain\n");
 }
 
 static void usage_fork(FILE *out)
@@ -300,6 +303,26 @@ static void fmt_duration(uint64_t ticks, uint32_t hz, char *out, size_t cap)
 }
 
 /* ---- list ---------------------------------------------------------------------------------------- */
+/* Each session's grain as list shows it ("600/36000", "-" when not compacted) into out[i] (NULL:
+ * out of memory, none shown). 1 when one of them was compacted. A grain that cannot be read is
+ * said on stderr and shown as "?". */
+static int list_grains(rpl_file *f, const rpl_session_info *v, size_t n, char (*out)[48])
+{
+    int any = 0;
+    char err[512];
+    for (size_t i = 0; out && i < n; i++) {
+        rpl_grain g;
+        int rc = rpl_grain_get(f, v[i].s.id, &g, err, sizeof err);
+        if (rc < 0) fprintf(stderr, "viv replay list: %s\n", err);
+        if (rc == 1)
+            snprintf(out[i], sizeof out[i], "%llu/%llu", (unsigned long long)g.hash_every,
+                     (unsigned long long)g.checkpoint_every);
+        else snprintf(out[i], sizeof out[i], rc < 0 ? "?" : "-");
+        any |= rc != 0;
+    }
+    return any;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     opts o;
@@ -338,17 +361,24 @@ static int cmd_list(int argc, char **argv)
         if (l > wn) wn = l;
     }
     if (wn && wn < 4) wn = 4;
+    /* A file with compacted sessions: one more column, each one's grain. */
+    char (*grain)[48] = n ? calloc(n, sizeof *grain) : NULL;
+    int any_grain = list_grains(f, v, n, grain);
+    int wsrc = 0;                      /* the last column is padded when grain follows it */
+    for (size_t i = 0; any_grain && !wn && i < n; i++)
+        if ((int)strlen(v[i].s.source) > wsrc) wsrc = (int)strlen(v[i].s.source);
     if (n == 0) printf("%s holds no sessions\n", o.file);
     else if (wn)
-        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-8s  %-*s  %s\n", "session", wk, "kind",
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-8s  %-*s  %-*s", "session", wk, "kind",
                ws, "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source", wn,
-               "node", "node's id");
+               "node", any_grain ? 9 : 0, "node's id");
     else
-        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %s\n", "session", wk, "kind", ws,
-               "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-*s", "session", wk, "kind", ws,
+               "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", wsrc, "source");
+    if (n) printf("%s\n", any_grain ? "  grain" : "");
     for (size_t i = 0; i < n; i++) {
         const rpl_session *s = &v[i].s;
-        char ticks[48], dur[32], gaps[32];
+        char ticks[48], dur[32], gaps[32], id[24];
         snprintf(ticks, sizeof ticks, "%llu..%llu", (unsigned long long)s->start_tick,
                  (unsigned long long)s->end_tick);
         fmt_duration(s->end_tick - s->start_tick, s->hz, dur, sizeof dur);
@@ -361,12 +391,16 @@ static int cmd_list(int argc, char **argv)
                s->kind, ws, (unsigned long long)s->seed, wt, ticks, dur,
                (unsigned long long)v[i].inputs, gaps,
                s->running ? "running" : s->suspended ? "suspended" : "closed", s->sim_version);
-        if (!wn) printf("%s\n", s->source);
-        else if (s->origin_id >= 0)
-            printf("%-8s  %-*s  %lld\n", s->source, wn, s->node[0] ? s->node : "-", (long long)s->origin_id);
-        else
-            printf("%-8s  %-*s  -\n", s->source, wn, s->node[0] ? s->node : "-");
+        snprintf(id, sizeof id, s->origin_id >= 0 ? "%lld" : "-", (long long)s->origin_id);
+        if (!wn) printf("%-*s", wsrc, s->source);
+        else printf("%-8s  %-*s  %-*s", s->source, wn, s->node[0] ? s->node : "-", any_grain ? 9 : 0, id);
+        if (any_grain) printf("  %s", grain[i]);
+        printf("\n");
     }
+    if (any_grain)
+        printf("(grain: compacted sessions keep a recorded hash every H ticks and a checkpoint every C "
+               "ticks at most: H/C)\n");
+    free(grain);
     if (n) {
         int gaps = 0;
         for (size_t i = 0; i < n; i++) gaps |= v[i].gaps != 0;
@@ -433,6 +467,14 @@ static int cmd_info(int argc, char **argv)
            (unsigned long long)(s->end_tick - s->start_tick), dur, (unsigned long long)si.ticks);
     printf("  checkpoints   %llu (every %llu ticks)\n", (unsigned long long)si.checkpoints,
            (unsigned long long)s->checkpoint_every);
+    rpl_grain grain;
+    int compacted = rpl_grain_get(f, s->id, &grain, err, sizeof err);
+    if (compacted < 0) fprintf(stderr, "viv replay info: %s\n", err);
+    if (compacted == 1)
+        printf("  grain         compacted %s: a recorded hash every %llu ticks and a checkpoint every "
+               "%llu ticks at most are left (a divergence between two hashes is found at the next)\n",
+               grain.compacted_at, (unsigned long long)grain.hash_every,
+               (unsigned long long)grain.checkpoint_every);
     printf("  inputs        %llu", (unsigned long long)si.inputs);
     if (k && si.inputs) {
         if (rpl_inputs_load(f, s->id, 0, UINT64_MAX, NULL, &in, &nin, err, sizeof err) != 0) {
@@ -1123,6 +1165,8 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "export") == 0) return cmd_export(argc - 1, argv + 1);
     if (strcmp(c, "collect") == 0) return cmd_collect(argc - 1, argv + 1);
     if (strcmp(c, "fork") == 0) return cmd_fork(argc - 1, argv + 1);
+    if (strcmp(c, "drop") == 0) return cli_replay_drop(argc - 1, argv + 1);
+    if (strcmp(c, "compact") == 0) return cli_replay_compact(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
     usage(stderr);
     return 2;
