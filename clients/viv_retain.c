@@ -203,18 +203,6 @@ static int compact_operand(const opt_prog *p, const char *a)
     return OPT_OK;
 }
 
-/* "tick rows 40000 → 68, checkpoints 67 → 2" of the tables the session had rows in. */
-static void compact_rows_line(const rpl_compacted *x, char *out, size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    for (int t = 0; t < RPL_C_N && len < cap; t++)
-        if (x->rows_before[t] || x->rows_after[t])
-            len += (size_t)snprintf(out + len, cap - len, "%s%s %llu → %llu", len ? ", " : "",
-                                    rpl_compact_names[t], (unsigned long long)x->rows_before[t],
-                                    (unsigned long long)x->rows_after[t]);
-}
-
 static void compact_progress(void *ud, uint64_t done, uint64_t total)
 {
     cli_progress_cb(&((compact_args *)ud)->p, done, total);
@@ -223,20 +211,12 @@ static void compact_progress(void *ud, uint64_t done, uint64_t total)
 static void compact_each(void *ud, const rpl_compacted *x)
 {
     compact_args *c = ud;
-    char rows[320];
-    uint64_t before = 0, after = 0;
-    for (int t = 0; t < RPL_C_N; t++) {
-        before += x->bytes_before[t];
-        after += x->bytes_after[t];
-    }
-    compact_rows_line(x, rows, sizeof rows);
+    char what[512];
+    rpl_compacted_describe(x, what, sizeof what);
     cli_progress_end(&c->p);
-    printf("session %lld (%s, closed %s, ticks %llu..%llu)%s: %s; %llu → %llu bytes; grain: a hash "
-           "every %llu ticks, a checkpoint every %llu ticks at most%s\n", (long long)x->id, x->kind,
+    printf("session %lld (%s, closed %s, ticks %llu..%llu)%s: %s\n", (long long)x->id, x->kind,
            x->closed_at, (unsigned long long)x->start_tick, (unsigned long long)x->end_tick,
-           c->dry_run ? " would be thinned" : "", rows, (unsigned long long)before,
-           (unsigned long long)after, (unsigned long long)x->grain.hash_every,
-           (unsigned long long)x->grain.checkpoint_every, x->deltas ? " (its full checkpoints)" : "");
+           c->dry_run ? " would be thinned" : "", what);
     fflush(stdout);
 }
 

@@ -855,6 +855,27 @@ static int compact_one(compactor *c, rpl_compacted *s, char *err, size_t errlen)
     return compact_measure(c, s, 0, s->rows_after, s->bytes_after, err, errlen);
 }
 
+void rpl_compacted_describe(const rpl_compacted *x, char *out, size_t cap)
+{
+    size_t len = 0;
+    uint64_t before = 0, after = 0;
+    out[0] = '\0';
+    for (int t = 0; t < RPL_C_N && len < cap; t++) {
+        before += x->bytes_before[t];
+        after += x->bytes_after[t];
+        if (x->rows_before[t] || x->rows_after[t])
+            len += (size_t)snprintf(out + len, cap - len, "%s%s %llu → %llu", len ? ", " : "",
+                                    rpl_compact_names[t], (unsigned long long)x->rows_before[t],
+                                    (unsigned long long)x->rows_after[t]);
+    }
+    if (len < cap)
+        snprintf(out + len, cap - len, "%s%llu → %llu bytes; grain: a hash every %llu ticks, a "
+                 "checkpoint every %llu ticks at most%s", len ? "; " : "", (unsigned long long)before,
+                 (unsigned long long)after, (unsigned long long)x->grain.hash_every,
+                 (unsigned long long)x->grain.checkpoint_every,
+                 x->deltas ? " (its full checkpoints)" : "");
+}
+
 int rpl_compact(const rpl_compact_opts *o, rpl_compact_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
