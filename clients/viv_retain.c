@@ -67,14 +67,16 @@ static int drop_operand(const opt_prog *p, const char *a)
 /* "12 inputs, 900 tick rows, 3 checkpoints" of the tables a session had rows in. */
 static void drop_rows_line(const rpl_dropped *d, char *out, size_t cap)
 {
-    static const char *const names[RPL_T_N] = { "inputs", "tick rows", "hash blocks", "checkpoints",
-                                                "gaps", "lineage row", "phase rows", "grain row" };
+    static const char *const names[RPL_T_N][2] = {
+        { "input", "inputs" }, { "tick row", "tick rows" }, { "hash block", "hash blocks" },
+        { "checkpoint", "checkpoints" }, { "gap", "gaps" }, { "lineage row", "lineage rows" },
+        { "phase row", "phase rows" }, { "grain row", "grain rows" } };
     size_t len = 0;
     out[0] = '\0';
     for (int t = 0; t < RPL_T_N && len < cap; t++)
         if (d->rows[t])
             len += (size_t)snprintf(out + len, cap - len, "%s%llu %s", len ? ", " : "",
-                                    (unsigned long long)d->rows[t], names[t]);
+                                    (unsigned long long)d->rows[t], names[t][d->rows[t] != 1]);
     if (!len) snprintf(out, cap, "no rows but its own");
 }
 
@@ -179,9 +181,8 @@ static void compact_tail(FILE *out)
         "\n"
         "Prints each session thinned (rows and bytes of its hashes and checkpoints, before and\n"
         "after) and a total; on a terminal, a progress bar on stderr. The file does not shrink:\n"
-        "its free pages are reused by new rows (viv replay drop --vacuum, or sqlite3 FILE VACUUM\n"
-        "while no vivd records into it, gives them back). vivd --retain DURATION does the same at\n"
-        "its start and every hour.\n"
+        "its free pages are reused by new rows (`sqlite3 FILE VACUUM`, while no vivd records into\n"
+        "it, gives them back). vivd --retain DURATION does the same at its start and every hour.\n"
         "Exit status: 0 compacted (or nothing was old enough), 2 bad usage, refused or failed.\n");
 }
 
@@ -259,7 +260,7 @@ int cli_replay_compact(int argc, char **argv)
         OPT_FLAG("--quiet", &c.quiet, "no progress bar (there is none when stderr is not a terminal)"),
         OPT_END
     };
-    const opt_prog prog = { .who = "viv replay compact", .opts = table, .column = 24,
+    const opt_prog prog = { .who = "viv replay compact", .opts = table, .column = 26,
                             .head = usage_compact, .tail = compact_tail, .operand = compact_operand,
                             .ud = &c };
     int rc = opt_parse(&prog, argc, argv);
