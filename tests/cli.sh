@@ -434,6 +434,9 @@ if command -v sqlite3 > /dev/null 2>&1; then
         || fail "list: $("$viv" replay list "$tmp/ret.db")"
     "$viv" replay info "$tmp/ret.db" --session 1 | grep -q "^  grain         compacted .*: a recorded hash every 600 ticks" \
         && ok "info shows the grain" || fail "info: $("$viv" replay info "$tmp/ret.db" --session 1)"
+    expect "collect: a compacted session" 0 - -- "$viv" replay collect "$tmp/ret.db" -o "$tmp/retall.db" --quiet
+    "$viv" replay list "$tmp/retall.db" | grep -Eq '^ +1 .* 600/600$' && ok "collect copies the grain" \
+        || fail "collect of a compacted file: $("$viv" replay list "$tmp/retall.db")"
     expect "drop: a session" 0 - -- "$viv" replay drop "$tmp/ret.db" 2
     grep -qx "dropped session 2 (sand, ticks 0..300, closed): 300 tick rows, 1 checkpoint" "$tmp/out" \
         && grep -qF "the file keeps its size (VACUUM was not run: --vacuum)" "$tmp/out" \
