@@ -334,9 +334,10 @@ START_TEST(drop_refuses_a_parent_unless_asked_and_an_unknown_id)
 }
 END_TEST
 
-/* A real vivd records into the file: its running session is refused, a closed one of the file is
- * dropped beside it (and its recording goes on and verifies); killed, its session is left running
- * in a file nobody holds, and may then be dropped. */
+/* A real vivd records into the file: its running session is refused (and a fork into the file,
+ * which asks the same lock), a closed one of the file is dropped beside it (and its recording goes
+ * on and verifies); killed, its session is left running in a file nobody holds, and may then be
+ * dropped. */
 START_TEST(drop_refuses_the_session_a_live_vivd_records)
 {
     const char *db = path("live.db");
@@ -356,6 +357,11 @@ START_TEST(drop_refuses_the_session_a_live_vivd_records)
     ck_assert_int_eq(rpl_drop(&o, &r, err, sizeof err), RPL_EUSAGE);
     ck_assert_msg(strstr(err, "VACUUM rewrites the whole file"), "%s", err);
     o.vacuum = 0;
+    /* viv replay fork asks the same lock (rpl_recorded_by) before writing into the file. */
+    rpl_fork_opts fo = { .path = db, .session = 1, .tick = 500 };
+    rpl_fork_result fr;
+    ck_assert_int_eq(rpl_fork(&fo, &fr, err, sizeof err), RPL_EFILE);
+    ck_assert_msg(strstr(err, "is being recorded by a running vivd (pid "), "%s", err);
     ck_assert_msg(rpl_drop(&o, &r, err, sizeof err) == 0, "%s", err);
     rpl_drop_result_free(&r);
     usleep(300000);                    /* vivd goes on recording session 2 */
