@@ -373,21 +373,18 @@ nomem:
     return RPL_ENOMEM;
 }
 
-/* A running session belongs to the vivd that records it, if one does. */
-static int drop_check_running(wfile *w, const idset *set, char *err, size_t errlen)
+/* A running session belongs to the vivd that records it, if one holds the file (pid). */
+static int drop_check_running(wfile *w, const idset *set, int held, const char *pid, char *err,
+                              size_t errlen)
 {
-    char pid[32];
-    int held = -1;
-    for (size_t i = 0; i < set->n; i++) {
+    for (size_t i = 0; held && i < set->n; i++) {
         if (strcmp(set->v[i].status, "running") != 0) continue;
-        if (held < 0) held = rpl_recorded_by(w->path, pid, sizeof pid);
-        if (!held) continue;           /* left running by a vivd that is gone (a crash) */
         snprintf(err, errlen, "session %lld of %s is running: the vivd recording into the file%s%s%s "
                  "records it now. Close its world (or stop that vivd) first", (long long)set->v[i].id,
                  w->path, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
         return RPL_EUSAGE;
     }
-    return 0;
+    return 0;                          /* one left running by a vivd that is gone (a crash) may go */
 }
 
 /* Every row of d's session, table by table, then the session row. */
@@ -416,9 +413,11 @@ static int cmp_dropped(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The sessions chosen and checked, and their rows deleted, inside the caller's transaction. */
-static int drop_in_tx(wfile *w, const rpl_drop_opts *o, idset *set, rpl_drop_result *res, char *err,
-                      size_t errlen)
+/* The sessions chosen and checked, and their rows deleted, inside the caller's transaction. held:
+ * a vivd records into the file (pid), whose commits wait for this transaction: then dbstat, which
+ * reads every page of the file, is not asked. */
+static int drop_in_tx(wfile *w, const rpl_drop_opts *o, idset *set, int held, const char *pid,
+                      rpl_drop_result *res, char *err, size_t errlen)
 {
     for (size_t i = 0; i < o->n; i++) {
         if (idset_has(set, o->sessions[i])) continue;
@@ -431,15 +430,15 @@ static int drop_in_tx(wfile *w, const rpl_drop_opts *o, idset *set, rpl_drop_res
         if (rc) return rc;
     }
     int rc = drop_close_forks(w, o, set, res, err, errlen);
-    if (!rc) rc = drop_check_running(w, set, err, errlen);
+    if (!rc) rc = drop_check_running(w, set, held, pid, err, errlen);
     if (rc) return rc;
     qsort(set->v, set->n, sizeof *set->v, cmp_dropped);
-    res->payload_before = payload_bytes(w);
+    if (!held) res->payload_before = payload_bytes(w);
     for (size_t i = 0; i < set->n && !rc; i++) {
         set->v[i].forked_from = parent_in_file(w, set->v[i].id);
         rc = drop_rows(w, &set->v[i], err, errlen);
     }
-    if (!rc) res->payload_after = payload_bytes(w);
+    if (!rc && !held) res->payload_after = payload_bytes(w);
     return rc;
 }
 
@@ -463,7 +462,8 @@ int rpl_drop(const rpl_drop_opts *o, rpl_drop_result *res, char *err, size_t err
         return RPL_EUSAGE;
     }
     char pid[32];
-    if (o->vacuum && rpl_recorded_by(o->path, pid, sizeof pid)) {
+    int held = rpl_recorded_by(o->path, pid, sizeof pid);
+    if (o->vacuum && held) {
         snprintf(err, errlen, "%s is being recorded by a running vivd%s%s%s: VACUUM rewrites the whole "
                  "file and would hold that vivd's commits until it is done; drop without --vacuum (the "
                  "space is reused by new rows), or stop the vivd first", o->path,
@@ -479,7 +479,7 @@ int rpl_drop(const rpl_drop_opts *o, rpl_drop_result *res, char *err, size_t err
     idset set = { 0 };
     if ((rc = wexec(&w, "BEGIN IMMEDIATE", err, errlen)) != 0) goto done;
     res->free_before = free_bytes(&w);
-    rc = drop_in_tx(&w, o, &set, res, err, errlen);
+    rc = drop_in_tx(&w, o, &set, held, pid, res, err, errlen);
     if (!rc) rc = wexec(&w, "COMMIT", err, errlen);
     if (rc) {
         sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);

@@ -392,7 +392,8 @@ typedef struct rpl_dropped {
 typedef struct rpl_drop_result {
     rpl_dropped *v;                    /* malloc'd, in id order: rpl_drop_result_free */
     size_t n;
-    int64_t payload_before, payload_after;   /* bytes of the tables' cells (dbstat), or -1 */
+    int64_t payload_before, payload_after;   /* bytes of the tables' cells (dbstat), or -1:
+                                                 no dbstat, or a vivd records into the file */
     int64_t free_before, free_after;   /* bytes of the file's free pages, before and after */
     int64_t size_before, size_after;   /* --vacuum: the file's bytes (with its WAL), else -1 */
     char note[512];                    /* "" or a sentence (the forks whose parent went, --force) */

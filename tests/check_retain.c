@@ -363,6 +363,7 @@ START_TEST(drop_refuses_the_session_a_live_vivd_records)
     ck_assert_int_eq(rpl_fork(&fo, &fr, err, sizeof err), RPL_EFILE);
     ck_assert_msg(strstr(err, "is being recorded by a running vivd (pid "), "%s", err);
     ck_assert_msg(rpl_drop(&o, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.payload_before, -1);     /* no dbstat scan while the vivd waits */
     rpl_drop_result_free(&r);
     usleep(300000);                    /* vivd goes on recording session 2 */
     kill(fx.sv.pid, SIGKILL);
