@@ -423,9 +423,12 @@ if command -v sqlite3 > /dev/null 2>&1; then
     grep -q "^nothing to compact in $tmp/ret.db: .* (2 closed since, 0 compacted before)$" "$tmp/out" \
         && ok "compact says there was nothing to compact" || fail "compact, nothing to do: $(cat "$tmp/out")"
     sqlite3 "$tmp/ret.db" "UPDATE session SET closed_at = '2020-01-01T00:00:00Z' WHERE id = 1"
+    # (What is printed of the rows depends on the format this build records: tick rows or hash
+    # blocks. The sessions and the grain do not.)
+    before=$(sqlite3 "$tmp/ret.db" .dump | cksum)
     expect "compact --dry-run" 0 - -- "$viv" replay compact "$tmp/ret.db" --older-than 30d --dry-run
-    grep -qF "session 1 (sand, closed 2020-01-01T00:00:00Z, ticks 0..700) would be thinned: tick rows 700 → 2, checkpoints 2 → 2;" "$tmp/out" \
-        && grep -q "nothing was written$" "$tmp/out" && [ "$(sqlite3 "$tmp/ret.db" "SELECT count(*) FROM tick WHERE session = 1")" = 700 ] \
+    grep -qF "session 1 (sand, closed 2020-01-01T00:00:00Z, ticks 0..700) would be thinned: " "$tmp/out" \
+        && grep -q "nothing was written$" "$tmp/out" && [ "$(sqlite3 "$tmp/ret.db" .dump | cksum)" = "$before" ] \
         && ok "compact --dry-run says what it would thin and writes nothing" || fail "compact --dry-run: $(cat "$tmp/out")"
     expect "compact" 0 - -- "$viv" replay compact "$tmp/ret.db" --older-than 30d
     grep -q "^1 session compacted in $tmp/ret.db: " "$tmp/out" && grep -qF "grain: a hash every 600 ticks, a checkpoint every 600 ticks at most" "$tmp/out" \
@@ -438,7 +441,7 @@ if command -v sqlite3 > /dev/null 2>&1; then
     "$viv" replay list "$tmp/retall.db" | grep -Eq '^ +1 .* 600/600$' && ok "collect copies the grain" \
         || fail "collect of a compacted file: $("$viv" replay list "$tmp/retall.db")"
     expect "drop: a session" 0 - -- "$viv" replay drop "$tmp/ret.db" 2
-    grep -qx "dropped session 2 (sand, ticks 0..300, closed): 300 tick rows, 1 checkpoint" "$tmp/out" \
+    grep -q "^dropped session 2 (sand, ticks 0..300, closed): .*1 checkpoint$" "$tmp/out" \
         && grep -qF "the file keeps its size (VACUUM was not run: --vacuum)" "$tmp/out" \
         && ok "drop says what it dropped and that it did not VACUUM" || fail "drop: $(cat "$tmp/out")"
     expect "drop --vacuum" 0 - -- "$viv" replay drop "$tmp/ret.db" 1 --vacuum
