@@ -24,7 +24,9 @@ static void usage_list(FILE *out)
         "One line per recorded session: id, world kind, seed, ticks (first..last), world-time\n"
         "duration, inputs, gaps (ticks not recorded), status, the sim version that recorded it,\n"
         "and where it came from; in a collected file (viv replay collect) also the node that\n"
-        "recorded it and the session's id in that node's own file.\n");
+        "recorded it and the session's id in that node's own file; in a file with compacted\n"
+        "sessions (viv replay compact) also each one's grain: a hash every H ticks and a\n"
+        "checkpoint every C ticks at most, as H/C.\n");
 }
 
 static void usage_info(FILE *out)
@@ -33,8 +35,9 @@ static void usage_info(FILE *out)
         "usage: viv replay info FILE [--session N]\n"
         "\n"
         "Everything about one session: kind, seed, params, versions, the node that recorded it\n"
-        "(and its id there, in a collected file), tick range, checkpoints, inputs by kind and\n"
-        "client, and every gap. --session may be left out when the file holds one session.\n"
+        "(and its id there, in a collected file), tick range, checkpoints, the grain it was\n"
+        "compacted to (viv replay compact), inputs by kind and client, and every gap. --session\n"
+        "may be left out when the file holds one session.\n"
         "\n");
 }
 
