@@ -10,6 +10,24 @@ int cli_fuzz_main(int argc, char **argv);   /* clients/viv_fuzz.c */
 int cli_view_main(int argc, char **argv);   /* clients/view.c */
 int cli_bot_main(int argc, char **argv);    /* clients/bot.c */
 int cli_replay_main(int argc, char **argv); /* clients/viv_replay.c */
+/* viv replay drop and compact (clients/viv_retain.c), argv[0] the subcommand's name */
+int cli_replay_drop(int argc, char **argv);
+int cli_replay_compact(int argc, char **argv);
+
+/* The progress bar of the long subcommands (clients/cli_progress.c): on stderr, only on a
+ * terminal (and not with quiet), at most ~10 redraws a second; end clears its line. cb is the
+ * progress callback of replay/'s options, its ud a cli_progress. */
+typedef struct cli_progress {
+    const char *what;
+    const char *unit;                  /* what done/total count: "ticks" (init's), "rows" */
+    int tty;
+    double t0, last;
+    int drawn;
+} cli_progress;
+void cli_progress_init(cli_progress *p, const char *what, int quiet);
+void cli_progress_cb(void *ud, uint64_t done, uint64_t total);
+void cli_progress_end(cli_progress *p);
+double cli_now_s(void);                /* CLOCK_MONOTONIC, in seconds */
 
 /* An inputs file, parsed whole before tick 0: inputs sorted by tick (file order within a tick,
  * seq = line number). Returns 0, or -1 after printing `file:line: reason` to stderr. */

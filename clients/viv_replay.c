@@ -4,76 +4,16 @@
  *
  * Exit status: 0 ok (verify: bit-exact), 1 diverged or failed, 2 bad usage or an unusable (or
  * damaged) file or session.
- * The file is opened read-only and never changed (collect writes only its new output). */
+ * The file is opened read-only and never changed (collect writes only its new output; drop and
+ * compact, in viv_retain.c, change it as asked). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "ci_report.h"
 #include "cli.h"
 #include "opt.h"
 #include "read.h"
-
-/* ---- the progress bar: stderr, only on a terminal, at most ~10 redraws a second ---------------- */
-typedef struct progress {
-    const char *what;
-    const char *unit;                  /* what done/total count: "ticks", "rows" */
-    int tty;
-    double t0, last;
-    int drawn;
-} progress;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void progress_init(progress *p, const char *what, int quiet)
-{
-    memset(p, 0, sizeof *p);
-    p->what = what;
-    p->unit = "ticks";
-    p->tty = !quiet && isatty(STDERR_FILENO);
-    p->t0 = now_s();
-}
-
-static void progress_cb(void *ud, uint64_t done, uint64_t total)
-{
-    progress *p = ud;
-    if (!p->tty) return;
-    double t = now_s();
-    if (p->drawn && t - p->last < 0.1 && done < total) return;
-    p->last = t;
-    p->drawn = 1;
-    double frac = total ? (double)done / (double)total : 1.0;
-    if (frac > 1) frac = 1;
-    double el = t - p->t0, rate = el > 0 ? (double)done / el : 0;
-    char bar[31];
-    int fill = (int)(frac * 30);
-    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
-    char eta[32] = "--:--";
-    if (rate > 0 && done < total) {
-        long s = (long)((double)(total - done) / rate + 0.5);
-        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
-    } else if (done >= total) {
-        snprintf(eta, sizeof eta, "0:00");
-    }
-    fprintf(stderr, "\r%s [%s] %3d%%  %llu/%llu %s  %.0f %s/s  ETA %s\033[K", p->what, bar,
-            (int)(frac * 100), (unsigned long long)done, (unsigned long long)total, p->unit, rate,
-            p->unit, eta);
-    fflush(stderr);
-}
-
-static void progress_end(progress *p)
-{
-    if (p->tty && p->drawn) fprintf(stderr, "\r\033[K");
-    p->drawn = 0;
-}
 
 /* ---- shared bits -------------------------------------------------------------------------------- */
 static void usage_list(FILE *out)
@@ -84,7 +24,9 @@ static void usage_list(FILE *out)
         "One line per recorded session: id, world kind, seed, ticks (first..last), world-time\n"
         "duration, inputs, gaps (ticks not recorded), status, the sim version that recorded it,\n"
         "and where it came from; in a collected file (viv replay collect) also the node that\n"
-        "recorded it and the session's id in that node's own file.\n");
+        "recorded it and the session's id in that node's own file; in a file with compacted\n"
+        "sessions (viv replay compact) also each one's grain: a hash every H ticks and a\n"
+        "checkpoint every C ticks at most, as H/C.\n");
 }
 
 static void usage_info(FILE *out)
@@ -93,8 +35,9 @@ static void usage_info(FILE *out)
         "usage: viv replay info FILE [--session N]\n"
         "\n"
         "Everything about one session: kind, seed, params, versions, the node that recorded it\n"
-        "(and its id there, in a collected file), tick range, checkpoints, inputs by kind and\n"
-        "client, and every gap. --session may be left out when the file holds one session.\n"
+        "(and its id there, in a collected file), tick range, checkpoints, the grain it was\n"
+        "compacted to (viv replay compact), inputs by kind and client, and every gap. --session\n"
+        "may be left out when the file holds one session.\n"
         "\n");
 }
 
@@ -171,7 +114,9 @@ static void usage(FILE *out)
         "  collect  gather the files of several nodes into one, each session named by its node\n"
         "  fork     a new session starting from another's state at a tick, to play on from there\n"
         "  hashes   the state and frame hash recorded for each tick (or replayed and checked)\n"
-        "  upgrade  rewrite a file's sessions of an older format as this build records (a tenth of the bytes)\n");
+        "  upgrade  rewrite a file's sessions of an older format as this build records (a tenth of the bytes)\n"
+        "  drop     delete sessions and every row of theirs\n"
+        "  compact  thin the hashes and checkpoints of sessions closed long ago to a coarser grain\n");
 }
 
 static void usage_upgrade(FILE *out)
@@ -415,6 +360,26 @@ static void fmt_duration(uint64_t ticks, uint32_t hz, char *out, size_t cap)
 }
 
 /* ---- list ---------------------------------------------------------------------------------------- */
+/* Each session's grain as list shows it ("600/36000", "-" when not compacted) into out[i] (NULL:
+ * out of memory, none shown). 1 when one of them was compacted. A grain that cannot be read is
+ * said on stderr and shown as "?". */
+static int list_grains(rpl_file *f, const rpl_session_info *v, size_t n, char (*out)[48])
+{
+    int any = 0;
+    char err[512];
+    for (size_t i = 0; out && i < n; i++) {
+        rpl_grain g;
+        int rc = rpl_grain_get(f, v[i].s.id, &g, err, sizeof err);
+        if (rc < 0) fprintf(stderr, "viv replay list: %s\n", err);
+        if (rc == 1)
+            snprintf(out[i], sizeof out[i], "%llu/%llu", (unsigned long long)g.hash_every,
+                     (unsigned long long)g.checkpoint_every);
+        else snprintf(out[i], sizeof out[i], rc < 0 ? "?" : "-");
+        any |= rc != 0;
+    }
+    return any;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     opts o;
@@ -453,17 +418,24 @@ static int cmd_list(int argc, char **argv)
         if (l > wn) wn = l;
     }
     if (wn && wn < 4) wn = 4;
+    /* A file with compacted sessions: one more column, each one's grain. */
+    char (*grain)[48] = n ? calloc(n, sizeof *grain) : NULL;
+    int any_grain = list_grains(f, v, n, grain);
+    int wsrc = 0;                      /* the last column is padded when grain follows it */
+    for (size_t i = 0; any_grain && !wn && i < n; i++)
+        if ((int)strlen(v[i].s.source) > wsrc) wsrc = (int)strlen(v[i].s.source);
     if (n == 0) printf("%s holds no sessions\n", o.file);
     else if (wn)
-        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-8s  %-*s  %s\n", "session", wk, "kind",
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-8s  %-*s  %-*s", "session", wk, "kind",
                ws, "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source", wn,
-               "node", "node's id");
+               "node", any_grain ? 9 : 0, "node's id");
     else
-        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %s\n", "session", wk, "kind", ws,
-               "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", "source");
+        printf("%7s  %-*s  %*s  %-*s  %11s  %7s  %7s  %-9s  %-7s  %-*s", "session", wk, "kind", ws,
+               "seed", wt, "ticks", "duration", "inputs", "gaps", "status", "sim", wsrc, "source");
+    if (n) printf("%s\n", any_grain ? "  grain" : "");
     for (size_t i = 0; i < n; i++) {
         const rpl_session *s = &v[i].s;
-        char ticks[48], dur[32], gaps[32];
+        char ticks[48], dur[32], gaps[32], id[24];
         snprintf(ticks, sizeof ticks, "%llu..%llu", (unsigned long long)s->start_tick,
                  (unsigned long long)s->end_tick);
         fmt_duration(s->end_tick - s->start_tick, s->hz, dur, sizeof dur);
@@ -476,12 +448,16 @@ static int cmd_list(int argc, char **argv)
                s->kind, ws, (unsigned long long)s->seed, wt, ticks, dur,
                (unsigned long long)v[i].inputs, gaps,
                s->running ? "running" : s->suspended ? "suspended" : "closed", s->sim_version);
-        if (!wn) printf("%s\n", s->source);
-        else if (s->origin_id >= 0)
-            printf("%-8s  %-*s  %lld\n", s->source, wn, s->node[0] ? s->node : "-", (long long)s->origin_id);
-        else
-            printf("%-8s  %-*s  -\n", s->source, wn, s->node[0] ? s->node : "-");
+        snprintf(id, sizeof id, s->origin_id >= 0 ? "%lld" : "-", (long long)s->origin_id);
+        if (!wn) printf("%-*s", wsrc, s->source);
+        else printf("%-8s  %-*s  %-*s", s->source, wn, s->node[0] ? s->node : "-", any_grain ? 9 : 0, id);
+        if (any_grain) printf("  %s", grain[i]);
+        printf("\n");
     }
+    if (any_grain)
+        printf("(grain: compacted sessions keep a recorded hash every H ticks and a checkpoint every C "
+               "ticks at most: H/C)\n");
+    free(grain);
     if (n) {
         int gaps = 0;
         for (size_t i = 0; i < n; i++) gaps |= v[i].gaps != 0;
@@ -548,6 +524,14 @@ static int cmd_info(int argc, char **argv)
            (unsigned long long)(s->end_tick - s->start_tick), dur, (unsigned long long)si.ticks);
     printf("  checkpoints   %llu (every %llu ticks)\n", (unsigned long long)si.checkpoints,
            (unsigned long long)s->checkpoint_every);
+    rpl_grain grain;
+    int compacted = rpl_grain_get(f, s->id, &grain, err, sizeof err);
+    if (compacted < 0) fprintf(stderr, "viv replay info: %s\n", err);
+    if (compacted == 1)
+        printf("  grain         compacted %s: a recorded hash every %llu ticks and a checkpoint every "
+               "%llu ticks at most are left (a divergence between two hashes is found at the next)\n",
+               grain.compacted_at, (unsigned long long)grain.hash_every,
+               (unsigned long long)grain.checkpoint_every);
     printf("  inputs        %llu", (unsigned long long)si.inputs);
     if (k && si.inputs) {
         if (rpl_inputs_load(f, s->id, 0, UINT64_MAX, NULL, &in, &nin, err, sizeof err) != 0) {
@@ -626,19 +610,19 @@ static int verify_one(rpl_file *f, const opts *o, FILE *log, int64_t id, verdict
 {
     rpl_verify_opts vo = rpl_verify_defaults();
     rpl_verify_result *r = &vd->r;
-    progress p;
+    cli_progress p;
     char label[64];
     memset(vd, 0, sizeof *vd);
     vd->id = id;
     vd->v = V_UNVERIFIABLE;
     snprintf(label, sizeof label, "session %lld", (long long)id);
-    progress_init(&p, label, o->quiet);
+    cli_progress_init(&p, label, o->quiet);
     vo.session = id;
     vo.from = o->from;
     vo.to = o->to;
     vo.sync_test = o->sync_test;
     vo.threads = (int)o->threads;
-    vo.progress = progress_cb;
+    vo.progress = cli_progress_cb;
     vo.ud = &p;
     vo.report_dir = o->report_dir;
     size_t cap = 64 * 1024;
@@ -656,10 +640,10 @@ static int verify_one(rpl_file *f, const opts *o, FILE *log, int64_t id, verdict
     if (have && s->node[0] && s->origin_id >= 0)      /* a collected file: say whose it is */
         fprintf(log, "session %lld is node %s's session %lld\n", (long long)id, s->node,
                 (long long)s->origin_id);
-    double t0 = now_s();
+    double t0 = cli_now_s();
     int rc = rpl_verify(f, &vo, r, report, cap);
-    vd->seconds = now_s() - t0;
-    progress_end(&p);
+    vd->seconds = cli_now_s() - t0;
+    cli_progress_end(&p);
     char *small = realloc(report, strlen(report) + 1);      /* kept for the reports: no 64 KiB each */
     vd->report = small ? small : report;
     if (rc >= 0 && r->warning[0] && strcmp(r->warning, warn) != 0)   /* e.g. a file-built world */
@@ -891,9 +875,9 @@ static int cmd_verify(int argc, char **argv)
     }
     verdicts vs;
     memset(&vs, 0, sizeof vs);
-    double t0 = now_s();
+    double t0 = cli_now_s();
     int status = verify_file(&o, o.json ? stderr : stdout, &vs);
-    if (j) status = verify_junit(j, &o, &vs, now_s() - t0, status);
+    if (j) status = verify_junit(j, &o, &vs, cli_now_s() - t0, status);
     if (o.json) status = verify_json(&o, &vs, status);
     verdicts_free(&vs);
     return status;
@@ -989,7 +973,7 @@ static int cmd_export(int argc, char **argv)
     char err[512];
     rpl_export_opts eo = rpl_export_defaults();
     rpl_export_result r;
-    progress p;
+    cli_progress p;
     if (pick_session("export", f, &o) != 0) goto done;
     if (o.view) {
         rpl_session s;
@@ -1007,7 +991,7 @@ static int cmd_export(int argc, char **argv)
             goto done;
         }
     }
-    progress_init(&p, "export", o.quiet);
+    cli_progress_init(&p, "export", o.quiet);
     eo.session = o.session;
     eo.from = o.from;
     eo.to = o.to;
@@ -1017,10 +1001,10 @@ static int cmd_export(int argc, char **argv)
     eo.gif = o.gif;
     eo.webp = o.webp;
     eo.png_dir = o.png_dir;
-    eo.progress = progress_cb;
+    eo.progress = cli_progress_cb;
     eo.ud = &p;
     rc = rpl_export(f, &eo, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (r.warning[0]) fprintf(stderr, "viv replay export: warning: %s\n", r.warning);
     if (rc != 0) {
         fprintf(stderr, "viv replay export: %s\n", err);
@@ -1128,15 +1112,15 @@ static int cmd_collect(int argc, char **argv)
         fprintf(stderr, "viv replay collect: where to? name the new file with -o OUT\n");
         goto done;
     }
-    progress p;
-    progress_init(&p, "collect", quiet);
+    cli_progress p;
+    cli_progress_init(&p, "collect", quiet);
     p.unit = "rows";
     rpl_collect_opts co = { .src = src, .nsrc = n, .out = out, .force = force,
-                            .progress = progress_cb, .ud = &p };
+                            .progress = cli_progress_cb, .ud = &p };
     rpl_collect_result r;
     char err[1024];
     int rc = rpl_collect(&co, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (rc != 0) {
         fprintf(stderr, "viv replay collect: %s\n", err);
         goto done;
@@ -1197,16 +1181,16 @@ static int cmd_fork(int argc, char **argv)
     int picked = pick_session("fork", f, &o);
     rpl_close(f);
     if (picked != 0) return 2;
-    progress p;
+    cli_progress p;
     char label[64], err[1024];
     snprintf(label, sizeof label, "replaying session %lld to tick %llu", (long long)o.session,
              (unsigned long long)o.tick);
-    progress_init(&p, label, o.quiet);
+    cli_progress_init(&p, label, o.quiet);
     rpl_fork_opts fo = { .path = o.file, .session = o.session, .tick = o.tick, .out = o.out,
-                         .progress = progress_cb, .ud = &p };
+                         .progress = cli_progress_cb, .ud = &p };
     rpl_fork_result r;
     rc = rpl_fork(&fo, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (r.warning[0]) fprintf(stderr, "viv replay fork: warning: %s\n", r.warning);
     if (rc != 0) {
         fprintf(stderr, "viv replay fork: %s\n", err);
@@ -1359,13 +1343,13 @@ static int cmd_upgrade(int argc, char **argv)
                             .tail = upgrade_tail, .operand = set_file, .ud = &o };
     int rc = parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
-    progress p;
-    progress_init(&p, "verifying", o.quiet);
-    rpl_upgrade_opts uo = { .path = o.file, .keep_backup = !o.no_backup, .progress = progress_cb, .ud = &p };
+    cli_progress p;
+    cli_progress_init(&p, "verifying", o.quiet);
+    rpl_upgrade_opts uo = { .path = o.file, .keep_backup = !o.no_backup, .progress = cli_progress_cb, .ud = &p };
     rpl_upgrade_result r;
     char err[1024];
     rc = rpl_upgrade(&uo, &r, err, sizeof err);
-    progress_end(&p);
+    cli_progress_end(&p);
     if (rc != 0) {
         fprintf(stderr, "viv replay upgrade: %s\n", err);
         rpl_upgrade_result_free(&r);
@@ -1414,6 +1398,8 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "fork") == 0) return cmd_fork(argc - 1, argv + 1);
     if (strcmp(c, "hashes") == 0) return cmd_hashes(argc - 1, argv + 1);
     if (strcmp(c, "upgrade") == 0) return cmd_upgrade(argc - 1, argv + 1);
+    if (strcmp(c, "drop") == 0) return cli_replay_drop(argc - 1, argv + 1);
+    if (strcmp(c, "compact") == 0) return cli_replay_compact(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
     usage(stderr);
     return 2;

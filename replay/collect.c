@@ -63,7 +63,8 @@ typedef struct source {
 } source;
 
 /* The tables that hang off a session, their columns after `session`, and their key order; an
- * optional one (the phase hashes of heavy mode) is copied when the source has it. */
+ * optional one (the phase hashes of heavy mode, a compacted session's grain) is copied when the
+ * source has it. */
 static const struct {
     const char *table, *cols;
     int ncols;
@@ -79,6 +80,7 @@ static const struct {
     { "checkpoint", "tick, state, state_hash, base", 4, "tick", NULL, 4 },
     { "gap", "from_tick, to_tick, reason", 3, "from_tick", NULL, 0 },
     { "phase", "tick, idx, name, hash", 4, "tick, idx", RPL_PHASE_TABLE_SQL, 0 },
+    { "grain", "hash_every, checkpoint_every, compacted_at", 3, "session", RPL_GRAIN_TABLE_SQL, 0 },
 };
 
 /* 1 when db has the table, else 0. */

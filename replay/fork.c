@@ -2,16 +2,12 @@
  * state at a tick replayed with the real sim (rpl_state_at), the lineage read back
  * (rpl_lineage_get), and `viv replay fork` (rpl_fork), which writes the new session through the
  * recorder, as vivd writes every session, and leaves it suspended for the next vivd to resume. */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "read.h"
 #include "replay.h"
 
@@ -186,29 +182,12 @@ fail:
     return rc;
 }
 
-/* A vivd recording into path holds an exclusive flock on path.lock (server/record.c): a second
- * writer would interleave session ids with it. 0 free, or RPL_EFILE with a sentence. */
-int rpl_recording_pid(const char *path, char *pid, size_t cap)
-{
-    char lock[4200];
-    snprintf(lock, sizeof lock, "%s.lock", path);
-    if (cap) pid[0] = '\0';
-    int fd = open(lock, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    int busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    char buf[32] = "";
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    close(fd);                         /* drops the shared lock, if it was taken */
-    if (cap) snprintf(pid, cap, "%s", busy ? buf : "");
-    return busy;
-}
-
+/* A vivd recording into path (rpl_recorded_by): a second writer would interleave session ids
+ * with it. 0 free, or RPL_EFILE with a sentence. */
 static int refuse_if_recording(const char *path, char *err, size_t errlen)
 {
     char pid[32];
-    if (!rpl_recording_pid(path, pid, sizeof pid)) return 0;
+    if (!rpl_recorded_by(path, pid, sizeof pid)) return 0;
     snprintf(err, errlen, "%s is being recorded by a running vivd%s%s%s: write the fork into another "
              "file (-o OUT), or ask that vivd with the fork message (docs/PROTOCOL.md)", path,
              pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");

@@ -1064,8 +1064,67 @@ static int merge_rows(const rpl_tick_row *a, size_t na, const rpl_tick_row *b, s
     return 0;
 }
 
+static int ticks_read(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
+                      size_t *n, char *err, size_t errlen);
+
+/* A compacted session (its grain row: docs/REPLAY.md, "Compaction and retention") was thinned on
+ * purpose: each of its ticks in [from, to] with no hashes left, outside its gaps, is read as a
+ * row of 0 bits (recorded, nothing kept to compare), as a thinned block's ticks are. v (n rows,
+ * ascending) is replaced. 0, or a negative code with a sentence. */
+static int fill_thinned(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
+                        size_t *n, char *err, size_t errlen)
+{
+    rpl_grain g;
+    int code = rpl_grain_get(f, session, &g, err, errlen);
+    if (code <= 0) return code;
+    rpl_session s;
+    rpl_gap *gaps = NULL;
+    size_t ng = 0;
+    if ((code = rpl_session_get(f, session, &s, err, errlen)) != 0 ||
+        (code = rpl_gaps_list(f, session, &gaps, &ng, err, errlen)) != 0)
+        return code;
+    uint64_t lo = from > s.start_tick + 1 ? from : s.start_tick + 1, hi = to < s.end_tick ? to : s.end_tick;
+    if (lo > hi || hi - lo >= ((uint64_t)1 << 28)) {   /* nothing to fill, or a range no session has */
+        free(gaps);
+        return 0;
+    }
+    size_t cap = (size_t)(hi - lo + 1) + *n, m = 0, i = 0, k = 0;
+    rpl_tick_row *out = malloc(cap * sizeof *out);
+    if (!out) {
+        free(gaps);
+        snprintf(err, errlen, "out of memory reading the recorded hashes");
+        return RPL_ENOMEM;
+    }
+    for (; i < *n && (*v)[i].tick < lo; i++) out[m++] = (*v)[i];
+    for (uint64_t t = lo; t <= hi; t++) {
+        while (k < ng && gaps[k].to <= t) k++;
+        if (i < *n && (*v)[i].tick == t) out[m++] = (*v)[i++];
+        else if (!(k < ng && gaps[k].from <= t)) out[m++] = (rpl_tick_row){ .tick = t, .bits = 0 };
+    }
+    for (; i < *n; i++) out[m++] = (*v)[i];
+    free(gaps);
+    free(*v);
+    *v = out;
+    *n = m;
+    return 0;
+}
+
 int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
                    size_t *n, char *err, size_t errlen)
+{
+    int code = ticks_read(f, session, from, to, v, n, err, errlen);
+    if (code == 0 && (code = fill_thinned(f, session, from, to, v, n, err, errlen)) != 0) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+    }
+    return code;
+}
+
+/* The rows the file holds for the session's ticks in [from, to] (rpl_ticks_load without the
+ * thinned ticks of a compacted session). */
+static int ticks_read(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
+                      size_t *n, char *err, size_t errlen)
 {
     query q = { .sql = "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
                        "tick BETWEEN ? AND ? ORDER BY tick",

@@ -163,12 +163,6 @@ typedef struct rpl_fork_result {
     char warning[320];                 /* "" or a sentence (recorded by another sim version…) */
 } rpl_fork_result;
 
-/* A vivd recording into path holds an exclusive flock on path.lock (server/record.c): 1 when one
- * does now (its pid, as the lock file says it, into pid[cap]), else 0 (pid ""). Writers other than
- * that vivd (fork, upgrade, compaction) refuse such a file: a second writer would interleave
- * session ids with it. */
-int rpl_recording_pid(const char *path, char *pid, size_t cap);
-
 /* `viv replay fork`: a new session in o->out (or o->path) whose initial state is session
  * o->session's state at o->tick (rpl_state_at), suspended there as vivd leaves the sessions it
  * stops (status 'suspended', a checkpoint at tick), with its lineage in the fork table; a vivd
@@ -389,5 +383,141 @@ typedef struct rpl_upgrade_result {
  * RPL_EDB, RPL_ENOMEM. */
 int rpl_upgrade(const rpl_upgrade_opts *o, rpl_upgrade_result *res, char *err, size_t errlen);
 void rpl_upgrade_result_free(rpl_upgrade_result *res);
+
+/* ---- retention: dropping and compacting sessions (compact.c, lock.c; docs/REPLAY.md) --------------
+ * Nothing here runs unless asked: `viv replay drop`, `viv replay compact`, `vivd --retain`. Both
+ * work on the file as they find it, whatever its schema (they never migrate it): the tables and
+ * columns of schema 4 (hashes, checkpoint.base) are used where the file has them. */
+
+/* 1 when a running vivd records into path (it holds the exclusive flock on path.lock that
+ * server/record.c takes), with its pid in pid ("" if the lock file does not say); else 0. */
+int rpl_recorded_by(const char *path, char *pid, size_t pidlen);
+
+/* The optional grain table (docs/REPLAY.md, "Compaction and retention"): one row per compacted
+ * session, created by the first compaction of a file. A session with a row was thinned on
+ * purpose: a tick without a recorded hash inside it is not damage. */
+#define RPL_GRAIN_TABLE_SQL                                                                       \
+    "CREATE TABLE IF NOT EXISTS grain ("                                                          \
+    " session INTEGER PRIMARY KEY REFERENCES session(id), hash_every INTEGER NOT NULL,"           \
+    " checkpoint_every INTEGER NOT NULL, compacted_at TEXT NOT NULL);"
+#define RPL_HASH_GRAIN 600             /* a compacted session keeps a recorded hash every 600 ticks
+                                          at most (schema 3's tick rows); a thinned block of schema 4
+                                          keeps its last tick's: every RPL_HASH_BLOCK ticks */
+#define RPL_CHECKPOINT_GRAIN_S 600     /* and a checkpoint every 10 minutes of world time */
+
+typedef struct rpl_grain {
+    uint64_t hash_every;               /* a recorded hash every this many ticks (at most) */
+    uint64_t checkpoint_every;         /* a checkpoint every this many ticks (at most) */
+    char compacted_at[40];             /* UTC, ISO 8601 */
+} rpl_grain;
+
+/* The grain of session `session`: 1 and *out filled when it was compacted, 0 when it was not (or
+ * the file has no grain table), or a negative code with a sentence (RPL_ECORRUPT: a damaged row,
+ * RPL_EDB). */
+int rpl_grain_get(rpl_file *f, int64_t session, rpl_grain *out, char *err, size_t errlen);
+
+/* A duration as the retention options take it: a positive whole number and one unit, s, m, h or
+ * d (`45s`, `90m`, `12h`, `30d`), at most 100 years. 0 and *seconds, or RPL_EUSAGE with a sentence
+ * (a combination such as `1d12h`, no unit, 0, a negative or too large number). */
+int rpl_duration_parse(const char *text, uint64_t *seconds, char *err, size_t errlen);
+
+/* `viv replay drop`: sessions deleted with every row of theirs in every table (input, tick,
+ * hashes, checkpoint, gap, and the optional fork, phase and grain), in one transaction. */
+typedef struct rpl_drop_opts {
+    const char *path;
+    const int64_t *sessions;
+    size_t n;
+    int with_forks;                    /* also drop every session forked from them in this file */
+    int force;                         /* drop a parent anyway: its forks' lineage rows stay */
+    int vacuum;                        /* then VACUUM (refused while a vivd records into the file) */
+} rpl_drop_opts;
+
+/* The rows of one session, by table. */
+enum { RPL_T_INPUT, RPL_T_TICK, RPL_T_HASHES, RPL_T_CHECKPOINT, RPL_T_GAP, RPL_T_FORK, RPL_T_PHASE,
+       RPL_T_GRAIN, RPL_T_N };
+extern const char *const rpl_table_names[RPL_T_N];
+
+typedef struct rpl_dropped {
+    int64_t id;
+    char kind[32];
+    char status[16];
+    uint64_t start_tick, end_tick;
+    int64_t forked_from;               /* the parent in this file when it is a fork of one, else 0 */
+    uint64_t rows[RPL_T_N];            /* deleted, by table (its session row not counted) */
+} rpl_dropped;
+
+typedef struct rpl_drop_result {
+    rpl_dropped *v;                    /* malloc'd, in id order: rpl_drop_result_free */
+    size_t n;
+    int64_t payload_before, payload_after;   /* bytes of the tables' cells (dbstat), or -1:
+                                                 no dbstat, or a vivd records into the file */
+    int64_t free_before, free_after;   /* bytes of the file's free pages, before and after */
+    int64_t size_before, size_after;   /* --vacuum: the file's bytes (with its WAL), else -1 */
+    char note[512];                    /* "" or a sentence (the forks whose parent went, --force) */
+} rpl_drop_result;
+
+/* 0 dropped; refused with a sentence and nothing changed: RPL_EFILE (missing, not a replay file,
+ * damaged), RPL_ENOSESSION (an unknown id: the sentence lists the file's), RPL_EUSAGE (a session
+ * a running vivd records, one with forks in the file without with_forks or force, vacuum on a
+ * file a vivd records into), RPL_EDB (the write failed: rolled back), RPL_ENOMEM. */
+int rpl_drop(const rpl_drop_opts *o, rpl_drop_result *res, char *err, size_t errlen);
+void rpl_drop_result_free(rpl_drop_result *res);
+
+/* `viv replay compact` and `vivd --retain`: every closed session closed more than older_than
+ * seconds ago and not compacted yet keeps its session row, inputs, gaps and lineage untouched,
+ * and thins its hashes and checkpoints to a grain (docs/REPLAY.md, "Compaction and retention"),
+ * written as its grain row. A session's work is done a few thousand ticks per transaction, so a
+ * vivd recording into the same file waits at most milliseconds for its commits; the grain row
+ * comes last, with the last of them. */
+enum { RPL_C_TICK, RPL_C_HASHES, RPL_C_CHECKPOINT, RPL_C_PHASE, RPL_C_N };
+extern const char *const rpl_compact_names[RPL_C_N];   /* "tick rows", "hash blocks", … */
+
+typedef struct rpl_compacted {
+    int64_t id;
+    char kind[32];
+    char closed_at[40];
+    uint32_t hz;
+    uint64_t start_tick, end_tick;
+    rpl_grain grain;                   /* what it is thinned to */
+    int deltas;                        /* its checkpoints include deltas (schema 4) */
+    /* Rows (hash blocks: those holding every tick's hashes) and bytes of the values they hold
+     * (hashes 8 bytes each, blobs their length), before and after, by RPL_C_…. */
+    uint64_t rows_before[RPL_C_N], rows_after[RPL_C_N];
+    uint64_t bytes_before[RPL_C_N], bytes_after[RPL_C_N];
+} rpl_compacted;
+
+typedef struct rpl_compact_opts {
+    const char *path;
+    uint64_t older_than;               /* seconds (rpl_duration_parse) */
+    int64_t now;                       /* 0: the clock's (UTC seconds since 1970) */
+    int dry_run;                       /* measure and say, write nothing */
+    int measure;                       /* also dbstat's bytes of the tables before and after */
+    /* Ticks of the chosen sessions done of all, from the calling thread, now and then. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    /* Each session once it is thinned (dry run: measured), in id order. */
+    void (*each)(void *ud, const rpl_compacted *c);
+    /* Asked between transactions: nonzero stops the run there (what is done stays done; the
+     * session being thinned gets its grain row at the next run, which finishes it). */
+    int (*stop)(void *ud);
+    void *ud;
+} rpl_compact_opts;
+
+typedef struct rpl_compact_result {
+    size_t sessions;                   /* compacted (dry run: that would be) */
+    size_t newer;                      /* closed sessions left: closed too recently, */
+    size_t compacted_before;           /* or compacted before */
+    uint64_t bytes_before, bytes_after;      /* sums of the sessions' values */
+    int64_t payload_before, payload_after;   /* measure: dbstat's, else -1 */
+    int64_t free_before, free_after;   /* bytes of the file's free pages */
+    int stopped;                       /* opts.stop stopped it */
+} rpl_compact_result;
+
+/* 0 (also when nothing was old enough); or with a sentence RPL_EFILE (missing, not a replay file,
+ * damaged), RPL_EUSAGE (older_than 0), RPL_EDB (a write failed: that transaction rolled back;
+ * what was committed before stays, and the next run finishes the session), RPL_ENOMEM. */
+int rpl_compact(const rpl_compact_opts *o, rpl_compact_result *res, char *err, size_t errlen);
+/* What was (or would be) thinned of a session, as viv and vivd say it: "tick rows 40000 → 67,
+ * checkpoints 67 → 3; 657406 → 1856 bytes; grain: a hash every 600 ticks, …". */
+void rpl_compacted_describe(const rpl_compacted *c, char *out, size_t cap);
 
 #endif

@@ -244,7 +244,7 @@ int rpl_upgrade(const rpl_upgrade_opts *o, rpl_upgrade_result *res, char *err, s
 {
     memset(res, 0, sizeof *res);
     char pid[32];
-    if (rpl_recording_pid(o->path, pid, sizeof pid)) {
+    if (rpl_recorded_by(o->path, pid, sizeof pid)) {
         snprintf(err, errlen, "%s is being recorded by a running vivd%s%s%s: stop it first (it keeps "
                  "recording in schema 4 either way)", o->path, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
         return RPL_EFILE;

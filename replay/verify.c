@@ -1078,7 +1078,14 @@ int rpl_verify(rpl_file *f, const rpl_verify_opts *o, rpl_verify_result *res, ch
             vrf_say(report, cap, &len, "  (the file keeps the low %d bits of %llu of those ticks' hashes, "
                     "both whole at the end of each block of %d: docs/REPLAY.md, \"Recorded hashes\")\n",
                     RPL_HASH_BITS, (unsigned long long)res->partial, RPL_HASH_BLOCK);
-        if (res->thinned)
+        rpl_grain g;
+        char gerr[256];
+        if (rpl_grain_get(f, s.id, &g, gerr, sizeof gerr) == 1)
+            vrf_say(report, cap, &len, "  compacted %s to a grain of a recorded hash every %llu ticks at most "
+                    "and a checkpoint every %llu: %llu ticks were stepped with nothing left to compare\n",
+                    g.compacted_at, (unsigned long long)g.hash_every, (unsigned long long)g.checkpoint_every,
+                    (unsigned long long)res->thinned);
+        else if (res->thinned)
             vrf_say(report, cap, &len, "  (%llu ticks were stepped with nothing to compare: compaction thinned "
                     "their hashes)\n", (unsigned long long)res->thinned);
         if (res->first < o->from && o->from <= plan.to)

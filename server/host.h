@@ -199,6 +199,7 @@ struct srv {
     int rec_starting;          /* start-up: sessions are begun and resumed by srv_record_start */
     int64_t *rec_closing;      /* start-up: sessions srv_record_start closes (--fresh, unresumable) */
     size_t nrec_closing;
+    struct srv_retain *retain; /* --retain: the compaction thread (server/retain.c), or NULL */
     /* work off the loop (server/jobs.c) */
     struct srv_job *jobs;      /* in flight: queued or running on libuv's thread pool */
     int ncreating;             /* of them, creates: they count toward SRV_MAX_WORLDS */
@@ -296,6 +297,17 @@ int srv_record_resume_all(srv *s, int fresh);
 int srv_record_failing(srv *s);
 /* Acknowledge (ok) or refuse (not logged) the stepped inputs of ticks before upto. */
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok);
+
+/* ---- server/retain.c — vivd --retain: old closed sessions compacted, off the loop ------------------
+ * A thread of its own, with its own connection to the --db FILE (SQLite's WAL lets it write
+ * beside the recorder's; neither the loop nor libuv's pool waits for it): it compacts every closed
+ * session closed more than older_than seconds ago (rpl_compact) at once, then every
+ * SRV_RETAIN_EVERY_S, and logs what it thinned. start: 0, or SRV_ELOG with a sentence (no
+ * thread); stop (the shutdown, and a failed start): the run stops between two transactions and
+ * the thread is joined; nothing when none was started. */
+#define SRV_RETAIN_EVERY_S 3600
+int srv_retain_start(srv *s, uint64_t older_than, const char *shown, char *err, size_t errlen);
+void srv_retain_stop(srv *s);
 
 /* ---- server/health.c — /healthz's verdict and the host's part of /metrics (docs/OPERATIONS.md) ----
  * A live world is stalled when its next tick is overdue by more than SRV_HEALTH_LATE_PERIODS

@@ -28,6 +28,8 @@ typedef struct vivd_opts {
     const char *admin, *player;              /* NULL or "": not given */
     const char *db;
     int db_explicit, no_record, fresh, new_tokens, durability;
+    const char *retain;                      /* --retain DURATION as given, or NULL */
+    uint64_t retain_s;
     int max_clients, io_threads, threads, log_level;
     int relay;
     uint64_t open_idle_ms;
@@ -45,6 +47,7 @@ static void vivd_head(FILE *out)
         "            [--world KIND[:seed=N][:PARAMS]]... [--play FILE[:N]]...\n"
         "            [--admin-token T] [--player-token T] [--max-clients N] [--io-threads N]\n"
         "            [--db FILE | --no-record] [--fresh] [--new-tokens] [--durability normal|full]\n"
+        "            [--retain DURATION]\n"
         "            [--port-file FILE] [--http-port-file FILE] [--threads N] [--open-idle S]\n"
         "            [--quiet | --verbose]\n"
         "            [--cluster redis://HOST:PORT [--node NAME] [--relay] [--cluster-expiry S]]\n"
@@ -196,6 +199,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     srv_guess_stop(s);             /* answers to wrong tokens still waiting are not sent */
     srv_cluster_stop(s);           /* this member's worlds leave the registry now */
     srv_jobs_cancel(s);            /* creates and seeks not started; running ones are discarded */
+    srv_retain_stop(s);            /* a compaction stops between two of its transactions */
     /* Every session is suspended with a checkpoint at its tick (the next start resumes it there),
      * and everything queued reaches the disk before we go; the lock file goes with it. */
     int suspended = 0;
@@ -414,6 +418,18 @@ static int set_durability(const opt_prog *p, const opt *o, const char *v)
     return OPT_OK;
 }
 
+static int set_retain(const opt_prog *p, const opt *o, const char *v)
+{
+    vivd_opts *vo = o->ptr;
+    char err[256];
+    if (rpl_duration_parse(v, &vo->retain_s, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --retain %s\n", err);
+        return OPT_BAD;
+    }
+    vo->retain = v;
+    return OPT_OK;
+}
+
 static int set_cluster(const opt_prog *p, const opt *o, const char *v)
 {
     char h[256], err[256];
@@ -549,6 +565,12 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
         OPT_CALL("--durability", "MODE", set_durability, vo,
                  "normal (default: survives a crash of vivd) or full (also a power\n"
                  "cut: every commit is synced to disk)"),
+        OPT_CALL("--retain", "DURATION", set_retain, vo,
+                 "compact the sessions of FILE closed more than DURATION ago (30d,\n"
+                 "12h, 90m, 45s), at start-up and every hour, beside the recording:\n"
+                 "their inputs, gaps and lineage stay, their hashes thin to one every\n"
+                 "600 ticks and their checkpoints to one every 10 min of world time\n"
+                 "(viv replay compact, docs/REPLAY.md). Default: nothing is compacted"),
         OPT_CALL("--play", "FILE[:N]", set_play, vo,
                  "host session N of a replay file (the only one if N is omitted) as a\n"
                  "read-only world, paused at its start; players and admins pause,\n"
@@ -621,6 +643,12 @@ static int vivd_check(vivd_opts *vo)
     }
     if (vo->relay) vo->no_record = 1;
     cc->relay = vo->relay;
+    if (vo->retain && (vo->no_record || (vo->nplays && !vo->nworlds && !vo->db_explicit))) {
+        fprintf(stderr, "vivd: --retain compacts the sessions of the --db FILE, and %s records "
+                "none: give --db FILE\n", vo->relay ? "a --relay" : vo->no_record ? "--no-record"
+                : "a vivd with only --play");
+        return 2;
+    }
     if (vo->admin && *vo->admin && vo->player && *vo->player && strcmp(vo->admin, vo->player) == 0) {
         fprintf(stderr, "vivd: the admin and player tokens must differ\n");
         return 2;
@@ -903,6 +931,19 @@ static int start_io(srv *s, const vivd_opts *vo)
     return 0;
 }
 
+/* --retain: the compaction thread, once the sessions of this start are written. 0, or 1 after a
+ * message. */
+static int start_retain(srv *s, const vivd_opts *vo)
+{
+    char err[256];
+    if (!vo->retain || !s->db_path) return 0;
+    if (srv_retain_start(s, vo->retain_s, vo->retain, err, sizeof err) != 0) {
+        fprintf(stderr, "vivd: --retain %s: %s\n", vo->retain, err);
+        return 1;
+    }
+    return 0;
+}
+
 /* Everything up to the first tick, in the order a failure must stop it (a port in use before
  * anything is written). 0, or the exit status after a message. */
 static int vivd_start(srv *s, vivd_opts *vo)
@@ -923,7 +964,8 @@ static int vivd_start(srv *s, vivd_opts *vo)
     if ((status = open_record(s, vo)) || (status = add_worlds(s, vo))) return status;
     log_started(s, vo, origin);
     catch_signals(s);
-    if ((status = write_port_files(s, vo)) || (status = start_io(s, vo))) return status;
+    if ((status = write_port_files(s, vo)) || (status = start_io(s, vo)) || (status = start_retain(s, vo)))
+        return status;
     return 0;
 }
 
@@ -949,6 +991,7 @@ static void vivd_stop(srv *s)
  * had picked up stay suspended or running, for the next start. */
 static void vivd_abandon(srv *s)
 {
+    srv_retain_stop(s);
     for (int i = 0; i < s->nworlds; i++) srv_record_end(s, s->worlds[i]);
     srv_record_close(s);
     srv_cluster_stop(s);       /* the name goes from Redis at once, not at expiry */

@@ -18,7 +18,7 @@ typedef struct named_suite {
 #define S(x) { #x, suite_##x }
 static const named_suite suites[] = {
     S(rng), S(dmath), S(raster), S(world), S(errors), S(kinds), S(verlet), S(wire), S(codec),
-    S(server), S(record), S(timeline), S(rect),
+    S(server), S(record), S(retain), S(timeline), S(rect),
     S(replay), S(gif), S(webp), S(scene), S(ilbm), S(ccjson),
     /* Every kind's own suite, suite_<kind> from tests/check_<kind>.c, from the one list. */
 #define SIM_KIND(name) S(name),

@@ -50,6 +50,7 @@ Suite *suite_replay(void);
 Suite *suite_gif(void);        /* replay/gif.c: composited frames equal the world's */
 Suite *suite_webp(void);       /* replay/webp.c: decoded frames hash to the recorded ones */
 Suite *suite_record(void);
+Suite *suite_retain(void);     /* replay/compact.c, server/retain.c: drop, compact, --retain (issue 32) */
 Suite *suite_timeline(void);    /* server/timeline.c: a viewer rewinds a live world (issue 29) */
 Suite *suite_rect(void);        /* sub's rect: a part of a world, on the region grid (issue 30) */
 Suite *suite_compat(void);     /* the house change (issue 12): recordings and wire bytes from before it */
