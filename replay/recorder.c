@@ -59,7 +59,8 @@ struct rpl_recorder {
     int all_ok;                /* everything since the last flush was written */
     void (*wake)(void *);
     void *ud;
-    /* Thread-only: sessions in a gap and the first tick they lost. */
+    /* Sessions in a gap and the first tick they lost: written by the thread under mu, read by
+     * the caller under mu (rpl_recorder_tick). */
     struct { int64_t session; uint64_t from; char reason[128]; } gaps[MAX_GAPS];
     int ngaps;
     batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
@@ -625,10 +626,13 @@ int rpl_recorder_tick_phases(rpl_recorder *r, int64_t session, uint64_t tick, co
                              size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen,
                              const rpl_phase *ph, size_t nph)
 {
+    /* Only a checkpoint can end a gap. A session not in one is queued even while others are:
+     * its batch is written, or fails and opens its gap at this tick. Refused here, it would
+     * have a hole in its log that no gap row covers (verify: damaged). */
     pthread_mutex_lock(&r->mu);
-    int failing = r->failing;
+    int refuse = r->failing && !cp && gap_find(r, session) != NO_GAP;
     pthread_mutex_unlock(&r->mu);
-    if (failing && !cp) return RPL_EFAILING;  /* only a checkpoint can end a gap */
+    if (refuse) return RPL_EFAILING;
     batch *b = new_batch(B_TICK, session, tick);
     if (!b) return RPL_ENOMEM;
     b->sh = sh;
