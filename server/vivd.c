@@ -166,7 +166,7 @@ static void close_own_handles(srv *s)
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
                            (uv_handle_t *)&s->net->guess_timer,
                            (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
-                           (uv_handle_t *)&s->rec_async };
+                           (uv_handle_t *)&s->rec_async, (uv_handle_t *)&s->rec_timer };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (own[i]->type != UV_UNKNOWN_HANDLE && !uv_is_closing(own[i])) uv_close(own[i], NULL);
     srv_tick_close(s);
