@@ -28,7 +28,6 @@ The tmpfs is unmounted however the test ends (SIGINT and SIGTERM included). Exit
 1 a check failed, 2 bad usage (vivd or viv not built).
 """
 import argparse
-import errno
 import os
 import random
 import re
@@ -45,7 +44,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
 
 import vivarium  # noqa: E402  (the client of clients/python, from this source tree)
 
-from loopback import Checks, Vivd, http_get, wait_for  # noqa: E402
+from loopback import Checks, Mount, Vivd, fill, http_get, wait_for  # noqa: E402
 
 ADMIN, PLAYER = "disk-admin-token", "disk-player-token"
 WORLDS = ["garden:seed=3", "terrarium:seed=4"]
@@ -55,26 +54,6 @@ SAY_EVERY = 1.0                # $VIVD_FAILING_LOG_SECONDS
 FULL_FOR = 3.5                 # seconds the disk stays full
 REFUSALS = {"log_unavailable", "not_logged"}
 check = Checks()
-
-
-class Mount:
-    """A size-limited tmpfs at a new directory; unmounted by close(), whatever happened."""
-
-    def __init__(self, size):
-        self.dir = tempfile.mkdtemp(prefix="viv-full-disk-")
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", self.dir],
-                           capture_output=True, text=True)
-        self.mounted = r.returncode == 0
-        self.why = (r.stderr or r.stdout).strip() or f"mount exit status {r.returncode}"
-
-    def close(self):
-        if self.mounted and subprocess.run(["umount", self.dir]).returncode != 0:
-            subprocess.run(["umount", "-l", self.dir])          # busy: detach it now, freed later
-        self.mounted = False
-        try:
-            os.rmdir(self.dir)
-        except OSError:
-            pass
 
 
 class Player(threading.Thread):
@@ -142,20 +121,6 @@ class Viewer(threading.Thread):
     def tick_after(self, t):
         """The first tick seen after time t (None if none)."""
         return next((k for at, k in self.frames if at > t), None)
-
-
-def fill(path):
-    """Write zeros into path until the disk is full (ENOSPC: a short write takes the last bytes,
-    the next one fails); its size."""
-    n = 0
-    with open(path, "wb", buffering=0) as f:
-        try:
-            while True:
-                n += f.write(b"\0" * 65536)
-        except OSError as e:
-            if e.errno != errno.ENOSPC:
-                raise
-    return n
 
 
 def log_since(v, start, pattern):
@@ -316,10 +281,10 @@ def main():
     t0 = time.monotonic()
     # SIGTERM as an exception, so that the finally below unmounts.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    disk = Mount(DISK)
+    disk = Mount(DISK, "viv-full-disk-")
     if not disk.mounted:
         disk.close()
-        msg = (f"full-disk: SKIP: cannot mount a {DISK} tmpfs ({disk.why}); this test needs root or "
+        msg = (f"full-disk: SKIP: cannot mount a tmpfs of {DISK} ({disk.why}); this test needs root or "
                "CAP_SYS_ADMIN, as in CI. NOTHING about a full disk was tested.")
         print("*" * 100 + "\n" + msg + "\n" + "*" * 100, flush=True)
         print(msg, file=sys.stderr)

@@ -1,11 +1,13 @@
 """loopback.py — what the Python test scripts (tests/chaos.py, tests/metrics.py,
 tests/full_disk.py) share: free TCP ports on 127.0.0.1, a vivd started on them, its HTTP
-endpoints, waiting for a condition, and ok/FAIL lines. Imported as a sibling module (the
+endpoints, waiting for a condition, ok/FAIL lines, and a small disk to fill. Imported as a sibling module (the
 scripts run as `/usr/bin/python3 tests/NAME.py`, so tests/ is first on sys.path)."""
+import errno
 import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -97,7 +99,40 @@ class Vivd:
             except subprocess.TimeoutExpired:
                 self.p.kill()
                 self.p.wait()
-                return -9
         if not self.log.closed:
             self.log.close()
         return self.p.returncode
+
+
+class Mount:
+    """A size-limited tmpfs at a new directory; unmounted by close(), whatever happened."""
+
+    def __init__(self, size, prefix="viv-disk-"):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", self.dir],
+                           capture_output=True, text=True)
+        self.mounted = r.returncode == 0
+        self.why = " ".join((r.stderr or r.stdout).split()) or f"mount exit status {r.returncode}"
+
+    def close(self):
+        if self.mounted and subprocess.run(["umount", self.dir]).returncode != 0:
+            subprocess.run(["umount", "-l", self.dir])          # busy: detach it now, freed later
+        self.mounted = False
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+
+
+def fill(path):
+    """Write zeros into path until the disk is full (ENOSPC: a short write takes the last bytes,
+    the next one fails); its size."""
+    n = 0
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                n += f.write(b"\0" * 65536)
+        except OSError as e:
+            if e.errno != errno.ENOSPC:
+                raise
+    return n
