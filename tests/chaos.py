@@ -447,10 +447,9 @@ class Soak:
         """The nodes' files copied beside the logs (once the nodes have stopped), then each tmpfs
         unmounted."""
         for name, d in list(self.disks.items()):
-            if d.dir != self.tmp:
-                for fn in os.listdir(d.dir):
-                    if fn.startswith(f"{name}.db"):
-                        shutil.copy2(os.path.join(d.dir, fn), os.path.join(self.tmp, fn))
+            for fn in os.listdir(d.dir):
+                if fn.startswith(f"{name}.db"):
+                    shutil.copy2(os.path.join(d.dir, fn), os.path.join(self.tmp, fn))
             d.close()
         self.disks = {}
 
@@ -644,10 +643,9 @@ class Soak:
         f.healed = time.monotonic()
         f.full = (failed, freed, resumed)
         f.note = f"{size >> 20} MB filler; " + (
-            f"recording failed after {failed - f.started:.2f}s, " if failed else
-            f"recording did not fail within {BITE:g}s, ") + (
-            f"resumed {resumed - freed:.2f}s after the disk emptied" if resumed else
-            "did not resume" if failed else "")
+            f"recording did not fail within {BITE:g}s" if failed is None else
+            f"recording failed after {failed - f.started:.2f}s, " + (
+                f"resumed {resumed - freed:.2f}s after the disk emptied" if resumed else "did not resume"))
         if failed is None:
             self.fail("disk", f"fault #{f.i}: {f.target}'s disk was full for {BITE:g} s, yet its log does not "
                       f"say RECORDING FAILED: {' | '.join(p.tail())}")
