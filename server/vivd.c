@@ -541,7 +541,10 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                  "sessions suspended by a clean stop or left running by a crash are\n"
                  "resumed from it at start-up, at their last tick, checked against\n"
                  "every recorded hash (then the demo set is not added; --world adds\n"
-                 "worlds as usual)"),
+                 "worlds as usual). While FILE cannot be written (a full disk), inputs\n"
+                 "are refused, worlds and viewers go on, a line every 60 s (or\n"
+                 "$VIVD_FAILING_LOG_SECONDS) says so, and recording resumes by itself\n"
+                 "(docs/OPERATIONS.md)"),
         OPT_FLAG("--fresh", &vo->fresh,
                  "resume nothing: close the sessions a stop or a crash left in FILE\n"
                  "and start new ones"),
