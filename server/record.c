@@ -4,8 +4,8 @@
  * If the log cannot be written, vivd says so loudly, refuses inputs (nothing unlogged is applied
  * from then on), keeps ticking and serving viewers, offers a checkpoint once a second so the log
  * can resume, and the gap is recorded. While it lasts, one line a minute says what it has cost so
- * far and what to do: a full disk fills no log of its own, and an operator who missed the first
- * line sees the next. */
+ * far and what to do: not one a tick (the journal may be on that same full disk), not only once
+ * (an operator who missed the first line sees the next). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
