@@ -339,10 +339,12 @@ static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t
      * order within a tick). */
     const sim_input *applied;
     size_t napplied = sim_world_applied(r->w, &applied);
+    /* A recorder that cannot write keeps taking ticks (vivd's worlds go on): a recording made
+     * here has no reason to carry a gap, so the first failure ends it. */
+    char why[256] = "";
     if (rpl_recorder_tick_phases(r->rec, r->session, t, applied, napplied, sh, fh,
-                                 cplen ? r->cpbuf : NULL, cplen, r->ph, o->phases ? r->nph : 0) != 0) {
-        char why[256] = "";
-        rpl_recorder_failing(r->rec, why, sizeof why);
+                                 cplen ? r->cpbuf : NULL, cplen, r->ph, o->phases ? r->nph : 0) != 0 ||
+        rpl_recorder_failing(r->rec, why, sizeof why)) {
         fprintf(stderr, "viv sim: --record %s: %s\n", o->record_path,
                 why[0] ? why : "cannot queue the tick");
         return 1;

@@ -6,7 +6,7 @@
  * reports the settled ticks through rpl_recorder_poll and wakes the caller. Acks wait for that.
  *
  * When a write fails (disk full, I/O error) the transaction is rolled back, the affected ticks are
- * reported as not logged, and the session enters a gap: further ticks are refused until one
+ * reported as not logged, and the session enters a gap: its further ticks are dropped until one
  * arrives with a checkpoint. If that one can be written, the gap is recorded honestly in the `gap`
  * table — [first tick lost, checkpoint tick) — and recording carries on from the checkpoint. */
 #include <pthread.h>
@@ -38,6 +38,7 @@ typedef struct batch {
     rpl_session meta;          /* BEGIN */
     rpl_lineage *lin;          /* BEGIN of a fork: its lineage (malloc'd), else NULL */
     size_t bytes;
+    int ends_gap;              /* TICK: its checkpoint ends its session's gap (write_group) */
 } batch;
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
@@ -412,7 +413,7 @@ static int write_batch(rpl_recorder *r, batch *b)
     }
     case B_TICK: {
         int g = gap_find(r, b->session);
-        if (g >= 0) {
+        if (b->ends_gap && g >= 0) {
             /* Resuming after a gap: the checkpoint makes the following ticks verifiable again. */
             sqlite3_bind_int64(r->st_gap, 1, b->session);
             sqlite3_bind_int64(r->st_gap, 2, (int64_t)r->gaps[g].from);
@@ -480,18 +481,27 @@ static void add_result(rpl_recorder *r, int64_t session, uint64_t tick, int ok)
 static int write_group(rpl_recorder *r, batch *list)
 {
     sqlite3 *db = rpl_db(r->f);
-    /* Batches of a session in a gap are dropped until one carries a checkpoint. */
+    /* Batches of a session in a gap are dropped until one carries a checkpoint; those after it
+     * in this group follow it. */
     batch *keep = NULL, **kt = &keep, *dropped = NULL;
+    int64_t ended[MAX_GAPS];
+    int nended = 0;
     for (batch *b = list, *nx; b; b = nx) {
         nx = b->next;
         b->next = NULL;
-        if (b->type == B_TICK && gap_find(r, b->session) >= 0 && !b->cp) {
+        int gap = b->type == B_TICK && gap_find(r, b->session) >= 0;
+        for (int i = 0; i < nended && gap; i++) gap = ended[i] != b->session;
+        if (gap && !b->cp) {
             b->next = dropped;
             dropped = b;
-        } else {
-            *kt = b;
-            kt = &b->next;
+            continue;
         }
+        if (gap && nended < MAX_GAPS) {
+            b->ends_gap = 1;
+            ended[nended++] = b->session;
+        }
+        *kt = b;
+        kt = &b->next;
     }
     int rc = SQLITE_OK;
     if (keep) {
@@ -808,10 +818,9 @@ int rpl_recorder_tick_phases(rpl_recorder *r, int64_t session, uint64_t tick, co
                              size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen,
                              const rpl_phase *ph, size_t nph)
 {
-    pthread_mutex_lock(&r->mu);
-    int failing = r->failing;
-    pthread_mutex_unlock(&r->mu);
-    if (failing && !cp) return RPL_EFAILING;  /* only a checkpoint can end a gap */
+    /* Queued even while writes fail: only the writer knows, in order, where each session's gap
+     * begins and which checkpoint ends it. A tick refused here would be a hole no gap row covers
+     * (verify: damaged), e.g. the one after a resuming checkpoint not yet committed. */
     batch *b = new_batch(B_TICK, session, tick);
     if (!b) return RPL_ENOMEM;
     b->sh = sh;

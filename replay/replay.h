@@ -272,8 +272,9 @@ int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);
 /* One stepped tick. in[0..nin): the inputs applied at `tick` (before stepping it); sh/fh: the
  * hashes after stepping (the state at tick + 1); cp: optionally the saved state at tick + 1 (a
  * checkpoint). Copies everything. 0, or a negative code if nothing was queued: RPL_EFAILING (the
- * recorder is failing and this batch has no checkpoint to resume from, or the queue is full),
- * RPL_ENOMEM. */
+ * queue is full), RPL_ENOMEM. Queued while writes fail too: the writer drops the ticks of a
+ * session in a gap until one with a checkpoint (poll reports them failed), so that each gap is
+ * exactly [its session's first tick not written, the checkpoint that ended it). */
 int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
 /* rpl_recorder_tick, and the hashes after each phase of that step, ph[0..nph), written to the

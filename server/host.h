@@ -132,6 +132,9 @@ typedef struct srv_rec_state {    /* record.c */
     uint8_t *cpbuf;
     size_t cpcap;
     uint64_t not_logged;       /* ticks the recorder could not take */
+    uint64_t settled;          /* ticks before it are committed or known lost (their acks sent) */
+    int outage;                /* it lost ticks in the current outage (record.c's srv_rec_outage) */
+    int in_gap;                /* its last settled ticks were lost */
     uint64_t logged_tick;      /* the last state handed to the log: its tick and state hash */
     uint64_t logged_sh;        /* (a clean stop checkpoints it only if the world is still there) */
     struct rpl_lineage *fork;  /* a forked world's lineage, written with its session (then freed) */
@@ -195,6 +198,16 @@ struct srv {
     struct rpl_recorder *rec;
     uv_async_t rec_async;
     int rec_failing;
+    /* An outage of the log (record.c): while it lasts, a line every rec_say_ms (60 s, or
+     * $VIVD_FAILING_LOG_SECONDS) says what it has cost since it began. */
+    uv_timer_t rec_timer;
+    uint64_t rec_say_ms;
+    struct srv_rec_outage {
+        uint64_t since_ms;     /* uv_now when it was noticed */
+        uint64_t ticks;        /* ticks of recorded worlds not in the log */
+        uint64_t inputs;       /* inputs refused: log_unavailable on arrival, not_logged after */
+        int sessions;          /* sessions that lost ticks */
+    } rec_out;
     int lock_fd;
     int rec_starting;          /* start-up: sessions are begun and resumed by srv_record_start */
     int64_t *rec_closing;      /* start-up: sessions srv_record_start closes (--fresh, unresumable) */

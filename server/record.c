@@ -3,7 +3,9 @@
  * uv_async when ticks are committed, and only then are the inputs of those ticks acknowledged.
  * If the log cannot be written, vivd says so loudly, refuses inputs (nothing unlogged is applied
  * from then on), keeps ticking and serving viewers, offers a checkpoint once a second so the log
- * can resume, and the gap is recorded. */
+ * can resume, and the gap is recorded. While it lasts, one line a minute says what it has cost so
+ * far and what to do: not one a tick (the journal may be on that same full disk), not only once
+ * (an operator who missed the first line sees the next). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -98,30 +100,128 @@ static srv_world *world_by_session(srv *s, int64_t session)
 /* One settled entry, reported to the network side (which finds the client, if it is still there). */
 static void report(void *ud, const srv_ack *a, int ok)
 {
-    const srv *s = ud;
+    srv *s = ud;
     if (ok) {
         if (s->ev.input_acked) s->ev.input_acked(s->ev.ud, a->client, a->seq, a->in.tick);
-    } else if (s->ev.input_refused) {
-        s->ev.input_refused(s->ev.ud, a->client, a->seq, SRV_REFUSED_NOT_LOGGED);
+        return;
     }
+    s->rec_out.inputs++;
+    if (s->ev.input_refused) s->ev.input_refused(s->ev.ud, a->client, a->seq, SRV_REFUSED_NOT_LOGGED);
 }
 
+/* Ticks before upto are settled: committed (ok), or not in the log. Outcomes arrive from two
+ * places (the writer's, and a hand-over refused on the loop), so the lost ones are counted from
+ * the highest tick settled so far; the first committed after them is the checkpoint that ends
+ * the gap, whose row [from, to) counts its tick too: the count is what verify will say. */
 void srv_world_settle(srv *s, srv_world *w, uint64_t upto, int ok)
 {
+    srv_rec_state *r = &w->rec;
+    if (upto > r->settled) {
+        if (!ok) {
+            s->rec_out.ticks += upto - r->settled;
+            s->rec_out.sessions += !r->outage;
+            r->outage = 1;
+        }
+        s->rec_out.ticks += ok && r->in_gap;
+        r->in_gap = !ok;
+        r->settled = upto;
+    }
     srv_acks_settle(&w->acks, upto, ok, report, s);
 }
 
+/* ---- an outage of the log --------------------------------------------------------------------- */
+#define SAY_EVERY_MS 60000               /* the "still failing" line's interval by default */
+
+/* The interval: $VIVD_FAILING_LOG_SECONDS (docs/OPERATIONS.md; tests use a short one), else 60 s. */
+static uint64_t say_every_ms(const srv *s)
+{
+    const char *v = getenv("VIVD_FAILING_LOG_SECONDS");
+    if (!v || !*v) return SAY_EVERY_MS;
+    char *end;
+    double sec = strtod(v, &end);
+    if (*end || !(sec >= 0.1 && sec <= 86400)) {
+        srv_log(s, SRV_LOG_WARN, "VIVD_FAILING_LOG_SECONDS=%s is not a number of seconds from 0.1 to "
+                "86400: a failing replay log is reported every 60 s", v);
+        return SAY_EVERY_MS;
+    }
+    return (uint64_t)(sec * 1000 + 0.5);
+}
+
+/* A span for people: "4.0 s", "3 min 05 s", "2 h 07 min". */
+static void fmt_span(uint64_t ms, char *out, size_t cap)
+{
+    uint64_t sec = ms / 1000;
+    if (sec < 60) snprintf(out, cap, "%.1f s", (double)ms / 1000);
+    else if (sec < 3600) snprintf(out, cap, "%" PRIu64 " min %02" PRIu64 " s", sec / 60, sec % 60);
+    else snprintf(out, cap, "%" PRIu64 " h %02" PRIu64 " min", sec / 3600, sec / 60 % 60);
+}
+
+/* What the operator can do, from the recorder's sentence (SQLite's own words for its errors). */
+static const char *remedy(const char *why)
+{
+    if (strstr(why, "full")) return "free space on the disk that holds";
+    if (strstr(why, "locked")) return "end the other process that holds the write lock of";
+    if (strstr(why, "behind")) return "move to a faster disk (the writer cannot keep up)";
+    return "check (dmesg, free space) the disk that holds";
+}
+
+static void say_failed(srv *s, const char *why)
+{
+    char every[32];
+    fmt_span(s->rec_say_ms, every, sizeof every);
+    srv_log(s, SRV_LOG_ERROR, "RECORDING FAILED: %s. Inputs are refused until the log can be written "
+            "again; worlds keep running and viewers keep watching. To resume: %s %s; recording then "
+            "resumes by itself. Said again every %s while it lasts.", why, remedy(why), s->db_path,
+            every);
+}
+
+static void say_still(srv *s, const char *why)
+{
+    char span[32];
+    fmt_span(uv_now(s->loop) - s->rec_out.since_ms, span, sizeof span);
+    srv_log(s, SRV_LOG_ERROR, "recording still failing after %s: %s; since it began %" PRIu64 " ticks "
+            "of %d session(s) not recorded, %" PRIu64 " inputs refused (log_unavailable, not_logged). "
+            "To resume: %s %s; recording then resumes by itself within a second.", span, why,
+            s->rec_out.ticks, s->rec_out.sessions, s->rec_out.inputs, remedy(why), s->db_path);
+}
+
+static void say_resumed(srv *s)
+{
+    char span[32];
+    fmt_span(uv_now(s->loop) - s->rec_out.since_ms, span, sizeof span);
+    srv_log(s, SRV_LOG_WARN, "recording resumed in %s after %s: %" PRIu64 " ticks of %d session(s) were "
+            "not recorded (a gap in each, which viv replay verify names) and %" PRIu64 " inputs refused",
+            s->db_path, span, s->rec_out.ticks, s->rec_out.sessions, s->rec_out.inputs);
+}
+
+static void on_say(uv_timer_t *t);
+
+/* The outage's edges: said once each, and the timer between them. Its counts run from the end of
+ * the last one, so that what is refused before it is noticed here is in them. */
 static void check_failing(srv *s)
 {
+    if (!s->rec) return;
     char why[256] = "";
     int f = rpl_recorder_failing(s->rec, why, sizeof why);
-    if (f && !s->rec_failing)
-        srv_log(s, SRV_LOG_ERROR, "RECORDING FAILED: %s. Inputs are refused until the log can be "
-                "written again; worlds keep running and viewers keep watching.", why);
-    else if (!f && s->rec_failing)
-        srv_log(s, SRV_LOG_WARN, "recording resumed in %s; the ticks it missed are recorded as a gap",
-                s->db_path);
+    if (f && !s->rec_failing) {
+        s->rec_out.since_ms = uv_now(s->loop);
+        say_failed(s, why);
+        uv_timer_start(&s->rec_timer, on_say, s->rec_say_ms, s->rec_say_ms);
+    } else if (!f && s->rec_failing) {
+        uv_timer_stop(&s->rec_timer);
+        say_resumed(s);
+        memset(&s->rec_out, 0, sizeof s->rec_out);
+        for (int i = 0; i < s->nworlds; i++) s->worlds[i]->rec.outage = 0;
+    }
     s->rec_failing = f;
+}
+
+static void on_say(uv_timer_t *t)
+{
+    srv *s = t->data;
+    check_failing(s);
+    char why[256] = "";
+    if (s->rec_failing && rpl_recorder_failing(s->rec, why, sizeof why)) say_still(s, why);
 }
 
 static void on_async(uv_async_t *a)
@@ -157,6 +257,9 @@ int srv_record_open(srv *s, char *err, size_t errlen)
     }
     uv_async_init(s->loop, &s->rec_async, on_async);
     s->rec_async.data = s;
+    uv_timer_init(s->loop, &s->rec_timer);
+    s->rec_timer.data = s;
+    s->rec_say_ms = say_every_ms(s);
     return 0;
 }
 
@@ -193,7 +296,7 @@ static void begin_now(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot record: %s", w->id, err);
         return;
     }
-    r->logged_tick = sim_world_tick(w->w);
+    r->logged_tick = r->settled = sim_world_tick(w->w);
     r->logged_sh = sim_world_hash(w->w);
     srv_log(s, SRV_LOG_INFO, "world %u is recorded as session %" PRId64 " in %s", w->id, r->session,
             s->db_path);
@@ -220,7 +323,7 @@ static void resume_now(srv *s, srv_world *w)
         srv_log(s, SRV_LOG_ERROR, "world %u: cannot resume recording session %" PRId64, w->id, r->session);
         r->session = -1;
     }
-    r->logged_tick = sim_world_tick(w->w);
+    r->logged_tick = r->settled = sim_world_tick(w->w);
     r->logged_sh = sim_world_hash(w->w);
 }
 
@@ -315,6 +418,7 @@ void srv_record_suspend(srv *s, srv_world *w)
 void srv_record_close(srv *s)
 {
     if (!s->rec) return;
+    uv_timer_stop(&s->rec_timer);
     int rc = rpl_recorder_flush(s->rec);
     rpl_commit c[256];
     size_t n;

@@ -169,7 +169,7 @@ static void close_own_handles(srv *s)
     uv_handle_t *own[] = { (uv_handle_t *)&s->net->listener, (uv_handle_t *)&s->net->sweep_timer,
                            (uv_handle_t *)&s->net->guess_timer,
                            (uv_handle_t *)&s->sig_int, (uv_handle_t *)&s->sig_term,
-                           (uv_handle_t *)&s->rec_async };
+                           (uv_handle_t *)&s->rec_async, (uv_handle_t *)&s->rec_timer };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (own[i]->type != UV_UNKNOWN_HANDLE && !uv_is_closing(own[i])) uv_close(own[i], NULL);
     srv_tick_close(s);
@@ -557,7 +557,10 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
                  "sessions suspended by a clean stop or left running by a crash are\n"
                  "resumed from it at start-up, at their last tick, checked against\n"
                  "every recorded hash (then the demo set is not added; --world adds\n"
-                 "worlds as usual)"),
+                 "worlds as usual). While FILE cannot be written (a full disk), inputs\n"
+                 "are refused, worlds and viewers go on, a line every 60 s (or\n"
+                 "$VIVD_FAILING_LOG_SECONDS) says so, and recording resumes by itself\n"
+                 "(docs/OPERATIONS.md)"),
         OPT_FLAG("--fresh", &vo->fresh,
                  "resume nothing: close the sessions a stop or a crash left in FILE\n"
                  "and start new ones"),

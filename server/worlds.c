@@ -60,7 +60,10 @@ int srv_world_takes_inputs(srv *s, const srv_world *w)
 {
     if (w->play) return SRV_EPLAY;
     if (w->busy) return SRV_EBUSY;           /* held by a worker: its tick is not the loop's */
-    if (srv_record_failing(s)) return SRV_ELOG;
+    if (srv_record_failing(s)) {
+        s->rec_out.inputs++;                 /* for record.c's "still failing" line */
+        return SRV_ELOG;
+    }
     return 0;
 }
 

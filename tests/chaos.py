@@ -9,13 +9,19 @@ free loopback ports in a temporary directory; bots that play (send inputs throug
 nodes, and note every answer: the acknowledged world, seq and tick, or the error) and bots that
 watch (subscribe, and note when frames arrive); then it injects the faults of a schedule drawn
 from the seed with its own PRNG (splitmix64, so that a seed means the same schedule on every
-Python): kill -9 and restart of relays, nodes and Redis, SIGSTOP/SIGCONT pauses, and slow
-readers (a viewer that stops reading for a while). The seed and the whole schedule are printed
+Python): kill -9 and restart of relays, nodes and Redis, SIGSTOP/SIGCONT pauses, slow readers
+(a viewer that stops reading for a while), and full disks: each node records onto its own small
+tmpfs, which a filler file fills until the node's recording fails, keeps full a while, then
+empties (mounting needs root, as in CI: elsewhere those faults are not injected, and the soak
+says so first and in its summary). The seed and the whole schedule are printed
 first: `--seed N` again runs the same schedule (the processes' timing, not the schedule, varies).
 
 At the end it checks the invariants, and exits 1 with a report naming each one that failed:
   lost        every acknowledged input is in its node's recording (world, tick, seq)
   verify      every node's file verifies (`viv replay verify FILE --all`)
+  disk        every full disk stopped its node's recording (RECORDING FAILED in its log, within
+              15 s: SQLite first fills the space its write-ahead log already holds) and it
+              resumed by itself (recording resumed) within 5 s of the disk emptying
   frames      every watcher got a fresh frame (a tick newer than any seen when the fault healed)
               within --heal-bound seconds after each fault healed
   crashes     only the processes the schedule killed died; every other one stops cleanly
@@ -26,7 +32,8 @@ At the end it checks the invariants, and exits 1 with a report naming each one t
   answered    every input sent on a connection that stayed open got an answer (an ack or an
               error: node_lost when its node is gone), no connection was ended by
               too_many_errors (issue 28 item 5), and no input got an error other than those a
-              fault explains (unknown_world, cluster_down, node_lost); --lenient reports these
+              fault explains (unknown_world, cluster_down, node_lost; log_unavailable and
+              not_logged for a world whose node's disk is full); --lenient reports these
               instead of failing
 Inputs pending when their connection dropped are not lost (nothing acknowledged them): they are
 counted and reported.
@@ -49,7 +56,7 @@ import sys
 import tempfile
 import time
 
-from loopback import free_port
+from loopback import Mount, fill, free_port
 
 ADMIN = "chaos-admin-token"
 PLAYER = "chaos-player-token"
@@ -238,17 +245,22 @@ INPUT_SKIP = {("terrarium", "spawn")}
 # The errors a fault explains (a world whose node is away, Redis away); any other answer to a
 # valid input is reported with its sentence.
 EXPECTED_ERRORS = {"unknown_world", "cluster_down", "node_lost"}
+DISK_ERRORS = {"log_unavailable", "not_logged"}     # explained by a full disk on the world's node
 INPUT_FIX = {("merge", "drop"): lambda args: [-1]}
 
 # The fault kinds and their weights; durations in seconds.
 FAULTS = [
     (3, ("kill", "relay")), (3, ("kill", "node")), (2, ("kill", "redis")),
     (2, ("pause", "relay")), (2, ("pause", "node")), (2, ("pause", "redis")),
-    (3, ("slow", "watcher")),
+    (3, ("slow", "watcher")), (2, ("full", "node")),
 ]
-DURATION = {"kill": (0.2, 3.0), "pause": (0.3, 4.0), "slow": (3.0, 10.0)}
+DURATION = {"kill": (0.2, 3.0), "pause": (0.3, 4.0), "slow": (3.0, 10.0), "full": (1.0, 3.0)}
 DURATION_REDIS_PAUSE = (0.3, 7.0)     # past the members' 5 s PING watchdog (docs/CLUSTER.md) at times
-SETTLE = {"kill": 4.0, "pause": 1.0, "slow": 1.0}   # after healing, before the target's next fault
+SETTLE = {"kill": 4.0, "pause": 1.0, "slow": 1.0, "full": 1.0}   # after healing, before its next fault
+# A full disk: the wait for the node's recording to fail (a cycled WAL takes up to ~7 s to fill
+# again: measured on a 160x120 sand world), then `dur` full, then the wait for its resume (within
+# a second: a checkpoint is offered once a second). Its target is reserved for all of it.
+BITE, RESUME = 15.0, 5.0
 
 
 class Fault:
@@ -257,16 +269,21 @@ class Fault:
         self.started = self.healed = None     # monotonic times, filled in as it runs
         self.note = ""
 
+    def span(self):
+        """How long its target is taken, at most, from its start."""
+        return self.dur + (BITE + RESUME if self.kind == "full" else 0.0)
+
     def __str__(self):
         what = {"kill": "kill -9, restart after", "pause": "SIGSTOP, SIGCONT after",
-                "slow": "stop reading for"}[self.kind]
+                "slow": "stop reading for", "full": "fill its disk; once recording fails, empty it after"}[self.kind]
         return f"#{self.i:<3} t={self.at:7.2f}s  {self.kind:<5} {self.target:<10} {what} {self.dur:.2f}s"
 
 
 def make_schedule(seed, seconds, n_slow):
     """The faults of a soak of `seconds` from `seed`: one every 1-3.5 s from t=2, each on a target
-    that has no fault in progress, at most two on the cluster's processes at once, all healed
-    by `seconds` - 1."""
+    that has no fault in progress, at most two on the cluster's processes at once (a full disk
+    stops no process: it does not count, but only one disk is full at a time), all healed by
+    `seconds` - 1."""
     rng = Rng(seed, "schedule")
     targets = {"relay": list(RELAYS), "node": list(NODE_WORLDS), "redis": ["redis"],
                "watcher": [f"slow{k}" for k in range(n_slow)]}
@@ -279,18 +296,23 @@ def make_schedule(seed, seconds, n_slow):
         kind, role = rng.weighted(FAULTS)
         target = rng.choice(targets[role])
         dur = rng.uniform(*(DURATION_REDIS_PAUSE if (kind, role) == ("pause", "redis") else DURATION[kind]))
-        if t + dur > seconds - 1.0:
+        f = Fault(len(out) + 1, t, kind, target, dur)
+        if t + f.span() > seconds - 1.0:
             if t > seconds - 1.0:
                 break
             continue
         if busy.get(target, 0.0) > t:
             continue
-        if kind != "slow":
+        if kind == "full":
+            if busy.get("disk", 0.0) > t:
+                continue
+            busy["disk"] = t + f.span() + SETTLE[kind]
+        elif kind != "slow":
             if sum(1 for a, b in infra if a <= t < b) >= 2:
                 continue
             infra.append((t, t + dur + SETTLE[kind]))
-        busy[target] = t + dur + SETTLE[kind]
-        out.append(Fault(len(out) + 1, t, kind, target, dur))
+        busy[target] = t + f.span() + SETTLE[kind]
+        out.append(f)
     return out
 
 
@@ -391,6 +413,8 @@ class Soak:
         self.world_top = {}         # id -> the newest tick any watcher has seen
         self.stop_sending = False
         self.refusals = []          # (fault, name, start, log line): starts refused while Redis was away
+        self.disks = {}             # node -> its Mount, when the tmpfs could be mounted
+        self.no_disk = None         # why not (then full disks are not injected)
 
     def fail(self, inv, msg):
         self.failures.append((inv, msg))
@@ -399,7 +423,38 @@ class Soak:
         return time.monotonic() - self.t0 if self.t0 else 0.0
 
     # -- the processes
+    def mount_disks(self):
+        """A tmpfs for each node's file: room for the soak's recordings (about 0.3 MB a node-minute,
+        a 4 MB WAL) and no more, so that a filler file fills it quickly."""
+        size = f"{24 + int(self.a.seconds / 15)}m"
+        for name in NODE_WORLDS:
+            d = Mount(size, f"viv-chaos-{name}-")
+            if not d.mounted:
+                d.close()
+                self.no_disk = d.why
+                break
+            self.disks[name] = d
+        if self.no_disk:
+            self.release_disks()
+            print(f"chaos: NO FULL DISKS: cannot mount a tmpfs ({self.no_disk}); the nodes record into "
+                  f"{self.tmp} and the schedule's full-disk faults are not injected (root, or "
+                  "CAP_SYS_ADMIN, can)")
+
+    def db_path(self, name):
+        return os.path.join(self.disks[name].dir if name in self.disks else self.tmp, f"{name}.db")
+
+    def release_disks(self):
+        """The nodes' files copied beside the logs (once the nodes have stopped), then each tmpfs
+        unmounted."""
+        for name, d in list(self.disks.items()):
+            for fn in os.listdir(d.dir):
+                if fn.startswith(f"{name}.db"):
+                    shutil.copy2(os.path.join(d.dir, fn), os.path.join(self.tmp, fn))
+            d.close()
+        self.disks = {}
+
     def make(self):
+        self.mount_disks()
         rport = free_port()
         rdir = os.path.join(self.tmp, "redis")
         os.mkdir(rdir)
@@ -418,7 +473,7 @@ class Soak:
                      "--io-threads", "1", "--threads", "1"]
                 if relay:
                     return v + ["--relay", "--no-record"]
-                v += ["--db", os.path.join(self.tmp, f"{name}.db")]
+                v += ["--db", self.db_path(name)]
                 if k == 1:                   # later starts resume the file's worlds
                     for w in NODE_WORLDS[name]:
                         v += ["--world", w]
@@ -523,7 +578,9 @@ class Soak:
     async def run_fault(self, f):
         await asyncio.sleep(max(0.0, self.t0 + f.at - time.monotonic()))
         f.started = time.monotonic()
-        if f.kind == "slow":
+        if f.kind == "full":
+            await self.full_disk(f)
+        elif f.kind == "slow":
             w = self.watchers[len(self.watchers) - self.a.slow + int(f.target[4:])]
             w.reading.clear()
             await asyncio.sleep(f.dur)
@@ -548,6 +605,61 @@ class Soak:
             f.healed = time.monotonic()
         for w in self.watchers:
             w.heal(f, self.world_top.get(w.world, 0))
+
+    async def log_shows(self, p, offset, text, timeout):
+        """The time at which p's log (its current start's), from byte offset on, shows text;
+        None if it does not within timeout seconds."""
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                with open(p.log(), "rb") as fh:
+                    fh.seek(offset)
+                    if text.encode() in fh.read():
+                        return time.monotonic()
+            except OSError:
+                pass
+            if time.monotonic() >= end:
+                return None
+            await asyncio.sleep(0.05)
+
+    async def full_disk(self, f):
+        """Fill the node's disk; once its recording has failed, keep it full for f.dur, then empty
+        it and wait for the recording to resume."""
+        p, disk = self.procs[f.target], self.disks.get(f.target)
+        if disk is None:
+            f.note = "NOT INJECTED: no tmpfs"
+            f.skipped = True
+            f.healed = time.monotonic()
+            return
+        offset = os.path.getsize(p.log())
+        filler = os.path.join(disk.dir, "filler")
+        size = await asyncio.get_running_loop().run_in_executor(None, fill, filler)
+        failed = await self.log_shows(p, offset, "RECORDING FAILED", BITE)
+        if failed is not None:
+            await asyncio.sleep(f.dur)
+        os.unlink(filler)
+        freed = time.monotonic()
+        resumed = await self.log_shows(p, offset, "recording resumed", RESUME) if failed else None
+        f.healed = time.monotonic()
+        f.full = (failed, freed, resumed)
+        f.note = f"{size >> 20} MB filler; " + (
+            f"recording did not fail within {BITE:g}s" if failed is None else
+            f"recording failed after {failed - f.started:.2f}s, " + (
+                f"resumed {resumed - freed:.2f}s after the disk emptied" if resumed else "did not resume"))
+        if failed is None:
+            self.fail("disk", f"fault #{f.i}: {f.target}'s disk was full for {BITE:g} s, yet its log does not "
+                      f"say RECORDING FAILED: {' | '.join(p.tail())}")
+        elif resumed is None:
+            self.fail("disk", f"fault #{f.i}: {f.target}'s recording did not resume within {RESUME:g} s of its "
+                      f"disk emptying: {' | '.join(p.tail())}")
+
+    def disk_explains(self, code, wid, t):
+        """A refusal of the log, for a world of a node whose disk was full at time t (from the
+        fill to a second after the resume)."""
+        node = self.world_node.get(wid)
+        return code in DISK_ERRORS and any(
+            f.kind == "full" and f.target == node and f.started is not None
+            and f.started <= t <= (f.healed or t) + 1.0 for f in self.schedule)
 
     async def restart(self, p, f):
         """Start p again, as a supervisor would (systemd's Restart=on-failure): a vivd refuses to
@@ -713,6 +825,7 @@ class Soak:
                 self.fail("crashes", f"{p.name} (start {p.incarnation}) stopped with {describe_status(rc)} "
                           f"at SIGTERM; its log ends: {' | '.join(p.tail())}")
             p.p = None
+        self.release_disks()
 
     # -- the checks after the run
     def check_recordings(self):
@@ -786,7 +899,7 @@ class Soak:
         print("chaos: summary")
         kinds = {}
         for f in self.schedule:
-            if f.started is not None:
+            if f.started is not None and not getattr(f, "skipped", False):
                 k = f"{f.kind} {self.procs[f.target].role if f.target in self.procs else 'watcher'}"
                 kinds[k] = kinds.get(k, 0) + 1
         print("  faults injected: " + (", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none")
@@ -809,6 +922,17 @@ class Soak:
             for k, n in b.disconnects.items():
                 disc[k] = disc.get(k, 0) + n
         print("  bot disconnects: " + (", ".join(f"{k} {n}" for k, n in sorted(disc.items())) or "none"))
+        full = [f for f in self.schedule if f.kind == "full" and f.started is not None]   # scheduled
+        if self.no_disk:
+            print(f"  full disks: NOT INJECTED ({len(full)} scheduled): no tmpfs ({self.no_disk})")
+        else:
+            bit = [(f, f.full) for f in full if getattr(f, "full", (None,))[0] is not None]
+            back = [(f, fl) for f, fl in bit if fl[2] is not None]
+            print(f"  full disks: {len(full)}, recording failed on {len(bit)} (after "
+                  + (", ".join(f"{fl[0] - f.started:.1f}" for f, fl in bit) or "-") + " s), resumed on "
+                  + f"{len(back)} (after " + (", ".join(f"{fl[2] - fl[1]:.2f}" for f, fl in back) or "-")
+                  + " s of emptying); inputs answered log_unavailable "
+                  + f"{errs.get('log_unavailable', 0)}, not_logged {errs.get('not_logged', 0)}")
         frames = sum(w.frames for w in self.watchers)
         print(f"  frames received: {frames} ({sum(w.keys for w in self.watchers)} keyframes), node_lost notices "
               f"{sum(w.node_lost for w in self.watchers)}; slowest recovery after a fault: "
@@ -1031,7 +1155,9 @@ class Player(Bot):
                         if "seq" in m and m["seq"] in self.pending:
                             wid, sent, _, via = self.pending.pop(m["seq"])
                             self.errors[code] = self.errors.get(code, 0) + 1
-                            if code not in EXPECTED_ERRORS and len(self.odd) < 5:
+                            explained = code in EXPECTED_ERRORS or \
+                                self.soak.disk_explains(code, wid, time.monotonic())
+                            if not explained and len(self.odd) < 5:
                                 self.odd.append((time.monotonic(), wid, via, code, m.get("msg", "")))
                         else:
                             why = code
@@ -1098,9 +1224,10 @@ def main():
         return 2
     s = Soak(a)
     started = time.monotonic()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))     # so that the tmpfs are unmounted
     try:
         asyncio.run(s.run())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         s.stop_all()
         raise
     if not any(inv in ("warm-up", "harness") for inv, _ in s.failures):

@@ -16,7 +16,6 @@ Exit 0 when every check passed; otherwise each failure is printed and the exit i
 import argparse
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import struct
@@ -24,55 +23,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from loopback import free_port
+from loopback import Checks, Vivd, free_port, http_get as get, wait_for
 
 ADMIN, PLAYER = "metrics-admin-token", "metrics-player-token"
 KIND = "garden"                 # a light world (the machine is shared) whose bot inputs are valid
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-    return ok
-
-
-
-
-def wait_for(pred, timeout, step=0.1):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(step)
-    return pred()
-
-
-def read_port(path, timeout=30):
-    def get():
-        try:
-            with open(path) as f:
-                t = f.read().strip()
-            return int(t) if t else None
-        except (OSError, ValueError):
-            return None
-    return wait_for(get, timeout)
-
-
-def get(port, path):
-    """(status, content-type, body) of GET http://127.0.0.1:port/path."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
-            return r.status, r.headers.get("content-type"), r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers.get("content-type"), e.read().decode()
+check = Checks()
 
 
 def scrape(port):
@@ -90,29 +48,6 @@ def scrape(port):
 
 def val(samples, metric, **labels):
     return samples.get((metric, frozenset(labels.items())))
-
-
-class Vivd:
-    def __init__(self, tmp, name, args, bindir):
-        self.pf, self.hpf = os.path.join(tmp, name + ".port"), os.path.join(tmp, name + ".http")
-        self.log = open(os.path.join(tmp, name + ".log"), "w")
-        argv = [os.path.join(bindir, "vivd"), "--listen", "127.0.0.1:0", "--port-file", self.pf,
-                "--http", "127.0.0.1:0", "--http-port-file", self.hpf, "--admin-token", ADMIN,
-                "--player-token", PLAYER, "--io-threads", "1", "--threads", "1"] + args
-        self.p = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
-        self.port, self.http = read_port(self.pf), read_port(self.hpf)
-        if not self.port or not self.http:
-            raise RuntimeError(f"{name} did not start (see {self.log.name})")
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(15)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.log.close()
 
 
 def bot(bindir, host, *args, seconds=3):
@@ -157,7 +92,7 @@ def bad_message(port):
 # ---- one node ---------------------------------------------------------------------------------------
 def single_node(tmp, bindir):
     db = os.path.join(tmp, "node.db")
-    v = Vivd(tmp, "node", ["--world", KIND, "--db", db], bindir)
+    v = Vivd(tmp, "node", ["--world", KIND, "--db", db], bindir, (ADMIN, PLAYER))
     try:
         status, ctype, body = get(v.http, "/healthz")
         check(status == 200 and body == "ok\n", f"/healthz: 200 ok at start ({status} {body!r})")
@@ -256,9 +191,9 @@ def cluster(tmp, bindir):
     node = relay = None
     try:
         node = Vivd(tmp, "cnode", ["--cluster", url, "--node", "n1", "--cluster-expiry", "1",
-                                   "--world", KIND, "--no-record"], bindir)
+                                   "--world", KIND, "--no-record"], bindir, (ADMIN, PLAYER))
         relay = Vivd(tmp, "relay", ["--cluster", url, "--node", "r1", "--cluster-expiry", "1",
-                                    "--relay", "--no-record"], bindir)
+                                    "--relay", "--no-record"], bindir, (ADMIN, PLAYER))
         status, _, body = get(relay.http, "/healthz")
         check(status == 200, f"relay /healthz: 200 ({status} {body!r})")
         s0, _ = scrape(relay.http)
@@ -307,8 +242,8 @@ def main():
             cluster(tmp, bindir)
         else:
             check(False, "redis-server is not installed (scripts/deps.sh installs it)")
-    print(f"metrics: {len(failures)} failure(s) in {time.monotonic() - t0:.1f} s")
-    return 1 if failures else 0
+    print(f"metrics: {len(check.failures)} failure(s) in {time.monotonic() - t0:.1f} s")
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":
