@@ -171,6 +171,10 @@ static void say_unreadable(char *err, size_t errlen, const char *path, int rc)
     if ((rc & 0xff) == SQLITE_CORRUPT)
         snprintf(err, errlen, "%s is damaged (truncated or corrupted): SQLite cannot read it (%s)"
                  DAMAGE_NEXT(path), path, sqlite3_errstr(rc), path, path);
+    else if ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL || (rc & 0xff) == SQLITE_CANTOPEN)
+        /* Not the file's fault: a full disk (its WAL and shm cannot be made), a device error. */
+        snprintf(err, errlen, "%s cannot be opened: %s (the file itself is not changed; if its disk "
+                 "is full, free space there and start again)", path, sqlite_reason(rc));
     else if ((rc & 0xff) == SQLITE_NOTADB)
         snprintf(err, errlen, "%s is not a Vivarium replay file: %s (if it held a recording, its "
                  "first bytes are damaged: restore it from a backup)", path, sqlite_reason(rc));
