@@ -30,8 +30,10 @@ command -v sqlite3 > /dev/null 2>&1 || { echo "reports: FAIL: sqlite3 (the comma
 # ---- the recordings ----------------------------------------------------------------------------------
 db=$tmp/rec.db
 printf '5 paint 10 10 3 sand\n300 paint 30 20 4 water\n' > "$tmp/in"
-"$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/in" --record "$db" > /dev/null 2>&1 &&
-    "$viv" sim --world sand --params w=64,h=48 --seed 2 --ticks 300 --record "$db" > /dev/null 2>&1 ||
+# (schema 3's rows, which the damage below edits with sqlite3, and a checkpoint every 10 s, so a
+# divergence at 301 has a recorded state at 600 to diff against)
+"$viv" sim --world sand --params w=64,h=48 --ticks 700 --inputs "$tmp/in" --record "$db" --record-format 3 > /dev/null 2>&1 &&
+    "$viv" sim --world sand --params w=64,h=48 --seed 2 --ticks 300 --record "$db" --record-format 3 > /dev/null 2>&1 ||
     fail "viv sim --record failed"
 sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
 cp "$db" "$tmp/diverged.db"
