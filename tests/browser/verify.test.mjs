@@ -77,8 +77,9 @@ test("a running session verifies in the page while vivd records it, up to its la
         await page.click(`#controls .elements button[title="sand (${sandId})"]`);
         await stroke(page, w.w, w.h, [Math.round(w.w * 0.3), 8], [Math.round(w.w * 0.6), 10]);
         await until("the stroke acked", () => page.evaluate(() => viv.acks >= 3));
-        /* let every world run a while, so that each session has ticks and the paint has fallen */
-        await until("3 s of the sand world", () => page.evaluate(() => viv.shownTick >= 180));
+        /* let every world run a while, so that each session has ticks and the paint has fallen, and
+         * its first block of hashes (240 ticks) is whole before its last tick (the next test) */
+        await until("5 s of the sand world", () => page.evaluate(() => viv.shownTick >= 300));
         await until("vivd's sessions in the panel", () => page.evaluate((n) => viv.sessions.length === 1 && viv.sessions[0].sessions.length === n, KINDS.length));
         /* the panel picks this world's running session: the Verify button */
         const picked = await page.locator("#verify select option:checked").textContent();
@@ -108,9 +109,12 @@ test("a session of every kind: the page's verdict and tick count are viv replay 
     /* a copy with one recorded state hash changed, as a corrupted or forged file would have it */
     const bad = path.join(dir, "changed.db");
     execFileSync("sqlite3", [db, `.backup '${bad}'`]);        /* (what the WAL holds too) */
-    /* (the last tick of the block of hashes that holds tick 150, whose hashes the file keeps whole) */
-    const at = +execFileSync("sqlite3", [bad, `SELECT tick + n - 1 FROM hashes WHERE session = ${sand.id} AND tick <= 150 AND tick + n > 150`], { encoding: "utf8" }).trim();
-    execFileSync("sqlite3", [bad, `UPDATE hashes SET last_sh = (last_sh | 1) - (last_sh & 1) WHERE session = ${sand.id} AND tick <= 150 AND tick + n > 150`]);
+    /* (the last tick of the block of hashes that holds tick 150, whose hashes the file keeps
+     * whole; a tick the session went on after, so that later hashes confirm the damage) */
+    const q = `WHERE session = ${sand.id} AND tick <= 150 AND tick + n > 150 AND tick + n - 1 < (SELECT end_tick FROM session WHERE id = ${sand.id})`;
+    const at = +execFileSync("sqlite3", [bad, `SELECT tick + n - 1 FROM hashes ${q}`], { encoding: "utf8" }).trim();
+    assert.ok(at > 150, `the block holding tick 150 ends at ${at}, before the session's last tick`);
+    execFileSync("sqlite3", [bad, `UPDATE hashes SET last_sh = (last_sh | 1) - (last_sh & 1) ${q}`]);
     const play = await startVivd([...sessions.flatMap((s) => ["--play", `live.db:${s.id}`]), "--play", `changed.db:${sand.id}`], { http: true, dir, keep: true });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
