@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 #include "read.h"
+#include "read_int.h"
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
 /* A read SQLite failed with rc. A damaged database (pages that are not what their b-tree says,
@@ -56,7 +57,7 @@ static void copy_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
     snprintf(dst, cap, "%s", t ? (const char *)t : "");
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+int rd_grow(void **v, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap) return 0;
     size_t nc = *cap ? *cap * 2 : 64;
@@ -68,12 +69,12 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 }
 
 /* A tick as bound: u64 stored as the i64 with the same bits, clamped to what a row can hold. */
-static int64_t tick_arg(uint64_t t) { return (int64_t)(t > INT64_MAX ? INT64_MAX : t); }
+int64_t rd_tick_arg(uint64_t t) { return (int64_t)(t > INT64_MAX ? INT64_MAX : t); }
 
 /* A tick column as the recorder writes it: an integer, not negative. SQLite keeps whatever type a
  * damaged file holds (a real such as 0.5 passes `tick BETWEEN ? AND ?` and would read as 0, a
  * duplicate of the tick 0 row): 0, or -1 when the column holds anything else. */
-static int tick_col(sqlite3_stmt *st, int col, uint64_t *out)
+int rd_tick_col(sqlite3_stmt *st, int col, uint64_t *out)
 {
     int64_t v = sqlite3_column_int64(st, col);
     if (sqlite3_column_type(st, col) != SQLITE_INTEGER || v < 0) return -1;
@@ -81,19 +82,6 @@ static int tick_col(sqlite3_stmt *st, int col, uint64_t *out)
     return 0;
 }
 
-/* One query of the file: its SQL, the int64s bound to its ? in order, and what to do with a row.
- * row fills `one` (an element of `size` bytes, or ud itself when the rows are not kept) from the
- * row, or refuses it with a negative code and a sentence in err, which ends the query. */
-typedef struct query {
-    const char *sql;
-    int64_t bind[3];
-    int nbind;
-    const char *what;                  /* "…: reading <what> failed: <SQLite's reason>" */
-    const char *oom;                   /* the sentence when the array cannot grow */
-    size_t size;
-    int (*row)(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen);
-    void *ud;
-} query;
 
 /* Room for one row of any query here, before it joins the array. */
 typedef union row_buf {
@@ -110,7 +98,7 @@ typedef union row_buf {
  * nothing in *v, RPL_EDB (prepare: "cannot read it"; a step: "reading <what> failed"),
  * RPL_ENOMEM (q->oom), or the code with which q->row refused a row. A row is read before the
  * array grows for it, so a damaged row is reported as such even when memory is short. */
-static int query_rows(rpl_file *f, const query *q, void **v, size_t *n, char *err, size_t errlen)
+int rd_query_rows(rpl_file *f, const query *q, void **v, size_t *n, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
     row_buf one;
@@ -126,7 +114,7 @@ static int query_rows(rpl_file *f, const query *q, void **v, size_t *n, char *er
         memset(&one, 0, v ? q->size : 0);
         if ((code = q->row(st, v ? (void *)&one : q->ud, q->ud, err, errlen)) != 0) goto fail;
         if (v) {
-            if ((code = grow(&a, &cap, *n, q->size)) != 0) {
+            if ((code = rd_grow(&a, &cap, *n, q->size)) != 0) {
                 snprintf(err, errlen, "%s", q->oom);
                 goto fail;
             }
@@ -208,7 +196,7 @@ static int count_query(rpl_file *f, const char *sql, const int64_t *id, const ch
     query q = { .sql = sql, .bind = { id ? *id : 0 }, .nbind = id != NULL, .what = what,
                 .row = counts_row, .ud = c };
     size_t n;
-    int code = query_rows(f, &q, NULL, &n, err, errlen);
+    int code = rd_query_rows(f, &q, NULL, &n, err, errlen);
     if (code == 0 && n != 1) code = read_failed(f, what, err, errlen);
     return code;
 }
@@ -252,7 +240,7 @@ int rpl_sessions_list(rpl_file *f, rpl_session_info **out, size_t *n, char *err,
     size_t nv;
     *out = NULL;
     *n = 0;
-    int code = query_rows(f, &q, (void **)&v, &nv, err, errlen);
+    int code = rd_query_rows(f, &q, (void **)&v, &nv, err, errlen);
     if (code) return code;
     for (size_t i = 0; i < nv; i++)
         if ((code = session_counts(f, &v[i], err, errlen)) != 0) {
@@ -279,7 +267,7 @@ int rpl_sessions_recent(rpl_file *f, size_t max, rpl_session **out, size_t *n, u
     query q = { .sql = sessions_sql(f, "ORDER BY id DESC LIMIT ?", sql),
                 .bind = { (int64_t)(*total < max ? *total : max) }, .nbind = 1, .what = "sessions",
                 .oom = "out of memory listing sessions", .size = sizeof **out, .row = session_row };
-    return query_rows(f, &q, (void **)out, n, err, errlen);
+    return rd_query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 /* "1, 2, 5" (at most 20 ids), or "" when there is no session. 0, or RPL_EDB (no sentence). */
@@ -311,7 +299,7 @@ int rpl_session_get(rpl_file *f, int64_t id, rpl_session *out, char *err, size_t
     query q = { .sql = sessions_sql(f, "WHERE id = ?", sql), .bind = { id }, .nbind = 1,
                 .what = "sessions", .row = session_row, .ud = out };
     size_t n;
-    int code = query_rows(f, &q, NULL, &n, err, errlen);
+    int code = rd_query_rows(f, &q, NULL, &n, err, errlen);
     if (code) return code;
     if (n) return 0;
     char ids[256];
@@ -481,7 +469,7 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
 {
     cp_read *r = one;
     rpl_checkpoint *out = r->out;
-    if (tick_col(st, 0, &out->tick) != 0) {
+    if (rd_tick_col(st, 0, &out->tick) != 0) {
         snprintf(err, errlen, "a checkpoint of session %lld is corrupted (its tick is not a whole "
                  "number: the file is damaged)", (long long)r->s->id);
         return RPL_ECORRUPT;
@@ -496,7 +484,7 @@ static int checkpoint_row(sqlite3_stmt *st, void *one, void *ud, char *err, size
     }
     if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
         /* A delta: decoded once its base is read (checkpoint_read), not while this row is. */
-        if (tick_col(st, 3, &r->base) != 0 || r->base >= out->tick) {
+        if (rd_tick_col(st, 3, &r->base) != 0 || r->base >= out->tick) {
             snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its base "
                      "is not an earlier checkpoint's tick)", (unsigned long long)out->tick,
                      (long long)r->s->id);
@@ -607,11 +595,11 @@ static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int
     };
     int d = dir < 0 ? 0 : dir > 0 ? 2 : 1;
     cp_read r = { s, out, stored, slen, 0, 0, 0, NULL, 0 };
-    query q = { .sql = rpl_schema(f) >= 4 ? sql4[d] : sql3[d], .bind = { s->id, tick_arg(tick) },
+    query q = { .sql = rpl_schema(f) >= 4 ? sql4[d] : sql3[d], .bind = { s->id, rd_tick_arg(tick) },
                 .nbind = 2, .what = "a checkpoint", .row = checkpoint_row, .ud = &r };
     memset(out, 0, sizeof *out);
     size_t n;
-    int code = query_rows(f, &q, NULL, &n, err, errlen);
+    int code = rd_query_rows(f, &q, NULL, &n, err, errlen);
     if (code == 0 && n == 0) return 1;
     if (code == 0 && r.has_base && dir == 0) {
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (it is the base "
@@ -656,7 +644,7 @@ int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick,
 
 static int tick_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
 {
-    if (tick_col(st, 0, one) == 0) return 0;
+    if (rd_tick_col(st, 0, one) == 0) return 0;
     snprintf(err, errlen, "a checkpoint of session %lld is corrupted (its tick is not a whole "
              "number: the file is damaged)", (long long)*(const int64_t *)ud);
     return RPL_ECORRUPT;
@@ -667,10 +655,10 @@ int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t t
 {
     query q = { .sql = "SELECT tick FROM checkpoint WHERE session = ? AND tick BETWEEN ? AND ? "
                        "ORDER BY tick",
-                .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
+                .bind = { session, rd_tick_arg(from), rd_tick_arg(to) }, .nbind = 3,
                 .what = "checkpoints", .oom = "out of memory listing checkpoints",
                 .size = sizeof **out, .row = tick_row, .ud = &session };
-    return query_rows(f, &q, (void **)out, n, err, errlen);
+    return rd_query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 /* ---- phase hashes --------------------------------------------------------------------------------- */
@@ -703,9 +691,9 @@ int rpl_phases_load(rpl_file *f, int64_t session, uint64_t tick, rpl_phase **v, 
     int has = phase_table(f, err, errlen);
     if (has <= 0) return has;
     query q = { .sql = "SELECT name, hash FROM phase WHERE session = ? AND tick = ? ORDER BY idx",
-                .bind = { session, tick_arg(tick) }, .nbind = 2, .what = "the phase hashes",
+                .bind = { session, rd_tick_arg(tick) }, .nbind = 2, .what = "the phase hashes",
                 .oom = "out of memory reading phase hashes", .size = sizeof **v, .row = phase_row };
-    return query_rows(f, &q, (void **)v, n, err, errlen);
+    return rd_query_rows(f, &q, (void **)v, n, err, errlen);
 }
 
 int rpl_phases_has(rpl_file *f, int64_t session, char *err, size_t errlen)
@@ -796,8 +784,8 @@ int rpl_inputs_open(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     it->session = session;
     it->check = check;
     sqlite3_bind_int64(it->st, 1, session);
-    sqlite3_bind_int64(it->st, 2, tick_arg(from));
-    sqlite3_bind_int64(it->st, 3, tick_arg(to));
+    sqlite3_bind_int64(it->st, 2, rd_tick_arg(from));
+    sqlite3_bind_int64(it->st, 3, rd_tick_arg(to));
     *out = it;
     return 0;
 }
@@ -916,7 +904,7 @@ int rpl_inputs_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
     if (rc) return rc;
     sim_input in;
     while ((rc = rpl_inputs_next(it, &in)) == 1) {
-        if ((rc = grow((void **)&a, &cap, na, sizeof *a)) != 0) {
+        if ((rc = rd_grow((void **)&a, &cap, na, sizeof *a)) != 0) {
             snprintf(err, errlen, "out of memory reading the input log");
             break;
         }
@@ -952,229 +940,6 @@ void rpl_input_describe(const sim_kind *k, const sim_input *in, char *out, size_
     }
 }
 
-/* ---- recorded hashes ------------------------------------------------------------------------------ */
-static int hashes_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
-{
-    rpl_tick_row *r = one;
-    if (tick_col(st, 0, &r->tick) != 0) {
-        snprintf(err, errlen, "session %lld has a damaged row of recorded hashes (its tick is not "
-                 "a whole number: the file is damaged)", (long long)*(const int64_t *)ud);
-        return RPL_ECORRUPT;
-    }
-    r->state_hash = (uint64_t)sqlite3_column_int64(st, 1);
-    r->frame_hash = (uint64_t)sqlite3_column_int64(st, 2);
-    r->bits = 64;
-    return 0;
-}
-
-/* The ticks of the hashes table's blocks that fall in [from, to], appended to v as they are read
- * (blocks come in tick order). */
-typedef struct block_read {
-    int64_t session;
-    uint64_t from, to;
-    rpl_tick_row *v;
-    size_t n, cap;
-} block_read;
-
-/* One block: its n ticks (the last with whole hashes, the others with their recorded low bits,
- * or none when thinned) into br. RPL_ECORRUPT with a sentence for a row no writer makes. */
-static int block_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
-{
-    block_read *br = ud;
-    uint64_t t0;
-    int64_t n = sqlite3_column_int64(st, 1);
-    const uint8_t *data = sqlite3_column_blob(st, 4);
-    int len = sqlite3_column_bytes(st, 4);
-    if (tick_col(st, 0, &t0) != 0 || sqlite3_column_type(st, 1) != SQLITE_INTEGER || n < 1 ||
-        n > RPL_HASH_BLOCK || t0 > UINT64_MAX - (uint64_t)n || sqlite3_column_type(st, 4) != SQLITE_BLOB) {
-        snprintf(err, errlen, "session %lld has a damaged block of recorded hashes (its tick, its "
-                 "length or its data is not what a recorder writes: the file is damaged)",
-                 (long long)br->session);
-        return RPL_ECORRUPT;
-    }
-    size_t k = (size_t)n - 1;
-    uint8_t bytes[2 * RPL_HASH_BLOCK];
-    int bits = len ? RPL_HASH_BITS : 0;
-    if (len && k) {
-        size_t got = 0;
-        if (data[0] == RPL_HASHES_RAW && (size_t)len == 1 + 2 * k) {
-            memcpy(bytes, data + 1, 2 * k);
-            got = 2 * k;
-        } else if (data[0] == RPL_HASHES_ZSTD) {
-            size_t z = ZSTD_decompress(bytes, sizeof bytes, data + 1, (size_t)len - 1);
-            got = ZSTD_isError(z) ? 0 : z;
-        }
-        if (got != 2 * k) {
-            snprintf(err, errlen, "the block of recorded hashes at tick %llu of session %lld is "
-                     "damaged (its data does not hold the hashes of its %lld ticks)",
-                     (unsigned long long)t0, (long long)br->session, (long long)n);
-            return RPL_ECORRUPT;
-        }
-    }
-    if (br->n && t0 + k >= br->from && t0 <= br->v[br->n - 1].tick) {
-        snprintf(err, errlen, "session %lld has overlapping blocks of recorded hashes (the block at "
-                 "tick %llu starts inside the one before it: the file is damaged)",
-                 (long long)br->session, (unsigned long long)t0);
-        return RPL_ECORRUPT;
-    }
-    for (size_t i = 0; i <= k; i++) {
-        uint64_t t = t0 + i;
-        if (t < br->from || t > br->to) continue;
-        if (grow((void **)&br->v, &br->cap, br->n, sizeof *br->v) != 0) {
-            snprintf(err, errlen, "out of memory reading the recorded hashes");
-            return RPL_ENOMEM;
-        }
-        rpl_tick_row *r = &br->v[br->n++];
-        r->tick = t;
-        if (i == k) {
-            r->state_hash = (uint64_t)sqlite3_column_int64(st, 2);
-            r->frame_hash = (uint64_t)sqlite3_column_int64(st, 3);
-            r->bits = 64;
-        } else {
-            r->state_hash = bits ? bytes[i] : 0;
-            r->frame_hash = bits ? bytes[k + i] : 0;
-            r->bits = bits;
-        }
-    }
-    return 0;
-}
-
-/* a and b (each ascending) into one ascending array: a tick in both keeps the row that holds more
- * of its hashes. *out malloc'd (NULL when both are empty). */
-static int merge_rows(const rpl_tick_row *a, size_t na, const rpl_tick_row *b, size_t nb,
-                      rpl_tick_row **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (!na && !nb) return 0;
-    rpl_tick_row *v = malloc((na + nb) * sizeof *v);
-    if (!v) return RPL_ENOMEM;
-    size_t i = 0, j = 0, m = 0;
-    while (i < na || j < nb) {
-        if (j == nb || (i < na && a[i].tick < b[j].tick)) v[m++] = a[i++];
-        else if (i == na || b[j].tick < a[i].tick) v[m++] = b[j++];
-        else {
-            v[m++] = a[i].bits >= b[j].bits ? a[i] : b[j];
-            i++, j++;
-        }
-        if (m > 1 && v[m - 1].tick == v[m - 2].tick) m--;   /* overlapping blocks: damage */
-    }
-    *out = v;
-    *n = m;
-    return 0;
-}
-
-static int ticks_read(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
-                      size_t *n, char *err, size_t errlen);
-
-/* A compacted session (its grain row: docs/REPLAY.md, "Compaction and retention") was thinned on
- * purpose: each of its ticks in [from, to] with no hashes left, outside its gaps, is read as a
- * row of 0 bits (recorded, nothing kept to compare), as a thinned block's ticks are. v (n rows,
- * ascending) is replaced. 0, or a negative code with a sentence. */
-static int fill_thinned(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
-                        size_t *n, char *err, size_t errlen)
-{
-    rpl_grain g;
-    int code = rpl_grain_get(f, session, &g, err, errlen);
-    if (code <= 0) return code;
-    rpl_session s;
-    rpl_gap *gaps = NULL;
-    size_t ng = 0;
-    if ((code = rpl_session_get(f, session, &s, err, errlen)) != 0 ||
-        (code = rpl_gaps_list(f, session, &gaps, &ng, err, errlen)) != 0)
-        return code;
-    uint64_t lo = from > s.start_tick + 1 ? from : s.start_tick + 1, hi = to < s.end_tick ? to : s.end_tick;
-    if (lo > hi || hi - lo >= ((uint64_t)1 << 28)) {   /* nothing to fill, or a range no session has */
-        free(gaps);
-        return 0;
-    }
-    size_t cap = (size_t)(hi - lo + 1) + *n, m = 0, i = 0, k = 0;
-    rpl_tick_row *out = malloc(cap * sizeof *out);
-    if (!out) {
-        free(gaps);
-        snprintf(err, errlen, "out of memory reading the recorded hashes");
-        return RPL_ENOMEM;
-    }
-    for (; i < *n && (*v)[i].tick < lo; i++) out[m++] = (*v)[i];
-    for (uint64_t t = lo; t <= hi; t++) {
-        while (k < ng && gaps[k].to <= t) k++;
-        if (i < *n && (*v)[i].tick == t) out[m++] = (*v)[i++];
-        else if (!(k < ng && gaps[k].from <= t)) out[m++] = (rpl_tick_row){ .tick = t, .bits = 0 };
-    }
-    for (; i < *n; i++) out[m++] = (*v)[i];
-    free(gaps);
-    free(*v);
-    *v = out;
-    *n = m;
-    return 0;
-}
-
-int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
-                   size_t *n, char *err, size_t errlen)
-{
-    int code = ticks_read(f, session, from, to, v, n, err, errlen);
-    if (code == 0 && (code = fill_thinned(f, session, from, to, v, n, err, errlen)) != 0) {
-        free(*v);
-        *v = NULL;
-        *n = 0;
-    }
-    return code;
-}
-
-/* The rows the file holds for the session's ticks in [from, to] (rpl_ticks_load without the
- * thinned ticks of a compacted session). */
-static int ticks_read(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,
-                      size_t *n, char *err, size_t errlen)
-{
-    query q = { .sql = "SELECT tick, state_hash, frame_hash FROM tick WHERE session = ? AND "
-                       "tick BETWEEN ? AND ? ORDER BY tick",
-                .bind = { session, tick_arg(from), tick_arg(to) }, .nbind = 3,
-                .what = "the recorded hashes", .oom = "out of memory reading the recorded hashes",
-                .size = sizeof **v, .row = hashes_row, .ud = &session };
-    int code = query_rows(f, &q, (void **)v, n, err, errlen);
-    if (code || rpl_schema(f) < 4) return code;
-    /* A block that covers `from` starts at most RPL_HASH_BLOCK - 1 ticks before it. */
-    block_read br = { .session = session, .from = from, .to = to };
-    uint64_t lo = from > RPL_HASH_BLOCK - 1 ? from - (RPL_HASH_BLOCK - 1) : 0;
-    query qb = { .sql = "SELECT tick, n, last_sh, last_fh, data FROM hashes WHERE session = ? AND "
-                        "tick BETWEEN ? AND ? ORDER BY tick",
-                 .bind = { session, tick_arg(lo), tick_arg(to) }, .nbind = 3,
-                 .what = "the recorded hashes", .row = block_row, .ud = &br };
-    size_t nb;
-    code = query_rows(f, &qb, NULL, &nb, err, errlen);
-    if (code == 0 && br.n) {
-        rpl_tick_row *m;
-        size_t nm;
-        if (merge_rows(*v, *n, br.v, br.n, &m, &nm) != 0) {
-            snprintf(err, errlen, "out of memory reading the recorded hashes");
-            code = RPL_ENOMEM;
-        } else {
-            free(*v);
-            *v = m;
-            *n = nm;
-        }
-    }
-    free(br.v);
-    if (code) {
-        free(*v);
-        *v = NULL;
-        *n = 0;
-    }
-    return code;
-}
-
-int rpl_tick_get(rpl_file *f, int64_t session, uint64_t tick, rpl_tick_row *out, char *err,
-                 size_t errlen)
-{
-    rpl_tick_row *v;
-    size_t n;
-    int code = rpl_ticks_load(f, session, tick, tick, &v, &n, err, errlen);
-    if (code) return code;
-    if (n) *out = v[0];
-    free(v);
-    return n ? 0 : 1;
-}
-
 /* ---- gaps ----------------------------------------------------------------------------------------- */
 /* A gap row: a range of ticks, or the row is damaged. */
 static int gap_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t errlen)
@@ -1200,7 +965,7 @@ int rpl_gaps_list(rpl_file *f, int64_t session, rpl_gap **out, size_t *n, char *
                 .bind = { session }, .nbind = 1, .what = "gaps",
                 .oom = "out of memory listing gaps", .size = sizeof **out, .row = gap_row,
                 .ud = &session };
-    return query_rows(f, &q, (void **)out, n, err, errlen);
+    return rd_query_rows(f, &q, (void **)out, n, err, errlen);
 }
 
 /* ---- the plan ------------------------------------------------------------------------------------- */
@@ -1217,7 +982,7 @@ static int plan_skip(rpl_plan *p, size_t *cap, uint64_t from, uint64_t to, const
     if (from < p->from) from = p->from;
     if (to > p->to) to = p->to;
     if (from >= to) return 0;
-    if (grow((void **)&p->skipped, cap, p->nskipped, sizeof *p->skipped)) return RPL_ENOMEM;
+    if (rd_grow((void **)&p->skipped, cap, p->nskipped, sizeof *p->skipped)) return RPL_ENOMEM;
     rpl_gap *g = &p->skipped[p->nskipped++];
     g->from = from;
     g->to = to;
@@ -1298,7 +1063,7 @@ int rpl_plan_make(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to,
             uint64_t c = cp_at_or_after(cps, ncps, pos + 1);
             if (c < end) end = c;
         }
-        if (grow((void **)&out->spans, &capspan, out->nspans, sizeof *out->spans)) goto oom;
+        if (rd_grow((void **)&out->spans, &capspan, out->nspans, sizeof *out->spans)) goto oom;
         out->spans[out->nspans++] = (rpl_span){ pos, end };
         out->ticks += end - pos;
         pos = end;
@@ -1314,152 +1079,4 @@ fail:
     free(gaps);
     rpl_plan_free(out);
     return code;
-}
-
-int rpl_checkpoint_exact(rpl_file *f, const rpl_session *s, uint64_t t, rpl_checkpoint *cp,
-                         uint8_t **stored, size_t *slen, sim_world **w, rpl_tick_row *row,
-                         int *have_row, char *err, size_t errlen)
-{
-    uint8_t *none = NULL;
-    size_t nlen = 0;
-    if (!stored) {
-        stored = &none;
-        slen = &nlen;
-    }
-    int rc = rpl_checkpoint_find_stored(f, s, t, RPL_AT_OR_BEFORE, cp, stored, slen, err, errlen);
-    if (rc == 0 && cp->tick != t) {
-        rpl_checkpoint_free(cp);
-        free(*stored);
-        *stored = NULL;
-        rc = 1;
-    }
-    if (rc == 1) {
-        snprintf(err, errlen, "session %lld: the checkpoint at tick %llu is gone", (long long)s->id,
-                 (unsigned long long)t);
-        return 1;
-    }
-    if (rc < 0) return rc == RPL_ECORRUPT ? 1 : rc;
-    rc = rpl_world_load(s, cp, w, err, errlen);
-    if (rc == 0) rc = rpl_tick_get(f, s->id, t, row, err, errlen);
-    if (rc >= 0) {
-        *have_row = rc == 0;
-        rc = 0;
-        if (*have_row && rpl_hash_differs(row->state_hash, cp->hash, row->bits)) {
-            snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its state hash "
-                     "%016llx differs from the hash %016llx recorded for that tick)", (unsigned long long)t,
-                     (long long)s->id, (unsigned long long)cp->hash, (unsigned long long)row->state_hash);
-            rc = 1;
-        }
-    }
-    if (rc == 0) {
-        free(none);
-        return 0;
-    }
-    rpl_checkpoint_free(cp);
-    free(*stored);
-    *stored = NULL;
-    return rc;
-}
-
-int rpl_inputs_check(rpl_file *f, int64_t session, uint64_t from, uint64_t to, const sim_world *check,
-                     char *err, size_t errlen)
-{
-    rpl_inputs *it;
-    if (rpl_inputs_open(f, session, from, to, check, &it, err, errlen) != 0) return -1;
-    sim_input in;
-    int rc;
-    while ((rc = rpl_inputs_next(it, &in)) == 1) {}
-    if (rc < 0) snprintf(err, errlen, "%s", rpl_inputs_error(it));
-    rpl_inputs_close(it);
-    return rc == 0 ? 0 : rc == RPL_ECORRUPT ? 1 : -1;
-}
-
-void rpl_chunk_free(rpl_chunk *c)
-{
-    free(c->sh);
-    free(c->bits);
-    free(c->fh);
-    free(c->in);
-    memset(c, 0, sizeof *c);
-}
-
-int rpl_chunk_load(rpl_file *f, const rpl_session *s, uint64_t from, uint64_t to, size_t max_inputs,
-                   rpl_chunk *c, char *err, size_t errlen)
-{
-    memset(c, 0, sizeof *c);
-    c->from = from;
-    rpl_tick_row *rows = NULL;
-    rpl_inputs *it = NULL;
-    size_t nrows = 0, cap = 0;
-    int rc = rpl_ticks_load(f, s->id, from + 1, to, &rows, &nrows, err, errlen);
-    if (rc != 0) goto failed;
-    /* The rows of ticks from+1..to; one missing outside a gap is damage, after the tick before. */
-    uint64_t have = 0;
-    while (have < nrows && rows[have].tick == from + 1 + have) have++;
-    int missing = from + have < to;
-    if (missing) to = from + have;
-    if ((rc = rpl_inputs_open(f, s->id, from, to, NULL, &it, err, errlen)) != 0) goto failed;
-    sim_input x;
-    while ((rc = rpl_inputs_next(it, &x)) == 1) {
-        if (c->nin >= max_inputs && x.tick != c->in[c->nin - 1].tick) {
-            to = x.tick;               /* the chunk ends before this tick; the next one starts there */
-            missing = 0;
-            break;
-        }
-        if (c->nin == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            sim_input *p = realloc(c->in, nc * sizeof *p);
-            if (!p) {
-                snprintf(err, errlen, "out of memory reading the input log");
-                rc = RPL_ENOMEM;
-                goto failed;
-            }
-            c->in = p;
-            cap = nc;
-        }
-        c->in[c->nin++] = x;
-    }
-    if (rc < 0) {
-        snprintf(err, errlen, "%s", rpl_inputs_error(it));
-        goto failed;
-    }
-    c->to = to;
-    c->n = (uint32_t)(to - from);
-    if (c->n > 0) {
-        c->sh = malloc(c->n * sizeof *c->sh);
-        c->fh = malloc(c->n * sizeof *c->fh);
-        if (!c->sh || !c->fh) {
-            snprintf(err, errlen, "out of memory for the recorded hashes");
-            rc = RPL_ENOMEM;
-            goto failed;
-        }
-        for (uint32_t i = 0; i < c->n; i++) {
-            c->sh[i] = rows[i].state_hash;
-            c->fh[i] = rows[i].frame_hash;
-            if (rows[i].bits < 64 && !c->bits) {
-                c->bits = malloc(c->n);
-                if (!c->bits) {
-                    snprintf(err, errlen, "out of memory for the recorded hashes");
-                    rc = RPL_ENOMEM;
-                    goto failed;
-                }
-                memset(c->bits, 64, c->n);
-            }
-            if (c->bits) c->bits[i] = (uint8_t)rows[i].bits;
-        }
-    }
-    if (missing) {
-        c->missing = 1;
-        snprintf(c->damage, sizeof c->damage, "session %lld of %s is damaged: the recorded hashes of "
-                 "tick %llu are missing (no tick row or block of hashes holds them, and no gap covers them); every tick "
-                 "before it matched", (long long)s->id, rpl_path(f), (unsigned long long)(to + 1));
-    }
-    rpl_inputs_close(it);
-    free(rows);
-    return 0;
-failed:
-    rpl_inputs_close(it);
-    free(rows);
-    rpl_chunk_free(c);
-    return rc < 0 ? rc : RPL_EDB;
 }
