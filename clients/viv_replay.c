@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "opt.h"
 #include "read.h"
+#include "viv_replay_int.h"
 
 /* ---- shared bits -------------------------------------------------------------------------------- */
 static void usage_list(FILE *out)
@@ -119,56 +120,6 @@ static void usage(FILE *out)
         "  compact  thin the hashes and checkpoints of sessions closed long ago to a coarser grain\n");
 }
 
-static void usage_upgrade(FILE *out)
-{
-    fprintf(out,
-        "usage: viv replay upgrade FILE [--no-backup] [--quiet]\n"
-        "\n"
-        "Rewrites every session FILE holds in schema 3's rows (a row of two whole hashes a tick, a\n"
-        "whole checkpoint every 10 s) as this build records: hashes in blocks, the low 8 bits of\n"
-        "most ticks and both whole every 240 ticks, and checkpoints every 60 s of world time, kept\n"
-        "at the session's start and end and at every gap's end, as zstd deltas against a full one\n"
-        "(docs/REPLAY.md, \"Upgrading a file\"). Each session is verified first; only one that\n"
-        "verifies bit-exactly is rewritten (fewer bits would hide how another diverged or is\n"
-        "damaged: it is kept as it is, and said so). The file is copied whole to FILE.schema3\n"
-        "first, vacuumed after, and every rewritten session must verify bit-exactly again, or the\n"
-        "copy is put back.\n"
-        "\n");
-}
-
-static void upgrade_tail(FILE *out)
-{
-    fprintf(out,
-        "\n"
-        "Refused: a file a running vivd records into (stop it first), a FILE.schema3 already there.\n"
-        "On a terminal, a progress bar on stderr while the sessions are verified.\n"
-        "Exit status: 0 upgraded (or nothing to do), 2 refused or failed (the file as it was).\n");
-}
-
-static void usage_hashes(FILE *out)
-{
-    fprintf(out,
-        "usage: viv replay hashes FILE [--session N] [--from TICK] [--to TICK] [--replayed]\n"
-        "\n"
-        "One line a tick, for hunting a desync by hand: the tick, its state hash, its frame hash\n"
-        "and how many of their low bits the file keeps (docs/REPLAY.md, \"Recorded hashes\": 64\n"
-        "for a row of schema 3 and the last tick of a block; 8 for the other ticks of a block,\n"
-        "printed as their two hex digits after dots; 0 where compaction thinned them: dots).\n"
-        "Ticks the file holds no hashes for (the session's start, a gap) are not printed.\n"
-        "\n");
-}
-
-static void hashes_tail(FILE *out)
-{
-    fprintf(out,
-        "\n"
-        "--replayed: replay with this build's sim from the checkpoint at or before --from (the\n"
-        "logged inputs fed) and print the whole state and frame hash of every tick from --from to\n"
-        "--to, each checked against the bits the file keeps; the first that disagrees ends the\n"
-        "run with a message and exit 1 (`viv replay verify` says why).\n"
-        "Exit status: 0 printed, 1 a replayed hash disagrees with the file, 2 refused or failed.\n");
-}
-
 static void usage_fork(FILE *out)
 {
     fprintf(out,
@@ -225,27 +176,9 @@ static void collect_tail(FILE *out)
         "Exit status: 0 collected, 2 refused or failed.\n");
 }
 
-/* Parsed options of any subcommand. */
-typedef struct opts {
-    const char *file;
-    int64_t session;                   /* 0: not given */
-    int all, sync_test, quiet;
-    uint64_t from, to, every;
-    long threads, scale, mmpx;
-    const char *gif, *webp, *png_dir, *view;
-    const char *html, *web, *wasm;     /* export --html, and where its parts come from */
-    const char *report_dir;            /* verify --report DIR */
-    const char *junit;                 /* verify --junit FILE */
-    int json;                          /* verify --json: the verdicts on stdout */
-    const char *out;                   /* fork -o OUT */
-    int replayed;                      /* hashes --replayed */
-    int no_backup;                     /* upgrade --no-backup */
-    uint64_t tick;                     /* fork --tick T */
-    int has_tick;
-} opts;
 
 /* FILE, the one operand of list, info, verify and export. */
-static int set_file(const opt_prog *p, const char *a)
+int rp_set_file(const opt_prog *p, const char *a)
 {
     opts *o = p->ud;
     if (o->file) {
@@ -256,7 +189,7 @@ static int set_file(const opt_prog *p, const char *a)
     return OPT_OK;
 }
 
-static int set_session(const opt_prog *p, const opt *o, const char *v)
+int rp_set_session(const opt_prog *p, const opt *o, const char *v)
 {
     uint64_t u;
     if (opt_parse_u64(p->who, o->name, v, &u)) return OPT_BAD;
@@ -291,15 +224,10 @@ static int set_mmpx(const opt_prog *p, const opt *o, const char *v)
     return OPT_OK;
 }
 
-/* The rows that several subcommands share. */
-#define ROW_SESSION(o) \
-    OPT_CALL("--session", "N", set_session, &(o)->session, "the session (default: the only one in the file)")
-#define ROW_QUIET(o) \
-    OPT_FLAG("--quiet", &(o)->quiet, "no progress bar (there is none when stderr is not a terminal)")
 
 /* A subcommand's command line into o, its table's pointers aimed at o (opt.h). 0 parsed,
  * OPT_DONE --help shown, OPT_BAD bad usage (message printed). */
-static int parse(const opt_prog *p, int argc, char **argv, opts *o)
+int rp_parse(const opt_prog *p, int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->to = UINT64_MAX;
@@ -319,7 +247,7 @@ static int parse(const opt_prog *p, int argc, char **argv, opts *o)
     return OPT_OK;
 }
 
-static rpl_file *open_file(const char *cmd, const char *path)
+rpl_file *rp_open_file(const char *cmd, const char *path)
 {
     rpl_file *f;
     char err[512];
@@ -331,7 +259,7 @@ static rpl_file *open_file(const char *cmd, const char *path)
 }
 
 /* The session asked for, or the only one. 0, or -1 after printing why. */
-static int pick_session(const char *cmd, rpl_file *f, opts *o)
+int rp_pick_session(const char *cmd, rpl_file *f, opts *o)
 {
     char err[512];
     if (o->session) return 0;
@@ -385,10 +313,10 @@ static int cmd_list(int argc, char **argv)
     opts o;
     const opt table[] = { OPT_END };
     const opt_prog prog = { .who = "viv replay list", .opts = table, .head = usage_list,
-                            .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
+                            .operand = rp_set_file, .ud = &o };
+    int rc = rp_parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
-    rpl_file *f = open_file("list", o.file);
+    rpl_file *f = rp_open_file("list", o.file);
     if (!f) return 2;
     rpl_session_info *v;
     size_t n;
@@ -474,10 +402,10 @@ static int cmd_info(int argc, char **argv)
     opts o;
     const opt table[] = { ROW_SESSION(&o), OPT_END };
     const opt_prog prog = { .who = "viv replay info", .opts = table, .column = 16, .head = usage_info,
-                            .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
+                            .operand = rp_set_file, .ud = &o };
+    int rc = rp_parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
-    rpl_file *f = open_file("info", o.file);
+    rpl_file *f = rp_open_file("info", o.file);
     if (!f) return 2;
     char err[512], warn[320], dur[32];
     rpl_session_info si;
@@ -485,7 +413,7 @@ static int cmd_info(int argc, char **argv)
     sim_input *in = NULL;
     size_t ngaps = 0, nin = 0;
     int status = 2;
-    if (pick_session("info", f, &o) != 0) goto done;
+    if (rp_pick_session("info", f, &o) != 0) goto done;
     if (rpl_session_info_get(f, o.session, &si, err, sizeof err) != 0) {
         fprintf(stderr, "viv replay info: %s\n", err);
         goto done;
@@ -858,8 +786,8 @@ static int cmd_verify(int argc, char **argv)
         OPT_END
     };
     const opt_prog prog = { .who = "viv replay verify", .opts = table, .column = 16,
-                            .head = usage_verify, .tail = verify_tail, .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
+                            .head = usage_verify, .tail = verify_tail, .operand = rp_set_file, .ud = &o };
+    int rc = rp_parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
     if (o.all && o.session) {
         fprintf(stderr, "viv replay verify: --session and --all do not go together\n");
@@ -893,12 +821,12 @@ static int export_html(opts *o)
                 "--gif, --png-dir, --from, --to, --every, --scale, --mmpx and --view do not go with it\n");
         return 2;
     }
-    rpl_file *f = open_file("export", o->file);
+    rpl_file *f = rp_open_file("export", o->file);
     if (!f) return 2;
     int status = 2;
     char err[640];
     cli_html_result r;
-    if (pick_session("export", f, o) != 0) goto done;
+    if (rp_pick_session("export", f, o) != 0) goto done;
     if (cli_replay_html(f, o->session, o->html, o->web, o->wasm, &r, err, sizeof err) != 0) {
         fprintf(stderr, "viv replay export: %s\n", err);
         goto done;
@@ -954,8 +882,8 @@ static int cmd_export(int argc, char **argv)
         OPT_END
     };
     const opt_prog prog = { .who = "viv replay export", .opts = table, .column = 18,
-                            .head = usage_export, .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
+                            .head = usage_export, .operand = rp_set_file, .ud = &o };
+    int rc = rp_parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
     if (o.html) return export_html(&o);
     if (o.web || o.wasm) {
@@ -967,14 +895,14 @@ static int cmd_export(int argc, char **argv)
                 "--png-dir DIR or --html OUT.html\n");
         return 2;
     }
-    rpl_file *f = open_file("export", o.file);
+    rpl_file *f = rp_open_file("export", o.file);
     if (!f) return 2;
     int status = 2;
     char err[512];
     rpl_export_opts eo = rpl_export_defaults();
     rpl_export_result r;
     cli_progress p;
-    if (pick_session("export", f, &o) != 0) goto done;
+    if (rp_pick_session("export", f, &o) != 0) goto done;
     if (o.view) {
         rpl_session s;
         const sim_kind *k;
@@ -1169,16 +1097,16 @@ static int cmd_fork(int argc, char **argv)
         OPT_END
     };
     const opt_prog prog = { .who = "viv replay fork", .opts = table, .column = 16, .head = usage_fork,
-                            .tail = fork_tail, .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
+                            .tail = fork_tail, .operand = rp_set_file, .ud = &o };
+    int rc = rp_parse(&prog, argc, argv, &o);
     if (rc) return OPT_EXIT(rc);
     if (!o.has_tick) {
         fprintf(stderr, "viv replay fork: which tick? --tick T (viv replay info %s shows the range)\n", o.file);
         return 2;
     }
-    rpl_file *f = open_file("fork", o.file);
+    rpl_file *f = rp_open_file("fork", o.file);
     if (!f) return 2;
-    int picked = pick_session("fork", f, &o);
+    int picked = rp_pick_session("fork", f, &o);
     rpl_close(f);
     if (picked != 0) return 2;
     cli_progress p;
@@ -1205,180 +1133,6 @@ static int cmd_fork(int argc, char **argv)
     return 0;
 }
 
-/* ---- hashes ---------------------------------------------------------------------------------------- */
-static void print_hashes(uint64_t tick, uint64_t sh, uint64_t fh, int bits)
-{
-    char a[17], b[17];
-    for (int i = 0; i < 2; i++) {
-        char *o = i ? b : a;
-        uint64_t v = i ? fh : sh;
-        int digits = bits >= 64 ? 16 : bits > 0 ? (bits + 3) / 4 : 0;
-        memset(o, '.', 16);
-        o[16] = '\0';
-        if (digits)
-            snprintf(o + 16 - digits, (size_t)digits + 1, "%0*llx", digits,
-                     (unsigned long long)(bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1)));
-    }
-    printf("%llu %s %s %d\n", (unsigned long long)tick, a, b, bits);
-}
-
-/* --replayed: the world at o->from (rpl_state_at), then stepped to o->to with the logged inputs,
- * each tick's whole hashes printed once checked against the recording. */
-static int hashes_replayed(rpl_file *f, const rpl_session *s, const opts *o)
-{
-    char err[1024];
-    sim_world *w = NULL;
-    uint64_t sh, fh, cp;
-    uint64_t from = o->from < s->start_tick ? s->start_tick : o->from;
-    uint64_t to = o->to > s->end_tick ? s->end_tick : o->to;
-    int rc = rpl_state_at(f, s, from, &w, &sh, &fh, &cp, NULL, NULL, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "viv replay hashes: %s\n", err);
-        return rc == 1 ? 1 : 2;
-    }
-    print_hashes(from, sh, fh, 64);
-    sim_input *in = NULL;
-    rpl_tick_row *rows = NULL;
-    size_t nin = 0, nrows = 0, k = 0, r = 0;
-    sim_frame fr;
-    int status = 2;
-    if (to > from && (rpl_inputs_load(f, s->id, from, to, w, &in, &nin, err, sizeof err) != 0 ||
-                      rpl_ticks_load(f, s->id, from + 1, to, &rows, &nrows, err, sizeof err) != 0)) {
-        fprintf(stderr, "viv replay hashes: %s\n", err);
-        sim_world_destroy(w);
-        return 2;
-    }
-    if (sim_world_frame_init(w, &fr) != 0) {
-        fprintf(stderr, "viv replay hashes: out of memory\n");
-        goto done;
-    }
-    for (uint64_t t = from; t < to; t++) {
-        for (; k < nin && in[k].tick == t; k++) {
-            int irc = sim_world_input(w, &in[k]);
-            if (irc && irc != SIM_EDUP) {
-                fprintf(stderr, "viv replay hashes: session %lld, input at tick %llu: the world refuses "
-                        "it: %s\n", (long long)s->id, (unsigned long long)t, sim_world_error(w));
-                goto frame;
-            }
-        }
-        sim_world_step(w);
-        sim_world_render(w, 0, &fr);
-        sh = sim_world_hash(w);
-        fh = sim_frame_hash(&fr);
-        while (r < nrows && rows[r].tick < t + 1) r++;
-        if (r < nrows && rows[r].tick == t + 1 &&
-            (rpl_hash_differs(rows[r].state_hash, sh, rows[r].bits) ||
-             rpl_hash_differs(rows[r].frame_hash, fh, rows[r].bits))) {
-            fprintf(stderr, "viv replay hashes: tick %llu: the replay's hashes (%016llx %016llx) are not "
-                    "the recorded ones (`viv replay verify %s --session %lld` says why)\n",
-                    (unsigned long long)(t + 1), (unsigned long long)sh, (unsigned long long)fh, o->file,
-                    (long long)s->id);
-            status = 1;
-            goto frame;
-        }
-        print_hashes(t + 1, sh, fh, 64);
-    }
-    status = 0;
-frame:
-    sim_frame_free(&fr);
-done:
-    free(in);
-    free(rows);
-    sim_world_destroy(w);
-    return status;
-}
-
-static int cmd_hashes(int argc, char **argv)
-{
-    opts o;
-    const opt table[] = {
-        ROW_SESSION(&o),
-        OPT_U64("--from", "TICK", &o.from, "the first tick printed (default: the session's first)"),
-        OPT_U64("--to", "TICK", &o.to, "the last tick printed (default: the session's last)"),
-        OPT_FLAG("--replayed", &o.replayed, "the whole hashes of a replay, checked against the file's"),
-        OPT_END
-    };
-    const opt_prog prog = { .who = "viv replay hashes", .opts = table, .column = 16, .head = usage_hashes,
-                            .tail = hashes_tail, .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
-    if (rc) return OPT_EXIT(rc);
-    rpl_file *f = open_file("hashes", o.file);
-    if (!f) return 2;
-    rpl_session s;
-    char err[512];
-    int status = 2;
-    if (pick_session("hashes", f, &o) != 0) goto done;
-    if (rpl_session_get(f, o.session, &s, err, sizeof err) != 0) {
-        fprintf(stderr, "viv replay hashes: %s\n", err);
-        goto done;
-    }
-    if (o.replayed) {
-        status = hashes_replayed(f, &s, &o);
-        goto done;
-    }
-    rpl_tick_row *rows;
-    size_t n;
-    if (rpl_ticks_load(f, s.id, o.from, o.to, &rows, &n, err, sizeof err) != 0) {
-        fprintf(stderr, "viv replay hashes: %s\n", err);
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) print_hashes(rows[i].tick, rows[i].state_hash, rows[i].frame_hash, rows[i].bits);
-    free(rows);
-    status = 0;
-done:
-    rpl_close(f);
-    return status;
-}
-
-/* ---- upgrade ---------------------------------------------------------------------------------------- */
-static int cmd_upgrade(int argc, char **argv)
-{
-    opts o;
-    const opt table[] = {
-        OPT_FLAG("--no-backup", &o.no_backup, "remove FILE.schema3 once every rewritten session verifies"),
-        ROW_QUIET(&o),
-        OPT_END
-    };
-    const opt_prog prog = { .who = "viv replay upgrade", .opts = table, .column = 16, .head = usage_upgrade,
-                            .tail = upgrade_tail, .operand = set_file, .ud = &o };
-    int rc = parse(&prog, argc, argv, &o);
-    if (rc) return OPT_EXIT(rc);
-    cli_progress p;
-    cli_progress_init(&p, "verifying", o.quiet);
-    rpl_upgrade_opts uo = { .path = o.file, .keep_backup = !o.no_backup, .progress = cli_progress_cb, .ud = &p };
-    rpl_upgrade_result r;
-    char err[1024];
-    rc = rpl_upgrade(&uo, &r, err, sizeof err);
-    cli_progress_end(&p);
-    if (rc != 0) {
-        fprintf(stderr, "viv replay upgrade: %s\n", err);
-        rpl_upgrade_result_free(&r);
-        return 2;
-    }
-    for (size_t i = 0; i < r.n; i++) {
-        const rpl_upgrade_session *u = &r.s[i];
-        if (u->convert)
-            printf("session %lld: rewritten: %llu tick rows into %llu blocks of hashes, %llu checkpoints "
-                   "into %llu; verifies bit-exactly\n", (long long)u->id, (unsigned long long)u->ticks,
-                   (unsigned long long)u->blocks, (unsigned long long)u->checkpoints_before,
-                   (unsigned long long)u->checkpoints_after);
-        else if (u->ticks)
-            printf("session %lld: kept as it is: it does not verify bit-exactly (%s; `viv replay verify "
-                   "%s --session %lld` says why)\n", (long long)u->id,
-                   u->verdict == 1 ? "diverged" : "damaged or not verifiable", o.file, (long long)u->id);
-        else
-            printf("session %lld: already in this build's format\n", (long long)u->id);
-    }
-    if (r.converted)
-        printf("%s: %zu of %zu sessions rewritten, %llu bytes → %llu%s%s\n", o.file, r.converted, r.n,
-               (unsigned long long)r.bytes_before, (unsigned long long)r.bytes_after,
-               r.backup[0] ? "; the file as it was is kept as " : "", r.backup);
-    else
-        printf("%s: nothing to rewrite; the file is unchanged\n", o.file);
-    rpl_upgrade_result_free(&r);
-    return 0;
-}
-
 int cli_replay_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1396,8 +1150,8 @@ int cli_replay_main(int argc, char **argv)
     if (strcmp(c, "export") == 0) return cmd_export(argc - 1, argv + 1);
     if (strcmp(c, "collect") == 0) return cmd_collect(argc - 1, argv + 1);
     if (strcmp(c, "fork") == 0) return cmd_fork(argc - 1, argv + 1);
-    if (strcmp(c, "hashes") == 0) return cmd_hashes(argc - 1, argv + 1);
-    if (strcmp(c, "upgrade") == 0) return cmd_upgrade(argc - 1, argv + 1);
+    if (strcmp(c, "hashes") == 0) return cli_replay_hashes(argc - 1, argv + 1);
+    if (strcmp(c, "upgrade") == 0) return cli_replay_upgrade(argc - 1, argv + 1);
     if (strcmp(c, "drop") == 0) return cli_replay_drop(argc - 1, argv + 1);
     if (strcmp(c, "compact") == 0) return cli_replay_compact(argc - 1, argv + 1);
     fprintf(stderr, "viv replay: unknown command '%s'\n\n", c);
