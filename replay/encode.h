@@ -19,7 +19,7 @@ size_t rpl_squeeze(ZSTD_CCtx *c, rpl_zout *z, const uint8_t *src, size_t len, co
 
 /* The data column of a block whose ticks before the last have the low bytes sh8[0..k) and
  * fh8[0..k): *data and its length (0, *data "", when k is 0), pointing into raw (1 + 2k bytes of
- * room) or z. */
+ * room) or z; zstd-compressed only when c is not NULL and that is smaller. */
 size_t rpl_block_data(ZSTD_CCtx *c, rpl_zout *z, uint8_t *raw, const uint8_t *sh8, const uint8_t *fh8,
                       uint32_t k, const uint8_t **data);
 

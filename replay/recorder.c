@@ -215,7 +215,7 @@ static void group_end(rpl_recorder *r, int ok)
     r->nfree_ok = r->nfree_fail = 0;
 }
 
-static int put_block(rpl_recorder *r, sess_state *e);
+static int put_block(rpl_recorder *r, sess_state *e, int final);
 
 /* A session's state is gone (ended, suspended): its open block is written, and its full
  * checkpoint let go of if the group commits (a resume starts a new block and a full checkpoint). */
@@ -223,7 +223,7 @@ static int sess_forget(rpl_recorder *r, int64_t session)
 {
     sess_state *e = r->legacy ? NULL : sess_find(r, session, 0);
     if (!e) return SQLITE_OK;
-    int rc = put_block(r, e);
+    int rc = put_block(r, e, 1);
     if (rc != SQLITE_OK) return rc;
     if (reserve_free(r) != 0) return SQLITE_NOMEM;
     if (e->full) free_later(r, e->full, 1);
@@ -234,12 +234,14 @@ static int sess_forget(rpl_recorder *r, int64_t session)
 /* The open block's row (INSERT OR REPLACE: it is rewritten as it grows). The ticks before the
  * last keep the low RPL_HASH_BITS of each hash, state bytes then frame bytes, zstd-compressed
  * when that is smaller (a picture that does not change repeats its byte). */
-static int put_block(rpl_recorder *r, sess_state *e)
+static int put_block(rpl_recorder *r, sess_state *e, int final)
 {
-    if (!e->n || !e->dirty) return SQLITE_OK;
+    if (!e->n || (!e->dirty && !final)) return SQLITE_OK;
     uint8_t raw[1 + 2 * RPL_HASH_BLOCK];
     const uint8_t *data;
-    size_t len = rpl_block_data(r->zctx, &r->z[0], raw, e->sh8, e->fh8, e->n - 1, &data);
+    /* A block still growing is written raw (it is written again with its next ticks: in vivd every
+     * commit, every tick); it is compressed once, when it is closed. */
+    size_t len = rpl_block_data(final ? r->zctx : NULL, &r->z[0], raw, e->sh8, e->fh8, e->n - 1, &data);
     sqlite3_stmt *st = r->st_block;
     sqlite3_bind_int64(st, 1, e->session);
     sqlite3_bind_int64(st, 2, (int64_t)e->block);
@@ -271,7 +273,7 @@ static int put_hashes(rpl_recorder *r, int64_t session, uint64_t t, uint64_t sh,
         e->fh8[e->n - 1] = (uint8_t)e->last_fh;
         e->n++;
     } else {
-        int rc = put_block(r, e);
+        int rc = put_block(r, e, 1);
         if (rc != SQLITE_OK) return rc;
         e->block = t;
         e->n = 1;
@@ -287,7 +289,7 @@ static int put_blocks(rpl_recorder *r)
 {
     int rc = SQLITE_OK;
     for (size_t i = 0; i < r->nss && rc == SQLITE_OK; i++) {
-        if (r->ss[i].seen) rc = put_block(r, &r->ss[i]);
+        if (r->ss[i].seen) rc = put_block(r, &r->ss[i], 0);
         r->ss[i].seen = 0;
     }
     return rc;
