@@ -60,17 +60,7 @@ static void hashes_tail(FILE *out)
 static void print_hashes(uint64_t tick, uint64_t sh, uint64_t fh, int bits)
 {
     char a[17], b[17];
-    for (int i = 0; i < 2; i++) {
-        char *o = i ? b : a;
-        uint64_t v = i ? fh : sh;
-        int digits = bits >= 64 ? 16 : bits > 0 ? (bits + 3) / 4 : 0;
-        memset(o, '.', 16);
-        o[16] = '\0';
-        if (digits)
-            snprintf(o + 16 - digits, (size_t)digits + 1, "%0*llx", digits,
-                     (unsigned long long)(bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1)));
-    }
-    printf("%llu %s %s %d\n", (unsigned long long)tick, a, b, bits);
+    printf("%llu %s %s %d\n", (unsigned long long)tick, rpl_hash_hex(a, sh, bits), rpl_hash_hex(b, fh, bits), bits);
 }
 
 /* --replayed: the world at o->from (rpl_state_at), then stepped to o->to with the logged inputs,

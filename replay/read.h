@@ -121,6 +121,10 @@ static inline int rpl_hash_differs(uint64_t recorded, uint64_t actual, int bits)
     if (bits >= 64) return recorded != actual;
     return ((recorded ^ actual) & ((UINT64_C(1) << bits) - 1)) != 0;
 }
+/* A recorded hash as verify and `viv replay hashes` print it: 16 hex digits, or when only its
+ * low bits were recorded, those digits after dots ("..............3f"; all dots for 0 bits).
+ * buf: at least 17 bytes; returns buf. */
+const char *rpl_hash_hex(char *buf, uint64_t v, int bits);
 /* Rows of session s with from <= tick <= to, ascending: the tick table's (schema 3 and before)
  * and the ticks of the hashes table's blocks (schema 4). *v malloc'd. */
 int rpl_ticks_load(rpl_file *f, int64_t session, uint64_t from, uint64_t to, rpl_tick_row **v,

@@ -93,6 +93,20 @@ static int block_row(sqlite3_stmt *st, void *one, void *ud, char *err, size_t er
     return 0;
 }
 
+const char *rpl_hash_hex(char *buf, uint64_t v, int bits)
+{
+    if (bits >= 64) {
+        snprintf(buf, 17, "%016llx", (unsigned long long)v);
+        return buf;
+    }
+    int digits = bits > 0 ? (bits + 3) / 4 : 0;
+    memset(buf, '.', 16);
+    buf[16] = '\0';
+    if (digits) snprintf(buf + 16 - digits, (size_t)digits + 1, "%0*llx", digits,
+                         (unsigned long long)(v & ((UINT64_C(1) << bits) - 1)));
+    return buf;
+}
+
 /* a and b (each ascending) into one ascending array: a tick in both keeps the row that holds more
  * of its hashes. *out malloc'd (NULL when both are empty). */
 static int merge_rows(const rpl_tick_row *a, size_t na, const rpl_tick_row *b, size_t nb,

@@ -267,7 +267,8 @@ int rpl_upgrade(const rpl_upgrade_opts *o, rpl_upgrade_result *res, char *err, s
     for (size_t i = 0; i < n; i++) {
         rpl_upgrade_session *us = &res->s[i];
         us->id = list[i].s.id;
-        us->ticks = (uint64_t)(tick_rows(f, us->id) > 0 ? tick_rows(f, us->id) : 0);
+        int64_t rows = tick_rows(f, us->id);
+        us->ticks = rows > 0 ? (uint64_t)rows : 0;
         us->verdict = us->ticks ? verdict(f, us->id, o, &done, total) : 0;
         us->convert = us->ticks && us->verdict == 0;
         res->converted += us->convert;

@@ -629,11 +629,11 @@ static int lone_bad_row(rpl_file *f, const rpl_session *s, uint64_t start, const
                 (long long)s->id, rpl_path(f));
         if (state_bad)
             vrf_say(msg, cap, &len, "  tick %llu, its recorded state hash: recorded %s, "
-                    "replayed %016llx\n", (unsigned long long)t, vrf_hex(hx, fl->want_sh, fl->want_bits),
+                    "replayed %016llx\n", (unsigned long long)t, rpl_hash_hex(hx, fl->want_sh, fl->want_bits),
                     (unsigned long long)fl->got_sh);
         if (frame_bad)
             vrf_say(msg, cap, &len, "  tick %llu, its recorded frame hash: recorded %s, "
-                    "replayed %016llx\n", (unsigned long long)t, vrf_hex(hx, fl->want_fh, fl->want_bits),
+                    "replayed %016llx\n", (unsigned long long)t, rpl_hash_hex(hx, fl->want_fh, fl->want_bits),
                     (unsigned long long)fl->got_fh);
         if (end > t)
             vrf_say(msg, cap, &len, "  every hash recorded for ticks %llu to %llu matches the replay again",
@@ -662,19 +662,6 @@ done:
 
 static const char *same(uint64_t a, uint64_t b) { return a == b ? "same" : "DIFFERENT"; }
 
-const char *vrf_hex(char *buf, uint64_t v, int bits)
-{
-    if (bits >= 64) {
-        snprintf(buf, 17, "%016llx", (unsigned long long)v);
-        return buf;
-    }
-    int digits = bits > 0 ? (bits + 3) / 4 : 0;
-    memset(buf, '.', 16);
-    buf[16] = '\0';
-    if (digits) snprintf(buf + 16 - digits, (size_t)digits + 1, "%0*llx", digits,
-                         (unsigned long long)(v & ((UINT64_C(1) << bits) - 1)));
-    return buf;
-}
 
 /* same(), for a recorded hash of `bits` bits against a replayed one. */
 static const char *same_rec(uint64_t rec, uint64_t got, int bits)
@@ -711,11 +698,11 @@ static void say_failure(rpl_file *f, const rpl_session *s, const sim_kind *k, co
             (unsigned long long)t);
     char hx[17];
     vrf_say(out, cap, len, "    state hash  recorded %s  replayed %016llx  %s\n",
-            vrf_hex(hx, fl->want_sh, fl->want_bits), (unsigned long long)fl->got_sh,
+            rpl_hash_hex(hx, fl->want_sh, fl->want_bits), (unsigned long long)fl->got_sh,
             same_rec(fl->want_sh, fl->got_sh, fl->want_bits));
     if (!o->skip_frames)
         vrf_say(out, cap, len, "    frame hash  recorded %s  replayed %016llx  %s\n",
-                vrf_hex(hx, fl->want_fh, fl->want_bits), (unsigned long long)fl->got_fh,
+                rpl_hash_hex(hx, fl->want_fh, fl->want_bits), (unsigned long long)fl->got_fh,
                 same_rec(fl->want_fh, fl->got_fh, fl->want_bits));
     if (fl->want_bits < 64)
         vrf_say(out, cap, len, "    (the file keeps the low %d bits of this tick's hashes: docs/REPLAY.md, "

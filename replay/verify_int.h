@@ -41,9 +41,6 @@ typedef struct phase_cmp {
 } phase_cmp;
 
 /* verify.c */
-/* A recorded hash as verify prints it: 16 hex digits, or when only its low bits were recorded,
- * those digits after dots ("..............3f"). buf: at least 17 bytes. */
-const char *vrf_hex(char *buf, uint64_t v, int bits);
 void vrf_say(char *out, size_t cap, size_t *len, const char *fmt, ...);
 sim_world *vrf_replay_to(rpl_file *f, const rpl_session *s, uint64_t start, uint64_t target,
                          char *err, size_t errlen);

@@ -282,11 +282,11 @@ void vrf_bundle_write(rpl_file *f, const rpl_session *s, const sim_kind *k, uint
              "to %llu matched)\n", (unsigned long long)t, (unsigned long long)(t - 1),
              (unsigned long long)start, (unsigned long long)(t - 1));
     char hx[17];
-    text_say(&tx, "  state hash  recorded %s  replayed %016llx\n", vrf_hex(hx, fl->want_sh, fl->want_bits),
+    text_say(&tx, "  state hash  recorded %s  replayed %016llx\n", rpl_hash_hex(hx, fl->want_sh, fl->want_bits),
              (unsigned long long)fl->got_sh);
     if (!o->skip_frames)
         text_say(&tx, "  frame hash  recorded %s  replayed %016llx\n",
-                 vrf_hex(hx, fl->want_fh, fl->want_bits), (unsigned long long)fl->got_fh);
+                 rpl_hash_hex(hx, fl->want_fh, fl->want_bits), (unsigned long long)fl->got_fh);
     {
         char ph[2048];
         size_t pl = 0;
