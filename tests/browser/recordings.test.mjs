@@ -142,7 +142,12 @@ test("the list of recordings, and Watch on one vivd does not host: with no token
         await until("playing", () => a.page.evaluate(() => viv.shownTick > 20 && !viv.recording.paused), 30000);
         await a.page.keyboard.press(" ");
         await until("paused", async () => (await rec(a.page)).paused && (await a.page.evaluate(() => viv.timeline.pending)) === 0);
-        const at = await a.page.evaluate(() => viv.shownTick);
+        /* the picture is drawn at the next animation frame: wait until it shows where the pause
+         * left the tab, or ◂ goes a tick back from a tick the test never saw */
+        const at = await until("the paused tick drawn", () => a.page.evaluate(() => {
+            const r = viv.recording;
+            return r.paused && viv.timeline.pending === 0 && viv.shownTick === r.tick ? r.tick : 0;
+        }));
         await a.page.click("#step-back");
         await settled(a.page, at - 1);
         await shows(a.page, 2, at - 1);
