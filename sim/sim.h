@@ -283,7 +283,8 @@ typedef struct sim_events {
 typedef struct sim_ctx {
     uint64_t seed;
     uint64_t tick;                    /* the tick being stepped (inputs: the tick they apply at) */
-    const sim_tasks *tasks;           /* step only: the host's task system, or NULL (run inline) */
+    const sim_tasks *tasks;           /* step and render: the host's task system, or NULL (run
+                                         inline) */
     sim_events *events;               /* where this step's events go (NULL: render, nobody hears) */
     struct sim_world *phases;         /* step only: the world whose phase hook is on, else NULL
                                          (sim_phase_end; world.c's business, never a kind's) */

@@ -642,7 +642,7 @@ int sim_world_frame_init(const sim_world *w, sim_frame *f)
 
 void sim_world_render(const sim_world *w, int view, sim_frame *out)
 {
-    sim_ctx ctx = { w->seed, w->tick, NULL, NULL, NULL };
+    sim_ctx ctx = { w->seed, w->tick, w->tasks.workers > 1 ? &w->tasks : NULL, NULL, NULL };
     uint64_t drawn = out->drawn;
     if (view < 0 || view >= w->kind->nviews) view = 0;
     if (w->state_only) {                /* its kind may have skipped what drawing needs */

@@ -6,13 +6,15 @@
  * frame when little changed.
  *
  * Two worlds run in lockstep, fed the same inputs: one renders into its own frame as a host does,
- * tick after tick; the other draws its frame whole every time (its mark reset: sim_frame.drawn),
- * as the renderer did before issue 30. */
+ * tick after tick (a big one on a pool's workers, strips side by side on different threads); the
+ * other draws its frame whole every time (its mark reset: sim_frame.drawn) on one thread, as the
+ * renderer did before issue 30. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_suites.h"
+#include "pool.h"
 #include "script.h"
 #include "sand/sand.h"
 
@@ -22,6 +24,8 @@ typedef struct pair {
     int w, h;
     long renders, partial;          /* renders compared, and those that drew less than all */
     uint64_t painted;               /* pixels the partial ones drew */
+    pool *pool;                     /* inc's workers, or NULL */
+    int most_workers;               /* the most workers that drew at one render of inc */
 } pair;
 
 static uint64_t painted(sim_world *w) { return sand__painted(sim__world_impl(w)); }
@@ -37,12 +41,22 @@ static void pair_init(pair *p, uint64_t seed, const char *params)
     p->h = p->fi.h;
 }
 
+/* inc steps and renders on a pool of n workers, every pass handed to them (no backing off). */
+static void pair_pool(pair *p, int n)
+{
+    char err[128];
+    ck_assert_int_eq(pool_create(n, &p->pool, err, sizeof err), 0);
+    pool_adaptive(p->pool, 0);
+    sim_world_set_tasks(p->inc, pool_tasks(p->pool));
+}
+
 static void pair_free(pair *p)
 {
     sim_frame_free(&p->fi);
     sim_frame_free(&p->fr);
     sim_world_destroy(p->inc);
     sim_world_destroy(p->ref);
+    pool_destroy(p->pool);
 }
 
 static void pair_input(pair *p, const char *text)
@@ -82,6 +96,8 @@ static void pair_check_in(pair *p, sim_frame *fi, const char *what)
     sim_world_render(p->ref, 0, &p->fr);
     ck_assert_uint_eq(painted(p->ref), (uint64_t)p->w * p->h);
     same_frame(fi, &p->fr, sim_world_tick(p->inc), what);
+    int nw = sand__render_workers(sim__world_impl(p->inc));
+    if (nw > p->most_workers) p->most_workers = nw;
     p->renders++;
     if (painted(p->inc) < (uint64_t)p->w * p->h) {
         p->partial++;
@@ -130,11 +146,15 @@ static int skipped(int t) { return (t % 50 >= 20 && t % 50 < 27) || (t >= 150 &&
 
 /* A run of `ticks` ticks of sand world `params`, seed `seed`: scripted inputs, skipped renders,
  * and at tick `load_at` a load of the state saved at tick `save_at`, after which the next render
- * must draw the whole frame. Every render is compared; most must have drawn less than all. */
-static void follows(uint64_t seed, const char *params, int ticks, int save_at, int load_at)
+ * must draw the whole frame. Every render is compared; most must have drawn less than all. With
+ * `workers` > 1, the world rendered by change runs on a pool of that many, and more than one of
+ * them must have drawn at some render. */
+static void follows_on(uint64_t seed, const char *params, int ticks, int save_at, int load_at,
+                       int workers)
 {
     pair p;
     pair_init(&p, seed, params);
+    if (workers > 1) pair_pool(&p, workers);
     uint8_t *saved = NULL;
     size_t nsaved = 0;
     int loaded = 0;
@@ -156,8 +176,15 @@ static void follows(uint64_t seed, const char *params, int ticks, int save_at, i
         pair_step(&p);
     }
     ck_assert_int_gt(p.partial, p.renders * 3 / 4);
+    if (workers > 1) ck_assert_int_ge(p.most_workers, 2);
+    else ck_assert_int_eq(p.most_workers, 1);
     free(saved);
     pair_free(&p);
+}
+
+static void follows(uint64_t seed, const char *params, int ticks, int save_at, int load_at)
+{
+    follows_on(seed, params, ticks, save_at, load_at, 1);
 }
 
 START_TEST(small_demo_follows_change)
@@ -187,6 +214,20 @@ END_TEST
 START_TEST(big_demo_2048x1024_follows_change)
 {
     follows(1, "w=2048,h=1024", 300, 40, 230);
+}
+END_TEST
+
+/* The strips drawn side by side on 2 and 3 threads: the same pixels as one thread's whole frame,
+ * at every render, by change and whole (after the load). */
+START_TEST(big_demo_on_2_workers_follows_change)
+{
+    follows_on(1, "w=2048,h=1024", 300, 40, 230, 2);
+}
+END_TEST
+
+START_TEST(big_bench_scene_on_3_workers_follows_change)
+{
+    follows_on(5, "w=1024,h=512,scene=bench", 250, 60, 180, 3);
 }
 END_TEST
 
@@ -356,6 +397,8 @@ Suite *suite_sand_render(void)
     TCase *big = tcase_create("big");
     tcase_add_test(big, big_demo_1024x512_follows_change);
     tcase_add_test(big, big_demo_2048x1024_follows_change);
+    tcase_add_test(big, big_demo_on_2_workers_follows_change);
+    tcase_add_test(big, big_bench_scene_on_3_workers_follows_change);
     suite_add_tcase(s, big);
     return s;
 }

@@ -45,6 +45,16 @@ if ! "$out/viv" sim --world sand --seed 9 --ticks 600 --params scene=bench,w=640
 else
     echo "tsan: sand bench 640x480, 3 workers: no race"
 fi
+# The render by change, its strips drawn on the workers (sim/sand/redraw.c) from 512x512 up: a
+# 1024x512 demo rendered every tick, painted on as it goes.
+if ! "$out/viv" sim --world sand --seed 4 --ticks 90 --params w=1024,h=512 --threads 3 --render-all \
+        --inputs tests/golden/sand.inputs > /dev/null 2> "$out/render.err"; then
+    echo "tsan: the 1024x512 demo rendered on 3 workers failed:" >&2
+    grep -A12 "ThreadSanitizer" "$out/render.err" | head -30 >&2
+    status=1
+else
+    echo "tsan: sand demo 1024x512 rendered every tick, 3 workers: no race"
+fi
 if ! "$out/viv" fuzz --sessions 6 --ticks 200 --seed 17 --kinds sand --no-record --quiet --threads 4 \
         --out "$out/fuzz-out" > "$out/fuzz.log" 2>&1; then
     echo "tsan: viv fuzz with 4 workers failed:" >&2

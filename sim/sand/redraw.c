@@ -19,6 +19,30 @@
 #include "sand_int.h"
 #include <stdlib.h>
 
+/* Scratch for n workers (r->nscr grows to n): 0, or SIM_ENOMEM (what there was is kept). */
+static int scratch_for(const sand_world *s, int n)
+{
+    sand_redraw *r = s->rd;
+    if (r->nscr >= n) return 0;
+    sand_redraw_scratch *a = realloc(r->scr, (size_t)n * sizeof *a);
+    if (!a) return SIM_ENOMEM;
+    r->scr = a;
+    for (; r->nscr < n; r->nscr++) {
+        sand_redraw_scratch *c = &a[r->nscr];
+        c->cols = calloc((size_t)s->h, sizeof *c->cols);
+        c->chg = calloc((size_t)s->h, sizeof *c->chg);
+        c->need = calloc((size_t)r->words, sizeof *c->need);
+        c->painted = 0;
+        if (!c->cols || !c->chg || !c->need) {
+            free(c->cols);
+            free(c->chg);
+            free(c->need);
+            return SIM_ENOMEM;
+        }
+    }
+    return 0;
+}
+
 int sim__sand_redraw_alloc(sand_world *s)
 {
     sand_redraw *r = s->rd = calloc(1, sizeof *s->rd);
@@ -31,12 +55,9 @@ int sim__sand_redraw_alloc(sand_world *s)
     r->movecols = calloc(rows, sizeof *r->movecols);
     r->due = calloc(rows, sizeof *r->due);
     r->lowdue = calloc((size_t)s->w * (size_t)s->h, 1);
-    r->need = calloc((size_t)r->words, sizeof *r->need);
-    r->cols = calloc((size_t)s->h, sizeof *r->cols);
-    r->chg = calloc((size_t)s->h, sizeof *r->chg);
     if (s->scene == SCENE_DEMO) r->keys = calloc((size_t)s->w * (size_t)s->h, 1);
     int ok = r->seencols && r->seenrows && r->moving && r->movecols && r->due && r->lowdue &&
-             r->need && r->cols && r->chg;
+             scratch_for(s, 1) == 0;
     return ok && (r->keys || s->scene != SCENE_DEMO) ? 0 : SIM_ENOMEM;
 }
 
@@ -49,9 +70,12 @@ void sim__sand_redraw_free(sand_world *s)
     free(s->rd->movecols);
     free(s->rd->due);
     free(s->rd->lowdue);
-    free(s->rd->need);
-    free(s->rd->cols);
-    free(s->rd->chg);
+    for (int i = 0; i < s->rd->nscr; i++) {
+        free(s->rd->scr[i].cols);
+        free(s->rd->scr[i].chg);
+        free(s->rd->scr[i].need);
+    }
+    free(s->rd->scr);
     free(s->rd->keys);
     free(s->rd);
     s->rd = NULL;
@@ -92,7 +116,7 @@ int sim__sand_next_row(const uint64_t *need, int h, int y)
 }
 
 /* Columns `m` of row y are to be drawn. */
-static inline void need_px(sand_redraw *r, int y, uint16_t m)
+static inline void need_px(sand_redraw_scratch *r, int y, uint16_t m)
 {
     r->cols[y] |= m;
     r->need[y >> 6] |= 1ull << (y & 63);
@@ -124,22 +148,24 @@ static uint16_t due_cols(const sand_redraw *r, const uint8_t *low, uint16_t mc, 
     return now;
 }
 
-/* What to draw of strip k now, into r->cols and r->need: every cell seen to change (which it
- * forgets) and the pixels above it that may have changed with it (p->up); and the pixels the tick
- * has moved on since they were drawn (forgotten: they are noted afresh as they are drawn). */
-static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64_t tick)
+/* What to draw of strip k now, into the worker's scratch (w->cols and w->need): every cell seen
+ * to change (which it forgets) and the pixels above it that may have changed with it (p->up); and
+ * the pixels the tick has moved on since they were drawn (forgotten: they are noted afresh as
+ * they are drawn). */
+static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64_t tick,
+                       sand_redraw_scratch *w)
 {
     sand_redraw *r = s->rd;
     uint64_t *sr = &r->seenrows[(size_t)k * (size_t)r->words];
     uint16_t *sc = &r->seencols[(size_t)k * (size_t)s->h];
     for (int y = sim__sand_next_row(sr, s->h, 0); y < s->h; y = sim__sand_next_row(sr, s->h, y + 1)) {
-        need_px(r, y, sc[y]);
-        r->chg[y] = sc[y];
+        need_px(w, y, sc[y]);
+        w->chg[y] = sc[y];
         for (unsigned m = sc[y], i = 0; p->up && m; m >>= 1, i++) {
             if (!(m & 1u)) continue;
             int x = k * SAND_CHUNK + (int)i;
             for (int u = y - p->up(s, x, y); u < y; u++)
-                if (u >= 0) need_px(r, u, (uint16_t)(1u << i));
+                if (u >= 0) need_px(w, u, (uint16_t)(1u << i));
         }
         sc[y] = 0;
     }
@@ -154,48 +180,83 @@ static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64
             if (mc[y]) {
                 const uint8_t *low = &r->lowdue[(size_t)y * (size_t)s->w + (size_t)k * SAND_CHUNK];
                 uint16_t now = due_cols(r, low, mc[y], tick, &due[y]);
-                if (now) need_px(r, y, now);
+                if (now) need_px(w, y, now);
                 mc[y] &= (uint16_t)~now;
             }
             if (!mc[y]) mv[i] &= ~(1ull << (y & 63));
         }
 }
 
-/* Draw what strip_need asked for in strip k, and empty r->cols and r->need again. A row to be
+/* Draw what strip_need asked for in strip k, and empty the worker's scratch again. A row to be
  * drawn whole is forgotten first: the painter notes afresh which of its pixels move. */
 static void strip_draw(const sand_world *s, const sim_ctx *ctx, sim_frame *f, const sand_painter *p,
-                       int k)
+                       int k, sand_redraw_scratch *w)
 {
     sand_redraw *r = s->rd;
     int x0 = k * SAND_CHUNK, x1 = x0 + SAND_CHUNK - 1 < s->w ? x0 + SAND_CHUNK - 1 : s->w - 1;
     uint16_t all = strip_cols(s, k), *mc = &r->movecols[(size_t)k * (size_t)s->h];
-    int first = sim__sand_next_row(r->need, s->h, 0);
+    int first = sim__sand_next_row(w->need, s->h, 0);
     if (first == s->h) return;
-    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1))
-        if (r->cols[y] == all) mc[y] = 0;
-    r->painted += p->paint(s, ctx, f, x0, x1, r->cols, r->chg, r->need);
-    for (int y = first; y < s->h; y = sim__sand_next_row(r->need, s->h, y + 1)) r->cols[y] = r->chg[y] = 0;
-    memset(r->need, 0, (size_t)r->words * sizeof *r->need);
+    for (int y = first; y < s->h; y = sim__sand_next_row(w->need, s->h, y + 1))
+        if (w->cols[y] == all) mc[y] = 0;
+    w->painted += p->paint(s, ctx, f, x0, x1, w->cols, w->chg, w->need);
+    for (int y = first; y < s->h; y = sim__sand_next_row(w->need, s->h, y + 1)) w->cols[y] = w->chg[y] = 0;
+    memset(w->need, 0, (size_t)r->words * sizeof *w->need);
 }
+
+/* A render's strips, on the host's workers when it has them: each strip's pixels, notes, keys
+ * and columns are its own (sand_painter), so which worker draws which changes no byte. */
+typedef struct redraw_pass {
+    const sand_world *s;
+    const sim_ctx *ctx;
+    sim_frame *f;
+    const sand_painter *p;
+    int whole;                      /* draw every pixel (nothing to go on), not by change */
+} redraw_pass;
+
+static void redraw_task(int start, int end, int worker, void *task_ctx)
+{
+    const redraw_pass *rp = task_ctx;
+    const sand_world *s = rp->s;
+    sand_redraw_scratch *w = &s->rd->scr[worker];
+    if (rp->whole) {
+        int x0 = start * SAND_CHUNK, x1 = end * SAND_CHUNK - 1 < s->w ? end * SAND_CHUNK - 1 : s->w - 1;
+        w->painted += rp->p->paint(s, rp->ctx, rp->f, x0, x1, NULL, NULL, NULL);
+        return;
+    }
+    for (int k = start; k < end; k++) {
+        strip_need(s, rp->p, k, rp->ctx->tick, w);
+        strip_draw(s, rp->ctx, rp->f, rp->p, k, w);
+    }
+}
+
+/* A frame smaller than this is drawn on the calling thread: a render by change of it takes
+ * microseconds, about what handing it to another core costs. */
+#define REDRAW_PARALLEL_MIN_PX (512 * 512)
 
 void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_frame *f,
                       const sand_painter *p)
 {
     sand_redraw *r = s->rd;
     f->pal = s->pal;
-    r->painted = 0;
-    if (holds_last(s, ctx, view, f)) {
-        for (int k = 0; k < s->ncx; k++) {
-            strip_need(s, p, k, ctx->tick);
-            strip_draw(s, ctx, f, p, k);
-        }
-    } else {
+    const sim_tasks *tk = (size_t)s->w * (size_t)s->h >= REDRAW_PARALLEL_MIN_PX ? ctx->tasks : NULL;
+    /* Out of memory for the workers' scratch: drawn here, with the first one's. */
+    if (tk && scratch_for(s, tk->workers) != 0) tk = NULL;
+    for (int i = 0; i < r->nscr; i++) r->scr[i].painted = 0;
+    redraw_pass rp = { s, ctx, f, p, !holds_last(s, ctx, view, f) };
+    if (rp.whole) {
         memset(r->moving, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->moving);
         memset(r->movecols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->movecols);
-        r->painted = p->paint(s, ctx, f, 0, s->w - 1, NULL, NULL, NULL);
+    }
+    /* Strips in runs of a few side by side: a worker's pixels are rows of whole cache lines. */
+    int run = tk ? s->ncx / (4 * tk->workers) : s->ncx;
+    sim__tasks_run(tk, redraw_task, s->ncx, run < 1 ? 1 : run, &rp);
+    if (rp.whole) {
         memset(r->seencols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->seencols);
         memset(r->seenrows, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->seenrows);
     }
+    r->painted = 0;
+    for (int i = 0; i < r->nscr; i++) r->painted += r->scr[i].painted;
     /* The mark: this record's address (two live worlds never share one; never 0) above the count
      * of its renders, so that no frame another world drew carries it, nor one this world drew
      * before its last render (for 65,536 renders). Only ever compared: never part of a frame's
@@ -214,6 +275,14 @@ void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_fra
 }
 
 uint64_t sand__painted(const void *impl) { return ((const sand_world *)impl)->rd->painted; }
+
+int sand__render_workers(const void *impl)
+{
+    const sand_redraw *r = ((const sand_world *)impl)->rd;
+    int n = 0;
+    for (int i = 0; i < r->nscr; i++) n += r->scr[i].painted > 0;
+    return n;
+}
 
 void sim__sand_seen_box(sand_world *s, int x0, int y0, int x1, int y1)
 {

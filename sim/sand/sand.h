@@ -47,6 +47,8 @@ int sand__next_rect(const void *impl, int cx, int cy, int r[4]);
 int sand__strip_of(const void *task_ctx, int item);
 /* Pixels the last render drew (redraw.c): w·h when it drew the whole frame. */
 uint64_t sand__painted(const void *impl);
+/* For tests: how many workers drew pixels at the last render (1 when it ran on one thread). */
+int sand__render_workers(const void *impl);
 void *sim__world_impl(sim_world *w);
 
 #endif

@@ -182,6 +182,14 @@ static inline size_t moved_at(const sand_world *s, int x, int y)
  * Anything it cannot vouch for (another frame, a frame another world drew into, a new world after
  * a load) is drawn whole. Bookkeeping is by strip (a chunk column, SAND_CHUNK pixels wide) and
  * row: a set of columns a uint16_t. None of it is state. */
+/* A render's scratch for one worker (redraw.c): the strips it draws are its own, and so is this. */
+typedef struct sand_redraw_scratch {
+    uint16_t *cols;                 /* h of them: the columns of one strip to draw now, */
+    uint16_t *chg;                  /* those of them whose cell changed, */
+    uint64_t *need;                 /* and the rows that have any */
+    uint64_t painted;               /* pixels this worker drew this render */
+} sand_redraw_scratch;
+
 struct sand_redraw {
     uint64_t mark;                  /* left in the frame at the last render (sim_frame.drawn);
                                        0: none yet, so the next render draws everything */
@@ -202,9 +210,8 @@ struct sand_redraw {
                                        it is next drawn otherwise at (note_px; redraw.c reads it
                                        back as a tick after the last render's), */
     uint64_t *moving;               /* and, `words` words per strip, the rows that may have any */
-    uint16_t *cols;                 /* scratch, h of them: the columns of one strip to draw now, */
-    uint16_t *chg;                  /* those of them whose cell changed, */
-    uint64_t *need;                 /* and the rows that have any */
+    sand_redraw_scratch *scr;       /* one for each worker of the render's pass (scr[0] always) */
+    int nscr;
     uint8_t *keys;                  /* the demo's, per pixel: the depth key it was drawn with
                                        (render.c); NULL in the other scenes */
     uint64_t painted;               /* pixels the last render drew (tests and benchmarks) */
@@ -213,13 +220,15 @@ struct sand_redraw {
 _Static_assert(SAND_CHUNK <= 16, "redraw.c keeps the columns of a strip in a uint16_t");
 
 /* A renderer as redraw.c drives it. paint draws pixels as a whole frame would have them, and
- * returns how many it drew: with cols NULL, every one (x0..x1 is then the frame's width); else in
+ * returns how many it drew: with cols NULL, every one of columns x0..x1 (whole strips); else in
  * one strip, columns x0..x1, those of each row y of `need` (a set of rows) in the set cols[y]
  * (bit i: column x0 + i), and any others that changed with them (chg[y], a part of cols[y]: the
  * columns whose cell changed). up (NULL: none) says how many
  * pixels above cell (x, y) (changed since the last render) may have changed with it; whatever
  * reaches below it is the painter's to follow. It notes (note_px) each pixel it draws that
- * changes with the tick, and each other one it draws of a row it does not draw whole. */
+ * changes with the tick, and each other one it draws of a row it does not draw whole. It writes
+ * nothing outside columns x0..x1 (pixels, keys, notes, the per-column scratch) and reads nothing
+ * there that a render writes, so strips are drawn in parallel (redraw.c). */
 typedef struct sand_painter {
     int (*up)(const sand_world *s, int x, int y);
     uint64_t (*paint)(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int x0, int x1,
