@@ -97,6 +97,8 @@ void srv_fanout_free(srv_world *w)
     free(w->fan->tiles_fresh);
     free(w->fan->jobs);
     free(w->fan->tiled);
+    free(w->fan->crowd_any);
+    free(w->fan->crowd_enc);
     free(w->fan->streams);
     free(w->fan);
     w->fan = NULL;
@@ -256,8 +258,8 @@ oom:
     return NULL;
 }
 
-/* The view's shared tiles, updated from f once per fan-out (NULL: out of memory). */
-static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
+/* The views' shared tiles, allocated (0), or -1: out of memory. */
+static int tiles_alloc(srv_world *w)
 {
     srv_fan *fan = w->fan;
     int nv = w->kind->nviews;
@@ -269,9 +271,17 @@ static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
             free(fan->tiles_fresh);
             fan->tiles = NULL;
             fan->tiles_fresh = NULL;
-            return NULL;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* The view's shared tiles, updated from f once per fan-out (NULL: out of memory). */
+static srv_tiles *view_tiles(srv_world *w, int view, const sim_frame *f)
+{
+    srv_fan *fan = w->fan;
+    if (tiles_alloc(w) != 0) return NULL;
     srv_tiles *t = &fan->tiles[view];
     if (!fan->tiles_fresh[view]) {
         if (srv_tiles_update(t, f) != 0) return NULL;
@@ -607,6 +617,95 @@ static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms,
     return 1;
 }
 
+/* ---- a crowd of rects: what every one of them needs, made once and in parallel ---------------- *
+ * With more than SRV_RECT_FAST_STREAMS rect streams due, nearly every tile a view changed is asked
+ * for, and every frame carries the state hash. Before the streams are planned, each view they show
+ * is rendered (a pass of its own, sim_world_render), then one pass on the pool does the rest: item
+ * 0 hashes the state (srv_world_state_hash) while the other items cut the views' frames into tile
+ * rows and encode the changed tiles (srv_tiles_band). The loop used to do these one after another
+ * as the first stream asked. The hash, the tiles and their payloads are the same, whichever thread
+ * made them; the plan that follows finds them made. */
+#define CROWD_VIEWS 8
+typedef struct crowd_pass {
+    srv_world *w;
+    int views[CROWD_VIEWS], nv;    /* the views shown by the crowd (rows of views[0] first) */
+    const sim_frame *f[CROWD_VIEWS];
+    int rows[CROWD_VIEWS];
+    uint8_t *any;          /* per item (item 0 the hash): its row changed */
+    uint64_t *enc;         /* per item: payloads encoded */
+} crowd_pass;
+
+static void crowd_items(int start, int end, int worker, void *ctx)
+{
+    crowd_pass *cp = ctx;
+    (void)worker;
+    for (int i = start; i < end; i++) {
+        if (i == 0) {
+            srv_world_state_hash(cp->w);
+            continue;
+        }
+        int k = i - 1, v = 0;
+        while (k >= cp->rows[v]) k -= cp->rows[v++];
+        cp->enc[i] = 0;
+        cp->any[i] = (uint8_t)srv_tiles_band(&cp->w->fan->tiles[cp->views[v]], cp->f[v], k, &cp->enc[i]);
+    }
+}
+
+static void crowd_prepare(srv *s, srv_world *w, uint64_t tick)
+{
+    srv_fan *fan = w->fan;
+    int due = 0;
+    unsigned shown = 0;
+    for (int i = 0; i < fan->nstreams; i++) {
+        const srv_stream *st = &fan->streams[i];
+        if (!st->used || !st->tiled || tick % st->k.every != 0 || st->k.view >= CROWD_VIEWS) continue;
+        due++;
+        shown |= 1u << st->k.view;
+    }
+    if (due <= SRV_RECT_FAST_STREAMS || tiles_alloc(w) != 0) return;
+    crowd_pass cp = { .w = w };
+    int items = 1;
+    for (int v = 0; v < w->kind->nviews && v < CROWD_VIEWS; v++) {
+        if (!(shown >> v & 1u) || fan->tiles_fresh[v]) continue;
+        uint64_t fh;
+        const sim_frame *f = srv_world_frame(w, v, &fh);
+        int rows = f ? srv_tiles_begin(&fan->tiles[v], f) : -1;
+        if (rows < 0) break;               /* out of memory: the plan tries again, and says so */
+        fan->tiles_fresh[v] = 1;           /* a first frame (rows 0) was taken whole already */
+        if (rows == 0) continue;
+        cp.views[cp.nv] = v;
+        cp.f[cp.nv] = f;
+        cp.rows[cp.nv++] = rows;
+        items += rows;
+    }
+    if (fan->crowd_cap < items) {
+        uint8_t *a = realloc(fan->crowd_any, (size_t)items);
+        if (a) fan->crowd_any = a;
+        uint64_t *e = realloc(fan->crowd_enc, (size_t)items * sizeof *e);
+        if (e) fan->crowd_enc = e;
+        if (!a || !e) {
+            for (int i = 0; i < cp.nv; i++) fan->tiles_fresh[cp.views[i]] = 0;   /* the plan's, then */
+            return;
+        }
+        fan->crowd_cap = items;
+    }
+    cp.any = fan->crowd_any;
+    cp.enc = fan->crowd_enc;
+    const sim_tasks *tk = pool_tasks(s->pool);
+    void *task = tk && tk->workers > 1 ? tk->enqueue(crowd_items, items, 1, &cp, tk->user) : NULL;
+    if (task) tk->finish(task, tk->user);
+    else if (!tk || tk->workers <= 1) crowd_items(0, items, 0, &cp);   /* (NULL from enqueue: ran) */
+    for (int v = 0, i = 1; v < cp.nv; v++) {
+        int any = 0;
+        uint64_t enc = 0;
+        for (int r = 0; r < cp.rows[v]; r++, i++) {
+            any |= cp.any[i];
+            enc += cp.enc[i];
+        }
+        srv_tiles_end(&fan->tiles[cp.views[v]], any, enc);
+    }
+}
+
 void srv_fanout_tick(srv *s, srv_world *w)
 {
     srv_fan *fan = w->fan;
@@ -627,6 +726,7 @@ void srv_fanout_tick(srv *s, srv_world *w)
         }
         fan->jobs_cap = fan->nstreams;
     }
+    crowd_prepare(s, w, tick);
     fan_job *jobs = fan->jobs;
     int njobs = 0, ntiled = 0;
     for (int i = 0; i < fan->nstreams; i++) {

@@ -103,6 +103,15 @@ typedef struct srv_tiles {
 /* Take f as the view's frame now: the tiles that differ from the last get the next generation. 0,
  * or -1 (out of memory: t is emptied, and the next update starts over). */
 int srv_tiles_update(srv_tiles *t, const sim_frame *f);
+/* srv_tiles_update cut into tile rows, for several threads, with the changed tiles' payloads
+ * encoded at once (a crowd of rects will ask for every one): srv_tiles_begin on one thread gives
+ * the number of rows (0: nothing more to do, a first frame or a new size took f whole; -1: out of
+ * memory, as for the update); then srv_tiles_band once for each row, on any threads (a row's
+ * tiles are its own; 1 if any of them changed, *encoded counting the payloads it encoded); then
+ * srv_tiles_end on one thread, given whether any row changed and the payloads encoded. */
+int srv_tiles_begin(srv_tiles *t, const sim_frame *f);
+int srv_tiles_band(srv_tiles *t, const sim_frame *f, int ty, uint64_t *encoded);
+void srv_tiles_end(srv_tiles *t, int any, uint64_t encoded);
 /* Append the tile data of the rect (on the tile grid, inside the frame) to out: a keyframe, or a
  * delta naming the tiles changed after generation since. *newest: the newest generation among the
  * rect's tiles. Returns the bytes appended, or -1 (out of memory). */
@@ -159,6 +168,9 @@ typedef struct srv_fan {
     struct fan_job *jobs;  /* one fan-out's work, a slot per stream (fanout.c) */
     int *tiled;            /* the jobs of tiled streams */
     int jobs_cap;
+    uint8_t *crowd_any;    /* a crowd's tile rows (fanout.c, crowd_prepare): which changed, */
+    uint64_t *crowd_enc;   /* and the payloads each encoded; crowd_cap of each */
+    int crowd_cap;
     uint64_t events_tick;  /* 1 + the tick whose events were last sent (0: none yet) */
 } srv_fan;
 

@@ -52,30 +52,61 @@ static int tiles_reset(srv_tiles *t, const sim_frame *f)
     return 0;
 }
 
+static const uint8_t *payload(srv_tiles *t, int tx, int ty, size_t *len);
+
+/* Tile row ty of f against the last frame: its changed tiles stamped with the next generation
+ * (t->gen + 1, taken by srv_tiles_end or the update) and kept, and with `encode` their payloads
+ * encoded at once (*encoded counts them). Touches tile row ty alone. 1 if any tile changed. */
+static int band_update(srv_tiles *t, const sim_frame *f, int ty, int encode, uint64_t *encoded)
+{
+    uint8_t changed[4096 / CODEC_TILE];
+    const uint64_t gen = t->gen + 1;
+    if (codec_band_changes(f->px, t->last, t->w, t->h, ty, changed) == 0) return 0;
+    const int y0 = ty * CODEC_TILE, th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
+    for (int tx = 0; tx < t->tx; tx++) {
+        if (!changed[tx]) continue;
+        size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
+        t->chg[i] = gen;
+        t->plen[i] = 0;
+        const int x0 = tx * CODEC_TILE, tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
+        for (int y = y0; y < y0 + th; y++) {
+            size_t o = (size_t)y * (size_t)t->w + (size_t)x0;
+            memcpy(t->last + o, f->px + o, (size_t)tw);
+        }
+        if (encode) {
+            uint8_t *p = t->pay + i * CODEC_TILE_PAYLOAD_MAX;
+            t->plen[i] = (uint16_t)codec_tile_payload(p, t->last + (size_t)y0 * t->w + (size_t)x0,
+                                                      (size_t)t->w, tw, th);
+            (*encoded)++;
+        }
+    }
+    return 1;
+}
+
 int srv_tiles_update(srv_tiles *t, const sim_frame *f)
 {
     if (!t->last || t->w != f->w || t->h != f->h) return tiles_reset(t, f);
-    uint8_t changed[4096 / CODEC_TILE];
-    uint64_t gen = t->gen + 1;
     int any = 0;
-    for (int ty = 0; ty < t->ty; ty++) {
-        if (codec_band_changes(f->px, t->last, t->w, t->h, ty, changed) == 0) continue;
-        const int y0 = ty * CODEC_TILE, th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
-        for (int tx = 0; tx < t->tx; tx++) {
-            if (!changed[tx]) continue;
-            size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
-            t->chg[i] = gen;
-            t->plen[i] = 0;
-            const int x0 = tx * CODEC_TILE, tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
-            for (int y = y0; y < y0 + th; y++) {
-                size_t o = (size_t)y * (size_t)t->w + (size_t)x0;
-                memcpy(t->last + o, f->px + o, (size_t)tw);
-            }
-            any = 1;
-        }
-    }
-    if (any) t->gen = gen;
+    for (int ty = 0; ty < t->ty; ty++) any |= band_update(t, f, ty, 0, &t->encoded);
+    if (any) t->gen++;
     return 0;
+}
+
+int srv_tiles_begin(srv_tiles *t, const sim_frame *f)
+{
+    if (!t->last || t->w != f->w || t->h != f->h) return tiles_reset(t, f) == 0 ? 0 : -1;
+    return t->ty;
+}
+
+int srv_tiles_band(srv_tiles *t, const sim_frame *f, int ty, uint64_t *encoded)
+{
+    return band_update(t, f, ty, 1, encoded);
+}
+
+void srv_tiles_end(srv_tiles *t, int any, uint64_t encoded)
+{
+    if (any) t->gen++;
+    t->encoded += encoded;
 }
 
 /* Tile i's payload, encoded now if it changed since it last was. */
