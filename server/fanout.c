@@ -312,23 +312,39 @@ static srv_msg *build_rect_frame(srv_builder *bd, const srv_world *w, srv_stream
 {
     const srv_stream_key *k = &st->k;
     const sim_frame *f = j->f;
-    wire_buf_reset(&bd->data);
+    wire_buf b;
+    wire_buf_init(&b);
+    srv_msg_reserve(&b);
+    wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal, .enc = k->enc,
+                     .sh = j->sh, .rect = { k->rx, k->ry, k->rw, k->rh }, .zlevel = zlevel };
     uint64_t newest;
-    if (srv_tiles_rect(j->t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, &bd->data, &newest) < 0)
-        return NULL;
+    if (zlevel == WIRE_ZLEVEL_NONE) {
+        /* Uncompressed (a crowd): the tile data written where the message holds it. fh is in the
+         * tail, so it may be found after the data. */
+        size_t dlen = srv_tiles_rect_size(j->t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen);
+        if (wire_msg_frame_head(&b, &m, k->rw, k->rh, &f->pal, dlen) != 0 ||
+            srv_tiles_rect_to(j->t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, &b, &newest) != (long)dlen) {
+            wire_buf_free(&b);
+            return NULL;
+        }
+    } else {
+        wire_buf_reset(&bd->data);
+        if (srv_tiles_rect(j->t, k->rx, k->ry, k->rw, k->rh, key, st->sent_gen, &bd->data, &newest) < 0) {
+            wire_buf_free(&b);
+            return NULL;
+        }
+    }
     if (!st->have_fh || newest > st->fh_gen || st->fh_pv != f->pal.version) {
         st->fh = srv_frame_hash_rect(f, k->rx, k->ry, k->rw, k->rh);
         st->fh_gen = newest;
         st->fh_pv = f->pal.version;
         st->have_fh = 1;
     }
-    wire_buf b;
-    wire_buf_init(&b);
-    srv_msg_reserve(&b);
-    wire_frame m = { .world = w->id, .tick = tick, .key = key, .with_pal = with_pal, .enc = k->enc,
-                     .fh = st->fh, .sh = j->sh, .rect = { k->rx, k->ry, k->rw, k->rh },
-                     .zlevel = zlevel };
-    if (wire_msg_frame_data(&bd->enc, &b, &m, k->rw, k->rh, &f->pal, bd->data.p, bd->data.len) < 0) {
+    m.fh = st->fh;
+    long r = zlevel == WIRE_ZLEVEL_NONE
+                 ? wire_msg_frame_tail(&b, &m)
+                 : wire_msg_frame_data(&bd->enc, &b, &m, k->rw, k->rh, &f->pal, bd->data.p, bd->data.len);
+    if (r < 0) {
         wire_buf_free(&b);
         return NULL;
     }

@@ -117,6 +117,12 @@ void srv_tiles_end(srv_tiles *t, int any, uint64_t encoded);
  * rect's tiles. Returns the bytes appended, or -1 (out of memory). */
 long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
                     wire_buf *out, uint64_t *newest);
+/* The bytes srv_tiles_rect would append, every tile of the rect encoded already (srv_tiles_prepare);
+ * and srv_tiles_rect writing them into room the caller reserved for exactly that many (the frame
+ * message's own buffer: wire_msg_frame_head), with no copy between. */
+size_t srv_tiles_rect_size(const srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since);
+long srv_tiles_rect_to(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
+                       wire_buf *out, uint64_t *newest);
 /* Encode every tile of the rect that changed since it was last encoded, so that srv_tiles_rect
  * of it only reads t (and may run on several threads at once). */
 void srv_tiles_prepare(srv_tiles *t, int rx, int ry, int rw, int rh);

@@ -136,14 +136,12 @@ void srv_tiles_prepare(srv_tiles *t, int rx, int ry, int rw, int rh)
             if (!t->plen[(size_t)y * (size_t)t->tx + (size_t)x]) payload(t, x, y, &len);
 }
 
-long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
-                    wire_buf *out, uint64_t *newest)
+/* The tiles of the rect (tile columns tx0.., rows ty0.., ntx × nty of them) as srv_tiles_rect
+ * writes them, at o (room enough: rect_size's); the bytes written. *newest as there. */
+static size_t rect_write(srv_tiles *t, int tx0, int ty0, int ntx, int nty, int key, uint64_t since,
+                         uint8_t *const start, uint64_t *newest)
 {
-    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
-    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
     const size_t nt = (size_t)ntx * (size_t)nty, nb = (nt + 7) / 8;
-    if (wire_buf_reserve(out, 1 + nb + nt * CODEC_TILE_PAYLOAD_MAX) != 0) return -1;
-    uint8_t *const start = out->p + out->len;
     uint8_t *o = start;
     uint8_t *bitmap = NULL;
     *o++ = key ? CODEC_HDR_ALL : CODEC_HDR_BITMAP;
@@ -175,7 +173,45 @@ long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint6
         o = start + 1;
     }
     *newest = top;
-    size_t n = (size_t)(o - start);
+    return (size_t)(o - start);
+}
+
+long srv_tiles_rect(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
+                    wire_buf *out, uint64_t *newest)
+{
+    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
+    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
+    const size_t nt = (size_t)ntx * (size_t)nty, nb = (nt + 7) / 8;
+    if (wire_buf_reserve(out, 1 + nb + nt * CODEC_TILE_PAYLOAD_MAX) != 0) return -1;
+    size_t n = rect_write(t, tx0, ty0, ntx, nty, key, since, out->p + out->len, newest);
+    out->len += n;
+    return (long)n;
+}
+
+size_t srv_tiles_rect_size(const srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since)
+{
+    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
+    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
+    const size_t nt = (size_t)ntx * (size_t)nty;
+    size_t n = 1 + (key ? 0 : (nt + 7) / 8);
+    int any = 0;
+    for (int y = 0; y < nty; y++) {
+        size_t row = (size_t)(ty0 + y) * (size_t)t->tx + (size_t)tx0;
+        for (int x = 0; x < ntx; x++) {
+            if (!key && t->chg[row + (size_t)x] <= since) continue;
+            n += t->plen[row + (size_t)x];
+            any = 1;
+        }
+    }
+    return key || any ? n : 1;
+}
+
+long srv_tiles_rect_to(srv_tiles *t, int rx, int ry, int rw, int rh, int key, uint64_t since,
+                       wire_buf *out, uint64_t *newest)
+{
+    const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
+    const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
+    size_t n = rect_write(t, tx0, ty0, ntx, nty, key, since, out->p + out->len, newest);
     out->len += n;
     return (long)n;
 }

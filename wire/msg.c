@@ -39,12 +39,9 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
     return wire_msg_frame_data(e, b, m, f->w, f->h, &f->pal, e->scratch.p, e->scratch.len);
 }
 
-long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int w, int h,
-                         const sim_palette *pal, const uint8_t *data, size_t dlen)
+/* The fields before "enc", common to every frame message. */
+static void frame_fields(wire_buf *b, const wire_frame *m, int w, int h, const sim_palette *pal)
 {
-    const char *enc = m->enc == WIRE_ENC_RAW ? "raw" : "tile";
-    /* Room for the fields, the data, and a zstd frame of it in the tail (compressed in place). */
-    if (wire_buf_reserve(b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) return -1;
     wire_msg_begin(b);
     wire_put_map(b, (m->with_pal ? 12 : 11) + (m->rect[2] > 0));
     wire_put_str(b, "t"); wire_put_str(b, "frame");
@@ -63,15 +60,44 @@ long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int 
         wire_put_str(b, "pal");
         wire_put_bin(b, pal->rgb, (size_t)pal->count * 3);
     }
-    size_t zlen = 0;
-    uint8_t *z = NULL;
+}
+
+long wire_msg_frame_tail(wire_buf *b, const wire_frame *m)
+{
+    wire_put_str(b, "fh"); wire_put_uint(b, m->fh);
+    wire_put_str(b, "sh"); wire_put_uint(b, m->sh);
+    return wire_msg_end(b);
+}
+
+int wire_msg_frame_head(wire_buf *b, const wire_frame *m, int w, int h, const sim_palette *pal,
+                        size_t dlen)
+{
+    if (wire_buf_reserve(b, dlen + 2048) != 0) return -1;
+    frame_fields(b, m, w, h, pal);
+    wire_put_str(b, "enc"); wire_put_str(b, m->enc == WIRE_ENC_RAW ? "raw" : "tile");
+    wire_put_str(b, "data");
+    wire_put_bin_header(b, dlen);
+    return b->oom ? -1 : 0;
+}
+
+long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int w, int h,
+                         const sim_palette *pal, const uint8_t *data, size_t dlen)
+{
     /* Tiny messages (a palette-only change is one byte) are not worth a zstd frame header. */
-    if (m->enc == WIRE_ENC_TILEZ && dlen > 32 && e->zctx && m->zlevel != WIRE_ZLEVEL_NONE) {
-        z = b->p + b->cap - ZSTD_compressBound(dlen);
-        size_t r = ZSTD_compressCCtx(e->zctx, z, ZSTD_compressBound(dlen), data, dlen, m->zlevel ? m->zlevel : 1);
-        if (!ZSTD_isError(r) && r < dlen) zlen = r;
+    int try_z = m->enc == WIRE_ENC_TILEZ && dlen > 32 && e->zctx && m->zlevel != WIRE_ZLEVEL_NONE;
+    if (!try_z) {
+        if (wire_msg_frame_head(b, m, w, h, pal, dlen) != 0) return -1;
+        wire_put_raw(b, data, dlen);
+        return wire_msg_frame_tail(b, m);
     }
-    wire_put_str(b, "enc"); wire_put_str(b, zlen ? "tile.zst" : enc);
+    /* Room for the fields, the data, and a zstd frame of it in the tail (compressed in place). */
+    if (wire_buf_reserve(b, dlen + ZSTD_compressBound(dlen) + 2048) != 0) return -1;
+    frame_fields(b, m, w, h, pal);
+    size_t zlen = 0;
+    uint8_t *z = b->p + b->cap - ZSTD_compressBound(dlen);
+    size_t r = ZSTD_compressCCtx(e->zctx, z, ZSTD_compressBound(dlen), data, dlen, m->zlevel ? m->zlevel : 1);
+    if (!ZSTD_isError(r) && r < dlen) zlen = r;
+    wire_put_str(b, "enc"); wire_put_str(b, zlen ? "tile.zst" : "tile");
     wire_put_str(b, "data");
     if (zlen) {
         /* The compressed bytes sit in the buffer's tail, beyond anything written so far. */
@@ -83,9 +109,7 @@ long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int 
     } else {
         wire_put_bin(b, data, dlen);
     }
-    wire_put_str(b, "fh"); wire_put_uint(b, m->fh);
-    wire_put_str(b, "sh"); wire_put_uint(b, m->sh);
-    return wire_msg_end(b);
+    return wire_msg_frame_tail(b, m);
 }
 
 void wire_put_play(wire_buf *b, const wire_play *p)

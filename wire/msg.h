@@ -50,6 +50,13 @@ long wire_msg_frame(wire_encoder *e, wire_buf *b, const wire_frame *m, const sim
  * must not lie in b. */
 long wire_msg_frame_data(wire_encoder *e, wire_buf *b, const wire_frame *m, int w, int h,
                          const sim_palette *pal, const uint8_t *data, size_t dlen);
+/* The same message uncompressed (enc tile or raw), its data written by the caller where it goes:
+ * wire_msg_frame_head writes the fields up to the data's bin header for dlen bytes, with room
+ * reserved for them; the caller appends exactly dlen bytes to b; wire_msg_frame_tail ends it (the
+ * body length, or -1 if oom). The bytes are wire_msg_frame_data's with zlevel NONE. */
+int wire_msg_frame_head(wire_buf *b, const wire_frame *m, int w, int h, const sim_palette *pal,
+                        size_t dlen);
+long wire_msg_frame_tail(wire_buf *b, const wire_frame *m);
 
 /* ---- reading a frame message (wire/frame_in.c) ----------------------------------------------------
  * The picture of one stream as a receiver rebuilds it: the client library's (clients/net.h,
