@@ -8,7 +8,9 @@
 # 1,000 rect viewers of the big world, no overruns; a rect viewer-frame costs about what a frame of
 # the small world costs.
 #
-# vivd runs pinned to CPU 0 and the bot to CPU 1 (taskset, when there is one); a fresh vivd a run.
+# Neither vivd nor the bot is pinned (unlike the other server benchmarks): vivd's tick runs on two
+# threads (the render and, for a crowd of rects, the state hash, the tiles and the messages, on its
+# pool), and pinned to one core beside its I/O thread it would have one. A fresh vivd a run.
 # Prints a Markdown block for bench/RESULTS.md; the block is also kept in bench/out/rects.md.
 #   BIN             directory holding viv and vivd (default bin)
 #   RECTS_SECONDS   measured seconds per run (default 20)
@@ -21,6 +23,7 @@ few=$((many / 10))
 # shellcheck source=bench/lib.sh disable=SC2034,SC2154  # token and vivd_cmd go to lib.sh; bin, tmp, port come from it
 . "$(dirname "$0")/lib.sh"
 bench_init "${1:-}"
+server_pin="" bot_pin=""
 token="rects-bench-player"
 
 big="sand:seed=1:w=2048,h=1024,scene=demo"
