@@ -314,46 +314,66 @@ static int capture_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *
     return 0;
 }
 
+/* The rig, on a pool of `workers` with every pass handed to them (1: the loop alone), and a
+ * 640x480 sand demo of its own for rect streams published as to a cluster's relays through
+ * `publish` (ud: what it captures into). */
+static srv_world *rect_rig_up(rig *r, int workers, void *ud,
+                              int (*publish)(srv *, srv_world *, const srv_stream *, srv_msg *))
+{
+    rig_up(r, SRV_ENC_TILEZ);
+    if (workers > 1) {
+        char err[200];
+        ck_assert_int_eq(pool_create(workers, &r->s.pool, err, sizeof err), 0);
+        pool_adaptive(r->s.pool, 0);            /* every pass to the workers */
+    }
+    char err[256] = "";
+    int id = srv_world_add(&r->s, "sand", 4, "w=640,h=480,scene=demo", err, sizeof err);
+    ck_assert_msg(id > 0, "%s", err);
+    r->net.hooks.ud = ud;
+    r->net.hooks.publish = publish;
+    return srv_world_find(&r->s, (uint32_t)id);
+}
+
+/* Rect stream k (key k) of w, published from now on: it must be stream `index`, and tiled. */
+static void rect_stream(srv_world *w, srv_stream_key k, int index)
+{
+    int st = srv_stream_find(w, &k);
+    ck_assert_int_eq(st, index);
+    ck_assert_int_eq(w->fan->streams[st].tiled, 1);
+    w->fan->streams[st].remote_until = UINT64_MAX;
+    w->fan->nremote++;
+}
+
+/* Publishing stopped (the first n streams' leases given back), the pool and the rig gone. */
+static void rect_rig_down(rig *r, srv_world *w, int n)
+{
+    r->net.hooks.publish = NULL;
+    for (int i = 0; i < n; i++) w->fan->streams[i].remote_until = 0;
+    w->fan->nremote = 0;
+    pool_destroy(r->s.pool);
+    r->s.pool = NULL;
+    rig_down(r);
+}
+
 static void rect_run(int workers, capture *cp)
 {
     rig r;
-    rig_up(&r, SRV_ENC_TILEZ);
-    if (workers > 1) {
-        char err[200];
-        ck_assert_int_eq(pool_create(workers, &r.s.pool, err, sizeof err), 0);
-        pool_adaptive(r.s.pool, 0);             /* every pass to the workers */
-    }
-    /* A world of its own size, with the rect streams on it. */
-    char err[256] = "";
-    int id = srv_world_add(&r.s, "sand", 4, "w=640,h=480,scene=demo", err, sizeof err);
-    ck_assert_msg(id > 0, "%s", err);
-    srv_world *w = srv_world_find(&r.s, (uint32_t)id);
-    static const int rects[5][4] = { { 0, 0, 320, 192 }, { 64, 64, 384, 256 }, { 320, 256, 320, 224 },
-                                     { 0, 0, 640, 480 }, { 576, 0, 64, 64 } };
     wire_buf_init(&cp->b);
     cp->msgs = 0;
-    r.net.hooks.ud = cp;
-    r.net.hooks.publish = capture_publish;
+    srv_world *w = rect_rig_up(&r, workers, cp, capture_publish);
+    static const int rects[5][4] = { { 0, 0, 320, 192 }, { 64, 64, 384, 256 }, { 320, 256, 320, 224 },
+                                     { 0, 0, 640, 480 }, { 576, 0, 64, 64 } };
     for (int i = 0; i < 5; i++) {
         srv_stream_key k = { .view = 0, .every = (uint32_t)(1 + i % 2), .div = 1, .enc = SRV_ENC_TILEZ,
                              .rx = rects[i][0], .ry = rects[i][1], .rw = rects[i][2], .rh = rects[i][3] };
-        int st = srv_stream_find(w, &k);
-        ck_assert_int_eq(st, i);
-        ck_assert_int_eq(w->fan->streams[st].tiled, 1);
-        w->fan->streams[st].remote_until = UINT64_MAX;
-        w->fan->nremote++;
+        rect_stream(w, k, i);
     }
     for (int t = 0; t < 40; t++) {
         sim_world_step(w->w);
         srv_fanout_tick(&r.s, w);
     }
     ck_assert_uint_eq(w->fan->msgs_built, (uint64_t)cp->msgs);
-    r.net.hooks.publish = NULL;
-    for (int i = 0; i < 5; i++) w->fan->streams[i].remote_until = 0;
-    w->fan->nremote = 0;
-    pool_destroy(r.s.pool);
-    r.s.pool = NULL;
-    rig_down(&r);
+    rect_rig_down(&r, w, 5);
 }
 
 START_TEST(rect_streams_built_on_the_pool_are_the_same_bytes)
@@ -419,30 +439,15 @@ static int crowd_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m)
 static void crowd_run(int workers, crowd_check *cc)
 {
     rig r;
-    rig_up(&r, SRV_ENC_TILEZ);
-    if (workers > 1) {
-        char err[200];
-        ck_assert_int_eq(pool_create(workers, &r.s.pool, err, sizeof err), 0);
-        pool_adaptive(r.s.pool, 0);
-    }
-    char err[256] = "";
-    int id = srv_world_add(&r.s, "sand", 4, "w=640,h=480,scene=demo", err, sizeof err);
-    ck_assert_msg(id > 0, "%s", err);
-    srv_world *w = srv_world_find(&r.s, (uint32_t)id);
     memset(cc, 0, sizeof *cc);
     wire_buf_init(&cc->cap.b);
-    r.net.hooks.ud = cc;
-    r.net.hooks.publish = crowd_publish;
+    srv_world *w = rect_rig_up(&r, workers, cc, crowd_publish);
     for (int i = 0; i < CROWD_N; i++) {
         srv_stream_key k = { .view = 0, .every = 1, .div = 1, .enc = SRV_ENC_TILEZ,
                              .rx = 64 * (i % 10), .ry = 64 * ((i / 10) % 7),
                              .rw = 128 + 64 * (i % 3), .rh = 64 + 64 * (i % 2) };
         srv_rect_align(&k, w->fw, w->fh);
-        int st = srv_stream_find(w, &k);
-        ck_assert_int_eq(st, i);
-        ck_assert_int_eq(w->fan->streams[st].tiled, 1);
-        w->fan->streams[st].remote_until = UINT64_MAX;
-        w->fan->nremote++;
+        rect_stream(w, k, i);
     }
     static const char *const paint[] = { "paint 100 60 9 sand", "paint 420 200 14 water",
                                          "explode 300 300 20", "paint 600 40 6 lava" };
@@ -455,15 +460,8 @@ static void crowd_run(int workers, crowd_check *cc)
         srv_fanout_tick(&r.s, w);
     }
     ck_assert_uint_eq(w->fan->msgs_built, (uint64_t)cc->cap.msgs);
-    r.net.hooks.publish = NULL;
-    for (int i = 0; i < CROWD_N; i++) {
-        w->fan->streams[i].remote_until = 0;
-        wire_frame_in_free(&cc->in[i]);
-    }
-    w->fan->nremote = 0;
-    pool_destroy(r.s.pool);
-    r.s.pool = NULL;
-    rig_down(&r);
+    for (int i = 0; i < CROWD_N; i++) wire_frame_in_free(&cc->in[i]);
+    rect_rig_down(&r, w, CROWD_N);
 }
 
 START_TEST(a_crowd_of_rects_shows_the_world_on_any_number_of_workers)
