@@ -638,9 +638,10 @@ static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms,
  * for, and every frame carries the state hash. Before the streams are planned, each view they show
  * is rendered (a pass of its own, sim_world_render), then one pass on the pool does the rest: item
  * 0 hashes the state (srv_world_state_hash) while the other items cut the views' frames into tile
- * rows and encode the changed tiles (srv_tiles_band). The loop used to do these one after another
- * as the first stream asked. The hash, the tiles and their payloads are the same, whichever thread
- * made them; the plan that follows finds them made. */
+ * rows and encode every tile not yet encoded (srv_tiles_band). The loop used to do these one after
+ * another as the streams asked, and looked at every tile of every rect for one to encode
+ * (srv_tiles_prepare, which now finds them all encoded). The hash, the tiles and their payloads
+ * are the same, whichever thread made them. */
 #define CROWD_VIEWS 8
 typedef struct crowd_pass {
     srv_world *w;
@@ -687,8 +688,7 @@ static void crowd_prepare(srv *s, srv_world *w, uint64_t tick)
         const sim_frame *f = srv_world_frame(w, v, &fh);
         int rows = f ? srv_tiles_begin(&fan->tiles[v], f) : -1;
         if (rows < 0) break;               /* out of memory: the plan tries again, and says so */
-        fan->tiles_fresh[v] = 1;           /* a first frame (rows 0) was taken whole already */
-        if (rows == 0) continue;
+        fan->tiles_fresh[v] = 1;
         cp.views[cp.nv] = v;
         cp.f[cp.nv] = f;
         cp.rows[cp.nv++] = rows;

@@ -99,16 +99,18 @@ typedef struct srv_tiles {
     uint16_t *plen;        /* per tile: its cached payload's length (0: to encode) */
     uint8_t *pay;          /* per tile: CODEC_TILE_PAYLOAD_MAX bytes */
     uint64_t encoded;      /* payloads encoded so far */
+    int all_encoded;       /* every tile's payload is encoded (after a crowd's pass: srv_tiles_end) */
 } srv_tiles;
 /* Take f as the view's frame now: the tiles that differ from the last get the next generation. 0,
  * or -1 (out of memory: t is emptied, and the next update starts over). */
 int srv_tiles_update(srv_tiles *t, const sim_frame *f);
-/* srv_tiles_update cut into tile rows, for several threads, with the changed tiles' payloads
- * encoded at once (a crowd of rects will ask for every one): srv_tiles_begin on one thread gives
- * the number of rows (0: nothing more to do, a first frame or a new size took f whole; -1: out of
- * memory, as for the update); then srv_tiles_band once for each row, on any threads (a row's
- * tiles are its own; 1 if any of them changed, *encoded counting the payloads it encoded); then
- * srv_tiles_end on one thread, given whether any row changed and the payloads encoded. */
+/* srv_tiles_update cut into tile rows, for several threads, with every payload not yet encoded
+ * encoded at once (a crowd of rects will ask for nearly every one): srv_tiles_begin on one thread
+ * gives the number of rows (a first frame or a new size is taken whole first; -1: out of memory,
+ * as for the update); then srv_tiles_band once for each row, on any threads (a row's tiles are
+ * its own; 1 if any of them changed, *encoded counting the payloads it encoded); then
+ * srv_tiles_end on one thread, given whether any row changed and the payloads encoded: every
+ * tile is encoded then, and srv_tiles_prepare has nothing to do until a lazy update. */
 int srv_tiles_begin(srv_tiles *t, const sim_frame *f);
 int srv_tiles_band(srv_tiles *t, const sim_frame *f, int ty, uint64_t *encoded);
 void srv_tiles_end(srv_tiles *t, int any, uint64_t encoded);

@@ -52,18 +52,28 @@ static int tiles_reset(srv_tiles *t, const sim_frame *f)
     return 0;
 }
 
-static const uint8_t *payload(srv_tiles *t, int tx, int ty, size_t *len);
+/* Tile (tx, ty)'s payload, encoded from the last frame into its slot. */
+static void encode_tile(srv_tiles *t, int tx, int ty)
+{
+    size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
+    const int x0 = tx * CODEC_TILE, y0 = ty * CODEC_TILE;
+    const int tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
+    const int th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
+    t->plen[i] = (uint16_t)codec_tile_payload(t->pay + i * CODEC_TILE_PAYLOAD_MAX,
+                                              t->last + (size_t)y0 * t->w + (size_t)x0, (size_t)t->w, tw, th);
+}
 
 /* Tile row ty of f against the last frame: its changed tiles stamped with the next generation
- * (t->gen + 1, taken by srv_tiles_end or the update) and kept, and with `encode` their payloads
- * encoded at once (*encoded counts them). Touches tile row ty alone. 1 if any tile changed. */
+ * (t->gen + 1, taken by srv_tiles_end or the update) and kept; with `encode`, then, every tile of
+ * the row whose payload is not encoded (the changed ones, and any no rect asked for yet) encoded
+ * (*encoded counts them). Touches tile row ty alone. 1 if any tile changed. */
 static int band_update(srv_tiles *t, const sim_frame *f, int ty, int encode, uint64_t *encoded)
 {
     uint8_t changed[4096 / CODEC_TILE];
     const uint64_t gen = t->gen + 1;
-    if (codec_band_changes(f->px, t->last, t->w, t->h, ty, changed) == 0) return 0;
+    int any = codec_band_changes(f->px, t->last, t->w, t->h, ty, changed) != 0;
     const int y0 = ty * CODEC_TILE, th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
-    for (int tx = 0; tx < t->tx; tx++) {
+    for (int tx = 0; any && tx < t->tx; tx++) {
         if (!changed[tx]) continue;
         size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
         t->chg[i] = gen;
@@ -73,14 +83,13 @@ static int band_update(srv_tiles *t, const sim_frame *f, int ty, int encode, uin
             size_t o = (size_t)y * (size_t)t->w + (size_t)x0;
             memcpy(t->last + o, f->px + o, (size_t)tw);
         }
-        if (encode) {
-            uint8_t *p = t->pay + i * CODEC_TILE_PAYLOAD_MAX;
-            t->plen[i] = (uint16_t)codec_tile_payload(p, t->last + (size_t)y0 * t->w + (size_t)x0,
-                                                      (size_t)t->w, tw, th);
+    }
+    for (int tx = 0; encode && tx < t->tx; tx++)
+        if (!t->plen[(size_t)ty * (size_t)t->tx + (size_t)tx]) {
+            encode_tile(t, tx, ty);
             (*encoded)++;
         }
-    }
-    return 1;
+    return any;
 }
 
 int srv_tiles_update(srv_tiles *t, const sim_frame *f)
@@ -88,13 +97,16 @@ int srv_tiles_update(srv_tiles *t, const sim_frame *f)
     if (!t->last || t->w != f->w || t->h != f->h) return tiles_reset(t, f);
     int any = 0;
     for (int ty = 0; ty < t->ty; ty++) any |= band_update(t, f, ty, 0, &t->encoded);
-    if (any) t->gen++;
+    if (any) {
+        t->gen++;
+        t->all_encoded = 0;             /* the changed tiles wait until a rect asks for them */
+    }
     return 0;
 }
 
 int srv_tiles_begin(srv_tiles *t, const sim_frame *f)
 {
-    if (!t->last || t->w != f->w || t->h != f->h) return tiles_reset(t, f) == 0 ? 0 : -1;
+    if ((!t->last || t->w != f->w || t->h != f->h) && tiles_reset(t, f) != 0) return -1;
     return t->ty;
 }
 
@@ -107,27 +119,24 @@ void srv_tiles_end(srv_tiles *t, int any, uint64_t encoded)
 {
     if (any) t->gen++;
     t->encoded += encoded;
+    t->all_encoded = 1;
 }
 
 /* Tile i's payload, encoded now if it changed since it last was. */
 static const uint8_t *payload(srv_tiles *t, int tx, int ty, size_t *len)
 {
     size_t i = (size_t)ty * (size_t)t->tx + (size_t)tx;
-    uint8_t *p = t->pay + i * CODEC_TILE_PAYLOAD_MAX;
     if (!t->plen[i]) {
-        const int x0 = tx * CODEC_TILE, y0 = ty * CODEC_TILE;
-        const int tw = t->w - x0 < CODEC_TILE ? t->w - x0 : CODEC_TILE;
-        const int th = t->h - y0 < CODEC_TILE ? t->h - y0 : CODEC_TILE;
-        t->plen[i] = (uint16_t)codec_tile_payload(p, t->last + (size_t)y0 * t->w + (size_t)x0,
-                                                  (size_t)t->w, tw, th);
+        encode_tile(t, tx, ty);
         t->encoded++;
     }
     *len = t->plen[i];
-    return p;
+    return t->pay + i * CODEC_TILE_PAYLOAD_MAX;
 }
 
 void srv_tiles_prepare(srv_tiles *t, int rx, int ry, int rw, int rh)
 {
+    if (t->all_encoded) return;         /* a crowd's pass encoded every tile (srv_tiles_end) */
     const int tx0 = rx / CODEC_TILE, ty0 = ry / CODEC_TILE;
     const int ntx = (rw + CODEC_TILE - 1) / CODEC_TILE, nty = (rh + CODEC_TILE - 1) / CODEC_TILE;
     size_t len;
