@@ -394,7 +394,7 @@ void rpl_checkpoint_free(rpl_checkpoint *c)
 static int checkpoint_check(const rpl_session *s, rpl_checkpoint *c, uint64_t recorded,
                             char *err, size_t errlen)
 {
-    c->hash = XXH3_64bits(c->state, c->len);
+    c->hash = sim_state_hash(c->state, c->len);
     if (c->hash != recorded) {
         snprintf(err, errlen, "checkpoint at tick %llu of session %lld is corrupted (its %zu bytes "
                  "do not match the hash recorded with them)", (unsigned long long)c->tick,

@@ -55,7 +55,8 @@ typedef struct rpl_checkpoint {
     uint64_t tick;
     uint8_t *state;                    /* a saved world (docs/STATE.md), malloc'd */
     size_t len;
-    uint64_t hash;                     /* XXH3-64 of state, checked against the recorded one */
+    uint64_t hash;                     /* its state hash (sim_state_hash), checked against the
+                                          recorded one */
 } rpl_checkpoint;
 
 enum { RPL_AT_OR_BEFORE = -1, RPL_AT_OR_AFTER = 1 };

@@ -298,7 +298,7 @@ static int put_blocks(rpl_recorder *r)
 /* A checkpoint: the saved state at tick, stored zstd-compressed (level 3) when that is smaller;
  * after a session's first, as a delta: compressed with the latest full checkpoint's state as
  * zstd's prefix (its tick in the base column), a full one again after full_every deltas. Its
- * recorded hash is always that of the saved state itself. A sand world's 230 KB state compresses
+ * recorded hash is always the state hash of the saved state itself (sim_state_hash). A sand world's 230 KB state compresses
  * ~20× alone, and a delta of a world that changed little is a few hundred bytes. */
 static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const uint8_t *cp,
                           size_t len)
@@ -312,7 +312,7 @@ static int put_checkpoint(rpl_recorder *r, int64_t session, uint64_t tick, const
     sqlite3_bind_int64(r->st_cp, 1, session);
     sqlite3_bind_int64(r->st_cp, 2, (int64_t)tick);
     sqlite3_bind_blob(r->st_cp, 3, data, (int)dlen, SQLITE_STATIC);
-    sqlite3_bind_int64(r->st_cp, 4, (int64_t)XXH3_64bits(cp, len));
+    sqlite3_bind_int64(r->st_cp, 4, (int64_t)sim_state_hash(cp, len));
     if (delta) sqlite3_bind_int64(r->st_cp, 5, (int64_t)e->full_tick);
     else sqlite3_bind_null(r->st_cp, 5);
     int rc = step_done(r->st_cp);

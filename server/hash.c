@@ -35,6 +35,6 @@ uint64_t srv_world_hash_stream(const sim_world *w)
 {
     XXH3_state_t st;
     XXH3_64bits_reset(&st);
-    if (!sim_world_save_stream(w, wide() ? srv__xxh3_update_wide : update_base, &st)) return 0;
+    if (!sim_world_hash_stream(w, wide() ? srv__xxh3_update_wide : update_base, &st)) return 0;
     return XXH3_64bits_digest(&st);
 }

@@ -119,7 +119,7 @@ uint64_t srv_xxh3(const void *p, size_t n);
 uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
 uint64_t srv__xxh3_wide(const void *p, size_t n);
 void srv__xxh3_update_wide(void *state, const void *p, size_t n);   /* XXH3_64bits_update */
-/* sim_world_hash's value, the state hashed as it is saved (sim_world_save_stream): no copy of a
+/* sim_world_hash's value, the state hashed as it is written (sim_world_hash_stream): no copy of a
  * big state, and AVX2 where the CPU has it. */
 uint64_t srv_world_hash_stream(const sim_world *w);
 

@@ -31,11 +31,14 @@ uint64_t srv_world_state_hash(srv_world *w)
 {
     srv_frame_cache *fc = &w->cache;
     uint64_t tick = sim_world_tick(w->w);
-    if (fc->sh_tick != tick && sim_world_save_max(w->w) >= SIM_HASH_STREAM_MIN) {
-        fc->sh = srv_world_hash_stream(w->w);   /* a big state: hashed as it is saved, no copy */
+    if (fc->sh_tick != tick &&
+        (sim_world_save_max(w->w) >= SIM_HASH_STREAM_MIN || !sim_world_hash_is_saved(w->w))) {
+        /* a big state, or one hashed in a form of its own (sand's chunk digests): as it is
+         * written, no copy */
+        fc->sh = srv_world_hash_stream(w->w);
         fc->sh_tick = tick;
     } else if (fc->sh_tick != tick) {
-        /* sim_world_hash's definition (XXH3-64 of the saved bytes; 0 when the save fails), saved
+        /* sim_world_hash's definition here (XXH3-64 of the saved bytes; 0 when the save fails), saved
          * here so that srv_xxh3 may hash it with wider vectors. */
         size_t cap = sim_world_save_max(w->w);
         if (fc->saved_cap < cap) {

@@ -323,7 +323,10 @@ struct sim_kind {
     const char *name;
     uint16_t id;                      /* stable: stored in saved states and replay files */
     uint16_t hz;                      /* ticks per second */
-    uint32_t state_version;           /* bump when the saved layout changes */
+    uint32_t state_version;           /* bump when the saved layout (or its hash) changes */
+    uint32_t state_version_min;       /* the oldest version load still reads (0: state_version
+                                         only); a world loaded from an older one saves and
+                                         hashes as that version (sim_world_state_version) */
     const sim_param_desc *params;
     int nparams;
     const sim_input_desc *inputs;
@@ -358,6 +361,15 @@ struct sim_kind {
      * change, since a load may bring other params (or adopt builds it when they differ: the
      * sand world's picture). NULL: every load creates with bare = 1. */
     void (*adopt)(void *to, void *from);
+    /* Optional: a state hash whose cost follows what changed. States of version hashed_from or
+     * later hash as XXH3-64 of the saved bytes with the payload in its hashed form: save_hashed
+     * writes it from a world (it may update caches in the impl: never called from two threads
+     * at once), hashed_payload from a saved payload (p, n), handing it to put; 0, or -1 when the
+     * payload is malformed. NULL (or an older version): the saved bytes themselves. */
+    uint32_t hashed_from;
+    void (*save_hashed)(void *impl, sim_writer *wr);
+    int (*hashed_payload)(const uint8_t *p, size_t n, void (*put)(void *ud, const void *p, size_t n),
+                          void *ud);
 };
 
 int sim_kind_count(void);
@@ -435,7 +447,24 @@ size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const voi
 /* Replace w's whole state (seed, params and tick included) from a saved blob of the same kind.
  * On any error w is left exactly as it was. */
 int sim_world_load(sim_world *w, const uint8_t *buf, size_t len);
-uint64_t sim_world_hash(const sim_world *w);       /* XXH3-64 of the saved bytes */
+/* The state hash (docs/STATE.md): XXH3-64 of the saved bytes, or of their hashed form for a
+ * kind and state version that has one (a sand world's chunk digests). Not for two threads at once
+ * on one world (it may refresh the kind's caches); it may run beside a render. */
+uint64_t sim_world_hash(const sim_world *w);
+/* The same bytes as sim_world_save_stream, in their hashed form: what sim_world_hash hashes. */
+size_t sim_world_hash_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud);
+/* 1 when the state hash is XXH3-64 of the saved bytes themselves (no hashed form). */
+int sim_world_hash_is_saved(const sim_world *w);
+/* The state version w saves and hashes as: its kind's latest, or that of the state it loaded. */
+uint32_t sim_world_state_version(const sim_world *w);
+/* Save and hash w as state version v from now on (a version its kind reads); 0 or SIM_EVERSION.
+ * For comparing a new world with a state an older build saved (verify's tick 0). */
+int sim_world_set_state_version(sim_world *w, uint32_t v);
+/* The state hash of a saved blob, as sim_world_hash gives it for the world the blob holds,
+ * without a world. A blob that does not parse hashes as its bytes. */
+uint64_t sim_state_hash(const uint8_t *buf, size_t len);
+/* A saved blob's state version, or 0 if it has no valid header. */
+uint32_t sim_state_version(const uint8_t *buf, size_t len);
 /* Field-by-field comparison of two saved states of the same kind (a desync report): writes up to
  * max_lines lines such as `cell (12,40): sand → water` into out (NUL-terminated, truncated to
  * cap) and returns the number of differences, 0 if the states are equal, or a negative SIM_E…

@@ -39,6 +39,8 @@ struct sim_world {
     sim_events events;              /* the last step's (not state: never saved or hashed) */
     sim_phase_hook phases;          /* fn NULL: off (not state) */
     int nphase;                     /* phases marked in the running step */
+    uint32_t sver;                  /* the state version it saves and hashes as (its kind's
+                                       latest, or the one it loaded) */
 };
 
 /* ---- kinds ------------------------------------------------------------------------------------ */
@@ -406,6 +408,7 @@ sim_world *sim_world_create(const sim_config *cfg, int *err)
     rc = sim_params_parse(k, cfg->params, &p, w->params, sizeof w->params, msg, msglen);
     if (rc) goto done;
     w->kind = k;
+    w->sver = k->state_version;
     w->seed = cfg->seed;
     w->queue = calloc(SIM_TICK_INPUTS_MAX, sizeof *w->queue);
     w->applied = calloc(SIM_TICK_INPUTS_MAX, sizeof *w->applied);
@@ -658,14 +661,20 @@ void sim_world_render(const sim_world *w, int view, sim_frame *out)
 
 size_t sim_world_save_max(const sim_world *w) { return w->scratch_cap; }
 
-/* The saved state through wr, its total length (bytes 12..15) given as total. */
-static void save_to(const sim_world *w, sim_writer *wr, uint32_t total)
+/* The saved state through wr, its total length (bytes 12..15) given as total; the payload in its
+ * hashed form when `hashed` (hashes_form says whether there is one). */
+static int hashes_form(const sim_world *w)
+{
+    return w->kind->save_hashed && w->sver >= w->kind->hashed_from;
+}
+
+static void save_to(const sim_world *w, sim_writer *wr, uint32_t total, int hashed)
 {
     size_t plen = strlen(w->params);
     sim__w_bytes(wr, "VIVW", 4);
     sim__w_u16(wr, SIM_STATE_FORMAT);
     sim__w_u16(wr, w->kind->id);
-    sim__w_u32(wr, w->kind->state_version);
+    sim__w_u32(wr, w->sver);
     sim__w_u32(wr, total);
     sim__w_u64(wr, w->seed);
     sim__w_u64(wr, w->tick);
@@ -681,14 +690,15 @@ static void save_to(const sim_world *w, sim_writer *wr, uint32_t total)
         sim__w_u16(wr, in->nargs);
         for (int a = 0; a < SIM_INPUT_MAX_ARGS; a++) sim__w_i32(wr, in->args[a]);
     }
-    w->kind->save(w->impl, wr);
+    if (hashed) w->kind->save_hashed(w->impl, wr);
+    else w->kind->save(w->impl, wr);
 }
 
 size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap)
 {
     sim_writer wr;
     sim__w_init(&wr, buf, cap);
-    save_to(w, &wr, 0);                          /* total length, patched below */
+    save_to(w, &wr, 0, 0);                       /* total length, patched below */
     if (wr.overflow || wr.len > UINT32_MAX) return 0;
     uint32_t total = (uint32_t)wr.len;
     buf[12] = (uint8_t)total; buf[13] = (uint8_t)(total >> 8);
@@ -696,19 +706,51 @@ size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap)
     return wr.len;
 }
 
-size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud)
+/* The saved bytes, or their hashed form, to put; its length, or 0 where a save would fail. */
+static size_t stream(const sim_world *w, int hashed, void (*put)(void *ud, const void *p, size_t n),
+                     void *ud)
 {
-    /* The length first (it is in the header), by a pass that writes nothing; then the bytes. */
+    /* The length first (it is in the header: the saved blob's, in either form), by a pass that
+     * writes nothing; then the bytes. */
     sim_writer wr;
     sim__w_count(&wr);
-    save_to(w, &wr, 0);
+    save_to(w, &wr, 0, 0);
     if (wr.overflow || wr.len > UINT32_MAX) return 0;
-    size_t total = wr.len;
+    size_t total = wr.len, want = total;
+    if (hashed) {
+        sim__w_count(&wr);
+        save_to(w, &wr, 0, 1);
+        if (wr.overflow) return 0;
+        want = wr.len;
+    }
     uint8_t stage[4096];
     sim__w_sink(&wr, stage, sizeof stage, put, ud);
-    save_to(w, &wr, (uint32_t)total);
+    save_to(w, &wr, (uint32_t)total, hashed);
     sim__w_flush(&wr);
-    return wr.overflow || wr.done != total ? 0 : total;
+    return wr.overflow || wr.done != want ? 0 : want;
+}
+
+size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud)
+{
+    return stream(w, 0, put, ud);
+}
+
+size_t sim_world_hash_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud)
+{
+    return stream(w, hashes_form(w), put, ud);
+}
+
+int sim_world_hash_is_saved(const sim_world *w) { return !hashes_form(w); }
+
+uint32_t sim_world_state_version(const sim_world *w) { return w->sver; }
+
+int sim_world_set_state_version(sim_world *w, uint32_t v)
+{
+    const sim_kind *k = w->kind;
+    uint32_t lo = k->state_version_min ? k->state_version_min : k->state_version;
+    if (v < lo || v > k->state_version) return SIM_EVERSION;
+    w->sver = v;
+    return 0;
 }
 
 static void hash_put(void *ud, const void *p, size_t n) { XXH3_64bits_update(ud, p, n); }
@@ -718,10 +760,10 @@ uint64_t sim_world_hash(const sim_world *w)
     /* A big state (a big sand world's 8 MB) is hashed as it is saved, without the copy into the
      * scratch buffer; a small one is copied and hashed in one go, which is quicker for it. The
      * bytes hashed, and so the value, are the same either way. */
-    if (w->scratch_cap >= SIM_HASH_STREAM_MIN) {
+    if (w->scratch_cap >= SIM_HASH_STREAM_MIN || hashes_form(w)) {
         XXH3_state_t st;
         XXH3_64bits_reset(&st);
-        return sim_world_save_stream(w, hash_put, &st) ? XXH3_64bits_digest(&st) : 0;
+        return sim_world_hash_stream(w, hash_put, &st) ? XXH3_64bits_digest(&st) : 0;
     }
     size_t n = sim_world_save(w, w->scratch, w->scratch_cap);
     /* A failed save means a non-finite value reached the state: a bug, never a valid hash. */
@@ -750,6 +792,42 @@ static int read_header(sim_reader *r, uint16_t *kind_id, uint32_t *sver, uint64_
     params[plen] = '\0';
     if (memchr(params, '\0', plen)) return SIM_ECORRUPT;
     return r->err;
+}
+
+uint32_t sim_state_version(const uint8_t *buf, size_t len)
+{
+    sim_reader r;
+    uint16_t kid;
+    uint32_t sver;
+    uint64_t seed, tick;
+    char params[SIM_PARAMS_MAX];
+    if (!buf) return 0;
+    sim__r_init(&r, buf, len);
+    return read_header(&r, &kid, &sver, &seed, &tick, params, sizeof params) ? 0 : sver;
+}
+
+uint64_t sim_state_hash(const uint8_t *buf, size_t len)
+{
+    sim_reader r;
+    uint16_t kid;
+    uint32_t sver;
+    uint64_t seed, tick;
+    char params[SIM_PARAMS_MAX];
+    if (!buf) return XXH3_64bits("", 0);
+    sim__r_init(&r, buf, len);
+    if (read_header(&r, &kid, &sver, &seed, &tick, params, sizeof params) != 0)
+        return XXH3_64bits(buf, len);
+    const sim_kind *k = sim_kind_by_id(kid);
+    if (!k || !k->hashed_payload || sver < k->hashed_from) return XXH3_64bits(buf, len);
+    uint32_t nq = sim__r_u32(&r);
+    if (r.err || nq > SIM_TICK_INPUTS_MAX || (size_t)nq * 52 > r.len - r.pos)
+        return XXH3_64bits(buf, len);
+    size_t at = r.pos + (size_t)nq * 52;            /* the payload */
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, buf, at);
+    if (k->hashed_payload(buf + at, len - at, hash_put, &st) != 0) return XXH3_64bits(buf, len);
+    return XXH3_64bits_digest(&st);
 }
 
 int sim_state_peek(const uint8_t *buf, size_t len, uint16_t *kind_id, uint64_t *seed,
@@ -798,9 +876,14 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
                  other ? other->name : "unknown", k->name);
         return SIM_EWRONGKIND;
     }
-    if (sver != k->state_version) {
-        sim__fmt(w->err, sizeof w->err, "load: %s state version %u, this build reads %u",
-                 k->name, (unsigned)sver, (unsigned)k->state_version);
+    uint32_t lo = k->state_version_min ? k->state_version_min : k->state_version;
+    if (sver < lo || sver > k->state_version) {
+        if (lo == k->state_version)
+            sim__fmt(w->err, sizeof w->err, "load: %s state version %u, this build reads %u",
+                     k->name, (unsigned)sver, (unsigned)k->state_version);
+        else
+            sim__fmt(w->err, sizeof w->err, "load: %s state version %u, this build reads %u to %u",
+                     k->name, (unsigned)sver, (unsigned)lo, (unsigned)k->state_version);
         return SIM_EVERSION;
     }
     sim_params p;
@@ -884,6 +967,7 @@ int sim_world_load(sim_world *w, const uint8_t *buf, size_t len)
     scratch = NULL;
     w->seed = seed;
     w->tick = tick;
+    w->sver = sver;
     memcpy(w->params, canon, sizeof canon);
     return 0;
 fail:

@@ -27,7 +27,8 @@
  *   - the same three sessions recorded by today's `viv sim --record` verify, and their session,
  *     tick (hash), input and checkpoint rows equal those of before.db (cycle; the sim_version
  *     column aside, which was 0.1.0 there), of sand-17.db (sand, every column but sim_version,
- *     0.2.0 there and 0.3.0 since issue 27), and for the
+ *     0.2.0 there and 0.3.0 since issue 27, and, since issue 30, the state hashes: sand's states
+ *     are the same bytes saved as state version 3, hashed by chunk digests), and for the
  *     terrarium its session row (version aside) and input rows;
  *   - the bytes vivd sends to a scripted client, playing sand-17.db and before.db's cycle session,
  *     equal tests/compat/wire-before.trace. The trace was first recorded against vivd built from
@@ -265,23 +266,26 @@ static void record_now(const char *path, int format)
 }
 
 /* The rows of sessions `which` (an SQL list, "(2, 3)") of a and b are equal: every column but the
- * wall-clock ones (created_at, closed_at) and, with `version` 0, sim_version. */
-static void same_sessions(sqlite3 *a, sqlite3 *b, const char *which, int nsessions, int version)
+ * wall-clock ones (created_at, closed_at) and, with `version` 0, sim_version; with `states` 0, the
+ * state hashes and the checkpoints aside too (sand's, saved as state version 3 since issue 30:
+ * same_recording compares those). */
+static void same_sessions(sqlite3 *a, sqlite3 *b, const char *which, int nsessions, int version,
+                          int states)
 {
     char q[512];
     snprintf(q, sizeof q, "SELECT id, kind, kind_id, seed, params,%s hz, start_tick, end_tick, status,"
              " source, world, checkpoint_every FROM session WHERE id IN %s ORDER BY id",
              version ? " sim_version," : "", which);
     ck_assert_int_eq(same_rows(a, b, "session", q), nsessions);
-    snprintf(q, sizeof q, "SELECT session, tick, state_hash, frame_hash FROM tick WHERE session IN %s"
-             " ORDER BY session, tick", which);
+    snprintf(q, sizeof q, "SELECT session, tick,%s frame_hash FROM tick WHERE session IN %s"
+             " ORDER BY session, tick", states ? " state_hash," : "", which);
     ck_assert_int_eq(same_rows(a, b, "tick", q), nsessions * COMPAT_TICKS);
     snprintf(q, sizeof q, "SELECT session, tick, client, seq, kind, args FROM input WHERE session IN %s"
              " ORDER BY session, tick, client, seq", which);
     ck_assert_int_gt(same_rows(a, b, "input", q), 0);
     snprintf(q, sizeof q, "SELECT session, tick, state_hash, state FROM checkpoint WHERE session IN %s"
              " ORDER BY session, tick", which);
-    ck_assert_int_gt(same_rows(a, b, "checkpoint", q), 0);
+    if (states) ck_assert_int_gt(same_rows(a, b, "checkpoint", q), 0);
     snprintf(q, sizeof q, "SELECT * FROM gap WHERE session IN %s ORDER BY 1, 2", which);
     ck_assert_int_eq(same_rows(a, b, "gap", q), 0);
 }
@@ -310,7 +314,7 @@ START_TEST(recording_now_equals_before)
     ck_assert_int_eq(sqlite3_open_v2(path, &b, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_open_v2(SAND17_DB, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     /* The cycle world as b6781a4 recorded it, its sim version aside. */
-    same_sessions(a, b, "(3)", 1, 0);
+    same_sessions(a, b, "(3)", 1, 0, 1);
     version_is(a, 3, BEFORE_VERSION);
     version_is(b, 3, SIM_VERSION);
     /* The terrarium: the same session and inputs; its hashes and checkpoints changed on purpose. */
@@ -321,8 +325,10 @@ START_TEST(recording_now_equals_before)
                                "SELECT session, tick, client, seq, kind, args FROM input WHERE session = 2"
                                " ORDER BY session, tick, client, seq"), 0);
     /* Sand as the first build with the strip passes recorded it, every column but the sim version
-     * (0.2.0 there; issue 27 moved it to 0.3.0 for other kinds' sake, and sand is unchanged). */
-    same_sessions(c, b, "(1)", 1, 0);
+     * (0.2.0 there; issue 27 moved it to 0.3.0 for other kinds' sake, and sand is unchanged) and the
+     * state hashes (issue 30 hashes sand by chunk digests, state version 3, on purpose: each file
+     * verifies against its own, and schema_4_recording_keeps_the_recording compares the states). */
+    same_sessions(c, b, "(1)", 1, 0, 0);
     version_is(c, 1, "0.2.0");
     version_is(b, 1, SIM_VERSION);
     sqlite3_close(a);
@@ -335,8 +341,11 @@ END_TEST
  * schema 4: hashes in blocks, checkpoints as deltas) hold the same recording: every tick's hashes
  * agree in the bits b keeps, b keeps both whole at the end of each block, and each checkpoint of
  * b is, byte for byte, the state a holds at that tick (or, where a has none, b's decodes to a
- * state with its recorded hash: rpl_checkpoint_find checks that). */
-static void same_recording(const char *a, const char *b, int64_t id)
+ * state with its recorded hash: rpl_checkpoint_find checks that). With `resaved` (a's sand states,
+ * which b saves as state version 3 and hashes by chunk digests: docs/STATE.md), the frame hashes
+ * agree, the state hashes are b's own (verify checks them), and b's checkpoints are a's bytes but
+ * for the version field, 2 there and 3 here. */
+static void same_recording(const char *a, const char *b, int64_t id, int resaved)
 {
     char err[512];
     rpl_file *fa, *fb;
@@ -355,7 +364,7 @@ static void same_recording(const char *a, const char *b, int64_t id)
         ck_assert_uint_eq(rb[i].tick, ra[i].tick);
         ck_assert_msg(rb[i].bits == 64 || rb[i].bits == RPL_HASH_BITS, "tick %llu: %d bits",
                       (unsigned long long)rb[i].tick, rb[i].bits);
-        ck_assert_msg(!rpl_hash_differs(rb[i].state_hash, ra[i].state_hash, rb[i].bits) &&
+        ck_assert_msg((resaved || !rpl_hash_differs(rb[i].state_hash, ra[i].state_hash, rb[i].bits)) &&
                       !rpl_hash_differs(rb[i].frame_hash, ra[i].frame_hash, rb[i].bits),
                       "session %lld, tick %llu: the hashes differ", (long long)id,
                       (unsigned long long)ra[i].tick);
@@ -371,6 +380,7 @@ static void same_recording(const char *a, const char *b, int64_t id)
     size_t nt;
     ck_assert_int_eq(rpl_checkpoint_ticks(fb, id, 0, UINT64_MAX, &ticks, &nt, err, sizeof err), 0);
     ck_assert_uint_gt(nt, 0);
+    size_t checked = 0;
     for (size_t i = 0; i < nt; i++) {
         rpl_checkpoint ca, cb;
         ck_assert_msg(rpl_checkpoint_find(fb, &sb, ticks[i], RPL_AT_OR_BEFORE, &cb, err, sizeof err) == 0,
@@ -379,13 +389,23 @@ static void same_recording(const char *a, const char *b, int64_t id)
         if (rpl_checkpoint_find(fa, &sa, ticks[i], RPL_AT_OR_BEFORE, &ca, err, sizeof err) == 0) {
             if (ca.tick == cb.tick) {
                 ck_assert_uint_eq(ca.len, cb.len);
-                ck_assert(memcmp(ca.state, cb.state, ca.len) == 0);
+                ck_assert_uint_eq(sim_state_version(cb.state, cb.len), resaved ? 3 : sim_state_version(ca.state, ca.len));
+                if (resaved) {
+                    ck_assert_uint_eq(sim_state_version(ca.state, ca.len), 2);
+                    ck_assert(memcmp(ca.state, cb.state, 8) == 0);
+                    ck_assert(memcmp(ca.state + 12, cb.state + 12, ca.len - 12) == 0);
+                    ck_assert_uint_ne(ca.hash, cb.hash);
+                    checked++;
+                } else {
+                    ck_assert(memcmp(ca.state, cb.state, ca.len) == 0);
+                }
             }
             rpl_checkpoint_free(&ca);
         }
         rpl_checkpoint_free(&cb);
     }
     free(ticks);
+    if (resaved) ck_assert_uint_gt(checked, 0);
     rpl_close(fa);
     rpl_close(fb);
 }
@@ -399,8 +419,8 @@ START_TEST(schema_4_recording_keeps_the_recording)
     snprintf(path, sizeof path, "%s/now4.db", dir);
     record_now(path, 4);
     verify_sessions(path, 3, 1, 3, 0);
-    same_recording(BEFORE_DB, path, 3);
-    same_recording(SAND17_DB, path, 1);
+    same_recording(BEFORE_DB, path, 3, 0);
+    same_recording(SAND17_DB, path, 1, 1);
 }
 END_TEST
 

@@ -267,7 +267,9 @@ END_TEST
 
 /* sim_world_save_stream hands over exactly sim_world_save's bytes (its pieces in order: the
  * staging buffer's, and a sand world's cells as one run), and sim_world_hash, which streams a big
- * state and copies a small one, is XXH3-64 of those bytes either way, for every kind. */
+ * state and copies a small one, is sim_state_hash of those bytes either way, for every kind: XXH3-64
+ * of the bytes themselves, except for sand from state version 3 on (its chunk digests), which is
+ * XXH3-64 of the bytes again once the world is set to save as version 2. */
 typedef struct sink_buf {
     uint8_t *p;
     size_t len, cap, pieces, longest;
@@ -303,12 +305,84 @@ START_TEST(a_state_streamed_is_the_state_saved)
         ck_assert_uint_eq(sim_world_save_stream(w, sink_put, &b), n);
         ck_assert_uint_eq(b.len, n);
         ck_assert_msg(memcmp(b.p, saved, n) == 0, "%s: the streamed bytes differ from the saved", worlds[i].kind);
-        ck_assert_uint_eq(sim_world_hash(w), XXH3_64bits(saved, n));
+        ck_assert_uint_eq(sim_world_hash(w), sim_state_hash(saved, n));
+        int sand = strcmp(worlds[i].kind, "sand") == 0;
+        ck_assert_int_eq(sim_world_hash_is_saved(w), !sand);
+        if (sand) {
+            ck_assert_uint_eq(sim_world_state_version(w), 3);
+            ck_assert_uint_ne(sim_world_hash(w), XXH3_64bits(saved, n));
+            ck_assert_int_eq(sim_world_set_state_version(w, 1), SIM_EVERSION);
+            ck_assert_int_eq(sim_world_set_state_version(w, 4), SIM_EVERSION);
+            ck_assert_int_eq(sim_world_set_state_version(w, 2), 0);
+            ck_assert_uint_eq(sim_world_save(w, saved, cap), n);
+            ck_assert_uint_eq(sim_state_version(saved, n), 2);
+            ck_assert_uint_eq(sim_world_hash(w), XXH3_64bits(saved, n));
+            ck_assert_uint_eq(sim_state_hash(saved, n), XXH3_64bits(saved, n));
+            /* a world loaded from a version 2 state keeps saving and hashing as version 2 */
+            sim_world *v2 = mk("sand", 9, worlds[i].params);
+            ck_assert_int_eq(sim_world_load(v2, saved, n), 0);
+            ck_assert_uint_eq(sim_world_state_version(v2), 2);
+            ck_assert_uint_eq(sim_world_hash(v2), XXH3_64bits(saved, n));
+            sim_world_destroy(v2);
+        } else {
+            ck_assert_uint_eq(sim_world_hash(w), XXH3_64bits(saved, n));
+        }
         /* a big sand world's cells go over as one run, not through the 4 KB staging buffer */
         if (worlds[i].big) ck_assert_uint_ge(b.longest, (size_t)1024 * 512 * 4);
         free(saved);
         free(b.p);
         sim_world_destroy(w);
+    }
+}
+END_TEST
+
+/* A sand world's state hash (version 3) takes each chunk's digest again only when a cell of it
+ * changed: whatever changes a cell (the steps on any number of workers, paint, erase, explosions,
+ * hashed every tick or once in a while) must reach the digests, so the hash of the world always
+ * equals the hash of its saved bytes digested from scratch (sim_state_hash), and that of a world
+ * loaded from them. A cell changed without its chunk marked fails here. */
+START_TEST(a_sand_hash_follows_every_change)
+{
+    static const char *const params[] = { "w=320,h=180,scene=demo", "w=200,h=120,scene=bench",
+                                           "w=1024,h=512,scene=demo", "w=77,h=45,scene=empty" };
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        sim_world *w = mk("sand", 11 + i, params[i]), *other = mk("sand", 3, params[i]);
+        script_runner r;
+        script_runner_init(&r, SCRIPT_RUN_SHUFFLED, 3);
+        if (i & 1) sim_world_set_tasks(w, &r.tasks);
+        size_t cap = sim_world_save_max(w);
+        uint8_t *saved = malloc(cap);
+        ck_assert_ptr_nonnull(saved);
+        int fw, fh;
+        sim_world_frame_size(w, &fw, &fh);
+        uint32_t seq = 0;
+        long hashed = 0;
+        for (int t = 0; t < 240; t++) {
+            uint64_t tick = sim_world_tick(w);
+            if (t % 9 == 0) {
+                sim_input in = paint(tick, 1, ++seq, (t * 37) % fw, (t * 23) % fh, 3 + t % 11, 1 + t % 13);
+                in.kind = (uint16_t)(t % 27 == 0 ? 2 : t % 18 == 0 ? 1 : 0);     /* explode, erase */
+                in.nargs = in.kind ? 3 : 4;
+                if (in.kind) in.args[3] = 0;
+                ck_assert_int_eq(sim_world_input(w, &in), 0);
+            }
+            sim_world_step(w);
+            if (t % 5 == 3 && t % 7 != 0) continue;        /* some ticks not hashed at all */
+            size_t n = sim_world_save(w, saved, cap);
+            ck_assert_uint_gt(n, 0);
+            uint64_t h = sim_world_hash(w);
+            ck_assert_msg(h == sim_state_hash(saved, n), "%s: tick %llu: the cached digests are stale",
+                          params[i], (unsigned long long)sim_world_tick(w));
+            if (t % 40 == 0) {
+                ck_assert_int_eq(sim_world_load(other, saved, n), 0);
+                ck_assert_uint_eq(sim_world_hash(other), h);
+            }
+            hashed++;
+        }
+        ck_assert_int_gt(hashed, 150);
+        free(saved);
+        sim_world_destroy(w);
+        sim_world_destroy(other);
     }
 }
 END_TEST
@@ -507,6 +581,7 @@ Suite *suite_world(void)
     tcase_add_test(tc, inputs_apply_in_client_seq_order);
     tcase_add_test(tc, save_load_round_trip);
     tcase_add_test(tc, a_state_streamed_is_the_state_saved);
+    tcase_add_test(tc, a_sand_hash_follows_every_change);
     tcase_add_test(tc, load_refuses_bad_blobs_and_leaves_world_untouched);
     tcase_add_test(tc, load_refuses_queued_inputs_no_world_would_queue);
     tcase_add_test(tc, frame_hash_covers_size_palette_and_pixels);

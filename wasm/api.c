@@ -341,9 +341,22 @@ VW_EXPORT("vw_hash") uint64_t vw_hash(const vw_world *h);
 VW_EXPORT("vw_save") size_t vw_save(vw_world *h);
 VW_EXPORT("vw_save_data") const uint8_t *vw_save_data(const vw_world *h);
 VW_EXPORT("vw_load") int vw_load(vw_world *h, const uint8_t *buf, size_t len);
+VW_EXPORT("vw_state_hash") uint64_t vw_state_hash(const uint8_t *buf, size_t len);
+VW_EXPORT("vw_save_as") int vw_save_as(vw_world *h, const uint8_t *buf, size_t len);
 
-/* XXH3-64 of the saved state (`sh`), 0 with no world. Allocates nothing. */
+/* The state hash (`sh`; docs/STATE.md), 0 with no world. Allocates nothing. */
 uint64_t vw_hash(const vw_world *h) { return h && h->w ? sim_world_hash(h->w) : 0; }
+
+/* The state hash of a saved blob (sim_state_hash), as vw_hash gives it for the world it holds. */
+uint64_t vw_state_hash(const uint8_t *buf, size_t len) { return sim_state_hash(buf, len); }
+
+/* Save and hash h's world as the state version of the blob (buf, len) from now on (a new world
+ * compared with a state an older build saved): 0, or SIM_EVERSION for one its kind does not read. */
+int vw_save_as(vw_world *h, const uint8_t *buf, size_t len)
+{
+    if (!h || !h->w) return SIM_EINVAL;
+    return sim_world_set_state_version(h->w, sim_state_version(buf, len));
+}
 
 /* Save the whole state into h's save buffer (docs/REPLAY.md's state blob): its length, or 0 with
  * no world or when a non-finite value reached the state. The bytes are at vw_save_data(h).

@@ -19,7 +19,7 @@
 // `replay_damage` where verify would stop on damage. The work runs in slices of a few ms, so the
 // page keeps drawing while it verifies.
 import { decompress } from "./vendor/fzstd.js";
-import { hex64, xxh3 } from "./hash.js";
+import { hex64 } from "./hash.js";
 import { num, readError, u64 } from "./protocol.js";
 import { SimError } from "./sim.js";
 
@@ -219,9 +219,10 @@ export class RecordingVerifier {
                 if (!span) return ended();
                 let bytes = span.state;
                 if (ZSTD_MAGIC.every((b, k) => bytes[k] === b)) bytes = decompress(bytes);
-                if (xxh3(bytes) !== span.sh && suspect)     /* nothing confirms the suspect: as verify says it */
+                const held = this.sim.stateHash(bytes);     /* docs/STATE.md: as the recorder took it */
+                if (held !== span.sh && suspect)     /* nothing confirms the suspect: as verify says it */
                     return res("diverged", suspect.result);
-                if (xxh3(bytes) !== span.sh)
+                if (held !== span.sh)
                     return res("damaged", { message: `checkpoint at tick ${span.start} of session ${info.session} is corrupted (its ${bytes.length} bytes do not match the hash recorded with them)` });
                 if (suspect) {
                     if (span.start !== prevEnd)           /* a gap: what was confirmed before it decides */
@@ -233,7 +234,7 @@ export class RecordingVerifier {
                 else world = this.sim.fromState(bytes);
                 if (i === 0 && info.start === 0 && span.start === 0) {
                     /* tick 0: the recorded initial state must be what this build creates */
-                    const first = this.#initial(span.sh);
+                    const first = this.#initial(span.sh, bytes);
                     if (first) return res(first.verdict, first);
                 }
                 if (span.row) {
@@ -302,7 +303,7 @@ export class RecordingVerifier {
 
     /* The recorded tick-0 state against a world made from (kind, seed, params): null when equal
      * (or when the world is built from a file, which the recording alone holds: a warning). */
-    #initial(sh) {
+    #initial(sh, bytes) {
         const i = this.info;
         let w;
         try {
@@ -314,6 +315,9 @@ export class RecordingVerifier {
             }
             return { verdict: "unverifiable", message: `session ${i.session}: cannot create its ${i.kind} world: ${e.message}` };
         }
+        try {
+            w.saveAs(bytes);      /* a state an older build saved (sand's version 2) is compared as that version */
+        } catch { /* a version this build does not read: it differs below */ }
         const h = w.hash();
         w.destroy();
         if (h === sh) return null;

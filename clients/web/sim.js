@@ -175,6 +175,12 @@ export class Sim {
         return new World(this, h);
     }
 
+    /* The state hash of a saved blob (BigInt), as world.hash() gives it for the world it holds: a
+     * checkpoint's recorded `sh` (docs/STATE.md). */
+    stateHash(bytes) {
+        return u64(this.withBytes(bytes, (p) => this.x.vw_state_hash(p, bytes.length)));
+    }
+
     /* A world from a saved state blob (Uint8Array) of any kind: a recording's initial state or a
      * checkpoint. Throws SimError. */
     fromState(bytes) {
@@ -242,9 +248,16 @@ export class World {
         };
     }
 
-    /* XXH3-64 of the last rendered frame (`fh`), and of the saved state (`sh`). */
+    /* XXH3-64 of the last rendered frame (`fh`), and the state hash (`sh`; docs/STATE.md). */
     frameHash() { return u64(this.x.vw_frame_hash(this.h)); }
     hash() { return u64(this.x.vw_hash(this.h)); }
+
+    /* Save and hash as the state version of blob `bytes` from now on (a new world compared with a
+     * state an older build saved). Throws SimError for a version its kind does not read. */
+    saveAs(bytes) {
+        const rc = this.sim.withBytes(bytes, (p) => this.x.vw_save_as(this.h, p, bytes.length));
+        if (rc) throw new SimError(rc, "the state's version is not one this build reads");
+    }
 
     /* The whole state as a blob (a copy). Throws SimError if it cannot be saved. */
     save() {

@@ -126,6 +126,8 @@ static void sand_destroy(void *impl)
     sim__sand_big_destroy(s);
     sim__sand_redraw_free(s);
     free(s->rects_mem);
+    free(s->digest);
+    free(s->hdirty);
     free(s->weight);
     free(s->order);
     free(s->gdeps);
@@ -166,13 +168,14 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->cur = line_align(s->rects_mem);
     s->nxt = s->cur ? s->cur + nch : NULL;
     int redraw = sim__sand_redraw_alloc(s);
+    int digests = sim__sand_digest_alloc(s);
     s->weight = calloc((size_t)s->ncx, sizeof *s->weight);
     s->order = calloc((size_t)s->ncx, sizeof *s->order);
     s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);
     s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
     s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
     if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
-        !s->col_top || big || redraw || !s->cur ||
+        !s->col_top || big || redraw || digests || !s->cur ||
         !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
         sim__fmt(err, errlen, "sand: out of memory for a %dx%d world", (int)p->ival[P_W],
@@ -227,7 +230,9 @@ const sim_kind sim__kind_sand = {
     .name = "sand",
     .id = 1,
     .hz = 60,
-    .state_version = 2,             /* 2: 16×16 chunks and the strip passes (issue 17) */
+    .state_version = 3,             /* 2: 16×16 chunks and the strip passes (issue 17); 3: the
+                                       same bytes, hashed by chunk digests (issue 30) */
+    .state_version_min = 2,
     .params = sand_params,
     .nparams = (int)(sizeof sand_params / sizeof sand_params[0]),
     .inputs = sand_inputs,
@@ -248,6 +253,9 @@ const sim_kind sim__kind_sand = {
     .load = sim__sand_load,
     .diff = sim__sand_diff,
     .adopt = sand_adopt,
+    .hashed_from = 3,
+    .save_hashed = sim__sand_save_hashed,
+    .hashed_payload = sim__sand_hashed_payload,
 };
 
 /* ---- inspection for tests ------------------------------------------------------------------- */

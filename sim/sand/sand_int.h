@@ -112,6 +112,11 @@ struct sand_world {
     rect16 *cur, *nxt;              /* dirty rectangles: processing now / next tick (rect_at); in
                                        rects_mem, 64-byte aligned */
     sand_redraw *rd;                /* what the last render drew, and where (redraw.c) */
+    uint64_t *digest;               /* per chunk, row-major: XXH3-64 of its cells as saved, for
+                                       the state hash (state.c; never saved) */
+    uint64_t *hdirty;               /* per strip, hwords words: the chunks (bit cy) whose cells
+                                       changed since their digest was taken (seen_px) */
+    int hwords;                     /* (ncy + 63) / 64 */
     void *rects_mem;
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass (or graph) being run */
@@ -274,14 +279,16 @@ static inline void note_px(const sand_world *s, row_notes *n, int x, uint64_t du
     s->rd->lowdue[(size_t)n->y * (size_t)s->w + (size_t)x] = (uint8_t)due;
 }
 
-/* Cell (x, y) changed: the next render draws it. From a pass, the cell is one its strip may
+/* Cell (x, y) changed: the next render draws it, and the next state hash digests its chunk again. From a pass, the cell is one its strip may
  * write, so the words written are its own chunk column's or a neighbour's, as mark's rectangles
  * (the pass layout, above): the strips of one phase share none. */
 static inline void seen_px(sand_world *s, int x, int y)
 {
     unsigned k = (unsigned)x / SAND_CHUNK, uy = (unsigned)y;     /* inside the grid */
+    unsigned cy = uy / SAND_CHUNK;
     s->rd->seencols[k * (unsigned)s->h + uy] |= (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
     s->rd->seenrows[k * (unsigned)s->rd->words + (uy >> 6)] |= 1ull << (uy & 63);
+    s->hdirty[k * (unsigned)s->hwords + (cy >> 6)] |= 1ull << (cy & 63);   /* its digest too */
 }
 
 /* ---- dirty rectangles ------------------------------------------------------------------------- */
@@ -394,5 +401,11 @@ size_t sim__sand_save_max(const void *impl);
 void sim__sand_save(const void *impl, sim_writer *wr);
 int sim__sand_load(void *impl, sim_reader *rd);
 long sim__sand_diff(const void *ia, const void *ib, sim_diff_out *o);
+/* state.c: the hashed form of the state (version 3 on; docs/STATE.md), from the world (its
+ * digests refreshed where hdirty says) and from a saved payload; the digests' memory. */
+int sim__sand_digest_alloc(sand_world *s);         /* 0 or SIM_ENOMEM; every chunk stale */
+void sim__sand_save_hashed(void *impl, sim_writer *wr);
+int sim__sand_hashed_payload(const uint8_t *p, size_t n,
+                             void (*put)(void *ud, const void *p, size_t n), void *ud);
 
 #endif

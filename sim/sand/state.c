@@ -2,11 +2,27 @@
  * rectangle for the next tick, little-endian), the load that validates all of it, and the
  * field-level desync report. */
 #include "sand_int.h"
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL      /* header-only: the cross build needs no arm64 libxxhash */
+#include <xxhash.h>
 
 size_t sim__sand_save_max(const void *impl)
 {
     const sand_world *s = impl;
     return 5 + (size_t)s->w * (size_t)s->h * 4 + (size_t)s->ncx * (size_t)s->ncy * 8;
+}
+
+/* Every chunk's rectangle for the next tick, row-major whatever the layout. */
+static void save_rects(const sand_world *s, sim_writer *wr)
+{
+    for (int k = 0; k < s->ncx * s->ncy; k++) {
+        const rect16 *r = rect_at(s, s->nxt, k % s->ncx, k / s->ncx);
+        sim__w_u16(wr, r->x0);
+        sim__w_u16(wr, r->y0);
+        sim__w_u16(wr, r->x1);
+        sim__w_u16(wr, r->y1);
+    }
 }
 
 void sim__sand_save(const void *impl, sim_writer *wr)
@@ -23,13 +39,108 @@ void sim__sand_save(const void *impl, sim_writer *wr)
 #else
     for (size_t i = 0; i < n; i++) sim__w_u32(wr, s->cells[i]);
 #endif
-    for (int k = 0; k < s->ncx * s->ncy; k++) {          /* row-major, whatever the layout */
-        const rect16 *r = rect_at(s, s->nxt, k % s->ncx, k / s->ncx);
-        sim__w_u16(wr, r->x0);
-        sim__w_u16(wr, r->y0);
-        sim__w_u16(wr, r->x1);
-        sim__w_u16(wr, r->y1);
+    save_rects(s, wr);
+}
+
+/* ---- the hashed form (state version 3 on; docs/STATE.md, "The sand world's state hash") ------- *
+ * The state hash of a sand world is taken over the saved bytes with the cells replaced by one
+ * XXH3-64 digest per chunk, so a tick hashes again only the chunks whose cells changed (their bit
+ * in hdirty, set by seen_px with the render's marks) and then 8 bytes a chunk: at 2048x1024, 64 KB
+ * of digests instead of 8 MB of cells. A chunk's digest is XXH3-64 of its cells as saved (4 bytes
+ * each, little-endian), row by row from its top, min(16, W - 16 cx) cells a row, min(16, H - 16 cy)
+ * rows. */
+int sim__sand_digest_alloc(sand_world *s)
+{
+    s->hwords = (s->ncy + 63) / 64;
+    size_t words = (size_t)s->ncx * (size_t)s->hwords;
+    s->digest = malloc((size_t)s->ncx * (size_t)s->ncy * sizeof *s->digest);
+    s->hdirty = malloc(words * sizeof *s->hdirty);
+    if (!s->digest || !s->hdirty) return SIM_ENOMEM;
+    memset(s->hdirty, 0xFF, words * sizeof *s->hdirty);       /* none taken yet */
+    return 0;
+}
+
+/* XXH3-64 of a chunk's cells as saved, `row` bytes a row, `rows` rows, `stride` bytes apart. */
+static uint64_t chunk_digest(const uint8_t *first, size_t row, int rows, size_t stride)
+{
+    uint8_t buf[SAND_CHUNK * SAND_CHUNK * 4];
+    for (int y = 0; y < rows; y++) memcpy(buf + (size_t)y * row, first + (size_t)y * stride, row);
+    return XXH3_64bits(buf, row * (size_t)rows);
+}
+
+static void put_le64(uint8_t *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+}
+
+void sim__sand_save_hashed(void *impl, sim_writer *wr)
+{
+    sand_world *s = impl;
+    for (int k = 0; k < s->ncx; k++) {
+        int x0 = k * SAND_CHUNK, cw = s->w - x0 < SAND_CHUNK ? s->w - x0 : SAND_CHUNK;
+        for (int j = 0; j < s->hwords; j++) {
+            uint64_t bits = s->hdirty[(size_t)k * (size_t)s->hwords + (size_t)j];
+            for (; bits; bits &= bits - 1) {
+                int cy = j * 64 + __builtin_ctzll(bits);
+                if (cy >= s->ncy) break;
+                int y0 = cy * SAND_CHUNK, ch = s->h - y0 < SAND_CHUNK ? s->h - y0 : SAND_CHUNK;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                const uint32_t *c = &s->cells[(size_t)y0 * (size_t)s->w + (size_t)x0];
+                s->digest[(size_t)cy * (size_t)s->ncx + (size_t)k] =
+                    chunk_digest((const uint8_t *)c, (size_t)cw * 4, ch, (size_t)s->w * 4);
+#else
+                uint8_t le[SAND_CHUNK * SAND_CHUNK * 4], *b = le;
+                for (int y = y0; y < y0 + ch; y++)
+                    for (int x = x0; x < x0 + cw; x++, b += 4) {
+                        uint32_t v = s->cells[(size_t)y * (size_t)s->w + (size_t)x];
+                        b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8);
+                        b[2] = (uint8_t)(v >> 16); b[3] = (uint8_t)(v >> 24);
+                    }
+                s->digest[(size_t)cy * (size_t)s->ncx + (size_t)k] = XXH3_64bits(le, (size_t)(b - le));
+#endif
+            }
+            s->hdirty[(size_t)k * (size_t)s->hwords + (size_t)j] = 0;
+        }
     }
+    sim__w_u16(wr, (uint16_t)s->w);
+    sim__w_u16(wr, (uint16_t)s->h);
+    sim__w_u8(wr, SAND_CHUNK);
+    size_t nch = (size_t)s->ncx * (size_t)s->ncy;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    sim__w_bytes(wr, s->digest, nch * 8);
+#else
+    for (size_t i = 0; i < nch; i++) sim__w_u64(wr, s->digest[i]);
+#endif
+    save_rects(s, wr);
+}
+
+int sim__sand_hashed_payload(const uint8_t *p, size_t n,
+                             void (*put)(void *ud, const void *p, size_t n), void *ud)
+{
+    if (n < 5) return -1;
+    int w = p[0] | p[1] << 8, h = p[2] | p[3] << 8;
+    if (w < 1 || w > SAND_W_MAX || h < 1 || h > SAND_H_MAX || p[4] != SAND_CHUNK) return -1;
+    size_t ncx = ((size_t)w + SAND_CHUNK - 1) / SAND_CHUNK, ncy = ((size_t)h + SAND_CHUNK - 1) / SAND_CHUNK;
+    size_t cells = (size_t)w * (size_t)h * 4;
+    if (n != 5 + cells + ncx * ncy * 8) return -1;
+    put(ud, p, 5);
+    uint8_t stage[4096];
+    size_t at = 0;
+    for (size_t cy = 0; cy < ncy; cy++)
+        for (size_t cx = 0; cx < ncx; cx++) {
+            size_t x0 = cx * SAND_CHUNK, y0 = cy * SAND_CHUNK;
+            size_t cw = (size_t)w - x0 < SAND_CHUNK ? (size_t)w - x0 : SAND_CHUNK;
+            int ch = (size_t)h - y0 < SAND_CHUNK ? (int)((size_t)h - y0) : SAND_CHUNK;
+            put_le64(stage + at, chunk_digest(p + 5 + (y0 * (size_t)w + x0) * 4, cw * 4, ch, (size_t)w * 4));
+            at += 8;
+            if (at == sizeof stage) {
+                put(ud, stage, at);
+                at = 0;
+            }
+        }
+    if (at) put(ud, stage, at);
+    put(ud, p + 5 + cells, ncx * ncy * 8);                  /* the rectangles as saved */
+    return 0;
 }
 
 int sim__sand_load(void *impl, sim_reader *rd)

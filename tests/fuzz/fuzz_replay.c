@@ -91,7 +91,7 @@ static void keep_state(kind_preset *p, const sim_world *w, int slot)
     p->len[slot] = sim_world_save(w, buf, cap);
     FUZZ_CHECK(p->len[slot] > 0, "%s: no save", p->k->name);
     p->state[slot] = buf;
-    p->hash[slot] = XXH3_64bits(buf, p->len[slot]);
+    p->hash[slot] = sim_state_hash(buf, p->len[slot]);
     size_t zcap = ZSTD_compressBound(p->len[slot]);
     p->zstate[slot] = malloc(zcap);
     FUZZ_CHECK(p->zstate[slot] != NULL, "oom");
@@ -386,7 +386,7 @@ static void read_session(int64_t id, int pristine)
                                  &c, err, sizeof err);
         check_code(rc, err, sizeof err, "checkpoint_find");
         if (rc == 0) {
-            FUZZ_CHECK(XXH3_64bits(c.state, c.len) == c.hash, "a checkpoint's hash was not checked");
+            FUZZ_CHECK(sim_state_hash(c.state, c.len) == c.hash, "a checkpoint's hash was not checked");
             rc = rpl_world_load(&s, &c, &w, err, sizeof err);
             check_code(rc, err, sizeof err, "world_load");
             rpl_checkpoint_free(&c);
