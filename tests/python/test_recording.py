@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import vivarium
-from conftest import BIN, PLAYED, PLAYER, start_vivd, world_id
+from conftest import BIN, PLAYED, PLAYER, ROOT, start_vivd, world_id
 
 
 def file_digest(*paths):
@@ -110,3 +110,30 @@ def test_delta_checkpoints_read_whole(tmp_path):
         assert state[:4] == b"VIVW" and len(state) > len(rec.db.execute(
             "SELECT state FROM checkpoint WHERE tick = 3600").fetchone()[0])
         assert [t for t, _ in rec.checkpoints(1)] == [0, 3600]
+
+
+def test_a_checkpoints_state_hash_follows_its_state_version(tmp_path):
+    """A sand state of version 3 hashes by one XXH3-64 digest per 16x16 chunk (docs/STATE.md), a
+    version 2 state (recorded before issue 30) by its bytes; the reader checks each as recorded.
+    77x45 leaves chunks of 13 columns and 13 rows at the edges."""
+    import xxhash
+    from vivarium.recording import state_hash
+    db = tmp_path / "odd.db"
+    subprocess.run([str(BIN / "viv"), "sim", "--world", "sand", "--seed", "8", "--params", "w=77,h=45",
+                    "--ticks", "60", "--record", str(db)], check=True, capture_output=True)
+    with vivarium.Recording(db) as rec:
+        blob = rec.checkpoint(1, 0)                 # raises unless it hashes to its recorded hash
+        assert blob[8] == 3
+        recorded = dict(rec.checkpoints(1))[0]
+        assert state_hash(blob) == recorded != xxhash.xxh3_64_intdigest(blob)
+    # the last row of a cell changed: its chunk's digest, and so the hash, changes
+    changed = bytearray(blob)
+    changed[-8 * 5 * 3 - 4] ^= 1
+    assert state_hash(bytes(changed)) != recorded
+    old = bytearray(blob)
+    old[8] = 2
+    assert state_hash(bytes(old)) == xxhash.xxh3_64_intdigest(bytes(old))
+    sand17 = ROOT / "tests" / "compat" / "sand-17.db"
+    with vivarium.Recording(sand17) as rec:
+        first = rec.checkpoint(1, 0)
+        assert first[8] == 2 and state_hash(first) == xxhash.xxh3_64_intdigest(first)

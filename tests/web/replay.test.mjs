@@ -67,8 +67,11 @@ before(async () => {
     copy("gap.db", "INSERT INTO gap VALUES (1, 500, 600, 'the disk was full'); " +
                    "DELETE FROM tick WHERE session = 1 AND tick > 500 AND tick < 600; " +
                    "DELETE FROM input WHERE session = 1 AND tick >= 500 AND tick < 600");
+    /* sand as the first build with the strip passes recorded it (tests/compat/sand-17.db): its
+     * states saved as sand state version 2, hashed by their bytes before issue 30's chunk digests */
+    fs.copyFileSync(path.join(ROOT, "tests", "compat", "sand-17.db"), path.join(dir, "sand17.db"));
     const plays = kinds.map((_, i) => `all.db:${i + 1}`).concat(["hash.db:1", "row.db:1", "cp.db:1", "both.db:1", "gap.db:1"],
-                                                                kinds.map((_, i) => `new.db:${i + 1}`));
+                                                                kinds.map((_, i) => `new.db:${i + 1}`), ["sand17.db:1"]);
     srv = await startVivd(plays.flatMap((p) => ["--play", p]), { dir });
     conn = await connect("127.0.0.1", srv.port);
     conn.send({ t: "hello", v: 1, name: "replay-test" });
@@ -83,7 +86,7 @@ after(async () => {
 test("sessions lists every file vivd plays, newest session first", { skip }, async () => {
     conn.send({ t: "sessions" });
     const files = readSessions((await conn.next((m) => m.t === "sessions")).msg);
-    assert.deepEqual(files.map((f) => f.file), ["all.db", "hash.db", "row.db", "cp.db", "both.db", "gap.db", "new.db"]);
+    assert.deepEqual(files.map((f) => f.file), ["all.db", "hash.db", "row.db", "cp.db", "both.db", "gap.db", "new.db", "sand17.db"]);
     const all = files[0];
     assert.equal(all.recording, false);
     assert.equal(all.total, kinds.length);
@@ -100,6 +103,15 @@ test("every kind: the page's replay in wasm gets viv replay verify's verdict and
         assert.equal(got.ticks, want.ticks, kinds[i]);
         assert.equal(got.kind, kinds[i]);
     }
+});
+
+test("a sand recording of state version 2 (before the chunk digests) verifies in wasm as viv replay verify says", { skip }, async () => {
+    const want = replayVerify(path.join(srv.dir, "sand17.db"), 1);
+    const got = await verify(1, "sand17.db");
+    assert.equal(want.verdict, "bit-exact", want.out);
+    assert.equal(got.verdict, "bit-exact", got.message);
+    assert.equal(got.ticks, want.ticks);
+    assert.equal(got.ticks, 1500);
 });
 
 test("schema 4 (hashes in blocks, delta checkpoints): every kind verifies in wasm as viv replay verify says, and a divergence is named at its tick", { skip }, async () => {
