@@ -710,24 +710,19 @@ size_t sim_world_save(const sim_world *w, uint8_t *buf, size_t cap)
 static size_t stream(const sim_world *w, int hashed, void (*put)(void *ud, const void *p, size_t n),
                      void *ud)
 {
-    /* The length first (it is in the header: the saved blob's, in either form), by a pass that
-     * writes nothing; then the bytes. */
+    /* The saved blob's length first (it is in the header, in either form), by a pass that writes
+     * nothing; then the bytes. */
     sim_writer wr;
     sim__w_count(&wr);
     save_to(w, &wr, 0, 0);
     if (wr.overflow || wr.len > UINT32_MAX) return 0;
-    size_t total = wr.len, want = total;
-    if (hashed) {
-        sim__w_count(&wr);
-        save_to(w, &wr, 0, 1);
-        if (wr.overflow) return 0;
-        want = wr.len;
-    }
+    size_t total = wr.len;
     uint8_t stage[4096];
     sim__w_sink(&wr, stage, sizeof stage, put, ud);
     save_to(w, &wr, (uint32_t)total, hashed);
     sim__w_flush(&wr);
-    return wr.overflow || wr.done != want ? 0 : want;
+    if (wr.overflow) return 0;
+    return hashed ? wr.done : wr.done == total ? total : 0;
 }
 
 size_t sim_world_save_stream(const sim_world *w, void (*put)(void *ud, const void *p, size_t n), void *ud)
