@@ -661,13 +661,14 @@ void sim_world_render(const sim_world *w, int view, sim_frame *out)
 
 size_t sim_world_save_max(const sim_world *w) { return w->scratch_cap; }
 
-/* The saved state through wr, its total length (bytes 12..15) given as total; the payload in its
- * hashed form when `hashed` (hashes_form says whether there is one). */
+/* Does w's state hash take its payload in a form of its own (sand's chunk digests)? */
 static int hashes_form(const sim_world *w)
 {
     return w->kind->save_hashed && w->sver >= w->kind->hashed_from;
 }
 
+/* The saved state through wr, its total length (bytes 12..15) given as total; the payload in its
+ * hashed form when `hashed`. */
 static void save_to(const sim_world *w, sim_writer *wr, uint32_t total, int hashed)
 {
     size_t plen = strlen(w->params);
@@ -752,9 +753,9 @@ static void hash_put(void *ud, const void *p, size_t n) { XXH3_64bits_update(ud,
 
 uint64_t sim_world_hash(const sim_world *w)
 {
-    /* A big state (a big sand world's 8 MB) is hashed as it is saved, without the copy into the
-     * scratch buffer; a small one is copied and hashed in one go, which is quicker for it. The
-     * bytes hashed, and so the value, are the same either way. */
+    /* A big state (a big sand world's 8 MB), or one with a hashed form, is hashed as it is
+     * written, without the copy into the scratch buffer; a small one is copied and hashed in one
+     * go, which is quicker for it. The bytes hashed, and so the value, are the same either way. */
     if (w->scratch_cap >= SIM_HASH_STREAM_MIN || hashes_form(w)) {
         XXH3_state_t st;
         XXH3_64bits_reset(&st);
