@@ -44,8 +44,8 @@ void sim__sand_save(const void *impl, sim_writer *wr)
     sim__w_u16(wr, (uint16_t)s->h);
     sim__w_u8(wr, SAND_CHUNK);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* The in-memory layout already is the saved one: one run of bytes, which a sink (the state
-     * hash, sim_world_save_stream) takes without a copy. */
+    /* The in-memory layout already is the saved one: one run of bytes, which a sink
+     * (sim_world_save_stream; version 2's state hash) takes without a copy. */
     sim__w_bytes(wr, s->cells, n * 4);
 #else
     for (size_t i = 0; i < n; i++) sim__w_u32(wr, s->cells[i]);
@@ -84,9 +84,9 @@ static void put_le64(uint8_t *b, uint64_t v)
     for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
 }
 
-void sim__sand_save_hashed(void *impl, sim_writer *wr)
+/* Take again the digest of every chunk whose bit hdirty holds, and clear them all. */
+static void refresh_digests(sand_world *s)
 {
-    sand_world *s = impl;
     for (int k = 0; k < s->ncx; k++) {
         int x0 = k * SAND_CHUNK, cw = s->w - x0 < SAND_CHUNK ? s->w - x0 : SAND_CHUNK;
         for (int j = 0; j < s->hwords; j++) {
@@ -113,6 +113,12 @@ void sim__sand_save_hashed(void *impl, sim_writer *wr)
             s->hdirty[(size_t)k * (size_t)s->hwords + (size_t)j] = 0;
         }
     }
+}
+
+void sim__sand_save_hashed(void *impl, sim_writer *wr)
+{
+    sand_world *s = impl;
+    refresh_digests(s);
     sim__w_u16(wr, (uint16_t)s->w);
     sim__w_u16(wr, (uint16_t)s->h);
     sim__w_u8(wr, SAND_CHUNK);
