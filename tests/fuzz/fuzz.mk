@@ -102,4 +102,7 @@ fuzz-corpus: $(BUILD)/make_corpus
 	$(BUILD)/make_corpus tests/fuzz/corpus
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.d)
+# make_corpus's own headers (sim.h's kind table among them): without this, a changed header left
+# a stale make_corpus.o that read the kind table at the old offsets.
+-include $(BUILD)/tests/fuzz/make_corpus.d
 -include $(wildcard $(FUZZ_BUILD)/obj-nocmp/*/*.d $(FUZZ_BUILD)/obj-nocmp/*/*/*.d)

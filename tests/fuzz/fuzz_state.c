@@ -17,6 +17,8 @@
  * one untouched saves it whole, in every kind, for every input. The valid state the input is
  * diffed against is the kind's default scene, whose fields a diff walks one by one. */
 #include "fuzz_world.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #define MAX_KINDS 16
 #define STEPS 3
@@ -122,6 +124,12 @@ static void sync_test(kind_slot *s)
     uint64_t ha = sim_world_hash(s->w);
     FUZZ_CHECK(ha != 0, "%s: state hash 0 (the state no longer saves) after %d steps", s->k->name, STEPS);
     FUZZ_CHECK(ha == sim_world_hash(s->w2), "%s: diverged within %d steps of save -> load", s->k->name, STEPS);
+    /* the hash a world keeps up as it steps (sand's chunk digests) is its saved bytes' from scratch */
+    size_t n;
+    uint8_t *now = save_exact(s->w, &n);
+    FUZZ_CHECK(sim_state_hash(now, n) == ha, "%s: the state hash kept over %d steps is not the saved "
+               "state's", s->k->name, STEPS);
+    free(now);
     sim_frame_free(&fa);
     sim_frame_free(&fb);
 }
@@ -137,6 +145,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(tiny, 'x', sizeof tiny);
     int prc2 = sim_state_peek(blob, size, NULL, NULL, NULL, tiny, sizeof tiny);
     FUZZ_CHECK(prc == prc2, "peek depends on its output buffer");
+    /* any bytes have a state hash: a blob whose header does not parse, XXH3-64 of its bytes */
+    if (prc != 0)
+        FUZZ_CHECK(sim_state_version(blob, size) == 0 && sim_state_hash(blob, size) == XXH3_64bits(blob, size),
+                   "a blob peek refuses has a version, or a hash other than its bytes'");
+    else
+        (void)sim_state_hash(blob, size);        /* whatever its payload: no crash, no read past it */
     if (prc == 0) FUZZ_CHECK(fuzz_terminated(tiny, sizeof tiny) && fuzz_terminated(pparams, sizeof pparams),
                              "peek params not terminated");
 
@@ -161,6 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    "%s: sim_state_peek disagrees with a successful load", s->k->name);
         size_t l1, l2;
         uint8_t *s1 = save_exact(s->w, &l1);
+        FUZZ_CHECK(sim_state_hash(s1, l1) == sim_world_hash(s->w) && sim_state_version(s1, l1) == sim_world_state_version(s->w),
+                   "%s: a loaded state's hash is not its saved bytes'", s->k->name);
         rc = sim_world_load(s->w2, s1, l1);
         FUZZ_CHECK(rc == 0, "%s: a loaded state's save does not load: %s", s->k->name, sim_world_error(s->w2));
         uint8_t *s2 = save_exact(s->w2, &l2);

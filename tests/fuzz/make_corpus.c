@@ -548,6 +548,14 @@ static void corpus_state(void)
             for (int t = 0; t < 60; t++) sim_world_step(w);
             snprintf(name, sizeof name, "%s-%s-t91", k->name, enum_idx >= 0 ? k->params[enum_idx].choices[v] : "default");
             if (small) save_state(name, w);
+            /* A state an older build saved: the oldest version the kind still reads (sand's 2,
+             * hashed by its bytes, before the chunk digests). */
+            uint32_t oldest = k->state_version_min ? k->state_version_min : k->state_version;
+            if (small && oldest < k->state_version && sim_world_set_state_version(w, oldest) == 0) {
+                snprintf(name, sizeof name, "%s-%s-t91-v%u", k->name,
+                         enum_idx >= 0 ? k->params[enum_idx].choices[v] : "default", (unsigned)oldest);
+                save_state(name, w);
+            }
             sim_world_destroy(w);
         }
     }
