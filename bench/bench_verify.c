@@ -1,6 +1,6 @@
 /* bench_verify.c — verify speed (`viv replay verify`) in ticks/s for every world kind.
  *
- *   bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR]
+ *   bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR] [--checkpoints]
  *
  * For each kind: record (in a temporary directory under /tmp) a session of S seconds of world
  * time (default 60) with default params, seed 1 and a scripted input every half second, through
@@ -11,7 +11,13 @@
  * multi-thread column measures the verifier's threads. On a shared machine the wall clock also
  * counts the time other programs hold the cores, so the table adds the same multi-thread runs
  * timed by CPU: the calling thread's CPU seconds plus the busiest span thread's
- * (rpl_verify_result.cpu_critical), the wall time with a free core per thread. */
+ * (rpl_verify_result.cpu_critical), the wall time with a free core per thread.
+ *
+ * A second table (alone with --checkpoints): what a checkpoint of a big sand world costs the tick
+ * thread that records it (vivd's, viv sim's): the save and the recorder's call, handed the
+ * checkpoint as a copy (rpl_recorder_tick) against handed the buffer itself
+ * (rpl_recorder_tick_own, the buffer back from rpl_recorder_cp_buffer once written), alternated,
+ * the recorder flushed between them, 8 of each; median and worst. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,11 +165,86 @@ static double verify(const char *path, int threads, int skip_frames, int reps, u
     return best;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The second table: a checkpoint's cost on the tick thread, copied against handed over. */
+static void table_checkpoints(const char *dir)
+{
+    static const char *const sizes[] = { "w=2048,h=1024", "w=4096,h=2048" };
+    enum { EACH = 8 };
+    printf("| sand demo, a checkpoint on the tick thread | state bytes | copied (rpl_recorder_tick): "
+           "median / worst ms | handed over (rpl_recorder_tick_own): median / worst ms | ratio (medians) |\n"
+           "|---|---:|---:|---:|---:|\n");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        char path[4096], err[512];
+        snprintf(path, sizeof path, "%s/checkpoints.db", dir);
+        unlink(path);
+        rpl_rec_config rc = { 0 };
+        rc.path = path;
+        rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+        if (!r) {
+            fprintf(stderr, "bench_verify: %s\n", err);
+            exit(1);
+        }
+        const sim_kind *k = sim_kind_find("sand");
+        sim_world *w = mk(k, sizes[z]);
+        int64_t id = rpl_recorder_begin(r, w, "bench_verify", -1, 1, err, sizeof err);
+        size_t cap = sim_world_save_max(w), len = 0;
+        uint8_t *copied = malloc(cap), *own = NULL;
+        double t[2][EACH];
+        if (id < 0 || !copied) {
+            fprintf(stderr, "bench_verify: %s\n", id < 0 ? err : "out of memory");
+            exit(1);
+        }
+        memset(copied, 0, cap);                 /* vivd's buffer for copies is an old one too */
+        for (int i = 0; i < 2 * EACH; i++) {
+            sim_world_step(w);
+            uint64_t tick = sim_world_tick(w) - 1, sh = sim_world_hash(w);
+            int way = i & 1;
+            double a = now();
+            if (way == 0) {
+                len = sim_world_save(w, copied, cap);
+                if (rpl_recorder_tick(r, id, tick, NULL, 0, sh, 0, copied, len) != 0) exit(1);
+            } else {
+                own = rpl_recorder_cp_buffer(r, cap);
+                len = own ? sim_world_save(w, own, cap) : 0;
+                if (!len || rpl_recorder_tick_own(r, id, tick, NULL, 0, sh, 0, own, len, cap, NULL, 0) != 0)
+                    exit(1);
+            }
+            t[way][i / 2] = (now() - a) * 1e3;
+            if (rpl_recorder_flush(r) != 0) exit(1);
+        }
+        rpl_recorder_end(r, id);
+        rpl_recorder_close(r);
+        double m[2], worst[2];
+        for (int way = 0; way < 2; way++) {
+            qsort(t[way], EACH, sizeof t[way][0], cmp_double);
+            m[way] = (t[way][EACH / 2 - 1] + t[way][EACH / 2]) / 2;
+            worst[way] = t[way][EACH - 1];
+        }
+        printf("| %s | %zu | %.2f / %.2f | %.2f / %.2f | %.1f× |\n", sizes[z], len, m[0], worst[0], m[1],
+               worst[1], m[0] / m[1]);
+        free(copied);
+        sim_world_destroy(w);
+        char side[4200];
+        unlink(path);
+        snprintf(side, sizeof side, "%s-wal", path);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", path);
+        unlink(side);
+    }
+}
+
 int main(int argc, char **argv)
 {
     double seconds = 60;
     int reps = 3;
     const char *only = NULL, *keep = NULL;
+    int checkpoints_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             reps = 1;
@@ -174,9 +255,12 @@ int main(int argc, char **argv)
             only = argv[++i];
         } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
             keep = argv[++i];
+        } else if (strcmp(argv[i], "--checkpoints") == 0) {
+            checkpoints_only = 1;
         } else {
-            fprintf(stderr, "usage: bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR]\n"
+            fprintf(stderr, "usage: bench_verify [--seconds S] [--quick] [--kind K] [--keep DIR] [--checkpoints]\n"
                     "  --kind K    only world kind K\n"
+                    "  --checkpoints  only the table of a checkpoint's cost on the tick thread\n"
                     "  --keep DIR  record into DIR/<kind>.db and keep the files (to re-measure with\n"
                     "              `viv replay verify`, or to profile it); DIR must exist\n");
             return 2;
@@ -187,6 +271,11 @@ int main(int argc, char **argv)
     if (!keep && !mkdtemp(tmp)) {
         perror("bench_verify: mkdtemp");
         return 1;
+    }
+    if (checkpoints_only) {
+        table_checkpoints(dir);
+        if (!keep) rmdir(dir);
+        return 0;
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     printf("| world | ticks | verify ticks/s, 1 thread | × real time | verify ticks/s, %ld threads "
@@ -229,6 +318,8 @@ int main(int argc, char **argv)
         snprintf(wal, sizeof wal, "%s-shm", path);
         unlink(wal);
     }
+    printf("\n");
+    table_checkpoints(dir);
     if (!keep) rmdir(dir);
     return 0;
 }

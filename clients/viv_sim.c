@@ -333,7 +333,11 @@ static int run_open_outputs(run_state *r, const run_opts *o)
  * cp_every ticks. 0, or 1 after a message. */
 static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t sh, uint64_t fh)
 {
-    size_t cplen = (t + 1) % r->cp_every == 0 ? sim_world_save(r->w, r->cpbuf, r->cpcap) : 0;
+    /* A checkpoint is handed to the recorder, not copied (a big world's is tens of MB): the
+     * buffer comes back from it for a later one (rpl_recorder_cp_buffer). */
+    int want_cp = (t + 1) % r->cp_every == 0;
+    if (want_cp && !r->cpbuf) r->cpbuf = rpl_recorder_cp_buffer(r->rec, r->cpcap);
+    size_t cplen = want_cp && r->cpbuf ? sim_world_save(r->w, r->cpbuf, r->cpcap) : 0;
     /* The log takes the inputs from the world: what the step of t applied, in the order it
      * applied them ((client, seq); a file's inputs have client 0 and seq = line number, so file
      * order within a tick). */
@@ -342,9 +346,16 @@ static int run_record_tick(run_state *r, const run_opts *o, uint64_t t, uint64_t
     /* A recorder that cannot write keeps taking ticks (vivd's worlds go on): a recording made
      * here has no reason to carry a gap, so the first failure ends it. */
     char why[256] = "";
-    if (rpl_recorder_tick_phases(r->rec, r->session, t, applied, napplied, sh, fh,
-                                 cplen ? r->cpbuf : NULL, cplen, r->ph, o->phases ? r->nph : 0) != 0 ||
-        rpl_recorder_failing(r->rec, why, sizeof why)) {
+    int rc;
+    if (cplen) {
+        rc = rpl_recorder_tick_own(r->rec, r->session, t, applied, napplied, sh, fh, r->cpbuf, cplen,
+                                   r->cpcap, r->ph, o->phases ? r->nph : 0);
+        r->cpbuf = NULL;
+    } else {
+        rc = rpl_recorder_tick_phases(r->rec, r->session, t, applied, napplied, sh, fh, NULL, 0, r->ph,
+                                      o->phases ? r->nph : 0);
+    }
+    if (rc != 0 || rpl_recorder_failing(r->rec, why, sizeof why)) {
         fprintf(stderr, "viv sim: --record %s: %s\n", o->record_path,
                 why[0] ? why : "cannot queue the tick");
         return 1;

@@ -283,6 +283,17 @@ int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim
 int rpl_recorder_tick_phases(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                              size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen,
                              const rpl_phase *ph, size_t nph);
+/* rpl_recorder_tick_phases with the checkpoint handed over instead of copied: cp (cplen bytes of
+ * cpcap), from malloc or rpl_recorder_cp_buffer, the recorder's from then on whatever the result
+ * (freed, or kept for rpl_recorder_cp_buffer once written). For a big world, whose checkpoint
+ * copied on the tick thread cost more than the save itself. */
+int rpl_recorder_tick_own(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
+                          size_t nin, uint64_t sh, uint64_t fh, uint8_t *cp, size_t cplen, size_t cpcap,
+                          const rpl_phase *ph, size_t nph);
+/* A buffer of at least cap bytes for the next checkpoint (rpl_recorder_tick_own): the last one the
+ * recorder wrote when it is big enough (its pages already in memory), else a new one; NULL when
+ * out of memory. The caller frees it if it does not hand it over. */
+uint8_t *rpl_recorder_cp_buffer(rpl_recorder *r, size_t cap);
 /* The session ends (status 'closed', end tick as committed). */
 void rpl_recorder_end(rpl_recorder *r, int64_t session);
 /* The session is suspended (a clean stop: status 'suspended', end tick as committed). w is its

@@ -129,7 +129,8 @@ typedef struct srv_rec_state {    /* record.c */
     int64_t session;           /* replay session, or -1 when not recording */
     int pending;               /* SRV_REC_…: what srv_record_start writes (nothing before it) */
     uint64_t cp_every;         /* ticks between checkpoints */
-    uint8_t *cpbuf;
+    uint8_t *cpbuf;            /* for the next checkpoint (cpcap bytes; NULL: take one from the
+                                  recorder then): handed to the recorder with each */
     size_t cpcap;
     uint64_t not_logged;       /* ticks the recorder could not take */
     uint64_t settled;          /* ticks before it are committed or known lost (their acks sent) */

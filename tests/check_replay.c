@@ -71,6 +71,11 @@ static sim_world *mk(uint64_t seed) { return script_world("sand", seed, PARAMS);
  * every reader still reads: most tests here damage them with SQL. The tests of schema 4's blocks
  * and delta checkpoints (tcase "blocks") record as vivd does now. */
 static int rec_legacy = 1;
+/* With rec_handoff, record_world hands each checkpoint to the recorder (rpl_recorder_tick_own, in
+ * a buffer of rpl_recorder_cp_buffer's), as vivd and viv sim do, and counts in rec_reused the
+ * checkpoints whose buffer was the one the recorder had written before. */
+static int rec_handoff = 0;
+static int rec_reused = 0;
 
 /* Record one headless session of world w through the real recorder: a paint of water every 25
  * ticks from tick 10, hashes every tick, a checkpoint every CP_EVERY ticks. Returns the id. */
@@ -100,6 +105,23 @@ static int64_t record_world(rpl_recorder *r, sim_world *w, int ticks)
         }
         sim_world_step(w);
         sim_world_render(w, 0, &f);
+        if (rec_handoff && (t + 1) % CP_EVERY == 0) {
+            static uint8_t *written;       /* the last buffer handed over, once written */
+            uint8_t *buf = rpl_recorder_cp_buffer(r, cap);
+            ck_assert_ptr_nonnull(buf);
+            rec_reused += buf == written;
+            size_t len = sim_world_save(w, buf, cap);
+            ck_assert_uint_gt(len, 0);
+            ck_assert_int_eq(rpl_recorder_tick_own(r, id, t, nin ? &in : NULL, nin, sim_world_hash(w),
+                                                   sim_frame_hash(&f), buf, len, cap, NULL, 0), 0);
+            ck_assert_int_eq(rpl_recorder_flush(r), 0);   /* written: the buffer is kept */
+            written = buf;
+            uint8_t *bigger = rpl_recorder_cp_buffer(r, 2 * cap);      /* none kept is that big */
+            ck_assert_ptr_nonnull(bigger);
+            ck_assert_ptr_ne(bigger, written);
+            free(bigger);
+            continue;
+        }
         size_t len = (t + 1) % CP_EVERY == 0 ? sim_world_save(w, cp, cap) : 0;
         ck_assert_int_eq(rpl_recorder_tick(r, id, t, nin ? &in : NULL, nin, sim_world_hash(w),
                                            sim_frame_hash(&f), len ? cp : NULL, len), 0);
@@ -183,6 +205,44 @@ static int export(const char *db, const char *gif, const char *png_dir, uint64_t
                   uint64_t every, int scale, rpl_export_result *r, char *err, size_t errlen);
 
 /* ---- verify ------------------------------------------------------------------------------------- */
+/* Checkpoints handed to the recorder instead of copied (rpl_recorder_tick_own) are written as the
+ * copied ones are, and each buffer comes back for the next checkpoint once written. */
+START_TEST(checkpoints_handed_over_are_written_and_their_buffers_reused)
+{
+    const char *db = tmp("own.db"), *copied = tmp("copied.db");
+    rec_handoff = 1;
+    rec_reused = 0;
+    record_file(db, 1);
+    rec_handoff = 0;
+    ck_assert_int_eq(rec_reused, TICKS / CP_EVERY - 1);      /* all but the first */
+    record_file(copied, 1);
+    verdict *v = verify(db, 0, UINT64_MAX, 0, 2);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.ticks, TICKS);
+    /* the same rows as a recording whose checkpoints were copied */
+    rpl_file *a = open_ok(db), *b = open_ok(copied);
+    rpl_session sa, sb;
+    char err[512];
+    ck_assert_int_eq(rpl_session_get(a, 1, &sa, err, sizeof err), 0);
+    ck_assert_int_eq(rpl_session_get(b, 1, &sb, err, sizeof err), 0);
+    int n = 0;
+    for (uint64_t t = 0; t <= TICKS; t += CP_EVERY) {
+        rpl_checkpoint ca, cb;
+        ck_assert_int_eq(rpl_checkpoint_find(a, &sa, t, RPL_AT_OR_BEFORE, &ca, err, sizeof err), 0);
+        ck_assert_int_eq(rpl_checkpoint_find(b, &sb, t, RPL_AT_OR_BEFORE, &cb, err, sizeof err), 0);
+        ck_assert_uint_eq(ca.tick, cb.tick);
+        ck_assert_uint_eq(ca.hash, cb.hash);
+        ck_assert(ca.len == cb.len && memcmp(ca.state, cb.state, ca.len) == 0);
+        n += ca.tick == t;
+        rpl_checkpoint_free(&ca);
+        rpl_checkpoint_free(&cb);
+    }
+    ck_assert_int_eq(n, TICKS / CP_EVERY + 1);
+    rpl_close(a);
+    rpl_close(b);
+}
+END_TEST
+
 START_TEST(recorded_session_verifies_bit_exact)
 {
     const char *db = tmp("run.db");
@@ -1698,6 +1758,7 @@ Suite *suite_replay(void)
     tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, recorded_session_verifies_bit_exact);
+    tcase_add_test(tc, checkpoints_handed_over_are_written_and_their_buffers_reused);
     tcase_add_test(tc, flipped_input_diverges_at_its_tick);
     tcase_add_test(tc, divergence_without_a_later_checkpoint_recomputes_live);
     tcase_add_test(tc, initial_state_must_be_what_the_build_creates);
