@@ -109,6 +109,9 @@ static void gen_input(const sim_kind *k, sim_rng *r, uint64_t tick, int fw, int 
     }
 }
 
+#define FZ_AREA_TICKS_W 640              /* a session's ticks are scaled down above this area */
+#define FZ_AREA_TICKS_H 480
+
 /* A session from the campaign seed and its index: a pure function of both. */
 int fz_case_gen(uint64_t seed, uint64_t index, uint64_t ticks, const char *const *kinds, int nkinds,
                 fz_case *c, char *why, size_t whylen)
@@ -146,6 +149,15 @@ int fz_case_gen(uint64_t seed, uint64_t index, uint64_t ticks, const char *const
     int fw, fh;
     sim_world_frame_size(w, &fw, &fh);
     sim_world_destroy(w);
+    /* A world bigger than 640x480 (a boundary size: sand's 4096x2048) runs fewer ticks, as many
+     * as 640x480's pixels' worth, so that one session costs what a session of a small world may:
+     * a campaign keeps to its --seconds (the session running when time is up runs to its end:
+     * with a 4096x2048 sand session at full length, a campaign of --seconds 30 ran 445 s). */
+    uint64_t area = (uint64_t)fw * (uint64_t)fh, most = (uint64_t)FZ_AREA_TICKS_W * FZ_AREA_TICKS_H;
+    if (area > most) {
+        c->ticks = c->ticks * most / area;
+        if (c->ticks < 2) c->ticks = 2;
+    }
     uint32_t seqs[4] = { 0, 0, 0, 0 };
     for (uint64_t t = 0; t < c->ticks; t++) {
         if (sim_rng_below(&r, 100) >= 12) continue;          /* inputs on ~12% of ticks */

@@ -201,7 +201,7 @@ static int fuzz_parse(fz_opts *o, fz_merge_args *m, int argc, char **argv)
     const opt table[] = {
         OPT_CALL("--sessions", "N", set_sessions, o,
                  "sessions to run (default 20; with --seconds, until time is up)"),
-        OPT_CALL("--ticks", "T", set_ticks, o, "ticks per session, each session picks T/2..T (default 600)"),
+        OPT_CALL("--ticks", "T", set_ticks, o, "ticks per session, each session picks T/2..T (default 600; fewer above 640x480)"),
         OPT_CALL("--seed", "S", set_seed, o,
                  "campaign seed (default: random, printed first so a run can be repeated)"),
         OPT_U64("--seconds", "B", &o->seconds, "stop starting sessions after B seconds"),

@@ -295,6 +295,15 @@ else ok "fuzz: no stray comma"; fi
 [ -e "$tmp/fzcwd/fuzz-out" ] && fail "fuzz: a clean campaign left ./fuzz-out" || ok "fuzz: no ./fuzz-out without a case"
 [ -z "$(ls -A "$tmp/fztmp")" ] && ok "fuzz: its temporary recordings are gone" \
     || fail "fuzz: left in TMPDIR: $(ls -A "$tmp/fztmp")"
+# A session of a world bigger than 640x480 runs as many ticks as 640x480's pixels' worth, so a
+# campaign keeps to its --seconds: seed 149931104704743's session 66 is a 4096x2048 sand world, and
+# `viv fuzz --seed 149931104704743 --seconds 30` ran 445 s with it at full length (34 s now); it
+# runs 13 ticks (8,388,608 pixels: 640x480's times 27).
+"$viv" fuzz --seed 149931104704743 --sessions 67 --shard 67/67 --kinds sand --no-record \
+    --report "$tmp/big.json" --quiet > "$tmp/out" 2>&1
+grep -q '"index": 66, "kind": "sand", .*"params": "w=4096,h=2048,scene=bench", "ticks": 13,' "$tmp/big.json" \
+    && ok "fuzz: a 4096x2048 session runs 13 ticks" \
+    || fail "fuzz: the big session: $(grep '"index"' "$tmp/big.json" 2>/dev/null || tail -2 "$tmp/out")"
 printf 'kind sand\nseed 1\nparams \nticks 30\nfault 0\n' > "$tmp/plain.case"
 (cd "$tmp/fzcwd" && TMPDIR="$tmp/fztmp" "$aviv" fuzz --case "$tmp/plain.case") > "$tmp/out" 2>&1
 grep -qF "params=(default) ticks=30" "$tmp/out" && ok "fuzz --case: default params" || fail "fuzz --case: $(cat "$tmp/out")"
