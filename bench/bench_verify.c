@@ -66,8 +66,8 @@ static int script(const sim_world *w, uint64_t t, uint32_t seq, sim_input *in)
     return sim_world_check_input(w, in) == 0;
 }
 
-/* Record a session of `ticks` ticks into path. */
-static void record(const sim_kind *k, const char *params, const char *path, uint64_t ticks)
+/* A recorder writing path, or exit. */
+static rpl_recorder *open_recorder(const char *path)
 {
     char err[512];
     rpl_rec_config rc = { 0 };
@@ -77,6 +77,25 @@ static void record(const sim_kind *k, const char *params, const char *path, uint
         fprintf(stderr, "bench_verify: %s\n", err);
         exit(1);
     }
+    return r;
+}
+
+/* Remove a replay file and SQLite's files beside it. */
+static void remove_db(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+/* Record a session of `ticks` ticks into path. */
+static void record(const sim_kind *k, const char *params, const char *path, uint64_t ticks)
+{
+    char err[512];
+    rpl_recorder *r = open_recorder(path);
     sim_world *w = mk(k, params);
     sim_frame f;
     sim_world_frame_init(w, &f);
@@ -182,14 +201,8 @@ static void table_checkpoints(const char *dir)
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         char path[4096], err[512];
         snprintf(path, sizeof path, "%s/checkpoints.db", dir);
-        unlink(path);
-        rpl_rec_config rc = { 0 };
-        rc.path = path;
-        rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
-        if (!r) {
-            fprintf(stderr, "bench_verify: %s\n", err);
-            exit(1);
-        }
+        remove_db(path);
+        rpl_recorder *r = open_recorder(path);
         const sim_kind *k = sim_kind_find("sand");
         sim_world *w = mk(k, sizes[z]);
         int64_t id = rpl_recorder_begin(r, w, "bench_verify", -1, 1, err, sizeof err);
@@ -230,12 +243,7 @@ static void table_checkpoints(const char *dir)
                worst[1], m[0] / m[1]);
         free(copied);
         sim_world_destroy(w);
-        char side[4200];
-        unlink(path);
-        snprintf(side, sizeof side, "%s-wal", path);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", path);
-        unlink(side);
+        remove_db(path);
     }
 }
 
@@ -311,12 +319,7 @@ int main(int argc, char **argv)
                goal, rc, rc / k->hz, rc / k->hz >= goal ? "met" : "MISSED", rc / k->hz / goal,
                (double)ticks / step, (double)nf / tf);
         if (keep) continue;
-        char wal[4200];
-        unlink(path);
-        snprintf(wal, sizeof wal, "%s-wal", path);
-        unlink(wal);
-        snprintf(wal, sizeof wal, "%s-shm", path);
-        unlink(wal);
+        remove_db(path);
     }
     printf("\n");
     table_checkpoints(dir);
