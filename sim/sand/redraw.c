@@ -47,10 +47,14 @@ int sim__sand_redraw_alloc(sand_world *s)
 {
     sand_redraw *r = s->rd = calloc(1, sizeof *s->rd);
     if (!r) return SIM_ENOMEM;
-    r->words = (s->h + 63) / 64;
+    r->words = ((s->h + 63) / 64 + 7) & ~7;
+    r->cstride = (s->h + 31) & ~31;
     size_t rows = (size_t)s->ncx * (size_t)s->h, words = (size_t)s->ncx * (size_t)r->words;
-    r->seencols = calloc(rows, sizeof *r->seencols);
-    r->seenrows = calloc(words, sizeof *r->seenrows);
+    size_t cols = (size_t)s->ncx * (size_t)r->cstride;
+    /* seencols, then seenrows: both whole lines a strip, so the second starts on one too */
+    r->seen_mem = calloc(cols * sizeof *r->seencols + words * sizeof *r->seenrows + 64, 1);
+    r->seencols = sim__sand_line_align(r->seen_mem);
+    r->seenrows = r->seencols ? (uint64_t *)(void *)(r->seencols + cols) : NULL;
     r->moving = calloc(words, sizeof *r->moving);
     r->movecols = calloc(rows, sizeof *r->movecols);
     r->due = calloc(rows, sizeof *r->due);
@@ -64,8 +68,7 @@ int sim__sand_redraw_alloc(sand_world *s)
 void sim__sand_redraw_free(sand_world *s)
 {
     if (!s->rd) return;
-    free(s->rd->seencols);
-    free(s->rd->seenrows);
+    free(s->rd->seen_mem);
     free(s->rd->moving);
     free(s->rd->movecols);
     free(s->rd->due);
@@ -157,7 +160,7 @@ static void strip_need(const sand_world *s, const sand_painter *p, int k, uint64
 {
     sand_redraw *r = s->rd;
     uint64_t *sr = &r->seenrows[(size_t)k * (size_t)r->words];
-    uint16_t *sc = &r->seencols[(size_t)k * (size_t)s->h];
+    uint16_t *sc = &r->seencols[(size_t)k * (size_t)r->cstride];
     for (int y = sim__sand_next_row(sr, s->h, 0); y < s->h; y = sim__sand_next_row(sr, s->h, y + 1)) {
         need_px(w, y, sc[y]);
         w->chg[y] = sc[y];
@@ -252,7 +255,7 @@ void sim__sand_redraw(const sand_world *s, const sim_ctx *ctx, int view, sim_fra
     int run = tk ? s->ncx / (4 * tk->workers) : s->ncx;
     sim__tasks_run(tk, redraw_task, s->ncx, run < 1 ? 1 : run, &rp);
     if (rp.whole) {
-        memset(r->seencols, 0, (size_t)s->ncx * (size_t)s->h * sizeof *r->seencols);
+        memset(r->seencols, 0, (size_t)s->ncx * (size_t)r->cstride * sizeof *r->seencols);
         memset(r->seenrows, 0, (size_t)s->ncx * (size_t)r->words * sizeof *r->seenrows);
     }
     r->painted = 0;

@@ -104,9 +104,7 @@ static const sim_param_desc sand_params[] = {
                   "demo (runs for hours), empty, or bench" },
 };
 
-/* The first 64-byte boundary in a block (NULL for NULL): the block is allocated 64 bytes larger.
- * Not aligned_alloc: sim/ calls no allocator but malloc, calloc and free (tests/layers.sh). */
-static void *line_align(void *mem)
+void *sim__sand_line_align(void *mem)
 {
     return mem ? (char *)mem + (64 - (uintptr_t)mem % 64) % 64 : NULL;
 }
@@ -127,7 +125,7 @@ static void sand_destroy(void *impl)
     sim__sand_redraw_free(s);
     free(s->rects_mem);
     free(s->digest);
-    free(s->hdirty);
+    free(s->hdirty_mem);
     free(s->weight);
     free(s->order);
     free(s->gdeps);
@@ -153,9 +151,9 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->mstride = ((size_t)SAND_CHUNK * (size_t)s->h + 63) & ~(size_t)63;
     size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->rstride;
     s->cells_mem = calloc(n + 16, sizeof *s->cells);
-    s->cells = line_align(s->cells_mem);
+    s->cells = sim__sand_line_align(s->cells_mem);
     s->moved_mem = calloc((size_t)s->ncx * s->mstride + 64, 1);
-    s->moved = line_align(s->moved_mem);
+    s->moved = sim__sand_line_align(s->moved_mem);
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
@@ -165,7 +163,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     int big = s->scene == SCENE_DEMO && sim__sand_is_big(s) ? sim__sand_big_alloc(s) : 0;
     /* cur and nxt in one block: nch rectangles are whole lines (rstride), so both start on one */
     s->rects_mem = malloc(2 * nch * sizeof *s->cur + 64);
-    s->cur = line_align(s->rects_mem);
+    s->cur = sim__sand_line_align(s->rects_mem);
     s->nxt = s->cur ? s->cur + nch : NULL;
     int redraw = sim__sand_redraw_alloc(s);
     int digests = sim__sand_digest_alloc(s);

@@ -114,9 +114,12 @@ struct sand_world {
     sand_redraw *rd;                /* what the last render drew, and where (redraw.c) */
     uint64_t *digest;               /* per chunk, row-major: XXH3-64 of its cells as saved, for
                                        the state hash (state.c; never saved) */
-    uint64_t *hdirty;               /* per strip, hwords words: the chunks (bit cy) whose cells
-                                       changed since their digest was taken (seen_px) */
+    uint64_t *hdirty;               /* per strip, hstride words (hwords used): the chunks (bit cy)
+                                       whose cells changed since their digest was taken (seen_px);
+                                       a strip's on 64-byte lines of its own, in hdirty_mem */
     int hwords;                     /* (ncy + 63) / 64 */
+    int hstride;                    /* hwords rounded up to 8 */
+    void *hdirty_mem;
     void *rects_mem;
     uint32_t *weight;               /* scratch, per strip: cells its rectangles cover this tick */
     int *order;                     /* scratch: the strips of the pass (or graph) being run */
@@ -204,10 +207,15 @@ struct sand_redraw {
     uint64_t seed, tick;            /* and the moment and palette it was drawn for */
     uint32_t palver;
     uint16_t palcount;
-    int words;                      /* words of a set of rows: (h + 63) / 64 */
-    uint16_t *seencols;             /* per strip, h of them: the columns of each row whose cell
-                                       changed since the last render (inputs and steps alike), */
+    int words;                      /* words of a set of rows: (h + 63) / 64, rounded up to 8 (a
+                                       strip's on cache lines of its own: below) */
+    int cstride;                    /* seencols per strip: h, rounded up to 32 */
+    /* The two written by the step's passes (seen_px), a strip's on whole 64-byte lines of its own,
+     * so that two workers' strips never write one line (as s->moved and the rectangles): */
+    uint16_t *seencols;             /* per strip, cstride of them: the columns of each row whose
+                                       cell changed since the last render (inputs and steps alike), */
     uint64_t *seenrows;             /* and, `words` words per strip, the rows that have any */
+    void *seen_mem;                 /* the block holding both */
     uint16_t *movecols;             /* per strip, h of them: the columns of each row whose pixel,
                                        as last drawn, changes with the tick alone, */
     uint64_t *due;                  /* and the first tick at which one of them may (or earlier), */
@@ -279,6 +287,10 @@ static inline void note_px(const sand_world *s, row_notes *n, int x, uint64_t du
     s->rd->lowdue[(size_t)n->y * (size_t)s->w + (size_t)x] = (uint8_t)due;
 }
 
+/* The first 64-byte boundary in a block (NULL for NULL): the block is allocated 64 bytes larger.
+ * Not aligned_alloc: sim/ calls no allocator but malloc, calloc and free (tests/layers.sh). */
+void *sim__sand_line_align(void *mem);
+
 /* Cell (x, y) changed: the next render draws it, and the next state hash digests its chunk again. From a pass, the cell is one its strip may
  * write, so the words written are its own chunk column's or a neighbour's, as mark's rectangles
  * (the pass layout, above): the strips of one phase share none. */
@@ -286,9 +298,9 @@ static inline void seen_px(sand_world *s, int x, int y)
 {
     unsigned k = (unsigned)x / SAND_CHUNK, uy = (unsigned)y;     /* inside the grid */
     unsigned cy = uy / SAND_CHUNK;
-    s->rd->seencols[k * (unsigned)s->h + uy] |= (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
+    s->rd->seencols[k * (unsigned)s->rd->cstride + uy] |= (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
     s->rd->seenrows[k * (unsigned)s->rd->words + (uy >> 6)] |= 1ull << (uy & 63);
-    s->hdirty[k * (unsigned)s->hwords + (cy >> 6)] |= 1ull << (cy & 63);   /* its digest too */
+    s->hdirty[k * (unsigned)s->hstride + (cy >> 6)] |= 1ull << (cy & 63);   /* its digest too */
 }
 
 /* ---- dirty rectangles ------------------------------------------------------------------------- */

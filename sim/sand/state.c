@@ -63,9 +63,11 @@ void sim__sand_save(const void *impl, sim_writer *wr)
 int sim__sand_digest_alloc(sand_world *s)
 {
     s->hwords = (s->ncy + 63) / 64;
-    size_t words = (size_t)s->ncx * (size_t)s->hwords;
+    s->hstride = (s->hwords + 7) & ~7;
+    size_t words = (size_t)s->ncx * (size_t)s->hstride;
     s->digest = malloc((size_t)s->ncx * (size_t)s->ncy * sizeof *s->digest);
-    s->hdirty = malloc(words * sizeof *s->hdirty);
+    s->hdirty_mem = malloc(words * sizeof *s->hdirty + 64);
+    s->hdirty = sim__sand_line_align(s->hdirty_mem);
     if (!s->digest || !s->hdirty) return SIM_ENOMEM;
     memset(s->hdirty, 0xFF, words * sizeof *s->hdirty);       /* none taken yet */
     return 0;
@@ -90,7 +92,7 @@ static void refresh_digests(sand_world *s)
     for (int k = 0; k < s->ncx; k++) {
         int x0 = k * SAND_CHUNK, cw = s->w - x0 < SAND_CHUNK ? s->w - x0 : SAND_CHUNK;
         for (int j = 0; j < s->hwords; j++) {
-            uint64_t bits = s->hdirty[(size_t)k * (size_t)s->hwords + (size_t)j];
+            uint64_t bits = s->hdirty[(size_t)k * (size_t)s->hstride + (size_t)j];
             for (; bits; bits &= bits - 1) {
                 int cy = j * 64 + __builtin_ctzll(bits);
                 if (cy >= s->ncy) break;
@@ -110,7 +112,7 @@ static void refresh_digests(sand_world *s)
                 s->digest[(size_t)cy * (size_t)s->ncx + (size_t)k] = XXH3_64bits(le, (size_t)(b - le));
 #endif
             }
-            s->hdirty[(size_t)k * (size_t)s->hwords + (size_t)j] = 0;
+            s->hdirty[(size_t)k * (size_t)s->hstride + (size_t)j] = 0;
         }
     }
 }
