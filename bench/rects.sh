@@ -3,7 +3,8 @@
 # demo with 1,000 and 100 bot viewers, each on a 320×180 rect of its own (viv bot --rect, places
 # drawn from the viewer's number, the same every run), against a 320×180 sand demo watched whole by
 # the same numbers of viewers, in one run.
-# Records tick lateness (p50/p99/max, and of the measured window alone), overruns, frames/s each
+# Records tick lateness (p50/p99/max, and of the measured window alone), the ticks' time (their
+# work, step and fan-out: p50/p99/max in the window), overruns, frames/s each
 # viewer received, vivd's CPU per viewer-frame and the bytes of a viewer-frame. Goal (issue 30): at
 # 1,000 rect viewers of the big world, no overruns; a rect viewer-frame costs about what a frame of
 # the small world costs.
@@ -56,7 +57,7 @@ ratio() {
 row() {
     name=$1
     label=$2
-    printf '| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s / %s | %s | %s |\n' "$label" \
+    printf '| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s | %s | %s |\n' "$label" \
         "$(field "$name" connections viewers ok)" \
         "$(field "$name" frames per_viewer_per_second)" \
         "$(bytes_per_frame "$name")" \
@@ -66,6 +67,8 @@ row() {
         "$(field "$name" server world late_max_us)" \
         "$(field "$name" server world window_late_p50_us)" "$(field "$name" server world window_late_p99_us)" \
         "$(field "$name" server world window_late_max_us)" \
+        "$(field "$name" server world window_work_p50_us)" "$(field "$name" server world window_work_p99_us)" \
+        "$(field "$name" server world window_work_max_us)" \
         "$(field "$name" server world overruns)" \
         "$(field "$name" server world ticks)"
 }
@@ -77,11 +80,12 @@ mkdir -p bench/out
     echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ). Command: \`sh bench/rects.sh\` (make bench). Server: \`${server_pin:+$server_pin }$bin/vivd --listen 127.0.0.1:0 --no-http --world WORLD --quiet --max-clients 5000 --no-record\`,"
     echo "a fresh one a run; WORLD is \`$big\` (big) or \`$small\` (small)."
     echo "Bot: \`${bot_pin:+$bot_pin }$bin/viv bot --seconds $secs --json\` plus the flags in the first column."
-    echo "Lateness from vivd's stats (µs): cumulative since that vivd started, and of the measured window alone."
+    echo "Lateness from vivd's stats (µs): cumulative since that vivd started, and of the measured window alone;"
+    echo "a tick's time (µs): its work, from its start to the end of its fan-out, in the window (the p99 against 16,667 at 60 Hz)."
     echo "Load average before the runs: $load_before (other work on the machine skews every number)."
     echo
-    echo "| world, bot flags | viewers ok | frames/s per viewer | bytes / viewer-frame | vivd µs CPU / viewer-frame | vivd CPU % of a core | lateness p50 / p99 / max | in the window: p50 / p99 / max | overruns | ticks |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| world, bot flags | viewers ok | frames/s per viewer | bytes / viewer-frame | vivd µs CPU / viewer-frame | vivd CPU % of a core | lateness p50 / p99 / max | in the window: p50 / p99 / max | tick time in the window: p50 / p99 / max | overruns | ticks |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     row bigmany "big, --clients $many --rect 320x180"
     row bigfew "big, --clients $few --rect 320x180"
     row smallmany "small, --clients $many"
@@ -89,7 +93,8 @@ mkdir -p bench/out
     echo
     echo "Rect against small world, at $many viewers: bytes per viewer-frame $(ratio "$(bytes_per_frame bigmany)" "$(bytes_per_frame smallmany)")×,"
     echo "vivd CPU per viewer-frame $(ratio "$(field bigmany server cpu_us_per_viewer_frame)" "$(field smallmany server cpu_us_per_viewer_frame)")×,"
-    echo "lateness p99 in the window $(field bigmany server world window_late_p99_us) µs against $(field smallmany server world window_late_p99_us) µs;"
+    echo "lateness p99 in the window $(field bigmany server world window_late_p99_us) µs against $(field smallmany server world window_late_p99_us) µs,"
+    echo "tick time p99 in the window $(field bigmany server world window_work_p99_us) µs against $(field smallmany server world window_work_p99_us) µs;"
     echo "at $few viewers: bytes $(ratio "$(bytes_per_frame bigfew)" "$(bytes_per_frame smallfew)")×, CPU $(ratio "$(field bigfew server cpu_us_per_viewer_frame)" "$(field smallfew server cpu_us_per_viewer_frame)")×."
     echo "Frames checked (--verify $few, $few rect viewers of the big world): $(field bigverify verify frames) frames, $(field bigverify verify mismatches) hash mismatches, $(field bigverify verify errors) errors."
     echo "Bot CPU (% of a core), by row: $(field bigmany bot_cpu_percent), $(field bigfew bot_cpu_percent), $(field smallmany bot_cpu_percent), $(field smallfew bot_cpu_percent)."

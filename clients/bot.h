@@ -93,6 +93,8 @@ typedef struct bot_stats {
     uint64_t tick, ticks, late_p50_us, late_p99_us, late_max_us, overruns, subs;
     int have_hist;                        /* the reply had late_hist (vivd since issue 17) */
     uint32_t late_hist[WIRE_LATE_BUCKETS];
+    int have_work_hist;                   /* and work_hist (vivd since issue 30) */
+    uint32_t work_hist[WIRE_LATE_BUCKETS];
 } bot_stats;
 
 typedef struct bot_pending {
@@ -186,6 +188,8 @@ typedef struct bot_summary {
     uint64_t d_cpu, d_user, d_sys, d_frames, d_bytes, d_skipped, d_ticks, d_overruns;
     int have_window_late;                 /* lateness of the window alone, from late_hist */
     uint64_t w_late_p50_us, w_late_p99_us, w_late_max_us;
+    int have_window_work;                 /* the ticks' work in the window, from work_hist */
+    uint64_t w_work_p50_us, w_work_p99_us, w_work_max_us;
     double cpu_per_frame, srv_cpu_pct;
     uint64_t viewers_with_gaps, worst_gaps, worst_skipped, pending;
     int worst_idx;

@@ -72,25 +72,38 @@ uint64_t bot_lag_pct(const bot *b, double pct)
     return b->lag_max;
 }
 
-/* The lateness of the measured window alone: the difference of the two replies' histograms
- * (0.1 ms buckets; a percentile is its bucket's upper edge, as vivd reports them). */
-static void window_lateness(const bot_stats *a, const bot_stats *z, bot_summary *s)
+/* The tick times of the measured window alone (lateness, or work): the difference of the two
+ * replies' histograms a and z (0.1 ms buckets; a percentile is its bucket's upper edge, as vivd
+ * reports them). 1 with out[] = p50, p99, max; 0 when the window counts no tick. */
+static int window_times(const uint32_t *a, const uint32_t *z, uint64_t out[3])
 {
-    if (!a->have_hist || !z->have_hist) return;
     uint64_t n = 0;
-    for (int k = 0; k < WIRE_LATE_BUCKETS; k++) n += z->late_hist[k] - a->late_hist[k];
-    if (!n) return;
-    s->have_window_late = 1;
+    for (int k = 0; k < WIRE_LATE_BUCKETS; k++) n += z[k] - a[k];
+    if (!n) return 0;
     uint64_t seen = 0, p50 = n / 2, p99 = n * 99 / 100;
     int got50 = 0, got99 = 0;
     for (int k = 0; k < WIRE_LATE_BUCKETS; k++) {
-        uint64_t d = z->late_hist[k] - a->late_hist[k];
+        uint64_t d = z[k] - a[k];
         if (!d) continue;
         seen += d;
         uint64_t edge = (uint64_t)(k + 1) * 100;
-        if (!got50 && seen > p50) { s->w_late_p50_us = edge; got50 = 1; }
-        if (!got99 && seen > p99) { s->w_late_p99_us = edge; got99 = 1; }
-        s->w_late_max_us = edge;
+        if (!got50 && seen > p50) { out[0] = edge; got50 = 1; }
+        if (!got99 && seen > p99) { out[1] = edge; got99 = 1; }
+        out[2] = edge;
+    }
+    return 1;
+}
+
+static void window_lateness(const bot_stats *a, const bot_stats *z, bot_summary *s)
+{
+    uint64_t t[3];
+    if (a->have_hist && z->have_hist && window_times(a->late_hist, z->late_hist, t)) {
+        s->have_window_late = 1;
+        s->w_late_p50_us = t[0], s->w_late_p99_us = t[1], s->w_late_max_us = t[2];
+    }
+    if (a->have_work_hist && z->have_work_hist && window_times(a->work_hist, z->work_hist, t)) {
+        s->have_window_work = 1;
+        s->w_work_p50_us = t[0], s->w_work_p99_us = t[1], s->w_work_max_us = t[2];
     }
 }
 
@@ -248,10 +261,15 @@ void bot_report_json(const bot *b, const bot_summary *s)
                 ",\"lateness_is_cumulative\":true,\"window_late_p50_us\":",
                 s->d_ticks, s->d_overruns, z->subs, z->late_p50_us, z->late_p99_us, z->late_max_us);
     if (s->have_world && s->have_window_late)
-        fprintf(o, "%" PRIu64 ",\"window_late_p99_us\":%" PRIu64 ",\"window_late_max_us\":%" PRIu64 "}",
+        fprintf(o, "%" PRIu64 ",\"window_late_p99_us\":%" PRIu64 ",\"window_late_max_us\":%" PRIu64,
                 s->w_late_p50_us, s->w_late_p99_us, s->w_late_max_us);
     else if (s->have_world)
-        fprintf(o, "null,\"window_late_p99_us\":null,\"window_late_max_us\":null}");
+        fprintf(o, "null,\"window_late_p99_us\":null,\"window_late_max_us\":null");
+    if (s->have_world && s->have_window_work)
+        fprintf(o, ",\"window_work_p50_us\":%" PRIu64 ",\"window_work_p99_us\":%" PRIu64
+                ",\"window_work_max_us\":%" PRIu64 "}", s->w_work_p50_us, s->w_work_p99_us, s->w_work_max_us);
+    else if (s->have_world)
+        fprintf(o, ",\"window_work_p50_us\":null,\"window_work_p99_us\":null,\"window_work_max_us\":null}");
     fprintf(o, "}}\n");
 }
 
@@ -367,4 +385,8 @@ void bot_report_text(const bot *b, const bot_summary *s)
         fprintf(o, "              in the window alone: lateness p50 %.1f ms, p99 %.1f ms, max %.1f ms "
                 "(0.1 ms buckets)\n", (double)s->w_late_p50_us / 1e3, (double)s->w_late_p99_us / 1e3,
                 (double)s->w_late_max_us / 1e3);
+    if (s->have_world && s->have_window_work)
+        fprintf(o, "              a tick's work (its step and fan-out) in the window: p50 %.1f ms, p99 %.1f ms, "
+                "max %.1f ms\n", (double)s->w_work_p50_us / 1e3, (double)s->w_work_p99_us / 1e3,
+                (double)s->w_work_max_us / 1e3);
 }

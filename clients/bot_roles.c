@@ -234,22 +234,22 @@ static void on_frame(bot_conn *c, const wire_msg *m)
     }
 }
 
-/* A world entry's late_hist ([bucket, count, …], docs/PROTOCOL.md), when it has one. */
-static void read_late_hist(const wire_msg *wm, bot_stats *s)
+/* A world entry's histogram `key` (late_hist or work_hist: [bucket, count, …], docs/PROTOCOL.md)
+ * into hist; 1 when it has a whole one. */
+static int read_hist(const wire_msg *wm, const char *key, uint32_t hist[WIRE_LATE_BUCKETS])
 {
-    memset(s->late_hist, 0, sizeof s->late_hist);
-    s->have_hist = 0;
-    const wire_val *h = wire_msg_get(wm, "late_hist");
-    if (!h || h->type != WIRE_ARRAY || h->n % 2) return;
+    memset(hist, 0, WIRE_LATE_BUCKETS * sizeof *hist);
+    const wire_val *h = wire_msg_get(wm, key);
+    if (!h || h->type != WIRE_ARRAY || h->n % 2) return 0;
     const uint8_t *it = h->p, *end = h->raw + h->rawlen;
     for (uint32_t i = 0; i < h->n; i += 2) {
         wire_val k, v;
         if (wire_next(&it, end, &k) || wire_next(&it, end, &v) || k.type != WIRE_UINT ||
             v.type != WIRE_UINT || k.u >= WIRE_LATE_BUCKETS || v.u > UINT32_MAX)
-            return;
-        s->late_hist[k.u] = (uint32_t)v.u;
+            return 0;
+        hist[k.u] = (uint32_t)v.u;
     }
-    s->have_hist = 1;
+    return 1;
 }
 
 static void on_stats(bot *b, const wire_msg *m)
@@ -290,7 +290,8 @@ static void on_stats(bot *b, const wire_msg *m)
                                 !wire_get_u64(&wm, "late_max_us", &s->late_max_us) &&
                                 !wire_get_u64(&wm, "overruns", &s->overruns) &&
                                 !wire_get_u64(&wm, "subs", &s->subs);
-                read_late_hist(&wm, s);
+                s->have_hist = read_hist(&wm, "late_hist", s->late_hist);
+                s->have_work_hist = read_hist(&wm, "work_hist", s->work_hist);
             }
         }
     }

@@ -94,11 +94,15 @@ typedef struct srv_sched {     /* sched.c */
     uint64_t warned_at;        /* uv_now of the last falling-behind warning */
 } srv_sched;
 
+typedef struct srv_time_hist {    /* sched.c: times of ticks, in 0.1 ms buckets */
+    uint32_t b[SRV_LAT_BUCKETS + 1];   /* the last: SRV_LAT_BUCKETS × 0.1 ms or more */
+    uint64_t count, sum_us, max_us;    /* (the sum for /metrics) */
+} srv_time_hist;
+
 typedef struct srv_tick_stats {   /* sched.c */
-    uint64_t ticks, overruns, skipped, late_max_us;
-    uint64_t lat_sum_us;       /* the lateness of every tick counted, summed (for /metrics) */
-    uint32_t lat_hist[SRV_LAT_BUCKETS + 1];
-    uint64_t lat_count;
+    uint64_t ticks, overruns, skipped;
+    srv_time_hist late;        /* how long after its deadline each scheduled tick started */
+    srv_time_hist work;        /* how long each one's work took: the step and the fan-out */
 } srv_tick_stats;
 
 typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazily each tick */
@@ -287,7 +291,9 @@ void srv_world_stats_log(srv *s, int level);
  * (and the final checkpoint can be written). Nothing queued: nothing happens. */
 void srv_world_finish(srv *s, srv_world *w);
 /* Lateness percentile in microseconds (bucket upper bound). */
-uint64_t srv_world_lateness(const srv_world *w, double pct);
+/* The pct percentile of a histogram of tick times (the upper edge of its bucket, at most the
+ * largest time counted), in µs; 0 when it counts nothing. */
+uint64_t srv_time_pct(const srv_time_hist *h, double pct);
 
 /* ---- server/record.c ---------------------------------------------------------------------------- */
 int srv_record_open(srv *s, char *err, size_t errlen);      /* lock, open, start the writer */

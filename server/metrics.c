@@ -15,8 +15,8 @@
 static const char *const tr_names[SRV_TR_N] = { "tcp", "websocket", "proxy" };
 static const char *const drop_names[SRV_DROP_N] = { "hard_limit", "stall", "bad_message", "timeout",
                                                     "server_full" };
-/* The lateness histogram's `le` bounds, in its own 0.1 ms buckets (host.h, SRV_LAT_BUCKETS): 0.1
- * ms to 100 ms, 1-2-5 apart. */
+/* The tick time histograms' `le` bounds (lateness and work), in their own 0.1 ms buckets (host.h,
+ * SRV_LAT_BUCKETS): 0.1 ms to 100 ms, 1-2-5 apart. */
 static const int lat_edges[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
 _Static_assert(1000 < SRV_LAT_BUCKETS, "the last edge is a bucket of the histogram");
 
@@ -31,22 +31,19 @@ static void world_labels(char *out, size_t cap, const srv_world *w)
     snprintf(out, cap, "world=\"%u\",kind=\"%s\"", w->id, w->kind->name);   /* kind names are [a-z] */
 }
 
-static void world_lateness(FILE *out, const srv_world *w)
+/* One world's samples of the histogram family `name`, from h. */
+static void world_times(FILE *out, const char *name, const srv_world *w, const srv_time_hist *h)
 {
     char l[96];
     world_labels(l, sizeof l, w);
-    const srv_tick_stats *st = &w->stats;
     uint64_t cum = 0;
     int b = 0;
     for (size_t e = 0; e < sizeof lat_edges / sizeof lat_edges[0]; e++) {
-        for (; b < lat_edges[e]; b++) cum += st->lat_hist[b];   /* lateness below the edge */
-        fprintf(out, "vivd_world_tick_lateness_seconds_bucket{%s,le=\"%g\"} %" PRIu64 "\n", l,
-                lat_edges[e] * 1e-4, cum);
+        for (; b < lat_edges[e]; b++) cum += h->b[b];   /* times below the edge */
+        fprintf(out, "%s_bucket{%s,le=\"%g\"} %" PRIu64 "\n", name, l, lat_edges[e] * 1e-4, cum);
     }
-    fprintf(out, "vivd_world_tick_lateness_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n"
-            "vivd_world_tick_lateness_seconds_sum{%s} %.6f\n"
-            "vivd_world_tick_lateness_seconds_count{%s} %" PRIu64 "\n",
-            l, st->lat_count, l, (double)st->lat_sum_us / 1e6, l, st->lat_count);
+    fprintf(out, "%s_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n%s_sum{%s} %.6f\n%s_count{%s} %" PRIu64 "\n",
+            name, l, h->count, name, l, (double)h->sum_us / 1e6, name, l, h->count);
 }
 
 /* One sample per world of the value `get` reads. */
@@ -81,7 +78,13 @@ static void worlds_text(FILE *out, srv *s)
     fprintf(out, "vivd_worlds %d\n", s->nworlds);
     family(out, "vivd_world_tick_lateness_seconds", "histogram",
            "How late each tick started after its deadline (0.1 ms resolution).");
-    for (int i = 0; i < s->nworlds; i++) world_lateness(out, s->worlds[i]);
+    for (int i = 0; i < s->nworlds; i++)
+        world_times(out, "vivd_world_tick_lateness_seconds", s->worlds[i], &s->worlds[i]->stats.late);
+    family(out, "vivd_world_tick_work_seconds", "histogram",
+           "How long each tick's work took: the step and the fan-out of its frames (0.1 ms "
+           "resolution).");
+    for (int i = 0; i < s->nworlds; i++)
+        world_times(out, "vivd_world_tick_work_seconds", s->worlds[i], &s->worlds[i]->stats.work);
     world_family(out, s, "vivd_world_ticks_total", "counter", "Ticks stepped.", get_ticks);
     world_family(out, s, "vivd_world_tick", "gauge", "The world's current tick.", get_tick);
     world_family(out, s, "vivd_world_overruns_total", "counter",

@@ -10,7 +10,7 @@
 
 static const char *const role_names[] = { "none", "viewer", "player", "admin" };
 
-_Static_assert(SRV_LAT_BUCKETS + 1 == WIRE_LATE_BUCKETS, "stats' late_hist is the lateness histogram");
+_Static_assert(SRV_LAT_BUCKETS + 1 == WIRE_LATE_BUCKETS, "stats' late_hist and work_hist are sched.c's");
 
 /* Constant-time comparison of a presented token with a configured one. */
 static int token_eq(const char *have, size_t n, const char *want)
@@ -552,13 +552,17 @@ static void on_stats(srv_client *c, const wire_msg *m, const int64_t *seqp)
         ws[i].id = w->id;
         ws[i].tick = srv_world_tick(w);
         ws[i].ticks = w->stats.ticks;
-        ws[i].late_p50_us = srv_world_lateness(w, 50);
-        ws[i].late_p99_us = srv_world_lateness(w, 99);
-        ws[i].late_max_us = w->stats.late_max_us;
+        ws[i].late_p50_us = srv_time_pct(&w->stats.late, 50);
+        ws[i].late_p99_us = srv_time_pct(&w->stats.late, 99);
+        ws[i].late_max_us = w->stats.late.max_us;
+        ws[i].work_p50_us = srv_time_pct(&w->stats.work, 50);
+        ws[i].work_p99_us = srv_time_pct(&w->stats.work, 99);
+        ws[i].work_max_us = w->stats.work.max_us;
         ws[i].overruns = w->stats.overruns;
         ws[i].skipped = w->stats.skipped;
         ws[i].subs = (uint64_t)srv_fanout_subs(w);
-        ws[i].late_hist = w->stats.lat_hist;
+        ws[i].late_hist = w->stats.late.b;
+        ws[i].work_hist = w->stats.work.b;
     }
     wire_buf b;
     wire_buf_init(&b);

@@ -37,31 +37,29 @@ uint64_t srv_world_overdue_ns(const srv_world *w, uint64_t now_ns)
     return now_ns > due ? now_ns - due : 0;
 }
 
-static void record_lateness(srv_world *w, uint64_t late_ns)
+static void hist_add(srv_time_hist *h, uint64_t ns)
 {
-    srv_tick_stats *st = &w->stats;
-    uint64_t us = late_ns / 1000;
+    uint64_t us = ns / 1000;
     uint64_t b = us / 100;                       /* 0.1 ms buckets */
-    st->lat_hist[b < SRV_LAT_BUCKETS ? b : SRV_LAT_BUCKETS]++;
-    st->lat_count++;
-    st->lat_sum_us += us;
-    if (us > st->late_max_us) st->late_max_us = us;
+    h->b[b < SRV_LAT_BUCKETS ? b : SRV_LAT_BUCKETS]++;
+    h->count++;
+    h->sum_us += us;
+    if (us > h->max_us) h->max_us = us;
 }
 
-uint64_t srv_world_lateness(const srv_world *w, double pct)
+uint64_t srv_time_pct(const srv_time_hist *h, double pct)
 {
-    const srv_tick_stats *st = &w->stats;
-    if (!st->lat_count) return 0;
-    uint64_t want = (uint64_t)((double)st->lat_count * pct / 100.0);
+    if (!h->count) return 0;
+    uint64_t want = (uint64_t)((double)h->count * pct / 100.0);
     uint64_t seen = 0;
     for (int b = 0; b <= SRV_LAT_BUCKETS; b++) {
-        seen += st->lat_hist[b];
+        seen += h->b[b];
         if (seen > want) {
             uint64_t edge = (uint64_t)(b + 1) * 100;      /* the bucket's upper edge, capped */
-            return edge < st->late_max_us ? edge : st->late_max_us;
+            return edge < h->max_us ? edge : h->max_us;
         }
     }
-    return st->late_max_us;
+    return h->max_us;
 }
 
 void srv_world_stats_log(srv *s, int level)
@@ -70,9 +68,12 @@ void srv_world_stats_log(srv *s, int level)
         srv_world *w = s->worlds[i];
         srv_log(s, level,
                 "world %u %s: tick %" PRIu64 ", lateness p50 %.1f ms p99 %.1f ms max %.1f ms, "
+                "a tick's work p50 %.1f ms p99 %.1f ms max %.1f ms, "
                 "overruns %" PRIu64 ", skipped %" PRIu64 ", %d subscriber(s)",
-                w->id, w->kind->name, srv_world_tick(w), (double)srv_world_lateness(w, 50) / 1000.0,
-                (double)srv_world_lateness(w, 99) / 1000.0, (double)w->stats.late_max_us / 1000.0,
+                w->id, w->kind->name, srv_world_tick(w), (double)srv_time_pct(&w->stats.late, 50) / 1000.0,
+                (double)srv_time_pct(&w->stats.late, 99) / 1000.0, (double)w->stats.late.max_us / 1000.0,
+                (double)srv_time_pct(&w->stats.work, 50) / 1000.0,
+                (double)srv_time_pct(&w->stats.work, 99) / 1000.0, (double)w->stats.work.max_us / 1000.0,
                 w->stats.overruns, w->stats.skipped,
                 s->ev.subscribers ? s->ev.subscribers(s->ev.ud, w) : 0);
     }
@@ -135,10 +136,12 @@ static void on_tick(srv *s)
                 w->sched.tick_base = sim_world_tick(w->w);
                 break;
             }
-            record_lateness(w, now - due);
+            hist_add(&w->stats.late, now - due);
             run_tick(s, w);
             /* An overrun: the tick (fan-out included) finished after the next one was due. */
-            if (uv_hrtime() > deadline(w, sim_world_tick(w->w))) w->stats.overruns++;
+            uint64_t end = uv_hrtime();
+            hist_add(&w->stats.work, end - now);
+            if (end > deadline(w, sim_world_tick(w->w))) w->stats.overruns++;
             ran++;
             if (w->busy || (w->play && srv_play_paused(w))) break;   /* busy: reading more (play.c) */
         }

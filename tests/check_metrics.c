@@ -111,13 +111,18 @@ START_TEST(metrics_text)
     rig_up(&r);
     due_at(r.w, uv_hrtime() + 60000 * MS);   /* healthy: its next tick is a minute away */
     srv_tick_stats *st = &r.w->stats;
-    st->lat_hist[0] = 3;                     /* under 0.1 ms */
-    st->lat_hist[1] = 2;                     /* 0.1 to 0.2 ms */
-    st->lat_hist[4] = 1;                     /* 0.4 to 0.5 ms */
-    st->lat_hist[999] = 4;                   /* 99.9 to 100 ms */
-    st->lat_hist[SRV_LAT_BUCKETS] = 1;       /* over 100 ms */
-    st->lat_count = 11;
-    st->lat_sum_us = 1234567;
+    st->late.b[0] = 3;                       /* under 0.1 ms */
+    st->late.b[1] = 2;                       /* 0.1 to 0.2 ms */
+    st->late.b[4] = 1;                       /* 0.4 to 0.5 ms */
+    st->late.b[999] = 4;                     /* 99.9 to 100 ms */
+    st->late.b[SRV_LAT_BUCKETS] = 1;         /* over 100 ms */
+    st->late.count = 11;
+    st->late.sum_us = 1234567;
+    st->work.b[19] = 8;                      /* 1.9 to 2 ms */
+    st->work.b[20] = 2;                      /* 2 to 2.1 ms */
+    st->work.b[180] = 1;                     /* 18 to 18.1 ms: an overrun at 60 Hz */
+    st->work.count = 11;
+    st->work.sum_us = 38000;
     st->ticks = 11;
     st->overruns = 2;
     st->skipped = 7;
@@ -144,6 +149,14 @@ START_TEST(metrics_text)
         { "vivd_world_tick_lateness_seconds_bucket" L ",le=\"+Inf\"}", 11 },
         { "vivd_world_tick_lateness_seconds_count" L "}", 11 },
         { "vivd_world_tick_lateness_seconds_sum" L "}", 1.234567 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"0.001\"}", 0 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"0.002\"}", 8 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"0.005\"}", 10 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"0.01\"}", 10 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"0.02\"}", 11 },
+        { "vivd_world_tick_work_seconds_bucket" L ",le=\"+Inf\"}", 11 },
+        { "vivd_world_tick_work_seconds_count" L "}", 11 },
+        { "vivd_world_tick_work_seconds_sum" L "}", 0.038 },
         { "vivd_world_ticks_total" L "}", 11 },
         { "vivd_world_overruns_total" L "}", 2 },
         { "vivd_world_ticks_skipped_total" L "}", 7 },

@@ -822,32 +822,21 @@ START_TEST(create_runs_off_the_loop)
 }
 END_TEST
 
-/* The stats' late_hist is the histogram the percentiles come from: one count per tick run, in
- * increasing buckets, and late_p50/p99 are the upper edges of the buckets where the running count
- * passes half and 99% (or the max, when that is lower). */
-START_TEST(stats_carry_the_lateness_histogram)
+/* A world entry's histogram `name` ("late" or "work": name_hist, name_p50_us, …): every tick run
+ * counted once, in increasing buckets, only the non-zero ones, and the p50/p99 the upper edges of
+ * the buckets where the running count passes half and 99% (or the max, when that is lower). */
+static void check_time_hist(const wire_msg *wm, const char *name, uint64_t ticks)
 {
-    static e2e_fixture fx;
-    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=3:w=64,h=64", NULL }, E2E_NO_RECORD);
-    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
-    e2e_sub(v, 1, 1, NULL, NULL);
-    wire_msg m;
-    while (v->t.count[1] < 60) ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
-    stats_ask(&v->c, &v->t, &m);
-    const wire_val *ws = wire_msg_get(&m, "worlds");
-    ck_assert_ptr_nonnull(ws);
-    ck_assert_uint_eq(ws->n, 1);
-    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
-    wire_val w;
-    ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
-    wire_msg wm;
-    ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
-    uint64_t ticks, p50, p99, max;
-    ck_assert_int_eq(wire_get_u64(&wm, "ticks", &ticks), 0);
-    ck_assert_int_eq(wire_get_u64(&wm, "late_p50_us", &p50), 0);
-    ck_assert_int_eq(wire_get_u64(&wm, "late_p99_us", &p99), 0);
-    ck_assert_int_eq(wire_get_u64(&wm, "late_max_us", &max), 0);
-    const wire_val *h = wire_msg_get(&wm, "late_hist");
+    char key[32];
+    uint64_t p50, p99, max;
+    snprintf(key, sizeof key, "%s_p50_us", name);
+    ck_assert_int_eq(wire_get_u64(wm, key, &p50), 0);
+    snprintf(key, sizeof key, "%s_p99_us", name);
+    ck_assert_int_eq(wire_get_u64(wm, key, &p99), 0);
+    snprintf(key, sizeof key, "%s_max_us", name);
+    ck_assert_int_eq(wire_get_u64(wm, key, &max), 0);
+    snprintf(key, sizeof key, "%s_hist", name);
+    const wire_val *h = wire_msg_get(wm, key);
     ck_assert_ptr_nonnull(h);
     ck_assert_int_eq(h->type, WIRE_ARRAY);
     ck_assert_uint_eq(h->n % 2, 0);
@@ -867,7 +856,8 @@ START_TEST(stats_carry_the_lateness_histogram)
         count[i] = c.u;
         total += c.u;
     }
-    ck_assert_uint_eq(total, ticks);                      /* every tick run is in it */
+    ck_assert_msg(total == ticks, "%s: %llu counted, %llu ticks", name, (unsigned long long)total,
+                  (unsigned long long)ticks);               /* every tick run is in it */
     uint64_t seen = 0, want50 = ticks / 2, want99 = (uint64_t)((double)ticks * 99 / 100.0), e50 = 0, e99 = 0;
     for (uint32_t i = 0; i < h->n / 2; i++) {
         seen += count[i];
@@ -876,6 +866,35 @@ START_TEST(stats_carry_the_lateness_histogram)
     }
     ck_assert_uint_eq(p50, e50 < max ? e50 : max);
     ck_assert_uint_eq(p99, e99 < max ? e99 : max);
+    /* the largest time counted lies in the last bucket (or beyond the last edge) */
+    ck_assert_uint_ge(max, bucket[h->n / 2 - 1] * 100);
+    if (bucket[h->n / 2 - 1] < 1001) ck_assert_uint_lt(max, (bucket[h->n / 2 - 1] + 1) * 100);
+}
+
+/* The stats carry the histograms of the ticks' lateness and of their work, which their
+ * percentiles come from. */
+START_TEST(stats_carry_the_tick_time_histograms)
+{
+    static e2e_fixture fx;
+    e2e_fixture_start(&fx, (const char *const[]){ "sand:seed=3:w=64,h=64", NULL }, E2E_NO_RECORD);
+    e2e_peer *v = e2e_hello(&fx, "viewer", NULL, NULL);
+    e2e_sub(v, 1, 1, NULL, NULL);
+    wire_msg m;
+    while (v->t.count[1] < 60) ck_assert_int_eq(recv_until_not_frame(&v->c, &v->t, &m, 100), 0);
+    stats_ask(&v->c, &v->t, &m);
+    const wire_val *ws = wire_msg_get(&m, "worlds");
+    ck_assert_ptr_nonnull(ws);
+    ck_assert_uint_eq(ws->n, 1);
+    const uint8_t *it = ws->p, *end = ws->raw + ws->rawlen;
+    wire_val w;
+    ck_assert_int_eq(wire_next(&it, end, &w), WIRE_OK);
+    wire_msg wm;
+    ck_assert_int_eq(wire_msg_decode(w.raw, w.rawlen, &wm), WIRE_OK);
+    uint64_t ticks;
+    ck_assert_int_eq(wire_get_u64(&wm, "ticks", &ticks), 0);
+    ck_assert_uint_ge(ticks, 60);
+    check_time_hist(&wm, "late", ticks);
+    check_time_hist(&wm, "work", ticks);
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST
@@ -1216,7 +1235,7 @@ Suite *suite_server(void)
     tcase_add_test(tc, admin_creates_and_closes_worlds_ping_echoes);
     tcase_add_test(tc, create_runs_off_the_loop);
     tcase_add_test(tc, sigterm_during_a_create_exits_cleanly);
-    tcase_add_test(tc, stats_carry_the_lateness_histogram);
+    tcase_add_test(tc, stats_carry_the_tick_time_histograms);
     tcase_add_test(tc, recording_survives_a_full_disk);
     tcase_add_test(tc, sigterm_shuts_down_cleanly_with_clients_attached);
     tcase_add_test(tc, bad_command_lines_are_refused);

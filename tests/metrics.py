@@ -99,6 +99,7 @@ def single_node(tmp, bindir):
         s0, fams = scrape(v.http)
         check(all(n.startswith("vivd_") for n in fams), "every family is named vivd_…")
         for name, typ in [("vivd_world_tick_lateness_seconds", "histogram"),
+                          ("vivd_world_tick_work_seconds", "histogram"),
                           ("vivd_world_ticks", "counter"), ("vivd_world_overruns", "counter"),
                           ("vivd_world_ticks_skipped", "counter"), ("vivd_world_subscribers", "gauge"),
                           ("vivd_world_frames_sent", "counter"), ("vivd_world_bytes_sent", "counter"),
@@ -137,6 +138,10 @@ def single_node(tmp, bindir):
         histogram_sound(fams, "vivd_world_tick_lateness_seconds")
         histogram_sound(fams, "vivd_recorder_commit_seconds")
         check(val(s1, "vivd_world_tick_lateness_seconds_count", **w) > 0, "lateness observed")
+        histogram_sound(fams, "vivd_world_tick_work_seconds")
+        check(val(s1, "vivd_world_tick_work_seconds_count", **w) ==
+              val(s1, "vivd_world_tick_lateness_seconds_count", **w), "every tick's work counted, as its lateness")
+        check(val(s1, "vivd_world_tick_work_seconds_sum", **w) > 0, "the ticks' work took time")
 
         # The recorder cannot commit: another process holds the file's write lock.
         lock = sqlite3.connect(db, timeout=30, isolation_level=None)

@@ -306,6 +306,21 @@ long wire_msg_error(wire_buf *b, const char *code, const char *msg, const int64_
     return wire_msg_end(b);
 }
 
+/* A histogram of tick times as [bucket, count, bucket, count, …]: its non-zero buckets, so that a
+ * client can take the percentiles of any window from two replies. h NULL: none counted. */
+static void put_hist(wire_buf *b, const char *key, const uint32_t *h)
+{
+    uint32_t nz = 0;
+    for (int k = 0; h && k < WIRE_LATE_BUCKETS; k++) nz += h[k] != 0;
+    wire_put_str(b, key);
+    wire_put_array(b, 2 * nz);
+    for (int k = 0; h && k < WIRE_LATE_BUCKETS; k++)
+        if (h[k]) {
+            wire_put_uint(b, (uint64_t)k);
+            wire_put_uint(b, h[k]);
+        }
+}
+
 long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *worlds, int nworlds)
 {
     begin(b, "stats", 9);
@@ -321,27 +336,21 @@ long wire_msg_stats(wire_buf *b, const wire_stats *s, const wire_world_stats *wo
     wire_put_array(b, (uint32_t)nworlds);
     for (int i = 0; i < nworlds; i++) {
         const wire_world_stats *w = &worlds[i];
-        wire_put_map(b, 10);
+        wire_put_map(b, 14);
         wire_put_str(b, "id"); wire_put_uint(b, w->id);
         wire_put_str(b, "tick"); wire_put_uint(b, w->tick);
         wire_put_str(b, "ticks"); wire_put_uint(b, w->ticks);
         wire_put_str(b, "late_p50_us"); wire_put_uint(b, w->late_p50_us);
         wire_put_str(b, "late_p99_us"); wire_put_uint(b, w->late_p99_us);
         wire_put_str(b, "late_max_us"); wire_put_uint(b, w->late_max_us);
+        wire_put_str(b, "work_p50_us"); wire_put_uint(b, w->work_p50_us);
+        wire_put_str(b, "work_p99_us"); wire_put_uint(b, w->work_p99_us);
+        wire_put_str(b, "work_max_us"); wire_put_uint(b, w->work_max_us);
         wire_put_str(b, "overruns"); wire_put_uint(b, w->overruns);
         wire_put_str(b, "skipped"); wire_put_uint(b, w->skipped);
         wire_put_str(b, "subs"); wire_put_uint(b, w->subs);
-        /* [bucket, count, bucket, count, …]: the non-zero buckets, so that a client can take the
-         * percentiles of any window from two replies. */
-        uint32_t nz = 0;
-        for (int k = 0; w->late_hist && k < WIRE_LATE_BUCKETS; k++) nz += w->late_hist[k] != 0;
-        wire_put_str(b, "late_hist");
-        wire_put_array(b, 2 * nz);
-        for (int k = 0; w->late_hist && k < WIRE_LATE_BUCKETS; k++)
-            if (w->late_hist[k]) {
-                wire_put_uint(b, (uint64_t)k);
-                wire_put_uint(b, w->late_hist[k]);
-            }
+        put_hist(b, "late_hist", w->late_hist);
+        put_hist(b, "work_hist", w->work_hist);
     }
     return wire_msg_end(b);
 }

@@ -134,14 +134,17 @@ long wire_msg_pong(wire_buf *b, const uint8_t *n, size_t nlen);
 /* seq: echoed when the message it answers had a valid one, or NULL. */
 long wire_msg_error(wire_buf *b, const char *code, const char *msg, const int64_t *seq);
 
-#define WIRE_LATE_BUCKETS 1002   /* stats' late_hist: 0.1 ms buckets up to 100.1 ms, then one more */
+#define WIRE_LATE_BUCKETS 1002   /* stats' late_hist and work_hist: 0.1 ms buckets up to 100.1 ms,
+                                    then one more */
 typedef struct wire_world_stats {
     uint32_t id;
     uint64_t tick, ticks;
     uint64_t late_p50_us, late_p99_us, late_max_us;
+    uint64_t work_p50_us, work_p99_us, work_max_us;
     uint64_t overruns, skipped;
     uint64_t subs;
     const uint32_t *late_hist; /* WIRE_LATE_BUCKETS counts (written as its non-zero buckets), or NULL */
+    const uint32_t *work_hist; /* the same for the ticks' work */
 } wire_world_stats;
 
 typedef struct wire_stats {
