@@ -209,6 +209,7 @@ struct srv {
     uint64_t rec_say_ms;
     struct srv_rec_outage {
         uint64_t since_ms;     /* uv_now when it was noticed */
+        uint64_t back_ms;      /* uv_now when the log took writes again (0: not yet) */
         uint64_t ticks;        /* ticks of recorded worlds not in the log */
         uint64_t inputs;       /* inputs refused: log_unavailable on arrival, not_logged after */
         int sessions;          /* sessions that lost ticks */

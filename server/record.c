@@ -185,6 +185,8 @@ static void say_still(srv *s, const char *why)
             s->rec_out.ticks, s->rec_out.sessions, s->rec_out.inputs, remedy(why), s->db_path);
 }
 
+#define RESUMED_WAIT_MS 10000
+
 static void say_resumed(srv *s)
 {
     char span[32];
@@ -203,11 +205,20 @@ static void check_failing(srv *s)
     if (!s->rec) return;
     char why[256] = "";
     int f = rpl_recorder_failing(s->rec, why, sizeof why);
+    if (f) s->rec_out.back_ms = 0;           /* (failing again while its gaps were closing) */
     if (f && !s->rec_failing) {
         s->rec_out.since_ms = uv_now(s->loop);
         say_failed(s, why);
         uv_timer_start(&s->rec_timer, on_say, s->rec_say_ms, s->rec_say_ms);
     } else if (!f && s->rec_failing) {
+        /* The log takes writes again, but each session's gap ends only at its next checkpoint,
+         * a moment later (up to a second of its world), and the count is whole once every one
+         * has: until then the outage goes on as far as this line is concerned (at most
+         * RESUMED_WAIT_MS, for a world that never commits again). */
+        uint64_t now = uv_now(s->loop);
+        if (!s->rec_out.back_ms) s->rec_out.back_ms = now;
+        for (int i = 0; i < s->nworlds && now - s->rec_out.back_ms < RESUMED_WAIT_MS; i++)
+            if (s->worlds[i]->rec.in_gap) return;
         uv_timer_stop(&s->rec_timer);
         say_resumed(s);
         memset(&s->rec_out, 0, sizeof s->rec_out);
