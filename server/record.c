@@ -211,10 +211,11 @@ static void check_failing(srv *s)
         say_failed(s, why);
         uv_timer_start(&s->rec_timer, on_say, s->rec_say_ms, s->rec_say_ms);
     } else if (!f && s->rec_failing) {
-        /* The log takes writes again, but each session's gap ends only at its next checkpoint,
-         * a moment later (up to a second of its world), and the count is whole once every one
-         * has: until then the outage goes on as far as this line is concerned (at most
-         * RESUMED_WAIT_MS, for a world that never commits again). */
+        /* The writer clears its flag once the commit that closes the last gap is made, and
+         * queues that commit's outcomes under the same lock; but they may come after this turn
+         * of the loop read the queue dry (the writer ran in between), and a session's count
+         * ends with its gap's closing tick. So the line waits until every world has read its
+         * gap closed (at most RESUMED_WAIT_MS, for a world that never commits again). */
         uint64_t now = uv_now(s->loop);
         if (!s->rec_out.back_ms) s->rec_out.back_ms = now;
         for (int i = 0; i < s->nworlds && now - s->rec_out.back_ms < RESUMED_WAIT_MS; i++)
