@@ -509,7 +509,7 @@ static void add_result(rpl_recorder *r, int64_t session, uint64_t tick, int ok)
 
 /* Write one group of batches in one transaction: 1 if it was written (or had nothing to write),
  * 0 if it was rolled back. */
-static int write_group(rpl_recorder *r, batch *list)
+static int write_group(rpl_recorder *r, batch *list, int *tried)
 {
     sqlite3 *db = rpl_db(r->f);
     /* Batches of a session in a gap are dropped until one carries a checkpoint; those after it
@@ -535,6 +535,7 @@ static int write_group(rpl_recorder *r, batch *list)
         kt = &b->next;
     }
     int rc = SQLITE_OK;
+    *tried = keep != NULL;
     if (keep) {
         group_begin(r);
         rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -621,17 +622,22 @@ static void *writer_main(void *arg)
             t->next = list;
             list = rev;
         }
-        int ok = write_group(r, list);
+        int tried = 0;
+        int ok = write_group(r, list, &tried);
         uint64_t t1 = mono_ns();
         if (r->wake) r->wake(r->ud);
         pthread_mutex_lock(&r->mu);
         r->busy = 0;
         r->st.writing = 0;
         r->st.settled_at_ns = t1;
-        r->st.groups++;
-        r->st.groups_failed += !ok;
-        r->st.commit_hist[rpl_commit_bucket((t1 - t0) / 1000)]++;
-        r->st.commit_ns_sum += t1 - t0;
+        /* A group is a transaction: one whose every batch was dropped (its sessions in a gap, a
+         * tick each while the disk is full) wrote nothing and is not counted. */
+        if (tried) {
+            r->st.groups++;
+            r->st.groups_failed += !ok;
+            r->st.commit_hist[rpl_commit_bucket((t1 - t0) / 1000)]++;
+            r->st.commit_ns_sum += t1 - t0;
+        }
         pthread_cond_broadcast(&r->idle);
     }
     pthread_mutex_unlock(&r->mu);

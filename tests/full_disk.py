@@ -11,7 +11,9 @@ each answer (the ack's tick, or the error); a viewer of each world notes the tic
 Then a filler file takes the disk's last byte, for 3.5 s, and is removed. Checked:
 
   while full    vivd logs RECORDING FAILED, then one "still failing" line a second (not one a
-                tick, not only once); /healthz says 503 with the reason; every input sent is
+                tick, not only once); /healthz says 503 with the reason; /metrics counts the
+                transactions tried (a checkpoint a second a world, all rolled back), not the
+                ticks dropped between them; every input sent is
                 refused (log_unavailable, or not_logged for one whose tick was lost), with the
                 sentence for people, and acknowledged never; the connections stay; both viewers
                 keep getting frames, of ticks that advance
@@ -128,6 +130,16 @@ def log_since(v, start, pattern):
     return [ln for ln in v.lines()[start:] if re.search(pattern, ln)]
 
 
+def commits(v):
+    """(vivd_recorder_commit_seconds_count, vivd_recorder_commits_failed_total) from /metrics."""
+    status, _, body = http_get(v.http, "/metrics")
+    found = dict(re.findall(r"^(vivd_recorder_commit_seconds_count|vivd_recorder_commits_failed_total) "
+                            r"(\d+)$", body, re.M))
+    if status != 200 or len(found) != 2:
+        raise AssertionError(f"/metrics: {status}, recorder counters {found}")
+    return int(found["vivd_recorder_commit_seconds_count"]), int(found["vivd_recorder_commits_failed_total"])
+
+
 def run(bindir, disk, tmp):
     db = os.path.join(disk.dir, "full.db")
     v = Vivd(tmp, "vivd", ["--db", db] + sum((["--world", w] for w in WORLDS), []),
@@ -163,8 +175,18 @@ def run(bindir, disk, tmp):
         health = http_get(v.http, "/healthz")
         check(health[0] == 503 and "database or disk is full" in health[2],
               f"/healthz while full: {health[0]} {health[2].strip()!r}")
+        m0, t0 = commits(v), time.monotonic()
         time.sleep(FULL_FOR)
+        m1, t1 = commits(v), time.monotonic()
         os.unlink(filler)
+        # While full, a session's ticks are dropped until its next checkpoint (one a second of its
+        # world) is tried: a transaction a second a world, each rolled back; the ticks dropped
+        # are no transaction and not counted (they were, one group a tick: ~100 a second here)
+        tried, failed_n = m1[0] - m0[0], m1[1] - m0[1]
+        most = len(WORLDS) * (int(t1 - t0) + 2)
+        check(1 <= tried <= most and failed_n == tried,
+              f"/metrics while full: {tried} commit(s) tried in {t1 - t0:.1f} s (1 to {most}: a "
+              f"checkpoint a second a world), {failed_n} of them rolled back")
         t_free = time.monotonic()
         resumed = wait_for(lambda: log_since(v, lines0, r"recording resumed"), 10, 0.02)
         t_resumed = time.monotonic()
