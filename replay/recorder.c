@@ -8,7 +8,10 @@
  * When a write fails (disk full, I/O error) the transaction is rolled back, the affected ticks are
  * reported as not logged, and the session enters a gap: its further ticks are dropped until one
  * arrives with a checkpoint. If that one can be written, the gap is recorded honestly in the `gap`
- * table — [first tick lost, checkpoint tick) — and recording carries on from the checkpoint. */
+ * table — [first tick lost, checkpoint tick) — and recording carries on from the checkpoint.
+ *
+ * A tick the writer never sees (the queue over its limit; rpl_recorder_lost) opens the same kind
+ * of gap: a small marker takes its place in the queue, in order, so the writer knows where. */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -21,7 +24,8 @@
 #include "encode.h"
 #include "replay.h"
 
-enum { B_BEGIN, B_TICK, B_RESUME, B_END, B_SUSPEND };
+enum { B_BEGIN, B_TICK, B_RESUME, B_END, B_SUSPEND,
+       B_LOST };               /* a tick not in the queue: its session's gap begins at it */
 
 #define RPL_SPARE_BUFFERS 4    /* checkpoint buffers kept for reuse: one for each of a few worlds */
 
@@ -43,6 +47,7 @@ typedef struct batch {
     rpl_lineage *lin;          /* BEGIN of a fork: its lineage (malloc'd), else NULL */
     size_t bytes;
     int ends_gap;              /* TICK: its checkpoint ends its session's gap (write_group) */
+    char *why;                 /* LOST: why (malloc'd), the gap row's reason */
 } batch;
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
@@ -84,6 +89,10 @@ struct rpl_recorder {
     /* Thread-only: sessions in a gap and the first tick they lost. */
     struct { int64_t session; uint64_t from; char reason[128]; } gaps[MAX_GAPS];
     int ngaps;
+    /* Under mu: sessions with a LOST marker queued and no checkpoint queued after it (a second
+     * refusal then needs no marker of its own: the first one's gap covers it). */
+    int64_t lost[MAX_GAPS];
+    int nlost;
     batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
     sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
                  *st_suspend, *st_endq;
@@ -137,6 +146,7 @@ static void batch_free(batch *b)
     free(b->cp);
     free(b->ph);
     free(b->lin);
+    free(b->why);
     free(b);
 }
 
@@ -507,8 +517,24 @@ static void add_result(rpl_recorder *r, int64_t session, uint64_t tick, int ok)
     r->res[r->nres++] = (rpl_commit){ session, tick, ok };
 }
 
+/* Batches back at the front of the queue, in their order (write_group's rest). */
+static void defer(rpl_recorder *r, batch *list)
+{
+    pthread_mutex_lock(&r->mu);
+    batch *last = list;
+    for (;; last = last->next) {
+        r->queued_bytes += last->bytes;
+        r->st.queued_batches++;
+        if (!last->next) break;
+    }
+    last->next = r->head;
+    if (!r->head) r->tail = last;
+    r->head = list;
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* Write one group of batches in one transaction: 1 if it was written (or had nothing to write),
- * 0 if it was rolled back. */
+ * 0 if it was rolled back; *tried: whether there was a transaction. */
 static int write_group(rpl_recorder *r, batch *list, int *tried)
 {
     sqlite3 *db = rpl_db(r->f);
@@ -520,6 +546,29 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
     for (batch *b = list, *nx; b; b = nx) {
         nx = b->next;
         b->next = NULL;
+        if (b->type == B_LOST) {
+            int in_ended = 0;
+            for (int i = 0; i < nended; i++) in_ended |= ended[i] == b->session;
+            if (in_ended) {
+                /* Its session's gap ends earlier in this group and a new one begins here: the
+                 * rest waits for the next group, where the first is closed. */
+                b->next = nx;
+                defer(r, b);
+                break;
+            }
+            pthread_mutex_lock(&r->mu);
+            if (gap_find(r, b->session) == NO_GAP && r->ngaps < MAX_GAPS) {
+                r->gaps[r->ngaps].session = b->session;
+                r->gaps[r->ngaps].from = b->tick;
+                snprintf(r->gaps[r->ngaps].reason, sizeof r->gaps[r->ngaps].reason, "%s",
+                         b->why ? b->why : "not recorded");
+                r->ngaps++;
+            }
+            pthread_mutex_unlock(&r->mu);
+            b->next = dropped;
+            dropped = b;
+            continue;
+        }
         int gap = b->type == B_TICK && gap_find(r, b->session) >= 0;
         for (int i = 0; i < nended && gap; i++) gap = ended[i] != b->session;
         if (gap && !b->cp) {
@@ -553,7 +602,8 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
         for (batch *b = keep; b; b = b->next) {
             if (b->type != B_TICK) continue;
             int g = gap_find(r, b->session);
-            if (g >= 0) r->gaps[g] = r->gaps[--r->ngaps];     /* resumed */
+            /* resumed (a gap opened by a LOST marker later in this group stays open) */
+            if (g >= 0 && b->ends_gap) r->gaps[g] = r->gaps[--r->ngaps];
             add_result(r, b->session, b->tick + 1, 1);
         }
         if (keep && r->ngaps == 0) r->failing = 0;
@@ -565,13 +615,13 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
         for (batch *b = keep; b; b = b->next) {
             if (b->type != B_TICK) continue;
             add_result(r, b->session, b->tick + 1, 0);
-            if (gap_find(r, b->session) < 0 && r->ngaps < MAX_GAPS) {
-                r->gaps[r->ngaps].session = b->session;
-                r->gaps[r->ngaps].from = b->tick;
-                snprintf(r->gaps[r->ngaps].reason, sizeof r->gaps[r->ngaps].reason, "%s",
-                         sqlite3_errstr(rc));
-                r->ngaps++;
-            }
+            int g = gap_find(r, b->session);
+            if (g == NO_GAP && r->ngaps < MAX_GAPS) g = r->ngaps++;
+            else if (g == NO_GAP || r->gaps[g].from <= b->tick) continue;
+            /* a new gap, or one a LOST marker later in this group opened: it begins here now */
+            r->gaps[g].session = b->session;
+            r->gaps[g].from = b->tick;
+            snprintf(r->gaps[g].reason, sizeof r->gaps[g].reason, "%s", sqlite3_errstr(rc));
         }
     }
     pthread_mutex_unlock(&r->mu);
@@ -645,18 +695,55 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the caller's side ------------------------------------------------------------------------------ */
-static int enqueue(rpl_recorder *r, batch *b, int force)
+static int lost_find(const rpl_recorder *r, int64_t session)
 {
-    pthread_mutex_lock(&r->mu);
-    if (!force && r->queued_bytes + b->bytes > r->max_bytes) {
+    for (int i = 0; i < r->nlost; i++)
+        if (r->lost[i] == session) return i;
+    return -1;
+}
+
+/* b becomes the LOST marker of its tick (its payload freed), why its reason. */
+static void make_lost(batch *b, const char *why)
+{
+    free(b->in);
+    free(b->cp);
+    free(b->ph);
+    b->in = NULL;
+    b->cp = NULL;
+    b->ph = NULL;
+    b->nin = b->cplen = b->cpcap = b->nph = 0;
+    b->type = B_LOST;
+    b->bytes = sizeof *b;
+    b->why = strdup(why);      /* NULL: the writer says "not recorded" */
+}
+
+enum { QUEUED_LOST = 1 };       /* enqueue: refused, and b queued as its LOST marker */
+
+/* Queue b, under mu: 0. A tick over the queue's limit (unless forced) is refused: RPL_EFAILING
+ * (the caller frees b), or QUEUED_LOST when b went in as its LOST marker, as it does unless one
+ * of its session's is queued with no checkpoint after it. */
+static int enqueue_locked(rpl_recorder *r, batch *b, int force)
+{
+    /* (into an empty queue anything goes: the limit bounds a backlog, not one checkpoint) */
+    if (!force && r->queued_bytes && r->queued_bytes + b->bytes > r->max_bytes) {
         if (!r->failing) {
-            snprintf(r->failmsg, sizeof r->failmsg, "the log is behind: over %zu MiB waiting to be written",
-                     r->max_bytes >> 20);
+            if (r->max_bytes >= (size_t)1 << 20)
+                snprintf(r->failmsg, sizeof r->failmsg, "the log is behind: over %zu MiB waiting to be "
+                         "written", r->max_bytes >> 20);
+            else
+                snprintf(r->failmsg, sizeof r->failmsg, "the log is behind: over %zu bytes waiting to "
+                         "be written", r->max_bytes);
         }
         r->failing = 1;
-        pthread_mutex_unlock(&r->mu);
-        return RPL_EFAILING;
+        if (b->type != B_TICK || lost_find(r, b->session) >= 0) return RPL_EFAILING;
+        if (r->nlost < MAX_GAPS) r->lost[r->nlost++] = b->session;
+        make_lost(b, r->failmsg);
+        enqueue_locked(r, b, 1);
+        return QUEUED_LOST;
     }
+    /* a checkpoint queued (or the session's end) after a marker: a later refusal needs its own */
+    int k = (b->type == B_TICK && b->cp) || b->type == B_END || b->type == B_SUSPEND ? lost_find(r, b->session) : -1;
+    if (k >= 0) r->lost[k] = r->lost[--r->nlost];
     if (r->tail) r->tail->next = b;
     else r->head = b;
     r->tail = b;
@@ -664,8 +751,15 @@ static int enqueue(rpl_recorder *r, batch *b, int force)
     r->st.queued_batches++;          /* counters under the lock enqueue holds anyway */
     r->st.batches++;
     pthread_cond_signal(&r->work);
-    pthread_mutex_unlock(&r->mu);
     return 0;
+}
+
+static int enqueue(rpl_recorder *r, batch *b, int force)
+{
+    pthread_mutex_lock(&r->mu);
+    int rc = enqueue_locked(r, b, force);
+    pthread_mutex_unlock(&r->mu);
+    return rc;
 }
 
 rpl_recorder *rpl_recorder_open(const rpl_rec_config *cfg, char *err, size_t errlen)
@@ -890,8 +984,9 @@ static int tick_batch(rpl_recorder *r, int64_t session, uint64_t tick, const sim
                       uint8_t *own, size_t owncap, const rpl_phase *ph, size_t nph)
 {
     /* Queued even while writes fail: only the writer knows, in order, where each session's gap
-     * begins and which checkpoint ends it. A tick refused here would be a hole no gap row covers
-     * (verify: damaged), e.g. the one after a resuming checkpoint not yet committed. */
+     * begins and which checkpoint ends it. A tick refused here (the queue over its limit) goes in
+     * as a LOST marker, which tells the writer where: otherwise it would be a hole no gap row
+     * covers (verify: damaged). */
     batch *b = new_batch(B_TICK, session, tick);
     if (!b) {
         free(own);
@@ -936,8 +1031,17 @@ static int tick_batch(rpl_recorder *r, int64_t session, uint64_t tick, const sim
         b->bytes += nph * sizeof *ph;
     }
     int rc = enqueue(r, b, 0);
+    if (rc == QUEUED_LOST) return RPL_EFAILING;
     if (rc) batch_free(b);
     return rc;
+}
+
+int rpl_recorder_lost(rpl_recorder *r, int64_t session, uint64_t tick, const char *why)
+{
+    batch *b = new_batch(B_TICK, session, tick);
+    if (!b) return RPL_ENOMEM;
+    make_lost(b, why);
+    return enqueue(r, b, 1);
 }
 
 void rpl_recorder_end(rpl_recorder *r, int64_t session)

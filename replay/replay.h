@@ -271,10 +271,12 @@ int64_t rpl_recorder_begin_fork(rpl_recorder *r, const sim_world *w, const char 
 int rpl_recorder_resume(rpl_recorder *r, int64_t session, const sim_world *w);
 /* One stepped tick. in[0..nin): the inputs applied at `tick` (before stepping it); sh/fh: the
  * hashes after stepping (the state at tick + 1); cp: optionally the saved state at tick + 1 (a
- * checkpoint). Copies everything. 0, or a negative code if nothing was queued: RPL_EFAILING (the
- * queue is full), RPL_ENOMEM. Queued while writes fail too: the writer drops the ticks of a
- * session in a gap until one with a checkpoint (poll reports them failed), so that each gap is
- * exactly [its session's first tick not written, the checkpoint that ended it). */
+ * checkpoint). Copies everything. 0, or a negative code if it was not queued: RPL_EFAILING (the
+ * queue is over its limit: the tick's session enters a gap there, as if its write had failed,
+ * and the recorder is failing until a checkpoint of it is written), RPL_ENOMEM. Queued while
+ * writes fail too: the writer drops the ticks of a session in a gap until one with a checkpoint
+ * (poll reports them failed), so that each gap is exactly [its session's first tick not
+ * written, the checkpoint that ended it). */
 int rpl_recorder_tick(rpl_recorder *r, int64_t session, uint64_t tick, const sim_input *in,
                       size_t nin, uint64_t sh, uint64_t fh, const uint8_t *cp, size_t cplen);
 /* rpl_recorder_tick, and the hashes after each phase of that step, ph[0..nph), written to the
@@ -294,6 +296,11 @@ int rpl_recorder_tick_own(rpl_recorder *r, int64_t session, uint64_t tick, const
  * recorder wrote when it is big enough (its pages already in memory), else a new one; NULL when
  * out of memory. The caller frees it if it does not hand it over. */
 uint8_t *rpl_recorder_cp_buffer(rpl_recorder *r, size_t cap);
+/* The session's tick `tick` will not be handed over (its caller could not log it: e.g. vivd's
+ * acks and the world's inputs disagree): the session enters a gap there, its ticks are dropped
+ * until one with a checkpoint, and the gap row gives `why` as its reason. Ticks handed over before
+ * it are written. 0, or RPL_ENOMEM. */
+int rpl_recorder_lost(rpl_recorder *r, int64_t session, uint64_t tick, const char *why);
 /* The session ends (status 'closed', end tick as committed). */
 void rpl_recorder_end(rpl_recorder *r, int64_t session);
 /* The session is suspended (a clean stop: status 'suspended', end tick as committed). w is its

@@ -381,6 +381,11 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
     if (nacks != nin) {
         srv_log(s, SRV_LOG_ERROR, "world %u: tick %" PRIu64 " applied %zu input(s) but %zu wait for "
                 "an ack; the tick is not logged", w->id, tick, nin, nacks);
+        /* a gap of the session from here, which its next checkpoint (a second away) ends: not a
+         * hole that verify would call damage */
+        char why[96];
+        snprintf(why, sizeof why, "%zu input(s) applied but %zu to acknowledge", nin, nacks);
+        rpl_recorder_lost(s->rec, r->session, tick, why);
         r->not_logged++;
         srv_world_settle(s, w, tick + 1, 0);
         return;
@@ -389,8 +394,9 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
     uint64_t fh;
     srv_world_frame(w, 0, &fh);
     int failing = rpl_recorder_failing(s->rec, NULL, 0);
-    /* A checkpoint on schedule, and once a second while failing: the log resumes at one. */
-    int want_cp = (tick + 1) % r->cp_every == 0 || (failing && (tick + 1) % w->kind->hz == 0);
+    /* A checkpoint on schedule, and once a second while failing or in a gap: the log resumes at
+     * one. */
+    int want_cp = (tick + 1) % r->cp_every == 0 || ((failing || r->in_gap) && (tick + 1) % w->kind->hz == 0);
     /* The checkpoint is saved into r->cpbuf and handed over whole, not copied: the recorder writes
      * it and keeps the buffer for a later one, which this world takes back at its next checkpoint
      * (its pages already in memory: a 4096x2048 world's 34 MB copied into a new buffer cost the

@@ -1751,6 +1751,144 @@ START_TEST(damaged_blocks_and_deltas_are_damage)
 }
 END_TEST
 
+/* ---- ticks the writer never gets ------------------------------------------------------------- */
+/* A plain connection holding the file's write lock (BEGIN IMMEDIATE): the recorder's writer waits
+ * for it (its busy timeout is 5 s), so that what the test queues meanwhile piles up. */
+static sqlite3 *hold_writes(const char *path)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    return db;
+}
+
+static void release_writes(sqlite3 *db)
+{
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Record TICKS ticks of a world as record_world does (schema 4, as vivd writes), except that the
+ * writer is held from tick `hold` to tick `release` (its queue limited to max_queue bytes; 0: the
+ * default), and the ticks in lost[0..nlost) are not handed over but given to rpl_recorder_lost.
+ * Ticks refused (RPL_EFAILING) are counted in *refused, the first in *first (else -1). */
+static void record_lossy(const char *path, size_t max_queue, int hold, int release, const int *lost,
+                         int nlost, int *refused, int *first)
+{
+    char err[512];
+    rpl_rec_config rc = { 0 };
+    rc.path = path;
+    rc.max_queue_bytes = max_queue;
+    rpl_recorder *r = rpl_recorder_open(&rc, err, sizeof err);
+    ck_assert_msg(r != NULL, "recorder: %s", err);
+    sim_world *w = mk(1);
+    int64_t id = rpl_recorder_begin(r, w, "viv sim", -1, CP_EVERY, err, sizeof err);
+    ck_assert_msg(id == 1, "begin: %s", err);
+    ck_assert_int_eq(rpl_recorder_flush(r), 0);
+    sim_frame f;
+    ck_assert_int_eq(sim_world_frame_init(w, &f), 0);
+    size_t cap = sim_world_save_max(w);
+    uint8_t *cp = malloc(cap);
+    uint32_t seq = 0;
+    sqlite3 *held = NULL;
+    *refused = 0;
+    *first = -1;
+    for (int t = 0; t < TICKS; t++) {
+        if (t == hold) held = hold_writes(path);
+        if (t == release) {
+            release_writes(held);
+            held = NULL;
+            rpl_recorder_flush(r);           /* (failed, when ticks were refused) */
+        }
+        sim_input in;
+        size_t nin = 0;
+        if (t % 25 == 10) {
+            char line[80];
+            snprintf(line, sizeof line, "%d paint %d 10 3 water", t, 8 + t % 40);
+            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &in, err, sizeof err), 0);
+            in.client = 0;
+            in.seq = ++seq;
+            ck_assert_msg(sim_world_input(w, &in) == 0, "%s", sim_world_error(w));
+            nin = 1;
+        }
+        sim_world_step(w);
+        sim_world_render(w, 0, &f);
+        int skip = 0;
+        for (int i = 0; i < nlost; i++) skip |= lost[i] == t;
+        if (skip) {
+            ck_assert_int_eq(rpl_recorder_lost(r, id, (uint64_t)t, "the test kept it"), 0);
+            continue;
+        }
+        size_t len = (t + 1) % CP_EVERY == 0 ? sim_world_save(w, cp, cap) : 0;
+        int e = rpl_recorder_tick(r, id, (uint64_t)t, nin ? &in : NULL, nin, sim_world_hash(w),
+                                  sim_frame_hash(&f), len ? cp : NULL, len);
+        ck_assert_msg(e == 0 || e == RPL_EFAILING, "tick %d: %d", t, e);
+        if (t < hold) ck_assert_msg(rpl_recorder_flush(r) == 0, "tick %d", t);     /* (a small queue: no backlog) */
+        if (e) {
+            if (*first < 0) *first = t;
+            ++*refused;
+        }
+    }
+    rpl_recorder_end(r, id);
+    rpl_recorder_flush(r);                   /* (failed, when ticks were dropped since the last) */
+    ck_assert_int_eq(rpl_recorder_failing(r, NULL, 0), 0);      /* the gaps closed: recording */
+    ck_assert_int_eq(rpl_recorder_close(r), 0);
+    free(cp);
+    sim_frame_free(&f);
+    sim_world_destroy(w);
+}
+
+/* rpl_recorder_lost (vivd: a tick whose inputs and acks disagree): the session's gap begins at
+ * that tick and ends at its next checkpoint, a gap row, not a hole verify calls damage; ticks
+ * handed over before it are written. Twice in one group of the writer's: the first gap ends in it
+ * and the second begins after. */
+START_TEST(a_tick_not_handed_over_is_a_gap)
+{
+    const char *db = tmp("lost.db");
+    static const int lost[] = { 100, 130 };
+    int refused, first;
+    record_lossy(db, 0, 90, 200, lost, 2, &refused, &first);
+    ck_assert_int_eq(refused, 0);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM gap"), 2);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM gap WHERE from_tick = 100 AND to_tick = 120 "
+                                    "AND reason = 'the test kept it'"), 1);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM gap WHERE from_tick = 130 AND to_tick = 180"), 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        verdict *v = verify(db, 0, UINT64_MAX, threads == 2, threads);
+        ck_assert_msg(v->rc == 0, "%s", v->report);
+        ck_assert_uint_eq(v->r.skipped, 20 + 50);
+        ck_assert_uint_eq(v->r.ticks, TICKS - 70);
+        ck_assert_msg(strstr(v->report, "ticks [100, 120) (20 ticks) were not recorded (the test kept it)")
+                      && strstr(v->report, "ticks [130, 180) (50 ticks)"), "%s", v->report);
+    }
+}
+END_TEST
+
+/* The queue over its limit (the writer held while the ticks pile up): the ticks refused are a gap
+ * from the first of them to the session's next checkpoint written, with the reason; everything
+ * queued before it is written, and the session verifies. (Before, a refused tick left a hole
+ * without a gap row: damage.) */
+START_TEST(a_queue_over_its_limit_leaves_a_gap_not_a_hole)
+{
+    const char *db = tmp("behind.db");
+    int refused, first;
+    record_lossy(db, 64 << 10, 60, 150, NULL, 0, &refused, &first);
+    ck_assert_int_gt(refused, 0);
+    ck_assert_int_gt(first, 60);
+    ck_assert_int_lt(first, 150);
+    ck_assert_int_eq(count_rows(db, "SELECT count(*) FROM gap"), 1);
+    char q[160];
+    snprintf(q, sizeof q, "SELECT count(*) FROM gap WHERE from_tick = %d AND to_tick = 180 AND reason "
+             "LIKE 'the log is behind: over 65536 bytes waiting%%'", first);
+    ck_assert_int_eq(count_rows(db, q), 1);
+    verdict *v = verify(db, 0, UINT64_MAX, 0, 2);
+    ck_assert_msg(v->rc == 0, "%s", v->report);
+    ck_assert_uint_eq(v->r.skipped, 180 - (uint64_t)first);
+    ck_assert_uint_eq(v->r.ticks, TICKS - (180 - (uint64_t)first));
+    ck_assert_msg(strstr(v->report, "NOT VERIFIED") && strstr(v->report, "(the log is behind"), "%s", v->report);
+}
+END_TEST
+
 Suite *suite_replay(void)
 {
     Suite *s = suite_create("replay");
@@ -1782,6 +1920,12 @@ Suite *suite_replay(void)
     tcase_add_test(tc, blocks_hold_every_tick_and_verify);
     tcase_add_test(tc, blocks_name_the_divergent_tick);
     tcase_add_test(tc, damaged_blocks_and_deltas_are_damage);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("lost");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, a_tick_not_handed_over_is_a_gap);
+    tcase_add_test(tc, a_queue_over_its_limit_leaves_a_gap_not_a_hole);
     suite_add_tcase(s, tc);
     return s;
 }
