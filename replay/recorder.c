@@ -48,6 +48,7 @@ typedef struct batch {
     size_t bytes;
     int ends_gap;              /* TICK: its checkpoint ends its session's gap (write_group) */
     char *why;                 /* LOST: why (malloc'd), the gap row's reason */
+    int overflow;              /* LOST: refused by the queue's limit (the recorder is failing) */
 } batch;
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
@@ -564,6 +565,11 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
                          b->why ? b->why : "not recorded");
                 r->ngaps++;
             }
+            /* failing until the gap ends, even if a group committed since the refusal said not */
+            if (b->overflow && b->why) {
+                r->failing = 1;
+                snprintf(r->failmsg, sizeof r->failmsg, "%s", b->why);
+            }
             pthread_mutex_unlock(&r->mu);
             b->next = dropped;
             dropped = b;
@@ -605,6 +611,14 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
             /* resumed (a gap opened by a LOST marker later in this group stays open) */
             if (g >= 0 && b->ends_gap) r->gaps[g] = r->gaps[--r->ngaps];
             add_result(r, b->session, b->tick + 1, 1);
+        }
+        /* A session ended or suspended in a gap is over: its log stops at its last tick written
+         * (end_tick), so the ticks it lost are no hole, and no checkpoint will come to end its
+         * gap. Still counted, it kept the recorder failing, every world's inputs refused, until
+         * vivd stopped. */
+        for (batch *b = keep; b; b = b->next) {
+            int g = b->type == B_END || b->type == B_SUSPEND ? gap_find(r, b->session) : NO_GAP;
+            if (g != NO_GAP) r->gaps[g] = r->gaps[--r->ngaps];
         }
         if (keep && r->ngaps == 0) r->failing = 0;
     } else {
@@ -738,6 +752,7 @@ static int enqueue_locked(rpl_recorder *r, batch *b, int force)
         if (b->type != B_TICK || lost_find(r, b->session) >= 0) return RPL_EFAILING;
         if (r->nlost < MAX_GAPS) r->lost[r->nlost++] = b->session;
         make_lost(b, r->failmsg);
+        b->overflow = 1;
         enqueue_locked(r, b, 1);
         return QUEUED_LOST;
     }
