@@ -49,6 +49,9 @@ typedef struct batch {
     int ends_gap;              /* TICK: its checkpoint ends its session's gap (write_group) */
     char *why;                 /* LOST: why (malloc'd), the gap row's reason */
     int overflow;              /* LOST: refused by the queue's limit (the recorder is failing) */
+    uint64_t last;             /* LOST: the last tick it stands for (later refusals join it) */
+    struct batch *onext;       /* write_group: the group's batches in their order, for results */
+    int kept;                  /* write_group: written (not dropped) */
 } batch;
 
 #define MAX_GAPS 64            /* sessions in a gap at once */
@@ -90,9 +93,9 @@ struct rpl_recorder {
     /* Thread-only: sessions in a gap and the first tick they lost. */
     struct { int64_t session; uint64_t from; char reason[128]; } gaps[MAX_GAPS];
     int ngaps;
-    /* Under mu: sessions with a LOST marker queued and no checkpoint queued after it (a second
-     * refusal then needs no marker of its own: the first one's gap covers it). */
-    int64_t lost[MAX_GAPS];
+    /* Under mu: the LOST markers still queued with no checkpoint of their session queued after
+     * them: a later refusal of that session joins its marker (its `last`) instead of adding one. */
+    batch *lost[MAX_GAPS];
     int nlost;
     batch *retry;              /* BEGIN/RESUME/END batches to try again after a failure */
     sqlite3_stmt *st_input, *st_tick, *st_cp, *st_end, *st_gap, *st_session, *st_close, *st_run,
@@ -541,7 +544,7 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
     sqlite3 *db = rpl_db(r->f);
     /* Batches of a session in a gap are dropped until one carries a checkpoint; those after it
      * in this group follow it. */
-    batch *keep = NULL, **kt = &keep, *dropped = NULL;
+    batch *keep = NULL, **kt = &keep, *dropped = NULL, *order = NULL, **ot = &order;
     int64_t ended[MAX_GAPS];
     int nended = 0;
     for (batch *b = list, *nx; b; b = nx) {
@@ -557,7 +560,15 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
                 defer(r, b);
                 break;
             }
+        }
+        b->onext = NULL;
+        *ot = b;
+        ot = &b->onext;
+        if (b->type == B_LOST) {
             pthread_mutex_lock(&r->mu);
+            /* out of the queue: no later refusal joins it now (its `last` is final) */
+            for (int i = 0; i < r->nlost; i++)
+                if (r->lost[i] == b) r->lost[i--] = r->lost[--r->nlost];
             if (gap_find(r, b->session) == NO_GAP && r->ngaps < MAX_GAPS) {
                 r->gaps[r->ngaps].session = b->session;
                 r->gaps[r->ngaps].from = b->tick;
@@ -586,6 +597,7 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
             b->ends_gap = 1;
             ended[nended++] = b->session;
         }
+        b->kept = 1;
         *kt = b;
         kt = &b->next;
     }
@@ -601,8 +613,12 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
         group_end(r, rc == SQLITE_OK);
     }
     pthread_mutex_lock(&r->mu);
-    for (batch *b = dropped; b; b = b->next)
-        if (b->type == B_TICK) add_result(r, b->session, b->tick + 1, 0);
+    /* The outcomes in the order of the ticks, so that the caller settles each session's ticks in
+     * order: those written, dropped in a gap, and those a LOST marker stands for. */
+    for (batch *b = order; b; b = b->onext) {
+        if (b->type == B_LOST) add_result(r, b->session, b->last + 1, 0);
+        else if (b->type == B_TICK) add_result(r, b->session, b->tick + 1, b->kept && rc == SQLITE_OK);
+    }
     if (dropped) r->all_ok = 0;
     if (rc == SQLITE_OK) {
         for (batch *b = keep; b; b = b->next) {
@@ -610,7 +626,6 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
             int g = gap_find(r, b->session);
             /* resumed (a gap opened by a LOST marker later in this group stays open) */
             if (g >= 0 && b->ends_gap) r->gaps[g] = r->gaps[--r->ngaps];
-            add_result(r, b->session, b->tick + 1, 1);
         }
         /* A session ended or suspended in a gap is over: its log stops at its last tick written
          * (end_tick), so the ticks it lost are no hole, and no checkpoint will come to end its
@@ -628,7 +643,6 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
         r->all_ok = 0;
         for (batch *b = keep; b; b = b->next) {
             if (b->type != B_TICK) continue;
-            add_result(r, b->session, b->tick + 1, 0);
             int g = gap_find(r, b->session);
             if (g == NO_GAP && r->ngaps < MAX_GAPS) g = r->ngaps++;
             else if (g == NO_GAP || r->gaps[g].from <= b->tick) continue;
@@ -712,13 +726,14 @@ static void *writer_main(void *arg)
 static int lost_find(const rpl_recorder *r, int64_t session)
 {
     for (int i = 0; i < r->nlost; i++)
-        if (r->lost[i] == session) return i;
+        if (r->lost[i]->session == session) return i;
     return -1;
 }
 
 /* b becomes the LOST marker of its tick (its payload freed), why its reason. */
 static void make_lost(batch *b, const char *why)
 {
+    b->last = b->tick;
     free(b->in);
     free(b->cp);
     free(b->ph);
@@ -749,9 +764,14 @@ static int enqueue_locked(rpl_recorder *r, batch *b, int force)
                          "be written", r->max_bytes);
         }
         r->failing = 1;
-        if (b->type != B_TICK || lost_find(r, b->session) >= 0) return RPL_EFAILING;
-        if (r->nlost < MAX_GAPS) r->lost[r->nlost++] = b->session;
+        if (b->type != B_TICK) return RPL_EFAILING;
+        int k = lost_find(r, b->session);
+        if (k >= 0) {
+            r->lost[k]->last = b->tick;
+            return RPL_EFAILING;
+        }
         make_lost(b, r->failmsg);
+        if (r->nlost < MAX_GAPS) r->lost[r->nlost++] = b;
         b->overflow = 1;
         enqueue_locked(r, b, 1);
         return QUEUED_LOST;

@@ -200,6 +200,7 @@ struct srv {
     const char *node_name;     /* the cluster member's name (vivd.c sets it), written into every
                                   session recorded; NULL on a single node */
     int durability;
+    size_t rec_queue_bytes;    /* --record-queue: the writer's queue limit; 0: its default */
     struct rpl_recorder *rec;
     uv_async_t rec_async;
     int rec_failing;

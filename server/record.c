@@ -161,7 +161,7 @@ static const char *remedy(const char *why)
 {
     if (strstr(why, "full")) return "free space on the disk that holds";
     if (strstr(why, "locked")) return "end the other process that holds the write lock of";
-    if (strstr(why, "behind")) return "move to a faster disk (the writer cannot keep up)";
+    if (strstr(why, "behind")) return "give the writer a faster disk (or a larger --record-queue) for";
     return "check (dmesg, free space) the disk that holds";
 }
 
@@ -259,6 +259,7 @@ int srv_record_open(srv *s, char *err, size_t errlen)
     memset(&cfg, 0, sizeof cfg);
     cfg.path = s->db_path;
     cfg.durability = s->durability;
+    cfg.max_queue_bytes = s->rec_queue_bytes;
     cfg.node = s->node_name;           /* NULL on a single node */
     cfg.wake = on_wake;
     cfg.ud = s;
@@ -382,12 +383,12 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
         srv_log(s, SRV_LOG_ERROR, "world %u: tick %" PRIu64 " applied %zu input(s) but %zu wait for "
                 "an ack; the tick is not logged", w->id, tick, nin, nacks);
         /* a gap of the session from here, which its next checkpoint (a second away) ends: not a
-         * hole that verify would call damage */
+         * hole that verify would call damage. The writer settles the tick, after those before it
+         * (which may still be waiting to be written). */
         char why[96];
         snprintf(why, sizeof why, "%zu input(s) applied but %zu to acknowledge", nin, nacks);
-        rpl_recorder_lost(s->rec, r->session, tick, why);
         r->not_logged++;
-        srv_world_settle(s, w, tick + 1, 0);
+        if (rpl_recorder_lost(s->rec, r->session, tick, why) != 0) srv_world_settle(s, w, tick + 1, 0);
         return;
     }
     uint64_t sh = srv_world_state_hash(w);
@@ -412,8 +413,11 @@ void srv_record_tick(srv *s, srv_world *w, uint64_t tick)
         rc = rpl_recorder_tick(s->rec, r->session, tick, inputs, nin, sh, fh, NULL, 0);
     }
     if (rc != 0) {
+        /* Past the queue's limit (RPL_EFAILING) the tick went in as a marker, or joined one: the
+         * writer settles it in order, after the ticks before it still queued, which it may yet
+         * write. Settled here, it would refuse their inputs too, and count them lost. */
         r->not_logged++;
-        srv_world_settle(s, w, tick + 1, 0);
+        if (rc != RPL_EFAILING) srv_world_settle(s, w, tick + 1, 0);
         check_failing(s);
     } else {
         r->logged_tick = tick + 1;

@@ -28,6 +28,7 @@ typedef struct vivd_opts {
     const char *admin, *player;              /* NULL or "": not given */
     const char *db;
     int db_explicit, no_record, fresh, new_tokens, durability;
+    size_t record_queue;                     /* --record-queue in bytes; 0: the recorder's default */
     const char *retain;                      /* --retain DURATION as given, or NULL */
     uint64_t retain_s;
     int max_clients, io_threads, threads, log_level;
@@ -406,6 +407,26 @@ static int set_db(const opt_prog *p, const opt *o, const char *v)
     return OPT_OK;
 }
 
+/* --record-queue SIZE: a whole number of bytes, or of KiB, MiB or GiB with k, m or g. */
+static int set_record_queue(const opt_prog *p, const opt *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = 0;
+    if (end != v && (*end == 'k' || *end == 'K')) shift = 10, end++;
+    else if (end != v && (*end == 'm' || *end == 'M')) shift = 20, end++;
+    else if (end != v && (*end == 'g' || *end == 'G')) shift = 30, end++;
+    if (end == v || *end || *v == '-' || errno || n > (16ull << 30) >> shift ||
+        (n << shift) < (64ull << 10)) {
+        fprintf(stderr, "vivd: --record-queue wants a size from 64k to 16g (a whole number of bytes, "
+                "or with k, m or g), got '%s'\n", v);
+        return OPT_BAD;
+    }
+    ((vivd_opts *)o->ptr)->record_queue = (size_t)(n << shift);
+    return OPT_OK;
+}
+
 static int set_durability(const opt_prog *p, const opt *o, const char *v)
 {
     vivd_opts *vo = o->ptr;
@@ -568,6 +589,12 @@ static int vivd_parse(vivd_opts *vo, int argc, char **argv)
         OPT_CALL("--durability", "MODE", set_durability, vo,
                  "normal (default: survives a crash of vivd) or full (also a power\n"
                  "cut: every commit is synced to disk)"),
+        OPT_CALL("--record-queue", "SIZE", set_record_queue, vo,
+                 "the most the replay log's writer may have waiting (64k to 16g;\n"
+                 "default 256m). Past it, a disk too slow for the worlds: the ticks\n"
+                 "that do not fit are a gap in their sessions (named by viv replay\n"
+                 "verify), inputs are refused until the writer catches up, and\n"
+                 "recording resumes by itself at each world's next checkpoint"),
         OPT_CALL("--retain", "DURATION", set_retain, vo,
                  "compact the sessions of FILE closed more than DURATION ago (30d,\n"
                  "12h, 90m, 45s), at start-up and every hour, beside the recording:\n"
@@ -678,6 +705,7 @@ static void vivd_config(srv *s, const vivd_opts *vo)
     s->cfg.max_clients = vo->max_clients;
     s->cfg.log_level = vo->log_level;
     s->durability = vo->durability;
+    s->rec_queue_bytes = vo->record_queue;
     s->open_idle_ms = vo->open_idle_ms;
 }
 

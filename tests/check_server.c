@@ -957,6 +957,8 @@ START_TEST(bad_command_lines_are_refused)
         { "--world sand:seed=x", "seed must be a non-negative integer" },
         { "--world sand:w=1", "sand params: w=1 must be an integer" },
         { "--max-clients 0", "--max-clients wants an integer" },
+        { "--record-queue 63k", "--record-queue wants a size from 64k to 16g" },
+        { "--record-queue 2t", "--record-queue wants a size from 64k to 16g" },
         { "--bogus", "unknown option '--bogus'" },
         { "--listen 999.1.1.1:80", "cannot resolve '999.1.1.1'" },
         { "--listen no-such-host.invalid:80", "cannot resolve 'no-such-host.invalid'" },
