@@ -77,6 +77,20 @@ static int rec_legacy = 1;
 static int rec_handoff = 0;
 static int rec_reused = 0;
 
+/* The script's input at tick t, queued into w: a paint of water every 25 ticks from tick 10
+ * (*seq counts them). 1 with *in filled, or 0 at a tick without one. */
+static size_t paint_input(sim_world *w, uint64_t t, uint32_t *seq, sim_input *in)
+{
+    if (t % 25 != 10) return 0;
+    char line[80], err[512];
+    snprintf(line, sizeof line, "%llu paint %d 10 3 water", (unsigned long long)t, (int)(8 + t % 40));
+    ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, in, err, sizeof err), 0);
+    in->client = 0;
+    in->seq = ++*seq;
+    ck_assert_msg(sim_world_input(w, in) == 0, "%s", sim_world_error(w));
+    return 1;
+}
+
 /* Record one headless session of world w through the real recorder: a paint of water every 25
  * ticks from tick 10, hashes every tick, a checkpoint every CP_EVERY ticks. Returns the id. */
 static int64_t record_world(rpl_recorder *r, sim_world *w, int ticks)
@@ -92,17 +106,7 @@ static int64_t record_world(rpl_recorder *r, sim_world *w, int ticks)
     uint64_t t0 = sim_world_tick(w);
     for (uint64_t t = t0; t < t0 + (uint64_t)ticks; t++) {
         sim_input in;
-        size_t nin = 0;
-        if (t % 25 == 10) {
-            char line[80];
-            snprintf(line, sizeof line, "%llu paint %d 10 3 water", (unsigned long long)t,
-                     (int)(8 + t % 40));
-            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &in, err, sizeof err), 0);
-            in.client = 0;
-            in.seq = ++seq;
-            ck_assert_msg(sim_world_input(w, &in) == 0, "%s", sim_world_error(w));
-            nin = 1;
-        }
+        size_t nin = paint_input(w, t, &seq, &in);
         sim_world_step(w);
         sim_world_render(w, 0, &f);
         if (rec_handoff && (t + 1) % CP_EVERY == 0) {
@@ -1830,16 +1834,7 @@ static void record_lossy(const char *path, size_t max_queue, int hold, int relea
             rpl_recorder_flush(r);           /* (failed, when ticks were refused) */
         }
         sim_input in;
-        size_t nin = 0;
-        if (t % 25 == 10) {
-            char line[80];
-            snprintf(line, sizeof line, "%d paint %d 10 3 water", t, 8 + t % 40);
-            ck_assert_int_eq(sim_input_parse_line(sim_world_kind(w), line, &in, err, sizeof err), 0);
-            in.client = 0;
-            in.seq = ++seq;
-            ck_assert_msg(sim_world_input(w, &in) == 0, "%s", sim_world_error(w));
-            nin = 1;
-        }
+        size_t nin = paint_input(w, (uint64_t)t, &seq, &in);
         sim_world_step(w);
         sim_world_render(w, 0, &f);
         int skip = 0;
