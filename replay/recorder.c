@@ -743,7 +743,7 @@ static void make_lost(batch *b, const char *why)
     b->nin = b->cplen = b->cpcap = b->nph = 0;
     b->type = B_LOST;
     b->bytes = sizeof *b;
-    b->why = strdup(why);      /* NULL: the writer says "not recorded" */
+    b->why = why ? strdup(why) : NULL;     /* NULL: the writer says "not recorded" */
 }
 
 enum { QUEUED_LOST = 1 };       /* enqueue: refused, and b queued as its LOST marker */

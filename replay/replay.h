@@ -298,8 +298,8 @@ int rpl_recorder_tick_own(rpl_recorder *r, int64_t session, uint64_t tick, const
 uint8_t *rpl_recorder_cp_buffer(rpl_recorder *r, size_t cap);
 /* The session's tick `tick` will not be handed over (its caller could not log it: e.g. vivd's
  * acks and the world's inputs disagree): the session enters a gap there, its ticks are dropped
- * until one with a checkpoint, and the gap row gives `why` as its reason. Ticks handed over before
- * it are written. 0, or RPL_ENOMEM. */
+ * until one with a checkpoint, and the gap row gives `why` as its reason ("not recorded" for
+ * NULL). Ticks handed over before it are written. 0, or RPL_ENOMEM. */
 int rpl_recorder_lost(rpl_recorder *r, int64_t session, uint64_t tick, const char *why);
 /* The session ends (status 'closed', end tick as committed). */
 void rpl_recorder_end(rpl_recorder *r, int64_t session);
