@@ -187,6 +187,18 @@ static int gap_find(rpl_recorder *r, int64_t session)
     return NO_GAP;
 }
 
+/* The session's gap begins at tick `from` (why: its reason): opened, or begun earlier when one
+ * is open from a later tick (a group failed before a LOST marker in it). Full: nothing. */
+static void gap_open(rpl_recorder *r, int64_t session, uint64_t from, const char *why)
+{
+    int g = gap_find(r, session);
+    if (g == NO_GAP && r->ngaps < MAX_GAPS) g = r->ngaps++;
+    else if (g == NO_GAP || r->gaps[g].from <= from) return;
+    r->gaps[g].session = session;
+    r->gaps[g].from = from;
+    snprintf(r->gaps[g].reason, sizeof r->gaps[g].reason, "%s", why);
+}
+
 static int step_done(sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
@@ -569,13 +581,7 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
             /* out of the queue: no later refusal joins it now (its `last` is final) */
             for (int i = 0; i < r->nlost; i++)
                 if (r->lost[i] == b) r->lost[i--] = r->lost[--r->nlost];
-            if (gap_find(r, b->session) == NO_GAP && r->ngaps < MAX_GAPS) {
-                r->gaps[r->ngaps].session = b->session;
-                r->gaps[r->ngaps].from = b->tick;
-                snprintf(r->gaps[r->ngaps].reason, sizeof r->gaps[r->ngaps].reason, "%s",
-                         b->why ? b->why : "not recorded");
-                r->ngaps++;
-            }
+            gap_open(r, b->session, b->tick, b->why ? b->why : "not recorded");
             /* failing until the gap ends, even if a group committed since the refusal said not */
             if (b->overflow && b->why) {
                 r->failing = 1;
@@ -621,19 +627,15 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
     }
     if (dropped) r->all_ok = 0;
     if (rc == SQLITE_OK) {
+        /* A gap closes at the checkpoint that ends it (resumed; one a LOST marker opened later
+         * in this group stays open), and at its session's end or suspend: that session is over,
+         * its log stops at its last tick written (end_tick), so the ticks it lost are no hole
+         * and no checkpoint will come (still counted, it kept the recorder failing, every
+         * world's inputs refused, until vivd stopped). */
         for (batch *b = keep; b; b = b->next) {
-            if (b->type != B_TICK) continue;
             int g = gap_find(r, b->session);
-            /* resumed (a gap opened by a LOST marker later in this group stays open) */
-            if (g >= 0 && b->ends_gap) r->gaps[g] = r->gaps[--r->ngaps];
-        }
-        /* A session ended or suspended in a gap is over: its log stops at its last tick written
-         * (end_tick), so the ticks it lost are no hole, and no checkpoint will come to end its
-         * gap. Still counted, it kept the recorder failing, every world's inputs refused, until
-         * vivd stopped. */
-        for (batch *b = keep; b; b = b->next) {
-            int g = b->type == B_END || b->type == B_SUSPEND ? gap_find(r, b->session) : NO_GAP;
-            if (g != NO_GAP) r->gaps[g] = r->gaps[--r->ngaps];
+            if (g != NO_GAP && ((b->type == B_TICK && b->ends_gap) || b->type == B_END || b->type == B_SUSPEND))
+                r->gaps[g] = r->gaps[--r->ngaps];
         }
         if (keep && r->ngaps == 0) r->failing = 0;
     } else {
@@ -641,16 +643,8 @@ static int write_group(rpl_recorder *r, batch *list, int *tried)
                  sqlite3_errstr(rc));
         r->failing = 1;
         r->all_ok = 0;
-        for (batch *b = keep; b; b = b->next) {
-            if (b->type != B_TICK) continue;
-            int g = gap_find(r, b->session);
-            if (g == NO_GAP && r->ngaps < MAX_GAPS) g = r->ngaps++;
-            else if (g == NO_GAP || r->gaps[g].from <= b->tick) continue;
-            /* a new gap, or one a LOST marker later in this group opened: it begins here now */
-            r->gaps[g].session = b->session;
-            r->gaps[g].from = b->tick;
-            snprintf(r->gaps[g].reason, sizeof r->gaps[g].reason, "%s", sqlite3_errstr(rc));
-        }
+        for (batch *b = keep; b; b = b->next)
+            if (b->type == B_TICK) gap_open(r, b->session, b->tick, sqlite3_errstr(rc));
     }
     pthread_mutex_unlock(&r->mu);
     /* Session rows (begin, resume, end) must not be lost: keep them for the next attempt. */
