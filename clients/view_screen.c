@@ -469,7 +469,7 @@ static void view_status_form(const vw_view *v, double now, int shrt, int shints,
     if (shrt) ADD(" %u %s %s", w->id, w->kind, view);
     else ADD(" world %u %s  view %s", w->id, w->kind, view);
     if (v->o.homage) ADD(shrt ? " 13fps" : "  homage: every 3rd tick, 1/3 size");
-    else if (view_div(v) > 1 && !shrt) ADD("  1/%u size", view_div(v));
+    else if (view_div(v) > 1) ADD(shrt ? " 1/%u" : "  1/%u size", view_div(v));
     if (v->offline) {
         double left = v->retry_at - now;
         ADD(shrt ? "  reconnecting… #%d %.1fs" : "  reconnecting… (attempt %d, next in %.1f s)",
