@@ -116,11 +116,13 @@ int srv_cluster_send(srv *s, const char *to, wire_buf *body)
 
 /* ---- registration ---------------------------------------------------------------------------------- */
 /* This member's registration: who it is and, for a node, every world it hosts (the entries its
- * welcome gives), so that any member can list them. */
+ * welcome gives), so that any member can list them. "starting" is 1 from the claim of its name
+ * until every world is in place (srv_cluster_run): its worlds are not listed yet, and a relay
+ * answers their inputs node_lost, not unknown_world, as while the node was gone. */
 static void registration(srv *s, wire_buf *b)
 {
     srv_cluster *cl = CL(s);
-    wire_put_map(b, 9);
+    wire_put_map(b, 10);
     kv_str(b, "name", cl->name);
     kv_str(b, "role", cl->relay ? "relay" : "node");
     kv_uint(b, "num", cl->num);
@@ -129,6 +131,7 @@ static void registration(srv *s, wire_buf *b)
     kv_uint(b, "pid", (uint64_t)getpid());
     kv_str(b, "listen", cl->listen);
     kv_str(b, "http", cl->http);
+    kv_uint(b, "starting", !cl->relay && !cl->running);
     wire_put_str(b, "worlds");
     wire_put_array(b, (uint32_t)s->nworlds);
     for (int i = 0; i < s->nworlds; i++) {
@@ -378,6 +381,7 @@ static void read_registration(srv *s, const char *name, const uint8_t *p, size_t
     mb->num = reg.num;
     mb->boot = reg.boot;
     mb->beat = reg.beat;
+    mb->starting = reg.starting;
     memcpy(mb->listen, reg.listen, sizeof mb->listen);
     memcpy(mb->http, reg.http, sizeof mb->http);
     const uint8_t *it = reg.worlds;
@@ -458,9 +462,10 @@ const char *srv_cluster_place(srv *s, const char *want, size_t wantlen, char *er
         if (k > 0 && (size_t)k < errlen) snprintf(err + k, errlen - (size_t)k, "%s)", any ? "" : " none");
         return NULL;
     }
-    /* The fewest worlds; ties to the first name, so that placement is predictable. */
+    /* The fewest worlds; ties to the first name, so that placement is predictable. A node still
+     * starting is passed over: its worlds are not listed yet, and it could not create one now. */
     const char *best = NULL;
-    int best_n = 0;
+    int best_n = 0, starting = 0;
     srv_member *best_m = NULL;
     if (!cl->relay) {
         best = cl->name;
@@ -469,11 +474,20 @@ const char *srv_cluster_place(srv *s, const char *want, size_t wantlen, char *er
     for (int i = 0; i < cl->nmembers; i++) {
         srv_member *mb = &cl->members[i];
         if (mb->relay || strcmp(mb->name, cl->name) == 0) continue;
+        if (mb->starting) {
+            starting++;
+            continue;
+        }
         if (!best || mb->nworlds < best_n || (mb->nworlds == best_n && strcmp(mb->name, best) < 0)) {
             best = mb->name;
             best_n = mb->nworlds;
             best_m = mb;
         }
+    }
+    if (!best && starting) {
+        snprintf(err, errlen, "the cluster's world nodes are starting (%d): create the world again in a "
+                 "moment", starting);
+        return NULL;
     }
     if (!best) {
         snprintf(err, errlen, "there is no world node in the cluster to create the world on (only relays)");

@@ -58,6 +58,7 @@ typedef struct srv_member {
     int relay;                 /* a relay (hosts no world) */
     uint32_t num;              /* a node's world-id space */
     uint64_t boot, beat;
+    int starting;              /* a node whose worlds are not in place yet (its "starting") */
     int nworlds;
     char listen[96], http[96];
 } srv_member;

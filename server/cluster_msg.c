@@ -161,6 +161,8 @@ int srv_creg_decode(const uint8_t *p, size_t n, srv_creg *out)
     if (wire_get_u64(&m, "boot", &out->boot)) out->boot = 0;
     if (wire_get_u64(&m, "beat", &out->beat)) out->beat = 0;
     if (wire_get_u64(&m, "pid", &out->pid)) out->pid = 0;
+    uint64_t starting = 0;
+    out->starting = wire_get_u64(&m, "starting", &starting) == 0 && starting != 0;
     if (get_strz(&m, "listen", out->listen, sizeof out->listen)) out->listen[0] = '\0';
     if (get_strz(&m, "http", out->http, sizeof out->http)) out->http[0] = '\0';
     const wire_val *ws = wire_msg_get(&m, "worlds");

@@ -48,6 +48,7 @@ typedef struct srv_creg {
     int relay;                         /* role "relay" (else a node) */
     uint32_t num;
     uint64_t boot, beat, pid;          /* 0 when absent */
+    int starting;                      /* "starting": 1 (a node whose worlds are not in place) */
     char listen[96], http[96];         /* "" when absent or too long */
     const uint8_t *worlds, *worlds_end;   /* the "worlds" array's elements (wire_next), or NULL */
     uint32_t nworlds;

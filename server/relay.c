@@ -183,10 +183,11 @@ static int settled(const srv_rworld *rw)
     return 1;
 }
 
-/* After a registry read. A world unseen whose node is registered was closed there (or its node
- * restarted without it): it goes once nobody here watches it. One whose node left the cluster is
- * remembered a while (SRV_CLUSTER_LOST_KEEP_MS), so that its inputs are answered node_lost, not
- * unknown_world, until it comes back. Then the inputs owed an answer are looked at. */
+/* After a registry read. A world unseen whose node is registered and running was closed there (or
+ * its node restarted without it): it goes once nobody here watches it. One whose node left the
+ * cluster, or is starting again (its worlds not in place yet), is remembered a while
+ * (SRV_CLUSTER_LOST_KEEP_MS), so that its inputs are answered node_lost, not unknown_world, until
+ * it comes back. Then the inputs owed an answer are looked at. */
 void srv_relay_refreshed(srv *s)
 {
     srv_cluster *cl = CL(s);
@@ -199,7 +200,8 @@ void srv_relay_refreshed(srv *s)
             rw->lost_at = 0;
             continue;
         }
-        int node_here = srv_cluster_member(s, rw->node) != NULL;
+        const srv_member *mb = srv_cluster_member(s, rw->node);
+        int node_here = mb && !mb->starting;
         if (rw->present && !grace) {
             rw->present = 0;
             rw->lost_at = node_here ? 0 : now ? now : 1;

@@ -1538,6 +1538,93 @@ START_TEST(a_node_restarting_on_its_name_answers_node_lost_never_forbidden)
 END_TEST
 
 
+/* A node registered as "starting" (its name claimed, its worlds not in place yet: what a node
+ * restarted on its file says while it resumes them) has its worlds kept as lost by a relay, not
+ * forgotten as closed: their inputs are answered node_lost, never unknown_world, and a create is
+ * placed on no starting node. Here the starting registration is written by the test, the node
+ * stopped meanwhile (SIGSTOP), so that the window is as long as the test wants; continued, the
+ * node's own registration lists its world again and its inputs are acknowledged. In CI (under
+ * ASan) a real restart's window was long enough for a relay to forget the world. */
+START_TEST(a_starting_nodes_worlds_are_lost_not_closed)
+{
+    redis_srv r;
+    memset(&r, 0, sizeof r);
+    redis_start(&r);
+    server a, rl;
+    static const char *const wa[] = { "sand:seed=57:w=64,h=48,scene=empty", NULL };
+    member_start(&a, &r, "a", wa, NULL);
+    member_start(&rl, &r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
+    uint32_t ids[1];
+    ck_assert_int_eq(welcome_ids(&a, ids, 1), 1);
+    cli_conn p;
+    connect_hello(&p, &rl, "player", PLAYER, NULL);
+    paint_input(&p, ids[0], 1);
+    expect_answers(&p, 1, 2, "ack", "a running");
+
+    /* a stops beating; its registration is replaced by a starting one that lists no world */
+    kill(a.pid, SIGSTOP);
+    redisContext *rc = redis_cli(&r);
+    redisReply *rep = redisCommand(rc, "GET vivd:node:a");
+    ck_assert_msg(rep && rep->type == REDIS_REPLY_STRING, "no registration of a");
+    wire_msg reg;
+    uint64_t num = 0, boot = 0;
+    ck_assert_int_eq(wire_msg_decode((const uint8_t *)rep->str, rep->len, &reg), 0);
+    ck_assert_int_eq(wire_get_u64(&reg, "num", &num), 0);
+    ck_assert_int_eq(wire_get_u64(&reg, "boot", &boot), 0);
+    uint64_t starting = 1;
+    ck_assert_int_eq(wire_get_u64(&reg, "starting", &starting), 0);
+    ck_assert_msg(starting == 0, "a running node's registration says starting %llu", (unsigned long long)starting);
+    freeReplyObject(rep);
+    wire_buf b;
+    wire_buf_init(&b);
+    wire_put_map(&b, 10);
+    put_kv_str(&b, "name", "a");
+    put_kv_str(&b, "role", "node");
+    wire_put_str(&b, "num"); wire_put_uint(&b, num);
+    wire_put_str(&b, "boot"); wire_put_uint(&b, boot + 1);
+    wire_put_str(&b, "beat"); wire_put_uint(&b, 0);
+    wire_put_str(&b, "pid"); wire_put_uint(&b, (uint64_t)a.pid);
+    put_kv_str(&b, "listen", "");
+    put_kv_str(&b, "http", "");
+    wire_put_str(&b, "starting"); wire_put_uint(&b, 1);
+    wire_put_str(&b, "worlds"); wire_put_array(&b, 0);
+    ck_assert(!b.oom);
+    rep = redisCommand(rc, "SET vivd:node:a %b PX 60000", b.p, b.len);
+    ck_assert_msg(rep && rep->type == REDIS_REPLY_STATUS, "SET failed");
+    freeReplyObject(rep);
+    wire_buf_free(&b);
+    rep = redisCommand(rc, "PUBLISH vivd:registry a");
+    freeReplyObject(rep);
+    ck_assert_int_eq(wait_worlds(&rl, 0, 5000), 0);
+    /* the relay has read it (its welcome lists no world): inputs are lost, never unknown */
+    for (uint32_t q = 10; q < 15; q++) paint_input(&p, ids[0], q);
+    expect_answers(&p, 10, 15, "node_lost", "a starting");
+    wire_msg m;
+    cli_conn adm;
+    connect_hello(&adm, &rl, "admin", ADMIN, NULL);
+    admin_create(&adm, "sand", 3, "w=64,h=48", NULL);
+    answer(&adm, &m, "a create while the only node starts");
+    expect_code(&m, "no_node");
+    cli_error e;
+    cli_error_read(&m, "?", &e);
+    ck_assert_msg(memmem(e.msg, e.msg_len, "starting", 8) != NULL, "no_node does not say why: %.*s",
+                  (int)e.msg_len, e.msg);
+    cli_close(&adm);
+
+    /* a goes on: its own registration (running, its world listed) replaces the test's */
+    kill(a.pid, SIGCONT);
+    ck_assert_int_eq(wait_worlds(&rl, 1, 10000), 1);
+    paint_input(&p, ids[0], 20);
+    expect_answers(&p, 20, 21, "ack", "a running again");
+    redisFree(rc);
+    cli_close(&p);
+    ck_assert_int_eq(server_stop(&rl), 0);
+    ck_assert_int_eq(server_stop(&a), 0);
+    redis_stop(&r);
+}
+END_TEST
+
 /* A member waiting for Redis (here one that accepts the connection and never answers: vivd gives
  * up after 3 s and exits 1) greets no client meanwhile: a client that connected then is closed
  * without a welcome, never told of worlds that were never served. */
@@ -1681,6 +1768,7 @@ static Suite *make_suite(void)
     tcase_add_test(edges, a_member_whose_default_http_port_is_taken_serves_tcp);
     tcase_add_test(edges, inputs_to_a_lost_node_are_answered_node_lost_not_counted);
     tcase_add_test(edges, a_node_restarting_on_its_name_answers_node_lost_never_forbidden);
+    tcase_add_test(edges, a_starting_nodes_worlds_are_lost_not_closed);
     tcase_add_test(edges, a_member_greets_no_client_before_it_has_joined);
     tcase_add_test(edges, a_rect_through_a_relay_is_the_nodes_rect);
     suite_add_tcase(s, edges);
