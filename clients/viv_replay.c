@@ -450,8 +450,11 @@ static int cmd_info(int argc, char **argv)
     printf("  ticks         %llu..%llu (%llu ticks, %s of world time); %llu hash rows\n",
            (unsigned long long)s->start_tick, (unsigned long long)s->end_tick,
            (unsigned long long)(s->end_tick - s->start_tick), dur, (unsigned long long)si.ticks);
-    printf("  checkpoints   %llu (every %llu ticks)\n", (unsigned long long)si.checkpoints,
+    printf("  checkpoints   %llu (every %llu ticks", (unsigned long long)si.checkpoints,
            (unsigned long long)s->checkpoint_every);
+    if (k && k->hz && s->checkpoint_every % k->hz == 0)
+        printf(": %llu s of world time", (unsigned long long)(s->checkpoint_every / k->hz));
+    printf(")\n");
     rpl_grain grain;
     int compacted = rpl_grain_get(f, s->id, &grain, err, sizeof err);
     if (compacted < 0) fprintf(stderr, "viv replay info: %s\n", err);

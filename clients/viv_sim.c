@@ -157,7 +157,8 @@ static int run_parse(run_opts *o, int argc, char **argv)
                  "the world's own palette, edges and 1-px lines kept sharp (default 1: not)"),
         OPT_STR("--record", "FILE", &o->record_path,
                 "record the run in a replay file (docs/REPLAY.md): the inputs, a state\n"
-                "and frame hash every tick, a checkpoint every 60 s of world time;\n"
+                "and frame hash every tick, a checkpoint every 60 s of world time (a\n"
+                "world bigger than 640x480: 60 s / its 640x480s, at least 20 s);\n"
                 "check it with `viv replay verify FILE`"),
         OPT_LONG("--record-format", "N", &o->record_format, 3, 4,
                  "with --record: 4 (default): hashes in blocks, checkpoints as deltas;\n"
@@ -205,7 +206,7 @@ typedef struct run_state {
     uint64_t gif_every;        /* the GIF's and the WebP's frame cadence */
     rpl_recorder *rec;
     int64_t session;
-    uint64_t cp_every;         /* a checkpoint every cp_every ticks: 60 s of world time */
+    uint64_t cp_every;         /* a checkpoint every cp_every ticks: 60 s of world time (less, big) */
     uint8_t *cpbuf;
     size_t cpcap;
     rpl_phase ph[32];          /* --phases: the phase hashes of the step just run */
@@ -297,7 +298,8 @@ static int run_open_outputs(run_state *r, const run_opts *o)
             return 1;
         }
     }
-    r->cp_every = (uint64_t)(o->record_format == 3 ? RPL_CHECKPOINT_SECONDS_3 : RPL_CHECKPOINT_SECONDS) * k->hz;
+    r->cp_every = o->record_format == 3 ? (uint64_t)RPL_CHECKPOINT_SECONDS_3 * k->hz
+                                        : rpl_checkpoint_every(r->w);
     if (o->record_path) {
         rpl_rec_config rc_cfg;
         memset(&rc_cfg, 0, sizeof rc_cfg);

@@ -908,6 +908,17 @@ static int save_into(batch *b, const sim_world *w)
     return 0;
 }
 
+uint64_t rpl_checkpoint_every(const sim_world *w)
+{
+    int fw = 0, fh = 0;
+    sim_world_frame_size(w, &fw, &fh);
+    uint64_t px = fw > 0 && fh > 0 ? (uint64_t)fw * (uint64_t)fh : 1;
+    uint64_t parts = (px + RPL_CHECKPOINT_PIXELS - 1) / RPL_CHECKPOINT_PIXELS;
+    uint64_t secs = RPL_CHECKPOINT_SECONDS / parts;
+    if (secs < RPL_CHECKPOINT_SECONDS_MIN) secs = RPL_CHECKPOINT_SECONDS_MIN;
+    return secs * sim_world_kind(w)->hz;
+}
+
 int64_t rpl_recorder_begin(rpl_recorder *r, const sim_world *w, const char *source, int64_t world_id,
                            uint64_t checkpoint_every, char *err, size_t errlen)
 {

@@ -202,12 +202,22 @@ typedef struct rpl_rec_config {
 #define RPL_HASH_BLOCK 240
 #define RPL_HASH_BITS 8
 enum { RPL_HASHES_RAW = 1, RPL_HASHES_ZSTD = 2 };
-/* Checkpoints: one every RPL_CHECKPOINT_SECONDS of world time; a full one, then up to
- * RPL_FULL_EVERY deltas against it (docs/REPLAY.md): a full one every 10 minutes. Schema 3's
- * writers (and the legacy mode) took one every RPL_CHECKPOINT_SECONDS_3. */
+/* Checkpoints: one every RPL_CHECKPOINT_SECONDS of world time for a world of up to
+ * RPL_CHECKPOINT_PIXELS (640×480) frame pixels, more often for a bigger one (rpl_checkpoint_every);
+ * a full one, then up to RPL_FULL_EVERY deltas against it (docs/REPLAY.md): a full one every 10
+ * minutes at 60 s. Schema 3's writers (and the legacy mode) took one every
+ * RPL_CHECKPOINT_SECONDS_3. */
 #define RPL_CHECKPOINT_SECONDS 60
+#define RPL_CHECKPOINT_SECONDS_MIN 20
+#define RPL_CHECKPOINT_PIXELS (640u * 480u)
 #define RPL_CHECKPOINT_SECONDS_3 10
 #define RPL_FULL_EVERY 9
+/* The spacing of a new session's periodic checkpoints, in ticks: RPL_CHECKPOINT_SECONDS of world
+ * time divided by how many RPL_CHECKPOINT_PIXELS its frame holds (rounded up), whole seconds, at
+ * least RPL_CHECKPOINT_SECONDS_MIN: a seek or a resume replays about as many cells of a big world
+ * as 60 s of a 640×480 one, down to that floor (2048×1024: 20 s), which keeps a big world's
+ * checkpoints to ~13 MB a world-hour (docs/REPLAY.md). */
+uint64_t rpl_checkpoint_every(const sim_world *w);
 
 /* The optional phase table (docs/REPLAY.md, "Phase hashes"): not in the schema every file has
  * (RPL_SCHEMA is unchanged), added by a recorder in heavy mode; a file without it reads as one

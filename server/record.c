@@ -294,7 +294,7 @@ static void begin_now(srv *s, srv_world *w)
 {
     srv_rec_state *r = &w->rec;
     char err[256];
-    r->cp_every = (uint64_t)w->kind->hz * RPL_CHECKPOINT_SECONDS;   /* 60 s of world time */
+    r->cp_every = rpl_checkpoint_every(w->w);   /* 60 s of world time; less for a big world */
     r->cpcap = sim_world_save_max(w->w);
     r->cpbuf = malloc(r->cpcap);
     if (!r->cpbuf) {

@@ -1288,7 +1288,7 @@ START_TEST(viv_replay_commands)
     snprintf(args, sizeof args, "info %s", db);
     r = viv(args);
     ck_assert_msg(r->status == 0, "%s", r->out);
-    ck_assert_msg(strstr(r->out, "checkpoints   5 (every 60 ticks)") &&
+    ck_assert_msg(strstr(r->out, "checkpoints   5 (every 60 ticks: 1 s of world time)") &&
                   strstr(r->out, "inputs        10 (paint 10) from 1 client"), "%s", r->out);
 
     snprintf(args, sizeof args, "verify %s", db);

@@ -358,6 +358,23 @@ if command -v sqlite3 > /dev/null 2>&1; then
     # of most ticks, both hashes whole at the end of each block of 240; --replayed prints the
     # replay's whole hashes once they agree with those bits, and refuses where they do not.
     "$viv" sim --world sand --params w=64,h=48 --ticks 300 --record "$tmp/h4.db" > /dev/null 2>&1 || fail "sim --record (schema 4)"
+    # A big world's checkpoints come more often, so that a seek or a resume replays about as much
+    # as in a 640x480 one (docs/REPLAY.md): 2048x1024 holds seven 640x480s, and 60 s / 7 is under
+    # the 20 s floor; 960x480 holds 1.5 (rounded up: 2), 30 s; a 640x480 world keeps 60 s.
+    # (Empty scenes: cheap to step whatever the size.)
+    "$viv" sim --world sand --params w=2048,h=1024,scene=empty --ticks 2500 --record "$tmp/cpbig.db" > /dev/null 2>&1 &&
+        "$viv" sim --world sand --params w=960,h=480,scene=empty --ticks 3700 --record "$tmp/cpbig.db" > /dev/null 2>&1 &&
+        "$viv" sim --world sand --params w=640,h=480,scene=empty --ticks 3700 --record "$tmp/cpbig.db" > /dev/null 2>&1 ||
+        fail "sim --record of a 2048x1024, a 960x480 and a 640x480 world"
+    got=$(sqlite3 "$tmp/cpbig.db" "SELECT session || ':' || group_concat(tick, ',') FROM (SELECT session, tick FROM checkpoint ORDER BY session, tick) GROUP BY session" | tr '\n' ' ')
+    [ "$got" = "1:0,1200,2400 2:0,1800,3600 3:0,3600 " ] &&
+        ok "checkpoints: every 20 s at 2048x1024, 30 s at 960x480, 60 s at 640x480" ||
+        fail "checkpoints of a 2048x1024, a 960x480 and a 640x480 world at ticks '$got', not '1:0,1200,2400 2:0,1800,3600 3:0,3600 '"
+    "$viv" replay info "$tmp/cpbig.db" --session 1 > "$tmp/out" 2>&1 &&
+        grep -q "^  checkpoints   3 (every 1200 ticks: 20 s of world time)$" "$tmp/out" &&
+        ok "info: checkpoints every 1200 ticks: 20 s of world time" ||
+        fail "info of a 2048x1024 world: $(grep checkpoints "$tmp/out")"
+    expect "verify: a 2048x1024 world's recording" 0 - -- "$viv" replay verify "$tmp/cpbig.db" --session 1
     expect "hashes: three ticks" 0 - -- "$viv" replay hashes "$tmp/h4.db" --from 239 --to 241
     # (mawk, Debian's awk, has no {n} in its patterns: lengths are checked apart)
     awk 'NR == 1 && $1 == 239 && $2 ~ /^\.+[0-9a-f][0-9a-f]$/ && length($2) == 16 && $4 == 8 { a = 1 }
