@@ -215,8 +215,8 @@ enum { RPL_HASHES_RAW = 1, RPL_HASHES_ZSTD = 2 };
 /* The spacing of a new session's periodic checkpoints, in ticks: RPL_CHECKPOINT_SECONDS of world
  * time divided by how many RPL_CHECKPOINT_PIXELS its frame holds (rounded up), whole seconds, at
  * least RPL_CHECKPOINT_SECONDS_MIN: a seek or a resume replays about as many cells of a big world
- * as 60 s of a 640×480 one, down to that floor (2048×1024: 20 s), which keeps a big world's
- * checkpoints to ~13 MB a world-hour (docs/REPLAY.md). */
+ * as 60 s of a 640×480 one, down to that floor (2048×1024: 20 s), which keeps a 2048×1024 demo
+ * world's recording near 11 MB a world-hour (docs/REPLAY.md). */
 uint64_t rpl_checkpoint_every(const sim_world *w);
 
 /* The optional phase table (docs/REPLAY.md, "Phase hashes"): not in the schema every file has
