@@ -303,7 +303,9 @@ static int build_stream(html_stream *h, const char *file_name)
         snprintf(h->err, sizeof h->err, "out of memory");
         return -1;
     }
-    wire_msg_replay_end(&h->out, h->sess.id, gaps, ng);
+    uint64_t end_sh;
+    int have_end = rpl_end_checkpoint_hash(h->f, &h->sess, &end_sh);
+    wire_msg_replay_end(&h->out, h->sess.id, gaps, ng, have_end ? &end_sh : NULL);
     free(gaps);
     return 0;
 }

@@ -619,6 +619,18 @@ static int checkpoint_read(rpl_file *f, const rpl_session *s, uint64_t tick, int
     return code;
 }
 
+int rpl_end_checkpoint_hash(rpl_file *f, const rpl_session *s, uint64_t *sh)
+{
+    rpl_checkpoint cp;
+    char err[256];
+    int found = rpl_checkpoint_find(f, s, s->end_tick, RPL_AT_OR_AFTER, &cp, err, sizeof err) == 0;
+    if (!found) return 0;
+    found = cp.tick == s->end_tick;
+    if (found) *sh = cp.hash;
+    rpl_checkpoint_free(&cp);
+    return found;
+}
+
 int rpl_checkpoint_find(rpl_file *f, const rpl_session *s, uint64_t tick, int dir,
                         rpl_checkpoint *out, char *err, size_t errlen)
 {

@@ -73,6 +73,12 @@ int rpl_checkpoint_find_stored(rpl_file *f, const rpl_session *s, uint64_t tick,
                                rpl_checkpoint *out, uint8_t **stored, size_t *slen, char *err,
                                size_t errlen);
 void rpl_checkpoint_free(rpl_checkpoint *c);
+/* The recorded state hash of the checkpoint at session s's last tick (end_tick: vivd's suspend
+ * leaves one there), which verify takes as the confirmation of a recorded hash that is wrong at
+ * that tick, nothing after it (a lone damaged row). 1 with *sh set when there is one and it checks
+ * as rpl_checkpoint_find checks it; 0 when there is none, or it does not check (damage of its own,
+ * found where a reader reads it). */
+int rpl_end_checkpoint_hash(rpl_file *f, const rpl_session *s, uint64_t *sh);
 /* The ticks of session s's checkpoints within [from, to], ascending. *out malloc'd. */
 int rpl_checkpoint_ticks(rpl_file *f, int64_t session, uint64_t from, uint64_t to,
                          uint64_t **out, size_t *n, char *err, size_t errlen);

@@ -339,8 +339,10 @@ static void step_end(srv_rstream *r)
         fail(r, "replay_failed", 1, "out of memory");
         return;
     }
+    uint64_t end_sh;
+    int have_end = rpl_end_checkpoint_hash(r->f, &r->sess, &end_sh);
     srv_msg_reserve(&r->out);
-    wire_msg_replay_end(&r->out, r->sess.id, gaps, ng);
+    wire_msg_replay_end(&r->out, r->sess.id, gaps, ng, have_end ? &end_sh : NULL);
     free(gaps);
     r->phase = RS_DONE;
 }

@@ -43,6 +43,8 @@ typedef struct stream {
     sim_input *in;
     size_t nin, capin;
     int ended, damaged;
+    int have_end_sh;               /* replay_end's end_sh: the checkpoint at the session's end */
+    uint64_t end_sh;
     uint64_t after;
     char error[64], why[600];          /* an error reply instead */
     size_t biggest;                    /* the largest message body */
@@ -204,6 +206,7 @@ static int stream_take(stream *s, const wire_msg *m, size_t bodylen)
     }
     ck_assert_msg(cli_msg_is(m, "replay_end"), "a message that is not part of the stream");
     s->ended = 1;
+    s->have_end_sh = wire_get_u64(m, "end_sh", &s->end_sh) == 0;
     return 1;
 }
 
@@ -384,6 +387,8 @@ START_TEST(a_running_session_is_streamed_whole_and_replays_exactly)
     send_replay(&viewer->c, 1, NULL);
     stream_recv(&viewer->c, &viewer->t, &s, 20000);
     ck_assert_msg(s.ended, "the stream did not end with replay_end: %s %s", s.error, s.why);
+    /* running: no checkpoint at its last tick yet (vivd's suspend writes one), so no end_sh */
+    ck_assert_msg(!s.have_end_sh, "end_sh for a running session without a checkpoint at its end");
     ck_assert_str_eq(s.kind, "sand");
     ck_assert_str_eq(s.status, "running");
     ck_assert_str_eq(s.file, db);

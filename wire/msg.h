@@ -204,6 +204,9 @@ long wire_msg_replay_ticks(wire_buf *b, int64_t session, uint64_t from, uint32_t
                            const uint64_t *sh, const uint64_t *fh, const uint8_t *bits,
                            const sim_input *in, size_t nin);
 long wire_msg_replay_damage(wire_buf *b, int64_t session, uint64_t after, const char *msg);
-long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped);
+/* The stream's end: the ranges skipped after the last span, and (end_sh, or NULL) the recorded
+ * state hash of the checkpoint at the session's last tick, when there is one. */
+long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped,
+                         const uint64_t *end_sh);
 
 #endif

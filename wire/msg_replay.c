@@ -165,13 +165,18 @@ long wire_msg_replay_damage(wire_buf *b, int64_t session, uint64_t after, const 
     return wire_msg_end(b);
 }
 
-long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped)
+long wire_msg_replay_end(wire_buf *b, int64_t session, const wire_gap *skipped, size_t nskipped,
+                         const uint64_t *end_sh)
 {
-    begin(b, "replay_end", nskipped ? 2 : 1);
+    begin(b, "replay_end", 1 + (nskipped != 0) + (end_sh != NULL));
     wire_put_str(b, "session"); wire_put_int(b, session);
     if (nskipped) {
         wire_put_str(b, "skipped");
         put_gaps(b, skipped, nskipped);
+    }
+    if (end_sh) {
+        wire_put_str(b, "end_sh");
+        wire_put_uint(b, *end_sh);
     }
     return wire_msg_end(b);
 }

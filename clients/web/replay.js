@@ -50,6 +50,7 @@ export class RecordingVerifier {
         this.damage = null;           /* {after, msg}: the stream ends there, damaged */
         this.ended = false;           /* replay_end */
         this.trailing = [];           /* ranges skipped after the last span */
+        this.endSh = null;            /* the checkpoint at the session's last tick: its state hash */
         this.failure = null;          /* an error reply, or a stream that breaks the protocol */
         this.finished = false;        /* run() has its verdict: the rest of the stream is dropped */
         this.received = 0;            /* ticks whose rows arrived */
@@ -173,6 +174,7 @@ export class RecordingVerifier {
             return;
         case "replay_end":
             this.trailing = readGaps(m.skipped);
+            this.endSh = m.end_sh !== undefined ? u64(m.end_sh) : null;
             this.ended = true;
             return;
         default:
@@ -207,10 +209,15 @@ export class RecordingVerifier {
          * row was changed after it was written (damaged); a real divergence carries on. */
         let suspect = null, prevEnd = null;
         const damaged = () => res("damaged", { message: lone(this.info, suspect, prevEnd), divergedAt: null });
-        /* The stream stopped with a suspect: confirmed by what came after it, or else (damage
-         * reported further on, a failure, nothing after it) a divergence, which wins. */
+        /* The stream stopped with a suspect: confirmed by what came after it, or at the session's
+         * last tick by the checkpoint there (replay_end's end_sh: vivd's suspend leaves one), or
+         * else (damage reported further on, a failure, nothing after it) a divergence, which wins. */
+        const atEnd = () => this.ended && suspect.at === this.info.end && prevEnd === suspect.at &&
+            this.endSh !== null && this.endSh === suspect.result.replayed.sh;
         const ended = () => !suspect ? this.#ended(res)
-            : this.damage || this.failure || !(prevEnd > suspect.at) ? res("diverged", suspect.result) : damaged();
+            : this.damage || this.failure ? res("diverged", suspect.result)
+            : prevEnd > suspect.at ? damaged()
+            : atEnd() ? (suspect.endCheckpoint = suspect.at, damaged()) : res("diverged", suspect.result);
         try {
             if (!(await this.#until(() => this.info))) return ended();
             const info = this.info;
@@ -363,8 +370,11 @@ function lone(info, suspect, end) {
     const cols = [];
     if (differs(r.sh, p.sh, r.bits)) cols.push(`its recorded state hash: recorded ${hexRecorded(r.sh, r.bits)}, replayed ${hex64(p.sh)}`);
     if (differs(r.fh, p.fh, r.bits)) cols.push(`its recorded frame hash: recorded ${hexRecorded(r.fh, r.bits)}, replayed ${hex64(p.fh)}`);
-    return `one recorded hash is wrong: tick ${t}, ${cols.join("; ")}; every hash recorded for ticks ${t + 1} to ${end} ` +
-        `matches the replay again` + (suspect.checkpoint !== undefined ? ` (the replayed state equals the checkpoint at tick ${suspect.checkpoint})` : "") +
+    const confirmed = suspect.endCheckpoint !== undefined
+        ? `the checkpoint recorded at tick ${suspect.endCheckpoint} holds exactly the replayed state`
+        : `every hash recorded for ticks ${t + 1} to ${end} matches the replay again` +
+          (suspect.checkpoint !== undefined ? ` (the replayed state equals the checkpoint at tick ${suspect.checkpoint})` : "");
+    return `one recorded hash is wrong: tick ${t}, ${cols.join("; ")}; ${confirmed}` +
         `: the simulation replays bit-exactly around it, so the value was changed after it was written (a disk or copy fault, or an edit). ` +
         `Check the file (sqlite3 FILE 'PRAGMA integrity_check') and restore it from a backup`;
 }

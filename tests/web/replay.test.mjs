@@ -62,6 +62,12 @@ before(async () => {
     copy("cp.db", "UPDATE checkpoint SET state_hash = state_hash + 1 WHERE session = 1 AND tick = 600");
     copy("both.db", "UPDATE tick SET state_hash = (state_hash | 1) - (state_hash & 1) WHERE session = 1 AND tick = 200; " +
                     "UPDATE checkpoint SET state_hash = state_hash + 1 WHERE session = 1 AND tick = 600");
+    /* Damage at a session's very last tick, where a checkpoint is (as vivd's suspend leaves one):
+     * the session cut at the checkpoint at 600, then the recorded state hash of tick 600 changed.
+     * Nothing follows it to confirm the replay with but that checkpoint. */
+    copy("last.db", "UPDATE session SET end_tick = 600 WHERE id = 1; " +
+                    "DELETE FROM tick WHERE session = 1 AND tick > 600; DELETE FROM input WHERE session = 1 AND tick >= 600; " +
+                    "UPDATE tick SET state_hash = (state_hash | 1) - (state_hash & 1) WHERE session = 1 AND tick = 600");
     /* A gap, as a disk that filled would leave it: ticks 501..599 not recorded, the replay
      * restarts from the checkpoint at 600. */
     copy("gap.db", "INSERT INTO gap VALUES (1, 500, 600, 'the disk was full'); " +
@@ -70,7 +76,7 @@ before(async () => {
     /* sand as the first build with the strip passes recorded it (tests/compat/sand-17.db): its
      * states saved as sand state version 2, hashed by their bytes before issue 30's chunk digests */
     fs.copyFileSync(path.join(ROOT, "tests", "compat", "sand-17.db"), path.join(dir, "sand17.db"));
-    const plays = kinds.map((_, i) => `all.db:${i + 1}`).concat(["hash.db:1", "row.db:1", "cp.db:1", "both.db:1", "gap.db:1"],
+    const plays = kinds.map((_, i) => `all.db:${i + 1}`).concat(["hash.db:1", "row.db:1", "cp.db:1", "both.db:1", "gap.db:1", "last.db:1"],
                                                                 kinds.map((_, i) => `new.db:${i + 1}`), ["sand17.db:1"]);
     srv = await startVivd(plays.flatMap((p) => ["--play", p]), { dir });
     conn = await connect("127.0.0.1", srv.port);
@@ -86,7 +92,7 @@ after(async () => {
 test("sessions lists every file vivd plays, newest session first", { skip }, async () => {
     conn.send({ t: "sessions" });
     const files = readSessions((await conn.next((m) => m.t === "sessions")).msg);
-    assert.deepEqual(files.map((f) => f.file), ["all.db", "hash.db", "row.db", "cp.db", "both.db", "gap.db", "new.db", "sand17.db"]);
+    assert.deepEqual(files.map((f) => f.file), ["all.db", "hash.db", "row.db", "cp.db", "both.db", "gap.db", "last.db", "new.db", "sand17.db"]);
     const all = files[0];
     assert.equal(all.recording, false);
     assert.equal(all.total, kinds.length);
@@ -151,6 +157,16 @@ test("a missing tick row and a corrupted checkpoint: both say damaged; a diverge
     const row = await verify(1, "row.db");
     assert.match(row.message, /recorded hashes of tick 450 are missing/);
     assert.equal(row.ticks, 449, "every tick before the missing row was checked");
+});
+
+test("a recorded hash changed at the session's last tick, where a checkpoint holds the replayed state: both say damaged", { skip }, async () => {
+    const want = replayVerify(path.join(srv.dir, "last.db"), 1), got = await verify(1, "last.db");
+    assert.equal(want.verdict, "damaged", want.out);
+    assert.match(want.out, /the checkpoint recorded at tick 600 holds exactly the replayed state/);
+    assert.equal(got.verdict, "damaged", got.message);
+    assert.match(got.message, /tick 600, its recorded state hash: recorded ([0-9a-f]{16}), replayed ([0-9a-f]{16})/);
+    assert.match(got.message, /the checkpoint recorded at tick 600 holds exactly the replayed state/);
+    assert.equal(got.ticks, 599, "every tick before it was checked");
 });
 
 test("a gap: both replay around it, say which ticks were not verified, and count the same ticks", { skip }, async () => {
