@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "read.h"
 #include "host.h"
+#include "pool.h"
 #include "replay.h"
 
 static void lock_path(const srv *s, char *out, size_t cap)
@@ -474,8 +475,11 @@ void srv_record_close(srv *s)
 
 /* ---- resume after a crash ------------------------------------------------------------------------ */
 /* Rebuild one interrupted session: its last checkpoint, then every logged input up to the last
- * committed tick, checking each tick's recorded state and frame hash on the way. */
-static sim_world *rebuild(rpl_file *f, const rpl_session *ss, char *err, size_t errlen)
+ * committed tick, checking each tick's recorded state and frame hash on the way. Stepped and
+ * rendered on tasks (vivd's pool, or NULL: this thread), as the world will be once it runs: the
+ * same states on any number of workers, and a big world's replay in a fraction of the time. */
+static sim_world *rebuild(rpl_file *f, const rpl_session *ss, const sim_tasks *tasks, char *err,
+                          size_t errlen)
 {
     char warn[320];
     if (!rpl_session_kind(f, ss, warn, sizeof warn, err, errlen)) return NULL;
@@ -492,6 +496,7 @@ static sim_world *rebuild(rpl_file *f, const rpl_session *ss, char *err, size_t 
     sim_frame fr;
     memset(&fr, 0, sizeof fr);
     if (rpl_world_load(ss, &cp, &w, err, errlen) != 0) goto fail;
+    sim_world_set_tasks(w, tasks);
     if (rpl_ticks_load(f, ss->id, cp.tick + 1, ss->end_tick, &rows, &nrows, err, errlen) != 0) goto fail;
     if (rpl_inputs_open(f, ss->id, cp.tick, ss->end_tick, w, &it, err, errlen) != 0) goto fail;
     if (sim_world_frame_init(w, &fr) != 0) {
@@ -574,7 +579,7 @@ int srv_record_resume_all(srv *s, int fresh)
             continue;
         }
         uint64_t t0 = uv_hrtime();
-        sim_world *sw = rebuild(f, ss, err, sizeof err);
+        sim_world *sw = rebuild(f, ss, pool_tasks(s->pool), err, sizeof err);
         if (!sw) {
             srv_log(s, SRV_LOG_ERROR, "session %" PRId64 " (%s) was %s but cannot be resumed: %s; it "
                     "is closed as it stands", ss->id, ss->kind, how, err);
