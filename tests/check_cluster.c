@@ -1538,6 +1538,20 @@ START_TEST(a_node_restarting_on_its_name_answers_node_lost_never_forbidden)
 END_TEST
 
 
+/* A Redis, node "a" hosting one world (worlds), and relay "r1", the world in the relay's welcome:
+ * its id. */
+static uint32_t node_and_relay(redis_srv *r, server *a, server *rl, const char *const *worlds)
+{
+    memset(r, 0, sizeof *r);
+    redis_start(r);
+    member_start(a, r, "a", worlds, NULL);
+    member_start(rl, r, "r1", NULL, NULL);
+    ck_assert_int_eq(wait_worlds(rl, 1, 5000), 1);
+    uint32_t ids[1];
+    ck_assert_int_eq(welcome_ids(a, ids, 1), 1);
+    return ids[0];
+}
+
 /* A node registered as "starting" (its name claimed, its worlds not in place yet: what a node
  * restarted on its file says while it resumes them) has its worlds kept as lost by a relay, not
  * forgotten as closed: their inputs are answered node_lost, never unknown_world, and a create is
@@ -1548,15 +1562,9 @@ END_TEST
 START_TEST(a_starting_nodes_worlds_are_lost_not_closed)
 {
     redis_srv r;
-    memset(&r, 0, sizeof r);
-    redis_start(&r);
     server a, rl;
     static const char *const wa[] = { "sand:seed=57:w=64,h=48,scene=empty", NULL };
-    member_start(&a, &r, "a", wa, NULL);
-    member_start(&rl, &r, "r1", NULL, NULL);
-    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
-    uint32_t ids[1];
-    ck_assert_int_eq(welcome_ids(&a, ids, 1), 1);
+    uint32_t ids[1] = { node_and_relay(&r, &a, &rl, wa) };
     cli_conn p;
     connect_hello(&p, &rl, "player", PLAYER, NULL);
     paint_input(&p, ids[0], 1);
@@ -1700,15 +1708,9 @@ static void rect_frames(cli_conn *c, uint32_t world, int n, uint64_t *fh, uint64
 START_TEST(a_rect_through_a_relay_is_the_nodes_rect)
 {
     redis_srv r;
-    memset(&r, 0, sizeof r);
-    redis_start(&r);
     server a, rl;
     static const char *const wa[] = { "sand:seed=5:w=200,h=150", NULL };
-    member_start(&a, &r, "a", wa, NULL);
-    member_start(&rl, &r, "r1", NULL, NULL);
-    ck_assert_int_eq(wait_worlds(&rl, 1, 5000), 1);
-    uint32_t ids[1];
-    ck_assert_int_eq(welcome_ids(&a, ids, 1), 1);
+    uint32_t ids[1] = { node_and_relay(&r, &a, &rl, wa) };
     cli_conn on_node, on_relay;
     connect_hello(&on_node, &a, "direct", NULL, NULL);
     connect_hello(&on_relay, &rl, "relayed", NULL, NULL);
