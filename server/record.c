@@ -593,7 +593,7 @@ int srv_record_resume_all(srv *s, int fresh)
         }
         srv_rec_state *r = &w->rec;
         r->session = ss->id;
-        r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : (uint64_t)w->kind->hz * RPL_CHECKPOINT_SECONDS;
+        r->cp_every = ss->checkpoint_every ? ss->checkpoint_every : rpl_checkpoint_every(w->w);
         r->cpcap = sim_world_save_max(w->w);
         r->cpbuf = malloc(r->cpcap);
         if (!r->cpbuf) {
