@@ -17,19 +17,20 @@ size() {   # the file's bytes once everything in its WAL is in it
     sqlite3 "$1" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
     wc -c < "$1"
 }
-[ -n "${BIG_ONLY:-}" ] ||
-echo "| world | Hz | ticks (one world-hour) | schema 3 bytes | schema 4 bytes | schema 4 / 3 | of schema 4: hashes | checkpoints (full + deltas) |"
-[ -n "${BIG_ONLY:-}" ] || echo "|---|---:|---:|---:|---:|---:|---:|---|"
-[ -n "${BIG_ONLY:-}" ] || "$bin/viv" sim --list-kinds | while read -r kind id hz; do
-    ticks=$((hz * 3600))
-    "$bin/viv" sim --world "$kind" --seed 1 --ticks "$ticks" --record "$tmp/$kind-3.db" --record-format 3 > /dev/null 2>&1
-    "$bin/viv" sim --world "$kind" --seed 1 --ticks "$ticks" --record "$tmp/$kind-4.db" > /dev/null 2>&1
-    a=$(size "$tmp/$kind-3.db")
-    b=$(size "$tmp/$kind-4.db")
-    h=$(sqlite3 "$tmp/$kind-4.db" "SELECT sum(length(data)) + 32 * count(*) FROM hashes")
-    c=$(sqlite3 "$tmp/$kind-4.db" "SELECT sum(length(state)) || ' (' || sum(base IS NULL) || ' + ' || sum(base IS NOT NULL) || ')' FROM checkpoint")
-    echo "| $kind | $hz | $ticks | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }') | $h | $c |"
-done
+if [ -z "${BIG_ONLY:-}" ]; then
+    echo "| world | Hz | ticks (one world-hour) | schema 3 bytes | schema 4 bytes | schema 4 / 3 | of schema 4: hashes | checkpoints (full + deltas) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---|"
+    "$bin/viv" sim --list-kinds | while read -r kind id hz; do
+        ticks=$((hz * 3600))
+        "$bin/viv" sim --world "$kind" --seed 1 --ticks "$ticks" --record "$tmp/$kind-3.db" --record-format 3 > /dev/null 2>&1
+        "$bin/viv" sim --world "$kind" --seed 1 --ticks "$ticks" --record "$tmp/$kind-4.db" > /dev/null 2>&1
+        a=$(size "$tmp/$kind-3.db")
+        b=$(size "$tmp/$kind-4.db")
+        h=$(sqlite3 "$tmp/$kind-4.db" "SELECT sum(length(data)) + 32 * count(*) FROM hashes")
+        c=$(sqlite3 "$tmp/$kind-4.db" "SELECT sum(length(state)) || ' (' || sum(base IS NULL) || ' + ' || sum(base IS NOT NULL) || ')' FROM checkpoint")
+        echo "| $kind | $hz | $ticks | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }') | $h | $c |"
+    done
+fi
 hours=${HOURS_BIG:-0.25}
 ticks=$(awk -v h="$hours" 'BEGIN { printf "%d", h * 216000 }')
 t0=$(date +%s.%N)

@@ -208,7 +208,7 @@ export class RecordingVerifier {
          * is later), matches again, and the checkpoints on the way hold the replayed state, the one
          * row was changed after it was written (damaged); a real divergence carries on. */
         let suspect = null, prevEnd = null;
-        const damaged = () => res("damaged", { message: lone(this.info, suspect, prevEnd), divergedAt: null });
+        const damaged = (byEndCp = false) => res("damaged", { message: lone(this.info, suspect, prevEnd, byEndCp), divergedAt: null });
         /* The stream stopped with a suspect: confirmed by what came after it, or at the session's
          * last tick by the checkpoint there (replay_end's end_sh: vivd's suspend leaves one), or
          * else (damage reported further on, a failure, nothing after it) a divergence, which wins. */
@@ -217,7 +217,7 @@ export class RecordingVerifier {
         const ended = () => !suspect ? this.#ended(res)
             : this.damage || this.failure ? res("diverged", suspect.result)
             : prevEnd > suspect.at ? damaged()
-            : atEnd() ? (suspect.endCheckpoint = suspect.at, damaged()) : res("diverged", suspect.result);
+            : atEnd() ? damaged(true) : res("diverged", suspect.result);
         try {
             if (!(await this.#until(() => this.info))) return ended();
             const info = this.info;
@@ -365,13 +365,13 @@ export class RecordingVerifier {
 }
 
 /* The sentence for a lone damaged hash row (viv replay verify's, in one paragraph). */
-function lone(info, suspect, end) {
+function lone(info, suspect, end, byEndCp) {
     const { divergedAt: t, recorded: r, replayed: p } = suspect.result;
     const cols = [];
     if (differs(r.sh, p.sh, r.bits)) cols.push(`its recorded state hash: recorded ${hexRecorded(r.sh, r.bits)}, replayed ${hex64(p.sh)}`);
     if (differs(r.fh, p.fh, r.bits)) cols.push(`its recorded frame hash: recorded ${hexRecorded(r.fh, r.bits)}, replayed ${hex64(p.fh)}`);
-    const confirmed = suspect.endCheckpoint !== undefined
-        ? `the checkpoint recorded at tick ${suspect.endCheckpoint} holds exactly the replayed state`
+    const confirmed = byEndCp
+        ? `the checkpoint recorded at tick ${t} holds exactly the replayed state`
         : `every hash recorded for ticks ${t + 1} to ${end} matches the replay again` +
           (suspect.checkpoint !== undefined ? ` (the replayed state equals the checkpoint at tick ${suspect.checkpoint})` : "");
     return `one recorded hash is wrong: tick ${t}, ${cols.join("; ")}; ${confirmed}` +
