@@ -32,6 +32,9 @@ static inline void sim__w_init(sim_writer *w, uint8_t *buf, size_t cap)
     w->buf = buf; w->cap = cap; w->len = 0; w->overflow = 0; w->put = NULL; w->ud = NULL; w->done = 0;
 }
 static inline void sim__w_count(sim_writer *w) { sim__w_init(w, NULL, SIZE_MAX); }
+/* Does w only count (sim__w_count)? A writer that gathers its bytes first may then just say how
+ * many there are: sim__w_bytes(w, NULL, n). */
+static inline int sim__w_counting(const sim_writer *w) { return !w->buf && !w->put; }
 static inline void sim__w_sink(sim_writer *w, uint8_t *stage, size_t cap,
                                void (*put)(void *ud, const void *p, size_t n), void *ud)
 {

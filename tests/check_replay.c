@@ -1369,13 +1369,14 @@ static void poke_hook(void *user, uint64_t tick, int index, const char *phase, u
          * leave them. Both stay valid cells, so every later state still loads. */
         int fw, fh;
         sim_world_frame_size(p->w, &fw, &fh);
-        uint32_t *c = (uint32_t *)sand__cells(sim__world_impl(p->w));
+        void *impl = sim__world_impl(p->w);
         for (int i = fw * fh / 2; i + 1 < fw * fh; i++) {
-            if (c[i] != c[i + 1] && sand__element(sim__world_impl(p->w), i % fw, i / fw) != SAND_WALL &&
-                sand__element(sim__world_impl(p->w), (i + 1) % fw, (i + 1) / fw) != SAND_WALL) {
-                uint32_t x = c[i];
-                c[i] = c[i + 1];
-                c[i + 1] = x;
+            uint32_t *a = sand__cell_at(impl, i % fw, i / fw), *b = sand__cell_at(impl, (i + 1) % fw, (i + 1) / fw);
+            if (*a != *b && sand__element(impl, i % fw, i / fw) != SAND_WALL &&
+                sand__element(impl, (i + 1) % fw, (i + 1) / fw) != SAND_WALL) {
+                uint32_t x = *a;
+                *a = *b;
+                *b = x;
                 return;
             }
         }

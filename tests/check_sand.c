@@ -532,7 +532,8 @@ END_TEST
 typedef struct footprint {
     const void *impl;
     int w, h, ncx, ncy;
-    uint32_t *cells;                   /* before the item */
+    uint32_t *cells;                   /* before the item, row by row */
+    uint32_t *now;                     /* after it (scratch) */
     int (*rects)[4];                   /* before the item; [0] = -1: asleep */
     const script_runner *runner;
     long pass, first_strip, items, outside, reach;
@@ -540,7 +541,7 @@ typedef struct footprint {
 
 static void fp_snapshot(footprint *fp)
 {
-    memcpy(fp->cells, sand__cells(fp->impl), (size_t)fp->w * fp->h * 4);
+    sand__cells_copy(fp->impl, fp->cells);
     for (int k = 0; k < fp->ncx * fp->ncy; k++)
         if (sand__next_rect(fp->impl, k % fp->ncx, k / fp->ncx, fp->rects[k]) != 0) fp->rects[k][0] = -1;
 }
@@ -566,7 +567,8 @@ static void fp_after(void *ud, void *task_ctx, int item)
     }
     fp->items++;
     int lo = k * SAND_CHUNK - SAND_REACH, hi = k * SAND_CHUNK + SAND_CHUNK - 1 + SAND_REACH;
-    const uint32_t *now = sand__cells(fp->impl);
+    const uint32_t *now = fp->now;
+    sand__cells_copy(fp->impl, fp->now);
     for (int y = 0; y < fp->h; y++) {
         const uint32_t *a = &fp->cells[y * fp->w], *b = &now[y * fp->w];
         if (memcmp(a, b, (size_t)fp->w * 4) == 0) continue;
@@ -600,9 +602,10 @@ static void footprint_run(sim_world *w, const script *s, int ticks, void *ud)
     fp->ncx = (fp->w + SAND_CHUNK - 1) / SAND_CHUNK;
     fp->ncy = (fp->h + SAND_CHUNK - 1) / SAND_CHUNK;
     fp->cells = malloc((size_t)fp->w * fp->h * 4);
+    fp->now = malloc((size_t)fp->w * fp->h * 4);
     fp->rects = malloc((size_t)fp->ncx * fp->ncy * sizeof *fp->rects);
     script_runner *r = malloc(sizeof *r);
-    ck_assert(fp->cells && fp->rects && r);
+    ck_assert(fp->cells && fp->now && fp->rects && r);
     script_runner_init(r, SCRIPT_RUN_SHUFFLED, 2);
     r->before = fp_before;
     r->after = fp_after;
@@ -622,6 +625,7 @@ static void footprint_run(sim_world *w, const script *s, int ticks, void *ud)
     sim_world_set_tasks(w, NULL);
     free(r);
     free(fp->cells);
+    free(fp->now);
     free(fp->rects);
 }
 
@@ -900,13 +904,15 @@ START_TEST(big_demo_comes_alive_and_stays_bounded)
     ck_assert_msg(fire > 0 && steam > 0, "15 s in: fire %d, steam %d", fire, steam);
     int W, H;
     sand__size(s, &W, &H);
-    uint32_t *prev = malloc((size_t)W * H * 4);
-    memcpy(prev, sand__cells(s), (size_t)W * H * 4);
+    uint32_t *prev = malloc((size_t)W * H * 4), *after = malloc((size_t)W * H * 4);
+    sand__cells_copy(s, prev);
     run(w, 60);
+    sand__cells_copy(s, after);
     int changed = 0;
-    for (int i = 0; i < W * H; i++) changed += sand__cells(s)[i] != prev[i];
+    for (int i = 0; i < W * H; i++) changed += after[i] != prev[i];
     ck_assert_msg(changed > 2000, "only %d cells changed in the 16th second", changed);
     free(prev);
+    free(after);
     run(w, 3600 - 960);
     for (int k = 0; k < 5; k++) {
         int now = count_all(w, el_id(kept[k]), NULL);

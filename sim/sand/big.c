@@ -841,7 +841,7 @@ void sim__sand_scene_big(sand_world *s, int build)
     for (int x = 0; build && x < s->w; x++) {
         sim__sand_big_column(L, x, L->cols);
         for (int y = 0; y < s->h; y++)
-            s->cells[(size_t)y * (size_t)s->w + (size_t)x] = sim__sand_fresh(BP_EL(L->cols[y]), 0);
+            s->cells[cidx(s, x, y)] = sim__sand_fresh(BP_EL(L->cols[y]), 0);
     }
     for (int i = 0; i < L->nb; i++) {
         biome_sources(s, L, &L->b[i]);

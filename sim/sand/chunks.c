@@ -32,7 +32,18 @@ uint64_t sand__active_cells(const void *impl)
     return ((const sand_world *)impl)->stat_active;
 }
 
-const uint32_t *sand__cells(const void *impl) { return ((const sand_world *)impl)->cells; }
+void sand__cells_copy(const void *impl, uint32_t *out)
+{
+    const sand_world *s = impl;
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) *out++ = s->cells[cidx(s, x, y)];
+}
+
+uint32_t *sand__cell_at(void *impl, int x, int y)
+{
+    sand_world *s = impl;
+    return inside(s, x, y) ? &s->cells[cidx(s, x, y)] : NULL;
+}
 
 int sand__next_rect(const void *impl, int cx, int cy, int r[4])
 {

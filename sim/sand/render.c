@@ -119,7 +119,8 @@ static void plain_row(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int
                       unsigned part)
 {
     uint64_t tb = sim_hash_tick(ctx->seed, ctx->tick);
-    const uint32_t *row = &s->cells[y * s->w];
+    const uint32_t *row = &s->cells[y];     /* cell (x, y) is row[x * cs] */
+    const size_t cs = (size_t)s->cs;
     const uint8_t *air = &s->airpx[y * s->w];
     uint8_t *out = &f->px[y * f->w];
     row_notes notes = notes_for(y);
@@ -128,7 +129,8 @@ static void plain_row(const sand_world *s, const sim_ctx *ctx, sim_frame *f, int
     for (int x = x0; x <= x1; x++) {
         if (part && !(part >> (x - x0) & 1u)) continue;
         uint64_t due = 0;
-        if (row[x]) out[x] = (uint8_t)plain_px(s, ctx->tick, tb, x, y, row[x], &due);
+        uint32_t c = row[(size_t)x * cs];
+        if (c) out[x] = (uint8_t)plain_px(s, ctx->tick, tb, x, y, c, &due);
         else if (part) out[x] = air[x];
         if (due || part) note_px(s, &notes, x, due);
     }
@@ -309,18 +311,10 @@ static inline uint8_t veil(int density, int x, int y, uint8_t colour, uint8_t be
 static void foam_above(const sand_world *s, sim_frame *f, int x, int y, int vy)
 {
     for (int k = 1; k <= vy && k <= FOAM_REACH && y - k >= 0; k++) {
-        uint32_t u = s->cells[(y - k) * s->w + x];
+        uint32_t u = s->cells[cidx(s, x, y - k)];
         if (CELL_EL(u) == SAND_EMPTY) f->px[(y - k) * f->w + x] = Q_FOAM1;
         if (u) break;
     }
-}
-
-/* Two cells as one word (either order: only compared with zero or a word of two equal cells). */
-static inline uint64_t ld64(const uint32_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
 }
 
 /* Elements whose pixels depend on their depth below their own surface. */
@@ -534,7 +528,8 @@ static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_
                               int x1, int y, uint64_t *drawn)
 {
     const picture_now now = *pnow;          /* locals, not reread after each byte written */
-    const uint32_t *row = &s->cells[y * s->w];
+    const uint32_t *row = &s->cells[y];     /* cell (x, y) is row[x * cs] */
+    const size_t cs = (size_t)s->cs;
     const picture_rowp rp = { &s->noise[y * s->w], &s->airpx[y * s->w], &s->leafpx[y * s->w] };
     const uint8_t *wp = &s->wallpx[y * s->w];
     uint8_t *key = &s->rd->keys[y * s->w];
@@ -551,14 +546,18 @@ static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_
         int xe = xb + 8;
         if (xe <= x1 + 1) {
             /* Eight cells of bare air, or of plain rock, under more of the same: no run changes,
-             * and there is nothing to draw (air) or a copy (rock). Two cells a word. */
-            const uint64_t wall2 = (uint64_t)WALL_CELL * 0x100000001ull;
-            uint64_t c0 = ld64(row + xb), c1 = ld64(row + xb + 2), c2 = ld64(row + xb + 4),
-                     c3 = ld64(row + xb + 6), ab;
+             * and there is nothing to draw (air) or a copy (rock). */
+            const uint32_t *c8 = row + (size_t)xb * cs;
+            uint32_t any = 0, notwall = 0;
+            for (int i = 0; i < 8; i++) {
+                uint32_t v = c8[(size_t)i * cs];
+                any |= v;
+                notwall |= v ^ WALL_CELL;
+            }
+            uint64_t ab;
             memcpy(&ab, &above[xb], sizeof ab);
-            if ((c0 | c1 | c2 | c3 | ab) == 0) continue;
-            if (ab == 0x0101010101010101ull * SAND_WALL &&
-                ((c0 ^ wall2) | (c1 ^ wall2) | (c2 ^ wall2) | (c3 ^ wall2)) == 0) {
+            if ((any | ab) == 0) continue;
+            if (ab == 0x0101010101010101ull * SAND_WALL && notwall == 0) {
                 memcpy(out + xb, wp + xb, 8);
                 continue;
             }
@@ -566,7 +565,7 @@ static void picture_row_whole(const sand_world *s, const picture_now *pnow, sim_
             xe = x1 + 1;
         }
         for (int x = xb; x < xe; x++) {
-            uint32_t c = row[x];
+            uint32_t c = row[(size_t)x * cs];
             int e = run_on(above, top, x, y, c);
             if (e == SAND_EMPTY) continue;
             if (e == SAND_WALL) {
@@ -602,16 +601,16 @@ static unsigned picture_row_part(const sand_world *s, const picture_now *pnow, s
                                  uint64_t *drawn)
 {
     const picture_now now = *pnow;          /* locals, not reread after each byte written */
-    size_t r0 = (size_t)y * (size_t)s->w;
-    const uint32_t *row = &s->cells[r0], *up = y > 0 ? row - s->w : row;
+    size_t r0 = (size_t)y * (size_t)s->w, cs = (size_t)s->cs;
+    const uint32_t *row = &s->cells[y], *up = y > 0 ? row - 1 : row;    /* cell (x, y): row[x * cs] */
     uint8_t *key = &s->rd->keys[r0];
     const uint8_t *keyup = y > 0 ? key - s->w : key;
     uint8_t dk[SAND_CHUNK];                 /* the depth key of each pixel looked at */
     unsigned draw = want, moved = 0;
     for (unsigned m = want | look; m; m &= m - 1) {
-        int i = __builtin_ctz(m), x = x0 + i, e = CELL_EL(row[x]);
+        int i = __builtin_ctz(m), x = x0 + i, e = CELL_EL(row[(size_t)x * cs]);
         if (!BY_DEPTH[e]) continue;
-        int d = y > 0 ? key_under(e, up[x], keyup[x]) : 0;
+        int d = y > 0 ? key_under(e, up[(size_t)x * cs], keyup[x]) : 0;
         dk[i] = (uint8_t)d;
         if (d == key[x]) continue;
         moved |= 1u << i;
@@ -630,7 +629,7 @@ static unsigned picture_row_part(const sand_world *s, const picture_now *pnow, s
     uint64_t n = 0;       /* counted here: __builtin_popcount is a libgcc call without -mpopcnt */
     for (unsigned m = draw; m; m &= m - 1, n++) {
         int i = __builtin_ctz(m), x = x0 + i;
-        uint32_t c = row[x];
+        uint32_t c = row[(size_t)x * cs];
         int e = CELL_EL(c);
         if (e == SAND_EMPTY || e == SAND_WALL) {
             out[x] = e == SAND_EMPTY ? rp.air[x] : wp[x];
@@ -687,7 +686,7 @@ static int picture_up(const sand_world *s, int x, int y)
         uint8_t q = r->px[(size_t)(y + k) * (size_t)r->fw + (size_t)x];
         if (q == Q_FOAM0 || q == Q_FOAM1) return FOAM_REACH;
     }
-    return y > 0 && CELL_EL(s->cells[(y - 1) * s->w + x]) == SAND_WOOD;
+    return y > 0 && CELL_EL(s->cells[cidx(s, x, y - 1)]) == SAND_WOOD;
 }
 
 /* Down from a changed cell, the painter follows the depth keys. */

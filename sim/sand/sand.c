@@ -64,7 +64,7 @@ static void sand_apply_input(void *impl, const sim_ctx *ctx, const sim_input *in
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             if (!in_disc(x - cx, y - cy, r)) continue;
-            uint32_t *cell = &s->cells[y * s->w + x];
+            uint32_t *cell = &s->cells[cidx(s, x, y)];
             uint32_t rr = sim_hash_at(base, x, y, 4 + in->kind);
             int e = CELL_EL(*cell);
             if (in->kind == IN_PAINT) {
@@ -115,6 +115,7 @@ static void sand_destroy(void *impl)
     if (!s) return;
     free(s->cells_mem);
     free(s->moved_mem);
+    free(s->band);
     free(s->noise);
     free(s->wallpx);
     free(s->airpx);
@@ -148,12 +149,14 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->ncx = (s->w + SAND_CHUNK - 1) / SAND_CHUNK;
     s->ncy = (s->h + SAND_CHUNK - 1) / SAND_CHUNK;
     s->rstride = (s->ncy + 7) & ~7;                     /* 8 rectangles: a 64-byte line */
-    s->mstride = ((size_t)SAND_CHUNK * (size_t)s->h + 63) & ~(size_t)63;
+    s->cs = sim__sand_col_stride(s->h);
     size_t n = (size_t)s->w * (size_t)s->h, nch = (size_t)s->ncx * (size_t)s->rstride;
-    s->cells_mem = calloc(n + 16, sizeof *s->cells);
+    size_t ncol = (size_t)s->w * (size_t)s->cs;          /* cells with each column's padding */
+    s->cells_mem = calloc(ncol + 16, sizeof *s->cells);
     s->cells = sim__sand_line_align(s->cells_mem);
-    s->moved_mem = calloc((size_t)s->ncx * s->mstride + 64, 1);
+    s->moved_mem = calloc(ncol + 64, 1);
     s->moved = sim__sand_line_align(s->moved_mem);
+    s->band = malloc(16 * SAND_BAND_STRIDE(s->w));
     s->noise = malloc(n);
     s->wallpx = malloc(n);
     s->airpx = malloc(n);
@@ -172,7 +175,7 @@ static int sand_create(const sim_params *p, uint64_t seed, int bare, void **impl
     s->gdeps = calloc((size_t)s->ncx, sizeof *s->gdeps);
     s->gsucc_first = calloc((size_t)s->ncx + 1, sizeof *s->gsucc_first);
     s->gsucc = calloc((size_t)s->ncx * 4, sizeof *s->gsucc);
-    if (!s->cells || !s->moved || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
+    if (!s->cells || !s->moved || !s->band || !s->noise || !s->wallpx || !s->airpx || !s->leafpx || !s->col_above ||
         !s->col_top || big || redraw || digests || !s->cur ||
         !s->nxt || !s->weight || !s->order || !s->gdeps || !s->gsucc_first || !s->gsucc) {
         sand_destroy(s);
@@ -265,6 +268,7 @@ int sand__count(const void *impl, int element)
 {
     const sand_world *s = impl;
     int n = 0;
-    for (int i = 0; i < s->w * s->h; i++) n += CELL_EL(s->cells[i]) == element;
+    for (int x = 0; x < s->w; x++)
+        for (int y = 0; y < s->h; y++) n += CELL_EL(s->cells[cidx(s, x, y)]) == element;
     return n;
 }

@@ -39,10 +39,12 @@ int sand__chunk_awake(const void *impl, int cx, int cy);   /* due to be processe
 int sand__count(const void *impl, int element);
 uint64_t sand__active_cells(const void *impl);   /* cells in the rectangles of the last step */
 void sand__size(const void *impl, int *w, int *h);
-/* For the tests of the pass layout: the cells (row-major, w×h), a chunk's rectangle for the next
- * tick (0 and x0..y1, or -1 when it sleeps), and the strip that item `item` of a pass runs (the
- * task_ctx a sim_task_fn of the sand step receives). */
-const uint32_t *sand__cells(const void *impl);
+/* For the tests of the pass layout: a copy of the cells row by row (w×h of them into out), the
+ * cell at (x, y) to change in place (NULL outside), a chunk's rectangle for the next tick (0 and
+ * x0..y1, or -1 when it sleeps), and the strip that item `item` of a pass runs (the task_ctx a
+ * sim_task_fn of the sand step receives). */
+void sand__cells_copy(const void *impl, uint32_t *out);
+uint32_t *sand__cell_at(void *impl, int x, int y);
 int sand__next_rect(const void *impl, int cx, int cy, int r[4]);
 int sand__strip_of(const void *task_ctx, int item);
 /* Pixels the last render drew (redraw.c): w·h when it drew the whole frame. */

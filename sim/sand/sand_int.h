@@ -89,17 +89,23 @@ struct sand_world {
     int scene;
     uint64_t seed;                  /* a big demo's layout comes from it (big.c) */
     /* The memory layout keeps the strips of one pass off each other's cache lines (they run on
-     * different cores): cells 64-byte aligned (a 16-cell row of a strip is one line when w is a
-     * multiple of 16); `moved` strip by strip, 64-byte aligned, each strip padded to whole lines;
-     * the rectangles chunk column by chunk column, 64-byte aligned, each column padded to whole
-     * lines. None of it shows in the saved state. */
-    uint32_t *cells;                /* row-major, in cells_mem, 64-byte aligned */
+     * different cores), and the strips on either side of a seam on as few as it can: the cells
+     * column by column (cidx), each column whole 64-byte lines (16 cells), so that where a strip
+     * reaches a cell or two into its neighbour's columns it shares a line per 16 rows, not one
+     * per row as rows would; `moved` by the same index, a byte a cell; the rectangles chunk
+     * column by chunk column, 64-byte aligned, each column padded to whole lines. None of it
+     * shows in the saved state, which is row by row (state.c). */
+    uint32_t *cells;                /* column by column (cidx), in cells_mem, 64-byte aligned */
     void *cells_mem;
+    int cs;                         /* cells a column in memory: h rounded up to an odd number
+                                       of 16-cell lines (cidx) */
     uint8_t *moved;                 /* scratch, never saved: == stamp when the cell moved this
-                                       tick (moved_at); in moved_mem, 64-byte aligned */
+                                       tick (at cidx); in moved_mem, 64-byte aligned */
     void *moved_mem;
     uint8_t stamp;                  /* this tick's mark in `moved`, 1..255 */
-    size_t mstride;                 /* bytes of `moved` per strip */
+    uint8_t *band;                  /* scratch of a save (state.c): 16 rows of cells as saved,
+                                       SAND_BAND_STRIDE apart; a world is saved by one caller at
+                                       a time, as it is drawn */
     int rstride;                    /* rectangles per chunk column (ncy, padded) */
     uint8_t *noise;                 /* per-position shade noise for rendering (from x, y only) */
     uint8_t *wallpx;                /* per-position wall colour: a brick bond */
@@ -176,11 +182,20 @@ static inline rect16 *rect_at(const sand_world *s, rect16 *a, int cx, int cy)
 {
     return &a[(size_t)cx * (size_t)s->rstride + (size_t)cy];
 }
-/* Cell (x, y)'s `moved` byte: SAND_CHUNK bytes a row within its strip's block. */
-static inline size_t moved_at(const sand_world *s, int x, int y)
+/* Cell (x, y)'s place in s->cells and s->moved: column by column, s->cs a column. Every
+ * neighbour is a fixed step away (1 down, s->cs across), as it was in rows, so the rules pay
+ * nothing for the order; a column of cs cells is an odd number of lines, so that the 16 columns
+ * of a strip fall in 16 different sets of a set-associative cache whatever the height (a column
+ * of 1,024 cells, 4 KB, would put all 16 in one). */
+static inline int cidx(const sand_world *s, int x, int y)
 {
-    unsigned ux = (unsigned)x, uy = (unsigned)y;        /* inside the grid: never negative */
-    return (size_t)(ux / SAND_CHUNK) * s->mstride + (size_t)(uy * SAND_CHUNK + (ux & (SAND_CHUNK - 1)));
+    return x * s->cs + y;
+}
+#define SAND_BAND_STRIDE(w) ((size_t)(w) * 4 + 64)
+static inline int sim__sand_col_stride(int h)
+{
+    int lines = (h + 15) / 16;
+    return 16 * (lines | 1);
 }
 
 /* ---- rendering what changed (redraw.c; docs/sand.md, "Rendering follows change") ------------- *
@@ -353,7 +368,7 @@ static inline int inside(const sand_world *s, int x, int y)
 }
 static inline uint32_t get(const sand_world *s, int x, int y)
 {
-    return inside(s, x, y) ? s->cells[y * s->w + x] : WALL_CELL;
+    return inside(s, x, y) ? s->cells[cidx(s, x, y)] : WALL_CELL;
 }
 static inline uint32_t rnd(const sand_world *s, int x, int y, uint32_t salt)
 {

@@ -7,7 +7,7 @@ static void fill_rect(sand_world *s, int x, int y, int w, int h, int el)
 {
     for (int yy = y; yy < y + h; yy++)
         for (int xx = x; xx < x + w; xx++)
-            if (inside(s, xx, yy)) s->cells[yy * s->w + xx] = sim__sand_fresh(el, 0);
+            if (inside(s, xx, yy)) s->cells[cidx(s, xx, yy)] = sim__sand_fresh(el, 0);
 }
 
 void sim__sand_add_emitter(sand_world *s, int x, int y, int w, int h, int el, int prob, int cycle,
@@ -160,7 +160,7 @@ void sim__sand_scene_demo(sand_world *s, int build)
     if (build)
         for (int y = 0; y < s->h; y++)
             for (int x = 0; x < s->w; x++)
-                s->cells[y * s->w + x] = sim__sand_fresh(plan_element(x * 320 / s->w, y * 180 / s->h), 0);
+                s->cells[cidx(s, x, y)] = sim__sand_fresh(plan_element(x * 320 / s->w, y * 180 / s->h), 0);
     /* Sources. The spring runs all the time, out of its mouth and from under the shelf as a
      * curtain; the lava vent under the glacier fills whatever melts above it. */
     sim__sand_add_emitter(s, X(56), Y(43), X(13), 1, SAND_WATER, 40, 1, 1, 0);
@@ -202,7 +202,7 @@ void sim__sand_scene_bench(sand_world *s, uint64_t seed, int build)
             for (int x = 0; x < s->w; x++) {
                 uint32_t v = sim_rng_below(&rng, 100);
                 int el = v < 25 ? SAND_SAND : v < 45 ? SAND_WATER : v < 48 ? SAND_STONE : SAND_EMPTY;
-                s->cells[y * s->w + x] = sim__sand_fresh(el, 0);
+                s->cells[cidx(s, x, y)] = sim__sand_fresh(el, 0);
             }
         fill_rect(s, 0, s->h - 1, s->w, 1, SAND_STONE);
     }

@@ -36,20 +36,41 @@ static void save_rects(const sand_world *s, sim_writer *wr)
     if (at) sim__w_bytes(wr, stage, at);
 }
 
+static inline void put_le32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); b[2] = (uint8_t)(v >> 16); b[3] = (uint8_t)(v >> 24);
+}
+
+/* The cells as saved: row by row, 4 bytes each, little-endian. They are gathered from their
+ * columns (cidx) 16 rows at a time into the world's band (s->band, SAND_BAND_STRIDE bytes a row:
+ * not a power of two, so that a column's 16 stores fall in 16 sets of the cache): each column's
+ * 16 cells of the band are one line, read once, and each of the band's rows goes to the writer
+ * as one run. */
+static void save_cells(const sand_world *s, sim_writer *wr)
+{
+    size_t row = (size_t)s->w * 4, stride = SAND_BAND_STRIDE(s->w);
+    if (sim__w_counting(wr)) {
+        sim__w_bytes(wr, NULL, row * (size_t)s->h);
+        return;
+    }
+    for (int y0 = 0; y0 < s->h; y0 += 16) {
+        int rows = s->h - y0 < 16 ? s->h - y0 : 16;
+        uint8_t *band = s->band;
+        for (int x = 0; x < s->w; x++) {
+            const uint32_t *col = &s->cells[cidx(s, x, y0)];
+            for (int r = 0; r < rows; r++) put_le32(band + (size_t)r * stride + (size_t)x * 4, col[r]);
+        }
+        for (int r = 0; r < rows; r++) sim__w_bytes(wr, band + (size_t)r * stride, row);
+    }
+}
+
 void sim__sand_save(const void *impl, sim_writer *wr)
 {
     const sand_world *s = impl;
-    size_t n = (size_t)s->w * (size_t)s->h;
     sim__w_u16(wr, (uint16_t)s->w);
     sim__w_u16(wr, (uint16_t)s->h);
     sim__w_u8(wr, SAND_CHUNK);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* The in-memory layout already is the saved one: one run of bytes, which a sink
-     * (sim_world_save_stream; version 2's state hash) takes without a copy. */
-    sim__w_bytes(wr, s->cells, n * 4);
-#else
-    for (size_t i = 0; i < n; i++) sim__w_u32(wr, s->cells[i]);
-#endif
+    save_cells(s, wr);
     save_rects(s, wr);
 }
 
@@ -97,20 +118,14 @@ static void refresh_digests(sand_world *s)
                 int cy = j * 64 + __builtin_ctzll(bits);
                 if (cy >= s->ncy) break;
                 int y0 = cy * SAND_CHUNK, ch = s->h - y0 < SAND_CHUNK ? s->h - y0 : SAND_CHUNK;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                const uint32_t *c = &s->cells[(size_t)y0 * (size_t)s->w + (size_t)x0];
+                /* The chunk's cells as saved, row by row, from its columns (a line each). */
+                uint8_t le[SAND_CHUNK * SAND_CHUNK * 4];
+                for (int i = 0; i < cw; i++) {
+                    const uint32_t *col = &s->cells[cidx(s, x0 + i, y0)];
+                    for (int r = 0; r < ch; r++) put_le32(le + ((size_t)r * (size_t)cw + (size_t)i) * 4, col[r]);
+                }
                 s->digest[(size_t)cy * (size_t)s->ncx + (size_t)k] =
-                    chunk_digest((const uint8_t *)c, (size_t)cw * 4, ch, (size_t)s->w * 4);
-#else
-                uint8_t le[SAND_CHUNK * SAND_CHUNK * 4], *b = le;
-                for (int y = y0; y < y0 + ch; y++)
-                    for (int x = x0; x < x0 + cw; x++, b += 4) {
-                        uint32_t v = s->cells[(size_t)y * (size_t)s->w + (size_t)x];
-                        b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8);
-                        b[2] = (uint8_t)(v >> 16); b[3] = (uint8_t)(v >> 24);
-                    }
-                s->digest[(size_t)cy * (size_t)s->ncx + (size_t)k] = XXH3_64bits(le, (size_t)(b - le));
-#endif
+                    XXH3_64bits(le, (size_t)cw * (size_t)ch * 4);
             }
             s->hdirty[(size_t)k * (size_t)s->hstride + (size_t)j] = 0;
         }
@@ -170,13 +185,22 @@ int sim__sand_load(void *impl, sim_reader *rd)
     if (rd->err) return rd->err;
     if (w != s->w || h != s->h || cs != SAND_CHUNK) return SIM_ECORRUPT;
     if (n * 4 > rd->len - rd->pos) return SIM_ETRUNC;
-    const uint8_t *b = rd->buf + rd->pos;
-    for (size_t i = 0; i < n; i++, b += 4) {
-        uint32_t c = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
-                     ((uint32_t)b[3] << 24);
-        if (CELL_EL(c) >= SAND_NELEMENTS || (CELL_FLAGS(c) & ~(SAND_F_LOOSE | SAND_F_BURNING)))
-            return SIM_ECORRUPT;
-        s->cells[i] = c;
+    /* Row by row as saved, into their columns 16 rows at a time (a line of each column). */
+    const uint8_t *p = rd->buf + rd->pos;
+    size_t row = (size_t)s->w * 4;
+    for (int y0 = 0; y0 < s->h; y0 += 16) {
+        int rows = s->h - y0 < 16 ? s->h - y0 : 16;
+        for (int x = 0; x < s->w; x++) {
+            uint32_t *col = &s->cells[cidx(s, x, y0)];
+            const uint8_t *b = p + (size_t)y0 * row + (size_t)x * 4;
+            for (int r = 0; r < rows; r++, b += row) {
+                uint32_t c = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+                             ((uint32_t)b[3] << 24);
+                if (CELL_EL(c) >= SAND_NELEMENTS || (CELL_FLAGS(c) & ~(SAND_F_LOOSE | SAND_F_BURNING)))
+                    return SIM_ECORRUPT;
+                col[r] = c;
+            }
+        }
     }
     rd->pos += n * 4;
     for (int k = 0; k < s->ncx * s->ncy; k++) {
@@ -219,7 +243,7 @@ long sim__sand_diff(const void *ia, const void *ib, sim_diff_out *o)
     char da[64], db[64];
     for (int y = 0; y < a->h; y++)
         for (int x = 0; x < a->w; x++) {
-            uint32_t ca = a->cells[y * a->w + x], cb = b->cells[y * b->w + x];
+            uint32_t ca = a->cells[cidx(a, x, y)], cb = b->cells[cidx(b, x, y)];
             if (ca == cb) continue;
             describe_cell(ca, da, sizeof da);
             describe_cell(cb, db, sizeof db);

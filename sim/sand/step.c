@@ -11,18 +11,19 @@
 /* Set a cell in place (a reaction), marking it changed and done for this tick. */
 static inline void put(sand_world *s, int x, int y, uint32_t c)
 {
-    s->cells[y * s->w + x] = c;
-    s->moved[moved_at(s, x, y)] = s->stamp;
+    int i = cidx(s, x, y);
+    s->cells[i] = c;
+    s->moved[i] = s->stamp;
     mark(s, x, y);
 }
 
 static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
 {
-    int i = y0 * s->w + x0, j = y1 * s->w + x1;
+    int i = cidx(s, x0, y0), j = cidx(s, x1, y1);
     uint32_t t = s->cells[i];
     s->cells[i] = s->cells[j];
     s->cells[j] = t;
-    s->moved[moved_at(s, x0, y0)] = s->moved[moved_at(s, x1, y1)] = s->stamp;
+    s->moved[i] = s->moved[j] = s->stamp;
     mark(s, x0, y0);
     mark(s, x1, y1);
 }
@@ -84,9 +85,9 @@ static int move_ballistic(sand_world *s, int x, int y, uint32_t c)
         vy = vy + 1 > FALL_VMAX ? FALL_VMAX : vy + 1;
         if (s->tick & 1) vx -= (vx > 0) - (vx < 0);
     }
-    int i = cy * s->w + cx;
+    int i = cidx(s, cx, cy);
     s->cells[i] = with_vel(s->cells[i], vx, vy);
-    s->moved[moved_at(s, cx, cy)] = s->stamp;
+    s->moved[i] = s->stamp;
     mark(s, cx, cy);
     return 1;
 }
@@ -118,7 +119,7 @@ static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
         moved = 1;
     }
     if (moved) {
-        int i = cy * s->w + x;
+        int i = cidx(s, x, cy);
         int nvy = (cy - y == steps && vy < FALL_VMAX) ? vy + 1 : (cy - y == steps ? vy : 0);
         if (nvy < 0) nvy = 0;
         s->cells[i] = with_vel(s->cells[i], 0, nvy);
@@ -126,8 +127,9 @@ static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
     }
     if (vy != 0) {                      /* landed: lose the speed */
         put(s, x, y, with_vel(c, 0, 0));
-        c = s->cells[y * s->w + x];
-        s->moved[moved_at(s, x, y)] = 0;   /* landing is not a move: it may still slide */
+        int i = cidx(s, x, y);
+        c = s->cells[i];
+        s->moved[i] = 0;   /* landing is not a move: it may still slide */
     }
     int first = (r & 1u) ? 1 : -1;
     for (int k = 0; k < 2; k++) {
@@ -232,13 +234,13 @@ static void update_fire(sand_world *s, int x, int y, uint32_t c, uint32_t r)
         }
     }
     c = with_life(c, life);
-    s->cells[y * s->w + x] = c;
+    s->cells[cidx(s, x, y)] = c;
     mark(s, x, y);
     /* Flames lick upward half the time. */
     if ((r & 0x80000u) && inside(s, x, y - 1) && CELL_EL(get(s, x, y - 1)) == SAND_EMPTY)
         swap_cells(s, x, y, x, y - 1);
     else
-        s->moved[moved_at(s, x, y)] = s->stamp;
+        s->moved[cidx(s, x, y)] = s->stamp;
 }
 
 /* Burning wood: counts down, sheds fire and smoke into empty neighbours, spreads to flammable
@@ -336,10 +338,9 @@ static int react_acid(sand_world *s, int x, int y, uint32_t r)
 /* Bottom-up pass: everything that falls, and the static cells that react. */
 static void update_falling(sand_world *s, int x, int y)
 {
-    int i = y * s->w + x;
+    int i = cidx(s, x, y), m = i;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    size_t m = moved_at(s, x, y);
     if (e == SAND_EMPTY || s->moved[m] == s->stamp) return;
     int cls = mover_class(c);
     if (cls == C_GAS || cls == C_FIRE) return;
@@ -368,10 +369,9 @@ static void update_falling(sand_world *s, int x, int y)
 /* Top-down pass: gases and fire. */
 static void update_rising(sand_world *s, int x, int y)
 {
-    int i = y * s->w + x;
+    int i = cidx(s, x, y), m = i;
     uint32_t c = s->cells[i];
     int e = CELL_EL(c);
-    size_t m = moved_at(s, x, y);
     if (s->moved[m] == s->stamp) return;
     if (e != SAND_FIRE && e != SAND_SMOKE && e != SAND_STEAM && e != SAND_GAS) return;
     uint32_t r = rnd(s, x, y, 2);
@@ -401,7 +401,7 @@ static void run_emitters(sand_world *s)
         if (em->alt && ((s->tick / em->alt) & 1u)) el = em->el2;
         for (int y = em->y; y < em->y + em->h; y++)
             for (int x = em->x; x < em->x + em->w; x++) {
-                if (!inside(s, x, y) || CELL_EL(s->cells[y * s->w + x]) != SAND_EMPTY) continue;
+                if (!inside(s, x, y) || CELL_EL(s->cells[cidx(s, x, y)]) != SAND_EMPTY) continue;
                 uint32_t r = rnd(s, x, y, 3);
                 if ((r & 0xFFu) < em->prob) put(s, x, y, sim__sand_fresh(el, r >> 8));
             }
@@ -411,7 +411,7 @@ static void run_emitters(sand_world *s)
         for (int y = dr->y; y < dr->y + dr->h; y++)
             for (int x = dr->x; x < dr->x + dr->w; x++) {
                 if (!inside(s, x, y)) continue;
-                uint32_t c = s->cells[y * s->w + x];
+                uint32_t c = s->cells[cidx(s, x, y)];
                 if (CELL_EL(c) != SAND_EMPTY && CELL_EL(c) != SAND_WALL) put(s, x, y, 0);
             }
     }
@@ -425,6 +425,7 @@ static void run_emitters(sand_world *s)
 static void run_strip(sand_world *s, int k)
 {
     const rect16 *col = rect_at(s, s->cur, k, 0);
+    const int cs = s->cs;
     for (int cy = s->ncy - 1; cy >= 0; cy--) {
         const rect16 *r = &col[cy];
         if (rect_empty(r)) continue;
@@ -432,13 +433,13 @@ static void run_strip(sand_world *s, int k)
             /* An empty cell (all bits 0) never acts, nor does a plain wall (update_falling
              * returns for static matter that neither burns nor melts): skip them without a
              * call. */
-            const uint32_t *cr = &s->cells[y * s->w];
+            const uint32_t *cr = &s->cells[y];        /* row y: cr[x * cs] */
             if (s->dir > 0) {
                 for (int x = r->x0; x <= r->x1; x++)
-                    if (cr[x] && cr[x] != WALL_CELL) update_falling(s, x, y);
+                    if (cr[x * cs] && cr[x * cs] != WALL_CELL) update_falling(s, x, y);
             } else {
                 for (int x = r->x1; x >= r->x0; x--)
-                    if (cr[x] && cr[x] != WALL_CELL) update_falling(s, x, y);
+                    if (cr[x * cs] && cr[x * cs] != WALL_CELL) update_falling(s, x, y);
             }
         }
     }
@@ -447,13 +448,13 @@ static void run_strip(sand_world *s, int k)
         if (rect_empty(r)) continue;
         for (int y = r->y0; y <= r->y1; y++) {
             /* Only fire and the gases rise: elements 10..13. */
-            const uint32_t *cr = &s->cells[y * s->w];
+            const uint32_t *cr = &s->cells[y];
             if (s->dir > 0) {
                 for (int x = r->x0; x <= r->x1; x++)
-                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+                    if (CELL_EL(cr[x * cs]) >= SAND_FIRE) update_rising(s, x, y);
             } else {
                 for (int x = r->x1; x >= r->x0; x--)
-                    if (CELL_EL(cr[x]) >= SAND_FIRE) update_rising(s, x, y);
+                    if (CELL_EL(cr[x * cs]) >= SAND_FIRE) update_rising(s, x, y);
             }
         }
     }
@@ -569,7 +570,7 @@ void sim__sand_step(void *impl, const sim_ctx *ctx)
     /* A cell has moved this tick when its byte holds this tick's stamp, 1..255 in turn: no byte
      * is cleared but once every 255 ticks, when the stamps come round again. */
     s->stamp = (uint8_t)(s->stamp == 255 ? 1 : s->stamp + 1);
-    if (s->stamp == 1) memset(s->moved, 0, (size_t)s->ncx * s->mstride);
+    if (s->stamp == 1) memset(s->moved, 0, (size_t)s->w * (size_t)s->cs);
     run_emitters(s);
     sim_phase_end(ctx, "emitters");
     if (!awake) return;
