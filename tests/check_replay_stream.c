@@ -309,8 +309,12 @@ static void replay_stream_checks(const stream *s)
     free(blob);
 }
 
-/* The rows the file holds for session id, against the stream's. */
-static void rows_match_file(const stream *s, const char *db, int64_t id)
+/* The rows the file holds for session id, against the stream's. Of a session still running,
+ * the last row streamed was the last of its open hash block, whole (64 bits); the recorder may
+ * have added ticks to that block since, which keeps only its new last tick whole and the others'
+ * low RPL_HASH_BITS bits (docs/REPLAY.md, "Recorded hashes"): that row may now be cut, to the
+ * same low bits. Any other difference fails. */
+static void rows_match_file(const stream *s, const char *db, int64_t id, int running)
 {
     rpl_file *f;
     char err[512];
@@ -320,9 +324,15 @@ static void rows_match_file(const stream *s, const char *db, int64_t id)
     ck_assert_int_eq(rpl_ticks_load(f, id, s->start + 1, s->end, &rows, &n, err, sizeof err), 0);
     ck_assert_uint_eq(n, s->nrows);
     size_t differ = 0;
-    for (size_t i = 0; i < n; i++)
-        differ += rows[i].tick != s->start + 1 + i || rows[i].state_hash != s->sh[i] ||
-                  rows[i].frame_hash != s->fh[i] || rows[i].bits != s->bits[i];
+    for (size_t i = 0; i < n; i++) {
+        const rpl_tick_row *r = &rows[i];
+        int same = r->tick == s->start + 1 + i && r->state_hash == s->sh[i] && r->frame_hash == s->fh[i] &&
+                   r->bits == s->bits[i];
+        int cut = running && i == n - 1 && r->tick == s->start + 1 + i && s->bits[i] == 64 &&
+                  r->bits == RPL_HASH_BITS && !rpl_hash_differs(r->state_hash, s->sh[i], r->bits) &&
+                  !rpl_hash_differs(r->frame_hash, s->fh[i], r->bits);
+        differ += !same && !cut;
+    }
     ck_assert_msg(differ == 0, "%zu of %zu streamed rows differ from the file's", differ, n);
     free(rows);
     /* The checkpoint, byte for byte as stored. */
@@ -405,7 +415,7 @@ START_TEST(a_running_session_is_streamed_whole_and_replays_exactly)
         ck_assert_uint_eq(s.in[i].seq, log[i].seq);
         ck_assert_int_eq(memcmp(s.in[i].args, log[i].in.args, 4 * sizeof(int32_t)), 0);
     }
-    rows_match_file(&s, db, 1);
+    rows_match_file(&s, db, 1, 1);
     replay_stream_checks(&s);
     ck_assert_uint_le(s.biggest, WIRE_MAX_SERVER_MSG);
     /* The connection goes on: a second stream, of what the session has become since. */
@@ -631,7 +641,7 @@ START_TEST(a_client_that_stops_reading_is_sent_only_what_it_takes)
     ck_assert_msg(s.ended, "no replay_end: %s %s", s.error, s.why);
     ck_assert_uint_eq(s.nrows, LONG_TICKS);
     ck_assert_uint_eq(s.nin, (size_t)LONG_TICKS * LONG_INPUTS);
-    rows_match_file(&s, db, 1);
+    rows_match_file(&s, db, 1, 0);
     ck_assert_msg((long)s.bytes > 3 * held, "a %zu-byte stream (%ld held)", s.bytes, held);
     ck_assert_uint_le(s.biggest, WIRE_MAX_SERVER_MSG);
     stream_free(&s);
