@@ -129,9 +129,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CPPFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$<))) -c $< -o $@
 
-# server/hash_wide.c alone may use AVX2 (on x86-64; vivd checks the CPU before calling it).
+# server/hash_wide.c alone may use AVX2, and hash_wide512.c AVX-512 (on x86-64; vivd checks the
+# CPU before calling either).
 ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),)
 $(BUILD)/server/hash_wide.o: CFLAGS += -mavx2
+$(BUILD)/server/hash_wide512.o: CFLAGS += -mavx512f
 endif
 
 EXTRA_CFLAGS_replay  = $(PNG_CFLAGS)
@@ -321,7 +323,7 @@ golden: $(BIN)/viv
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 bench: deps
-	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_big $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop wasm
+	$(MAKE) --no-print-directory all $(BUILD)/bench_sand $(BUILD)/bench_big $(BUILD)/bench_terrarium $(BUILD)/bench_codec $(BUILD)/bench_bytes $(BUILD)/floor $(BUILD)/bench_verify $(BUILD)/bench_cycle $(BUILD)/bench_merge $(BUILD)/bench_ticks $(BUILD)/bench_garden $(BUILD)/bench_loop $(BUILD)/bench_fanout wasm
 	$(MAKE) --no-print-directory $(BUILD)/bench_sand_base || echo "bench: no baseline sand step (commit $(SAND_BASE) not in this clone): bench_sand runs without it"
 	BUILD=$(BUILD) sh bench/run.sh
 
@@ -342,6 +344,10 @@ $(BUILD)/bench_loop: $(BUILD)/bench/bench_loop.o $(LIBCLI) $(LIBWIRE) $(LIBSIM)
 
 $(BUILD)/bench_cycle: $(BUILD)/bench/bench_cycle.o $(LIBWIRE) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
+
+# vivd's fan-out without the network: links the server's library as the tests do.
+$(BUILD)/bench_fanout: $(BUILD)/bench/bench_fanout.o $(LIBSRV) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
 
 $(BUILD)/bench_big: $(BUILD)/bench/bench_big.o $(LIBPOOL) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

@@ -141,6 +141,15 @@ sh bench/record.sh "$BIN"
 echo
 FLOOR="$BUILD/floor" sh bench/fanout.sh "$BIN"
 echo
+{
+    echo "### $(date -u +%Y-%m-%d) — the fan-out of a big world to 1,000 rects, without the network: $machine"
+    echo
+    echo "Command: \`make bench\` (bench/run.sh: \`$BUILD/bench_fanout\`), compiler: $(${CC:-cc} --version | head -1)."
+    echo "Load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    "$BUILD/bench_fanout"
+} | tee bench/out/fanout_rects.md
+echo
 sh bench/rects.sh "$BIN"
 echo
 sh bench/ws.sh "$BIN"
