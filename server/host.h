@@ -116,13 +116,19 @@ typedef struct srv_frame_cache {  /* worlds.c: one frame per view, rendered lazi
 } srv_frame_cache;
 
 /* The hashes of sim/ (sim_frame_hash_rect, and XXH3-64 of bytes as sim_world_hash takes it), with
- * AVX2 where the CPU has it (hash.c dispatches, hash_wide.c is compiled with -mavx2): the same
- * values either way, XXH3 being defined byte for byte. */
+ * AVX-512 or AVX2 where the CPU has it (hash.c dispatches; hash_wide512.c is compiled with
+ * -mavx512f, hash_wide.c with -mavx2): the same values either way, XXH3 being defined byte for
+ * byte. srv_hash_vectors: the width used, 512, 256 or 0 (sim/'s baseline); a _wide512 function
+ * may be called only where it says 512, a _wide one where it says 256 or more. */
+int srv_hash_vectors(void);
 uint64_t srv_frame_hash_rect(const sim_frame *f, int x, int y, int w, int h);
 uint64_t srv_xxh3(const void *p, size_t n);
 uint64_t srv__frame_hash_rect_wide(const sim_frame *f, int x, int y, int w, int h);
 uint64_t srv__xxh3_wide(const void *p, size_t n);
 void srv__xxh3_update_wide(void *state, const void *p, size_t n);   /* XXH3_64bits_update */
+uint64_t srv__frame_hash_rect_wide512(const sim_frame *f, int x, int y, int w, int h);
+uint64_t srv__xxh3_wide512(const void *p, size_t n);
+void srv__xxh3_update_wide512(void *state, const void *p, size_t n);
 /* sim_world_hash's value, the state hashed as it is written (sim_world_hash_stream): no copy of a
  * big state, and AVX2 where the CPU has it. */
 uint64_t srv_world_hash_stream(const sim_world *w);

@@ -174,7 +174,7 @@ typedef struct srv_fan {
     srv_tiles *tiles;      /* per view, for the rect streams (NULL until one is built) */
     uint8_t *tiles_fresh;  /* per view: its tiles were updated in this fan-out already */
     struct fan_job *jobs;  /* one fan-out's work, a slot per stream (fanout.c) */
-    int *tiled;            /* the jobs of tiled streams */
+    uint64_t *tiled;       /* the jobs of tiled streams: the rect's place << 32 | the job's index */
     int jobs_cap;
     uint8_t *crowd_any;    /* a crowd's tile rows (fanout.c, crowd_prepare): which changed, */
     uint64_t *crowd_enc;   /* and the payloads each encoded; crowd_cap of each */
