@@ -92,7 +92,8 @@ VIVD_SRC    := $(sort $(wildcard server/*.c))
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 CLILIB_SRC  := clients/net.c clients/websocket.c clients/cli_common.c
 CLIENT_SRC  := $(filter-out $(CLILIB_SRC),$(sort $(wildcard clients/*.c)))
-TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c tests/srv_rig.c
+TEST_SRC    := $(sort $(wildcard tests/check_*.c)) tests/e2e.c tests/script.c tests/wsc.c tests/srv_rig.c \
+               tests/ck_mark.c
 
 SIM_OBJ     := $(SIM_SRC:%.c=$(BUILD)/%.o)
 WIRE_OBJ    := $(WIRE_SRC:%.c=$(BUILD)/%.o)
@@ -176,6 +177,10 @@ $(BIN)/vivd: $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(VIVD_OBJ) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) $(ZSTD_LIBS) $(PNG_LIBS) $(SQLITE_LIBS)
 
+# Check's mark points, each place once rather than once per pass of a loop (tests/ck_mark.c).
+$(TEST_OBJ): EXTRA_CFLAGS_tests += -D_mark_point=viv_mark_point
+# (A build from before it rebuilds the objects, which then call viv_mark_point.)
+$(TEST_OBJ): tests/ck_mark.c
 $(BUILD)/check_all: $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBSRV) $(LIBCLI) $(LIBWIRE) $(LIBREPLAY) $(LIBPOOL) $(LIBOPT) $(LIBSIM) $(CHECK_LIBS) $(PNG_LIBS) $(ZSTD_LIBS) $(MSGPACK_LIBS) $(SQLITE_LIBS) $(LWS_LIBS) $(HIREDIS_LIBS) $(UV_LIBS) -lm
 

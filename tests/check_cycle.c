@@ -964,7 +964,8 @@ START_TEST(vivd_streams_palette_only_frames)
     sub(&c, ids[1], 1, NULL, NULL);
     static tracker t;
     memset(&t, 0, sizeof t);
-    static uint8_t first[2][320 * 180];
+    uint8_t (*first)[320 * 180] = calloc(2, sizeof *first);   /* on the heap: see e2e.h */
+    ck_assert_ptr_nonnull(first);
     size_t big = 0, deltas = 0, palettes = 0;
     char err[256];
     double t0 = now_s();
@@ -999,6 +1000,7 @@ START_TEST(vivd_streams_palette_only_frames)
     sim_cycle_scene sc;
     ck_assert_int_eq(read_scene_for_test(json, &sc), 0);
     ck_assert_int_eq(memcmp(first[0], sc.px, 320 * 180), 0);
+    free(first);
     sim_cycle_scene_free(&sc);
     /* Over the network even an admin cannot make the server read a file — a valid scene file,
      * which the same server read for its command line. */

@@ -35,7 +35,8 @@ static int offline_has(const char *line, uint64_t ticks)
 START_TEST(events_reach_who_asked_as_viv_sim_prints_them)
 {
     static e2e_fixture fx;
-    static char lines[MAX_LINES][256];
+    char (*lines)[256] = calloc(MAX_LINES, sizeof *lines);   /* on the heap: see e2e.h */
+    ck_assert_ptr_nonnull(lines);
     e2e_fixture_start(&fx, (const char *const[]){ "merge:seed=42", NULL }, E2E_NO_RECORD);
     e2e_peer *asked = e2e_hello(&fx, "asked", NULL, NULL);
     e2e_peer *plain = e2e_hello(&fx, "plain", NULL, NULL);
@@ -66,6 +67,7 @@ START_TEST(events_reach_who_asked_as_viv_sim_prints_them)
     for (int i = 0; i < nlines; i++)
         ck_assert_msg(offline_has(lines[i], last_tick + 1), "vivd sent '%s', which viv sim --events "
                       "does not print for the same world", lines[i]);
+    free(lines);
     /* The one who did not ask: frames, never an events message. */
     int plain_frames_before = plain->t.count[1];
     t0 = now_s();

@@ -62,12 +62,15 @@ static int segments_cross(const sim_spine *s, int i, int j)
 /* The body's pixels, as drawn: each pixel centre within a segment's radius (the mean of its two
  * joints') of that segment; returns the share of the body's pixels that two segments at least
  * three apart both cover — the body lying over itself. */
-static double self_overlap(const sim_spine *s)
+typedef struct overlap_grid {       /* on the heap, not static: see e2e.h */
+    int owner[GARDEN_H + 64][GARDEN_W + 64];
+    int seen[GARDEN_H + 64][GARDEN_W + 64];
+    int stamp;
+} overlap_grid;
+
+static double self_overlap(const sim_spine *s, overlap_grid *g)
 {
-    static int owner[GARDEN_H + 64][GARDEN_W + 64];
-    static int seen[GARDEN_H + 64][GARDEN_W + 64];
-    static int stamp;
-    stamp++;
+    int stamp = ++g->stamp;
     int body = 0, over = 0;
     for (int i = 1; i < s->n; i++) {
         double ax = s->x[i - 1], ay = s->y[i - 1], bx = s->x[i], by = s->y[i];
@@ -82,7 +85,7 @@ static double self_overlap(const sim_spine *s)
                 t = t < 0 ? 0 : t > 1 ? 1 : t;
                 double ex = px - t * dx, ey = py - t * dy;
                 if (ex * ex + ey * ey > r * r) continue;
-                int *m = &seen[y + 32][x + 32], *o = &owner[y + 32][x + 32];
+                int *m = &g->seen[y + 32][x + 32], *o = &g->owner[y + 32][x + 32];
                 if (*m != stamp) {
                     *m = stamp;
                     *o = i;
@@ -118,6 +121,8 @@ START_TEST(three_serpents_never_knot_and_keep_apart)
 {
     int samples = 0, touching = 0, pairs = 0;
     double worst = 0.0;
+    overlap_grid *grid = calloc(1, sizeof *grid);
+    ck_assert_ptr_nonnull(grid);
     for (uint64_t seed = 1; seed <= 3; seed++) {
         sim_world *w = mk(seed, "scene=empty");
         garden_world *g = impl(w);
@@ -134,7 +139,7 @@ START_TEST(three_serpents_never_knot_and_keep_apart)
                 for (int a = 1; a < s->n; a++)
                     for (int b = a + 2; b < s->n; b++) ck_assert_msg(!segments_cross(s, a, b),
                         "seed %d tick %d: serpent %d's segments %d and %d cross", (int)seed, t, i, a, b);
-                double o = self_overlap(s);
+                double o = self_overlap(s, grid);
                 if (o > worst) worst = o;
                 ck_assert_msg(o <= 0.02, "seed %d tick %d: serpent %d lies %.0f%% over itself",
                               (int)seed, t, i, o * 100.0);
@@ -147,6 +152,7 @@ START_TEST(three_serpents_never_knot_and_keep_apart)
         }
         sim_world_destroy(w);
     }
+    free(grid);
     ck_assert_int_eq(samples, 3 * 3 * 600);
     ck_assert_msg(touching * 100 <= pairs * 4, "serpents touched in %d of %d samples", touching, pairs);
 }

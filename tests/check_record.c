@@ -180,7 +180,8 @@ START_TEST(kill_9_ten_times_resumes_bit_exactly)
     snprintf(dir, sizeof dir, "%s", sv.dir);
     snprintf(db, sizeof db, "%s/replay.db", dir);
     const char *const later[] = { "--db", db, NULL };
-    static acked log[20000];
+    acked *log = calloc(20000, sizeof *log);          /* on the heap: see e2e.h */
+    ck_assert_ptr_nonnull(log);
     int n = 0;
     uint64_t last_end = 0;
     for (int crash = 0; crash < 10; crash++) {
@@ -218,6 +219,7 @@ START_TEST(kill_9_ten_times_resumes_bit_exactly)
     assert_verifies(db, NULL);
     assert_headless_chain(db);
     server_cleanup(&sv);
+    free(log);
 }
 END_TEST
 
@@ -250,7 +252,8 @@ START_TEST(clean_stop_suspends_and_the_next_start_resumes)
     snprintf(dir, sizeof dir, "%s", sv.dir);
     snprintf(db, sizeof db, "%s/replay.db", dir);
     const char *const later[] = { "--db", db, NULL };
-    static acked log[4000];
+    acked *log = calloc(4000, sizeof *log);
+    ck_assert_ptr_nonnull(log);
     int n = 0;
     uint64_t last_end = 0;
     for (int stop = 0; stop < 3; stop++) {
@@ -295,6 +298,7 @@ START_TEST(clean_stop_suspends_and_the_next_start_resumes)
     assert_verifies(db, NULL);
     assert_headless_chain(db);
     server_cleanup(&sv);
+    free(log);
 }
 END_TEST
 

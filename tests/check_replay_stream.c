@@ -658,8 +658,9 @@ START_TEST(the_page_sim_module_is_served_as_application_wasm)
     snprintf(path, sizeof path, "%s/vivarium.wasm", bin ? bin : "../bin");
     FILE *fp = fopen(path, "rb");
     ck_assert_msg(fp, "%s is not built (make wasm)", path);
-    static uint8_t want[4 << 20];
-    size_t n = fread(want, 1, sizeof want, fp);
+    uint8_t *want = malloc(4 << 20);                 /* on the heap: see e2e.h */
+    ck_assert_ptr_nonnull(want);
+    size_t n = fread(want, 1, 4 << 20, fp);
     fclose(fp);
     ck_assert_uint_gt(n, 1000);
     static e2e_fixture fx;
@@ -672,6 +673,7 @@ START_TEST(the_page_sim_module_is_served_as_application_wasm)
     ck_assert_str_eq(r.content_type, "application/wasm");
     ck_assert_uint_eq(r.body_len, n);
     ck_assert_int_eq(memcmp(r.body, want, n), 0);
+    free(want);
     ck_assert_msg(strcasestr(r.headers, "\r\ncontent-security-policy: default-src 'none'; script-src 'self' 'wasm-unsafe-eval'"),
                   "no policy allowing WebAssembly:\n%s", r.headers);
     ck_assert_ptr_nonnull(strcasestr(r.headers, "\r\nx-content-type-options: nosniff"));

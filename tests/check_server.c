@@ -165,8 +165,9 @@ static int pump(e2e_peer *p, cli_frame *f, snap *ring, int nring, int timeout_ms
 START_TEST(homage_stream_beside_a_normal_one)
 {
     static e2e_fixture fx;
-    static snap ring[64];
-    static uint8_t want[320 * 180];
+    snap *ring = calloc(64, sizeof *ring);          /* on the heap: see e2e.h */
+    uint8_t *want = malloc(320 * 180);
+    ck_assert(ring && want);
     e2e_fixture_start(&fx, (const char *const[]){ "terrarium:seed=1", NULL }, 0);
     e2e_peer *a = e2e_hello(&fx, "normal", NULL, NULL);
     e2e_peer *b = e2e_hello(&fx, "homage", NULL, NULL);
@@ -244,6 +245,8 @@ START_TEST(homage_stream_beside_a_normal_one)
     wire_buf_free(&wb);
     cli_frame_free(&fa);
     cli_frame_free(&fb);
+    free(ring);
+    free(want);
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST

@@ -376,10 +376,12 @@ START_TEST(a_malformed_request_head_is_refused)
         { big, sizeof big - 1, 431 },
     };
 #undef R
-    static char out[1 << 20];
+    enum { OUT_CAP = 1 << 20 };
+    char *out = malloc(OUT_CAP);                     /* on the heap: see e2e.h */
+    ck_assert_ptr_nonnull(out);
     char err[256], want[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int n = http_exchange(fx.sv.http, cases[i].req, cases[i].len, out, sizeof out, 5000, err, sizeof err);
+        int n = http_exchange(fx.sv.http, cases[i].req, cases[i].len, out, OUT_CAP, 5000, err, sizeof err);
         ck_assert_msg(n >= 0, "case %zu (%d wanted): %s", i, cases[i].status, err);
         snprintf(want, sizeof want, "HTTP/1.1 %d ", cases[i].status);
         ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "case %zu: wanted %s, got \"%.60s\"", i, want, out);
@@ -389,12 +391,13 @@ START_TEST(a_malformed_request_head_is_refused)
     }
     /* A good request kept alive: answered, and the connection closed before a second one. */
     static const char two[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /%00../.. HTTP/1.1\r\nHost: x\r\n\r\n";
-    int n = http_exchange(fx.sv.http, two, sizeof two - 1, out, sizeof out, 5000, err, sizeof err);
+    int n = http_exchange(fx.sv.http, two, sizeof two - 1, out, OUT_CAP, 5000, err, sizeof err);
     ck_assert_msg(n >= 0, "a kept-alive request: %s", err);
     ck_assert_msg(strncmp(out, "HTTP/1.1 200 ", 13) == 0, "the good request: \"%.60s\"", out);
     int answers = 0;
     for (const char *p = out; (p = strstr(p, "HTTP/1.1 ")); p++) answers++;
     ck_assert_msg(answers == 1, "%d answers on one connection: the second request was not checked", answers);
+    free(out);
     ck_assert_int_eq(e2e_fixture_stop(&fx), 0);
 }
 END_TEST

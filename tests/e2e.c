@@ -457,6 +457,8 @@ void e2e_fixture_start_args(e2e_fixture *fx, const char *const *worlds, const ch
                             long fsize, int flags)
 {
     memset(fx, 0, sizeof *fx);
+    fx->peer = calloc(E2E_PEERS, sizeof *fx->peer);
+    ck_assert_ptr_nonnull(fx->peer);
     const char *argv[64];
     int n = 0;
     for (int i = 0; worlds && worlds[i]; i++) {
@@ -511,6 +513,8 @@ static void fixture_release(e2e_fixture *fx)
         for (int k = 0; k < 16; k++) cli_frame_free(&fx->peer[i].t.f[k]);
     }
     fx->npeers = 0;
+    free(fx->peer);
+    fx->peer = NULL;
 }
 
 int e2e_fixture_stop(e2e_fixture *fx)
