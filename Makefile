@@ -222,7 +222,9 @@ san-build:
 # all the others. With two, the second part (60%) ran alone on one core for its last several
 # minutes after everything else was done: the stage took 1,234 s in a clean-clone CI of
 # 2026-12-07, and 889 s with three in the next one an hour later (the whole of make test 33 → 26
-# minutes, clone and set-up included).
+# minutes, clone and set-up included). Since Check's mark points go once per place (tests/ck_mark.c)
+# the three take 164 s of wall and 270 CPU-s together (about 1,310 CPU-s before), and the fuzzers,
+# two at a time (tests/fuzz/run.sh), are what the stage waits for.
 SAN_SPLIT   := server,sand,terrarium,raster
 SAN_SPLIT_B := cycle,record,ws,sand_render,timeline,garden,kinds
 test-san-fast: test-san-fast-a test-san-fast-b test-san-fast-c

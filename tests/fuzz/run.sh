@@ -7,7 +7,7 @@
 # it is kept in BUILD_DIR/crashes/ and its log in BUILD_DIR/logs/. The committed corpus is never
 # written to: new inputs go to BUILD_DIR/work/<target>/ and are thrown away on the next run.
 # FUZZ_NICE (default 10) lowers the fuzzers' priority so that wall-clock tests running beside them
-# (the robust suite in `make test`) keep their timing.
+# (the robust suite in `make test`) keep their timing. FUZZ_JOBS (default 2) targets run at a time.
 set -u
 build=$1
 seconds=$2
@@ -30,19 +30,19 @@ max_len() {
     esac
 }
 
-status=0
-total=0
-printf '%-8s %12s %10s %8s  %s\n' target executions exec/s crashes "corpus (seeds -> end)"
-for t in "$@"; do
+# One target: its line of the table in $build/results/<target>.line, its failure's account in
+# <target>.err, its executions in <target>.execs.
+run_one() {
+    t=$1
     bin="$build/fuzz_$t"
     seeds="tests/fuzz/corpus/$t"      # written by make_corpus (make fuzz-corpus)
     kept="tests/fuzz/seeds/$t"        # kept by hand: inputs that once failed, never regenerated
     work="$build/work/$t"
     log="$build/logs/$t.log"
+    res="$build/results/$t"
     if [ ! -x "$bin" ]; then
-        echo "run.sh: $bin is missing (make fuzz-build)" >&2
-        status=1
-        continue
+        echo "run.sh: $bin is missing (make fuzz-build)" > "$res.err"
+        return
     fi
     rm -rf "$work"
     mkdir -p "$work"
@@ -60,17 +60,54 @@ for t in "$@"; do
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     crashes=$(ls "$build/crashes/$t"-* 2>/dev/null | wc -l)
     nend=$(ls "$work" | wc -l)
-    printf '%-8s %12s %10s %8s  %s -> %s\n' "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$nseeds" "$nend"
+    printf '%-8s %12s %10s %8s  %s -> %s\n' "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$nseeds" "$nend" > "$res.line"
+    echo "${execs:-0}" > "$res.execs"
     if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ] || [ -z "$execs" ]; then
-        status=1
-        echo "fuzz: $t FAILED (exit $rc); log: $log" >&2
-        grep -E 'ERROR|property violated|runtime error|SUMMARY' "$log" | head -5 >&2
-        for f in "$build/crashes/$t"-*; do
-            [ -e "$f" ] && echo "fuzz: reproduce with: $bin $f" >&2
-        done
+        {
+            echo "fuzz: $t FAILED (exit $rc); log: $log"
+            grep -E 'ERROR|property violated|runtime error|SUMMARY' "$log" | head -5
+            for f in "$build/crashes/$t"-*; do
+                [ -e "$f" ] && echo "fuzz: reproduce with: $bin $f"
+            done
+        } > "$res.err"
     fi
-    total=$((total + ${execs:-0}))
+}
+
+# The targets run FUZZ_JOBS at a time (default 2, the cores of the machine make test is sized
+# for): each target still gets its SECONDS of wall clock, and the run takes SECONDS times the
+# targets over FUZZ_JOBS. The table is printed in the targets' order once all have finished.
+jobs=${FUZZ_JOBS:-2}
+rm -rf "$build/results"
+mkdir -p "$build/results"
+lane=0
+while [ "$lane" -lt "$jobs" ]; do
+    (
+        i=0
+        for t in "$@"; do
+            [ $((i % jobs)) -eq "$lane" ] && run_one "$t"
+            i=$((i + 1))
+        done
+    ) &
+    lane=$((lane + 1))
 done
-echo "fuzz: $total executions in all, ${seconds} s per target"
+wait
+
+status=0
+total=0
+printf '%-8s %12s %10s %8s  %s\n' target executions exec/s crashes "corpus (seeds -> end)"
+for t in "$@"; do
+    res="$build/results/$t"
+    [ -f "$res.line" ] && cat "$res.line"
+    if [ -f "$res.err" ]; then
+        status=1
+        cat "$res.err" >&2
+    fi
+    if [ ! -f "$res.line" ] && [ ! -f "$res.err" ]; then
+        status=1
+        echo "fuzz: $t left no result" >&2
+    fi
+    total=$((total + $(cat "$res.execs" 2>/dev/null || echo 0)))
+done
+echo "fuzz: $total executions in all, ${seconds} s per target, ${jobs} at a time"
 [ "$status" -eq 0 ] && echo "fuzz: all targets passed (0 crashes)"
 exit "$status"
