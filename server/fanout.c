@@ -598,11 +598,19 @@ static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms,
     /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays (one
      * publish to the stream's channel, whatever their number) get the delta, or the keyframe when
      * the stream's chain starts over. */
+    /* The periodic keyframe: at most key_every ticks after the last, at a phase of the stream's
+     * own (from its slot, spread over the period as a Weyl sequence), so that streams that started
+     * on one tick — a crowd of viewers arriving together, or every stream after a seek — do not
+     * all build keyframes on one tick every period. The window is the stream's `every` ticks
+     * from its phase: it emits on exactly one of them. A stream's first periodic keyframe may
+     * come early (its phase falls soon after it started): once. */
     uint64_t key_every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
+    uint64_t key_phase = ((uint64_t)((uint32_t)i * 2654435769u) * key_every) >> 32;   /* 2^32/φ */
     memset(j, 0, sizeof *j);
     j->stream = i;
     j->remote = remote;
-    j->force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every;
+    j->force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every ||
+                   (tick + key_phase) % key_every < st->k.every;
     srv_fanout_plan(s, st->head, j->force_key, &j->want_key, &j->want_delta);
     j->rkey = remote && (j->force_key || st->remote_key);
     if (remote) {

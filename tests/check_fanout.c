@@ -235,14 +235,22 @@ START_TEST(keyframe_rules)
     step(&r);                                  /* back under: its keyframe beside the delta */
     ck_assert_uint_eq(r.w->fan->msgs_built, built + 2);
     ck_assert_int_eq(r.c[4]->subs[0].need_key, 0);
-    /* A keyframe for everyone every SRV_KEYFRAME_SECONDS: then only one message again. */
+    /* A keyframe for everyone at most SRV_KEYFRAME_SECONDS after the last, at the stream's
+     * phase: one message a tick (deltas, then the keyframe in place of the delta), and from
+     * then on one keyframe a period exactly. */
     uint64_t every = (uint64_t)r.w->kind->hz * SRV_KEYFRAME_SECONDS;
     srv_stream *st = &r.w->fan->streams[r.c[0]->subs[0].stream];
-    while (sim_world_tick(r.w->w) + 1 - st->last_key < every) step(&r);
-    built = r.w->fan->msgs_built;
-    step(&r);
-    ck_assert_uint_eq(r.w->fan->msgs_built, built + 1);
+    uint64_t k0 = st->last_key;
+    while (st->last_key == k0) {
+        built = r.w->fan->msgs_built;
+        step(&r);
+        ck_assert_uint_eq(r.w->fan->msgs_built, built + 1);
+        ck_assert_uint_le(sim_world_tick(r.w->w) - k0, every);
+    }
     ck_assert_uint_eq(st->last_key, sim_world_tick(r.w->w));
+    uint64_t k1 = st->last_key;
+    while (st->last_key == k1) step(&r);
+    ck_assert_uint_eq(st->last_key - k1, every);
     /* A seek's reset: every stream starts over from one keyframe. */
     srv_fanout_rekey(r.w);
     ck_assert_int_eq(st->have_prev, 0);
@@ -251,6 +259,79 @@ START_TEST(keyframe_rules)
     ck_assert_uint_eq(r.w->fan->msgs_built, built + 1);
     ck_assert_uint_eq(st->last_key, sim_world_tick(r.w->w));
     rig_down(&r);
+}
+END_TEST
+
+/* Ten streams (rects of one world, every tick) that start on one tick — a crowd arriving
+ * together, or every stream after a seek — do not build their periodic keyframes on one tick:
+ * each has a phase of its own. Each keeps at most a period between its keyframes, then exactly
+ * one. Before, all ten fell on one tick. */
+START_TEST(periodic_keyframes_are_spread_over_the_period)
+{
+    uv_loop_t loop;
+    srv s;
+    srv_net net;
+    memset(&s, 0, sizeof s);
+    memset(&net, 0, sizeof net);
+    srv_world *w = srv_rig_up(&loop, &s, &net);
+    enum { N = 10 };
+    srv_client *c[N];
+    int sts[N];
+    uint64_t last[N] = { 0 }, first_periodic[N];
+    for (int i = 0; i < N; i++) {
+        srv_stream_key k = { .view = 0, .every = 1, .div = 1, .enc = SRV_ENC_TILEZ,
+                             .rx = 64 * (i % 5), .ry = 64 * (i / 5), .rw = 64, .rh = 64 };
+        srv_rect_align(&k, w->fw, w->fh);
+        sts[i] = srv_stream_find(w, &k);
+        ck_assert_int_ge(sts[i], 0);
+        c[i] = srv_client_new(&s, &srv_transport_tcp);
+        ck_assert_ptr_nonnull(c[i]);
+        c[i]->id = (uint32_t)i + 1;
+        c[i]->closing = 1;
+        c[i]->role = SRV_ROLE_VIEWER;
+        srv_sub *sub = &c[i]->subs[0];
+        sub->world = w;
+        sub->client = c[i];
+        sub->stream = sts[i];
+        sub->need_key = 1;
+        srv_stream_attach(w, sub);
+        first_periodic[i] = 0;
+    }
+    uint64_t every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
+    int per_tick[3 * 600] = { 0 };
+    ck_assert_uint_le(3 * every, 3 * 600);
+    for (uint64_t t = 0; t < 3 * every; t++) {
+        sim_world_step(w->w);
+        srv_fanout_tick(&s, w);
+        uint64_t tick = sim_world_tick(w->w);
+        for (int i = 0; i < N; i++) {
+            const srv_stream *st = &w->fan->streams[sts[i]];
+            if (!last[i]) {                        /* before and at the stream's first frame */
+                if (st->last_key) ck_assert_uint_eq(st->last_key, tick);
+                last[i] = st->last_key;
+                continue;
+            }
+            if (st->last_key == last[i]) {
+                ck_assert_msg(tick - last[i] <= every, "stream %d: no keyframe for %llu ticks", i,
+                              (unsigned long long)(tick - last[i]));
+                continue;
+            }
+            ck_assert_uint_eq(st->last_key, tick);
+            if (first_periodic[i]) ck_assert_uint_eq(tick - last[i], every);
+            else first_periodic[i] = tick;
+            per_tick[tick % (3 * 600)]++;
+            last[i] = tick;
+        }
+    }
+    int most = 0;
+    for (int k = 0; k < 3 * 600; k++) most = per_tick[k] > most ? per_tick[k] : most;
+    for (int i = 0; i < N; i++) ck_assert_uint_gt(first_periodic[i], 0);
+    ck_assert_msg(most <= 2, "%d streams built their periodic keyframes on one tick", most);
+    for (int i = 0; i < N; i++) {
+        srv_sub_drop(c[i], &c[i]->subs[0]);
+        srv_client_free(c[i]);
+    }
+    srv_rig_down(&loop, &s);
 }
 END_TEST
 
@@ -401,6 +482,7 @@ typedef struct crowd_check {
     capture cap;
     wire_frame_in in[CROWD_N];
     int keys;
+    int periodic;          /* streams whose periodic keyframe fell in the run */
 } crowd_check;
 
 static int crowd_publish(srv *s, srv_world *w, const srv_stream *st, srv_msg *m)
@@ -460,6 +542,7 @@ static void crowd_run(int workers, crowd_check *cc)
         srv_fanout_tick(&r.s, w);
     }
     ck_assert_uint_eq(w->fan->msgs_built, (uint64_t)cc->cap.msgs);
+    for (int i = 0; i < CROWD_N; i++) cc->periodic += w->fan->streams[i].last_key > 1;
     for (int i = 0; i < CROWD_N; i++) wire_frame_in_free(&cc->in[i]);
     rect_rig_down(&r, w, CROWD_N);
 }
@@ -470,7 +553,10 @@ START_TEST(a_crowd_of_rects_shows_the_world_on_any_number_of_workers)
     crowd_run(1, &one);
     crowd_run(3, &three);
     ck_assert_int_eq(one.cap.msgs, CROWD_N * 40);      /* each stream's frame of every tick */
-    ck_assert_int_eq(one.keys, CROWD_N);               /* a keyframe each, then deltas */
+    /* A keyframe each, then deltas, and the periodic keyframe of the few streams whose phase
+     * falls in these 40 ticks of the period's 600 (spread: at most 6 of 70). */
+    ck_assert_int_le(one.periodic, 6);
+    ck_assert_int_eq(one.keys, CROWD_N + one.periodic);
     ck_assert_int_eq(three.cap.msgs, one.cap.msgs);
     ck_assert_uint_eq(three.cap.b.len, one.cap.b.len);
     ck_assert_msg(memcmp(three.cap.b.p, one.cap.b.p, one.cap.b.len) == 0, "the pool's messages differ from the loop's");
@@ -488,6 +574,7 @@ Suite *suite_fanout(void)
     tcase_add_test(tc, one_message_for_every_subscriber);
     tcase_add_test(tc, keyframe_rules);
     tcase_add_test(tc, raw_streams_are_always_keyframes);
+    tcase_add_test(tc, periodic_keyframes_are_spread_over_the_period);
     tcase_add_test(tc, homage_stream_downsamples_once);
     tcase_add_test(tc, rect_streams_built_on_the_pool_are_the_same_bytes);
     tcase_add_test(tc, a_crowd_of_rects_shows_the_world_on_any_number_of_workers);
