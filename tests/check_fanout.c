@@ -150,6 +150,23 @@ typedef struct rig {
     srv_client *c[5];
 } rig;
 
+/* A viewer (client id) on stream st of w, needing a keyframe: the rig's sort of subscriber. */
+static srv_client *attach_viewer(srv *s, srv_world *w, int st, uint32_t id)
+{
+    srv_client *c = srv_client_new(s, &srv_transport_tcp);  /* its queue is tcp's count */
+    ck_assert_ptr_nonnull(c);
+    c->id = id;
+    c->closing = 1;
+    c->role = SRV_ROLE_VIEWER;
+    srv_sub *sub = &c->subs[0];
+    sub->world = w;
+    sub->client = c;
+    sub->stream = st;
+    sub->need_key = 1;
+    srv_stream_attach(w, sub);
+    return c;
+}
+
 static void rig_up_div(rig *r, int enc, uint32_t div)
 {
     memset(r, 0, sizeof *r);
@@ -157,20 +174,7 @@ static void rig_up_div(rig *r, int enc, uint32_t div)
     srv_stream_key k = { .view = 0, .every = div > 1 ? 3 : 1, .div = (uint32_t)div, .enc = enc };
     int st = srv_stream_find(r->w, &k);
     ck_assert_int_ge(st, 0);
-    for (int i = 0; i < 5; i++) {
-        srv_client *c = srv_client_new(&r->s, &srv_transport_tcp);  /* its queue is tcp's count */
-        ck_assert_ptr_nonnull(c);
-        c->id = (uint32_t)i + 1;
-        c->closing = 1;
-        c->role = SRV_ROLE_VIEWER;
-        srv_sub *sub = &c->subs[0];
-        sub->world = r->w;
-        sub->client = c;
-        sub->stream = st;
-        sub->need_key = 1;
-        srv_stream_attach(r->w, sub);
-        r->c[i] = c;
-    }
+    for (int i = 0; i < 5; i++) r->c[i] = attach_viewer(&r->s, r->w, st, (uint32_t)i + 1);
 }
 
 static void rig_up(rig *r, int enc)
@@ -284,17 +288,7 @@ START_TEST(periodic_keyframes_are_spread_over_the_period)
         srv_rect_align(&k, w->fw, w->fh);
         sts[i] = srv_stream_find(w, &k);
         ck_assert_int_ge(sts[i], 0);
-        c[i] = srv_client_new(&s, &srv_transport_tcp);
-        ck_assert_ptr_nonnull(c[i]);
-        c[i]->id = (uint32_t)i + 1;
-        c[i]->closing = 1;
-        c[i]->role = SRV_ROLE_VIEWER;
-        srv_sub *sub = &c[i]->subs[0];
-        sub->world = w;
-        sub->client = c[i];
-        sub->stream = sts[i];
-        sub->need_key = 1;
-        srv_stream_attach(w, sub);
+        c[i] = attach_viewer(&s, w, sts[i], (uint32_t)i + 1);
         first_periodic[i] = 0;
     }
     uint64_t every = (uint64_t)w->kind->hz * SRV_KEYFRAME_SECONDS;
