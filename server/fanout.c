@@ -595,9 +595,6 @@ static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms,
     if (!st->used) return 0;
     int remote = remote_live(w->fan, st, now_ms);
     if (!st->used || (!st->head && !remote) || tick % st->k.every != 0) return 0;
-    /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays (one
-     * publish to the stream's channel, whatever their number) get the delta, or the keyframe when
-     * the stream's chain starts over. */
     /* The periodic keyframe: at most key_every ticks after the last, at a phase of the stream's
      * own (from its slot, spread over the period as a Weyl sequence), so that streams that started
      * on one tick — a crowd of viewers arriving together, or every stream after a seek — do not
@@ -611,6 +608,9 @@ static int plan_job(srv *s, srv_world *w, int i, uint64_t tick, uint64_t now_ms,
     j->remote = remote;
     j->force_key = !st->have_prev || st->k.enc == SRV_ENC_RAW || tick - st->last_key >= key_every ||
                    (tick + key_phase) % key_every < st->k.every;
+    /* Who gets what: skip clients over the soft limit (they will need a keyframe). Relays (one
+     * publish to the stream's channel, whatever their number) get the delta, or the keyframe when
+     * the stream's chain starts over. */
     srv_fanout_plan(s, st->head, j->force_key, &j->want_key, &j->want_delta);
     j->rkey = remote && (j->force_key || st->remote_key);
     if (remote) {
