@@ -355,6 +355,35 @@ static inline void mark(sand_world *s, int x, int y)
     sim__sand_wake_box(s, x - 1, y - 1, x + 1, y + 1);
 }
 
+/* Cells (x, y0) to (x, y1) changed, y0 <= y1, one column (a cell that fell down it): the same
+ * as mark on each of them, in one go. The union of their 3 × 3 boxes is the one box x - 1..x + 1,
+ * y0 - 1..y1 + 1, and a chunk's rectangle is the bounding box of what is added to it, whatever
+ * the order or the grouping; the seen bits are ORed alike. So the world is the same, to the bit
+ * (the golden chains say so), for fewer writes: a fall of n cells marked 2n cells one by one,
+ * n - 1 of them twice. */
+static inline void mark_column(sand_world *s, int x, int y0, int y1)
+{
+    sand_redraw *rd = s->rd;
+    unsigned k = (unsigned)x / SAND_CHUNK;
+    uint16_t bit = (uint16_t)(1u << (x & (SAND_CHUNK - 1)));
+    uint16_t *sc = &rd->seencols[k * (unsigned)rd->cstride];
+    uint64_t *sr = &rd->seenrows[k * (unsigned)rd->words];
+    uint64_t *hd = &s->hdirty[k * (unsigned)s->hstride];
+    for (int y = y0; y <= y1; y++) {
+        sc[y] |= bit;
+        sr[(unsigned)y >> 6] |= 1ull << ((unsigned)y & 63);
+    }
+    for (unsigned cy = (unsigned)y0 / SAND_CHUNK; cy <= (unsigned)y1 / SAND_CHUNK; cy++)
+        hd[cy >> 6] |= 1ull << (cy & 63);
+    int lx = x & (SAND_CHUNK - 1);
+    if (lx != 0 && lx != SAND_CHUNK - 1 && x + 1 < s->w && (y0 & (SAND_CHUNK - 1)) != 0 &&
+        (y1 & (SAND_CHUNK - 1)) != SAND_CHUNK - 1 && y0 / SAND_CHUNK == y1 / SAND_CHUNK && y1 + 1 < s->h) {
+        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y0 / SAND_CHUNK), x - 1, y0 - 1, x + 1, y1 + 1);
+        return;
+    }
+    sim__sand_wake_box(s, x - 1, y0 - 1, x + 1, y1 + 1);
+}
+
 /* A cell declined a random action: only it needs another look. */
 static inline void keep_awake(sand_world *s, int x, int y)
 {

@@ -17,13 +17,19 @@ static inline void put(sand_world *s, int x, int y, uint32_t c)
     mark(s, x, y);
 }
 
-static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
+/* Swap two cells, both done for this tick; the caller marks them. */
+static inline void swap_unmarked(sand_world *s, int x0, int y0, int x1, int y1)
 {
     int i = cidx(s, x0, y0), j = cidx(s, x1, y1);
     uint32_t t = s->cells[i];
     s->cells[i] = s->cells[j];
     s->cells[j] = t;
     s->moved[i] = s->moved[j] = s->stamp;
+}
+
+static inline void swap_cells(sand_world *s, int x0, int y0, int x1, int y1)
+{
+    swap_unmarked(s, x0, y0, x1, y1);
     mark(s, x0, y0);
     mark(s, x1, y1);
 }
@@ -109,16 +115,17 @@ static int fall(sand_world *s, int x, int y, uint32_t c, int cls, uint32_t r)
                 keep_awake(s, x, y);
                 return 1;               /* declined: stays put, asked to be looked at again */
             }
-            swap_cells(s, x, cy, x, cy + 1);
+            swap_unmarked(s, x, cy, x, cy + 1);
             cy++;
             moved = 1;
             break;
         }
-        swap_cells(s, x, cy, x, cy + 1);
+        swap_unmarked(s, x, cy, x, cy + 1);
         cy++;
         moved = 1;
     }
     if (moved) {
+        mark_column(s, x, y, cy);       /* every cell it passed, once */
         int i = cidx(s, x, cy);
         int nvy = (cy - y == steps && vy < FALL_VMAX) ? vy + 1 : (cy - y == steps ? vy : 0);
         if (nvy < 0) nvy = 0;
