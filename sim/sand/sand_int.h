@@ -376,12 +376,17 @@ static inline void mark_column(sand_world *s, int x, int y0, int y1)
     for (unsigned cy = (unsigned)y0 / SAND_CHUNK; cy <= (unsigned)y1 / SAND_CHUNK; cy++)
         hd[cy >> 6] |= 1ull << (cy & 63);
     int lx = x & (SAND_CHUNK - 1);
-    if (lx != 0 && lx != SAND_CHUNK - 1 && x + 1 < s->w && (y0 & (SAND_CHUNK - 1)) != 0 &&
-        (y1 & (SAND_CHUNK - 1)) != SAND_CHUNK - 1 && y0 / SAND_CHUNK == y1 / SAND_CHUNK && y1 + 1 < s->h) {
-        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y0 / SAND_CHUNK), x - 1, y0 - 1, x + 1, y1 + 1);
+    if (lx == 0 || lx == SAND_CHUNK - 1 || x + 1 >= s->w) {
+        sim__sand_wake_box(s, x - 1, y0 - 1, x + 1, y1 + 1);
         return;
     }
-    sim__sand_wake_box(s, x - 1, y0 - 1, x + 1, y1 + 1);
+    /* Columns x - 1..x + 1 all in x's chunk column: the box, clipped to the grid, in each chunk
+     * of that column it reaches (as sim__sand_wake_box adds it). */
+    int ya = y0 > 0 ? y0 - 1 : 0, yb = y1 + 1 < s->h ? y1 + 1 : s->h - 1;
+    for (int cy = ya / SAND_CHUNK; cy <= yb / SAND_CHUNK; cy++) {
+        int c0 = cy * SAND_CHUNK, c1 = c0 + SAND_CHUNK - 1;
+        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, cy), x - 1, ya > c0 ? ya : c0, x + 1, yb < c1 ? yb : c1);
+    }
 }
 
 /* A cell declined a random action: only it needs another look. */
