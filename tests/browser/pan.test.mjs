@@ -66,6 +66,19 @@ async function holds(pg, t, rect, what, ms = 30000) {
         viv.timeline.open && viv.timeline.play?.paused && viv.timeline.pending === 0, { t, rect }), ms);
 }
 
+/* After a drag: the rect the page asks for once it has caught up with the view. The subs follow a
+ * drag at most every 150 ms, so the first rect that holds the view may be one from the middle of
+ * the drag (on a busy machine); wait until the rect has stayed the same for half a second. */
+async function settledRect(pg, what, ms = 20000) {
+    await until(what, async () => {
+        const a = await state(pg);
+        await new Promise((r) => setTimeout(r, 500));
+        const x = await state(pg);
+        return x.lens.aligned && String(x.lens.aligned) === String(a.lens.aligned) && inside(x.lens.aligned, x.cam.visible);
+    }, ms);
+    return (await state(pg)).lens.aligned;
+}
+
 /* The screen is the world at tick t: a screenshot, read at the centre of where the camera says
  * each sampled world pixel is drawn (every 3rd of the visible ones), against the colour of the
  * frame vivd recorded at t (viv replay export's), sampled as the stream's div samples it. The
@@ -165,10 +178,9 @@ test("a world bigger than the view: the wheel zooms to a rect, the screen is the
         assert.deepEqual([moved.x0 - before.x0, moved.y0 - before.y0], [900, 200], "the world moved with the pointer, device pixel for device pixel");
         assert.equal(problems.length, 0, problems.join("; "));
         /* a new rect, and its keyframe; the timeline reopened where it was */
-        await until("the view's rect subscribed", async () => { const x = await state(pg); return x.lens.aligned && inside(x.lens.aligned, x.cam.visible); });
+        const rect2 = await settledRect(pg, "the view's rect subscribed, and settled");
         const duringDrag = log.subs.slice(subs0).filter((x) => x.at <= t0 + dragMs + 50).length;
         assert.ok(duringDrag <= 1 + Math.ceil(dragMs / 150), `${duringDrag} subs in a ${dragMs} ms drag of 60 moves: not one a move, at most one every 150 ms`);
-        const rect2 = (await state(pg)).lens.aligned;
         assert.notDeepEqual(rect2, rect1);
         await until("a keyframe of the new rect", () => log.frames.some((f) => f.key && String(f.rect) === String(rect2)));
         await holds(pg, T, rect2, "after the pan");
@@ -290,16 +302,7 @@ test("the 2048×1024 demo world: zoomed to a rect, the screen is the world; drag
         await pg.mouse.up({ button: "right" });
         const moved = (await state(pg)).cam;
         assert.deepEqual([moved.x0 - before.x0, moved.y0 - before.y0], [from.x - to.x, from.y - to.y], "the world moved with the pointer");
-        /* The subs follow a drag at most every 150 ms, so the first rect that holds the view may
-         * be one from the middle of the drag; the page asks for the view's own once it has
-         * caught up. Wait until the rect has stayed the same for half a second. */
-        await until("the new view's rect subscribed, and settled", async () => {
-            const a = await state(pg);
-            await new Promise((r) => setTimeout(r, 500));
-            const x = await state(pg);
-            return x.lens.aligned && String(x.lens.aligned) === String(a.lens.aligned) && inside(x.lens.aligned, x.cam.visible);
-        }, LONG);
-        const rect2 = (await state(pg)).lens.aligned;
+        const rect2 = await settledRect(pg, "the new view's rect subscribed, and settled", LONG);
         assert.notDeepEqual(rect2, rect1);
         await until("a keyframe of the new rect", () => log.frames.some((f) => f.key && String(f.rect) === String(rect2)), LONG);
         await holds(pg, T, rect2, "after the pan in the big world", LONG);
