@@ -340,27 +340,14 @@ static inline void rect_add(rect16 *r, int x0, int y0, int x1, int y1)
 /* Add the box [x0,x1]×[y0,y1] (clipped to the grid) to every chunk it touches, for next tick. */
 void sim__sand_wake_box(sand_world *s, int x0, int y0, int x1, int y1);
 
-/* A cell changed: it and its 8 neighbours are processed next tick. The common case (not on a
- * chunk edge) touches one rectangle; edges wake the neighbour chunk too. The next render draws
- * the cell (seen_px). */
-static inline void mark(sand_world *s, int x, int y)
-{
-    int lx = x & (SAND_CHUNK - 1), ly = y & (SAND_CHUNK - 1);
-    seen_px(s, x, y);
-    if (lx != 0 && lx != SAND_CHUNK - 1 && ly != 0 && ly != SAND_CHUNK - 1 && x + 1 < s->w &&
-        y + 1 < s->h) {
-        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y / SAND_CHUNK), x - 1, y - 1, x + 1, y + 1);
-        return;
-    }
-    sim__sand_wake_box(s, x - 1, y - 1, x + 1, y + 1);
-}
-
-/* Cells (x, y0) to (x, y1) changed, y0 <= y1, one column (a cell that fell down it): the same
- * as mark on each of them, in one go. The union of their 3 × 3 boxes is the one box x - 1..x + 1,
- * y0 - 1..y1 + 1, and a chunk's rectangle is the bounding box of what is added to it, whatever
- * the order or the grouping; the seen bits are ORed alike. So the world is the same, to the bit
- * (the golden chains say so), for fewer writes: a fall of n cells marked 2n cells one by one,
- * n - 1 of them twice. */
+/* Cells (x, y0) to (x, y1) changed, y0 <= y1, one column (a cell, or one that fell down it):
+ * they and their neighbours are processed next tick, and the next render draws them (seen_px's
+ * marks) and the next state hash digests their chunks again. The union of their 3 × 3 boxes is
+ * the one box x - 1..x + 1, y0 - 1..y1 + 1, and a chunk's rectangle is the bounding box of what is
+ * added to it, whatever the order or grouping; so marking a fall's cells as one column leaves the
+ * world as marking them one by one did (a fall of n cells marked 2n, n - 1 of them twice). The
+ * common case (the box inside one chunk) touches one rectangle; a box over a chunk's edge wakes
+ * the neighbour chunks too. */
 static inline void mark_column(sand_world *s, int x, int y0, int y1)
 {
     sand_redraw *rd = s->rd;
@@ -376,17 +363,18 @@ static inline void mark_column(sand_world *s, int x, int y0, int y1)
     for (unsigned cy = (unsigned)y0 / SAND_CHUNK; cy <= (unsigned)y1 / SAND_CHUNK; cy++)
         hd[cy >> 6] |= 1ull << (cy & 63);
     int lx = x & (SAND_CHUNK - 1);
-    if (lx == 0 || lx == SAND_CHUNK - 1 || x + 1 >= s->w) {
-        sim__sand_wake_box(s, x - 1, y0 - 1, x + 1, y1 + 1);
+    if (lx != 0 && lx != SAND_CHUNK - 1 && x + 1 < s->w && (y0 & (SAND_CHUNK - 1)) != 0 &&
+        (y1 & (SAND_CHUNK - 1)) != SAND_CHUNK - 1 && y0 / SAND_CHUNK == y1 / SAND_CHUNK && y1 + 1 < s->h) {
+        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, y0 / SAND_CHUNK), x - 1, y0 - 1, x + 1, y1 + 1);
         return;
     }
-    /* Columns x - 1..x + 1 all in x's chunk column: the box, clipped to the grid, in each chunk
-     * of that column it reaches (as sim__sand_wake_box adds it). */
-    int ya = y0 > 0 ? y0 - 1 : 0, yb = y1 + 1 < s->h ? y1 + 1 : s->h - 1;
-    for (int cy = ya / SAND_CHUNK; cy <= yb / SAND_CHUNK; cy++) {
-        int c0 = cy * SAND_CHUNK, c1 = c0 + SAND_CHUNK - 1;
-        rect_add(rect_at(s, s->nxt, x / SAND_CHUNK, cy), x - 1, ya > c0 ? ya : c0, x + 1, yb < c1 ? yb : c1);
-    }
+    sim__sand_wake_box(s, x - 1, y0 - 1, x + 1, y1 + 1);
+}
+
+/* A cell changed: mark_column of the one cell. */
+static inline void mark(sand_world *s, int x, int y)
+{
+    mark_column(s, x, y, y);
 }
 
 /* A cell declined a random action: only it needs another look. */
