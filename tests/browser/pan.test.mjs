@@ -70,13 +70,13 @@ async function holds(pg, t, rect, what, ms = 30000) {
  * drag at most every 150 ms, so the first rect that holds the view may be one from the middle of
  * the drag (on a busy machine); wait until the rect has stayed the same for half a second. */
 async function settledRect(pg, what, ms = 20000) {
-    await until(what, async () => {
+    return until(what, async () => {
         const a = await state(pg);
         await new Promise((r) => setTimeout(r, 500));
         const x = await state(pg);
-        return x.lens.aligned && String(x.lens.aligned) === String(a.lens.aligned) && inside(x.lens.aligned, x.cam.visible);
+        const ok = x.lens.aligned && String(x.lens.aligned) === String(a.lens.aligned) && inside(x.lens.aligned, x.cam.visible);
+        return ok ? x.lens.aligned : null;
     }, ms);
-    return (await state(pg)).lens.aligned;
 }
 
 /* The screen is the world at tick t: a screenshot, read at the centre of where the camera says
